@@ -1,0 +1,34 @@
+#include "analysis/run.h"
+
+#include <fmt/format.h>
+
+#include "cost/analysis.h"
+#include "onnx/model_reader.h"
+#include "util/error.h"
+
+namespace ridge::analysis {
+
+Result rerun(graph::Model model, const Request& request) {
+  Result result;
+  result.notes = shape::bind_inputs(model, request.bindings);
+  auto summary = shape::infer_shapes(model);
+  for (auto id : model.graph.inputs) {
+    const auto& v = model.graph.value(id);
+    result.inputs.emplace_back(v.name, graph::to_string(v.shape));
+  }
+  result.cost = cost::analyze(model, request.options);
+  if (request.strict) {
+    std::string problems;
+    for (const auto& [op, count] : result.cost.unknown_ops) problems += fmt::format("{}{} x{}", problems.empty() ? "" : ", ", op, count);
+    if (!problems.empty()) throw Error("--strict: ops without a cost rule: " + problems);
+    if (summary.unresolved_nodes > 0)
+      throw Error(fmt::format("--strict: {} node(s) with unresolved shapes, first: {}", summary.unresolved_nodes,
+                              summary.first_unresolved));
+  }
+  result.model = std::move(model);
+  return result;
+}
+
+Result run(const Request& request) { return rerun(onnx::load_model(request.model_path), request); }
+
+}  // namespace ridge::analysis

@@ -1,0 +1,32 @@
+#pragma once
+// The analytical pipeline end to end: load, bind dims, infer shapes, cost.
+#include <string>
+#include <vector>
+
+#include "cost/cost.h"
+#include "graph/graph.h"
+#include "shape/infer.h"
+
+namespace ridge::analysis {
+
+struct Request {
+  std::string model_path;
+  shape::Bindings bindings;
+  cost::CostOptions options;
+  bool strict = false;  // unknown ops or unresolved shapes become an error
+};
+
+struct Result {
+  graph::Model model;
+  std::vector<std::string> notes;
+  cost::ModelCost cost;
+  std::vector<std::pair<std::string, std::string>> inputs;  // name, bound shape
+};
+
+// Throws ridge::Error on bad input, and in strict mode when anything is left uncosted.
+Result run(const Request& request);
+
+// Re-binds and re-costs an already loaded model (sweeps load the file once).
+Result rerun(graph::Model model, const Request& request);
+
+}  // namespace ridge::analysis

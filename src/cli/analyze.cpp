@@ -1,0 +1,82 @@
+#include <fmt/format.h>
+
+#include <charconv>
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/common.h"
+#include "onnx/model_reader.h"
+#include "report/analysis_report.h"
+#include "util/error.h"
+
+namespace ridge::cli {
+namespace {
+
+struct AnalyzeOptions {
+  ModelOptions model;
+  std::string format = "table";
+  std::string sweep;
+  bool summary = false;
+};
+
+// --sweep KEY=v1,v2,...: KEY is "batch" or a named dim.
+std::pair<std::string, std::vector<int64_t>> parse_sweep(const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) throw Error("--sweep expects KEY=v1,v2,... (e.g. batch=1,2,4,8)");
+  std::string key = text.substr(0, eq);
+  std::vector<int64_t> values;
+  size_t pos = eq + 1;
+  while (pos <= text.size()) {
+    auto comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    std::string part = text.substr(pos, comma - pos);
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (part.empty() || ec != std::errc() || ptr != part.data() + part.size() || v <= 0)
+      throw Error(fmt::format("--sweep {}: '{}' is not a positive integer", key, part));
+    values.push_back(v);
+    pos = comma + 1;
+  }
+  return {key, values};
+}
+
+int run_analyze(const AnalyzeOptions& o) {
+  auto request = make_request(o.model);
+  auto format = report::parse_format(o.format);
+  if (o.sweep.empty()) {
+    auto result = analysis::run(request);
+    report::write_analysis(std::cout, request, result, format, {.show_nodes = !o.summary});
+    return 0;
+  }
+  auto [key, values] = parse_sweep(o.sweep);
+  auto pristine = onnx::load_model(request.model_path);
+  std::vector<report::SweepPoint> points;
+  for (auto v : values) {
+    auto point = request;
+    if (key == "batch") point.bindings.batch = v;
+    else point.bindings.dims[key] = v;
+    points.push_back({std::to_string(v), analysis::rerun(pristine, point)});
+  }
+  report::write_sweep(std::cout, request, key, points, format);
+  return 0;
+}
+
+}  // namespace
+
+Command add_analyze_command(CLI::App& parent) {
+  auto options = std::make_shared<AnalyzeOptions>();
+  auto* app = parent.add_subcommand("analyze", "FLOPs, MACs, bytes, parameters and arithmetic intensity per node");
+  app->footer(
+      "Examples:\n"
+      "  ridge analyze models/resnet50.onnx --batch 8\n"
+      "  ridge analyze models/bert_base.onnx --dim seq=128 --training --optimizer adam --format json\n"
+      "  ridge analyze models/resnet50.onnx --sweep batch=1,2,4,8 --dtype bf16");
+  add_model_options(*app, options->model, true);
+  app->add_option("--sweep", options->sweep, "one row per point: batch=1,2,4,8 or DIM=v1,v2,...");
+  app->add_option("-f,--format", options->format, "output format: table (default), csv, json, md")
+      ->check(CLI::IsMember({"table", "csv", "json", "md", "markdown"}));
+  app->add_flag("--summary", options->summary, "omit the per-node rows (op-type summary and totals only)");
+  return {app, [options] { return run_analyze(*options); }};
+}
+
+}  // namespace ridge::cli

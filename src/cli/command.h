@@ -1,0 +1,17 @@
+#pragma once
+// A subcommand: registers its options on the app and runs when selected.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+
+namespace ridge::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command add_analyze_command(CLI::App& parent);
+Command add_graph_command(CLI::App& parent);
+
+}  // namespace ridge::cli

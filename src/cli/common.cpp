@@ -1,0 +1,73 @@
+#include "cli/common.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "graph/dtype.h"
+#include "util/error.h"
+
+namespace ridge::cli {
+namespace {
+
+std::pair<std::string, std::string> split_assignment(const std::string& text, const char* flag) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw Error(fmt::format("{} expects NAME=VALUE, got '{}'", flag, text));
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+graph::DType dtype_flag(const std::string& text, const char* flag) {
+  auto type = graph::parse_dtype(text);
+  if (!type || (*type != graph::DType::kFloat32 && *type != graph::DType::kFloat16 && *type != graph::DType::kBFloat16 &&
+                *type != graph::DType::kInt8 && *type != graph::DType::kFloat64 && *type != graph::DType::kFloat8E4M3FN))
+    throw Error(fmt::format("{}: unknown dtype '{}' (expected fp32, fp16, bf16, int8, fp8 or fp64)", flag, text));
+  return *type;
+}
+
+}  // namespace
+
+void add_model_options(CLI::App& command, ModelOptions& o, bool with_training) {
+  command.add_option("model", o.model, "ONNX model file")->required();
+  command.add_option("-b,--batch", o.batch, "bind the first dim of every input whose first dim is symbolic (default 1)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  command.add_option("--dim", o.dims, "bind a named dim: NAME=V (repeatable), e.g. --dim seq=128");
+  command.add_option("--input", o.inputs, "set an input's whole shape: NAME=1x3x512x512 (repeatable)");
+  command.add_option("--dtype", o.dtype, "cost floating activations in this dtype: fp32, fp16, bf16, int8");
+  command.add_option("--weight-dtype", o.weight_dtype, "cost floating weights in this dtype: fp32, fp16, bf16, int8");
+  if (with_training) {
+    auto* training = command.add_flag("--training", o.training, "also cost a training step: forward, backward, optimizer update");
+    command.add_option("--optimizer", o.optimizer, "optimizer of the training step: sgd (default), momentum, adam")
+        ->check(CLI::IsMember({"sgd", "momentum", "adam"}))
+        ->needs(training);
+  }
+  command.add_flag("--strict", o.strict, "fail when an op has no cost rule or a shape stays unresolved");
+}
+
+analysis::Request make_request(const ModelOptions& o) {
+  analysis::Request request;
+  request.model_path = o.model;
+  if (o.batch > 0) request.bindings.batch = o.batch;
+  for (const auto& d : o.dims) {
+    auto [name, value] = split_assignment(d, "--dim");
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || ptr != value.data() + value.size() || v < 0)
+      throw Error(fmt::format("--dim {}: '{}' is not a non-negative integer", name, value));
+    request.bindings.dims[name] = v;
+  }
+  for (const auto& in : o.inputs) {
+    auto [name, shape] = split_assignment(in, "--input");
+    request.bindings.inputs[name] = graph::parse_dims(shape);
+  }
+  if (!o.dtype.empty()) request.options.activation_dtype = dtype_flag(o.dtype, "--dtype");
+  if (!o.weight_dtype.empty()) request.options.weight_dtype = dtype_flag(o.weight_dtype, "--weight-dtype");
+  request.options.training = o.training;
+  request.options.optimizer = o.optimizer == "adam"       ? cost::Optimizer::kAdam
+                              : o.optimizer == "momentum" ? cost::Optimizer::kMomentum
+                                                          : cost::Optimizer::kSgd;
+  request.strict = o.strict;
+  return request;
+}
+
+}  // namespace ridge::cli

@@ -1,0 +1,26 @@
+#pragma once
+// Options shared by the subcommands that analyze a model, and their conversion to a Request.
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/run.h"
+
+namespace ridge::cli {
+
+struct ModelOptions {
+  std::string model;
+  int64_t batch = 0;
+  std::vector<std::string> dims;    // NAME=V
+  std::vector<std::string> inputs;  // NAME=1x3x224x224
+  std::string dtype, weight_dtype;
+  bool training = false;
+  std::string optimizer = "sgd";
+  bool strict = false;
+};
+
+void add_model_options(CLI::App& command, ModelOptions& options, bool with_training);
+// Validates and converts; throws ridge::Error with a one-line message.
+analysis::Request make_request(const ModelOptions& options);
+
+}  // namespace ridge::cli

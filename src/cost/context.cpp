@@ -1,0 +1,55 @@
+#include "cost/context.h"
+
+#include "graph/shape.h"
+
+namespace ridge::cost {
+
+bool is_weight_value(const graph::Graph& g, graph::ValueId id) {
+  const auto& v = g.value(id);
+  if (v.initializer) return true;
+  if (v.producer >= 0 && g.nodes[static_cast<size_t>(v.producer)].op_type == "Constant") return true;
+  return false;
+}
+
+int64_t value_bytes(const graph::Graph& g, graph::ValueId id, const CostOptions& options) {
+  if (id == graph::kNoValue) return 0;
+  const auto& v = g.value(id);
+  if (!v.has_shape) return 0;
+  auto type = v.dtype;
+  if (graph::is_floating(type)) {
+    const auto& chosen = is_weight_value(g, id) ? options.weight_dtype : options.activation_dtype;
+    if (chosen) type = *chosen;
+  }
+  return graph::dtype_bytes(type, graph::element_count(v.shape));
+}
+
+std::vector<int64_t> CostContext::in_dims(size_t i) const { return graph::known_dims(graph_.value(node_.input(i)).shape); }
+
+std::vector<int64_t> CostContext::out_dims(size_t i) const {
+  return graph::known_dims(graph_.value(node_.outputs.at(i)).shape);
+}
+
+int64_t CostContext::in_elements(size_t i) const {
+  return has_input(i) ? graph::element_count(graph_.value(node_.input(i)).shape) : 0;
+}
+
+int64_t CostContext::out_elements(size_t i) const {
+  if (i >= node_.outputs.size() || node_.outputs[i] == graph::kNoValue) return 0;
+  return graph::element_count(graph_.value(node_.outputs[i]).shape);
+}
+
+bool CostContext::is_weight(size_t i) const { return has_input(i) && is_weight_value(graph_, node_.input(i)); }
+
+void CostContext::override_read(size_t i, int64_t bytes) {
+  if (read_override.size() <= i) read_override.resize(i + 1);
+  read_override[i] = bytes;
+}
+
+void CostContext::mark_not_parameter(size_t i) {
+  if (not_parameter.size() <= i) not_parameter.resize(i + 1, false);
+  not_parameter[i] = true;
+}
+
+int64_t CostContext::value_bytes(graph::ValueId id) const { return cost::value_bytes(graph_, id, options_); }
+
+}  // namespace ridge::cost

@@ -1,0 +1,173 @@
+#include "cost/node_eval.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cost/registry.h"
+#include "graph/shape.h"
+
+namespace ridge::cost {
+namespace {
+
+bool all_outputs_constant(const graph::Graph& g, const graph::Node& node) {
+  bool any = false;
+  for (auto out : node.outputs) {
+    if (out == graph::kNoValue) continue;
+    if (!g.value(out).constant) return false;
+    any = true;
+  }
+  return any;
+}
+
+// Sum of a subgraph's node costs (If: one branch; Loop: body x trips; Scan: body x length).
+struct SubgraphCost {
+  int64_t flops = 0, macs = 0, bytes_read = 0, bytes_written = 0;
+  bool exact = true;
+};
+
+SubgraphCost cost_subgraph(const graph::Graph& g, const CostOptions& options, ModelCost& model_cost) {
+  SubgraphCost total;
+  std::unordered_set<graph::ValueId> params;
+  for (const auto& node : g.nodes) {
+    auto eval = evaluate_node(g, node, options, params, model_cost);
+    total.flops += eval.cost.flops;
+    total.macs += eval.cost.macs;
+    total.bytes_read += eval.cost.activation_bytes_read + eval.cost.weight_bytes_read;
+    total.bytes_written += eval.cost.bytes_written;
+    total.exact = total.exact && (eval.cost.status == NodeStatus::kCosted || eval.cost.status == NodeStatus::kFolded);
+  }
+  return total;
+}
+
+void cost_control_flow(const graph::Graph& g, const graph::Node& node, const CostOptions& options, NodeEvaluation& eval,
+                       ModelCost& model_cost) {
+  auto& c = eval.cost;
+  std::vector<SubgraphCost> parts;
+  for (const auto* sub : node.subgraphs()) parts.push_back(cost_subgraph(*sub, options, model_cost));
+  auto add = [&](const SubgraphCost& s, int64_t times) {
+    c.flops += s.flops * times;
+    c.macs += s.macs * times;
+    c.activation_bytes_read += s.bytes_read * times;
+    c.bytes_written += s.bytes_written * times;
+    if (!s.exact) c.status = NodeStatus::kEstimate;
+  };
+  if (node.op_type == "If") {
+    const auto* cond = g.value(node.inputs.at(0)).constant.get();
+    if (cond && cond->size() == 1 && parts.size() == 2) {
+      add(parts[cond->as_real(0) != 0 ? 0 : 1], 1);
+    } else {
+      auto larger = std::max_element(parts.begin(), parts.end(), [](auto& a, auto& b) { return a.flops < b.flops; });
+      if (larger != parts.end()) add(*larger, 1);
+      c.status = NodeStatus::kEstimate;
+      c.note = "branch chosen at run time: the costlier branch is counted";
+    }
+  } else if (node.op_type == "Loop") {
+    const auto* trips = node.input(0) != graph::kNoValue ? g.value(node.input(0)).constant.get() : nullptr;
+    if (trips && trips->size() == 1 && node.input(1) == graph::kNoValue) {
+      add(parts.at(0), trips->as_int(0));
+    } else {
+      add(parts.at(0), trips && trips->size() == 1 ? trips->as_int(0) : 1);
+      c.status = NodeStatus::kEstimate;
+      c.note = "trip count decided at run time: counted as the given maximum (or one iteration)";
+    }
+  } else {  // Scan: the body runs once per element of the scanned axis
+    int64_t scan_inputs = node.get_int("num_scan_inputs", 1);
+    auto first_scan = node.inputs.size() - static_cast<size_t>(scan_inputs);
+    auto axes = node.get_ints("scan_input_axes", std::vector<int64_t>(static_cast<size_t>(scan_inputs), 0));
+    auto dims = graph::known_dims(g.value(node.inputs.at(first_scan)).shape);
+    int64_t axis = axes.at(0) < 0 ? axes[0] + static_cast<int64_t>(dims.size()) : axes[0];
+    add(parts.at(0), dims.at(static_cast<size_t>(axis)));
+  }
+}
+
+}  // namespace
+
+const char* status_name(NodeStatus status) {
+  switch (status) {
+    case NodeStatus::kCosted: return "ok";
+    case NodeStatus::kEstimate: return "estimate";
+    case NodeStatus::kFolded: return "folded";
+    case NodeStatus::kUnknownOp: return "unknown-op";
+    case NodeStatus::kUnresolved: return "unresolved";
+  }
+  return "?";
+}
+
+NodeEvaluation evaluate_node(const graph::Graph& g, const graph::Node& node, const CostOptions& options,
+                             std::unordered_set<graph::ValueId>& counted_params, ModelCost& model_cost) {
+  NodeEvaluation eval;
+  auto& c = eval.cost;
+  c.name = node.name;
+  c.op_type = node.is_default_domain() ? node.op_type : node.domain + "::" + node.op_type;
+  if (!node.outputs.empty() && node.outputs[0] != graph::kNoValue && g.value(node.outputs[0]).has_shape)
+    c.output_shape = graph::to_string(g.value(node.outputs[0]).shape);
+  eval.input_read_bytes.assign(node.inputs.size(), 0);
+  eval.output_bytes.assign(node.outputs.size(), 0);
+  eval.input_is_parameter.assign(node.inputs.size(), false);
+
+  if (node.unknown_op) {
+    c.status = NodeStatus::kUnknownOp;
+    c.note = "no cost rule for this op";
+    ++model_cost.unknown_ops[c.op_type];
+    return eval;
+  }
+  if (!node.unresolved_reason.empty()) {
+    c.status = NodeStatus::kUnresolved;
+    c.note = node.unresolved_reason;
+    ++model_cost.unresolved_ops[c.op_type];
+    return eval;
+  }
+  if (all_outputs_constant(g, node)) {
+    c.status = NodeStatus::kFolded;
+    eval.differentiable = false;
+    return eval;
+  }
+  if (node.op_type == "If" || node.op_type == "Loop" || node.op_type == "Scan") {
+    cost_control_flow(g, node, options, eval, model_cost);
+    if (c.status == NodeStatus::kEstimate) ++model_cost.estimated_nodes;
+    eval.differentiable = false;
+    return eval;
+  }
+  const auto* row = CostRegistry::instance().find(node.op_type);
+  if (!row) {
+    c.status = NodeStatus::kUnknownOp;
+    c.note = "shape rule but no cost rule";
+    ++model_cost.unknown_ops[c.op_type];
+    return eval;
+  }
+  CostContext ctx(g, node, options);
+  row->rule(ctx);
+  c.flops = ctx.flops;
+  c.macs = ctx.macs;
+  eval.fusible = (row->traits & kFusible) != 0;
+  eval.differentiable = (row->traits & kNotDifferentiable) == 0;
+  eval.is_view = ctx.moves_no_data;
+  eval.backward_flops_data = ctx.backward_flops_data;
+  eval.backward_flops_weight = ctx.backward_flops_weight;
+  eval.saves_inputs = ctx.saves_inputs;
+  eval.saves_output = ctx.saves_output;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    auto id = node.inputs[i];
+    if (id == graph::kNoValue) continue;
+    int64_t bytes = ctx.moves_no_data ? 0 : ctx.in_bytes(i);
+    if (i < ctx.read_override.size() && ctx.read_override[i]) bytes = *ctx.read_override[i];
+    eval.input_read_bytes[i] = bytes;
+    bool weight = is_weight_value(g, id);
+    (weight ? c.weight_bytes_read : c.activation_bytes_read) += bytes;
+    bool excluded = i < ctx.not_parameter.size() && ctx.not_parameter[i];
+    const auto& v = g.value(id);
+    if (v.initializer && graph::is_floating(v.dtype) && !excluded) {
+      eval.input_is_parameter[i] = true;
+      if (counted_params.insert(id).second) c.params += graph::element_count(v.shape);
+    }
+  }
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    if (node.outputs[i] == graph::kNoValue || ctx.moves_no_data) continue;
+    eval.output_bytes[i] = ctx.value_bytes(node.outputs[i]);
+    c.bytes_written += eval.output_bytes[i];
+  }
+  return eval;
+}
+
+}  // namespace ridge::cost

@@ -1,0 +1,12 @@
+#pragma once
+// `ridge graph` writers: the graph with shapes and costs per node, as text or Graphviz dot.
+#include <ostream>
+
+#include "analysis/run.h"
+
+namespace ridge::report {
+
+void write_graph_text(std::ostream& out, const analysis::Result& result);
+void write_graph_dot(std::ostream& out, const analysis::Result& result);
+
+}  // namespace ridge::report

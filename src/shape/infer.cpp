@@ -1,0 +1,148 @@
+#include "shape/infer.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "shape/registry.h"
+#include "shape/scope.h"
+#include "util/error.h"
+
+namespace ridge::shape {
+
+const graph::Value* Scope::lookup(const std::string& name) const {
+  for (const Scope* s = this; s; s = s->parent_) {
+    if (auto id = s->graph_.find(name)) {
+      const auto& v = s->graph_.value(*id);
+      if (!v.from_outer_scope) return &v;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindings) {
+  auto& g = model.graph;
+  std::vector<std::string> notes;
+  std::set<std::string> used_dims;
+  for (const auto& [name, dims] : bindings.inputs) {
+    auto id = g.find(name);
+    if (!id || !g.value(*id).is_graph_input) {
+      std::string known;
+      for (auto in : g.inputs) known += (known.empty() ? "" : ", ") + g.value(in).name;
+      throw Error(fmt::format("--input: the model has no input '{}' (inputs: {})", name, known));
+    }
+    auto& v = g.value(*id);
+    if (v.has_shape && v.shape.size() != dims.size())
+      throw Error(fmt::format("--input {}: shape {} has rank {}, the model declares rank {} ({})", name,
+                              graph::to_string(graph::make_shape(dims)), dims.size(), v.shape.size(),
+                              graph::to_string(v.shape)));
+    if (v.has_shape)
+      for (size_t i = 0; i < dims.size(); ++i)
+        if (v.shape[i].is_known() && v.shape[i].value != dims[i])
+          throw Error(fmt::format("--input {}: dim {} is fixed to {} in the model, not {}", name, i,
+                                  v.shape[i].value, dims[i]));
+    v.shape = graph::make_shape(dims);
+    v.has_shape = true;
+  }
+  for (auto id : g.inputs) {
+    auto& v = g.value(id);
+    if (!v.has_shape) throw Error(fmt::format("input '{}' has no declared shape: give it with --input {}=DIMS", v.name, v.name));
+    for (size_t i = 0; i < v.shape.size(); ++i) {
+      auto& d = v.shape[i];
+      if (d.is_known()) continue;
+      auto it = d.symbol.empty() ? bindings.dims.end() : bindings.dims.find(d.symbol);
+      if (it != bindings.dims.end()) {
+        used_dims.insert(d.symbol);
+        d = graph::Dim::known(it->second);
+      } else if (i == 0) {
+        int64_t batch = bindings.batch.value_or(1);
+        if (!bindings.batch) {
+          std::string note = fmt::format("batch=1 (default) for dim '{}'", d.symbol.empty() ? "?" : d.symbol);
+          if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+        }
+        d = graph::Dim::known(batch);
+      } else {
+        throw Error(fmt::format("input '{}' has unbound dimension '{}' (dim {}): bind it with --dim {}=N or --input {}=DIMS",
+                                v.name, d.symbol.empty() ? "?" : d.symbol, i, d.symbol.empty() ? "NAME" : d.symbol, v.name));
+      }
+    }
+  }
+  for (const auto& [name, value] : bindings.dims)
+    if (!used_dims.count(name)) {
+      // A name may also be bound through the batch rule; only a name no input uses is an error.
+      bool exists = false;
+      for (auto id : g.inputs)
+        for (const auto& d : g.value(id).shape) exists = exists || d.symbol == name;
+      if (!exists) throw Error(fmt::format("--dim {}: no input of the model has a dimension named '{}'", name, name));
+    }
+  return notes;
+}
+
+namespace {
+
+void copy_outer_values(Scope& scope) {
+  for (auto& v : scope.graph().values) {
+    if (!v.from_outer_scope) continue;
+    if (const auto* outer = scope.lookup(v.name)) {
+      v.dtype = outer->dtype;
+      v.shape = outer->shape;
+      v.has_shape = outer->has_shape;
+      v.constant = outer->constant;
+    }
+  }
+}
+
+}  // namespace
+
+void infer_graph(Scope& scope, InferenceSummary& summary) {
+  auto& g = scope.graph();
+  copy_outer_values(scope);
+  const auto& registry = ShapeRegistry::instance();
+  for (auto& node : g.nodes) {
+    node.unresolved_reason.clear();
+    node.unknown_op = false;
+    ShapeRule rule = node.is_default_domain() ? registry.find(node.op_type) : nullptr;
+    if (!rule) {
+      node.unknown_op = true;
+      std::string key = node.is_default_domain() ? node.op_type : node.domain + "::" + node.op_type;
+      ++summary.unknown_ops[key];
+      bool declared = true;  // the file may still declare its outputs' shapes (value_info)
+      for (auto out : node.outputs)
+        if (out != graph::kNoValue) declared = declared && g.value(out).has_shape && graph::is_fully_known(g.value(out).shape);
+      if (!declared) node.unresolved_reason = "no shape rule for op " + key;
+    } else {
+      for (auto in : node.inputs)
+        if (in != graph::kNoValue && !g.value(in).has_shape) {
+          node.unresolved_reason = fmt::format("input '{}' has no known shape", g.value(in).name);
+          break;
+        }
+      if (node.unresolved_reason.empty()) {
+        InferenceContext ctx(g, node, scope.opset(), scope);
+        try {
+          rule(ctx);
+        } catch (const Unresolved& unresolved) {
+          node.unresolved_reason = unresolved.reason;
+        }
+      }
+    }
+    if (!node.unresolved_reason.empty()) {
+      ++summary.unresolved_nodes;
+      if (summary.first_unresolved.empty())
+        summary.first_unresolved = fmt::format("node '{}' ({}): {}", node.name, node.op_type, node.unresolved_reason);
+      for (auto out : node.outputs)
+        if (out != graph::kNoValue && !(node.unknown_op && g.value(out).has_shape)) {
+          g.value(out).has_shape = false;
+          g.value(out).constant.reset();
+        }
+    }
+  }
+}
+
+InferenceSummary infer_shapes(graph::Model& model) {
+  InferenceSummary summary;
+  Scope scope(model.graph, nullptr, model.directory, model.default_opset());
+  infer_graph(scope, summary);
+  return summary;
+}
+
+}  // namespace ridge::shape

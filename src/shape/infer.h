@@ -1,0 +1,32 @@
+#pragma once
+// Binds symbolic input dims and infers every value's type, shape and (small) constant values.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace ridge::shape {
+
+struct Bindings {
+  std::optional<int64_t> batch;                         // first dim of every input, if symbolic
+  std::map<std::string, int64_t> dims;                  // named dims
+  std::map<std::string, std::vector<int64_t>> inputs;   // whole input shapes
+};
+
+struct InferenceSummary {
+  std::vector<std::string> notes;           // e.g. "batch=1 (default)" assumptions, said in outputs
+  std::map<std::string, int> unknown_ops;   // op type (with domain when not default) -> count
+  int unresolved_nodes = 0;                 // nodes whose output shapes stay unknown
+  std::string first_unresolved;             // "node 'x' (Op): reason", for messages
+};
+
+// Applies `bindings` to the model's inputs. Throws ridge::Error when a binding names no input
+// or dim, a given shape has the wrong rank, or a symbolic dim stays unbound.
+std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindings);
+
+// Infers shapes of the whole model, subgraphs included.
+InferenceSummary infer_shapes(graph::Model& model);
+
+}  // namespace ridge::shape

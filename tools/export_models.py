@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Exports ridge's bundled models to weightless ONNX files, plus independent reference counts.
+
+Uses only Debian's python3-torch, python3-torchvision and python3-onnx. Every model gets random
+weights (nothing is downloaded); the weights are written to external data and the data file is
+deleted, so the committed .onnx files hold the graph, shapes and small constants only.
+
+models/reference.json records, per model, figures measured on the PyTorch model itself:
+  params        sum of p.numel() over model.parameters()
+  bn_channels   channels of BatchNorm layers, which the exporter folds into convolutions
+  macs          {"B,S" or "B": multiply-accumulates of convolution / matmul / linear ops counted
+                 by intercepting the aten ops PyTorch actually runs (TorchDispatchMode)}
+
+Usage: tools/export_models.py [--out models] [--only NAME ...]
+"""
+import argparse
+import json
+import os
+import sys
+
+import onnx
+import torch
+import torchvision
+from torch.utils._python_dispatch import TorchDispatchMode
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ridge_reference_models as ref  # noqa: E402
+
+OPSET = 17
+aten = torch.ops.aten
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+class MacCounter(TorchDispatchMode):
+    """Counts multiply-accumulates of the matrix and convolution kernels PyTorch dispatches."""
+
+    def __init__(self):
+        super().__init__()
+        self.macs = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        packet = func.overloadpacket
+        if packet in (aten.mm, aten.addmm):
+            a, b = (args[0], args[1]) if packet is aten.mm else (args[1], args[2])
+            self.macs += a.shape[0] * a.shape[1] * b.shape[1]
+        elif packet in (aten.bmm, aten.baddbmm):
+            a, b = (args[0], args[1]) if packet is aten.bmm else (args[1], args[2])
+            self.macs += a.shape[0] * a.shape[1] * a.shape[2] * b.shape[2]
+        elif packet is aten.convolution:
+            x, w = args[0], args[1]
+            transposed, groups = args[6], args[8]
+            if transposed:
+                self.macs += numel(x.shape) * w.shape[1] * numel(w.shape[2:])
+            else:
+                self.macs += numel(out.shape) * (w.shape[1]) * numel(w.shape[2:])
+        return out
+
+
+def count_macs(model, inputs):
+    counter = MacCounter()
+    # Gradients stay enabled: under no_grad nn.MultiheadAttention takes a fused fast path whose
+    # inner matrix products are not dispatched as separate aten ops, so they would go uncounted.
+    with counter:
+        model(*inputs)
+    return counter.macs
+
+
+def randomize(model):
+    """Distinct random values everywhere, so the exporter deduplicates no initializers."""
+    gen = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
+            if not tensor.dtype.is_floating_point:
+                continue
+            if "running_var" in name:
+                tensor.copy_(torch.rand(tensor.shape, generator=gen) + 0.5)
+            else:
+                tensor.copy_(torch.randn(tensor.shape, generator=gen) * 0.05)
+    return model
+
+
+def strip_weights(path):
+    model = onnx.load(path)
+    data_name = os.path.basename(path) + ".data"
+    onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                    location=data_name, size_threshold=1024)
+    os.remove(os.path.join(os.path.dirname(path), data_name))
+
+
+def export(model, inputs, path, input_names, output_names, dynamic_axes):
+    torch.onnx.export(model, inputs, path, opset_version=OPSET, input_names=input_names,
+                      output_names=output_names, dynamic_axes=dynamic_axes, do_constant_folding=True)
+    strip_weights(path)
+
+
+def torchvision_models():
+    tv = torchvision.models
+    return {
+        "resnet50": lambda: tv.resnet50(),
+        "resnet152": lambda: tv.resnet152(),
+        "vgg16": lambda: tv.vgg16(),
+        "mobilenet_v2": lambda: tv.mobilenet_v2(),
+        "densenet121": lambda: tv.densenet121(),
+        "googlenet": lambda: tv.googlenet(aux_logits=False, init_weights=True),
+        "alexnet": lambda: tv.alexnet(),
+        "vit_b_16": lambda: tv.vit_b_16(),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "models"))
+    parser.add_argument("--only", nargs="*")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    ref_path = os.path.join(args.out, "reference.json")
+    reference = json.load(open(ref_path)) if os.path.exists(ref_path) else {}
+    torch.manual_seed(0)
+
+    def wanted(name):
+        return not args.only or name in args.only
+
+    def record(name, model, macs):
+        reference[name] = {
+            "params": sum(p.numel() for p in model.parameters()),
+            "bn_channels": sum(m.num_features for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)),
+            "macs": macs,
+        }
+        print(f"{name}: {reference[name]['params']} params", flush=True)
+
+    for name, make in torchvision_models().items():
+        if not wanted(name):
+            continue
+        model = randomize(make().eval())
+        x = torch.randn(1, 3, 224, 224)
+        record(name, model, {"1": count_macs(model, (x,))})
+        export(model, (x,), os.path.join(args.out, f"{name}.onnx"), ["input"], ["logits"],
+               {"input": {0: "batch"}, "logits": {0: "batch"}})
+
+    seq_points = [(1, 128), (2, 64), (4, 384)]
+    if wanted("bert_base"):
+        model = randomize(ref.BertEncoder().eval())
+        macs = {}
+        for b, s in seq_points:
+            ids = torch.randint(0, 30522, (b, s))
+            macs[f"{b},{s}"] = count_macs(model, (ids, torch.ones(b, s, dtype=torch.long)))
+        record("bert_base", model, macs)
+        ids = torch.randint(0, 30522, (2, 16))
+        export(model, (ids, torch.ones(2, 16, dtype=torch.long)), os.path.join(args.out, "bert_base.onnx"),
+               ["input_ids", "attention_mask"], ["hidden_states", "pooled"],
+               {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
+                "hidden_states": {0: "batch", 1: "seq"}, "pooled": {0: "batch"}})
+
+    if wanted("gpt2_tiny"):
+        model = randomize(ref.Gpt2(vocab=1000, width=128, layers=2, heads=4, max_positions=256).eval())
+        macs = {}
+        for b, s in [(1, 32), (3, 100), (2, 256)]:
+            macs[f"{b},{s}"] = count_macs(model, (torch.randint(0, 1000, (b, s)),))
+        record("gpt2_tiny", model, macs)
+        export(model, (torch.randint(0, 1000, (1, 8)),), os.path.join(args.out, "gpt2_tiny.onnx"),
+               ["input_ids"], ["logits"], {"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}})
+
+    if wanted("lstm_2layer"):
+        model = randomize(ref.LstmClassifier().eval())
+        record("lstm_2layer", model, {})
+        export(model, (torch.randn(1, 50, 64),), os.path.join(args.out, "lstm_2layer.onnx"), ["features"],
+               ["logits"], {"features": {0: "batch", 1: "seq"}, "logits": {0: "batch"}})
+
+    if wanted("yolo_style"):
+        model = randomize(ref.YoloStyle().eval())
+        x = torch.randn(1, 3, 640, 640)
+        record("yolo_style", model, {"1": count_macs(model, (x,))})
+        export(model, (x,), os.path.join(args.out, "yolo_style.onnx"), ["images"], ["predictions"],
+               {"images": {0: "batch"}, "predictions": {0: "batch"}})
+
+    with open(ref_path, "w") as f:
+        json.dump(reference, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
