@@ -7,7 +7,10 @@ deleted, so the committed .onnx files hold the graph, shapes and small constants
 
 models/reference.json records, per model, figures measured on the PyTorch model itself:
   params        sum of p.numel() over model.parameters()
-  bn_channels   channels of BatchNorm layers, which the exporter folds into convolutions
+  bn_channels   channels of all BatchNorm layers
+  bn_folded_channels  channels of the BatchNorm layers the exporter folded into the convolution
+                before them (read from the exported graph: BatchNorm channels minus those of the
+                BatchNormalization nodes left in it, e.g. DenseNet's pre-activation norms)
   macs          {"B,S" or "B": multiply-accumulates of convolution / matmul / linear ops counted
                  by intercepting the aten ops PyTorch actually runs (TorchDispatchMode)}
 
@@ -94,10 +97,19 @@ def strip_weights(path):
     os.remove(os.path.join(os.path.dirname(path), data_name))
 
 
+def unfolded_bn_channels(path):
+    model = onnx.load(path, load_external_data=False)
+    shapes = {t.name: list(t.dims) for t in model.graph.initializer}
+    return sum(shapes[n.input[1]][0] for n in model.graph.node if n.op_type == "BatchNormalization")
+
+
 def export(model, inputs, path, input_names, output_names, dynamic_axes):
+    """Exports, strips the weights, returns the channels of BatchNorms left unfolded."""
     torch.onnx.export(model, inputs, path, opset_version=OPSET, input_names=input_names,
                       output_names=output_names, dynamic_axes=dynamic_axes, do_constant_folding=True)
+    unfolded = unfolded_bn_channels(path)
     strip_weights(path)
+    return unfolded
 
 
 def torchvision_models():
@@ -127,10 +139,12 @@ def main():
     def wanted(name):
         return not args.only or name in args.only
 
-    def record(name, model, macs):
+    def record(name, model, macs, unfolded_bn):
+        bn_channels = sum(m.num_features for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d))
         reference[name] = {
             "params": sum(p.numel() for p in model.parameters()),
-            "bn_channels": sum(m.num_features for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)),
+            "bn_channels": bn_channels,
+            "bn_folded_channels": bn_channels - unfolded_bn,
             "macs": macs,
         }
         print(f"{name}: {reference[name]['params']} params", flush=True)
@@ -140,9 +154,9 @@ def main():
             continue
         model = randomize(make().eval())
         x = torch.randn(1, 3, 224, 224)
-        record(name, model, {"1": count_macs(model, (x,))})
-        export(model, (x,), os.path.join(args.out, f"{name}.onnx"), ["input"], ["logits"],
-               {"input": {0: "batch"}, "logits": {0: "batch"}})
+        unfolded = export(model, (x,), os.path.join(args.out, f"{name}.onnx"), ["input"], ["logits"],
+                          {"input": {0: "batch"}, "logits": {0: "batch"}})
+        record(name, model, {"1": count_macs(model, (x,))}, unfolded)
 
     seq_points = [(1, 128), (2, 64), (4, 384)]
     if wanted("bert_base"):
@@ -151,34 +165,35 @@ def main():
         for b, s in seq_points:
             ids = torch.randint(0, 30522, (b, s))
             macs[f"{b},{s}"] = count_macs(model, (ids, torch.ones(b, s, dtype=torch.long)))
-        record("bert_base", model, macs)
         ids = torch.randint(0, 30522, (2, 16))
-        export(model, (ids, torch.ones(2, 16, dtype=torch.long)), os.path.join(args.out, "bert_base.onnx"),
+        unfolded = export(model, (ids, torch.ones(2, 16, dtype=torch.long)), os.path.join(args.out, "bert_base.onnx"),
                ["input_ids", "attention_mask"], ["hidden_states", "pooled"],
                {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
                 "hidden_states": {0: "batch", 1: "seq"}, "pooled": {0: "batch"}})
+        record("bert_base", model, macs, unfolded)
 
     if wanted("gpt2_tiny"):
         model = randomize(ref.Gpt2(vocab=1000, width=128, layers=2, heads=4, max_positions=256).eval())
         macs = {}
         for b, s in [(1, 32), (3, 100), (2, 256)]:
             macs[f"{b},{s}"] = count_macs(model, (torch.randint(0, 1000, (b, s)),))
-        record("gpt2_tiny", model, macs)
-        export(model, (torch.randint(0, 1000, (1, 8)),), os.path.join(args.out, "gpt2_tiny.onnx"),
-               ["input_ids"], ["logits"], {"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}})
+        unfolded = export(model, (torch.randint(0, 1000, (1, 8)),), os.path.join(args.out, "gpt2_tiny.onnx"),
+                          ["input_ids"], ["logits"],
+                          {"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}})
+        record("gpt2_tiny", model, macs, unfolded)
 
     if wanted("lstm_2layer"):
         model = randomize(ref.LstmClassifier().eval())
-        record("lstm_2layer", model, {})
-        export(model, (torch.randn(1, 50, 64),), os.path.join(args.out, "lstm_2layer.onnx"), ["features"],
-               ["logits"], {"features": {0: "batch", 1: "seq"}, "logits": {0: "batch"}})
+        unfolded = export(model, (torch.randn(1, 50, 64),), os.path.join(args.out, "lstm_2layer.onnx"),
+                          ["features"], ["logits"], {"features": {0: "batch", 1: "seq"}, "logits": {0: "batch"}})
+        record("lstm_2layer", model, {}, unfolded)
 
     if wanted("yolo_style"):
         model = randomize(ref.YoloStyle().eval())
         x = torch.randn(1, 3, 640, 640)
-        record("yolo_style", model, {"1": count_macs(model, (x,))})
-        export(model, (x,), os.path.join(args.out, "yolo_style.onnx"), ["images"], ["predictions"],
-               {"images": {0: "batch"}, "predictions": {0: "batch"}})
+        unfolded = export(model, (x,), os.path.join(args.out, "yolo_style.onnx"), ["images"], ["predictions"],
+                          {"images": {0: "batch"}, "predictions": {0: "batch"}})
+        record("yolo_style", model, {"1": count_macs(model, (x,))}, unfolded)
 
     with open(ref_path, "w") as f:
         json.dump(reference, f, indent=1, sort_keys=True)

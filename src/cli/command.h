@@ -13,5 +13,6 @@ struct Command {
 
 Command add_analyze_command(CLI::App& parent);
 Command add_graph_command(CLI::App& parent);
+Command add_ops_command(CLI::App& parent);
 
 }  // namespace ridge::cli

@@ -71,8 +71,14 @@ void cost_control_flow(const graph::Graph& g, const graph::Node& node, const Cos
       c.status = NodeStatus::kEstimate;
       c.note = "trip count decided at run time: counted as the given maximum (or one iteration)";
     }
-  } else {  // Scan: the body runs once per element of the scanned axis
+  } else {  // Scan: the body runs once per element of the scanned axis (per batch row for Scan-8)
     int64_t scan_inputs = node.get_int("num_scan_inputs", 1);
+    if (node.get_ints("scan_input_axes").empty() && node.inputs.size() > 0 && node.inputs[0] == graph::kNoValue) {
+      // Scan-8 with no sequence_lens: [batch, seq, ...] inputs.
+      auto dims = graph::known_dims(g.value(node.inputs.back()).shape);
+      add(parts.at(0), dims.at(0) * dims.at(1));
+      return;
+    }
     auto first_scan = node.inputs.size() - static_cast<size_t>(scan_inputs);
     auto axes = node.get_ints("scan_input_axes", std::vector<int64_t>(static_cast<size_t>(scan_inputs), 0));
     auto dims = graph::known_dims(g.value(node.inputs.at(first_scan)).shape);

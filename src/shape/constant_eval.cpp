@@ -6,6 +6,11 @@
 
 namespace ridge::shape {
 
+int64_t real_to_int(double value) {
+  if (!std::isfinite(value) || std::fabs(value) >= 9.2e18) throw Unresolved{"a shape value is not a finite 64-bit integer"};
+  return static_cast<int64_t>(std::trunc(value));
+}
+
 int64_t product(const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (auto d : dims) n = graph::checked_mul(n, d, "element count");
@@ -61,7 +66,7 @@ std::optional<graph::ConstantData> eval_binary(InferenceContext& ctx, size_t a, 
       else out.reals.push_back(static_cast<double>(r));
     } else {
       double r = real_fn(ca->as_real(ia), cb->as_real(ib));
-      if (out.is_integral()) out.ints.push_back(static_cast<int64_t>(r));
+      if (out.is_integral()) out.ints.push_back(real_to_int(r));
       else out.reals.push_back(r);
     }
   }
@@ -83,7 +88,7 @@ std::optional<graph::ConstantData> eval_unary(InferenceContext& ctx, size_t a, c
       else out.reals.push_back(static_cast<double>(r));
     } else {
       double r = real_fn(ca->as_real(i));
-      if (out.is_integral()) out.ints.push_back(static_cast<int64_t>(r));
+      if (out.is_integral()) out.ints.push_back(real_to_int(r));
       else out.reals.push_back(r);
     }
   }
@@ -96,7 +101,7 @@ graph::ConstantData cast_constant(const graph::ConstantData& in, graph::DType to
   out.dtype = to;
   for (size_t i = 0; i < static_cast<size_t>(in.size()); ++i) {
     if (to == graph::DType::kBool) out.ints.push_back(in.as_real(i) != 0 ? 1 : 0);
-    else if (graph::is_integral(to)) out.ints.push_back(in.is_integral() ? in.ints[i] : static_cast<int64_t>(std::trunc(in.reals[i])));
+    else if (graph::is_integral(to)) out.ints.push_back(in.is_integral() ? in.ints[i] : real_to_int(in.reals[i]));
     else out.reals.push_back(in.as_real(i));
   }
   return out;

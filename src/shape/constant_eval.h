@@ -29,5 +29,7 @@ graph::ConstantData take_elements(const graph::ConstantData& in, const std::vect
                                   std::vector<int64_t> dims);
 
 int64_t product(const std::vector<int64_t>& dims);
+// Truncates a real to int64; throws Unresolved for NaN, infinities and out-of-range values.
+int64_t real_to_int(double value);
 
 }  // namespace ridge::shape

@@ -87,8 +87,38 @@ void loop(InferenceContext& ctx) {
   }
 }
 
+// Scan-8: (sequence_lens, states..., scans...) all with a leading batch dim; scan axis 1.
+void scan8(InferenceContext& ctx) {
+  auto& body = subgraph(ctx, "body");
+  auto scan_inputs = static_cast<size_t>(ctx.node().get_int("num_scan_inputs", 0));
+  if (ctx.input_count() < 1 + scan_inputs || scan_inputs == 0) ctx.fail("bad num_scan_inputs");
+  size_t states = ctx.input_count() - 1 - scan_inputs;
+  if (body.inputs.size() != states + scan_inputs) ctx.fail("body inputs do not match the node's inputs");
+  int64_t batch = -1, length = -1;
+  for (size_t i = 0; i < states + scan_inputs; ++i) {
+    auto dims = ctx.in_dims(i + 1);
+    size_t drop = i < states ? 1 : 2;
+    if (dims.size() < drop) ctx.fail("scan input has too few dims");
+    batch = dims[0];
+    if (i >= states) length = dims[1];
+    auto& v = body.value(body.inputs[i]);
+    v.dtype = ctx.in_dtype(i + 1);
+    v.shape = graph::make_shape(std::vector<int64_t>(dims.begin() + static_cast<long>(drop), dims.end()));
+    v.has_shape = true;
+  }
+  infer_sub(ctx, body);
+  for (size_t i = 0; i < ctx.output_count() && i < body.outputs.size(); ++i) {
+    const auto& v = body.value(body.outputs[i]);
+    auto dims = graph::known_dims(v.shape);
+    if (i >= states) dims.insert(dims.begin(), length);
+    dims.insert(dims.begin(), batch);
+    ctx.set_output(i, v.dtype, dims);
+  }
+}
+
 // Scan (opset 9+): N state inputs, then scan inputs iterated along their axis 0.
 void scan(InferenceContext& ctx) {
+  if (ctx.opset() < 9) return scan8(ctx);
   auto& body = subgraph(ctx, "body");
   auto scan_inputs = static_cast<size_t>(ctx.node().get_int("num_scan_inputs", 0));
   if (scan_inputs == 0 || scan_inputs > ctx.input_count()) ctx.fail("bad num_scan_inputs");

@@ -1,6 +1,7 @@
 // Shape rules of convolutions: Conv, ConvTranspose, ConvInteger, QLinearConv.
 #include <fmt/format.h>
 
+#include "graph/shape.h"
 #include "shape/registry.h"
 #include "shape/spatial.h"
 
@@ -15,7 +16,7 @@ void conv_like(InferenceContext& ctx, size_t x_index, size_t w_index, graph::DTy
   if (w.size() != x.size()) ctx.fail(fmt::format("weight rank {} differs from input rank {}", w.size(), x.size()));
   int64_t group = ctx.node().get_int("group", 1);
   if (group <= 0) ctx.fail("group must be positive");
-  if (x[1] != w[1] * group)
+  if (x[1] != graph::checked_mul(w[1], group, "channels"))
     ctx.fail(fmt::format("input has {} channels, weight expects {} x group {}", x[1], w[1], group));
   if (w[0] % group != 0) ctx.fail(fmt::format("{} output channels are not divisible by group {}", w[0], group));
   std::vector<int64_t> spatial(x.begin() + 2, x.end());
@@ -57,8 +58,14 @@ void conv_transpose(InferenceContext& ctx) {
   auto pads = ctx.node().get_ints("pads", std::vector<int64_t>(2 * n, 0));
   if (kernel.size() != n || strides.size() != n || dilations.size() != n || output_padding.size() != n || pads.size() != 2 * n)
     ctx.fail("window attributes do not match the number of spatial dims");
-  std::vector<int64_t> out{x[0], w[1] * group};
+  for (size_t i = 0; i < n; ++i)
+    if (kernel[i] <= 0 || strides[i] <= 0 || dilations[i] <= 0 || kernel[i] > (1 << 30) || strides[i] > (1 << 30) ||
+        dilations[i] > (1 << 30) || std::abs(output_padding[i]) > (1 << 30) || std::abs(pads[i]) > (1 << 30) ||
+        std::abs(pads[i + n]) > (1 << 30) || x[i + 2] > (int64_t{1} << 30))
+      ctx.fail("window attributes out of range");
+  std::vector<int64_t> out{x[0], graph::checked_mul(w[1], group, "output channels")};
   auto output_shape = ctx.node().get_ints("output_shape");
+  if (!output_shape.empty() && output_shape.size() < n) ctx.fail("output_shape has too few entries");
   auto auto_pad = ctx.node().get_string("auto_pad", "NOTSET");
   for (size_t i = 0; i < n; ++i) {
     if (!output_shape.empty()) {

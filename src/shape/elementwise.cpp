@@ -2,7 +2,9 @@
 // ops, Where, Cast and quantization. Small constant inputs are evaluated (value propagation).
 #include <cmath>
 
+#include "graph/shape.h"
 #include "shape/constant_eval.h"
+#include "util/error.h"
 #include "shape/registry.h"
 
 namespace ridge::shape {
@@ -24,9 +26,9 @@ void propagating_unary(InferenceContext& ctx) {
 }
 
 double real_neg(double x) { return -x; }
-int64_t int_neg(int64_t x) { return -x; }
+int64_t int_neg(int64_t x) { return graph::checked_mul(x, -1, "shape arithmetic"); }
 double real_abs(double x) { return std::fabs(x); }
-int64_t int_abs(int64_t x) { return x < 0 ? -x : x; }
+int64_t int_abs(int64_t x) { return x < 0 ? int_neg(x) : x; }
 double real_floor(double x) { return std::floor(x); }
 double real_ceil(double x) { return std::ceil(x); }
 double real_round(double x) { return std::nearbyint(x); }
@@ -74,13 +76,30 @@ void cast_like(InferenceContext& ctx) {
   ctx.set_output(0, to, ctx.in_dims(0));
 }
 
+// Shape arithmetic in int64 is checked: a fuzzed or absurd model must not overflow silently.
+int64_t int_add(int64_t a, int64_t b) { return graph::checked_add(a, b, "shape arithmetic"); }
+int64_t int_sub(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r)) throw Error("shape arithmetic overflows 64 bits");
+  return r;
+}
+int64_t int_mul(int64_t a, int64_t b) { return graph::checked_mul(a, b, "shape arithmetic"); }
+int64_t int_pow(int64_t a, int64_t b) {
+  if (b < 0) return 0;
+  int64_t r = 1;
+  for (int64_t i = 0; i < b && r != 0; ++i) r = int_mul(r, a);
+  return r;
+}
+
 int64_t int_floor_div(int64_t a, int64_t b) {
   if (b == 0) throw Unresolved{"integer division by zero in a shape computation"};
+  if (b == -1) return int_sub(0, a);
   return a / b;
 }
 
 int64_t int_mod(int64_t a, int64_t b) {
   if (b == 0) throw Unresolved{"modulo by zero in a shape computation"};
+  if (b == -1) return 0;
   int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
@@ -92,11 +111,11 @@ void binary(InferenceContext& ctx) {
   IntFn int_fn;
   RealFn real_fn;
   switch (Op) {
-    case 0: int_fn = std::plus<int64_t>(); real_fn = std::plus<double>(); break;
-    case 1: int_fn = std::minus<int64_t>(); real_fn = std::minus<double>(); break;
-    case 2: int_fn = std::multiplies<int64_t>(); real_fn = std::multiplies<double>(); break;
+    case 0: int_fn = int_add; real_fn = std::plus<double>(); break;
+    case 1: int_fn = int_sub; real_fn = std::minus<double>(); break;
+    case 2: int_fn = int_mul; real_fn = std::multiplies<double>(); break;
     case 3: int_fn = int_floor_div; real_fn = std::divides<double>(); break;
-    case 4: int_fn = [](int64_t a, int64_t b) { return static_cast<int64_t>(std::pow(a, b)); };
+    case 4: int_fn = int_pow;
             real_fn = [](double a, double b) { return std::pow(a, b); }; break;
     case 5: int_fn = int_mod; real_fn = [](double a, double b) { return std::fmod(a, b); }; break;
     case 6: result = DType::kBool; int_fn = std::equal_to<int64_t>(); real_fn = std::equal_to<double>(); break;

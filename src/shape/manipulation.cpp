@@ -227,7 +227,7 @@ void concat(InferenceContext& ctx) {
     for (size_t k = 0; k < d.size(); ++k)
       if (static_cast<int64_t>(k) != axis && d[k] != first[k])
         ctx.fail(fmt::format("input {} has dim {} of size {}, expected {}", i, k, d[k], first[k]));
-    out[static_cast<size_t>(axis)] += d[static_cast<size_t>(axis)];
+    out[static_cast<size_t>(axis)] = graph::checked_add(out[static_cast<size_t>(axis)], d[static_cast<size_t>(axis)], "Concat size");
     all_const = all_const && ctx.in_const(i);
   }
   if (all_const && rank == 1 && product(out) <= kMaxPropagatedElements) {
@@ -317,7 +317,8 @@ void slice(InferenceContext& ctx) {
     int64_t dim = in[a], step = steps[i];
     if (step == 0) ctx.fail("step 0");
     int64_t s = clamp_slice(starts[i], dim, false, step), e = clamp_slice(ends[i], dim, true, step);
-    int64_t count = step > 0 ? (e > s ? (e - s + step - 1) / step : 0) : (s > e ? (s - e + (-step) - 1) / (-step) : 0);
+    if (step == INT64_MIN) step = -INT64_MAX;
+    int64_t count = step > 0 ? (e > s ? (e - s - 1) / step + 1 : 0) : (s > e ? (s - e - 1) / (-step) + 1 : 0);
     out[a] = count;
     begin[a] = s;
     step_of[a] = step;
@@ -405,13 +406,14 @@ void range(InferenceContext& ctx) {
   if (!start || !limit || !delta) throw Unresolved{"Range bounds are computed from data"};
   double s = start->as_real(0), l = limit->as_real(0), d = delta->as_real(0);
   if (d == 0) ctx.fail("delta is 0");
-  auto count = static_cast<int64_t>(std::max(0.0, std::ceil((l - s) / d)));
+  auto count = real_to_int(std::max(0.0, std::ceil((l - s) / d)));
   if (count <= kMaxPropagatedElements) {
     ConstantData c;
     c.dtype = start->dtype;
     c.dims = {count};
     for (int64_t i = 0; i < count; ++i) {
-      if (c.is_integral()) c.ints.push_back(start->as_int(0) + i * delta->as_int(0));
+      if (c.is_integral())
+        c.ints.push_back(graph::checked_add(start->as_int(0), graph::checked_mul(i, delta->as_int(0), "Range"), "Range"));
       else c.reals.push_back(s + static_cast<double>(i) * d);
     }
     return ctx.set_output_const(0, std::move(c));
@@ -433,7 +435,7 @@ void pad(InferenceContext& ctx) {
   if (pads.size() != 2 * axes.size()) ctx.fail("pads must have two entries per padded axis");
   for (size_t i = 0; i < axes.size(); ++i) {
     auto a = static_cast<size_t>(ctx.axis(axes[i], rank));
-    in[a] += pads[i] + pads[i + axes.size()];
+    in[a] = graph::checked_add(in[a], graph::checked_add(pads[i], pads[i + axes.size()], "Pad"), "Pad");
     if (in[a] < 0) ctx.fail("padding makes a dimension negative");
   }
   ctx.set_output(0, ctx.in_dtype(0), in);
@@ -487,7 +489,7 @@ void resize(InferenceContext& ctx) {
     if (scales.size() != axes.size()) ctx.fail("scales do not match the axes");
     for (size_t i = 0; i < axes.size(); ++i) {
       auto a = static_cast<size_t>(ctx.axis(axes[i], static_cast<int64_t>(in.size())));
-      out[a] = static_cast<int64_t>(std::floor(static_cast<double>(in[a]) * scales[i] + 1e-9));
+      out[a] = real_to_int(std::floor(static_cast<double>(in[a]) * scales[i] + 1e-9));
     }
   } else {
     ctx.fail("neither scales nor sizes given");
@@ -507,7 +509,7 @@ void one_hot(InferenceContext& ctx) {
   if (!depth) throw Unresolved{"OneHot depth is computed from data"};
   auto rank = static_cast<int64_t>(indices.size()) + 1;
   int64_t axis = ctx.axis(ctx.node().get_int("axis", -1), rank);
-  indices.insert(indices.begin() + axis, static_cast<int64_t>(depth->as_real(0)));
+  indices.insert(indices.begin() + axis, real_to_int(depth->as_real(0)));
   ctx.set_output(0, ctx.in_dtype(2), indices);
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "graph/shape.h"
+
 namespace ridge::shape {
 
 Window read_window(const InferenceContext& ctx, const std::vector<int64_t>& spatial_in, std::vector<int64_t> kernel) {
@@ -19,6 +21,9 @@ Window read_window(const InferenceContext& ctx, const std::vector<int64_t>& spat
     if (w.strides[i] <= 0 || w.dilations[i] <= 0) ctx.fail("strides and dilations must be positive");
     if (w.kernel[i] <= 0) ctx.fail("kernel dims must be positive");
     if (pads[i] < 0 || pads[i + n] < 0) ctx.fail("negative pads");
+    constexpr int64_t kLimit = int64_t{1} << 31;  // absurd window attributes are rejected, not overflowed
+    if (w.strides[i] > kLimit || w.dilations[i] > kLimit || w.kernel[i] > kLimit || pads[i] > kLimit || pads[i + n] > kLimit)
+      ctx.fail("window attribute larger than 2^31");
   }
   w.pads_begin.assign(pads.begin(), pads.begin() + static_cast<long>(n));
   w.pads_end.assign(pads.begin() + static_cast<long>(n), pads.end());
@@ -46,7 +51,7 @@ std::vector<int64_t> window_output(const InferenceContext& ctx, const std::vecto
   std::vector<int64_t> out;
   for (size_t i = 0; i < spatial_in.size(); ++i) {
     int64_t extent = (w.kernel[i] - 1) * w.dilations[i] + 1;
-    int64_t span = spatial_in[i] + w.pads_begin[i] + w.pads_end[i] - extent;
+    int64_t span = graph::checked_add(spatial_in[i], w.pads_begin[i] + w.pads_end[i], "padded size") - extent;
     if (span < 0)
       ctx.fail(fmt::format("window of extent {} does not fit input size {} (with pads)", extent, spatial_in[i]));
     int64_t size = (ceil_mode ? (span + w.strides[i] - 1) / w.strides[i] : span / w.strides[i]) + 1;

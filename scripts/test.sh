@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: set-up, a warnings-as-errors build, the unit and
+# end-to-end tests, the same tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a
+# time-bounded libFuzzer run of the model loader (clang).
+#   RIDGE_FUZZ_SECONDS (default 60)   RIDGE_SKIP_SANITIZE=1 to skip the sanitizer pass
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+jobs=$(nproc)
+
+echo "== build (warnings are errors)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGE_WERROR=ON -DRIDGE_TESTS=ON >/dev/null
+cmake --build build
+echo "== tests"
+ctest --test-dir build -j "$jobs" --output-on-failure
+
+if [ "${RIDGE_SKIP_SANITIZE:-0}" != 1 ]; then
+  echo "== tests under ASan + UBSan"
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRIDGE_SANITIZE=ON -DRIDGE_WERROR=ON -DRIDGE_TESTS=ON >/dev/null
+  cmake --build build-asan
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan -j "$jobs" --output-on-failure
+fi
+
+echo "== fuzz the loader for ${RIDGE_FUZZ_SECONDS:-60} s"
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGE_FUZZ=ON \
+  -DRIDGE_TESTS=OFF >/dev/null
+cmake --build build-fuzz --target fuzz_model_reader
+corpus=build-fuzz/corpus
+mkdir -p "$corpus"
+cp models/*.onnx "$corpus"/
+for t in test_if test_loop11 test_scan9_sum test_lstm_defaults test_reshape_extended_dims test_conv_with_strides_padding; do
+  [ -f "/usr/share/libonnx-testdata/data/node/$t/model.onnx" ] && cp "/usr/share/libonnx-testdata/data/node/$t/model.onnx" "$corpus/$t.onnx"
+done
+build-fuzz/fuzz_model_reader -max_total_time="${RIDGE_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 -max_len=262144 \
+  -print_final_stats=1 "$corpus" 2>&1 | tail -n 12
+echo "fuzzing: no crash"

@@ -1,0 +1,146 @@
+#include "support/model_builder.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "analysis/run.h"
+#include "support/paths.h"
+
+namespace ridge::test {
+
+ModelBuilder::ModelBuilder(int64_t opset) {
+  model_.set_ir_version(8);
+  model_.set_producer_name("ridge-tests");
+  auto* op = model_.add_opset_import();
+  op->set_domain("");
+  op->set_version(opset);
+  model_.mutable_graph()->set_name("test");
+}
+
+ModelBuilder& ModelBuilder::input(const std::string& name, std::vector<DimSpec> dims, int32_t type) {
+  auto* in = model_.mutable_graph()->add_input();
+  in->set_name(name);
+  auto* tensor = in->mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(type);
+  auto* shape = tensor->mutable_shape();
+  for (const auto& d : dims) {
+    auto* dim = shape->add_dim();
+    if (std::holds_alternative<int64_t>(d)) dim->set_dim_value(std::get<int64_t>(d));
+    else dim->set_dim_param(std::get<std::string>(d));
+  }
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::output(const std::string& name) {
+  model_.mutable_graph()->add_output()->set_name(name);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::weight(const std::string& name, std::vector<int64_t> dims, float fill) {
+  auto* t = model_.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(::onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (auto d : dims) {
+    t->add_dims(d);
+    n *= d;
+  }
+  std::vector<float> values(static_cast<size_t>(n), fill);
+  t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::int64_constant(const std::string& name, std::vector<int64_t> dims, std::vector<int64_t> values) {
+  auto* t = model_.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(::onnx::TensorProto::INT64);
+  for (auto d : dims) t->add_dims(d);
+  for (auto v : values) t->add_int64_data(v);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::external_weight(const std::string& name, std::vector<int64_t> dims, const std::string& location) {
+  auto* t = model_.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(::onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (auto d : dims) {
+    t->add_dims(d);
+    n *= d;
+  }
+  t->set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto* entry = t->add_external_data();
+  entry->set_key("location");
+  entry->set_value(location);
+  entry = t->add_external_data();
+  entry->set_key("length");
+  entry->set_value(std::to_string(n * 4));
+  return *this;
+}
+
+::onnx::NodeProto& ModelBuilder::node(const std::string& op, std::vector<std::string> inputs,
+                                      std::vector<std::string> outputs, const std::string& name) {
+  auto* n = model_.mutable_graph()->add_node();
+  n->set_op_type(op);
+  n->set_name(name.empty() ? outputs.at(0) : name);
+  for (auto& i : inputs) n->add_input(i);
+  for (auto& o : outputs) n->add_output(o);
+  return *n;
+}
+
+std::string ModelBuilder::bytes() const { return model_.SerializeAsString(); }
+
+std::string ModelBuilder::save(const std::string& stem) const {
+  static int counter = 0;
+  auto path = temp_dir() + "/" + stem + "-" + std::to_string(++counter) + ".onnx";
+  std::ofstream out(path, std::ios::binary);
+  out << bytes();
+  return path;
+}
+
+void set_int(::onnx::NodeProto& node, const std::string& name, int64_t value) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(value);
+}
+
+void set_ints(::onnx::NodeProto& node, const std::string& name, std::vector<int64_t> values) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INTS);
+  for (auto v : values) a->add_ints(v);
+}
+
+void set_float(::onnx::NodeProto& node, const std::string& name, float value) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::FLOAT);
+  a->set_f(value);
+}
+
+void set_string(::onnx::NodeProto& node, const std::string& name, const std::string& value) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::STRING);
+  a->set_s(value);
+}
+
+analysis::Result analyze_file(const std::string& path, shape::Bindings bindings, cost::CostOptions options) {
+  analysis::Request request;
+  request.model_path = path;
+  request.bindings = std::move(bindings);
+  request.options = options;
+  return analysis::run(request);
+}
+
+const cost::NodeCost& node_named(const analysis::Result& result, const std::string& name) {
+  for (const auto& n : result.cost.nodes)
+    if (n.name == name) return n;
+  ADD_FAILURE() << "no node named " << name;
+  static cost::NodeCost none;
+  return none;
+}
+
+}  // namespace ridge::test

@@ -1,0 +1,50 @@
+#pragma once
+// Builds small ONNX models with ONNX's own generated protobuf classes (libonnx), so loader and
+// cost tests run on files serialized by independent code, not by ridge.
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "analysis/run.h"
+
+namespace ridge::test {
+
+using DimSpec = std::variant<int64_t, std::string>;
+
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(int64_t opset = 17);
+
+  ModelBuilder& input(const std::string& name, std::vector<DimSpec> dims, int32_t type = ::onnx::TensorProto::FLOAT);
+  ModelBuilder& output(const std::string& name);
+  // A float initializer with raw_data of the given values (or zeros/1.0s when empty).
+  ModelBuilder& weight(const std::string& name, std::vector<int64_t> dims, float fill = 0.5f);
+  ModelBuilder& int64_constant(const std::string& name, std::vector<int64_t> dims, std::vector<int64_t> values);
+  // A weight whose bytes live in an external file `location` (which is not created).
+  ModelBuilder& external_weight(const std::string& name, std::vector<int64_t> dims, const std::string& location);
+  ::onnx::NodeProto& node(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,
+                          const std::string& name = "");
+  ::onnx::ModelProto& proto() { return model_; }
+
+  std::string bytes() const;
+  // Writes to a unique temporary file and returns its path.
+  std::string save(const std::string& stem) const;
+
+ private:
+  ::onnx::ModelProto model_;
+};
+
+void set_int(::onnx::NodeProto& node, const std::string& name, int64_t value);
+void set_ints(::onnx::NodeProto& node, const std::string& name, std::vector<int64_t> values);
+void set_float(::onnx::NodeProto& node, const std::string& name, float value);
+void set_string(::onnx::NodeProto& node, const std::string& name, const std::string& value);
+
+// Loads, binds and costs a file with ridge.
+analysis::Result analyze_file(const std::string& path, shape::Bindings bindings = {}, cost::CostOptions options = {});
+// Costs of the node named `name` (fails the test when absent).
+const cost::NodeCost& node_named(const analysis::Result& result, const std::string& name);
+
+}  // namespace ridge::test

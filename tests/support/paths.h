@@ -1,0 +1,18 @@
+#pragma once
+// Where tests find the repository, the ridge binary and Debian's ONNX test data.
+#include <string>
+
+namespace ridge::test {
+
+std::string source_path(const std::string& relative);
+std::string model_path(const std::string& name);  // models/<name>.onnx
+std::string temp_dir();
+
+struct CommandResult {
+  int exit_code = 0;
+  std::string out, err;
+};
+// Runs the ridge binary with `args` (shell-quoted by the caller).
+CommandResult run_ridge(const std::string& args);
+
+}  // namespace ridge::test
