@@ -1,0 +1,118 @@
+// More cost rules by hand: reductions, TopK, Resize, single-operand Einsum, Where, data movement,
+// and newer opsets.
+#include <gtest/gtest.h>
+
+#include "support/model_builder.h"
+
+namespace ridge::test {
+namespace {
+
+using ::onnx::TensorProto;
+
+TEST(ReductionCost, L2AndSumSquareAndArgMax) {
+  ModelBuilder b(13);
+  b.input("x", {int64_t{4}, int64_t{5}}).output("l2").output("ss").output("am");
+  auto& l2 = b.node("ReduceL2", {"x"}, {"l2"}, "l2");
+  set_ints(l2, "axes", {1});
+  auto& ss = b.node("ReduceSumSquare", {"x"}, {"ss"}, "ss");
+  set_ints(ss, "axes", {1});
+  set_int(b.node("ArgMax", {"x"}, {"am"}, "am"), "axis", 1);
+  auto r = analyze_file(b.save("reduce"));
+  // 20 inputs to 4 outputs: 16 adds + 20 squares (+ 4 roots for L2).
+  EXPECT_EQ(node_named(r, "l2").flops, 16 + 20 + 4);
+  EXPECT_EQ(node_named(r, "ss").flops, 16 + 20);
+  EXPECT_EQ(node_named(r, "am").flops, 16);
+  EXPECT_EQ(node_named(r, "am").output_shape, "4x1");
+}
+
+TEST(ReductionCost, TopK) {
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{100}}).int64_constant("k", {1}, {7}).output("v").output("i");
+  b.node("TopK", {"x", "k"}, {"v", "i"}, "topk");
+  auto r = analyze_file(b.save("topk"));
+  EXPECT_EQ(node_named(r, "topk").output_shape, "2x7");
+  EXPECT_EQ(node_named(r, "topk").flops, 200 * 3);  // n log2(k + 1) = 200 x 3
+}
+
+TEST(ManipulationCost, ResizeLinearAndNearest) {
+  auto build = [](const char* mode) {
+    ModelBuilder b;
+    b.input("x", {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{4}}).weight("scales", {4}, 1.0f).output("y");
+    auto* scales = b.proto().mutable_graph()->mutable_initializer(0);
+    std::vector<float> values{1, 1, 2, 2};
+    scales->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), 16));
+    auto& node = b.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
+    set_string(node, "mode", mode);
+    return analyze_file(b.save(mode));
+  };
+  auto linear = build("linear");
+  EXPECT_EQ(node_named(linear, "resize").output_shape, "1x2x8x8");
+  EXPECT_EQ(node_named(linear, "resize").flops, 2 * 4 * 128);  // 2 resized dims: 4 neighbours, 2 FLOPs each
+  EXPECT_EQ(node_named(linear, "resize").params, 0);           // scales are not parameters
+  EXPECT_EQ(node_named(build("nearest"), "resize").flops, 0);
+}
+
+TEST(ManipulationCost, ConcatTransposeSliceBytes) {
+  ModelBuilder b;
+  b.input("a", {int64_t{2}, int64_t{3}}).input("c", {int64_t{2}, int64_t{5}}).output("t").output("s");
+  b.int64_constant("starts", {1}, {1}).int64_constant("ends", {1}, {4}).int64_constant("axes", {1}, {1});
+  set_int(b.node("Concat", {"a", "c"}, {"cat"}, "concat"), "axis", 1);
+  b.node("Transpose", {"cat"}, {"t"}, "transpose");
+  b.node("Slice", {"cat", "starts", "ends", "axes"}, {"s"}, "slice");
+  auto r = analyze_file(b.save("movement"));
+  EXPECT_EQ(node_named(r, "concat").output_shape, "2x8");
+  EXPECT_EQ(node_named(r, "concat").bytes(), (6 + 10) * 4 + 16 * 4);
+  EXPECT_EQ(node_named(r, "transpose").output_shape, "8x2");
+  EXPECT_EQ(node_named(r, "transpose").flops, 0);
+  EXPECT_EQ(node_named(r, "slice").output_shape, "2x3");
+  EXPECT_EQ(node_named(r, "slice").activation_bytes_read, 6 * 4);  // only the 2x3 slice of the 2x8 input
+  EXPECT_EQ(node_named(r, "slice").weight_bytes_read, 3 * 8);      // starts, ends, axes
+}
+
+TEST(MatMulCost, EinsumSingleOperandAndImplicitOutput) {
+  ModelBuilder b;
+  b.input("x", {int64_t{3}, int64_t{4}}).input("y", {int64_t{4}, int64_t{5}}).output("sum").output("prod");
+  set_string(b.node("Einsum", {"x"}, {"sum"}, "rowsum"), "equation", "ij->i");
+  set_string(b.node("Einsum", {"x", "y"}, {"prod"}, "implicit"), "equation", "ij,jk");
+  auto r = analyze_file(b.save("einsum1"));
+  EXPECT_EQ(node_named(r, "rowsum").output_shape, "3");
+  EXPECT_EQ(node_named(r, "rowsum").flops, 12 - 3);
+  EXPECT_EQ(node_named(r, "implicit").output_shape, "3x5");  // implicit output: labels seen once, sorted
+  EXPECT_EQ(node_named(r, "implicit").macs, 3 * 4 * 5);
+}
+
+TEST(ElementwiseCost, WhereAndVariadicMean) {
+  ModelBuilder b;
+  b.input("c", {int64_t{4}}, TensorProto::BOOL).input("x", {int64_t{4}}).input("y", {int64_t{1}}).output("w").output("m");
+  b.node("Where", {"c", "x", "y"}, {"w"}, "where");
+  b.node("Mean", {"x", "x", "y"}, {"m"}, "mean");
+  auto r = analyze_file(b.save("where"));
+  EXPECT_EQ(node_named(r, "where").flops, 4);
+  EXPECT_EQ(node_named(r, "mean").flops, 3 * 4);  // two adds and a divide per element
+}
+
+TEST(Opsets, Opset21ModelWithInputAxes) {
+  ModelBuilder b(21);
+  b.input("x", {std::string("batch"), int64_t{1}, int64_t{6}}).int64_constant("axes", {1}, {1}).output("y");
+  b.node("Squeeze", {"x", "axes"}, {"s"}, "squeeze");
+  b.node("ReduceMax", {"s", "axes"}, {"y"}, "rmax");
+  auto r = analyze_file(b.save("opset21"), {.batch = 3, .dims = {}, .inputs = {}});
+  EXPECT_EQ(r.model.default_opset(), 21);
+  EXPECT_EQ(node_named(r, "squeeze").output_shape, "3x6");
+  EXPECT_EQ(node_named(r, "rmax").output_shape, "3x1");
+  EXPECT_EQ(node_named(r, "rmax").flops, 18 - 3);
+}
+
+TEST(Loader, ExternalWeightsLargerThanTwoGigabytes) {
+  // 4 GiB of weights in an external file that is not there: the graph alone is analyzed.
+  ModelBuilder b;
+  b.input("x", {int64_t{1}, int64_t{32768}}).external_weight("w", {32768, 32768}, "weights.bin").output("y");
+  b.node("MatMul", {"x", "w"}, {"y"}, "mm");
+  auto r = analyze_file(b.save("huge"));
+  EXPECT_EQ(r.cost.totals.params, int64_t{32768} * 32768);
+  EXPECT_EQ(r.cost.totals.weight_bytes, int64_t{4} << 30);
+  EXPECT_EQ(node_named(r, "mm").macs, int64_t{32768} * 32768);
+}
+
+}  // namespace
+}  // namespace ridge::test
