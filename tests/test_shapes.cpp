@@ -120,3 +120,19 @@ TEST(Shapes, IfWithConstantConditionCostsTheTakenBranch) {
 
 }  // namespace
 }  // namespace ridge::test
+
+namespace ridge::test {
+namespace {
+
+TEST(Shapes, BatchWithoutSymbolicDimIsReported) {
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{3}}).output("y");
+  b.node("Relu", {"x"}, {"y"}, "relu");
+  auto r = analyze_file(b.save("fixed"), {.batch = 8, .dims = {}, .inputs = {}});
+  EXPECT_EQ(node_named(r, "relu").output_shape, "2x3");
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("--batch 8 had no effect"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ridge::test

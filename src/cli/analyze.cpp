@@ -1,10 +1,10 @@
 #include <fmt/format.h>
 
-#include <charconv>
 #include <iostream>
 
 #include "cli/command.h"
 #include "cli/common.h"
+#include "graph/shape.h"
 #include "onnx/model_reader.h"
 #include "report/analysis_report.h"
 #include "util/error.h"
@@ -24,19 +24,9 @@ std::pair<std::string, std::vector<int64_t>> parse_sweep(const std::string& text
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) throw Error("--sweep expects KEY=v1,v2,... (e.g. batch=1,2,4,8)");
   std::string key = text.substr(0, eq);
-  std::vector<int64_t> values;
-  size_t pos = eq + 1;
-  while (pos <= text.size()) {
-    auto comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    std::string part = text.substr(pos, comma - pos);
-    int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (part.empty() || ec != std::errc() || ptr != part.data() + part.size() || v <= 0)
-      throw Error(fmt::format("--sweep {}: '{}' is not a positive integer", key, part));
-    values.push_back(v);
-    pos = comma + 1;
-  }
+  auto values = graph::parse_integer_list(text.substr(eq + 1), ",", "--sweep " + key);
+  for (auto v : values)
+    if (v <= 0) throw Error(fmt::format("--sweep {}: {} is not a positive integer", key, v));
   return {key, values};
 }
 

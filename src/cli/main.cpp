@@ -7,11 +7,12 @@
 #include <new>
 
 #include "cli/command.h"
+#include "util/build_info.h"
 #include "util/error.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"ridge: how a DNN performs on your hardware, and why"};
-  app.set_version_flag("--version", fmt::format("ridge {} ({})", RIDGE_VERSION, RIDGE_REVISION));
+  app.set_version_flag("--version", fmt::format("ridge {} ({})", ridge::kVersion, ridge::kRevision));
   app.require_subcommand(1);
   std::vector<ridge::cli::Command> commands{ridge::cli::add_analyze_command(app), ridge::cli::add_graph_command(app),
                                           ridge::cli::add_ops_command(app)};

@@ -62,21 +62,27 @@ std::string to_string(const Shape& shape) {
   return text;
 }
 
-std::vector<int64_t> parse_dims(const std::string& text) {
-  std::vector<int64_t> dims;
+std::vector<int64_t> parse_integer_list(const std::string& text, const char* separators, const std::string& what) {
+  std::vector<int64_t> values;
   size_t pos = 0;
   while (pos <= text.size()) {
-    size_t end = text.find_first_of("x,", pos);
+    size_t end = text.find_first_of(separators, pos);
     if (end == std::string::npos) end = text.size();
     std::string part = text.substr(pos, end - pos);
     int64_t value = 0;
     auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
     if (part.empty() || ec != std::errc() || ptr != part.data() + part.size())
-      throw Error(fmt::format("bad shape '{}': '{}' is not an integer", text, part));
-    if (value < 0) throw Error(fmt::format("bad shape '{}': negative dimension {}", text, value));
-    dims.push_back(value);
+      throw Error(fmt::format("{}: '{}' is not an integer", what, part));
+    values.push_back(value);
     pos = end + 1;
   }
+  return values;
+}
+
+std::vector<int64_t> parse_dims(const std::string& text) {
+  auto dims = parse_integer_list(text, "x,", fmt::format("bad shape '{}'", text));
+  for (auto d : dims)
+    if (d < 0) throw Error(fmt::format("bad shape '{}': negative dimension {}", text, d));
   return dims;
 }
 

@@ -28,6 +28,8 @@ Shape make_shape(const std::vector<int64_t>& dims);
 std::string to_string(const Shape& shape);
 // Parses "1x3x224x224" (also "1,3,224,224"); throws ridge::Error on bad text or negative dims.
 std::vector<int64_t> parse_dims(const std::string& text);
+// Parses integers separated by any of `separators`; `what` names the text in errors.
+std::vector<int64_t> parse_integer_list(const std::string& text, const char* separators, const std::string& what);
 
 // a*b with a 64-bit overflow check; throws ridge::Error naming `what`.
 int64_t checked_mul(int64_t a, int64_t b, const char* what = "tensor size");

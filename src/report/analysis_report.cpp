@@ -6,6 +6,7 @@
 #include "graph/dtype.h"
 #include "report/format.h"
 #include "report/text_table.h"
+#include "util/build_info.h"
 #include "util/error.h"
 
 namespace ridge::report {
@@ -221,7 +222,7 @@ Format parse_format(const std::string& text) {
 json analysis_json(const analysis::Request& request, const analysis::Result& result, bool with_nodes) {
   const auto& c = result.cost;
   json doc;
-  doc["ridge"] = {{"version", RIDGE_VERSION}, {"revision", RIDGE_REVISION}};
+  doc["ridge"] = {{"version", kVersion}, {"revision", kRevision}};
   doc["model"] = {{"path", request.model_path},
                   {"opset", result.model.default_opset()},
                   {"ir_version", result.model.ir_version},
@@ -287,7 +288,7 @@ void write_sweep(std::ostream& out, const analysis::Request& request, const std:
   bool training = request.options.training;
   if (format == Format::kJson) {
     json doc;
-    doc["ridge"] = {{"version", RIDGE_VERSION}, {"revision", RIDGE_REVISION}};
+    doc["ridge"] = {{"version", kVersion}, {"revision", kRevision}};
     doc["model"] = {{"path", request.model_path}};
     doc["sweep"] = key;
     json rows = json::array();

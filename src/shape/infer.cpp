@@ -24,6 +24,7 @@ std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindin
   auto& g = model.graph;
   std::vector<std::string> notes;
   std::set<std::string> used_dims;
+  bool batch_used = false;
   for (const auto& [name, dims] : bindings.inputs) {
     auto id = g.find(name);
     if (!id || !g.value(*id).is_graph_input) {
@@ -61,12 +62,15 @@ std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindin
           if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
         }
         d = graph::Dim::known(batch);
+        batch_used = true;
       } else {
         throw Error(fmt::format("input '{}' has unbound dimension '{}' (dim {}): bind it with --dim {}=N or --input {}=DIMS",
                                 v.name, d.symbol.empty() ? "?" : d.symbol, i, d.symbol.empty() ? "NAME" : d.symbol, v.name));
       }
     }
   }
+  if (bindings.batch && !batch_used)
+    notes.push_back(fmt::format("--batch {} had no effect: no input has a symbolic first dim", *bindings.batch));
   for (const auto& [name, value] : bindings.dims)
     if (!used_dims.count(name)) {
       // A name may also be bound through the batch rule; only a name no input uses is an error.

@@ -126,17 +126,21 @@ std::vector<int64_t> reshape_target(InferenceContext& ctx, const std::vector<int
   return target;
 }
 
+// Output 0 is input 0 with new dims (a view): its known values carry over.
+void with_values(InferenceContext& ctx, const std::vector<int64_t>& dims) {
+  if (const auto* c = ctx.in_const(0)) {
+    ConstantData v = *c;
+    v.dims = dims;
+    return ctx.set_output_const(0, std::move(v));
+  }
+  ctx.set_output(0, ctx.in_dtype(0), dims);
+}
+
 void reshape(InferenceContext& ctx) {
   ctx.require_inputs(ctx.opset() >= 5 ? 2 : 1);
   auto in = ctx.in_dims(0);
   auto target = ctx.opset() >= 5 ? ctx.in_ints(1, "Reshape's shape") : ctx.node().get_ints("shape");
-  auto out = reshape_target(ctx, in, target, ctx.node().get_int("allowzero", 0) != 0);
-  if (const auto* c = ctx.in_const(0)) {
-    ConstantData v = *c;
-    v.dims = out;
-    return ctx.set_output_const(0, std::move(v));
-  }
-  ctx.set_output(0, ctx.in_dtype(0), out);
+  with_values(ctx, reshape_target(ctx, in, target, ctx.node().get_int("allowzero", 0) != 0));
 }
 
 void flatten(InferenceContext& ctx) {
@@ -171,15 +175,6 @@ void transpose(InferenceContext& ctx) {
 std::vector<int64_t> axes_of(InferenceContext& ctx, int since) {
   if (ctx.opset() >= since) return ctx.has_input(1) ? ctx.in_ints(1, "axes") : std::vector<int64_t>{};
   return ctx.node().get_ints("axes");
-}
-
-void with_values(InferenceContext& ctx, const std::vector<int64_t>& dims) {
-  if (const auto* c = ctx.in_const(0)) {
-    ConstantData v = *c;
-    v.dims = dims;
-    return ctx.set_output_const(0, std::move(v));
-  }
-  ctx.set_output(0, ctx.in_dtype(0), dims);
 }
 
 void squeeze(InferenceContext& ctx) {
