@@ -81,7 +81,7 @@ struct Model {
   std::string producer;
   std::string path;       // the model file
   std::string directory;  // where external data is looked for
-  std::shared_ptr<const void> mapping;  // keeps the mapped file alive while TensorRefs point in
+  std::shared_ptr<const ByteSource> source;  // the model's bytes, for values read on demand
   int64_t file_bytes = 0;
 
   int64_t default_opset() const;

@@ -7,16 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "graph/byte_source.h"
 #include "graph/dtype.h"
 
 namespace ridge::graph {
 
-// Where a tensor's bytes live. For in-file data this points into the memory-mapped model.
+// Where a tensor's bytes live. In-file data (raw_data) is an offset into the model file,
+// read back only when a value is needed.
 struct TensorLocation {
   enum class Kind { kNone, kInFile, kTypedFields, kExternal };
   Kind kind = Kind::kNone;
-  const uint8_t* data = nullptr;  // kInFile: raw little-endian bytes inside the mapped file
-  int64_t size = 0;               // bytes (kInFile / kExternal)
+  std::shared_ptr<const ByteSource> source;  // kInFile: the model's bytes
+  int64_t offset = 0;                        // kInFile: where raw_data starts in `source`
+  int64_t size = 0;                          // bytes (kInFile / kExternal)
   std::string external_path;      // kExternal: path relative to the model's directory
   int64_t external_offset = 0;
   bool external_length_given = false;

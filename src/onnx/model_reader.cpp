@@ -1,17 +1,20 @@
 // ONNX's protobuf is walked field by field with protobuf's CodedInputStream rather than parsed
 // into generated ModelProto classes: the generated parser copies every raw_data field, so a
-// 1.5 GB model would cost 1.5 GB of memory just to read shapes. Here raw_data becomes a pointer
-// into the memory-mapped file and is skipped, which keeps analysis memory small and fast.
+// 1.5 GB model would cost 1.5 GB of memory just to read shapes. Here raw_data becomes an offset
+// into the file and is skipped with lseek (FileInputStream), so weight bytes are neither read
+// nor mapped: analysis memory stays small whatever the file size.
 #include "onnx/model_reader.h"
 
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/wire_format_lite.h>
 
 #include <climits>
 #include <filesystem>
 
-#include "onnx/mapped_file.h"
+#include "onnx/byte_sources.h"
 #include "onnx/tensor_decode.h"
 #include "util/error.h"
 
@@ -37,9 +40,12 @@ constexpr int64_t kMaxTypedElements = 1 << 16;
 
 class Reader {
  public:
-  Reader(const uint8_t* data, int size, std::string name, const LoadOptions& options)
-      : base_(data), in_(data, size), name_(std::move(name)), options_(options) {
+  Reader(google::protobuf::io::ZeroCopyInputStream* stream, int size, std::shared_ptr<const graph::ByteSource> source,
+         std::string name, const LoadOptions& options)
+      : source_(std::move(source)), in_(stream), name_(std::move(name)), options_(options) {
     in_.SetRecursionLimit(INT_MAX);  // we track our own nesting depth
+    in_.SetTotalBytesLimit(INT_MAX);
+    in_.PushLimit(size);  // a stream has no natural end for BytesUntilLimit; the file size is it
   }
 
   void read_model(Model& model) {
@@ -181,7 +187,8 @@ class Reader {
         case 9: {  // raw_data: remember where it is, do not copy or touch it
           int length = read_length();
           tensor->location.kind = graph::TensorLocation::Kind::kInFile;
-          tensor->location.data = base_ + in_.CurrentPosition();
+          tensor->location.source = source_;
+          tensor->location.offset = in_.CurrentPosition();
           tensor->location.size = length;
           if (!in_.Skip(length)) fail("truncated raw_data");
           break;
@@ -462,7 +469,7 @@ class Reader {
     for (auto id : g.outputs) g.value(id).is_graph_output = true;
   }
 
-  const uint8_t* base_;
+  std::shared_ptr<const graph::ByteSource> source_;
   CodedInputStream in_;
   std::string name_;
   LoadOptions options_;
@@ -493,14 +500,18 @@ void resolve_scopes(Graph& g, std::vector<const Graph*>& enclosing) {
 
 }  // namespace
 
-Model load_model_from_bytes(const uint8_t* bytes, int64_t size, const std::string& name, const LoadOptions& options) {
+namespace {
+
+Model read(google::protobuf::io::ZeroCopyInputStream* stream, std::shared_ptr<const graph::ByteSource> source,
+           int64_t size, const std::string& name, const LoadOptions& options) {
   if (size <= 0) throw Error(fmt::format("'{}' is empty, not an ONNX model", name));
   if (size > INT_MAX)
     throw Error(fmt::format("'{}' is {} bytes; protobuf files cannot exceed 2 GiB (store weights as external data)", name, size));
   Model model;
   model.path = name;
   model.file_bytes = size;
-  Reader reader(bytes, static_cast<int>(size), name, options);
+  model.source = source;
+  Reader reader(stream, static_cast<int>(size), std::move(source), name, options);
   reader.read_model(model);
   model.graph.link_and_sort();
   std::vector<const Graph*> scopes;
@@ -513,10 +524,17 @@ Model load_model_from_bytes(const uint8_t* bytes, int64_t size, const std::strin
   return model;
 }
 
+}  // namespace
+
+Model load_model_from_bytes(const uint8_t* bytes, int64_t size, const std::string& name, const LoadOptions& options) {
+  google::protobuf::io::ArrayInputStream stream(bytes, static_cast<int>(std::min<int64_t>(size, INT_MAX)));
+  return read(&stream, std::make_shared<MemoryBytes>(bytes, size), size, name, options);
+}
+
 Model load_model(const std::string& path, const LoadOptions& options) {
-  auto file = MappedFile::open(path);
-  Model model = load_model_from_bytes(file->data(), file->size(), path, options);
-  model.mapping = file;
+  auto file = std::make_shared<FileBytes>(path);
+  google::protobuf::io::FileInputStream stream(file->fd());
+  Model model = read(&stream, file, file->size(), path, options);
   model.directory = std::filesystem::path(path).parent_path().string();
   return model;
 }

@@ -134,8 +134,12 @@ std::shared_ptr<ConstantData> decode_constant(const graph::TensorRef& tensor, co
   switch (loc.kind) {
     case Kind::kTypedFields:
       return tensor.typed_values;
-    case Kind::kInFile:
-      return from_raw(tensor, loc.data, loc.size);
+    case Kind::kInFile: {
+      std::vector<uint8_t> bytes(static_cast<size_t>(loc.size));
+      if (!loc.source || !loc.source->read(loc.offset, loc.size, bytes.data()))
+        throw Error(fmt::format("tensor '{}': its raw data lies outside the model file", tensor.name));
+      return from_raw(tensor, bytes.data(), loc.size);
+    }
     case Kind::kNone:
       if (declared_elements(tensor) == 0) return from_raw(tensor, nullptr, 0);
       throw Error(fmt::format("tensor '{}' has a shape but no data", tensor.name));
