@@ -116,3 +116,39 @@ TEST(Loader, ExternalWeightsLargerThanTwoGigabytes) {
 
 }  // namespace
 }  // namespace ridge::test
+
+namespace ridge::test {
+namespace {
+
+TEST(LossCost, SoftmaxCrossEntropyAndNll) {
+  ModelBuilder b;
+  b.input("scores", {int64_t{4}, int64_t{10}}).input("labels", {int64_t{4}}, ::onnx::TensorProto::INT64).output("loss").output("nll");
+  b.node("SoftmaxCrossEntropyLoss", {"scores", "labels"}, {"loss"}, "sce");
+  set_string(b.node("NegativeLogLikelihoodLoss", {"scores", "labels"}, {"nll"}, "nll"), "reduction", "sum");
+  auto r = analyze_file(b.save("loss"));
+  EXPECT_EQ(node_named(r, "sce").output_shape, "scalar");
+  EXPECT_EQ(node_named(r, "sce").flops, 5 * 40 + 4 + 3 + 1);  // log-softmax, pick, 3 adds, mean's divide
+  EXPECT_EQ(node_named(r, "nll").flops, 4 + 3);
+  EXPECT_EQ(node_named(r, "nll").activation_bytes_read, 4 * 4 + 4 * 8);  // 4 picked scores + labels
+}
+
+TEST(SamplingCost, GridSampleBilinear) {
+  ModelBuilder b(16);
+  b.input("x", {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{8}}).input("grid", {int64_t{1}, int64_t{5}, int64_t{6}, int64_t{2}}).output("y");
+  b.node("GridSample", {"x", "grid"}, {"y"}, "gs");
+  auto r = analyze_file(b.save("gridsample"));
+  EXPECT_EQ(node_named(r, "gs").output_shape, "1x3x5x6");
+  EXPECT_EQ(node_named(r, "gs").flops, (2 * 2 + 2 * 4) * 90);
+}
+
+TEST(MatMulCost, Determinant) {
+  ModelBuilder b;
+  b.input("m", {int64_t{5}, int64_t{3}, int64_t{3}}).output("d");
+  b.node("Det", {"m"}, {"d"}, "det");
+  auto r = analyze_file(b.save("det"));
+  EXPECT_EQ(node_named(r, "det").output_shape, "5");
+  EXPECT_EQ(node_named(r, "det").flops, 5 * (2 * 27 / 3 + 3));
+}
+
+}  // namespace
+}  // namespace ridge::test

@@ -79,6 +79,7 @@ void register_elementwise_costs(CostRegistry& r) {
       {"IsInf", unary<1, 0, false>, FN}, {"BitwiseNot", unary<1, 0, false>, FN},
       // conversions: move data, no arithmetic
       {"Cast", data_only, F}, {"CastLike", data_only, F},
+      {"Bernoulli", unary<1, 0, false>, FN},  // one comparison with a random draw
       {"QuantizeLinear", unary<4, 0, false>, FN},    // divide, round, add zero point, saturate
       {"DequantizeLinear", unary<2, 0, false>, FN},  // subtract zero point, multiply
       {"DynamicQuantizeLinear", unary<6, 0, false>, FN},

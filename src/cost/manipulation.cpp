@@ -48,6 +48,23 @@ void resize(CostContext& ctx) {
 
 void scatter(CostContext& ctx) { ctx.backward_flops_data = 0; }
 
+// GridSample per output: unnormalize the coordinates (2 per spatial dim), then interpolate
+// 2^d neighbours (bilinear/linear, 2 FLOPs each), 4^d (bicubic), or copy (nearest).
+void grid_sample(CostContext& ctx) {
+  auto mode = ctx.node().get_string("mode", "bilinear");  // opset 16 default; opset 20 renamed it "linear"
+  int64_t d = static_cast<int64_t>(ctx.in_dims(0).size()) - 2;
+  int64_t neighbours = (mode == "nearest") ? 0 : (mode == "cubic" || mode == "bicubic") ? (1LL << (2 * d)) : (1LL << d);
+  ctx.flops = (2 * d + 2 * neighbours) * ctx.out_elements();
+  ctx.backward_flops_data = 2 * std::max<int64_t>(1, neighbours) * ctx.out_elements();
+  ctx.saves_inputs = true;
+}
+
+// Window functions: a few cosines per element (Blackman 2, Hann/Hamming 1) with their scaling.
+void window(CostContext& ctx) {
+  write_only(ctx);
+  ctx.flops = (ctx.node().op_type == "BlackmanWindow" ? 7 : 4) * ctx.out_elements();
+}
+
 void trilu(CostContext& ctx) { ctx.flops = ctx.out_elements(); }
 
 }  // namespace
@@ -63,7 +80,8 @@ void register_manipulation_costs(CostRegistry& r) {
          {"ConstantOfShape", write_only, N}, {"Range", range, N}, {"EyeLike", write_only, N},
          {"RandomNormal", write_only, N}, {"RandomUniform", write_only, N}, {"RandomNormalLike", write_only, N},
          {"RandomUniformLike", write_only, N}, {"OneHot", write_only, N}, {"NonZero", copy, N},
-         {"Resize", resize}, {"Upsample", resize}, {"Trilu", trilu}});
+         {"Resize", resize}, {"Upsample", resize}, {"Trilu", trilu}, {"GridSample", grid_sample},
+         {"BlackmanWindow", window, N}, {"HannWindow", window, N}, {"HammingWindow", window, N}});
 }
 
 }  // namespace ridge::cost

@@ -67,11 +67,20 @@ void einsum(CostContext& ctx) {
   set_product(ctx, space * static_cast<int64_t>(dims.size() - 1), 0);
 }
 
+// Det by LU decomposition: 2/3 M^3 FLOPs per matrix (plus M for the diagonal product).
+void det(CostContext& ctx) {
+  auto x = ctx.in_dims(0);
+  int64_t m = x.back();
+  int64_t matrices = ctx.out_elements();
+  ctx.flops = matrices * (2 * m * m * m / 3 + m);
+}
+
 }  // namespace
 
 void register_matmul_costs(CostRegistry& r) {
   r.add({{"MatMul", matmul}, {"Gemm", gemm}, {"Einsum", einsum},
-         {"MatMulInteger", matmul_integer, kNotDifferentiable}, {"QLinearMatMul", qlinear_matmul, kNotDifferentiable}});
+         {"MatMulInteger", matmul_integer, kNotDifferentiable}, {"QLinearMatMul", qlinear_matmul, kNotDifferentiable},
+         {"Det", det, kNotDifferentiable}});
 }
 
 }  // namespace ridge::cost

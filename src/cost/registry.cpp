@@ -16,6 +16,7 @@ const CostRegistry& CostRegistry::instance() {
     register_manipulation_costs(r);
     register_recurrent_costs(r);
     register_attention_costs(r);
+    register_loss_costs(r);
     return r;
   }();
   return registry;

@@ -40,6 +40,7 @@ void register_pooling_costs(CostRegistry& registry);
 void register_reduction_costs(CostRegistry& registry);
 void register_manipulation_costs(CostRegistry& registry);
 void register_recurrent_costs(CostRegistry& registry);
+void register_loss_costs(CostRegistry& registry);
 void register_attention_costs(CostRegistry& registry);
 
 }  // namespace ridge::cost

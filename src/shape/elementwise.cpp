@@ -55,6 +55,12 @@ void not_rule(InferenceContext& ctx) {
   ctx.set_output(0, DType::kBool, ctx.in_dims(0));
 }
 
+void bernoulli(InferenceContext& ctx) {
+  ctx.require_inputs(1);
+  auto type = ctx.node().has("dtype") ? static_cast<DType>(ctx.node().get_int("dtype", 1)) : ctx.in_dtype(0);
+  ctx.set_output(0, type, ctx.in_dims(0));
+}
+
 void dropout(InferenceContext& ctx) {
   ctx.require_inputs(1);
   ctx.pass_through(0, 0);
@@ -235,7 +241,7 @@ void register_elementwise_shapes(ShapeRegistry& registry) {
       {"Atan", same_as_input}, {"Sinh", same_as_input}, {"Cosh", same_as_input}, {"Asinh", same_as_input},
       {"Acosh", same_as_input}, {"Atanh", same_as_input}, {"BitwiseNot", same_as_input},
       {"Not", not_rule}, {"IsNaN", bool_unary}, {"IsInf", bool_unary},
-      {"Dropout", dropout}, {"Cast", cast}, {"CastLike", cast_like},
+      {"Dropout", dropout}, {"Bernoulli", bernoulli}, {"Cast", cast}, {"CastLike", cast_like},
       // binary, broadcasting
       {"Add", binary<0>}, {"Sub", binary<1>}, {"Mul", binary<2>}, {"Div", binary<3>}, {"Pow", binary<4>},
       {"Mod", binary<5>}, {"Equal", binary<6>}, {"Less", binary<7>}, {"Greater", binary<8>},

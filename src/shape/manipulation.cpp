@@ -531,6 +531,25 @@ void nonzero(InferenceContext& ctx) {
   ctx.set_output_const(0, std::move(out));
 }
 
+// GridSample: X [N, C, D...] sampled at grid [N, Do..., rank] gives [N, C, Do...].
+void grid_sample(InferenceContext& ctx) {
+  ctx.require_inputs(2);
+  auto x = ctx.in_dims(0), grid = ctx.in_dims(1);
+  if (x.size() < 3 || grid.size() != x.size() || grid[0] != x[0] || grid.back() != static_cast<int64_t>(x.size()) - 2)
+    ctx.fail("grid must be [N, out spatial..., spatial rank] for X [N, C, spatial...]");
+  std::vector<int64_t> out{x[0], x[1]};
+  out.insert(out.end(), grid.begin() + 1, grid.end() - 1);
+  ctx.set_output(0, ctx.in_dtype(0), out);
+}
+
+// BlackmanWindow, HannWindow, HammingWindow: a 1-D window of the given (constant) size.
+void window(InferenceContext& ctx) {
+  ctx.require_inputs(1);
+  auto size = ctx.in_ints(0, "window size");
+  if (size.size() != 1) ctx.fail("size must be a scalar");
+  ctx.set_output(0, static_cast<DType>(ctx.node().get_int("output_datatype", 1)), {size[0]});
+}
+
 void data_dependent(InferenceContext& ctx) {
   throw Unresolved{ctx.node().op_type + "'s output size depends on the data"};
 }
@@ -570,7 +589,8 @@ void register_manipulation_shapes(ShapeRegistry& registry) {
                 {"ReverseSequence", same_shape}, {"OneHot", one_hot}, {"NonZero", nonzero},
                 {"NonMaxSuppression", data_dependent}, {"Unique", data_dependent}, {"Compress", data_dependent},
                 {"EyeLike", eye_like}, {"RandomNormalLike", random_like}, {"RandomUniformLike", random_like},
-                {"RandomNormal", random_shaped}, {"RandomUniform", random_shaped}});
+                {"RandomNormal", random_shaped}, {"RandomUniform", random_shaped}, {"GridSample", grid_sample},
+                {"BlackmanWindow", window}, {"HannWindow", window}, {"HammingWindow", window}});
 }
 
 }  // namespace ridge::shape

@@ -57,11 +57,19 @@ void einsum(InferenceContext& ctx) {
   ctx.set_output(0, ctx.in_dtype(0), spec.output_dims());
 }
 
+// Det: [..., M, M] -> [...].
+void det(InferenceContext& ctx) {
+  ctx.require_inputs(1);
+  auto x = ctx.in_dims(0);
+  if (x.size() < 2 || x[x.size() - 1] != x[x.size() - 2]) ctx.fail("input must be square matrices [..., M, M]");
+  ctx.set_output(0, ctx.in_dtype(0), std::vector<int64_t>(x.begin(), x.end() - 2));
+}
+
 }  // namespace
 
 void register_matmul_shapes(ShapeRegistry& registry) {
   registry.add({{"MatMul", matmul}, {"MatMulInteger", matmul_integer}, {"QLinearMatMul", qlinear_matmul},
-                {"Gemm", gemm}, {"Einsum", einsum}});
+                {"Gemm", gemm}, {"Einsum", einsum}, {"Det", det}});
 }
 
 }  // namespace ridge::shape

@@ -34,6 +34,7 @@ void register_pooling_shapes(ShapeRegistry& registry);
 void register_reduction_shapes(ShapeRegistry& registry);
 void register_manipulation_shapes(ShapeRegistry& registry);
 void register_recurrent_shapes(ShapeRegistry& registry);
+void register_loss_shapes(ShapeRegistry& registry);
 void register_attention_shapes(ShapeRegistry& registry);
 void register_control_shapes(ShapeRegistry& registry);
 
