@@ -14,5 +14,6 @@ struct Command {
 Command add_analyze_command(CLI::App& parent);
 Command add_graph_command(CLI::App& parent);
 Command add_ops_command(CLI::App& parent);
+Command add_devices_command(CLI::App& parent);
 
 }  // namespace ridge::cli

@@ -1,0 +1,73 @@
+#pragma once
+// A device as the roofline model sees it: clock domains, compute units with peak FLOP/s per
+// precision at a reference clock, memory levels with size and bandwidth, power figures, named
+// power modes, and the cited source of every figure. Loaded from devices/*.yaml.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ridge::hw {
+
+// How a figure was obtained; every output shows it next to the number.
+inline constexpr const char* kDatasheet = "datasheet";
+inline constexpr const char* kTheoretical = "theoretical";
+inline constexpr const char* kMeasured = "measured";
+
+struct Sourced {
+  double value = 0;
+  std::string source;  // where the figure comes from (datasheet, whitepaper, measurement)
+};
+
+struct ClockDomain {
+  double max_mhz = 0;  // the reference clock: unit peaks are given at this frequency
+  double min_mhz = 0;
+  int cores = 0;       // for CPU domains: cores at the reference
+  std::string source;
+};
+
+enum class UnitType { kVector, kMatrix };
+
+struct ComputeUnit {
+  std::string name;                      // e.g. "cuda-cores", "tensor-cores", "cpu-simd"
+  UnitType type = UnitType::kVector;
+  std::string clock;                     // clock domain the unit runs on
+  bool scales_with_cores = false;        // CPU units: peak also scales with the online cores
+  std::map<std::string, double> peak_flops;  // precision (fp64, fp32, tf32, fp16, bf16, int8, fp8) -> FLOP/s
+  std::string key_prefix;  // e.g. "cpu_" for the CPU of an SoC, so its keys do not collide with the GPU's
+  std::string source;
+  std::string label = kDatasheet;
+};
+
+struct MemoryLevel {
+  std::string level;        // dram, l3, l2, l1
+  std::string kind;         // HBM3, LPDDR5, ... (informative)
+  double size_bytes = 0;    // 0 when unknown
+  double bandwidth = 0;     // bytes/s at the reference clock; 0 when unknown
+  std::string clock;        // clock domain its bandwidth follows (e.g. emc), empty if fixed
+  std::string source;
+  std::string label = kDatasheet;
+};
+
+struct PowerMode {
+  std::string name;
+  std::map<std::string, double> clocks_mhz;  // domain -> frequency
+  std::map<std::string, int> cores;          // domain -> online cores (CPU domains)
+  std::optional<double> power_budget_w;
+  std::string source;
+};
+
+struct Device {
+  std::string id, name, kind;  // kind: gpu, cpu, soc
+  std::map<std::string, ClockDomain> clocks;
+  std::vector<ComputeUnit> units;
+  std::vector<MemoryLevel> memory;
+  std::optional<Sourced> tdp_w, idle_w;
+  double overhead_s = 0;  // fixed per-op cost (kernel launch / dispatch)
+  std::string overhead_source;
+  std::vector<PowerMode> modes;  // the first is the default
+  std::string file;              // where it was loaded from
+};
+
+}  // namespace ridge::hw

@@ -1,0 +1,86 @@
+#include "hw/device_db.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "hw/device_file.h"
+#include "hw/host.h"
+#include "util/error.h"
+
+namespace ridge::hw {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> device_search_path() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("RIDGE_DEVICE_PATH")) {
+    std::string path = env;
+    size_t pos = 0;
+    while (pos <= path.size()) {
+      auto colon = path.find(':', pos);
+      if (colon == std::string::npos) colon = path.size();
+      if (colon > pos) dirs.push_back(path.substr(pos, colon - pos));
+      pos = colon + 1;
+    }
+  }
+  if (const char* home = std::getenv("HOME")) dirs.push_back(std::string(home) + "/.config/ridge/devices");
+  dirs.push_back(RIDGE_DEVICE_DIR);
+  return dirs;
+}
+
+namespace {
+
+std::map<std::string, fs::path> device_files() {
+  std::map<std::string, fs::path> files;
+  for (const auto& dir : device_search_path()) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<fs::path> entries;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.path().extension() == ".yaml") entries.push_back(entry.path());
+    std::sort(entries.begin(), entries.end());
+    for (const auto& path : entries) files.emplace(path.stem().string(), path);  // earlier directories win
+  }
+  return files;
+}
+
+}  // namespace
+
+std::vector<Device> list_devices() {
+  std::vector<Device> devices;
+  for (const auto& [id, path] : device_files()) devices.push_back(load_device_file(path.string()));
+  devices.push_back(detect_host());
+  std::sort(devices.begin(), devices.end(), [](const Device& a, const Device& b) { return a.id < b.id; });
+  return devices;
+}
+
+Device find_device(const std::string& id_or_path) {
+  if (id_or_path == "host") return detect_host();
+  if (id_or_path.find('/') != std::string::npos || fs::path(id_or_path).extension() == ".yaml")
+    return load_device_file(id_or_path);
+  auto files = device_files();
+  auto it = files.find(id_or_path);
+  if (it == files.end()) {
+    std::string known;
+    for (const auto& [id, path] : files) known += (known.empty() ? "" : ", ") + id;
+    throw Error(fmt::format("unknown device '{}' (known: {}, host; or a path to a .yaml file)", id_or_path, known));
+  }
+  auto device = load_device_file(it->second.string());
+  if (device.id != id_or_path)
+    throw Error(fmt::format("device file '{}' declares id '{}', not '{}'", it->second.string(), device.id, id_or_path));
+  return device;
+}
+
+std::pair<std::string, std::string> split_device_and_mode(const std::string& spec) {
+  // The device part never contains '=', so the mode starts at the first ':' after the last '/'.
+  auto slash = spec.rfind('/');
+  auto colon = spec.find(':', slash == std::string::npos ? 0 : slash);
+  if (colon == std::string::npos) return {spec, ""};
+  return {spec.substr(0, colon), spec.substr(colon + 1)};
+}
+
+}  // namespace ridge::hw

@@ -1,0 +1,188 @@
+#include "hw/device_file.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace ridge::hw {
+namespace {
+
+const std::set<std::string> kPrecisions{"fp64", "fp32", "tf32", "fp16", "bf16", "int8", "fp8", "int4"};
+const std::set<std::string> kLevels{"dram", "l3", "l2", "l1"};
+
+class Reader {
+ public:
+  explicit Reader(std::string name) : name_(std::move(name)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw Error(fmt::format("device file '{}': {} {}", name_, field, what));
+  }
+
+  std::string text(const YAML::Node& node, const std::string& field, bool required = true) const {
+    if (!node || node.IsNull()) {
+      if (required) fail(field, "is missing");
+      return {};
+    }
+    if (!node.IsScalar()) fail(field, "must be text");
+    return node.as<std::string>();
+  }
+
+  double number(const YAML::Node& node, const std::string& field, bool positive = true) const {
+    if (!node || !node.IsScalar()) fail(field, "is missing or not a number");
+    double value = 0;
+    try {
+      value = node.as<double>();
+    } catch (const YAML::Exception&) {
+      fail(field, fmt::format("'{}' is not a number", node.as<std::string>()));
+    }
+    if (!(value == value) || (positive ? value <= 0 : value < 0)) fail(field, fmt::format("must be {} (is {})", positive ? "positive" : "non-negative", value));
+    return value;
+  }
+
+  std::string source(const YAML::Node& node, const std::string& field) const {
+    auto s = text(node["source"], field + ".source");
+    if (s.empty()) fail(field + ".source", "is empty: every figure needs a cited source");
+    return s;
+  }
+
+ private:
+  std::string name_;
+};
+
+std::string label(const Reader& r, const YAML::Node& node, const std::string& field) {
+  auto text = r.text(node["label"], field + ".label", false);
+  if (text.empty()) return kDatasheet;
+  if (text != kDatasheet && text != kTheoretical && text != kMeasured)
+    r.fail(field + ".label", "must be datasheet, theoretical or measured");
+  return text;
+}
+
+}  // namespace
+
+Device parse_device_yaml(const std::string& text, const std::string& name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("device file '{}': not valid YAML: {} (line {})", name, e.msg, e.mark.line + 1));
+  }
+  Reader r(name);
+  if (!root.IsMap()) r.fail("the document", "must be a mapping");
+  Device d;
+  d.file = name;
+  d.id = r.text(root["id"], "id");
+  d.name = r.text(root["name"], "name");
+  d.kind = r.text(root["kind"], "kind");
+  if (d.kind != "gpu" && d.kind != "cpu" && d.kind != "soc") r.fail("kind", "must be gpu, cpu or soc");
+
+  auto clocks = root["clocks"];
+  if (!clocks || !clocks.IsMap() || clocks.size() == 0) r.fail("clocks", "must map clock domains to {max_mhz, source}");
+  for (const auto& entry : clocks) {
+    auto domain = entry.first.as<std::string>();
+    auto field = "clocks." + domain;
+    ClockDomain c;
+    c.max_mhz = r.number(entry.second["max_mhz"], field + ".max_mhz");
+    if (entry.second["min_mhz"]) c.min_mhz = r.number(entry.second["min_mhz"], field + ".min_mhz", false);
+    if (entry.second["cores"]) c.cores = static_cast<int>(r.number(entry.second["cores"], field + ".cores"));
+    if (c.min_mhz > c.max_mhz) r.fail(field, "has min_mhz above max_mhz");
+    c.source = r.source(entry.second, field);
+    d.clocks[domain] = c;
+  }
+
+  auto units = root["units"];
+  if (!units || !units.IsSequence() || units.size() == 0) r.fail("units", "must list at least one compute unit");
+  for (size_t i = 0; i < units.size(); ++i) {
+    auto n = units[i];
+    auto field = fmt::format("units[{}]", i);
+    ComputeUnit u;
+    u.name = r.text(n["name"], field + ".name");
+    auto type = r.text(n["type"], field + ".type");
+    if (type != "vector" && type != "matrix") r.fail(field + ".type", "must be vector or matrix");
+    u.type = type == "vector" ? UnitType::kVector : UnitType::kMatrix;
+    u.clock = r.text(n["clock"], field + ".clock");
+    if (!d.clocks.count(u.clock)) r.fail(field + ".clock", "names no domain in clocks: '" + u.clock + "'");
+    u.scales_with_cores = n["scales_with_cores"] && n["scales_with_cores"].as<bool>();
+    u.key_prefix = r.text(n["key_prefix"], field + ".key_prefix", false);
+    if (u.scales_with_cores && d.clocks[u.clock].cores <= 0) r.fail(field, "scales with cores but its clock domain has no cores");
+    auto peaks = n["peak_flops"];
+    if (!peaks || !peaks.IsMap() || peaks.size() == 0) r.fail(field + ".peak_flops", "must map precisions to FLOP/s");
+    for (const auto& p : peaks) {
+      auto precision = p.first.as<std::string>();
+      if (!kPrecisions.count(precision)) r.fail(field + ".peak_flops." + precision, "is not a known precision");
+      u.peak_flops[precision] = r.number(p.second, field + ".peak_flops." + precision);
+    }
+    u.source = r.source(n, field);
+    u.label = label(r, n, field);
+    d.units.push_back(std::move(u));
+  }
+
+  auto memory = root["memory"];
+  if (!memory || !memory.IsSequence()) r.fail("memory", "must list memory levels");
+  bool has_dram = false;
+  for (size_t i = 0; i < memory.size(); ++i) {
+    auto n = memory[i];
+    auto field = fmt::format("memory[{}]", i);
+    MemoryLevel m;
+    m.level = r.text(n["level"], field + ".level");
+    if (!kLevels.count(m.level)) r.fail(field + ".level", "must be dram, l3, l2 or l1");
+    m.kind = r.text(n["kind"], field + ".kind", false);
+    if (n["size_bytes"]) m.size_bytes = r.number(n["size_bytes"], field + ".size_bytes");
+    if (n["bandwidth"]) m.bandwidth = r.number(n["bandwidth"], field + ".bandwidth");
+    m.clock = r.text(n["clock"], field + ".clock", false);
+    if (!m.clock.empty() && !d.clocks.count(m.clock)) r.fail(field + ".clock", "names no domain in clocks: '" + m.clock + "'");
+    m.source = r.source(n, field);
+    m.label = label(r, n, field);
+    if (m.level == "dram") {
+      if (m.bandwidth <= 0) r.fail(field + ".bandwidth", "is required for dram");
+      has_dram = true;
+    }
+    d.memory.push_back(std::move(m));
+  }
+  if (!has_dram) r.fail("memory", "needs a dram level");
+
+  if (auto power = root["power"]) {
+    if (power["tdp_w"]) d.tdp_w = Sourced{r.number(power["tdp_w"], "power.tdp_w"), r.source(power, "power")};
+    if (power["idle_w"]) d.idle_w = Sourced{r.number(power["idle_w"], "power.idle_w"), r.source(power, "power")};
+  }
+  auto overhead = root["overhead"];
+  if (!overhead) r.fail("overhead", "is missing: {seconds, source} of the fixed cost per op");
+  d.overhead_s = r.number(overhead["seconds"], "overhead.seconds", false);
+  d.overhead_source = r.source(overhead, "overhead");
+
+  auto modes = root["modes"];
+  if (!modes || !modes.IsSequence() || modes.size() == 0) r.fail("modes", "must list at least one power mode");
+  for (size_t i = 0; i < modes.size(); ++i) {
+    auto n = modes[i];
+    auto field = fmt::format("modes[{}]", i);
+    PowerMode m;
+    m.name = r.text(n["name"], field + ".name");
+    auto clocks_of = n["clocks"];
+    if (clocks_of && clocks_of.IsMap())
+      for (const auto& c : clocks_of) {
+        auto domain = c.first.as<std::string>();
+        if (!d.clocks.count(domain)) r.fail(field + ".clocks." + domain, "names no domain in clocks");
+        m.clocks_mhz[domain] = r.number(c.second, field + ".clocks." + domain);
+      }
+    if (auto cores = n["cores"]; cores && cores.IsMap())
+      for (const auto& c : cores) m.cores[c.first.as<std::string>()] = static_cast<int>(r.number(c.second, field + ".cores"));
+    if (n["power_budget_w"]) m.power_budget_w = r.number(n["power_budget_w"], field + ".power_budget_w");
+    m.source = r.source(n, field);
+    d.modes.push_back(std::move(m));
+  }
+  return d;
+}
+
+Device load_device_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read device file '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_device_yaml(text.str(), path);
+}
+
+}  // namespace ridge::hw

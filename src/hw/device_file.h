@@ -1,0 +1,13 @@
+#pragma once
+// Reading and validating device files (YAML, see devices/README.md for the schema).
+#include <string>
+
+#include "hw/device.h"
+
+namespace ridge::hw {
+
+// Throws ridge::Error with a one-line message naming the file and the offending field.
+Device load_device_file(const std::string& path);
+Device parse_device_yaml(const std::string& text, const std::string& name);
+
+}  // namespace ridge::hw

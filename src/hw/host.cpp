@@ -1,0 +1,120 @@
+#include "hw/host.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace ridge::hw {
+namespace {
+
+std::string read_first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+double parse_cache_size(const std::string& text) {
+  if (text.empty()) return 0;
+  double value = std::stod(text);
+  char unit = text.back();
+  return unit == 'K' ? value * 1024 : unit == 'M' ? value * 1024 * 1024 : value;
+}
+
+}  // namespace
+
+HostCpu detect_host_cpu() {
+  HostCpu cpu;
+  std::ifstream info("/proc/cpuinfo");
+  std::string line;
+  std::set<std::string> flags;
+  double reported_mhz = 0;
+  while (std::getline(info, line)) {
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    auto key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    auto value = colon + 2 <= line.size() ? line.substr(colon + 2) : std::string();
+    if (key == "model name" && cpu.model.empty()) cpu.model = value;
+    else if (key == "vendor_id" && cpu.vendor.empty()) cpu.vendor = value;
+    else if (key == "cpu family" && !cpu.family) cpu.family = std::atoi(value.c_str());
+    else if (key == "model" && !cpu.model_number) cpu.model_number = std::atoi(value.c_str());
+    else if (key == "cpu MHz" && reported_mhz == 0) reported_mhz = std::atof(value.c_str());
+    else if ((key == "flags" || key == "Features") && flags.empty()) {
+      std::istringstream words(value);
+      std::string word;
+      while (words >> word) flags.insert(word);
+    }
+  }
+  cpu.cores = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+  auto max_khz = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  if (!max_khz.empty()) {
+    cpu.max_mhz = std::atof(max_khz.c_str()) / 1000;
+    cpu.clock_source = "sysfs cpufreq/cpuinfo_max_freq";
+  } else {
+    cpu.max_mhz = reported_mhz;
+    cpu.clock_source = "/proc/cpuinfo 'cpu MHz' (no cpufreq in sysfs: the current, not the maximum, clock)";
+  }
+  bool amd = cpu.vendor == "AuthenticAMD";
+  if (flags.count("avx512f")) {
+    // Zen 4 runs 512-bit FMAs on two 256-bit pipes: one 512-bit FMA per cycle. Intel server
+    // cores with AVX-512 have two 512-bit FMA units (some client parts have one).
+    cpu.simd_bits = 512;
+    cpu.fma_units = amd ? 1 : 2;
+    cpu.simd_note = amd ? "AVX-512 on AMD (Zen 4: 2 x 256-bit FMA pipes = one 512-bit FMA per cycle)"
+                        : "AVX-512 on Intel: 2 FMA units assumed (Xeon Gold/Platinum)";
+  } else if (flags.count("avx2") && flags.count("fma")) {
+    cpu.simd_bits = 256;
+    cpu.fma_units = 2;
+    cpu.simd_note = "AVX2 + FMA: 2 FMA units (Haswell and later, Zen and later)";
+  } else if (flags.count("asimd")) {
+    cpu.simd_bits = 128;
+    cpu.fma_units = 2;
+    cpu.simd_note = "Arm NEON: 2 x 128-bit FMA pipes assumed (Cortex-A7x class)";
+  } else {
+    cpu.simd_bits = 128;
+    cpu.fma_units = 1;
+    cpu.simd_note = "SSE: one 128-bit multiply and add per cycle assumed";
+  }
+  for (int index = 0; index < 8; ++index) {
+    auto base = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
+    auto level = read_first_line(base + "level");
+    if (level.empty()) break;
+    if (read_first_line(base + "type") == "Instruction") continue;
+    cpu.caches.emplace_back("l" + level, parse_cache_size(read_first_line(base + "size")));
+  }
+  return cpu;
+}
+
+Device detect_host() {
+  auto cpu = detect_host_cpu();
+  Device d;
+  d.id = "host";
+  d.name = cpu.model.empty() ? "this machine" : cpu.model;
+  d.kind = "cpu";
+  d.file = "(detected)";
+  d.clocks["cpu"] = ClockDomain{cpu.max_mhz, 0, cpu.cores, cpu.clock_source};
+  ComputeUnit simd;
+  simd.name = "cpu-simd";
+  simd.clock = "cpu";
+  simd.scales_with_cores = true;
+  double fp32_per_cycle = cpu.simd_bits / 32.0 * cpu.fma_units * 2;
+  double hz = cpu.max_mhz * 1e6;
+  simd.peak_flops["fp32"] = cpu.cores * fp32_per_cycle * hz;
+  simd.peak_flops["fp64"] = cpu.cores * fp32_per_cycle / 2 * hz;
+  simd.source = fmt::format("theoretical: {} cores x {} lanes x {} FMA x 2 x {} MHz; {}", cpu.cores, cpu.simd_bits / 32,
+                            cpu.fma_units, cpu.max_mhz, cpu.simd_note);
+  simd.label = kTheoretical;
+  d.units.push_back(simd);
+  for (const auto& [level, bytes] : cpu.caches)
+    d.memory.push_back({level, "cache", bytes, 0, "", "sysfs cpu0/cache (per instance)", kDatasheet});
+  d.memory.push_back({"dram", "", 0, 0, "", "bandwidth unknown until measured (ridge ert, to come)", kDatasheet});
+  d.overhead_s = 1e-6;
+  d.overhead_source = "ridge default for a CPU op dispatch (1 us), until calibrated";
+  d.modes.push_back(PowerMode{"default", {{"cpu", cpu.max_mhz}}, {{"cpu", cpu.cores}}, std::nullopt, "the running configuration"});
+  return d;
+}
+
+}  // namespace ridge::hw

@@ -1,0 +1,39 @@
+#pragma once
+// A device's ceilings in one power mode: peak FLOP/s per unit and precision, bandwidth per
+// memory level, fixed per-op overhead, each labelled with its source (datasheet or measured).
+#include <map>
+#include <optional>
+#include <string>
+
+#include "hw/device.h"
+
+namespace ridge::hw {
+
+struct Ceiling {
+  double value = 0;
+  std::string source;
+  std::string label;  // datasheet, theoretical or measured
+};
+
+struct Roofline {
+  std::string device_id, device_name, mode;
+  std::map<std::string, Ceiling> peak_flops;  // "fp32", "fp16_tensor", "cpu_fp32", ...
+  std::map<std::string, Ceiling> bandwidth;   // "dram", "l2", ...
+  double overhead_s = 0;
+  std::optional<double> power_budget_w, tdp_w;
+  std::map<std::string, double> clocks_mhz;   // the mode's clocks
+  std::map<std::string, int> cores;
+
+  // FLOP per byte where the compute ceiling meets the DRAM bandwidth ceiling.
+  double ridge_point(const std::string& peak_key) const;
+};
+
+// The named mode, a custom "gpu=918MHz,emc=2133MHz,cpu=8x1.5GHz" spec, or (empty) the default.
+// Throws ridge::Error for an unknown mode or a frequency/core count the device cannot run.
+PowerMode resolve_mode(const Device& device, const std::string& mode);
+
+// Peaks scale with the mode's clock of each unit's domain (and its online cores for CPU units);
+// bandwidths scale with their memory clock.
+Roofline roofline_for(const Device& device, const PowerMode& mode);
+
+}  // namespace ridge::hw
