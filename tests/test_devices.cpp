@@ -1,0 +1,173 @@
+// The device database: schema validation, datasheet figures, power-mode derivations, host
+// detection, and bad input.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <fstream>
+
+#include "hw/device_db.h"
+#include "hw/device_file.h"
+#include "hw/host.h"
+#include "hw/roofline.h"
+#include "support/paths.h"
+#include "util/error.h"
+
+namespace ridge::test {
+namespace {
+
+hw::Roofline roofline(const std::string& spec) {
+  auto [id, mode] = hw::split_device_and_mode(spec);
+  auto device = hw::find_device(id);
+  return hw::roofline_for(device, hw::resolve_mode(device, mode));
+}
+
+double peak(const std::string& spec, const std::string& key) { return roofline(spec).peak_flops.at(key).value; }
+double bandwidth(const std::string& spec, const std::string& level) { return roofline(spec).bandwidth.at(level).value; }
+
+TEST(Devices, EveryFileValidatesAndTheRequiredOnesExist) {
+  auto devices = hw::list_devices();
+  std::set<std::string> ids;
+  for (const auto& d : devices) {
+    ids.insert(d.id);
+    EXPECT_FALSE(d.modes.empty()) << d.id;
+    if (d.id == "host") continue;
+    EXPECT_EQ(std::filesystem::path(d.file).stem().string(), d.id);
+    for (const auto& u : d.units) EXPECT_FALSE(u.source.empty()) << d.id;
+    auto r = hw::roofline_for(d, d.modes.front());
+    EXPECT_GT(r.bandwidth.at("dram").value, 0) << d.id;
+  }
+  for (const char* id : {"jetson-agx-orin-64gb", "jetson-agx-orin-32gb", "jetson-orin-nx-16gb", "jetson-orin-nano-8gb",
+                         "jetson-agx-xavier", "h100-sxm", "h100-pcie", "h200", "a100-sxm-40gb", "a100-sxm-80gb", "v100-sxm2",
+                         "l40s", "l4", "t4", "rtx-4090", "rtx-3090", "host"})
+    EXPECT_TRUE(ids.count(id)) << id;
+}
+
+// One datasheet figure per device, copied here from the datasheet named in its file.
+TEST(Devices, DatasheetFigures) {
+  EXPECT_DOUBLE_EQ(peak("h100-sxm", "bf16_tensor"), 989.4e12);
+  EXPECT_DOUBLE_EQ(bandwidth("h100-sxm", "dram"), 3.35e12);
+  EXPECT_DOUBLE_EQ(peak("h100-pcie", "fp32"), 51.2e12);
+  EXPECT_DOUBLE_EQ(bandwidth("h200", "dram"), 4.8e12);
+  EXPECT_DOUBLE_EQ(peak("a100-sxm-40gb", "tf32_tensor"), 156e12);
+  EXPECT_DOUBLE_EQ(bandwidth("a100-sxm-80gb", "dram"), 2.039e12);
+  EXPECT_DOUBLE_EQ(peak("v100-sxm2", "fp16_tensor"), 125e12);
+  EXPECT_DOUBLE_EQ(peak("l40s", "fp32"), 91.6e12);
+  EXPECT_DOUBLE_EQ(bandwidth("l4", "dram"), 300e9);
+  EXPECT_DOUBLE_EQ(peak("t4", "int8_tensor"), 130e12);
+  EXPECT_DOUBLE_EQ(peak("rtx-4090", "fp32"), 82.6e12);
+  EXPECT_DOUBLE_EQ(bandwidth("rtx-3090", "dram"), 936e9);
+  EXPECT_NEAR(peak("jetson-agx-orin-64gb", "fp32"), 5.3e12, 0.05e12);  // "up to 5.3 FP32 TFLOPS"
+  EXPECT_DOUBLE_EQ(bandwidth("jetson-agx-orin-32gb", "dram"), 204.8e9);
+  EXPECT_DOUBLE_EQ(bandwidth("jetson-orin-nx-16gb", "dram"), 102.4e9);
+  EXPECT_DOUBLE_EQ(bandwidth("jetson-orin-nano-8gb", "dram"), 68e9);
+  EXPECT_DOUBLE_EQ(bandwidth("jetson-agx-xavier", "dram"), 136.5e9);
+}
+
+// The FP32 peak of a GPU is SMs x FP32 lanes x 2 x clock: the files' clocks must agree.
+TEST(Devices, GpuClockMatchesFp32Peak) {
+  struct Gpu {
+    const char* id;
+    int sms, lanes;
+  };
+  for (auto g : {Gpu{"h100-sxm", 132, 128}, Gpu{"h100-pcie", 114, 128}, Gpu{"a100-sxm-40gb", 108, 64}, Gpu{"v100-sxm2", 80, 64},
+                 Gpu{"l40s", 142, 128}, Gpu{"l4", 58, 128}, Gpu{"t4", 40, 64}, Gpu{"rtx-4090", 128, 128}, Gpu{"rtx-3090", 82, 128}}) {
+    auto r = roofline(g.id);
+    double expected = g.sms * g.lanes * 2.0 * r.clocks_mhz.at("gpu") * 1e6;
+    EXPECT_NEAR(r.peak_flops.at("fp32").value / expected, 1.0, 0.01) << g.id;
+  }
+}
+
+TEST(PowerModes, NamedModesDeriveFromFrequencies) {
+  // Jetson AGX Orin 64GB, 30W: GPU 624.75 MHz, 8 CPU cores at 1728 MHz, EMC 3200 MHz.
+  EXPECT_DOUBLE_EQ(peak("jetson-agx-orin-64gb:30W", "fp32"), 2048 * 2 * 624.75e6);
+  EXPECT_DOUBLE_EQ(peak("jetson-agx-orin-64gb:30W", "fp16_tensor"), 64 * 512 * 624.75e6);
+  EXPECT_NEAR(peak("jetson-agx-orin-64gb:30W", "cpu_fp32"), 8 * 16 * 1728e6, 1);
+  EXPECT_DOUBLE_EQ(bandwidth("jetson-agx-orin-64gb:30W", "dram"), 204.8e9);
+  // 15W: EMC at 2133 MHz scales the LPDDR5 bandwidth.
+  EXPECT_NEAR(bandwidth("jetson-agx-orin-64gb:15W", "dram"), 204.8e9 * 2133 / 3200, 1);
+  EXPECT_NEAR(peak("jetson-agx-orin-64gb:15W", "cpu_fp32"), 4 * 16 * 1113.6e6, 1);
+  EXPECT_DOUBLE_EQ(peak("jetson-agx-orin-64gb:MAXN", "fp32"), 2048 * 2 * 1300e6);
+  EXPECT_EQ(roofline("jetson-agx-orin-64gb:50W").power_budget_w, 50);
+}
+
+TEST(PowerModes, CustomMode) {
+  const char* spec = "jetson-agx-orin-64gb:gpu=918MHz,emc=2133MHz,cpu=8x1.5GHz";
+  EXPECT_DOUBLE_EQ(peak(spec, "fp32"), 2048 * 2 * 918e6);
+  EXPECT_NEAR(peak(spec, "cpu_fp32"), 8 * 16 * 1.5e9, 1);
+  EXPECT_NEAR(bandwidth(spec, "dram"), 204.8e9 * 2133 / 3200, 1);
+  EXPECT_EQ(roofline(spec).mode, "gpu=918MHz,emc=2133MHz,cpu=8x1.5GHz");
+}
+
+TEST(PowerModes, ModesTheDeviceCannotRun) {
+  EXPECT_THROW(roofline("jetson-agx-orin-64gb:60W"), Error);
+  EXPECT_THROW(roofline("jetson-agx-orin-64gb:gpu=2000MHz"), Error);
+  EXPECT_THROW(roofline("jetson-agx-orin-64gb:cpu=16x1GHz"), Error);
+  EXPECT_THROW(roofline("jetson-agx-orin-64gb:tpu=1GHz"), Error);
+  EXPECT_THROW(roofline("jetson-agx-orin-64gb:gpu=fast"), Error);
+  EXPECT_THROW(roofline("no-such-device"), Error);
+}
+
+TEST(DeviceFiles, MalformedFilesAreRejectedWithTheField) {
+  const std::string good = R"(id: x
+name: X
+kind: gpu
+clocks: {gpu: {max_mhz: 1000, source: s}}
+units: [{name: u, type: vector, clock: gpu, peak_flops: {fp32: 1e12}, source: s}]
+memory: [{level: dram, bandwidth: 1e11, source: s}]
+overhead: {seconds: 1e-6, source: s}
+modes: [{name: default, source: s}]
+)";
+  EXPECT_NO_THROW(hw::parse_device_yaml(good, "good.yaml"));
+  auto expect_error = [&](const std::string& from, const std::string& to, const std::string& message) {
+    auto text = good;
+    auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    try {
+      hw::parse_device_yaml(text, "bad.yaml");
+      ADD_FAILURE() << "accepted: " << to;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  };
+  expect_error("fp32: 1e12", "fp32: -1e12", "units[0].peak_flops.fp32 must be positive");
+  expect_error("fp32: 1e12", "fp33: 1e12", "is not a known precision");
+  expect_error("peak_flops: {fp32: 1e12}, source: s", "peak_flops: {fp32: 1e12}", "units[0].source is missing");
+  expect_error("clock: gpu", "clock: cpu", "names no domain in clocks");
+  expect_error("level: dram, bandwidth: 1e11", "level: l2, bandwidth: 1e11", "needs a dram level");
+  expect_error("kind: gpu", "kind: [gpu", "not valid YAML");
+  expect_error("kind: gpu", "kind: tpu", "kind must be gpu, cpu or soc");
+}
+
+TEST(Host, TheoreticalPeakFromDetectedFigures) {
+  auto cpu = hw::detect_host_cpu();
+  EXPECT_EQ(cpu.cores, sysconf(_SC_NPROCESSORS_ONLN));
+  EXPECT_GT(cpu.max_mhz, 0);
+  auto r = roofline("host");
+  EXPECT_DOUBLE_EQ(r.peak_flops.at("fp32").value, cpu.cores * (cpu.simd_bits / 32.0) * cpu.fma_units * 2 * cpu.max_mhz * 1e6);
+  EXPECT_DOUBLE_EQ(r.peak_flops.at("fp64").value, r.peak_flops.at("fp32").value / 2);
+  EXPECT_EQ(r.peak_flops.at("fp32").label, "theoretical");
+}
+
+TEST(DevicesCli, ShowJsonKeysAndErrors) {
+  auto ok = run_ridge("devices show h100-sxm --format json");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  for (const char* key : {"\"fp32\"", "\"fp64\"", "\"bf16_tensor\"", "\"dram\"", "\"ridge_points\""})
+    EXPECT_NE(ok.out.find(key), std::string::npos) << key;
+  auto list = run_ridge("devices");
+  EXPECT_NE(list.out.find("jetson-agx-orin-64gb"), std::string::npos);
+  auto bad = run_ridge("devices show jetson-agx-orin-64gb:gpu=5GHz");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("between 114 and 1300 MHz"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.err.find('\n'), bad.err.size() - 1);
+  auto path = temp_dir() + "/broken.yaml";
+  std::ofstream(path) << "id: broken\nkind: gpu\n";
+  auto broken = run_ridge("devices show " + path);
+  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_NE(broken.err.find("name is missing"), std::string::npos) << broken.err;
+}
+
+}  // namespace
+}  // namespace ridge::test
