@@ -15,5 +15,7 @@ Command add_analyze_command(CLI::App& parent);
 Command add_graph_command(CLI::App& parent);
 Command add_ops_command(CLI::App& parent);
 Command add_devices_command(CLI::App& parent);
+Command add_predict_command(CLI::App& parent);
+Command add_calibrate_command(CLI::App& parent);
 
 }  // namespace ridge::cli

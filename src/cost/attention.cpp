@@ -25,6 +25,6 @@ void attention(CostContext& ctx) {
 
 }  // namespace
 
-void register_attention_costs(CostRegistry& r) { r.add({{"Attention", attention}}); }
+void register_attention_costs(CostRegistry& r) { r.add("attention", {{"Attention", attention}}); }
 
 }  // namespace ridge::cost

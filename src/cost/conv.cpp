@@ -38,7 +38,7 @@ void qlinear_conv(CostContext& ctx) {
 }  // namespace
 
 void register_conv_costs(CostRegistry& r) {
-  r.add({{"Conv", conv}, {"ConvInteger", conv, kNotDifferentiable}, {"ConvTranspose", conv_transpose},
+  r.add("conv", {{"Conv", conv}, {"ConvInteger", conv, kNotDifferentiable}, {"ConvTranspose", conv_transpose},
          {"QLinearConv", qlinear_conv, kNotDifferentiable}});
 }
 

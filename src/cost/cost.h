@@ -31,6 +31,7 @@ const char* status_name(NodeStatus status);
 struct NodeCost {
   std::string name;
   std::string op_type;
+  std::string family;  // op family of its cost rule (conv, matmul, elementwise, ...); "control" for If/Loop/Scan
   std::string output_shape;
   NodeStatus status = NodeStatus::kCosted;
   std::string note;  // why unresolved / estimated

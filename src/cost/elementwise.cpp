@@ -47,7 +47,7 @@ void data_only(CostContext& ctx) { ctx.flops = 0; }
 void register_elementwise_costs(CostRegistry& r) {
   constexpr unsigned F = kFusible;
   constexpr unsigned FN = kFusible | kNotDifferentiable;
-  r.add({
+  r.add("elementwise", {
       // activations: {forward, backward} FLOPs per element
       {"Relu", unary<1, 1, true>, F},            // max(x, 0); grad: mask
       {"LeakyRelu", unary<2, 2, false>, F},      // compare, multiply

@@ -33,7 +33,7 @@ void softmax_cross_entropy(CostContext& ctx) {
 }  // namespace
 
 void register_loss_costs(CostRegistry& r) {
-  r.add({{"NegativeLogLikelihoodLoss", nll_loss}, {"SoftmaxCrossEntropyLoss", softmax_cross_entropy}});
+  r.add("loss", {{"NegativeLogLikelihoodLoss", nll_loss}, {"SoftmaxCrossEntropyLoss", softmax_cross_entropy}});
 }
 
 }  // namespace ridge::cost

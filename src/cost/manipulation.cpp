@@ -71,7 +71,7 @@ void trilu(CostContext& ctx) { ctx.flops = ctx.out_elements(); }
 
 void register_manipulation_costs(CostRegistry& r) {
   constexpr unsigned N = kNotDifferentiable;
-  r.add({{"Reshape", view}, {"Flatten", view}, {"Squeeze", view}, {"Unsqueeze", view}, {"Identity", view},
+  r.add("data-movement", {{"Reshape", view}, {"Flatten", view}, {"Squeeze", view}, {"Unsqueeze", view}, {"Identity", view},
          {"Dropout", view}, {"Shape", view, N}, {"Size", view, N}, {"Constant", view, N},
          {"Transpose", copy}, {"Concat", copy}, {"Split", copy}, {"Expand", copy}, {"Tile", copy}, {"Pad", copy},
          {"DepthToSpace", copy}, {"SpaceToDepth", copy}, {"ReverseSequence", copy},

@@ -78,7 +78,7 @@ void det(CostContext& ctx) {
 }  // namespace
 
 void register_matmul_costs(CostRegistry& r) {
-  r.add({{"MatMul", matmul}, {"Gemm", gemm}, {"Einsum", einsum},
+  r.add("matmul", {{"MatMul", matmul}, {"Gemm", gemm}, {"Einsum", einsum},
          {"MatMulInteger", matmul_integer, kNotDifferentiable}, {"QLinearMatMul", qlinear_matmul, kNotDifferentiable},
          {"Det", det, kNotDifferentiable}});
 }

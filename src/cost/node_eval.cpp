@@ -130,6 +130,7 @@ NodeEvaluation evaluate_node(const graph::Graph& g, const graph::Node& node, con
     return eval;
   }
   if (node.op_type == "If" || node.op_type == "Loop" || node.op_type == "Scan") {
+    c.family = "control";
     cost_control_flow(g, node, options, eval, model_cost);
     if (c.status == NodeStatus::kEstimate) ++model_cost.estimated_nodes;
     eval.differentiable = false;
@@ -144,6 +145,7 @@ NodeEvaluation evaluate_node(const graph::Graph& g, const graph::Node& node, con
   }
   CostContext ctx(g, node, options);
   row->rule(ctx);
+  c.family = row->family;
   c.flops = ctx.flops;
   c.macs = ctx.macs;
   eval.fusible = (row->traits & kFusible) != 0;

@@ -50,7 +50,7 @@ void lrn(CostContext& ctx) {
 }  // namespace
 
 void register_normalization_costs(CostRegistry& r) {
-  r.add({{"BatchNormalization", batch_norm, kFusible},
+  r.add("normalization", {{"BatchNormalization", batch_norm, kFusible},
          {"LayerNormalization", per_element<7, 9>, kFusible},
          {"InstanceNormalization", per_element<7, 9>, kFusible},
          {"GroupNormalization", per_element<7, 9>, kFusible},

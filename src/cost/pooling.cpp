@@ -34,7 +34,7 @@ void global(CostContext& ctx) {
 }  // namespace
 
 void register_pooling_costs(CostRegistry& r) {
-  r.add({{"MaxPool", windowed<false>}, {"AveragePool", windowed<true>}, {"LpPool", lp_pool},
+  r.add("pooling", {{"MaxPool", windowed<false>}, {"AveragePool", windowed<true>}, {"LpPool", lp_pool},
          {"GlobalAveragePool", global<true>}, {"GlobalMaxPool", global<false>}, {"GlobalLpPool", global<true>}});
 }
 

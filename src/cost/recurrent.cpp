@@ -29,7 +29,7 @@ void recurrent(CostContext& ctx) {
 }  // namespace
 
 void register_recurrent_costs(CostRegistry& r) {
-  r.add({{"LSTM", recurrent<4, 18>}, {"GRU", recurrent<3, 13>}, {"RNN", recurrent<1, 1>}});
+  r.add("recurrent", {{"LSTM", recurrent<4, 18>}, {"GRU", recurrent<3, 13>}, {"RNN", recurrent<1, 1>}});
 }
 
 }  // namespace ridge::cost

@@ -34,8 +34,11 @@ std::vector<std::string_view> CostRegistry::op_types() const {
   return types;
 }
 
-void CostRegistry::add(std::initializer_list<CostRuleRow> rows) {
-  for (const auto& row : rows) rows_[row.op_type] = row;
+void CostRegistry::add(std::string_view family, std::initializer_list<CostRuleRow> rows) {
+  for (auto row : rows) {
+    row.family = family;
+    rows_[row.op_type] = row;
+  }
 }
 
 }  // namespace ridge::cost

@@ -19,6 +19,7 @@ struct CostRuleRow {
   std::string_view op_type;
   CostRule rule;
   unsigned traits = kNone;
+  std::string_view family = {};  // set by CostRegistry::add: conv, matmul, elementwise, ...
 };
 
 class CostRegistry {
@@ -26,7 +27,8 @@ class CostRegistry {
   static const CostRegistry& instance();
   const CostRuleRow* find(std::string_view op_type) const;
   std::vector<std::string_view> op_types() const;
-  void add(std::initializer_list<CostRuleRow> rows);
+  // Adds an op family's rows; the family groups ops for calibration and summaries.
+  void add(std::string_view family, std::initializer_list<CostRuleRow> rows);
 
  private:
   std::unordered_map<std::string_view, CostRuleRow> rows_;

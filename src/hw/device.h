@@ -58,6 +58,14 @@ struct PowerMode {
   std::string source;
 };
 
+// Efficiency factors fitted from measured per-node times (`ridge calibrate`).
+struct Calibration {
+  double overhead_s = 0;                     // fixed cost per op
+  std::map<std::string, double> efficiency;  // op family -> fraction of the roofline attained
+  std::string fitted_from;                   // the measurement file
+  int nodes = 0;                             // how many measured nodes the fit used
+};
+
 struct Device {
   std::string id, name, kind;  // kind: gpu, cpu, soc
   std::map<std::string, ClockDomain> clocks;
@@ -67,6 +75,7 @@ struct Device {
   double overhead_s = 0;  // fixed per-op cost (kernel launch / dispatch)
   std::string overhead_source;
   std::vector<PowerMode> modes;  // the first is the default
+  std::optional<Calibration> calibration;
   std::string file;              // where it was loaded from
 };
 

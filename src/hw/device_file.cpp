@@ -154,6 +154,21 @@ Device parse_device_yaml(const std::string& text, const std::string& name) {
   d.overhead_s = r.number(overhead["seconds"], "overhead.seconds", false);
   d.overhead_source = r.source(overhead, "overhead");
 
+  if (auto cal = root["calibration"]) {
+    Calibration c;
+    c.overhead_s = r.number(cal["overhead_s"], "calibration.overhead_s", false);
+    c.fitted_from = r.text(cal["fitted_from"], "calibration.fitted_from");
+    c.nodes = static_cast<int>(r.number(cal["nodes"], "calibration.nodes"));
+    auto eff = cal["efficiency"];
+    if (!eff || !eff.IsMap()) r.fail("calibration.efficiency", "must map op families to fractions");
+    for (const auto& e : eff) {
+      double v = r.number(e.second, "calibration.efficiency." + e.first.as<std::string>());
+      if (v > 1) r.fail("calibration.efficiency." + e.first.as<std::string>(), "must not exceed 1");
+      c.efficiency[e.first.as<std::string>()] = v;
+    }
+    d.calibration = c;
+  }
+
   auto modes = root["modes"];
   if (!modes || !modes.IsSequence() || modes.size() == 0) r.fail("modes", "must list at least one power mode");
   for (size_t i = 0; i < modes.size(); ++i) {

@@ -23,6 +23,7 @@ struct Roofline {
   std::optional<double> power_budget_w, tdp_w;
   std::map<std::string, double> clocks_mhz;   // the mode's clocks
   std::map<std::string, int> cores;
+  std::optional<Calibration> calibration;
 
   // FLOP per byte where the compute ceiling meets the DRAM bandwidth ceiling.
   double ridge_point(const std::string& peak_key) const;

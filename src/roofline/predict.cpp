@@ -1,0 +1,121 @@
+#include "roofline/predict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "util/error.h"
+
+namespace ridge::roofline {
+namespace {
+
+struct CeilingChoice {
+  std::string key;
+  const hw::Ceiling* ceiling = nullptr;
+  std::string note;
+};
+
+CeilingChoice choose_ceiling(const hw::Roofline& r, const std::string& family, const PredictOptions& o) {
+  auto find = [&](const std::string& key) -> const hw::Ceiling* {
+    auto it = r.peak_flops.find(key);
+    return it == r.peak_flops.end() ? nullptr : &it->second;
+  };
+  if (is_matrix_family(family)) {
+    std::string tensor_key = (o.precision == "fp32" ? (o.allow_tf32 ? "tf32" : "") : o.precision) + "_tensor";
+    if (tensor_key != "_tensor")
+      if (const auto* c = find(tensor_key)) return {tensor_key, c, ""};
+  }
+  if (const auto* c = find(o.precision)) return {o.precision, c, ""};
+  if (const auto* c = find("fp32"))
+    return {"fp32", c, fmt::format("no {} ceiling on this device: fp32 used", o.precision)};
+  throw Error(fmt::format("device '{}' has no {} or fp32 compute ceiling", r.device_id, o.precision));
+}
+
+}  // namespace
+
+bool is_matrix_family(const std::string& family) {
+  return family == "conv" || family == "matmul" || family == "recurrent" || family == "attention";
+}
+
+Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const PredictOptions& o) {
+  auto dram = r.bandwidth.find("dram");
+  if (dram == r.bandwidth.end() || dram->second.value <= 0)
+    throw Error(fmt::format("device '{}' has no DRAM bandwidth (for the host it must be measured first)", r.device_id));
+  const double bandwidth = dram->second.value;
+  Prediction p;
+  p.device_id = r.device_id;
+  p.device_name = r.device_name;
+  p.mode = r.mode;
+  p.precision = o.precision;
+  p.calibrated = r.calibration.has_value();
+  if (p.calibrated) p.calibration_source = r.calibration->fitted_from;
+  p.ceilings_used["bandwidth.dram"] = dram->second.label;
+  const double overhead = p.calibrated ? r.calibration->overhead_s : r.overhead_s;
+  for (const auto& n : cost.nodes) {
+    NodePrediction np;
+    np.name = n.name;
+    np.op = n.op_type;
+    np.family = n.family;
+    if (n.status == cost::NodeStatus::kUnknownOp || n.status == cost::NodeStatus::kUnresolved) {
+      np.predicted = false;
+      np.bound = "unpredicted";
+      np.note = n.note;
+      ++p.unpredicted_ops[n.op_type];
+      p.nodes.push_back(np);
+      continue;
+    }
+    double flops = static_cast<double>(n.flops + n.backward_flops);
+    double bytes = static_cast<double>((o.traffic == Traffic::kFused ? n.bytes_fused : n.bytes()) + n.backward_bytes);
+    int kernels = (n.flops > 0 || n.bytes() > 0 ? 1 : 0) + (n.backward_flops > 0 || n.backward_bytes > 0 ? 1 : 0);
+    if (kernels == 0 || (flops == 0 && bytes == 0)) {
+      np.bound = "none";  // views, folded shape arithmetic: no kernel runs
+      p.nodes.push_back(np);
+      continue;
+    }
+    auto choice = choose_ceiling(r, n.family, o);
+    p.ceilings_used["peak_flops." + choice.key] = choice.ceiling->label;
+    np.peak_key = choice.key;
+    np.peak_flops = choice.ceiling->value;
+    np.note = choice.note;
+    np.compute_s = flops / np.peak_flops;
+    np.memory_s = bytes / bandwidth;
+    np.kernels = kernels;
+    np.overhead_s = overhead * kernels;
+    if (p.calibrated) {
+      auto it = r.calibration->efficiency.find(n.family);
+      if (it != r.calibration->efficiency.end()) np.efficiency = it->second;
+    }
+    double roofline_s = std::max(np.compute_s, np.memory_s);
+    np.attainable_flops = roofline_s > 0 ? flops / roofline_s : 0;
+    np.time_s = roofline_s / np.efficiency + np.overhead_s;
+    np.bound = np.overhead_s >= roofline_s / np.efficiency ? "overhead" : np.compute_s >= np.memory_s ? "compute" : "memory";
+    p.time_s += np.time_s;
+    (np.bound == "compute" ? p.compute_bound_s : np.bound == "memory" ? p.memory_bound_s : p.overhead_bound_s) += np.time_s;
+    p.nodes.push_back(np);
+  }
+  if (cost.training) {
+    // The optimizer update streams parameters, gradients and state: one more (memory-bound) kernel.
+    NodePrediction np;
+    np.name = "(optimizer step)";
+    np.op = "Optimizer";
+    np.family = "optimizer";
+    auto choice = choose_ceiling(r, "elementwise", o);
+    np.peak_key = choice.key;
+    np.peak_flops = choice.ceiling->value;
+    np.compute_s = static_cast<double>(cost.training->optimizer_flops) / np.peak_flops;
+    np.memory_s = static_cast<double>(cost.training->optimizer_bytes) / bandwidth;
+    np.overhead_s = overhead;
+    np.kernels = 1;
+    double roofline_s = std::max(np.compute_s, np.memory_s);
+    np.attainable_flops = roofline_s > 0 ? static_cast<double>(cost.training->optimizer_flops) / roofline_s : 0;
+    np.time_s = roofline_s + overhead;
+    np.bound = overhead >= roofline_s ? "overhead" : np.compute_s >= np.memory_s ? "compute" : "memory";
+    p.time_s += np.time_s;
+    (np.bound == "compute" ? p.compute_bound_s : np.bound == "memory" ? p.memory_bound_s : p.overhead_bound_s) += np.time_s;
+    p.nodes.push_back(np);
+  }
+  p.throughput = p.time_s > 0 ? static_cast<double>(o.batch) / p.time_s : 0;
+  return p;
+}
+
+}  // namespace ridge::roofline
