@@ -17,5 +17,6 @@ Command add_ops_command(CLI::App& parent);
 Command add_devices_command(CLI::App& parent);
 Command add_predict_command(CLI::App& parent);
 Command add_calibrate_command(CLI::App& parent);
+Command add_ert_command(CLI::App& parent);
 
 }  // namespace ridge::cli

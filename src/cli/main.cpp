@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<ridge::cli::Command> commands{ridge::cli::add_analyze_command(app), ridge::cli::add_graph_command(app),
                                           ridge::cli::add_ops_command(app), ridge::cli::add_devices_command(app),
-                                          ridge::cli::add_predict_command(app), ridge::cli::add_calibrate_command(app)};
+                                          ridge::cli::add_predict_command(app), ridge::cli::add_calibrate_command(app),
+                                          ridge::cli::add_ert_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
