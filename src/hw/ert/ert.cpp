@@ -103,16 +103,19 @@ void check(bool ok, const std::string& what) {
   if (!ok) throw Error("ert: kernel check failed: " + what);
 }
 
-struct Aligned {
-  std::unique_ptr<double, decltype(&std::free)> data{nullptr, &std::free};
-  size_t n = 0;
+// Arrays of one kernel are offset from each other by `skew` cache lines, so their elements do
+// not map to the same 4 KiB offset (which makes loads wait on unrelated stores).
+struct Array {
+  std::unique_ptr<double, decltype(&std::free)> storage{nullptr, &std::free};
+  double* data = nullptr;
 };
 
-Aligned allocate(size_t n) {
-  Aligned a;
-  a.n = n;
-  a.data.reset(static_cast<double*>(std::aligned_alloc(64, ((n * sizeof(double) + 63) / 64) * 64)));
-  if (!a.data) throw Error("ert: out of memory for a working set");
+Array allocate(size_t n, int skew) {
+  Array a;
+  size_t offset = static_cast<size_t>(skew) * 8;  // doubles per 64-byte line
+  a.storage.reset(static_cast<double*>(std::aligned_alloc(4096, (((n + offset) * sizeof(double) + 4095) / 4096) * 4096)));
+  if (!a.storage) throw Error("ert: out of memory for a working set");
+  a.data = a.storage.get() + offset;
   return a;
 }
 
@@ -191,27 +194,29 @@ ErtResult run_ert(const ErtOptions& o) {
       for (double ws : sizes) {
         size_t n = static_cast<size_t>(ws / arrays / sizeof(double)) / 32 * 32;
         if (n < 32) continue;
-        std::vector<Aligned> a(static_cast<size_t>(threads)), b(static_cast<size_t>(threads)), c(static_cast<size_t>(threads));
+        std::vector<Array> a(static_cast<size_t>(threads)), b(static_cast<size_t>(threads)), c(static_cast<size_t>(threads));
         run_parallel(threads, [&](int t) {  // first touch on the thread that uses the memory
           auto i = static_cast<size_t>(t);
-          a[i] = allocate(n);
-          std::fill(a[i].data.get(), a[i].data.get() + n, 1.0);
-          if (arrays >= 2) b[i] = allocate(n), std::fill(b[i].data.get(), b[i].data.get() + n, 2.0);
-          if (arrays >= 3) c[i] = allocate(n), std::fill(c[i].data.get(), c[i].data.get() + n, 3.0);
+          a[i] = allocate(n, 0);
+          std::fill(a[i].data, a[i].data + n, 1.0);
+          if (arrays >= 2) b[i] = allocate(n, 5), std::fill(b[i].data, b[i].data + n, 2.0);
+          if (arrays >= 3) c[i] = allocate(n, 11), std::fill(c[i].data, c[i].data + n, 3.0);
         });
+        double bytes_per_thread = static_cast<double>(arrays) * static_cast<double>(n) * sizeof(double);
+        bool streaming = bytes_per_thread * threads >= 3 * l3;  // DRAM-sized: non-temporal stores
         std::string k = kernel;
         int passes = 1;
         auto run = [&](int t) {
           auto i = static_cast<size_t>(t);
           if (k == "read") {
-            double sum = read_kernel(a[i].data.get(), n, passes);
+            double sum = read_kernel(a[i].data, n, passes);
             check(sum == static_cast<double>(n) * passes, fmt::format("read sum {} != {}", sum, n * passes));
           } else if (k == "write") {
-            write_kernel(a[i].data.get(), n, 4.0, passes);
+            write_kernel(a[i].data, n, 4.0, passes, streaming);
           } else if (k == "copy") {
-            copy_kernel(b[i].data.get(), a[i].data.get(), n, passes);
+            copy_kernel(b[i].data, a[i].data, n, passes, streaming);
           } else {
-            triad_kernel(a[i].data.get(), b[i].data.get(), c[i].data.get(), n, 0.5, passes);
+            triad_kernel(a[i].data, b[i].data, c[i].data, n, 0.5, passes, streaming);
           }
         };
         while (run_parallel(threads, run) < min_seconds / 4 && passes < (1 << 24)) passes *= 2;
@@ -223,11 +228,10 @@ ErtResult run_ert(const ErtOptions& o) {
         // The kernels touched what they claim: spot-check results.
         for (int t = 0; t < threads; ++t) {
           auto i = static_cast<size_t>(t);
-          if (k == "write") check(a[i].data.get()[n - 1] == 4.0, "write");
-          if (k == "copy") check(b[i].data.get()[n / 2] == 1.0 && b[i].data.get()[n - 1] == 1.0, "copy");
-          if (k == "triad") check(a[i].data.get()[n - 1] == 2.0 + 0.5 * 3.0, "triad");
+          if (k == "write") check(a[i].data[n - 1] == 4.0, "write");
+          if (k == "copy") check(b[i].data[n / 2] == 1.0 && b[i].data[n - 1] == 1.0, "copy");
+          if (k == "triad") check(a[i].data[n - 1] == 2.0 + 0.5 * 3.0, "triad");
         }
-        double bytes_per_thread = static_cast<double>(arrays) * static_cast<double>(n) * sizeof(double);
         double total = bytes_per_thread * threads;
         std::string level = bytes_per_thread <= l1 / 2                       ? "l1"
                             : bytes_per_thread > l1 && bytes_per_thread <= l2 / 2 ? "l2"

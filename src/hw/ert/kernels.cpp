@@ -146,35 +146,47 @@ __attribute__((target("avx2"))) double read_avx2(const double* a, size_t n, int 
   return lanes[0] + lanes[1] + lanes[2] + lanes[3];
 }
 
+template <bool Streaming>
+__attribute__((target("avx2"))) inline void store4(double* p, __m256d v) {
+  if constexpr (Streaming) _mm256_stream_pd(p, v);
+  else _mm256_store_pd(p, v);
+}
+
+template <bool Streaming>
 __attribute__((target("avx2"))) void write_avx2(double* a, size_t n, double value, int passes) {
   const __m256d v = _mm256_set1_pd(value);
   for (int p = 0; p < passes; ++p)
-  for (size_t i = 0; i < n; i += 16) {
-    _mm256_store_pd(a + i, v);
-    _mm256_store_pd(a + i + 4, v);
-    _mm256_store_pd(a + i + 8, v);
-    _mm256_store_pd(a + i + 12, v);
-  }
+    for (size_t i = 0; i < n; i += 16) {
+      store4<Streaming>(a + i, v);
+      store4<Streaming>(a + i + 4, v);
+      store4<Streaming>(a + i + 8, v);
+      store4<Streaming>(a + i + 12, v);
+    }
+  if constexpr (Streaming) _mm_sfence();
 }
 
+template <bool Streaming>
 __attribute__((target("avx2"))) void copy_avx2(double* dst, const double* src, size_t n, int passes) {
   for (int p = 0; p < passes; ++p)
-  for (size_t i = 0; i < n; i += 16) {
-    _mm256_store_pd(dst + i, _mm256_load_pd(src + i));
-    _mm256_store_pd(dst + i + 4, _mm256_load_pd(src + i + 4));
-    _mm256_store_pd(dst + i + 8, _mm256_load_pd(src + i + 8));
-    _mm256_store_pd(dst + i + 12, _mm256_load_pd(src + i + 12));
-  }
+    for (size_t i = 0; i < n; i += 16) {
+      store4<Streaming>(dst + i, _mm256_load_pd(src + i));
+      store4<Streaming>(dst + i + 4, _mm256_load_pd(src + i + 4));
+      store4<Streaming>(dst + i + 8, _mm256_load_pd(src + i + 8));
+      store4<Streaming>(dst + i + 12, _mm256_load_pd(src + i + 12));
+    }
+  if constexpr (Streaming) _mm_sfence();
 }
 
+template <bool Streaming>
 __attribute__((target("avx2,fma"))) void triad_avx2(double* a, const double* b, const double* c, size_t n, double s,
                                                      int passes) {
   const __m256d vs = _mm256_set1_pd(s);
   for (int p = 0; p < passes; ++p)
-  for (size_t i = 0; i < n; i += 8) {
-    _mm256_store_pd(a + i, _mm256_fmadd_pd(vs, _mm256_load_pd(c + i), _mm256_load_pd(b + i)));
-    _mm256_store_pd(a + i + 4, _mm256_fmadd_pd(vs, _mm256_load_pd(c + i + 4), _mm256_load_pd(b + i + 4)));
-  }
+    for (size_t i = 0; i < n; i += 8) {
+      store4<Streaming>(a + i, _mm256_fmadd_pd(vs, _mm256_load_pd(c + i), _mm256_load_pd(b + i)));
+      store4<Streaming>(a + i + 4, _mm256_fmadd_pd(vs, _mm256_load_pd(c + i + 4), _mm256_load_pd(b + i + 4)));
+    }
+  if constexpr (Streaming) _mm_sfence();
 }
 
 __attribute__((target("avx2,fma"))) double intensity_avx2(float* data, size_t n, int fmas, float a, float b) {
@@ -234,26 +246,30 @@ double read_kernel(const double* a, size_t n, int passes) {
   return s0 + s1 + s2 + s3;
 }
 
-void write_kernel(double* a, size_t n, double value, int passes) {
+void write_kernel(double* a, size_t n, double value, int passes, bool streaming) {
 #if defined(__x86_64__)
-  if (kHasAvx2) return write_avx2(a, n, value, passes);
+  if (kHasAvx2) return streaming ? write_avx2<true>(a, n, value, passes) : write_avx2<false>(a, n, value, passes);
 #endif
+  (void)streaming;
   for (int p = 0; p < passes; ++p)
     for (size_t i = 0; i < n; ++i) a[i] = value;
 }
 
-void copy_kernel(double* dst, const double* src, size_t n, int passes) {
+void copy_kernel(double* dst, const double* src, size_t n, int passes, bool streaming) {
 #if defined(__x86_64__)
-  if (kHasAvx2) return copy_avx2(dst, src, n, passes);
+  if (kHasAvx2) return streaming ? copy_avx2<true>(dst, src, n, passes) : copy_avx2<false>(dst, src, n, passes);
 #endif
+  (void)streaming;
   for (int p = 0; p < passes; ++p)
     for (size_t i = 0; i < n; ++i) dst[i] = src[i];
 }
 
-void triad_kernel(double* a, const double* b, const double* c, size_t n, double scalar, int passes) {
+void triad_kernel(double* a, const double* b, const double* c, size_t n, double scalar, int passes, bool streaming) {
 #if defined(__x86_64__)
-  if (kHasAvx2) return triad_avx2(a, b, c, n, scalar, passes);
+  if (kHasAvx2)
+    return streaming ? triad_avx2<true>(a, b, c, n, scalar, passes) : triad_avx2<false>(a, b, c, n, scalar, passes);
 #endif
+  (void)streaming;
   for (int p = 0; p < passes; ++p)
     for (size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];
 }

@@ -28,9 +28,12 @@ FmaRun fma_fp64(Isa isa, int64_t iterations, double a, double b);
 // Each runs `passes` passes over the arrays inside one call, so short (cache-sized) passes are
 // not dominated by call overhead.
 double read_kernel(const double* a, size_t n, int passes);  // returns the sum over all passes
-void write_kernel(double* a, size_t n, double value, int passes);
-void copy_kernel(double* dst, const double* src, size_t n, int passes);
-void triad_kernel(double* a, const double* b, const double* c, size_t n, double scalar, int passes);  // a = b + s*c
+// `streaming` uses non-temporal stores (for working sets far beyond the caches, as optimized
+// STREAM builds do): the written lines are not read first (no write-allocate).
+void write_kernel(double* a, size_t n, double value, int passes, bool streaming = false);
+void copy_kernel(double* dst, const double* src, size_t n, int passes, bool streaming = false);
+void triad_kernel(double* a, const double* b, const double* c, size_t n, double scalar, int passes,
+                  bool streaming = false);  // a = b + s*c
 
 // ERT-style kernel (n a multiple of 64): each float element gets `fmas` chained FMAs (2 FLOPs each) and is written
 // back: 2 x fmas FLOPs per 8 bytes moved. Returns the sum of the first 16 results.
