@@ -19,17 +19,6 @@ struct AnalyzeOptions {
   bool summary = false;
 };
 
-// --sweep KEY=v1,v2,...: KEY is "batch" or a named dim.
-std::pair<std::string, std::vector<int64_t>> parse_sweep(const std::string& text) {
-  auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) throw Error("--sweep expects KEY=v1,v2,... (e.g. batch=1,2,4,8)");
-  std::string key = text.substr(0, eq);
-  auto values = graph::parse_integer_list(text.substr(eq + 1), ",", "--sweep " + key);
-  for (auto v : values)
-    if (v <= 0) throw Error(fmt::format("--sweep {}: {} is not a positive integer", key, v));
-  return {key, values};
-}
-
 int run_analyze(const AnalyzeOptions& o) {
   auto request = make_request(o.model);
   auto format = report::parse_format(o.format);

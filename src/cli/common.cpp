@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "graph/dtype.h"
+#include "graph/shape.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -42,6 +43,16 @@ void add_model_options(CLI::App& command, ModelOptions& o, bool with_training) {
         ->needs(training);
   }
   command.add_flag("--strict", o.strict, "fail when an op has no cost rule or a shape stays unresolved");
+}
+
+std::pair<std::string, std::vector<int64_t>> parse_sweep(const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) throw Error("--sweep expects KEY=v1,v2,... (e.g. batch=1,2,4,8)");
+  std::string key = text.substr(0, eq);
+  auto values = graph::parse_integer_list(text.substr(eq + 1), ",", "--sweep " + key);
+  for (auto v : values)
+    if (v <= 0) throw Error(fmt::format("--sweep {}: {} is not a positive integer", key, v));
+  return {key, values};
 }
 
 analysis::Request make_request(const ModelOptions& o) {

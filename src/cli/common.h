@@ -20,6 +20,8 @@ struct ModelOptions {
 };
 
 void add_model_options(CLI::App& command, ModelOptions& options, bool with_training);
+// --sweep KEY=v1,v2,...: the key ("batch" or a named dim) and positive values; ridge::Error otherwise.
+std::pair<std::string, std::vector<int64_t>> parse_sweep(const std::string& text);
 // Validates and converts; throws ridge::Error with a one-line message.
 analysis::Request make_request(const ModelOptions& options);
 
