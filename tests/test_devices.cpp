@@ -80,14 +80,17 @@ TEST(Devices, GpuClockMatchesFp32Peak) {
 }
 
 TEST(PowerModes, NamedModesDeriveFromFrequencies) {
-  // Jetson AGX Orin 64GB, 30W: GPU 624.75 MHz, 8 CPU cores at 1728 MHz, EMC 3200 MHz.
-  EXPECT_DOUBLE_EQ(peak("jetson-agx-orin-64gb:30W", "fp32"), 2048 * 2 * 624.75e6);
-  EXPECT_DOUBLE_EQ(peak("jetson-agx-orin-64gb:30W", "fp16_tensor"), 64 * 512 * 624.75e6);
+  // Jetson AGX Orin 64GB, 30W: GPU 612 MHz, 8 CPU cores at 1728 MHz, EMC 3200 MHz.
+  EXPECT_DOUBLE_EQ(peak("jetson-agx-orin-64gb:30W", "fp32"), 2048 * 2 * 612e6);
+  EXPECT_DOUBLE_EQ(peak("jetson-agx-orin-64gb:30W", "fp16_tensor"), 64 * 512 * 612e6);
   EXPECT_NEAR(peak("jetson-agx-orin-64gb:30W", "cpu_fp32"), 8 * 16 * 1728e6, 1);
   EXPECT_DOUBLE_EQ(bandwidth("jetson-agx-orin-64gb:30W", "dram"), 204.8e9);
   // 15W: EMC at 2133 MHz scales the LPDDR5 bandwidth.
   EXPECT_NEAR(bandwidth("jetson-agx-orin-64gb:15W", "dram"), 204.8e9 * 2133 / 3200, 1);
   EXPECT_NEAR(peak("jetson-agx-orin-64gb:15W", "cpu_fp32"), 4 * 16 * 1113.6e6, 1);
+  EXPECT_DOUBLE_EQ(peak("jetson-agx-orin-64gb:15W", "fp32"), 2048 * 2 * 510e6);
+  EXPECT_DOUBLE_EQ(peak("jetson-agx-orin-64gb:50W", "fp32"), 2048 * 2 * 1020e6);
+  EXPECT_NEAR(peak("jetson-agx-orin-64gb:50W", "cpu_fp32"), 12 * 16 * 2201.6e6, 1);
   EXPECT_DOUBLE_EQ(peak("jetson-agx-orin-64gb:MAXN", "fp32"), 2048 * 2 * 1300e6);
   EXPECT_EQ(roofline("jetson-agx-orin-64gb:50W").power_budget_w, 50);
 }
