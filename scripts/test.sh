@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: set-up, a warnings-as-errors build, the unit and
+# The whole test suite, as CI runs it: set-up, a formatting check, a warnings-as-errors build, the unit and
 # end-to-end tests, the same tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a
 # time-bounded libFuzzer run of the model loader (clang).
 #   RIDGE_FUZZ_SECONDS (default 60)   RIDGE_SKIP_SANITIZE=1 to skip the sanitizer pass
@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 jobs=$(nproc)
+
+echo "== formatting (clang-format, .clang-format)"
+git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run --Werror
 
 echo "== build (warnings are errors)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGE_WERROR=ON -DRIDGE_TESTS=ON >/dev/null

@@ -95,7 +95,8 @@ TEST(BadInput, ExternalWeightsFileTooShort) {
 
 TEST(BadInput, UsageErrors) {
   expect_one_line_error(model_path("bert_base"), "--dim seq=N");
-  expect_one_line_error(model_path("resnet50") + " --dim nosuch=3", "no input of the model has a dimension named 'nosuch'");
+  expect_one_line_error(model_path("resnet50") + " --dim nosuch=3",
+                        "no input of the model has a dimension named 'nosuch'");
   expect_one_line_error(model_path("resnet50") + " --input nosuch=1x2", "no input 'nosuch'");
   expect_one_line_error(model_path("resnet50") + " --dtype fp12", "unknown dtype");
   expect_one_line_error(model_path("resnet50") + " --sweep batch=1,x", "--sweep batch: 'x' is not an integer");

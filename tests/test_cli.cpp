@@ -58,7 +58,8 @@ TEST(Cli, TableAndMarkdownAndDtype) {
   EXPECT_NE(table.out.find("714188480"), std::string::npos);  // exact MACs in the totals
   auto md = run_ridge("analyze " + model_path("alexnet") + " --format md --summary");
   EXPECT_NE(md.out.find("| MACs | 714 M | 714188480 |"), std::string::npos) << md.out;
-  auto half = run_ridge("analyze " + model_path("alexnet") + " --dtype fp16 --weight-dtype fp16 --format json --summary");
+  auto half =
+      run_ridge("analyze " + model_path("alexnet") + " --dtype fp16 --weight-dtype fp16 --format json --summary");
   auto full = run_ridge("analyze " + model_path("alexnet") + " --format json --summary");
   auto h = nlohmann::json::parse(half.out), f = nlohmann::json::parse(full.out);
   EXPECT_EQ(2 * h["totals"]["bytes"].get<int64_t>(), f["totals"]["bytes"].get<int64_t>());

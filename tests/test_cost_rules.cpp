@@ -10,14 +10,17 @@ using ::onnx::TensorProto;
 
 TEST(ConvCost, StridedPaddedWithBias) {
   ModelBuilder b;
-  b.input("x", {int64_t{1}, int64_t{3}, int64_t{32}, int64_t{32}}).weight("w", {8, 3, 3, 3}).weight("bias", {8}).output("y");
+  b.input("x", {int64_t{1}, int64_t{3}, int64_t{32}, int64_t{32}})
+      .weight("w", {8, 3, 3, 3})
+      .weight("bias", {8})
+      .output("y");
   auto& conv = b.node("Conv", {"x", "w", "bias"}, {"y"}, "conv");
   set_ints(conv, "pads", {1, 1, 1, 1});
   set_ints(conv, "strides", {2, 2});
   auto r = analyze_file(b.save("conv"));
   const auto& c = node_named(r, "conv");
   EXPECT_EQ(c.output_shape, "1x8x16x16");  // floor((32 + 2 - 3) / 2) + 1 = 16
-  EXPECT_EQ(c.macs, 8 * 16 * 16 * 3 * 9);   // 55296
+  EXPECT_EQ(c.macs, 8 * 16 * 16 * 3 * 9);  // 55296
   EXPECT_EQ(c.flops, 2 * 55296 + 8 * 16 * 16);
   EXPECT_EQ(c.params, 8 * 27 + 8);
   EXPECT_EQ(c.activation_bytes_read, 3 * 32 * 32 * 4);
@@ -110,7 +113,11 @@ TEST(NormalizationCost, LayerNormSoftmaxBatchNorm) {
 
   ModelBuilder bn;
   bn.input("x", {int64_t{1}, int64_t{4}, int64_t{2}, int64_t{2}})
-      .weight("scale", {4}).weight("shift", {4}).weight("mean", {4}).weight("var", {4}).output("y");
+      .weight("scale", {4})
+      .weight("shift", {4})
+      .weight("mean", {4})
+      .weight("var", {4})
+      .output("y");
   bn.node("BatchNormalization", {"x", "scale", "shift", "mean", "var"}, {"y"}, "bn");
   auto rb = analyze_file(bn.save("bn"));
   EXPECT_EQ(node_named(rb, "bn").flops, 2 * 16);  // inference: folded scale and shift
@@ -158,7 +165,10 @@ TEST(RecurrentCost, LstmGruRnn) {
   auto build = [](const char* op, int gates) {
     ModelBuilder b;
     b.input("x", {int64_t{5}, int64_t{2}, int64_t{3}})
-        .weight("W", {1, gates * 4, 3}).weight("R", {1, gates * 4, 4}).weight("B", {1, 2 * gates * 4}).output("y");
+        .weight("W", {1, gates * 4, 3})
+        .weight("R", {1, gates * 4, 4})
+        .weight("B", {1, 2 * gates * 4})
+        .output("y");
     set_int(b.node(op, {"x", "W", "R", "B"}, {"y"}, "rnn"), "hidden_size", 4);
     return analyze_file(b.save(op));
   };

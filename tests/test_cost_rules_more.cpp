@@ -83,7 +83,11 @@ TEST(MatMulCost, EinsumSingleOperandAndImplicitOutput) {
 
 TEST(ElementwiseCost, WhereAndVariadicMean) {
   ModelBuilder b;
-  b.input("c", {int64_t{4}}, TensorProto::BOOL).input("x", {int64_t{4}}).input("y", {int64_t{1}}).output("w").output("m");
+  b.input("c", {int64_t{4}}, TensorProto::BOOL)
+      .input("x", {int64_t{4}})
+      .input("y", {int64_t{1}})
+      .output("w")
+      .output("m");
   b.node("Where", {"c", "x", "y"}, {"w"}, "where");
   b.node("Mean", {"x", "x", "y"}, {"m"}, "mean");
   auto r = analyze_file(b.save("where"));
@@ -122,7 +126,10 @@ namespace {
 
 TEST(LossCost, SoftmaxCrossEntropyAndNll) {
   ModelBuilder b;
-  b.input("scores", {int64_t{4}, int64_t{10}}).input("labels", {int64_t{4}}, ::onnx::TensorProto::INT64).output("loss").output("nll");
+  b.input("scores", {int64_t{4}, int64_t{10}})
+      .input("labels", {int64_t{4}}, ::onnx::TensorProto::INT64)
+      .output("loss")
+      .output("nll");
   b.node("SoftmaxCrossEntropyLoss", {"scores", "labels"}, {"loss"}, "sce");
   set_string(b.node("NegativeLogLikelihoodLoss", {"scores", "labels"}, {"nll"}, "nll"), "reduction", "sum");
   auto r = analyze_file(b.save("loss"));
@@ -134,7 +141,9 @@ TEST(LossCost, SoftmaxCrossEntropyAndNll) {
 
 TEST(SamplingCost, GridSampleBilinear) {
   ModelBuilder b(16);
-  b.input("x", {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{8}}).input("grid", {int64_t{1}, int64_t{5}, int64_t{6}, int64_t{2}}).output("y");
+  b.input("x", {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{8}})
+      .input("grid", {int64_t{1}, int64_t{5}, int64_t{6}, int64_t{2}})
+      .output("y");
   b.node("GridSample", {"x", "grid"}, {"y"}, "gs");
   auto r = analyze_file(b.save("gridsample"));
   EXPECT_EQ(node_named(r, "gs").output_shape, "1x3x5x6");

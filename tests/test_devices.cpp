@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <set>
 #include <fstream>
+#include <set>
 
 #include "hw/device_db.h"
 #include "hw/device_file.h"
@@ -39,8 +39,8 @@ TEST(Devices, EveryFileValidatesAndTheRequiredOnesExist) {
     EXPECT_GT(r.bandwidth.at("dram").value, 0) << d.id;
   }
   for (const char* id : {"jetson-agx-orin-64gb", "jetson-agx-orin-32gb", "jetson-orin-nx-16gb", "jetson-orin-nano-8gb",
-                         "jetson-agx-xavier", "h100-sxm", "h100-pcie", "h200", "a100-sxm-40gb", "a100-sxm-80gb", "v100-sxm2",
-                         "l40s", "l4", "t4", "rtx-4090", "rtx-3090", "host"})
+                         "jetson-agx-xavier", "h100-sxm", "h100-pcie", "h200", "a100-sxm-40gb", "a100-sxm-80gb",
+                         "v100-sxm2", "l40s", "l4", "t4", "rtx-4090", "rtx-3090", "host"})
     EXPECT_TRUE(ids.count(id)) << id;
 }
 
@@ -71,8 +71,9 @@ TEST(Devices, GpuClockMatchesFp32Peak) {
     const char* id;
     int sms, lanes;
   };
-  for (auto g : {Gpu{"h100-sxm", 132, 128}, Gpu{"h100-pcie", 114, 128}, Gpu{"a100-sxm-40gb", 108, 64}, Gpu{"v100-sxm2", 80, 64},
-                 Gpu{"l40s", 142, 128}, Gpu{"l4", 58, 128}, Gpu{"t4", 40, 64}, Gpu{"rtx-4090", 128, 128}, Gpu{"rtx-3090", 82, 128}}) {
+  for (auto g : {Gpu{"h100-sxm", 132, 128}, Gpu{"h100-pcie", 114, 128}, Gpu{"a100-sxm-40gb", 108, 64},
+                 Gpu{"v100-sxm2", 80, 64}, Gpu{"l40s", 142, 128}, Gpu{"l4", 58, 128}, Gpu{"t4", 40, 64},
+                 Gpu{"rtx-4090", 128, 128}, Gpu{"rtx-3090", 82, 128}}) {
     auto r = roofline(g.id);
     double expected = g.sms * g.lanes * 2.0 * r.clocks_mhz.at("gpu") * 1e6;
     EXPECT_NEAR(r.peak_flops.at("fp32").value / expected, 1.0, 0.01) << g.id;
@@ -149,7 +150,8 @@ TEST(Host, TheoreticalPeakFromDetectedFigures) {
   EXPECT_EQ(cpu.cores, sysconf(_SC_NPROCESSORS_ONLN));
   EXPECT_GT(cpu.max_mhz, 0);
   auto r = roofline("host");
-  EXPECT_DOUBLE_EQ(r.peak_flops.at("fp32").value, cpu.cores * (cpu.simd_bits / 32.0) * cpu.fma_units * 2 * cpu.max_mhz * 1e6);
+  EXPECT_DOUBLE_EQ(r.peak_flops.at("fp32").value,
+                   cpu.cores * (cpu.simd_bits / 32.0) * cpu.fma_units * 2 * cpu.max_mhz * 1e6);
   EXPECT_DOUBLE_EQ(r.peak_flops.at("fp64").value, r.peak_flops.at("fp32").value / 2);
   EXPECT_EQ(r.peak_flops.at("fp32").label, "theoretical");
 }

@@ -82,7 +82,8 @@ TEST(ErtCli, QuickRunProducesTheDocumentedKeys) {
   for (const char* level : {"l1", "l2", "dram"}) EXPECT_GT(doc["bandwidth"][level].get<double>(), 0) << level;
   EXPECT_GT(doc["gemm_flops"]["fp32"].get<double>(), 0);
   // The profile is a device file: predictions can use it.
-  auto predict = run_ridge("predict " + model_path("alexnet") + " --device " + temp_dir() + "/host-ert.yaml --format json");
+  auto predict =
+      run_ridge("predict " + model_path("alexnet") + " --device " + temp_dir() + "/host-ert.yaml --format json");
   EXPECT_EQ(predict.exit_code, 0) << predict.err;
   EXPECT_NE(predict.out.find("\"measured\""), std::string::npos);
 }

@@ -9,7 +9,10 @@ namespace {
 // x(1x3x32x32) -> Conv(8x3x3x3, pad 1, stride 2) -> t -> Relu -> y(1x8x16x16)
 std::string conv_relu_model() {
   ModelBuilder b;
-  b.input("x", {int64_t{1}, int64_t{3}, int64_t{32}, int64_t{32}}).weight("w", {8, 3, 3, 3}).weight("bias", {8}).output("y");
+  b.input("x", {int64_t{1}, int64_t{3}, int64_t{32}, int64_t{32}})
+      .weight("w", {8, 3, 3, 3})
+      .weight("bias", {8})
+      .output("y");
   auto& conv = b.node("Conv", {"x", "w", "bias"}, {"t"}, "conv");
   set_ints(conv, "pads", {1, 1, 1, 1});
   set_ints(conv, "strides", {2, 2});
@@ -52,9 +55,9 @@ TEST(MemoryViews, PeakActivationLiveness) {
 TEST(MemoryViews, ViewsAliasTheirInput) {
   ModelBuilder b;
   b.input("x", {int64_t{64}}).int64_constant("shape", {2}, {8, 8}).output("z");
-  b.node("Relu", {"x"}, {"a"}, "relu");          // a: 256 B
+  b.node("Relu", {"x"}, {"a"}, "relu");              // a: 256 B
   b.node("Reshape", {"a", "shape"}, {"v"}, "view");  // alias of a: no new bytes, keeps a alive
-  b.node("Neg", {"v"}, {"z"}, "neg");             // z: 256 B while a is still read
+  b.node("Neg", {"v"}, {"z"}, "neg");                // z: 256 B while a is still read
   auto r = analyze_file(b.save("alias"));
   // x (256) + a (256) at relu; x freed; a + z (512) at neg.
   EXPECT_EQ(r.cost.totals.peak_activation_bytes, 512);

@@ -52,7 +52,7 @@ std::shared_ptr<graph::ConstantData> integer_values(const ::onnx::TensorProto& t
       }
     } else {
       c->ints.push_back(t.data_type() == ::onnx::TensorProto::INT64 ? t.int64_data(static_cast<int>(i))
-                                                                     : t.int32_data(static_cast<int>(i)));
+                                                                    : t.int32_data(static_cast<int>(i)));
     }
   }
   return c;
@@ -116,8 +116,10 @@ TEST(OnnxBackendNodeTests, InferredShapesMatchExpectedOutputs) {
       outcome = Outcome::kFail;
       why = e.what();
     }
-    if (outcome == Outcome::kPass) ++pass;
-    else if (outcome == Outcome::kSkip) ++skip;
+    if (outcome == Outcome::kPass)
+      ++pass;
+    else if (outcome == Outcome::kSkip)
+      ++skip;
     else {
       ++fail;
       failures += "  " + dir.filename().string() + ": " + why + "\n";

@@ -147,7 +147,8 @@ TEST(PredictCli, JsonKeysAndModeSweep) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\"time_s\""), std::string::npos);
   EXPECT_NE(r.out.find("\"bound\""), std::string::npos);
-  auto sweep = run_ridge("predict " + model_path("resnet50") + " --device jetson-agx-orin-64gb --modes all --sweep batch=1,4 --format csv");
+  auto sweep = run_ridge("predict " + model_path("resnet50") +
+                         " --device jetson-agx-orin-64gb --modes all --sweep batch=1,4 --format csv");
   ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
   EXPECT_EQ(std::count(sweep.out.begin(), sweep.out.end(), '\n'), 1 + 4 * 2);
   auto bad = run_ridge("predict " + model_path("resnet50") + " --device host");

@@ -19,7 +19,8 @@ Result rerun(graph::Model model, const Request& request) {
   result.cost = cost::analyze(model, request.options);
   if (request.strict) {
     std::string problems;
-    for (const auto& [op, count] : result.cost.unknown_ops) problems += fmt::format("{}{} x{}", problems.empty() ? "" : ", ", op, count);
+    for (const auto& [op, count] : result.cost.unknown_ops)
+      problems += fmt::format("{}{} x{}", problems.empty() ? "" : ", ", op, count);
     if (!problems.empty()) throw Error("--strict: ops without a cost rule: " + problems);
     if (summary.unresolved_nodes > 0)
       throw Error(fmt::format("--strict: {} node(s) with unresolved shapes, first: {}", summary.unresolved_nodes,

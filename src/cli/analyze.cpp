@@ -32,8 +32,10 @@ int run_analyze(const AnalyzeOptions& o) {
   std::vector<report::SweepPoint> points;
   for (auto v : values) {
     auto point = request;
-    if (key == "batch") point.bindings.batch = v;
-    else point.bindings.dims[key] = v;
+    if (key == "batch")
+      point.bindings.batch = v;
+    else
+      point.bindings.dims[key] = v;
     points.push_back({std::to_string(v), analysis::rerun(pristine, point)});
   }
   report::write_sweep(std::cout, request, key, points, format);

@@ -1,3 +1,5 @@
+#include "roofline/calibrate.h"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -7,7 +9,6 @@
 #include "cli/command.h"
 #include "cli/device_options.h"
 #include "hw/device_db.h"
-#include "roofline/calibrate.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -22,7 +23,8 @@ int run_calibrate(const CalibrateOptions& o) {
   auto request = make_request(o.predict.model);
   auto [device_id, mode_text] = hw::split_device_and_mode(o.predict.device);
   auto device = hw::find_device(device_id);
-  if (device.file == "(detected)") throw Error("calibrate needs a device file: the detected host has no measured bandwidth yet");
+  if (device.file == "(detected)")
+    throw Error("calibrate needs a device file: the detected host has no measured bandwidth yet");
   device.calibration.reset();  // fit against the raw roofline
   auto analysis = analysis::run(request);
   auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode_text));
@@ -34,8 +36,10 @@ int run_calibrate(const CalibrateOptions& o) {
   fmt::print(std::cout, "calibrated {} from {} nodes of {} ({} measured names matched no node)\n", device.id,
              fit.calibration.nodes, o.measured, fit.unmatched);
   fmt::print(std::cout, "overhead per op: {:.2f} us\n", fit.calibration.overhead_s * 1e6);
-  for (const auto& [family, e] : fit.calibration.efficiency) fmt::print(std::cout, "efficiency {:<14} {:.3f}\n", family, e);
-  for (const auto& family : fit.dropped) fmt::print(std::cout, "efficiency {:<14} not fitted (no positive slope)\n", family);
+  for (const auto& [family, e] : fit.calibration.efficiency)
+    fmt::print(std::cout, "efficiency {:<14} {:.3f}\n", family, e);
+  for (const auto& family : fit.dropped)
+    fmt::print(std::cout, "efficiency {:<14} not fitted (no positive slope)\n", family);
   fmt::print(std::cout, "wrote {}: use it with --device {}\n", output, output);
   return 0;
 }
@@ -44,7 +48,8 @@ int run_calibrate(const CalibrateOptions& o) {
 
 Command add_calibrate_command(CLI::App& parent) {
   auto o = std::make_shared<CalibrateOptions>();
-  auto* app = parent.add_subcommand("calibrate", "fit per-op-family efficiency and per-op overhead from measured node times");
+  auto* app =
+      parent.add_subcommand("calibrate", "fit per-op-family efficiency and per-op overhead from measured node times");
   app->footer(
       "The measurements are a CSV with a node column (node or name) and a time column (seconds,\n"
       "time_s or mean_ms). Writes a copy of the device file with a calibration section.\n"

@@ -20,8 +20,9 @@ std::pair<std::string, std::string> split_assignment(const std::string& text, co
 
 graph::DType dtype_flag(const std::string& text, const char* flag) {
   auto type = graph::parse_dtype(text);
-  if (!type || (*type != graph::DType::kFloat32 && *type != graph::DType::kFloat16 && *type != graph::DType::kBFloat16 &&
-                *type != graph::DType::kInt8 && *type != graph::DType::kFloat64 && *type != graph::DType::kFloat8E4M3FN))
+  if (!type ||
+      (*type != graph::DType::kFloat32 && *type != graph::DType::kFloat16 && *type != graph::DType::kBFloat16 &&
+       *type != graph::DType::kInt8 && *type != graph::DType::kFloat64 && *type != graph::DType::kFloat8E4M3FN))
     throw Error(fmt::format("{}: unknown dtype '{}' (expected fp32, fp16, bf16, int8, fp8 or fp64)", flag, text));
   return *type;
 }
@@ -30,14 +31,16 @@ graph::DType dtype_flag(const std::string& text, const char* flag) {
 
 void add_model_options(CLI::App& command, ModelOptions& o, bool with_training) {
   command.add_option("model", o.model, "ONNX model file")->required();
-  command.add_option("-b,--batch", o.batch, "bind the first dim of every input whose first dim is symbolic (default 1)")
+  command
+      .add_option("-b,--batch", o.batch, "bind the first dim of every input whose first dim is symbolic (default 1)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   command.add_option("--dim", o.dims, "bind a named dim: NAME=V (repeatable), e.g. --dim seq=128");
   command.add_option("--input", o.inputs, "set an input's whole shape: NAME=1x3x512x512 (repeatable)");
   command.add_option("--dtype", o.dtype, "cost floating activations in this dtype: fp32, fp16, bf16, int8");
   command.add_option("--weight-dtype", o.weight_dtype, "cost floating weights in this dtype: fp32, fp16, bf16, int8");
   if (with_training) {
-    auto* training = command.add_flag("--training", o.training, "also cost a training step: forward, backward, optimizer update");
+    auto* training =
+        command.add_flag("--training", o.training, "also cost a training step: forward, backward, optimizer update");
     command.add_option("--optimizer", o.optimizer, "optimizer of the training step: sgd (default), momentum, adam")
         ->check(CLI::IsMember({"sgd", "momentum", "adam"}))
         ->needs(training);

@@ -32,8 +32,10 @@ Command add_devices_command(CLI::App& parent) {
             auto [id, mode_text] = hw::split_device_and_mode(options->spec);
             auto device = hw::find_device(id);
             auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode_text));
-            if (options->format == "json") std::cout << report::roofline_json(device, roofline).dump(2) << "\n";
-            else report::write_roofline_table(std::cout, device, roofline);
+            if (options->format == "json")
+              std::cout << report::roofline_json(device, roofline).dump(2) << "\n";
+            else
+              report::write_roofline_table(std::cout, device, roofline);
             return 0;
           }};
 }

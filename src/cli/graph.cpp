@@ -17,14 +17,18 @@ struct GraphOptions {
 Command add_graph_command(CLI::App& parent) {
   auto options = std::make_shared<GraphOptions>();
   auto* app = parent.add_subcommand("graph", "print the graph with shapes and costs per node (text or Graphviz dot)");
-  app->footer("Examples:\n  ridge graph models/alexnet.onnx\n  ridge graph models/resnet50.onnx --dot | dot -Tsvg > resnet50.svg");
+  app->footer(
+      "Examples:\n  ridge graph models/alexnet.onnx\n  ridge graph models/resnet50.onnx --dot | dot -Tsvg > "
+      "resnet50.svg");
   add_model_options(*app, options->model, false);
   app->add_flag("--dot", options->dot, "write Graphviz dot instead of text");
   return {app, [options] {
             auto request = make_request(options->model);
             auto result = analysis::run(request);
-            if (options->dot) report::write_graph_dot(std::cout, result);
-            else report::write_graph_text(std::cout, result);
+            if (options->dot)
+              report::write_graph_dot(std::cout, result);
+            else
+              report::write_graph_text(std::cout, result);
             return 0;
           }};
 }

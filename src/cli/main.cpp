@@ -14,10 +14,11 @@ int main(int argc, char** argv) {
   CLI::App app{"ridge: how a DNN performs on your hardware, and why"};
   app.set_version_flag("--version", fmt::format("ridge {} ({})", ridge::kVersion, ridge::kRevision));
   app.require_subcommand(1);
-  std::vector<ridge::cli::Command> commands{ridge::cli::add_analyze_command(app), ridge::cli::add_graph_command(app),
-                                          ridge::cli::add_ops_command(app), ridge::cli::add_devices_command(app),
-                                          ridge::cli::add_predict_command(app), ridge::cli::add_calibrate_command(app),
-                                          ridge::cli::add_ert_command(app)};
+  std::vector<ridge::cli::Command> commands{
+      ridge::cli::add_analyze_command(app), ridge::cli::add_graph_command(app),
+      ridge::cli::add_ops_command(app),     ridge::cli::add_devices_command(app),
+      ridge::cli::add_predict_command(app), ridge::cli::add_calibrate_command(app),
+      ridge::cli::add_ert_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -21,7 +21,8 @@ Command add_ops_command(CLI::App& parent) {
             auto cost_ops = cost::CostRegistry::instance().op_types();
             ops.insert(shape_ops.begin(), shape_ops.end());
             ops.insert(cost_ops.begin(), cost_ops.end());
-            std::set<std::string_view> with_shape(shape_ops.begin(), shape_ops.end()), with_cost(cost_ops.begin(), cost_ops.end());
+            std::set<std::string_view> with_shape(shape_ops.begin(), shape_ops.end()),
+                with_cost(cost_ops.begin(), cost_ops.end());
             for (auto control : {"If", "Loop", "Scan"}) with_cost.insert(control);  // costed through their subgraphs
             if (*markdown) {
               fmt::print(std::cout,
@@ -31,7 +32,8 @@ Command add_ops_command(CLI::App& parent) {
                          "`cost`: FLOPs, MACs and bytes are computed. Any other op is reported by name and count.\n\n"
                          "| op | shape | cost |\n|---|---|---|\n");
               for (auto op : ops)
-                fmt::print(std::cout, "| {} | {} | {} |\n", op, with_shape.count(op) ? "yes" : "no", with_cost.count(op) ? "yes" : "no");
+                fmt::print(std::cout, "| {} | {} | {} |\n", op, with_shape.count(op) ? "yes" : "no",
+                           with_cost.count(op) ? "yes" : "no");
               fmt::print(std::cout, "\n{} ops.\n", ops.size());
             } else {
               for (auto op : ops)

@@ -56,8 +56,10 @@ int run_predict(const PredictOptions& o) {
       points.push_back({roofline.mode, point_request.bindings.batch.value_or(1), std::move(prediction)});
     }
   }
-  if (points.size() == 1) report::write_prediction(std::cout, points[0].prediction, format);
-  else report::write_prediction_sweep(std::cout, points, format);
+  if (points.size() == 1)
+    report::write_prediction(std::cout, points[0].prediction, format);
+  else
+    report::write_prediction_sweep(std::cout, points, format);
   return 0;
 }
 
@@ -65,7 +67,8 @@ int run_predict(const PredictOptions& o) {
 
 Command add_predict_command(CLI::App& parent) {
   auto o = std::make_shared<PredictOptions>();
-  auto* app = parent.add_subcommand("predict", "roofline prediction of each node's time and the model's latency on a device");
+  auto* app =
+      parent.add_subcommand("predict", "roofline prediction of each node's time and the model's latency on a device");
   app->footer(
       "time = max(FLOPs / compute ceiling, bytes / DRAM bandwidth) + per-op overhead, per node.\n"
       "Examples:\n"
@@ -76,7 +79,8 @@ Command add_predict_command(CLI::App& parent) {
   add_device_options(*app, o->device);
   app->add_option("--modes", o->modes, "power modes to sweep: all, or MODE1,MODE2,...");
   app->add_option("--sweep", o->sweep, "batch sizes to sweep: batch=1,2,4,8");
-  app->add_option("-f,--format", o->format, "table (default), csv, json, md")->check(CLI::IsMember({"table", "csv", "json", "md"}));
+  app->add_option("-f,--format", o->format, "table (default), csv, json, md")
+      ->check(CLI::IsMember({"table", "csv", "json", "md"}));
   return {app, [o] { return run_predict(*o); }};
 }
 

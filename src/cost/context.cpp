@@ -23,7 +23,9 @@ int64_t value_bytes(const graph::Graph& g, graph::ValueId id, const CostOptions&
   return graph::dtype_bytes(type, graph::element_count(v.shape));
 }
 
-std::vector<int64_t> CostContext::in_dims(size_t i) const { return graph::known_dims(graph_.value(node_.input(i)).shape); }
+std::vector<int64_t> CostContext::in_dims(size_t i) const {
+  return graph::known_dims(graph_.value(node_.input(i)).shape);
+}
 
 std::vector<int64_t> CostContext::out_dims(size_t i) const {
   return graph::known_dims(graph_.value(node_.outputs.at(i)).shape);

@@ -7,7 +7,9 @@
 namespace ridge::cost {
 namespace {
 
-int64_t kernel_size(const std::vector<int64_t>& w) { return shape::product(std::vector<int64_t>(w.begin() + 2, w.end())); }
+int64_t kernel_size(const std::vector<int64_t>& w) {
+  return shape::product(std::vector<int64_t>(w.begin() + 2, w.end()));
+}
 
 void set_conv(CostContext& ctx, int64_t macs, bool has_bias) {
   int64_t out = ctx.out_elements();
@@ -38,8 +40,10 @@ void qlinear_conv(CostContext& ctx) {
 }  // namespace
 
 void register_conv_costs(CostRegistry& r) {
-  r.add("conv", {{"Conv", conv}, {"ConvInteger", conv, kNotDifferentiable}, {"ConvTranspose", conv_transpose},
-         {"QLinearConv", qlinear_conv, kNotDifferentiable}});
+  r.add("conv", {{"Conv", conv},
+                 {"ConvInteger", conv, kNotDifferentiable},
+                 {"ConvTranspose", conv_transpose},
+                 {"QLinearConv", qlinear_conv, kNotDifferentiable}});
 }
 
 }  // namespace ridge::cost

@@ -63,9 +63,9 @@ struct TrainingTotals {
 struct Totals {
   int64_t flops = 0, macs = 0, params = 0;
   int64_t activation_bytes_read = 0, weight_bytes_read = 0, bytes_written = 0;
-  int64_t bytes = 0;        // unfused
+  int64_t bytes = 0;  // unfused
   int64_t bytes_fused = 0;
-  int64_t bytes_min = 0;    // weights, model inputs and outputs once each
+  int64_t bytes_min = 0;     // weights, model inputs and outputs once each
   int64_t weight_bytes = 0;  // memory for all weights (each initializer once)
   int64_t peak_activation_bytes = 0;
   double intensity() const { return bytes > 0 ? static_cast<double>(flops) / static_cast<double>(bytes) : 0.0; }
@@ -81,8 +81,8 @@ struct ModelCost {
   std::vector<NodeCost> nodes;
   Totals totals;
   std::optional<TrainingTotals> training;
-  std::map<std::string, int> unknown_ops;        // op type -> count
-  std::map<std::string, int> unresolved_ops;     // op type -> count of nodes with unknown shapes
+  std::map<std::string, int> unknown_ops;     // op type -> count
+  std::map<std::string, int> unresolved_ops;  // op type -> count of nodes with unknown shapes
   int estimated_nodes = 0;
   std::vector<OpTypeSummary> by_op_type() const;  // sorted by FLOPs, descending
 };

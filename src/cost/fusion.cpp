@@ -40,8 +40,10 @@ int64_t minimum_bytes(const graph::Graph& g, const CostOptions& options, int64_t
   int64_t weights = 0, io = 0;
   for (graph::ValueId id = 0; id < static_cast<graph::ValueId>(g.values.size()); ++id) {
     const auto& v = g.value(id);
-    if (v.initializer && !v.consumers.empty()) weights += value_bytes(g, id, options);
-    else if (v.is_graph_input || v.is_graph_output) io += value_bytes(g, id, options);
+    if (v.initializer && !v.consumers.empty())
+      weights += value_bytes(g, id, options);
+    else if (v.is_graph_input || v.is_graph_output)
+      io += value_bytes(g, id, options);
   }
   if (weight_bytes) *weight_bytes = weights;
   return weights + io;

@@ -4,7 +4,8 @@
 
 namespace ridge::cost {
 
-int64_t peak_activation_bytes(const graph::Graph& g, const std::vector<NodeEvaluation>& evals, const CostOptions& options) {
+int64_t peak_activation_bytes(const graph::Graph& g, const std::vector<NodeEvaluation>& evals,
+                              const CostOptions& options) {
   const auto n_values = g.values.size();
   constexpr int64_t kNever = INT64_MAX;
   std::vector<graph::ValueId> base(n_values);

@@ -57,7 +57,8 @@ void gemm(CostContext& ctx) {
 void einsum(CostContext& ctx) {
   std::vector<std::vector<int64_t>> dims;
   for (size_t i = 0; i < ctx.input_count(); ++i) dims.push_back(ctx.in_dims(i));
-  auto spec = shape::parse_einsum(ctx.node().get_string("equation", ""), dims, fmt::format("node '{}'", ctx.node().name));
+  auto spec =
+      shape::parse_einsum(ctx.node().get_string("equation", ""), dims, fmt::format("node '{}'", ctx.node().name));
   if (dims.size() == 1) {
     ctx.flops = ctx.in_elements(0) - ctx.out_elements();
     return;
@@ -78,9 +79,12 @@ void det(CostContext& ctx) {
 }  // namespace
 
 void register_matmul_costs(CostRegistry& r) {
-  r.add("matmul", {{"MatMul", matmul}, {"Gemm", gemm}, {"Einsum", einsum},
-         {"MatMulInteger", matmul_integer, kNotDifferentiable}, {"QLinearMatMul", qlinear_matmul, kNotDifferentiable},
-         {"Det", det, kNotDifferentiable}});
+  r.add("matmul", {{"MatMul", matmul},
+                   {"Gemm", gemm},
+                   {"Einsum", einsum},
+                   {"MatMulInteger", matmul_integer, kNotDifferentiable},
+                   {"QLinearMatMul", qlinear_matmul, kNotDifferentiable},
+                   {"Det", det, kNotDifferentiable}});
 }
 
 }  // namespace ridge::cost

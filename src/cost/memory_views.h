@@ -15,7 +15,8 @@ void apply_fusion(const graph::Graph& g, std::vector<NodeEvaluation>& evals);
 
 // Peak bytes of live activations over the node order (views alias their input; weights excluded).
 // Linear in nodes + edges.
-int64_t peak_activation_bytes(const graph::Graph& g, const std::vector<NodeEvaluation>& evals, const CostOptions& options);
+int64_t peak_activation_bytes(const graph::Graph& g, const std::vector<NodeEvaluation>& evals,
+                              const CostOptions& options);
 
 // Weights (each initializer once), model inputs and outputs: traffic no schedule can avoid.
 int64_t minimum_bytes(const graph::Graph& g, const CostOptions& options, int64_t* weight_bytes);

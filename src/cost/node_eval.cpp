@@ -91,11 +91,16 @@ void cost_control_flow(const graph::Graph& g, const graph::Node& node, const Cos
 
 const char* status_name(NodeStatus status) {
   switch (status) {
-    case NodeStatus::kCosted: return "ok";
-    case NodeStatus::kEstimate: return "estimate";
-    case NodeStatus::kFolded: return "folded";
-    case NodeStatus::kUnknownOp: return "unknown-op";
-    case NodeStatus::kUnresolved: return "unresolved";
+    case NodeStatus::kCosted:
+      return "ok";
+    case NodeStatus::kEstimate:
+      return "estimate";
+    case NodeStatus::kFolded:
+      return "folded";
+    case NodeStatus::kUnknownOp:
+      return "unknown-op";
+    case NodeStatus::kUnresolved:
+      return "unresolved";
   }
   return "?";
 }

@@ -12,7 +12,7 @@ void windowed(CostContext& ctx) {
   int64_t out = ctx.out_elements();
   ctx.flops = (Average ? k : k - 1) * out;
   ctx.backward_flops_data = Average ? k * out : out;  // spread g/k over the window; route g to the max
-  ctx.saves_output = !Average;                          // max positions
+  ctx.saves_output = !Average;                        // max positions
 }
 
 void lp_pool(CostContext& ctx) {
@@ -34,8 +34,12 @@ void global(CostContext& ctx) {
 }  // namespace
 
 void register_pooling_costs(CostRegistry& r) {
-  r.add("pooling", {{"MaxPool", windowed<false>}, {"AveragePool", windowed<true>}, {"LpPool", lp_pool},
-         {"GlobalAveragePool", global<true>}, {"GlobalMaxPool", global<false>}, {"GlobalLpPool", global<true>}});
+  r.add("pooling", {{"MaxPool", windowed<false>},
+                    {"AveragePool", windowed<true>},
+                    {"LpPool", lp_pool},
+                    {"GlobalAveragePool", global<true>},
+                    {"GlobalMaxPool", global<false>},
+                    {"GlobalLpPool", global<true>}});
 }
 
 }  // namespace ridge::cost

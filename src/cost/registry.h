@@ -11,7 +11,7 @@ using CostRule = void (*)(CostContext&);
 
 enum Trait : unsigned {
   kNone = 0,
-  kFusible = 1u << 0,        // elementwise/activation/normalization: fused into its producer
+  kFusible = 1u << 0,            // elementwise/activation/normalization: fused into its producer
   kNotDifferentiable = 1u << 1,  // integer/boolean/shape ops: no backward
 };
 

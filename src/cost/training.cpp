@@ -16,9 +16,12 @@ struct OptimizerCost {
 
 OptimizerCost optimizer_cost(Optimizer optimizer) {
   switch (optimizer) {
-    case Optimizer::kSgd: return {2, 3, 0};        // w -= lr*g: read w, g; write w
-    case Optimizer::kMomentum: return {4, 5, 1};   // m = mu*m + g; w -= lr*m
-    case Optimizer::kAdam: return {14, 7, 2};      // m, v updates, bias correction, sqrt/eps/div step
+    case Optimizer::kSgd:
+      return {2, 3, 0};  // w -= lr*g: read w, g; write w
+    case Optimizer::kMomentum:
+      return {4, 5, 1};  // m = mu*m + g; w -= lr*m
+    case Optimizer::kAdam:
+      return {14, 7, 2};  // m, v updates, bias correction, sqrt/eps/div step
   }
   return {0, 0, 0};
 }

@@ -12,7 +12,20 @@ namespace ridge::graph {
 struct Graph;
 
 struct Attribute {
-  enum class Kind { kUndefined, kFloat, kInt, kString, kTensor, kGraph, kFloats, kInts, kStrings, kTensors, kGraphs, kOther };
+  enum class Kind {
+    kUndefined,
+    kFloat,
+    kInt,
+    kString,
+    kTensor,
+    kGraph,
+    kFloats,
+    kInts,
+    kStrings,
+    kTensors,
+    kGraphs,
+    kOther
+  };
   std::string name;
   Kind kind = Kind::kUndefined;
   double f = 0;

@@ -44,8 +44,6 @@ std::optional<DType> parse_dtype(std::string_view text);
 bool is_known_dtype(int32_t code);
 
 // Bytes of `elements` elements of `type`, rounding packed sub-byte types up.
-inline int64_t dtype_bytes(DType type, int64_t elements) {
-  return (elements * dtype_bits(type) + 7) / 8;
-}
+inline int64_t dtype_bytes(DType type, int64_t elements) { return (elements * dtype_bits(type) + 7) / 8; }
 
 }  // namespace ridge::graph

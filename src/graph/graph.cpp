@@ -66,11 +66,10 @@ void Graph::link_and_sort() {
       if (out == kNoValue) continue;
       auto& v = value(out);
       if (v.producer >= 0)
-        throw Error(fmt::format("value '{}' is produced by two nodes ('{}' and '{}')", v.name,
-                                nodes[v.producer].name, nodes[n].name));
+        throw Error(fmt::format("value '{}' is produced by two nodes ('{}' and '{}')", v.name, nodes[v.producer].name,
+                                nodes[n].name));
       if (v.initializer || v.is_graph_input)
-        throw Error(fmt::format("node '{}' writes '{}', which is a graph input or initializer",
-                                nodes[n].name, v.name));
+        throw Error(fmt::format("node '{}' writes '{}', which is a graph input or initializer", nodes[n].name, v.name));
       v.producer = n;
     }
   }
@@ -102,8 +101,8 @@ void Graph::link_and_sort() {
   if (order.size() != nodes.size()) {
     for (NodeId n = 0; n < static_cast<NodeId>(nodes.size()); ++n)
       if (pending[n] > 0)
-        throw Error(fmt::format("cyclic graph: node '{}' ({}) is on or behind a cycle", nodes[n].name,
-                                nodes[n].op_type));
+        throw Error(
+            fmt::format("cyclic graph: node '{}' ({}) is on or behind a cycle", nodes[n].name, nodes[n].op_type));
   }
   bool sorted = true;
   for (size_t i = 0; i < order.size(); ++i) sorted = sorted && order[i] == static_cast<NodeId>(i);

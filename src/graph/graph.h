@@ -36,7 +36,7 @@ struct Value {
 struct Node {
   std::string name;
   std::string op_type;
-  std::string domain;  // "" or "ai.onnx" for the default domain
+  std::string domain;           // "" or "ai.onnx" for the default domain
   std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
   std::vector<Attribute> attributes;
@@ -60,7 +60,7 @@ struct Graph {
   std::string name;
   std::vector<Value> values;
   std::vector<Node> nodes;
-  std::vector<ValueId> inputs;   // graph inputs that are not initializers
+  std::vector<ValueId> inputs;  // graph inputs that are not initializers
   std::vector<ValueId> outputs;
   std::unordered_map<std::string, ValueId> value_by_name;
 
@@ -79,8 +79,8 @@ struct Model {
   int64_t ir_version = 0;
   std::map<std::string, int64_t> opsets;  // domain ("" = default) -> version
   std::string producer;
-  std::string path;       // the model file
-  std::string directory;  // where external data is looked for
+  std::string path;                          // the model file
+  std::string directory;                     // where external data is looked for
   std::shared_ptr<const ByteSource> source;  // the model's bytes, for values read on demand
   int64_t file_bytes = 0;
 

@@ -10,15 +10,13 @@ namespace ridge::graph {
 
 int64_t checked_mul(int64_t a, int64_t b, const char* what) {
   int64_t result = 0;
-  if (__builtin_mul_overflow(a, b, &result))
-    throw Error(fmt::format("{} overflows 64 bits ({} x {})", what, a, b));
+  if (__builtin_mul_overflow(a, b, &result)) throw Error(fmt::format("{} overflows 64 bits ({} x {})", what, a, b));
   return result;
 }
 
 int64_t checked_add(int64_t a, int64_t b, const char* what) {
   int64_t result = 0;
-  if (__builtin_add_overflow(a, b, &result))
-    throw Error(fmt::format("{} overflows 64 bits ({} + {})", what, a, b));
+  if (__builtin_add_overflow(a, b, &result)) throw Error(fmt::format("{} overflows 64 bits ({} + {})", what, a, b));
   return result;
 }
 
@@ -56,8 +54,7 @@ std::string to_string(const Shape& shape) {
   std::string text;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i) text += 'x';
-    text += shape[i].is_known() ? std::to_string(shape[i].value)
-                                : (shape[i].symbol.empty() ? "?" : shape[i].symbol);
+    text += shape[i].is_known() ? std::to_string(shape[i].value) : (shape[i].symbol.empty() ? "?" : shape[i].symbol);
   }
   return text;
 }

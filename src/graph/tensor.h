@@ -20,7 +20,7 @@ struct TensorLocation {
   std::shared_ptr<const ByteSource> source;  // kInFile: the model's bytes
   int64_t offset = 0;                        // kInFile: where raw_data starts in `source`
   int64_t size = 0;                          // bytes (kInFile / kExternal)
-  std::string external_path;      // kExternal: path relative to the model's directory
+  std::string external_path;                 // kExternal: path relative to the model's directory
   int64_t external_offset = 0;
   bool external_length_given = false;
 };
@@ -29,8 +29,8 @@ struct TensorLocation {
 struct ConstantData {
   DType dtype = DType::kUndefined;
   std::vector<int64_t> dims;
-  std::vector<int64_t> ints;   // integral and bool types
-  std::vector<double> reals;   // floating types
+  std::vector<int64_t> ints;  // integral and bool types
+  std::vector<double> reals;  // floating types
 
   bool is_integral() const { return graph::is_integral(dtype); }
   int64_t size() const { return static_cast<int64_t>(is_integral() ? ints.size() : reals.size()); }

@@ -23,17 +23,17 @@ struct Sourced {
 struct ClockDomain {
   double max_mhz = 0;  // the reference clock: unit peaks are given at this frequency
   double min_mhz = 0;
-  int cores = 0;       // for CPU domains: cores at the reference
+  int cores = 0;  // for CPU domains: cores at the reference
   std::string source;
 };
 
 enum class UnitType { kVector, kMatrix };
 
 struct ComputeUnit {
-  std::string name;                      // e.g. "cuda-cores", "tensor-cores", "cpu-simd"
+  std::string name;  // e.g. "cuda-cores", "tensor-cores", "cpu-simd"
   UnitType type = UnitType::kVector;
-  std::string clock;                     // clock domain the unit runs on
-  bool scales_with_cores = false;        // CPU units: peak also scales with the online cores
+  std::string clock;                         // clock domain the unit runs on
+  bool scales_with_cores = false;            // CPU units: peak also scales with the online cores
   std::map<std::string, double> peak_flops;  // precision (fp64, fp32, tf32, fp16, bf16, int8, fp8) -> FLOP/s
   std::string key_prefix;  // e.g. "cpu_" for the CPU of an SoC, so its keys do not collide with the GPU's
   std::string source;
@@ -41,11 +41,11 @@ struct ComputeUnit {
 };
 
 struct MemoryLevel {
-  std::string level;        // dram, l3, l2, l1
-  std::string kind;         // HBM3, LPDDR5, ... (informative)
-  double size_bytes = 0;    // 0 when unknown
-  double bandwidth = 0;     // bytes/s at the reference clock; 0 when unknown
-  std::string clock;        // clock domain its bandwidth follows (e.g. emc), empty if fixed
+  std::string level;      // dram, l3, l2, l1
+  std::string kind;       // HBM3, LPDDR5, ... (informative)
+  double size_bytes = 0;  // 0 when unknown
+  double bandwidth = 0;   // bytes/s at the reference clock; 0 when unknown
+  std::string clock;      // clock domain its bandwidth follows (e.g. emc), empty if fixed
   std::string source;
   std::string label = kDatasheet;
 };
@@ -76,7 +76,7 @@ struct Device {
   std::string overhead_source;
   std::vector<PowerMode> modes;  // the first is the default
   std::optional<Calibration> calibration;
-  std::string file;              // where it was loaded from
+  std::string file;  // where it was loaded from
 };
 
 }  // namespace ridge::hw

@@ -40,7 +40,8 @@ class Reader {
     } catch (const YAML::Exception&) {
       fail(field, fmt::format("'{}' is not a number", node.as<std::string>()));
     }
-    if (!(value == value) || (positive ? value <= 0 : value < 0)) fail(field, fmt::format("must be {} (is {})", positive ? "positive" : "non-negative", value));
+    if (!(value == value) || (positive ? value <= 0 : value < 0))
+      fail(field, fmt::format("must be {} (is {})", positive ? "positive" : "non-negative", value));
     return value;
   }
 
@@ -108,7 +109,8 @@ Device parse_device_yaml(const std::string& text, const std::string& name) {
     if (!d.clocks.count(u.clock)) r.fail(field + ".clock", "names no domain in clocks: '" + u.clock + "'");
     u.scales_with_cores = n["scales_with_cores"] && n["scales_with_cores"].as<bool>();
     u.key_prefix = r.text(n["key_prefix"], field + ".key_prefix", false);
-    if (u.scales_with_cores && d.clocks[u.clock].cores <= 0) r.fail(field, "scales with cores but its clock domain has no cores");
+    if (u.scales_with_cores && d.clocks[u.clock].cores <= 0)
+      r.fail(field, "scales with cores but its clock domain has no cores");
     auto peaks = n["peak_flops"];
     if (!peaks || !peaks.IsMap() || peaks.size() == 0) r.fail(field + ".peak_flops", "must map precisions to FLOP/s");
     for (const auto& p : peaks) {
@@ -134,7 +136,8 @@ Device parse_device_yaml(const std::string& text, const std::string& name) {
     if (n["size_bytes"]) m.size_bytes = r.number(n["size_bytes"], field + ".size_bytes");
     if (n["bandwidth"]) m.bandwidth = r.number(n["bandwidth"], field + ".bandwidth");
     m.clock = r.text(n["clock"], field + ".clock", false);
-    if (!m.clock.empty() && !d.clocks.count(m.clock)) r.fail(field + ".clock", "names no domain in clocks: '" + m.clock + "'");
+    if (!m.clock.empty() && !d.clocks.count(m.clock))
+      r.fail(field + ".clock", "names no domain in clocks: '" + m.clock + "'");
     m.source = r.source(n, field);
     m.label = label(r, n, field);
     if (m.level == "dram") {
@@ -184,7 +187,8 @@ Device parse_device_yaml(const std::string& text, const std::string& name) {
         m.clocks_mhz[domain] = r.number(c.second, field + ".clocks." + domain);
       }
     if (auto cores = n["cores"]; cores && cores.IsMap())
-      for (const auto& c : cores) m.cores[c.first.as<std::string>()] = static_cast<int>(r.number(c.second, field + ".cores"));
+      for (const auto& c : cores)
+        m.cores[c.first.as<std::string>()] = static_cast<int>(r.number(c.second, field + ".cores"));
     if (n["power_budget_w"]) m.power_budget_w = r.number(n["power_budget_w"], field + ".power_budget_w");
     m.source = r.source(n, field);
     d.modes.push_back(std::move(m));

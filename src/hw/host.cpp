@@ -37,11 +37,16 @@ HostCpu detect_host_cpu() {
     if (colon == std::string::npos) continue;
     auto key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
     auto value = colon + 2 <= line.size() ? line.substr(colon + 2) : std::string();
-    if (key == "model name" && cpu.model.empty()) cpu.model = value;
-    else if (key == "vendor_id" && cpu.vendor.empty()) cpu.vendor = value;
-    else if (key == "cpu family" && !cpu.family) cpu.family = std::atoi(value.c_str());
-    else if (key == "model" && !cpu.model_number) cpu.model_number = std::atoi(value.c_str());
-    else if (key == "cpu MHz" && reported_mhz == 0) reported_mhz = std::atof(value.c_str());
+    if (key == "model name" && cpu.model.empty())
+      cpu.model = value;
+    else if (key == "vendor_id" && cpu.vendor.empty())
+      cpu.vendor = value;
+    else if (key == "cpu family" && !cpu.family)
+      cpu.family = std::atoi(value.c_str());
+    else if (key == "model" && !cpu.model_number)
+      cpu.model_number = std::atoi(value.c_str());
+    else if (key == "cpu MHz" && reported_mhz == 0)
+      reported_mhz = std::atof(value.c_str());
     else if ((key == "flags" || key == "Features") && flags.empty()) {
       std::istringstream words(value);
       std::string word;
@@ -113,7 +118,8 @@ Device detect_host() {
   d.memory.push_back({"dram", "", 0, 0, "", "bandwidth unknown until measured (ridge ert, to come)", kDatasheet});
   d.overhead_s = 1e-6;
   d.overhead_source = "ridge default for a CPU op dispatch (1 us), until calibrated";
-  d.modes.push_back(PowerMode{"default", {{"cpu", cpu.max_mhz}}, {{"cpu", cpu.cores}}, std::nullopt, "the running configuration"});
+  d.modes.push_back(
+      PowerMode{"default", {{"cpu", cpu.max_mhz}}, {{"cpu", cpu.cores}}, std::nullopt, "the running configuration"});
   return d;
 }
 

@@ -10,12 +10,12 @@ struct HostCpu {
   std::string model;
   std::string vendor;
   int family = 0, model_number = 0;
-  int cores = 0;          // online logical CPUs used for compute
+  int cores = 0;  // online logical CPUs used for compute
   double max_mhz = 0;
   std::string clock_source;
-  int simd_bits = 0;      // widest vector ISA: 512 (AVX-512), 256 (AVX2), 128 (SSE/NEON)
-  int fma_units = 0;      // FMA pipes of that width per core
-  std::string simd_note;  // why these were chosen
+  int simd_bits = 0;                                   // widest vector ISA: 512 (AVX-512), 256 (AVX2), 128 (SSE/NEON)
+  int fma_units = 0;                                   // FMA pipes of that width per core
+  std::string simd_note;                               // why these were chosen
   std::vector<std::pair<std::string, double>> caches;  // level (l1/l2/l3) -> bytes per instance
 };
 

@@ -17,8 +17,10 @@ double parse_frequency_mhz(const std::string& text, const std::string& spec) {
     std::string s(suffix);
     return number.size() > s.size() && number.compare(number.size() - s.size(), s.size(), s) == 0;
   };
-  if (ends_with("GHz")) scale = 1000, number.resize(number.size() - 3);
-  else if (ends_with("MHz")) number.resize(number.size() - 3);
+  if (ends_with("GHz"))
+    scale = 1000, number.resize(number.size() - 3);
+  else if (ends_with("MHz"))
+    number.resize(number.size() - 3);
   double value = 0;
   auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (number.empty() || ec != std::errc() || ptr != number.data() + number.size() || value <= 0)
@@ -42,8 +44,9 @@ PowerMode resolve_mode(const Device& device, const std::string& mode) {
   if (mode.find('=') == std::string::npos) {
     std::string names;
     for (const auto& m : device.modes) names += (names.empty() ? "" : ", ") + m.name;
-    throw Error(fmt::format("device '{}' has no power mode '{}' (modes: {}; or a custom gpu=918MHz,emc=2133MHz,cpu=8x1.5GHz)",
-                            device.id, mode, names));
+    throw Error(
+        fmt::format("device '{}' has no power mode '{}' (modes: {}; or a custom gpu=918MHz,emc=2133MHz,cpu=8x1.5GHz)",
+                    device.id, mode, names));
   }
   PowerMode custom = device.modes.front();
   custom.name = mode;
@@ -62,7 +65,8 @@ PowerMode resolve_mode(const Device& device, const std::string& mode) {
     if (clock == device.clocks.end()) {
       std::string domains;
       for (const auto& [name, c] : device.clocks) domains += (domains.empty() ? "" : ", ") + name;
-      throw Error(fmt::format("custom mode '{}': device '{}' has no clock domain '{}' (domains: {})", mode, device.id, domain, domains));
+      throw Error(fmt::format("custom mode '{}': device '{}' has no clock domain '{}' (domains: {})", mode, device.id,
+                              domain, domains));
     }
     auto x = value.find('x');
     if (x != std::string::npos) {
@@ -71,17 +75,19 @@ PowerMode resolve_mode(const Device& device, const std::string& mode) {
       auto [ptr, ec] = std::from_chars(count.data(), count.data() + count.size(), cores);
       if (ec != std::errc() || ptr != count.data() + count.size() || cores <= 0)
         throw Error(fmt::format("custom mode '{}': '{}' is not a core count", mode, count));
-      if (clock->second.cores <= 0) throw Error(fmt::format("custom mode '{}': domain '{}' has no cores to set", mode, domain));
+      if (clock->second.cores <= 0)
+        throw Error(fmt::format("custom mode '{}': domain '{}' has no cores to set", mode, domain));
       if (cores > clock->second.cores)
-        throw Error(fmt::format("custom mode '{}': {} has {} {} cores, not {}", mode, device.id, clock->second.cores, domain, cores));
+        throw Error(fmt::format("custom mode '{}': {} has {} {} cores, not {}", mode, device.id, clock->second.cores,
+                                domain, cores));
       custom.cores[domain] = cores;
       value = value.substr(x + 1);
     }
     double mhz = parse_frequency_mhz(value, mode);
     const auto& c = clock->second;
     if (mhz > c.max_mhz * (1 + 1e-9) || mhz < c.min_mhz * (1 - 1e-9))
-      throw Error(fmt::format("custom mode '{}': {} runs {} between {} and {} MHz, not at {} MHz", mode, device.id, domain,
-                              c.min_mhz, c.max_mhz, mhz));
+      throw Error(fmt::format("custom mode '{}': {} runs {} between {} and {} MHz, not at {} MHz", mode, device.id,
+                              domain, c.min_mhz, c.max_mhz, mhz));
     custom.clocks_mhz[domain] = mhz;
   }
   return custom;
@@ -116,8 +122,9 @@ Roofline roofline_for(const Device& device, const PowerMode& mode) {
     for (const auto& [precision, peak] : unit.peak_flops) {
       auto key = unit.key_prefix + precision + (unit.type == UnitType::kMatrix ? "_tensor" : "");
       std::string source = unit.source;
-      if (derived) source += fmt::format(" (scaled by {:.4f} for mode {}: clock{})", scale, mode.name,
-                                         unit.scales_with_cores ? " and cores" : "");
+      if (derived)
+        source += fmt::format(" (scaled by {:.4f} for mode {}: clock{})", scale, mode.name,
+                              unit.scales_with_cores ? " and cores" : "");
       r.peak_flops[key] = {peak * scale, source, unit.label};
     }
   }
@@ -125,7 +132,8 @@ Roofline roofline_for(const Device& device, const PowerMode& mode) {
     if (level.bandwidth <= 0) continue;
     double scale = level.clock.empty() ? 1.0 : clock_ratio(level.clock);
     std::string source = level.source;
-    if (std::fabs(scale - 1.0) > 1e-12) source += fmt::format(" (scaled by {:.4f} for mode {}: memory clock)", scale, mode.name);
+    if (std::fabs(scale - 1.0) > 1e-12)
+      source += fmt::format(" (scaled by {:.4f} for mode {}: memory clock)", scale, mode.name);
     r.bandwidth[level.level] = {level.bandwidth * scale, source, level.label};
   }
   return r;

@@ -21,7 +21,7 @@ struct Roofline {
   std::map<std::string, Ceiling> bandwidth;   // "dram", "l2", ...
   double overhead_s = 0;
   std::optional<double> power_budget_w, tdp_w;
-  std::map<std::string, double> clocks_mhz;   // the mode's clocks
+  std::map<std::string, double> clocks_mhz;  // the mode's clocks
   std::map<std::string, int> cores;
   std::optional<Calibration> calibration;
 

@@ -21,8 +21,8 @@
 namespace ridge::onnx {
 namespace {
 
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 using graph::Attribute;
 using graph::DType;
 using graph::Graph;
@@ -63,9 +63,12 @@ class Reader {
         int64_t version = 0;
         while (uint32_t t = in_.ReadTag()) {
           int f = WireFormatLite::GetTagFieldNumber(t);
-          if (f == 1 && WireFormatLite::GetTagWireType(t) == kBytes) domain = read_string();
-          else if (f == 2 && WireFormatLite::GetTagWireType(t) == kVarint) version = read_int64();
-          else skip(t);
+          if (f == 1 && WireFormatLite::GetTagWireType(t) == kBytes)
+            domain = read_string();
+          else if (f == 2 && WireFormatLite::GetTagWireType(t) == kVarint)
+            version = read_int64();
+          else
+            skip(t);
         }
         pop(limit);
         if (domain == "ai.onnx") domain.clear();
@@ -86,8 +89,7 @@ class Reader {
 
  private:
   [[noreturn]] void fail(const std::string& what) {
-    throw Error(fmt::format("'{}' is not a valid ONNX model: {} (at byte {})", name_, what,
-                            in_.CurrentPosition()));
+    throw Error(fmt::format("'{}' is not a valid ONNX model: {} (at byte {})", name_, what, in_.CurrentPosition()));
   }
 
   void skip(uint32_t tag) {
@@ -173,17 +175,23 @@ class Reader {
     auto tensor = std::make_shared<TensorRef>();
     int32_t data_type = 0;
     bool external = false;
-    std::vector<int64_t> ints;    // int32_data / int64_data / uint64_data
-    std::vector<double> reals;    // float_data / double_data
+    std::vector<int64_t> ints;  // int32_data / int64_data / uint64_data
+    std::vector<double> reals;  // float_data / double_data
     bool typed_fields = false, typed_truncated = false;
     std::vector<std::pair<std::string, std::string>> external_entries;
     while (uint32_t tag = in_.ReadTag()) {
       int field = WireFormatLite::GetTagFieldNumber(tag);
       int wire = WireFormatLite::GetTagWireType(tag);
       switch (field) {
-        case 1: read_ints(wire, tensor->dims); break;
-        case 2: data_type = static_cast<int32_t>(read_int64()); break;
-        case 8: tensor->name = read_string(); break;
+        case 1:
+          read_ints(wire, tensor->dims);
+          break;
+        case 2:
+          data_type = static_cast<int32_t>(read_int64());
+          break;
+        case 8:
+          tensor->name = read_string();
+          break;
         case 9: {  // raw_data: remember where it is, do not copy or touch it
           int length = read_length();
           tensor->location.kind = graph::TensorLocation::Kind::kInFile;
@@ -193,7 +201,11 @@ class Reader {
           if (!in_.Skip(length)) fail("truncated raw_data");
           break;
         }
-        case 4: case 5: case 7: case 10: case 11: {
+        case 4:
+        case 5:
+        case 7:
+        case 10:
+        case 11: {
           typed_fields = true;
           if (static_cast<int64_t>(ints.size() + reals.size()) > kMaxTypedElements) {
             typed_truncated = true;
@@ -212,19 +224,26 @@ class Reader {
           std::string key, value;
           while (uint32_t t = in_.ReadTag()) {
             int f = WireFormatLite::GetTagFieldNumber(t);
-            if (f == 1) key = read_string();
-            else if (f == 2) value = read_string();
-            else skip(t);
+            if (f == 1)
+              key = read_string();
+            else if (f == 2)
+              value = read_string();
+            else
+              skip(t);
           }
           pop(limit);
           external_entries.emplace_back(key, value);
           break;
         }
-        case 14: external = read_int64() == 1; break;
-        default: skip(tag);
+        case 14:
+          external = read_int64() == 1;
+          break;
+        default:
+          skip(tag);
       }
     }
-    if (!graph::is_known_dtype(data_type)) fail(fmt::format("tensor '{}' has unknown data type {}", tensor->name, data_type));
+    if (!graph::is_known_dtype(data_type))
+      fail(fmt::format("tensor '{}' has unknown data type {}", tensor->name, data_type));
     tensor->dtype = static_cast<DType>(data_type);
     for (auto d : tensor->dims)
       if (d < 0) fail(fmt::format("tensor '{}' has a negative dimension {}", tensor->name, d));
@@ -233,8 +252,10 @@ class Reader {
       loc.kind = graph::TensorLocation::Kind::kExternal;
       for (const auto& [key, value] : external_entries) {
         try {
-          if (key == "location") loc.external_path = value;
-          else if (key == "offset") loc.external_offset = std::stoll(value);
+          if (key == "location")
+            loc.external_path = value;
+          else if (key == "offset")
+            loc.external_offset = std::stoll(value);
           else if (key == "length") {
             loc.size = std::stoll(value);
             loc.external_length_given = true;
@@ -246,7 +267,8 @@ class Reader {
       if (loc.external_path.empty()) fail(fmt::format("tensor '{}' is external but names no file", tensor->name));
     } else if (typed_fields && tensor->location.kind == graph::TensorLocation::Kind::kNone) {
       tensor->location.kind = graph::TensorLocation::Kind::kTypedFields;
-      if (!typed_truncated) tensor->typed_values = constant_from_typed_fields(*tensor, std::move(ints), std::move(reals));
+      if (!typed_truncated)
+        tensor->typed_values = constant_from_typed_fields(*tensor, std::move(ints), std::move(reals));
     }
     return tensor;
   }
@@ -334,18 +356,29 @@ class Reader {
       int field = WireFormatLite::GetTagFieldNumber(tag);
       int wire = WireFormatLite::GetTagWireType(tag);
       switch (field) {
-        case 1: attr.name = read_string(); break;
-        case 20: declared_type = static_cast<int32_t>(read_int64()); break;
-        case 2: attr.f = read_float(); break;
-        case 3: attr.i = read_int64(); break;
-        case 4: attr.s = read_string(); break;
+        case 1:
+          attr.name = read_string();
+          break;
+        case 20:
+          declared_type = static_cast<int32_t>(read_int64());
+          break;
+        case 2:
+          attr.f = read_float();
+          break;
+        case 3:
+          attr.i = read_int64();
+          break;
+        case 4:
+          attr.s = read_string();
+          break;
         case 5: {
           auto limit = push_message();
           attr.tensor = read_tensor();
           pop(limit);
           break;
         }
-        case 6: case 11: {
+        case 6:
+        case 11: {
           auto limit = push_message();
           auto sub = std::make_shared<Graph>();
           read_graph(*sub, depth + 1);
@@ -353,27 +386,41 @@ class Reader {
           attr.graphs.push_back(std::move(sub));
           break;
         }
-        case 7: read_floats(wire, attr.floats); break;
-        case 8: read_ints(wire, attr.ints); break;
-        case 9: attr.strings.push_back(read_string()); break;
-        default: skip(tag);
+        case 7:
+          read_floats(wire, attr.floats);
+          break;
+        case 8:
+          read_ints(wire, attr.ints);
+          break;
+        case 9:
+          attr.strings.push_back(read_string());
+          break;
+        default:
+          skip(tag);
       }
     }
     using K = Attribute::Kind;
-    static constexpr K kByType[] = {K::kUndefined, K::kFloat,  K::kInt,     K::kString,
-                                    K::kTensor,    K::kGraph,  K::kFloats,  K::kInts,
-                                    K::kStrings,   K::kTensors, K::kGraphs, K::kOther,
-                                    K::kOther,     K::kOther,  K::kOther};
+    static constexpr K kByType[] = {K::kUndefined, K::kFloat,  K::kInt,   K::kString,  K::kTensor,
+                                    K::kGraph,     K::kFloats, K::kInts,  K::kStrings, K::kTensors,
+                                    K::kGraphs,    K::kOther,  K::kOther, K::kOther,   K::kOther};
     attr.kind = declared_type >= 0 && declared_type < 15 ? kByType[declared_type] : K::kOther;
     if (attr.kind == K::kUndefined) {  // IR v1 files omit the type: infer it from the field set
-      if (attr.tensor) attr.kind = K::kTensor;
-      else if (!attr.graphs.empty()) attr.kind = K::kGraph;
-      else if (!attr.ints.empty()) attr.kind = K::kInts;
-      else if (!attr.floats.empty()) attr.kind = K::kFloats;
-      else if (!attr.strings.empty()) attr.kind = K::kStrings;
-      else if (!attr.s.empty()) attr.kind = K::kString;
-      else if (attr.f != 0) attr.kind = K::kFloat;
-      else attr.kind = K::kInt;
+      if (attr.tensor)
+        attr.kind = K::kTensor;
+      else if (!attr.graphs.empty())
+        attr.kind = K::kGraph;
+      else if (!attr.ints.empty())
+        attr.kind = K::kInts;
+      else if (!attr.floats.empty())
+        attr.kind = K::kFloats;
+      else if (!attr.strings.empty())
+        attr.kind = K::kStrings;
+      else if (!attr.s.empty())
+        attr.kind = K::kString;
+      else if (attr.f != 0)
+        attr.kind = K::kFloat;
+      else
+        attr.kind = K::kInt;
     }
     return attr;
   }
@@ -384,26 +431,36 @@ class Reader {
     while (uint32_t tag = in_.ReadTag()) {
       int field = WireFormatLite::GetTagFieldNumber(tag);
       switch (field) {
-        case 1: inputs.push_back(read_string()); break;
-        case 2: outputs.push_back(read_string()); break;
-        case 3: node.name = read_string(); break;
-        case 4: node.op_type = read_string(); break;
-        case 7: node.domain = read_string(); break;
+        case 1:
+          inputs.push_back(read_string());
+          break;
+        case 2:
+          outputs.push_back(read_string());
+          break;
+        case 3:
+          node.name = read_string();
+          break;
+        case 4:
+          node.op_type = read_string();
+          break;
+        case 7:
+          node.domain = read_string();
+          break;
         case 5: {
           auto limit = push_message();
           node.attributes.push_back(read_attribute(depth));
           pop(limit);
           break;
         }
-        default: skip(tag);
+        default:
+          skip(tag);
       }
     }
     if (node.op_type.empty()) fail("a node has no op_type");
     if (node.domain == "ai.onnx") node.domain.clear();
     for (auto& name : inputs) node.inputs.push_back(name.empty() ? graph::kNoValue : g.intern(name));
     for (auto& name : outputs) node.outputs.push_back(name.empty() ? graph::kNoValue : g.intern(name));
-    if (node.name.empty())
-      node.name = fmt::format("{}_{}", node.op_type, g.nodes.size());
+    if (node.name.empty()) node.name = fmt::format("{}_{}", node.op_type, g.nodes.size());
     g.nodes.push_back(std::move(node));
   }
 
@@ -424,7 +481,9 @@ class Reader {
           pop(limit);
           break;
         }
-        case 2: g.name = read_string(); break;
+        case 2:
+          g.name = read_string();
+          break;
         case 5: {
           auto limit = push_message();
           auto tensor = read_tensor();
@@ -455,7 +514,8 @@ class Reader {
           pop(limit);
           break;
         }
-        default: skip(tag);
+        default:
+          skip(tag);
       }
     }
     // Old IR versions also list initializers among the inputs; those stay weights.
@@ -506,7 +566,8 @@ Model read(google::protobuf::io::ZeroCopyInputStream* stream, std::shared_ptr<co
            int64_t size, const std::string& name, const LoadOptions& options) {
   if (size <= 0) throw Error(fmt::format("'{}' is empty, not an ONNX model", name));
   if (size > INT_MAX)
-    throw Error(fmt::format("'{}' is {} bytes; protobuf files cannot exceed 2 GiB (store weights as external data)", name, size));
+    throw Error(fmt::format("'{}' is {} bytes; protobuf files cannot exceed 2 GiB (store weights as external data)",
+                            name, size));
   Model model;
   model.path = name;
   model.file_bytes = size;

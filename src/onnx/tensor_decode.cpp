@@ -18,9 +18,12 @@ using graph::DType;
 float half_to_float(uint16_t bits) {
   int sign = (bits >> 15) & 1, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
   float value;
-  if (exponent == 0) value = std::ldexp(static_cast<float>(mantissa), -24);
-  else if (exponent == 31) value = mantissa ? NAN : INFINITY;
-  else value = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
+  if (exponent == 0)
+    value = std::ldexp(static_cast<float>(mantissa), -24);
+  else if (exponent == 31)
+    value = mantissa ? NAN : INFINITY;
+  else
+    value = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
   return sign ? -value : value;
 }
 
@@ -110,7 +113,8 @@ std::shared_ptr<ConstantData> constant_from_typed_fields(const graph::TensorRef&
   if (graph::is_integral(tensor.dtype)) {
     data->ints = std::move(ints);
     if (static_cast<int64_t>(data->ints.size()) != count)
-      throw Error(fmt::format("tensor '{}' holds {} values but its shape needs {}", tensor.name, data->ints.size(), count));
+      throw Error(
+          fmt::format("tensor '{}' holds {} values but its shape needs {}", tensor.name, data->ints.size(), count));
   } else if (graph::is_floating(tensor.dtype)) {
     if (tensor.dtype == DType::kFloat16 || tensor.dtype == DType::kBFloat16) {
       for (auto bits : ints)  // 16-bit floats are stored as bit patterns in int32_data
@@ -119,7 +123,8 @@ std::shared_ptr<ConstantData> constant_from_typed_fields(const graph::TensorRef&
     }
     data->reals = std::move(reals);
     if (static_cast<int64_t>(data->reals.size()) != count)
-      throw Error(fmt::format("tensor '{}' holds {} values but its shape needs {}", tensor.name, data->reals.size(), count));
+      throw Error(
+          fmt::format("tensor '{}' holds {} values but its shape needs {}", tensor.name, data->reals.size(), count));
   } else {
     return nullptr;
   }
@@ -147,8 +152,7 @@ std::shared_ptr<ConstantData> decode_constant(const graph::TensorRef& tensor, co
       auto path = std::filesystem::path(model_directory) / loc.external_path;
       std::ifstream file(path, std::ios::binary);
       if (!file) return nullptr;  // weights file absent: fine unless a shape needs this tensor
-      int64_t size = loc.external_length_given ? loc.size
-                                               : graph::dtype_bytes(tensor.dtype, declared_elements(tensor));
+      int64_t size = loc.external_length_given ? loc.size : graph::dtype_bytes(tensor.dtype, declared_elements(tensor));
       std::vector<uint8_t> bytes(static_cast<size_t>(size));
       file.seekg(loc.external_offset);
       if (!file.read(reinterpret_cast<char*>(bytes.data()), size))

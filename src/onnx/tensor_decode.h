@@ -10,14 +10,12 @@ namespace ridge::onnx {
 
 // Builds values from TensorProto's typed repeated fields (float_data, int32_data, ...).
 std::shared_ptr<graph::ConstantData> constant_from_typed_fields(const graph::TensorRef& tensor,
-                                                                 std::vector<int64_t> ints,
-                                                                 std::vector<double> reals);
+                                                                std::vector<int64_t> ints, std::vector<double> reals);
 
 // Decodes a tensor's values if it has at most `max_elements` elements. Returns null when the
 // tensor is larger, or its external file is absent (analysis must not need it then).
 // Throws ridge::Error when the stored bytes disagree with the declared size.
-std::shared_ptr<graph::ConstantData> decode_constant(const graph::TensorRef& tensor,
-                                                     const std::string& model_directory,
+std::shared_ptr<graph::ConstantData> decode_constant(const graph::TensorRef& tensor, const std::string& model_directory,
                                                      int64_t max_elements);
 
 float half_to_float(uint16_t bits);

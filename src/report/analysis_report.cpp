@@ -16,9 +16,12 @@ using nlohmann::json;
 
 const char* optimizer_name(cost::Optimizer o) {
   switch (o) {
-    case cost::Optimizer::kSgd: return "sgd";
-    case cost::Optimizer::kMomentum: return "momentum";
-    case cost::Optimizer::kAdam: return "adam";
+    case cost::Optimizer::kSgd:
+      return "sgd";
+    case cost::Optimizer::kMomentum:
+      return "momentum";
+    case cost::Optimizer::kAdam:
+      return "adam";
   }
   return "?";
 }
@@ -34,19 +37,20 @@ std::string op_counts(const std::map<std::string, int>& ops) {
 }
 
 json totals_json(const cost::Totals& t) {
-  return {{"flops", t.flops},
-          {"macs", t.macs},
-          {"params", t.params},
-          {"bytes", t.bytes},
-          {"bytes_fused", t.bytes_fused},
-          {"bytes_min", t.bytes_min},
-          {"activation_bytes_read", t.activation_bytes_read},
-          {"weight_bytes_read", t.weight_bytes_read},
-          {"bytes_written", t.bytes_written},
-          {"weight_bytes", t.weight_bytes},
-          {"peak_activation_bytes", t.peak_activation_bytes},
-          {"intensity", t.intensity()},
-          {"intensity_fused", t.bytes_fused > 0 ? static_cast<double>(t.flops) / static_cast<double>(t.bytes_fused) : 0.0}};
+  return {
+      {"flops", t.flops},
+      {"macs", t.macs},
+      {"params", t.params},
+      {"bytes", t.bytes},
+      {"bytes_fused", t.bytes_fused},
+      {"bytes_min", t.bytes_min},
+      {"activation_bytes_read", t.activation_bytes_read},
+      {"weight_bytes_read", t.weight_bytes_read},
+      {"bytes_written", t.bytes_written},
+      {"weight_bytes", t.weight_bytes},
+      {"peak_activation_bytes", t.peak_activation_bytes},
+      {"intensity", t.intensity()},
+      {"intensity_fused", t.bytes_fused > 0 ? static_cast<double>(t.flops) / static_cast<double>(t.bytes_fused) : 0.0}};
 }
 
 json training_json(const cost::TrainingTotals& t) {
@@ -76,11 +80,14 @@ void write_header(std::ostream& out, const analysis::Request& request, const ana
   fmt::print(out, "model: {}  (opset {}, {} nodes)\n", request.model_path, result.model.default_opset(),
              result.model.graph.nodes.size());
   std::string inputs;
-  for (const auto& [name, shape] : result.inputs) inputs += fmt::format("{}{}={}", inputs.empty() ? "" : ", ", name, shape);
+  for (const auto& [name, shape] : result.inputs)
+    inputs += fmt::format("{}{}={}", inputs.empty() ? "" : ", ", name, shape);
   fmt::print(out, "inputs: {}\n", inputs);
   fmt::print(out, "dtypes: activations {}, weights {}{}\n", dtype_choice(request.options.activation_dtype),
              dtype_choice(request.options.weight_dtype),
-             request.options.training ? fmt::format("; training step, optimizer {}", optimizer_name(request.options.optimizer)) : "");
+             request.options.training
+                 ? fmt::format("; training step, optimizer {}", optimizer_name(request.options.optimizer))
+                 : "");
   for (const auto& note : result.notes) fmt::print(out, "note: {}\n", note);
 }
 
@@ -98,10 +105,15 @@ void write_table(std::ostream& out, const analysis::Request& request, const anal
     }
     table.add_column("status");
     for (const auto& n : c.nodes) {
-      std::vector<std::string> row{short_name(n.name, 40), n.op_type, n.output_shape, si(static_cast<double>(n.flops)),
-                                   si(static_cast<double>(n.macs)), si(static_cast<double>(n.params)),
+      std::vector<std::string> row{short_name(n.name, 40),
+                                   n.op_type,
+                                   n.output_shape,
+                                   si(static_cast<double>(n.flops)),
+                                   si(static_cast<double>(n.macs)),
+                                   si(static_cast<double>(n.params)),
                                    si_bytes(static_cast<double>(n.activation_bytes_read + n.weight_bytes_read)),
-                                   si_bytes(static_cast<double>(n.bytes_written)), fixed(n.intensity(), 1)};
+                                   si_bytes(static_cast<double>(n.bytes_written)),
+                                   fixed(n.intensity(), 1)};
       if (training) {
         row.push_back(si(static_cast<double>(n.backward_flops)));
         row.push_back(si_bytes(static_cast<double>(n.backward_bytes)));
@@ -117,7 +129,8 @@ void write_table(std::ostream& out, const analysis::Request& request, const anal
   for (const auto& s : c.by_op_type())
     types.add_row({s.op_type, std::to_string(s.count), si(static_cast<double>(s.flops)),
                    fixed(t.flops ? 100.0 * static_cast<double>(s.flops) / static_cast<double>(t.flops) : 0.0, 1),
-                   si(static_cast<double>(s.macs)), si_bytes(static_cast<double>(s.bytes)), si(static_cast<double>(s.params))});
+                   si(static_cast<double>(s.macs)), si_bytes(static_cast<double>(s.bytes)),
+                   si(static_cast<double>(s.params))});
   types.print(out);
   fmt::print(out, "\ntotals:\n");
   TextTable totals({"quantity", "value", "exact"});
@@ -136,8 +149,10 @@ void write_table(std::ostream& out, const analysis::Request& request, const anal
   row("weight memory", si_bytes(static_cast<double>(t.weight_bytes)), t.weight_bytes);
   row("peak activation memory", si_bytes(static_cast<double>(t.peak_activation_bytes)), t.peak_activation_bytes);
   totals.add_row({"intensity, unfused", fixed(t.intensity(), 2) + " FLOP/B", ""});
-  totals.add_row({"intensity, fused",
-                  fixed(t.bytes_fused ? static_cast<double>(t.flops) / static_cast<double>(t.bytes_fused) : 0, 2) + " FLOP/B", ""});
+  totals.add_row(
+      {"intensity, fused",
+       fixed(t.bytes_fused ? static_cast<double>(t.flops) / static_cast<double>(t.bytes_fused) : 0, 2) + " FLOP/B",
+       ""});
   if (c.training) {
     const auto& tr = *c.training;
     row("training FLOPs", si(static_cast<double>(tr.flops())), tr.flops());
@@ -147,13 +162,15 @@ void write_table(std::ostream& out, const analysis::Request& request, const anal
     row("training bytes", si_bytes(static_cast<double>(tr.bytes())), tr.bytes());
     row("  backward", si_bytes(static_cast<double>(tr.backward_bytes)), tr.backward_bytes);
     row("  optimizer", si_bytes(static_cast<double>(tr.optimizer_bytes)), tr.optimizer_bytes);
-    row("activations kept for backward", si_bytes(static_cast<double>(tr.saved_activation_bytes)), tr.saved_activation_bytes);
+    row("activations kept for backward", si_bytes(static_cast<double>(tr.saved_activation_bytes)),
+        tr.saved_activation_bytes);
     row("gradients", si_bytes(static_cast<double>(tr.gradient_bytes)), tr.gradient_bytes);
     row("optimizer state", si_bytes(static_cast<double>(tr.optimizer_state_bytes)), tr.optimizer_state_bytes);
   }
   totals.print(out);
   fmt::print(out, "\nops without a cost rule: {}\n", op_counts(c.unknown_ops));
-  if (!c.unresolved_ops.empty()) fmt::print(out, "nodes with unresolved shapes (not costed): {}\n", op_counts(c.unresolved_ops));
+  if (!c.unresolved_ops.empty())
+    fmt::print(out, "nodes with unresolved shapes (not costed): {}\n", op_counts(c.unresolved_ops));
   if (c.estimated_nodes) fmt::print(out, "estimated nodes (control flow decided at run time): {}\n", c.estimated_nodes);
 }
 
@@ -165,13 +182,14 @@ std::string csv_field(const std::string& s) {
 }
 
 void write_csv(std::ostream& out, const analysis::Result& result, bool training) {
-  fmt::print(out, "name,op,output_shape,status,flops,macs,params,activation_bytes_read,weight_bytes_read,bytes_written,"
-                  "bytes,bytes_fused,intensity{}\n",
+  fmt::print(out,
+             "name,op,output_shape,status,flops,macs,params,activation_bytes_read,weight_bytes_read,bytes_written,"
+             "bytes,bytes_fused,intensity{}\n",
              training ? ",backward_flops,backward_bytes" : "");
   for (const auto& n : result.cost.nodes) {
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{:.4f}", csv_field(n.name), csv_field(n.op_type), n.output_shape,
-               cost::status_name(n.status), n.flops, n.macs, n.params, n.activation_bytes_read, n.weight_bytes_read,
-               n.bytes_written, n.bytes(), n.bytes_fused, n.intensity());
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{:.4f}", csv_field(n.name), csv_field(n.op_type),
+               n.output_shape, cost::status_name(n.status), n.flops, n.macs, n.params, n.activation_bytes_read,
+               n.weight_bytes_read, n.bytes_written, n.bytes(), n.bytes_fused, n.intensity());
     if (training) fmt::print(out, ",{},{}", n.backward_flops, n.backward_bytes);
     fmt::print(out, "\n");
   }
@@ -185,7 +203,9 @@ void write_markdown(std::ostream& out, const analysis::Request& request, const a
   for (const auto& [name, shape] : result.inputs) fmt::print(out, "- input `{}`: {}\n", name, shape);
   for (const auto& note : result.notes) fmt::print(out, "- note: {}\n", note);
   fmt::print(out, "\n## Totals\n\n| quantity | value | exact |\n|---|---:|---:|\n");
-  auto row = [&](const char* name, const std::string& v, int64_t raw) { fmt::print(out, "| {} | {} | {} |\n", name, v, raw); };
+  auto row = [&](const char* name, const std::string& v, int64_t raw) {
+    fmt::print(out, "| {} | {} | {} |\n", name, v, raw);
+  };
   row("FLOPs", si(static_cast<double>(t.flops)), t.flops);
   row("MACs", si(static_cast<double>(t.macs)), t.macs);
   row("parameters", si(static_cast<double>(t.params)), t.params);
@@ -196,13 +216,16 @@ void write_markdown(std::ostream& out, const analysis::Request& request, const a
   if (c.training) row("training FLOPs", si(static_cast<double>(c.training->flops())), c.training->flops());
   fmt::print(out, "\nOps without a cost rule: {}\n", op_counts(c.unknown_ops));
   if (!c.unresolved_ops.empty()) fmt::print(out, "\nNodes with unresolved shapes: {}\n", op_counts(c.unresolved_ops));
-  fmt::print(out, "\n## Per op type\n\n| op | count | FLOPs | MACs | bytes | params |\n|---|---:|---:|---:|---:|---:|\n");
+  fmt::print(out,
+             "\n## Per op type\n\n| op | count | FLOPs | MACs | bytes | params |\n|---|---:|---:|---:|---:|---:|\n");
   for (const auto& s : c.by_op_type())
     fmt::print(out, "| {} | {} | {} | {} | {} | {} |\n", s.op_type, s.count, si(static_cast<double>(s.flops)),
-               si(static_cast<double>(s.macs)), si_bytes(static_cast<double>(s.bytes)), si(static_cast<double>(s.params)));
+               si(static_cast<double>(s.macs)), si_bytes(static_cast<double>(s.bytes)),
+               si(static_cast<double>(s.params)));
   if (!options.show_nodes) return;
-  fmt::print(out, "\n## Per node\n\n| node | op | output | FLOPs | MACs | params | bytes | FLOP/B | status |\n"
-                  "|---|---|---|---:|---:|---:|---:|---:|---|\n");
+  fmt::print(out,
+             "\n## Per node\n\n| node | op | output | FLOPs | MACs | params | bytes | FLOP/B | status |\n"
+             "|---|---|---|---:|---:|---:|---:|---:|---|\n");
   for (const auto& n : c.nodes)
     fmt::print(out, "| `{}` | {} | {} | {} | {} | {} | {} | {:.1f} | {} |\n", n.name, n.op_type, n.output_shape,
                si(static_cast<double>(n.flops)), si(static_cast<double>(n.macs)), si(static_cast<double>(n.params)),
@@ -243,7 +266,12 @@ json analysis_json(const analysis::Request& request, const analysis::Result& res
   doc["estimated_nodes"] = c.estimated_nodes;
   json types = json::array();
   for (const auto& s : c.by_op_type())
-    types.push_back({{"op", s.op_type}, {"count", s.count}, {"flops", s.flops}, {"macs", s.macs}, {"bytes", s.bytes}, {"params", s.params}});
+    types.push_back({{"op", s.op_type},
+                     {"count", s.count},
+                     {"flops", s.flops},
+                     {"macs", s.macs},
+                     {"bytes", s.bytes},
+                     {"params", s.params}});
   doc["op_types"] = types;
   if (with_nodes) {
     json nodes = json::array();
@@ -276,10 +304,15 @@ json analysis_json(const analysis::Request& request, const analysis::Result& res
 void write_analysis(std::ostream& out, const analysis::Request& request, const analysis::Result& result, Format format,
                     const ReportOptions& options) {
   switch (format) {
-    case Format::kTable: return write_table(out, request, result, options);
-    case Format::kCsv: return write_csv(out, result, request.options.training);
-    case Format::kJson: out << analysis_json(request, result, options.show_nodes).dump(2) << "\n"; return;
-    case Format::kMarkdown: return write_markdown(out, request, result, options);
+    case Format::kTable:
+      return write_table(out, request, result, options);
+    case Format::kCsv:
+      return write_csv(out, result, request.options.training);
+    case Format::kJson:
+      out << analysis_json(request, result, options.show_nodes).dump(2) << "\n";
+      return;
+    case Format::kMarkdown:
+      return write_markdown(out, request, result, options);
   }
 }
 
@@ -304,8 +337,8 @@ void write_sweep(std::ostream& out, const analysis::Request& request, const std:
     out << doc.dump(2) << "\n";
     return;
   }
-  std::vector<std::string> header{key, "FLOPs", "MACs", "params", "bytes", "bytes_fused", "bytes_min", "peak_activation_bytes",
-                                  "intensity"};
+  std::vector<std::string> header{
+      key, "FLOPs", "MACs", "params", "bytes", "bytes_fused", "bytes_min", "peak_activation_bytes", "intensity"};
   if (training) header.insert(header.end(), {"training_flops", "training_bytes", "saved_activation_bytes"});
   header.push_back("unknown_ops");
   if (format == Format::kCsv) {
@@ -314,8 +347,8 @@ void write_sweep(std::ostream& out, const analysis::Request& request, const std:
     fmt::print(out, "{}\n", line);
     for (const auto& p : points) {
       const auto& t = p.result.cost.totals;
-      fmt::print(out, "{},{},{},{},{},{},{},{},{:.4f}", p.value, t.flops, t.macs, t.params, t.bytes, t.bytes_fused, t.bytes_min,
-                 t.peak_activation_bytes, t.intensity());
+      fmt::print(out, "{},{},{},{},{},{},{},{},{:.4f}", p.value, t.flops, t.macs, t.params, t.bytes, t.bytes_fused,
+                 t.bytes_min, t.peak_activation_bytes, t.intensity());
       if (training) {
         const auto& tr = *p.result.cost.training;
         fmt::print(out, ",{},{},{}", tr.flops(), tr.bytes(), tr.saved_activation_bytes);
@@ -327,10 +360,15 @@ void write_sweep(std::ostream& out, const analysis::Request& request, const std:
   TextTable table(header);
   for (const auto& p : points) {
     const auto& t = p.result.cost.totals;
-    std::vector<std::string> row{p.value, si(static_cast<double>(t.flops)), si(static_cast<double>(t.macs)),
-                                 si(static_cast<double>(t.params)), si_bytes(static_cast<double>(t.bytes)),
-                                 si_bytes(static_cast<double>(t.bytes_fused)), si_bytes(static_cast<double>(t.bytes_min)),
-                                 si_bytes(static_cast<double>(t.peak_activation_bytes)), fixed(t.intensity(), 2)};
+    std::vector<std::string> row{p.value,
+                                 si(static_cast<double>(t.flops)),
+                                 si(static_cast<double>(t.macs)),
+                                 si(static_cast<double>(t.params)),
+                                 si_bytes(static_cast<double>(t.bytes)),
+                                 si_bytes(static_cast<double>(t.bytes_fused)),
+                                 si_bytes(static_cast<double>(t.bytes_min)),
+                                 si_bytes(static_cast<double>(t.peak_activation_bytes)),
+                                 fixed(t.intensity(), 2)};
     if (training) {
       const auto& tr = *p.result.cost.training;
       row.push_back(si(static_cast<double>(tr.flops())));

@@ -14,8 +14,9 @@ nlohmann::json roofline_json(const hw::Device& device, const hw::Roofline& r) {
   nlohmann::json mode = {{"name", r.mode}, {"clocks_mhz", r.clocks_mhz}, {"cores", r.cores}};
   if (r.power_budget_w) mode["power_budget_w"] = *r.power_budget_w;
   doc["mode"] = mode;
-  nlohmann::json peaks = nlohmann::json::object(), bandwidth = nlohmann::json::object(), ridge = nlohmann::json::object(),
-                 sources = nlohmann::json::object(), labels = nlohmann::json::object();
+  nlohmann::json peaks = nlohmann::json::object(), bandwidth = nlohmann::json::object(),
+                 ridge = nlohmann::json::object(), sources = nlohmann::json::object(),
+                 labels = nlohmann::json::object();
   for (const auto& [key, c] : r.peak_flops) {
     peaks[key] = c.value;
     sources["peak_flops." + key] = c.source;
@@ -45,11 +46,12 @@ void write_roofline_table(std::ostream& out, const hw::Device& device, const hw:
     clocks += fmt::format("{}{}={}{} MHz", clocks.empty() ? "" : ", ", domain,
                           cores != r.cores.end() ? fmt::format("{}x", cores->second) : "", mhz);
   }
-  fmt::print(out, "clocks: {}{}\n\n", clocks, r.power_budget_w ? fmt::format("; power budget {} W", *r.power_budget_w) : "");
+  fmt::print(out, "clocks: {}{}\n\n", clocks,
+             r.power_budget_w ? fmt::format("; power budget {} W", *r.power_budget_w) : "");
   TextTable ceilings({"ceiling", "value", "ridge point", "label", "source"});
   for (const auto& [key, c] : r.peak_flops)
-    ceilings.add_row({"peak " + key, si(c.value, "FLOP/s"), r.ridge_point(key) > 0 ? fixed(r.ridge_point(key), 1) + " FLOP/B" : "",
-                      c.label, c.source});
+    ceilings.add_row({"peak " + key, si(c.value, "FLOP/s"),
+                      r.ridge_point(key) > 0 ? fixed(r.ridge_point(key), 1) + " FLOP/B" : "", c.label, c.source});
   for (const auto& [key, c] : r.bandwidth)
     ceilings.add_row({"bandwidth " + key, si(c.value, "B/s"), "", c.label, c.source});
   ceilings.add_row({"overhead per op", fixed(r.overhead_s * 1e6, 1) + " us", "", "", device.overhead_source});

@@ -11,8 +11,13 @@ namespace ridge::report {
 nlohmann::json ert_json(const hw::ert::ErtResult& r) {
   const auto& top = r.peaks.back();
   nlohmann::json doc;
-  doc["cpu"] = {{"model", r.cpu.model}, {"cores", r.cpu.cores}, {"max_mhz", r.cpu.max_mhz}, {"clock_source", r.cpu.clock_source},
-                {"simd_bits", r.cpu.simd_bits}, {"fma_units", r.cpu.fma_units}, {"isa", r.isa}};
+  doc["cpu"] = {{"model", r.cpu.model},
+                {"cores", r.cpu.cores},
+                {"max_mhz", r.cpu.max_mhz},
+                {"clock_source", r.cpu.clock_source},
+                {"simd_bits", r.cpu.simd_bits},
+                {"fma_units", r.cpu.fma_units},
+                {"isa", r.isa}};
   doc["threads"] = r.threads;
   doc["peak_flops"] = {{"fp32", top.fp32.max}, {"fp64", top.fp64.max}};
   doc["theoretical"] = {{"fp32", top.theoretical_fp32}, {"fp64", top.theoretical_fp64}};
@@ -36,12 +41,14 @@ nlohmann::json ert_json(const hw::ert::ErtResult& r) {
 }
 
 void write_ert_table(std::ostream& out, const hw::ert::ErtResult& r) {
-  fmt::print(out, "{}: {} cores; widest SIMD {} ({}); theoretical peaks use the clock measured under load\n\n", r.cpu.model,
-             r.cpu.cores, r.isa, r.cpu.simd_note);
-  TextTable peaks({"threads", "clock", "fp32 best", "median", "of theoretical", "fp64 best", "median", "of theoretical"});
+  fmt::print(out, "{}: {} cores; widest SIMD {} ({}); theoretical peaks use the clock measured under load\n\n",
+             r.cpu.model, r.cpu.cores, r.isa, r.cpu.simd_note);
+  TextTable peaks(
+      {"threads", "clock", "fp32 best", "median", "of theoretical", "fp64 best", "median", "of theoretical"});
   for (const auto& p : r.peaks)
-    peaks.add_row({std::to_string(p.threads), fixed(p.clock_mhz, 0) + " MHz", si(p.fp32.max, "FLOP/s"), si(p.fp32.median, "FLOP/s"),
-                   fixed(100 * p.fp32.max / p.theoretical_fp32, 1) + "%", si(p.fp64.max, "FLOP/s"), si(p.fp64.median, "FLOP/s"),
+    peaks.add_row({std::to_string(p.threads), fixed(p.clock_mhz, 0) + " MHz", si(p.fp32.max, "FLOP/s"),
+                   si(p.fp32.median, "FLOP/s"), fixed(100 * p.fp32.max / p.theoretical_fp32, 1) + "%",
+                   si(p.fp64.max, "FLOP/s"), si(p.fp64.median, "FLOP/s"),
                    fixed(100 * p.fp64.max / p.theoretical_fp64, 1) + "%"});
   peaks.print(out);
   fmt::print(out, "\nbandwidth at {} thread(s), best point of each level (bytes as STREAM counts them):\n", r.threads);
@@ -50,7 +57,8 @@ void write_ert_table(std::ostream& out, const hw::ert::ErtResult& r) {
     auto it = r.level_kernel_bandwidth.find(level);
     if (it == r.level_kernel_bandwidth.end()) continue;
     std::vector<std::string> row{level};
-    for (const char* k : {"read", "write", "copy", "triad"}) row.push_back(it->second.count(k) ? si(it->second.at(k), "B/s") : "");
+    for (const char* k : {"read", "write", "copy", "triad"})
+      row.push_back(it->second.count(k) ? si(it->second.at(k), "B/s") : "");
     bw.add_row(row);
   }
   bw.print(out);
@@ -70,11 +78,11 @@ void write_ert_points_csv(std::ostream& out, const hw::ert::ErtResult& r) {
     fmt::print(out, "fma,fp64,{},,,,{:.6g},{:.6g},{:.6g}\n", p.threads, p.fp64.min, p.fp64.median, p.fp64.max);
   }
   for (const auto& p : r.bandwidth)
-    fmt::print(out, "bandwidth,{},{},{:.0f},{},,{:.6g},{:.6g},{:.6g}\n", p.kernel, p.threads, p.bytes_per_thread, p.level, p.rate.min,
-               p.rate.median, p.rate.max);
+    fmt::print(out, "bandwidth,{},{},{:.0f},{},,{:.6g},{:.6g},{:.6g}\n", p.kernel, p.threads, p.bytes_per_thread,
+               p.level, p.rate.min, p.rate.median, p.rate.max);
   for (const auto& p : r.intensity)
-    fmt::print(out, "ert,fma{},{},,{},{:.4g},{:.6g},{:.6g},{:.6g}\n", p.fmas, r.threads, p.level, p.intensity, p.flops.min,
-               p.flops.median, p.flops.max);
+    fmt::print(out, "ert,fma{},{},,{},{:.4g},{:.6g},{:.6g},{:.6g}\n", p.fmas, r.threads, p.level, p.intensity,
+               p.flops.min, p.flops.median, p.flops.max);
 }
 
 }  // namespace ridge::report

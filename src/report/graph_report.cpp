@@ -39,9 +39,11 @@ void write_graph_text(std::ostream& out, const analysis::Result& result) {
     for (auto o : node.outputs)
       if (o != graph::kNoValue) outs += (outs.empty() ? "" : ", ") + describe(g.value(o));
     fmt::print(out, "{} = {}({})\n    # {}: {} FLOPs, {} MACs, {} moved{}\n", outs, node.op_type, ins, node.name,
-               si(static_cast<double>(c.flops)), si(static_cast<double>(c.macs)), si_bytes(static_cast<double>(c.bytes())),
-               c.status == cost::NodeStatus::kCosted ? "" : fmt::format(" [{}{}{}]", cost::status_name(c.status),
-                                                                       c.note.empty() ? "" : ": ", c.note));
+               si(static_cast<double>(c.flops)), si(static_cast<double>(c.macs)),
+               si_bytes(static_cast<double>(c.bytes())),
+               c.status == cost::NodeStatus::kCosted
+                   ? ""
+                   : fmt::format(" [{}{}{}]", cost::status_name(c.status), c.note.empty() ? "" : ": ", c.note));
   }
   for (auto id : g.outputs) fmt::print(out, "output {}\n", describe(g.value(id)));
 }
@@ -50,11 +52,14 @@ void write_graph_dot(std::ostream& out, const analysis::Result& result) {
   const auto& g = result.model.graph;
   fmt::print(out, "digraph model {{\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n");
   for (auto id : g.inputs)
-    fmt::print(out, "  v{} [shape=ellipse, label=\"{}\\n{}\"];\n", id, dot_escape(g.value(id).name), graph::to_string(g.value(id).shape));
+    fmt::print(out, "  v{} [shape=ellipse, label=\"{}\\n{}\"];\n", id, dot_escape(g.value(id).name),
+               graph::to_string(g.value(id).shape));
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const auto& node = g.nodes[n];
     const auto& c = result.cost.nodes[n];
-    const char* color = c.status == cost::NodeStatus::kCosted ? "black" : c.status == cost::NodeStatus::kFolded ? "gray" : "red";
+    const char* color = c.status == cost::NodeStatus::kCosted   ? "black"
+                        : c.status == cost::NodeStatus::kFolded ? "gray"
+                                                                : "red";
     fmt::print(out, "  n{} [color={}, label=\"{}\\n{}\\n{} FLOPs, {}\"];\n", n, color, dot_escape(node.op_type),
                dot_escape(node.name), si(static_cast<double>(c.flops)), si_bytes(static_cast<double>(c.bytes())));
   }
@@ -65,7 +70,8 @@ void write_graph_dot(std::ostream& out, const analysis::Result& result) {
       if (v.initializer) continue;
       std::string from = v.producer >= 0 ? fmt::format("n{}", v.producer) : fmt::format("v{}", in);
       if (v.producer < 0 && !v.is_graph_input) continue;  // outer-scope values
-      fmt::print(out, "  {} -> n{} [label=\"{}\", fontsize=8];\n", from, n, v.has_shape ? graph::to_string(v.shape) : "?");
+      fmt::print(out, "  {} -> n{} [label=\"{}\", fontsize=8];\n", from, n,
+                 v.has_shape ? graph::to_string(v.shape) : "?");
     }
   }
   for (auto id : g.outputs) {

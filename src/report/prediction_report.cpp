@@ -45,12 +45,18 @@ nlohmann::json prediction_json(const roofline::Prediction& p, bool with_nodes) {
   if (with_nodes) {
     nlohmann::json nodes = nlohmann::json::array();
     for (const auto& n : p.nodes) {
-      nlohmann::json node = {{"name", n.name},       {"op", n.op},
-                             {"family", n.family},   {"ceiling", n.peak_key},
-                             {"peak_flops", n.peak_flops}, {"attainable_flops", n.attainable_flops},
-                             {"compute_s", n.compute_s}, {"memory_s", n.memory_s},
-                             {"overhead_s", n.overhead_s}, {"time_s", n.time_s},
-                             {"bound", n.bound},     {"efficiency", n.efficiency}};
+      nlohmann::json node = {{"name", n.name},
+                             {"op", n.op},
+                             {"family", n.family},
+                             {"ceiling", n.peak_key},
+                             {"peak_flops", n.peak_flops},
+                             {"attainable_flops", n.attainable_flops},
+                             {"compute_s", n.compute_s},
+                             {"memory_s", n.memory_s},
+                             {"overhead_s", n.overhead_s},
+                             {"time_s", n.time_s},
+                             {"bound", n.bound},
+                             {"efficiency", n.efficiency}};
       if (!n.note.empty()) node["note"] = n.note;
       nodes.push_back(std::move(node));
     }
@@ -65,10 +71,13 @@ void write_prediction(std::ostream& out, const roofline::Prediction& p, Format f
     return;
   }
   if (format == Format::kCsv) {
-    fmt::print(out, "name,op,family,ceiling,peak_flops,attainable_flops,compute_s,memory_s,overhead_s,time_s,bound,efficiency\n");
+    fmt::print(
+        out,
+        "name,op,family,ceiling,peak_flops,attainable_flops,compute_s,memory_s,overhead_s,time_s,bound,efficiency\n");
     for (const auto& n : p.nodes)
-      fmt::print(out, "\"{}\",{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.4g}\n", n.name, n.op, n.family, n.peak_key,
-                 n.peak_flops, n.attainable_flops, n.compute_s, n.memory_s, n.overhead_s, n.time_s, n.bound, n.efficiency);
+      fmt::print(out, "\"{}\",{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.4g}\n", n.name, n.op, n.family,
+                 n.peak_key, n.peak_flops, n.attainable_flops, n.compute_s, n.memory_s, n.overhead_s, n.time_s, n.bound,
+                 n.efficiency);
     return;
   }
   TextTable nodes({"node", "op", "ceiling", "attainable", "bound", "time"});
@@ -80,14 +89,17 @@ void write_prediction(std::ostream& out, const roofline::Prediction& p, Format f
   }
   fmt::print(out, "device: {} ({}), mode {}; precision {}; {}\n\n", p.device_name, p.device_id, p.mode, p.precision,
              p.calibrated ? "calibrated from " + p.calibration_source : "uncalibrated (roofline ceilings)");
-  if (format == Format::kMarkdown) nodes.print_markdown(out);
-  else nodes.print(out);
+  if (format == Format::kMarkdown)
+    nodes.print_markdown(out);
+  else
+    nodes.print(out);
   fmt::print(out, "\npredicted latency: {}  throughput: {:.1f} samples/s\n", seconds(p.time_s), p.throughput);
   auto share = [&](double s) { return p.time_s > 0 ? 100 * s / p.time_s : 0.0; };
   fmt::print(out, "time in compute-bound nodes {:.1f}%, memory-bound {:.1f}%, overhead-bound {:.1f}%\n",
              share(p.compute_bound_s), share(p.memory_bound_s), share(p.overhead_bound_s));
   std::string ceilings;
-  for (const auto& [key, label] : p.ceilings_used) ceilings += fmt::format("{}{} ({})", ceilings.empty() ? "" : ", ", key, label);
+  for (const auto& [key, label] : p.ceilings_used)
+    ceilings += fmt::format("{}{} ({})", ceilings.empty() ? "" : ", ", key, label);
   fmt::print(out, "ceilings used: {}\n", ceilings);
   fmt::print(out, "nodes not predicted (no cost): {}\n", counts(p.unpredicted_ops));
 }
@@ -115,14 +127,17 @@ void write_prediction_sweep(std::ostream& out, const std::vector<PredictionPoint
   for (const auto& pt : points) {
     const auto& p = pt.prediction;
     auto share = [&](double s) { return fixed(p.time_s > 0 ? 100 * s / p.time_s : 0.0, 1); };
-    table.add_row({pt.mode, std::to_string(pt.batch), seconds(p.time_s), fixed(p.throughput, 1) + "/s", share(p.compute_bound_s),
-                   share(p.memory_bound_s), share(p.overhead_bound_s)});
+    table.add_row({pt.mode, std::to_string(pt.batch), seconds(p.time_s), fixed(p.throughput, 1) + "/s",
+                   share(p.compute_bound_s), share(p.memory_bound_s), share(p.overhead_bound_s)});
   }
   if (!points.empty())
-    fmt::print(out, "device: {} ({}); precision {}; {}\n\n", points[0].prediction.device_name, points[0].prediction.device_id,
-               points[0].prediction.precision, points[0].prediction.calibrated ? "calibrated" : "uncalibrated (roofline ceilings)");
-  if (format == Format::kMarkdown) table.print_markdown(out);
-  else table.print(out);
+    fmt::print(out, "device: {} ({}); precision {}; {}\n\n", points[0].prediction.device_name,
+               points[0].prediction.device_id, points[0].prediction.precision,
+               points[0].prediction.calibrated ? "calibrated" : "uncalibrated (roofline ceilings)");
+  if (format == Format::kMarkdown)
+    table.print_markdown(out);
+  else
+    table.print(out);
 }
 
 }  // namespace ridge::report

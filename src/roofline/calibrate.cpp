@@ -20,9 +20,12 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   for (size_t i = 0; i < line.size(); ++i) {
     char c = line[i];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') field += '"', ++i;
-      else if (c == '"') quoted = false;
-      else field += c;
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        field += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        field += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -43,7 +46,8 @@ std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double
     size_t pivot = col;
     for (size_t r = col + 1; r < n; ++r)
       if (std::fabs(a[r][col]) > std::fabs(a[pivot][col])) pivot = r;
-    if (std::fabs(a[pivot][col]) < 1e-300) throw Error("calibration: the measurements do not determine the fit (too few distinct nodes)");
+    if (std::fabs(a[pivot][col]) < 1e-300)
+      throw Error("calibration: the measurements do not determine the fit (too few distinct nodes)");
     std::swap(a[col], a[pivot]);
     std::swap(b[col], b[pivot]);
     for (size_t r = 0; r < n; ++r) {
@@ -74,7 +78,9 @@ std::vector<MeasuredNode> read_node_times(const std::string& path) {
     if (header[i] == "mean_ms") time_col = static_cast<int>(i), scale = 1e-3;
   }
   if (name_col < 0 || time_col < 0)
-    throw Error(fmt::format("measurements '{}': the header needs a node column (node/name) and a time column (seconds/time_s/mean_ms)", path));
+    throw Error(fmt::format(
+        "measurements '{}': the header needs a node column (node/name) and a time column (seconds/time_s/mean_ms)",
+        path));
   std::vector<MeasuredNode> nodes;
   int line_number = 1;
   while (std::getline(in, line)) {
@@ -89,7 +95,8 @@ std::vector<MeasuredNode> read_node_times(const std::string& path) {
       seconds = std::stod(fields[static_cast<size_t>(time_col)], &used) * scale;
       if (used != fields[static_cast<size_t>(time_col)].size()) throw std::invalid_argument("trailing text");
     } catch (const std::exception&) {
-      throw Error(fmt::format("measurements '{}' line {}: '{}' is not a time", path, line_number, fields[static_cast<size_t>(time_col)]));
+      throw Error(fmt::format("measurements '{}' line {}: '{}' is not a time", path, line_number,
+                              fields[static_cast<size_t>(time_col)]));
     }
     if (!(seconds > 0) || !std::isfinite(seconds))
       throw Error(fmt::format("measurements '{}' line {}: time must be positive", path, line_number));
@@ -99,7 +106,8 @@ std::vector<MeasuredNode> read_node_times(const std::string& path) {
   return nodes;
 }
 
-CalibrationFit fit_calibration(const Prediction& prediction, const std::vector<MeasuredNode>& measured, const std::string& source) {
+CalibrationFit fit_calibration(const Prediction& prediction, const std::vector<MeasuredNode>& measured,
+                               const std::string& source) {
   std::unordered_map<std::string, const NodePrediction*> by_name;
   for (const auto& n : prediction.nodes)
     if (n.predicted && n.bound != "none") by_name[n.name] = &n;
@@ -122,7 +130,9 @@ CalibrationFit fit_calibration(const Prediction& prediction, const std::vector<M
     if (inserted) family_names.push_back(n.family);
     rows.push_back({f->second, std::max(n.compute_s, n.memory_s), static_cast<double>(n.kernels), m.seconds});
   }
-  if (rows.empty()) throw Error(fmt::format("calibration: none of the measured node names are nodes of the model ({} rows)", measured.size()));
+  if (rows.empty())
+    throw Error(
+        fmt::format("calibration: none of the measured node names are nodes of the model ({} rows)", measured.size()));
   // Unknowns: one slope per family (1 / efficiency), then the overhead per kernel.
   size_t f_count = family_names.size(), n = f_count + 1;
   std::vector<std::vector<double>> ata(n, std::vector<double>(n, 0));
@@ -163,8 +173,10 @@ std::string calibrated_device_yaml(const std::string& device_file, const hw::Cal
     if (skipping && !line.empty() && line[0] != ' ' && line[0] != '#') skipping = false;
     if (!skipping) text += line + "\n";
   }
-  text += fmt::format("calibration:  # fitted by `ridge calibrate`\n  fitted_from: \"{}\"\n  nodes: {}\n  overhead_s: {:.6g}\n  efficiency:\n",
-                      c.fitted_from, c.nodes, c.overhead_s);
+  text += fmt::format(
+      "calibration:  # fitted by `ridge calibrate`\n  fitted_from: \"{}\"\n  nodes: {}\n  overhead_s: {:.6g}\n  "
+      "efficiency:\n",
+      c.fitted_from, c.nodes, c.overhead_s);
   for (const auto& [family, value] : c.efficiency) text += fmt::format("    {}: {:.6g}\n", family, value);
   return text;
 }

@@ -20,8 +20,8 @@ std::vector<MeasuredNode> read_node_times(const std::string& path);
 
 struct CalibrationFit {
   hw::Calibration calibration;
-  int unmatched = 0;                  // measured names that are not nodes of the model
-  std::vector<std::string> dropped;   // families whose fitted slope was not positive
+  int unmatched = 0;                 // measured names that are not nodes of the model
+  std::vector<std::string> dropped;  // families whose fitted slope was not positive
 };
 
 // Least squares over the matched nodes: measured = roofline_time / efficiency[family] +

@@ -88,9 +88,13 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
     double roofline_s = std::max(np.compute_s, np.memory_s);
     np.attainable_flops = roofline_s > 0 ? flops / roofline_s : 0;
     np.time_s = roofline_s / np.efficiency + np.overhead_s;
-    np.bound = np.overhead_s >= roofline_s / np.efficiency ? "overhead" : np.compute_s >= np.memory_s ? "compute" : "memory";
+    np.bound = np.overhead_s >= roofline_s / np.efficiency ? "overhead"
+               : np.compute_s >= np.memory_s               ? "compute"
+                                                           : "memory";
     p.time_s += np.time_s;
-    (np.bound == "compute" ? p.compute_bound_s : np.bound == "memory" ? p.memory_bound_s : p.overhead_bound_s) += np.time_s;
+    (np.bound == "compute"  ? p.compute_bound_s
+     : np.bound == "memory" ? p.memory_bound_s
+                            : p.overhead_bound_s) += np.time_s;
     p.nodes.push_back(np);
   }
   if (cost.training) {
@@ -111,7 +115,9 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
     np.time_s = roofline_s + overhead;
     np.bound = overhead >= roofline_s ? "overhead" : np.compute_s >= np.memory_s ? "compute" : "memory";
     p.time_s += np.time_s;
-    (np.bound == "compute" ? p.compute_bound_s : np.bound == "memory" ? p.memory_bound_s : p.overhead_bound_s) += np.time_s;
+    (np.bound == "compute"  ? p.compute_bound_s
+     : np.bound == "memory" ? p.memory_bound_s
+                            : p.overhead_bound_s) += np.time_s;
     p.nodes.push_back(np);
   }
   p.throughput = p.time_s > 0 ? static_cast<double>(o.batch) / p.time_s : 0;

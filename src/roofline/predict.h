@@ -15,19 +15,19 @@ struct PredictOptions {
   std::string precision = "fp32";  // of the arithmetic: fp32, fp16, bf16, int8, fp64
   bool allow_tf32 = false;         // let fp32 matrix products use TF32 tensor units
   Traffic traffic = Traffic::kUnfused;
-  int64_t batch = 1;               // for throughput (samples/s)
+  int64_t batch = 1;  // for throughput (samples/s)
 };
 
 struct NodePrediction {
   std::string name, op, family;
-  std::string peak_key;            // the ceiling used, e.g. "fp16_tensor"
-  double peak_flops = 0;           // that ceiling
-  double attainable_flops = 0;     // min(peak, intensity x bandwidth)
+  std::string peak_key;         // the ceiling used, e.g. "fp16_tensor"
+  double peak_flops = 0;        // that ceiling
+  double attainable_flops = 0;  // min(peak, intensity x bandwidth)
   double compute_s = 0, memory_s = 0, overhead_s = 0, time_s = 0;
-  std::string bound;               // compute, memory, overhead, or none (no work)
-  double efficiency = 1;           // calibration factor applied (1 when uncalibrated)
-  int kernels = 0;                 // kernel launches: forward, plus backward in a training step
-  bool predicted = true;           // false for unknown/unresolved nodes (named, never zero)
+  std::string bound;      // compute, memory, overhead, or none (no work)
+  double efficiency = 1;  // calibration factor applied (1 when uncalibrated)
+  int kernels = 0;        // kernel launches: forward, plus backward in a training step
+  bool predicted = true;  // false for unknown/unresolved nodes (named, never zero)
   std::string note;
 };
 
@@ -38,8 +38,8 @@ struct Prediction {
   std::string precision;
   std::vector<NodePrediction> nodes;
   double time_s = 0, compute_bound_s = 0, memory_bound_s = 0, overhead_bound_s = 0;
-  double throughput = 0;  // samples/s
-  std::map<std::string, int> unpredicted_ops;  // op type -> count (no cost: unknown or unresolved)
+  double throughput = 0;                             // samples/s
+  std::map<std::string, int> unpredicted_ops;        // op type -> count (no cost: unknown or unresolved)
   std::map<std::string, std::string> ceilings_used;  // key -> label (datasheet/theoretical/measured)
 };
 

@@ -7,7 +7,8 @@
 namespace ridge::shape {
 
 int64_t real_to_int(double value) {
-  if (!std::isfinite(value) || std::fabs(value) >= 9.2e18) throw Unresolved{"a shape value is not a finite 64-bit integer"};
+  if (!std::isfinite(value) || std::fabs(value) >= 9.2e18)
+    throw Unresolved{"a shape value is not a finite 64-bit integer"};
   return static_cast<int64_t>(std::trunc(value));
 }
 
@@ -62,18 +63,23 @@ std::optional<graph::ConstantData> eval_binary(InferenceContext& ctx, size_t a, 
     auto ia = static_cast<size_t>(oa[i]), ib = static_cast<size_t>(ob[i]);
     if (integral) {
       int64_t r = int_fn(ca->ints[ia], cb->ints[ib]);
-      if (out.is_integral()) out.ints.push_back(r);
-      else out.reals.push_back(static_cast<double>(r));
+      if (out.is_integral())
+        out.ints.push_back(r);
+      else
+        out.reals.push_back(static_cast<double>(r));
     } else {
       double r = real_fn(ca->as_real(ia), cb->as_real(ib));
-      if (out.is_integral()) out.ints.push_back(real_to_int(r));
-      else out.reals.push_back(r);
+      if (out.is_integral())
+        out.ints.push_back(real_to_int(r));
+      else
+        out.reals.push_back(r);
     }
   }
   return out;
 }
 
-std::optional<graph::ConstantData> eval_unary(InferenceContext& ctx, size_t a, const std::function<int64_t(int64_t)>& int_fn,
+std::optional<graph::ConstantData> eval_unary(InferenceContext& ctx, size_t a,
+                                              const std::function<int64_t(int64_t)>& int_fn,
                                               const std::function<double(double)>& real_fn,
                                               std::optional<graph::DType> result_type) {
   const auto* ca = ctx.in_const(a);
@@ -84,12 +90,16 @@ std::optional<graph::ConstantData> eval_unary(InferenceContext& ctx, size_t a, c
   for (size_t i = 0; i < static_cast<size_t>(ca->size()); ++i) {
     if (ca->is_integral() && int_fn) {
       int64_t r = int_fn(ca->ints[i]);
-      if (out.is_integral()) out.ints.push_back(r);
-      else out.reals.push_back(static_cast<double>(r));
+      if (out.is_integral())
+        out.ints.push_back(r);
+      else
+        out.reals.push_back(static_cast<double>(r));
     } else {
       double r = real_fn(ca->as_real(i));
-      if (out.is_integral()) out.ints.push_back(real_to_int(r));
-      else out.reals.push_back(r);
+      if (out.is_integral())
+        out.ints.push_back(real_to_int(r));
+      else
+        out.reals.push_back(r);
     }
   }
   return out;
@@ -100,9 +110,12 @@ graph::ConstantData cast_constant(const graph::ConstantData& in, graph::DType to
   out.dims = in.dims;
   out.dtype = to;
   for (size_t i = 0; i < static_cast<size_t>(in.size()); ++i) {
-    if (to == graph::DType::kBool) out.ints.push_back(in.as_real(i) != 0 ? 1 : 0);
-    else if (graph::is_integral(to)) out.ints.push_back(in.is_integral() ? in.ints[i] : real_to_int(in.reals[i]));
-    else out.reals.push_back(in.as_real(i));
+    if (to == graph::DType::kBool)
+      out.ints.push_back(in.as_real(i) != 0 ? 1 : 0);
+    else if (graph::is_integral(to))
+      out.ints.push_back(in.is_integral() ? in.ints[i] : real_to_int(in.reals[i]));
+    else
+      out.reals.push_back(in.as_real(i));
   }
   return out;
 }
@@ -113,8 +126,10 @@ graph::ConstantData take_elements(const graph::ConstantData& in, const std::vect
   out.dtype = in.dtype;
   out.dims = std::move(dims);
   for (auto idx : flat_indices) {
-    if (in.is_integral()) out.ints.push_back(in.ints[static_cast<size_t>(idx)]);
-    else out.reals.push_back(in.reals[static_cast<size_t>(idx)]);
+    if (in.is_integral())
+      out.ints.push_back(in.ints[static_cast<size_t>(idx)]);
+    else
+      out.reals.push_back(in.reals[static_cast<size_t>(idx)]);
   }
   return out;
 }

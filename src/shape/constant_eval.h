@@ -17,7 +17,8 @@ std::optional<graph::ConstantData> eval_binary(InferenceContext& ctx, size_t a, 
                                                const RealFn& real_fn, std::optional<graph::DType> result_type);
 
 // Elementwise over one constant input.
-std::optional<graph::ConstantData> eval_unary(InferenceContext& ctx, size_t a, const std::function<int64_t(int64_t)>& int_fn,
+std::optional<graph::ConstantData> eval_unary(InferenceContext& ctx, size_t a,
+                                              const std::function<int64_t(int64_t)>& int_fn,
                                               const std::function<double(double)>& real_fn,
                                               std::optional<graph::DType> result_type = std::nullopt);
 

@@ -26,13 +26,15 @@ const graph::ConstantData* InferenceContext::in_const(size_t i) {
   auto id = node_.input(i);
   if (id == graph::kNoValue) return nullptr;
   auto& v = graph_.value(id);
-  if (!v.constant && v.initializer) v.constant = onnx::decode_constant(*v.initializer, scope_.directory(), kMaxPropagatedElements);
+  if (!v.constant && v.initializer)
+    v.constant = onnx::decode_constant(*v.initializer, scope_.directory(), kMaxPropagatedElements);
   return v.constant.get();
 }
 
 std::vector<int64_t> InferenceContext::in_ints(size_t i, const char* what) {
   auto values = in_ints_if_known(i);
-  if (!values) throw Unresolved{fmt::format("{} ('{}') is computed from data, not known before running", what, input(i).name)};
+  if (!values)
+    throw Unresolved{fmt::format("{} ('{}') is computed from data, not known before running", what, input(i).name)};
   return *values;
 }
 
@@ -64,9 +66,7 @@ void InferenceContext::set_output_const(size_t i, graph::ConstantData data) {
   graph_.value(node_.outputs[i]).constant = std::make_shared<graph::ConstantData>(std::move(data));
 }
 
-void InferenceContext::pass_through(size_t out, size_t from) {
-  set_output(out, in_dtype(from), in_dims(from));
-}
+void InferenceContext::pass_through(size_t out, size_t from) { set_output(out, in_dtype(from), in_dims(from)); }
 
 void InferenceContext::fail(const std::string& message) const {
   throw Error(fmt::format("node '{}' ({}): {}", node_.name, node_.op_type, message));
@@ -92,8 +92,10 @@ std::vector<int64_t> broadcast_dims(const InferenceContext& ctx, const std::vect
     for (size_t i = 0; i < s.size(); ++i) {
       int64_t& r = result[offset + i];
       if (s[i] == r || s[i] == 1) continue;
-      if (r == 1) r = s[i];
-      else ctx.fail(fmt::format("cannot broadcast dimension {} against {}", s[i], r));
+      if (r == 1)
+        r = s[i];
+      else
+        ctx.fail(fmt::format("cannot broadcast dimension {} against {}", s[i], r));
     }
   }
   return result;

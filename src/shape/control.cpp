@@ -24,8 +24,10 @@ void infer_sub(InferenceContext& ctx, graph::Graph& body) {
 
 void set_from(InferenceContext& ctx, size_t out, const graph::Value& v) {
   if (!v.has_shape) throw Unresolved{fmt::format("subgraph output '{}' has no known shape", v.name)};
-  if (v.constant) ctx.set_output_const(out, *v.constant);
-  else ctx.set_output(out, v.dtype, graph::known_dims(v.shape));
+  if (v.constant)
+    ctx.set_output_const(out, *v.constant);
+  else
+    ctx.set_output(out, v.dtype, graph::known_dims(v.shape));
 }
 
 void if_op(InferenceContext& ctx) {
@@ -36,7 +38,8 @@ void if_op(InferenceContext& ctx) {
   if (cond && cond->size() == 1) {
     auto& taken = cond->as_real(0) != 0 ? then_branch : else_branch;
     infer_sub(ctx, taken);
-    for (size_t i = 0; i < ctx.output_count() && i < taken.outputs.size(); ++i) set_from(ctx, i, taken.value(taken.outputs[i]));
+    for (size_t i = 0; i < ctx.output_count() && i < taken.outputs.size(); ++i)
+      set_from(ctx, i, taken.value(taken.outputs[i]));
     return;
   }
   infer_sub(ctx, then_branch);
@@ -46,8 +49,8 @@ void if_op(InferenceContext& ctx) {
     const auto& a = then_branch.value(then_branch.outputs[i]);
     const auto& b = else_branch.value(else_branch.outputs[i]);
     if (a.shape != b.shape)
-      throw Unresolved{fmt::format("If output {} has shape {} or {} depending on the data", i, graph::to_string(a.shape),
-                                   graph::to_string(b.shape))};
+      throw Unresolved{fmt::format("If output {} has shape {} or {} depending on the data", i,
+                                   graph::to_string(a.shape), graph::to_string(b.shape))};
     ctx.set_output(i, a.dtype, graph::known_dims(a.shape));
   }
 }
@@ -149,8 +152,6 @@ void scan(InferenceContext& ctx) {
 
 }  // namespace
 
-void register_control_shapes(ShapeRegistry& registry) {
-  registry.add({{"If", if_op}, {"Loop", loop}, {"Scan", scan}});
-}
+void register_control_shapes(ShapeRegistry& registry) { registry.add({{"If", if_op}, {"Loop", loop}, {"Scan", scan}}); }
 
 }  // namespace ridge::shape

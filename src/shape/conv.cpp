@@ -56,7 +56,8 @@ void conv_transpose(InferenceContext& ctx) {
   auto dilations = ctx.node().get_ints("dilations", std::vector<int64_t>(n, 1));
   auto output_padding = ctx.node().get_ints("output_padding", std::vector<int64_t>(n, 0));
   auto pads = ctx.node().get_ints("pads", std::vector<int64_t>(2 * n, 0));
-  if (kernel.size() != n || strides.size() != n || dilations.size() != n || output_padding.size() != n || pads.size() != 2 * n)
+  if (kernel.size() != n || strides.size() != n || dilations.size() != n || output_padding.size() != n ||
+      pads.size() != 2 * n)
     ctx.fail("window attributes do not match the number of spatial dims");
   for (size_t i = 0; i < n; ++i)
     if (kernel[i] <= 0 || strides[i] <= 0 || dilations[i] <= 0 || kernel[i] > (1 << 30) || strides[i] > (1 << 30) ||
@@ -85,7 +86,9 @@ void conv_transpose(InferenceContext& ctx) {
 }  // namespace
 
 void register_conv_shapes(ShapeRegistry& registry) {
-  registry.add({{"Conv", conv}, {"ConvInteger", conv_integer}, {"QLinearConv", qlinear_conv},
+  registry.add({{"Conv", conv},
+                {"ConvInteger", conv_integer},
+                {"QLinearConv", qlinear_conv},
                 {"ConvTranspose", conv_transpose}});
 }
 

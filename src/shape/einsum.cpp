@@ -40,7 +40,8 @@ EinsumSpec parse_einsum(const std::string& equation, const std::vector<std::vect
     auto dots = term.find("...");
     size_t explicit_labels = term.size() - (dots == std::string::npos ? 0 : 3);
     if (dots == std::string::npos) {
-      if (explicit_labels != rank) throw bad(fmt::format("term '{}' has {} labels for rank {}", term, explicit_labels, rank));
+      if (explicit_labels != rank)
+        throw bad(fmt::format("term '{}' has {} labels for rank {}", term, explicit_labels, rank));
       return term;
     }
     if (explicit_labels > rank) throw bad(fmt::format("term '{}' has more labels than rank {}", term, rank));
@@ -60,8 +61,10 @@ EinsumSpec parse_einsum(const std::string& equation, const std::vector<std::vect
       int64_t d = input_dims[t][i];
       auto [it, inserted] = spec.sizes.emplace(c, d);
       if (!inserted && it->second != d) {
-        if (it->second == 1) it->second = d;  // broadcasting within ellipsis dims
-        else if (d != 1) throw bad(fmt::format("label '{}' is {} in one operand and {} in another", c, it->second, d));
+        if (it->second == 1)
+          it->second = d;  // broadcasting within ellipsis dims
+        else if (d != 1)
+          throw bad(fmt::format("label '{}' is {} in one operand and {} in another", c, it->second, d));
       }
     }
     spec.operands.push_back(labels);

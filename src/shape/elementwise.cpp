@@ -4,8 +4,8 @@
 
 #include "graph/shape.h"
 #include "shape/constant_eval.h"
-#include "util/error.h"
 #include "shape/registry.h"
+#include "util/error.h"
 
 namespace ridge::shape {
 namespace {
@@ -50,7 +50,8 @@ void bool_unary(InferenceContext& ctx) {
 
 void not_rule(InferenceContext& ctx) {
   ctx.require_inputs(1);
-  if (auto v = eval_unary(ctx, 0, [](int64_t x) -> int64_t { return !x; }, [](double x) -> double { return x == 0; }))
+  if (auto v = eval_unary(
+          ctx, 0, [](int64_t x) -> int64_t { return !x; }, [](double x) -> double { return x == 0; }))
     return ctx.set_output_const(0, std::move(*v));
   ctx.set_output(0, DType::kBool, ctx.in_dims(0));
 }
@@ -70,7 +71,8 @@ void dropout(InferenceContext& ctx) {
 void cast(InferenceContext& ctx) {
   ctx.require_inputs(1);
   auto to = static_cast<DType>(ctx.node().get_int("to", 0));
-  if (!graph::is_known_dtype(static_cast<int32_t>(to)) || to == DType::kUndefined) ctx.fail("Cast has no valid 'to' type");
+  if (!graph::is_known_dtype(static_cast<int32_t>(to)) || to == DType::kUndefined)
+    ctx.fail("Cast has no valid 'to' type");
   if (const auto* c = ctx.in_const(0)) return ctx.set_output_const(0, cast_constant(*c, to));
   ctx.set_output(0, to, ctx.in_dims(0));
 }
@@ -117,25 +119,72 @@ void binary(InferenceContext& ctx) {
   IntFn int_fn;
   RealFn real_fn;
   switch (Op) {
-    case 0: int_fn = int_add; real_fn = std::plus<double>(); break;
-    case 1: int_fn = int_sub; real_fn = std::minus<double>(); break;
-    case 2: int_fn = int_mul; real_fn = std::multiplies<double>(); break;
-    case 3: int_fn = int_floor_div; real_fn = std::divides<double>(); break;
-    case 4: int_fn = int_pow;
-            real_fn = [](double a, double b) { return std::pow(a, b); }; break;
-    case 5: int_fn = int_mod; real_fn = [](double a, double b) { return std::fmod(a, b); }; break;
-    case 6: result = DType::kBool; int_fn = std::equal_to<int64_t>(); real_fn = std::equal_to<double>(); break;
-    case 7: result = DType::kBool; int_fn = std::less<int64_t>(); real_fn = std::less<double>(); break;
-    case 8: result = DType::kBool; int_fn = std::greater<int64_t>(); real_fn = std::greater<double>(); break;
-    case 9: result = DType::kBool; int_fn = std::less_equal<int64_t>(); real_fn = std::less_equal<double>(); break;
-    case 10: result = DType::kBool; int_fn = std::greater_equal<int64_t>(); real_fn = std::greater_equal<double>(); break;
-    case 11: result = DType::kBool; int_fn = [](int64_t a, int64_t b) -> int64_t { return a && b; };
-             real_fn = [](double a, double b) -> double { return a != 0 && b != 0; }; break;
-    case 12: result = DType::kBool; int_fn = [](int64_t a, int64_t b) -> int64_t { return a || b; };
-             real_fn = [](double a, double b) -> double { return a != 0 || b != 0; }; break;
-    case 13: result = DType::kBool; int_fn = [](int64_t a, int64_t b) -> int64_t { return (a != 0) != (b != 0); };
-             real_fn = [](double a, double b) -> double { return (a != 0) != (b != 0); }; break;
-    default: break;
+    case 0:
+      int_fn = int_add;
+      real_fn = std::plus<double>();
+      break;
+    case 1:
+      int_fn = int_sub;
+      real_fn = std::minus<double>();
+      break;
+    case 2:
+      int_fn = int_mul;
+      real_fn = std::multiplies<double>();
+      break;
+    case 3:
+      int_fn = int_floor_div;
+      real_fn = std::divides<double>();
+      break;
+    case 4:
+      int_fn = int_pow;
+      real_fn = [](double a, double b) { return std::pow(a, b); };
+      break;
+    case 5:
+      int_fn = int_mod;
+      real_fn = [](double a, double b) { return std::fmod(a, b); };
+      break;
+    case 6:
+      result = DType::kBool;
+      int_fn = std::equal_to<int64_t>();
+      real_fn = std::equal_to<double>();
+      break;
+    case 7:
+      result = DType::kBool;
+      int_fn = std::less<int64_t>();
+      real_fn = std::less<double>();
+      break;
+    case 8:
+      result = DType::kBool;
+      int_fn = std::greater<int64_t>();
+      real_fn = std::greater<double>();
+      break;
+    case 9:
+      result = DType::kBool;
+      int_fn = std::less_equal<int64_t>();
+      real_fn = std::less_equal<double>();
+      break;
+    case 10:
+      result = DType::kBool;
+      int_fn = std::greater_equal<int64_t>();
+      real_fn = std::greater_equal<double>();
+      break;
+    case 11:
+      result = DType::kBool;
+      int_fn = [](int64_t a, int64_t b) -> int64_t { return a && b; };
+      real_fn = [](double a, double b) -> double { return a != 0 && b != 0; };
+      break;
+    case 12:
+      result = DType::kBool;
+      int_fn = [](int64_t a, int64_t b) -> int64_t { return a || b; };
+      real_fn = [](double a, double b) -> double { return a != 0 || b != 0; };
+      break;
+    case 13:
+      result = DType::kBool;
+      int_fn = [](int64_t a, int64_t b) -> int64_t { return (a != 0) != (b != 0); };
+      real_fn = [](double a, double b) -> double { return (a != 0) != (b != 0); };
+      break;
+    default:
+      break;
   }
   if (Op != 99)  // bitwise ops are not evaluated: they never compute shapes
     if (auto v = eval_binary(ctx, 0, 1, int_fn, real_fn, result)) return ctx.set_output_const(0, std::move(*v));
@@ -173,22 +222,28 @@ void where(InferenceContext& ctx) {
     out.dims = dims;
     for (size_t i = 0; i < static_cast<size_t>(product(dims)); ++i) {
       const auto* pick = cond->ints[i] ? x : y;
-      if (out.is_integral()) out.ints.push_back(pick->as_int(i));
-      else out.reals.push_back(pick->as_real(i));
+      if (out.is_integral())
+        out.ints.push_back(pick->as_int(i));
+      else
+        out.reals.push_back(pick->as_real(i));
     }
     return ctx.set_output_const(0, std::move(out));
   }
   if (cond && x && y && product(dims) <= kMaxPropagatedElements) {
     // Broadcast case: evaluate via two binary passes (x where cond else y).
-    auto chosen_x = eval_binary(ctx, 0, 1, [](int64_t c, int64_t v) { return c ? v : 0; },
-                                [](double c, double v) { return c != 0 ? v : 0; }, x->dtype);
-    auto chosen_y = eval_binary(ctx, 0, 2, [](int64_t c, int64_t v) { return c ? 0 : v; },
-                                [](double c, double v) { return c != 0 ? 0 : v; }, y->dtype);
+    auto chosen_x = eval_binary(
+        ctx, 0, 1, [](int64_t c, int64_t v) { return c ? v : 0; }, [](double c, double v) { return c != 0 ? v : 0; },
+        x->dtype);
+    auto chosen_y = eval_binary(
+        ctx, 0, 2, [](int64_t c, int64_t v) { return c ? 0 : v; }, [](double c, double v) { return c != 0 ? 0 : v; },
+        y->dtype);
     if (chosen_x && chosen_y && chosen_x->dims == dims && chosen_y->dims == dims) {
       graph::ConstantData out = *chosen_x;
       for (size_t i = 0; i < static_cast<size_t>(out.size()); ++i) {
-        if (out.is_integral()) out.ints[i] += chosen_y->as_int(i);
-        else out.reals[i] += chosen_y->as_real(i);
+        if (out.is_integral())
+          out.ints[i] += chosen_y->as_int(i);
+        else
+          out.reals[i] += chosen_y->as_real(i);
       }
       return ctx.set_output_const(0, std::move(out));
     }
@@ -226,33 +281,82 @@ void dynamic_quantize_linear(InferenceContext& ctx) {
 void register_elementwise_shapes(ShapeRegistry& registry) {
   registry.add({
       // unary, same shape and type
-      {"Relu", propagating_unary<real_relu, int_relu>}, {"Neg", propagating_unary<real_neg, int_neg>},
-      {"Abs", propagating_unary<real_abs, int_abs>}, {"Floor", propagating_unary<real_floor, int_identity>},
-      {"Ceil", propagating_unary<real_ceil, int_identity>}, {"Round", propagating_unary<real_round, int_identity>},
-      {"Sqrt", propagating_unary<real_sqrt, nullptr>}, {"Sign", propagating_unary<real_sign, int_sign>},
-      {"Reciprocal", propagating_unary<real_reciprocal, nullptr>}, {"Exp", propagating_unary<real_exp, nullptr>},
-      {"Log", propagating_unary<real_log, nullptr>}, {"Identity", propagating_unary<real_identity, int_identity>},
-      {"Sigmoid", same_as_input}, {"Tanh", same_as_input}, {"Erf", same_as_input}, {"Gelu", same_as_input},
-      {"Clip", same_as_input}, {"LeakyRelu", same_as_input}, {"Elu", same_as_input}, {"Selu", same_as_input},
-      {"Celu", same_as_input}, {"HardSigmoid", same_as_input}, {"HardSwish", same_as_input},
-      {"Softplus", same_as_input}, {"Softsign", same_as_input}, {"Mish", same_as_input},
-      {"ThresholdedRelu", same_as_input}, {"Shrink", same_as_input}, {"Sin", same_as_input},
-      {"Cos", same_as_input}, {"Tan", same_as_input}, {"Asin", same_as_input}, {"Acos", same_as_input},
-      {"Atan", same_as_input}, {"Sinh", same_as_input}, {"Cosh", same_as_input}, {"Asinh", same_as_input},
-      {"Acosh", same_as_input}, {"Atanh", same_as_input}, {"BitwiseNot", same_as_input},
-      {"Not", not_rule}, {"IsNaN", bool_unary}, {"IsInf", bool_unary},
-      {"Dropout", dropout}, {"Bernoulli", bernoulli}, {"Cast", cast}, {"CastLike", cast_like},
+      {"Relu", propagating_unary<real_relu, int_relu>},
+      {"Neg", propagating_unary<real_neg, int_neg>},
+      {"Abs", propagating_unary<real_abs, int_abs>},
+      {"Floor", propagating_unary<real_floor, int_identity>},
+      {"Ceil", propagating_unary<real_ceil, int_identity>},
+      {"Round", propagating_unary<real_round, int_identity>},
+      {"Sqrt", propagating_unary<real_sqrt, nullptr>},
+      {"Sign", propagating_unary<real_sign, int_sign>},
+      {"Reciprocal", propagating_unary<real_reciprocal, nullptr>},
+      {"Exp", propagating_unary<real_exp, nullptr>},
+      {"Log", propagating_unary<real_log, nullptr>},
+      {"Identity", propagating_unary<real_identity, int_identity>},
+      {"Sigmoid", same_as_input},
+      {"Tanh", same_as_input},
+      {"Erf", same_as_input},
+      {"Gelu", same_as_input},
+      {"Clip", same_as_input},
+      {"LeakyRelu", same_as_input},
+      {"Elu", same_as_input},
+      {"Selu", same_as_input},
+      {"Celu", same_as_input},
+      {"HardSigmoid", same_as_input},
+      {"HardSwish", same_as_input},
+      {"Softplus", same_as_input},
+      {"Softsign", same_as_input},
+      {"Mish", same_as_input},
+      {"ThresholdedRelu", same_as_input},
+      {"Shrink", same_as_input},
+      {"Sin", same_as_input},
+      {"Cos", same_as_input},
+      {"Tan", same_as_input},
+      {"Asin", same_as_input},
+      {"Acos", same_as_input},
+      {"Atan", same_as_input},
+      {"Sinh", same_as_input},
+      {"Cosh", same_as_input},
+      {"Asinh", same_as_input},
+      {"Acosh", same_as_input},
+      {"Atanh", same_as_input},
+      {"BitwiseNot", same_as_input},
+      {"Not", not_rule},
+      {"IsNaN", bool_unary},
+      {"IsInf", bool_unary},
+      {"Dropout", dropout},
+      {"Bernoulli", bernoulli},
+      {"Cast", cast},
+      {"CastLike", cast_like},
       // binary, broadcasting
-      {"Add", binary<0>}, {"Sub", binary<1>}, {"Mul", binary<2>}, {"Div", binary<3>}, {"Pow", binary<4>},
-      {"Mod", binary<5>}, {"Equal", binary<6>}, {"Less", binary<7>}, {"Greater", binary<8>},
-      {"LessOrEqual", binary<9>}, {"GreaterOrEqual", binary<10>}, {"And", binary<11>}, {"Or", binary<12>},
-      {"Xor", binary<13>}, {"BitShift", binary<99>}, {"BitwiseAnd", binary<99>}, {"BitwiseOr", binary<99>},
-      {"BitwiseXor", binary<99>}, {"PRelu", prelu},
+      {"Add", binary<0>},
+      {"Sub", binary<1>},
+      {"Mul", binary<2>},
+      {"Div", binary<3>},
+      {"Pow", binary<4>},
+      {"Mod", binary<5>},
+      {"Equal", binary<6>},
+      {"Less", binary<7>},
+      {"Greater", binary<8>},
+      {"LessOrEqual", binary<9>},
+      {"GreaterOrEqual", binary<10>},
+      {"And", binary<11>},
+      {"Or", binary<12>},
+      {"Xor", binary<13>},
+      {"BitShift", binary<99>},
+      {"BitwiseAnd", binary<99>},
+      {"BitwiseOr", binary<99>},
+      {"BitwiseXor", binary<99>},
+      {"PRelu", prelu},
       // variadic
-      {"Max", variadic<0>}, {"Min", variadic<1>}, {"Sum", variadic<2>}, {"Mean", variadic<3>},
+      {"Max", variadic<0>},
+      {"Min", variadic<1>},
+      {"Sum", variadic<2>},
+      {"Mean", variadic<3>},
       {"Where", where},
       // quantization
-      {"QuantizeLinear", quantize_linear}, {"DequantizeLinear", dequantize_linear},
+      {"QuantizeLinear", quantize_linear},
+      {"DequantizeLinear", dequantize_linear},
       {"DynamicQuantizeLinear", dynamic_quantize_linear},
   });
 }

@@ -40,14 +40,15 @@ std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindin
     if (v.has_shape)
       for (size_t i = 0; i < dims.size(); ++i)
         if (v.shape[i].is_known() && v.shape[i].value != dims[i])
-          throw Error(fmt::format("--input {}: dim {} is fixed to {} in the model, not {}", name, i,
-                                  v.shape[i].value, dims[i]));
+          throw Error(fmt::format("--input {}: dim {} is fixed to {} in the model, not {}", name, i, v.shape[i].value,
+                                  dims[i]));
     v.shape = graph::make_shape(dims);
     v.has_shape = true;
   }
   for (auto id : g.inputs) {
     auto& v = g.value(id);
-    if (!v.has_shape) throw Error(fmt::format("input '{}' has no declared shape: give it with --input {}=DIMS", v.name, v.name));
+    if (!v.has_shape)
+      throw Error(fmt::format("input '{}' has no declared shape: give it with --input {}=DIMS", v.name, v.name));
     for (size_t i = 0; i < v.shape.size(); ++i) {
       auto& d = v.shape[i];
       if (d.is_known()) continue;
@@ -64,8 +65,9 @@ std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindin
         d = graph::Dim::known(batch);
         batch_used = true;
       } else {
-        throw Error(fmt::format("input '{}' has unbound dimension '{}' (dim {}): bind it with --dim {}=N or --input {}=DIMS",
-                                v.name, d.symbol.empty() ? "?" : d.symbol, i, d.symbol.empty() ? "NAME" : d.symbol, v.name));
+        throw Error(
+            fmt::format("input '{}' has unbound dimension '{}' (dim {}): bind it with --dim {}=N or --input {}=DIMS",
+                        v.name, d.symbol.empty() ? "?" : d.symbol, i, d.symbol.empty() ? "NAME" : d.symbol, v.name));
       }
     }
   }
@@ -112,7 +114,8 @@ void infer_graph(Scope& scope, InferenceSummary& summary) {
       ++summary.unknown_ops[key];
       bool declared = true;  // the file may still declare its outputs' shapes (value_info)
       for (auto out : node.outputs)
-        if (out != graph::kNoValue) declared = declared && g.value(out).has_shape && graph::is_fully_known(g.value(out).shape);
+        if (out != graph::kNoValue)
+          declared = declared && g.value(out).has_shape && graph::is_fully_known(g.value(out).shape);
       if (!declared) node.unresolved_reason = "no shape rule for op " + key;
     } else {
       for (auto in : node.inputs)

@@ -10,16 +10,16 @@
 namespace ridge::shape {
 
 struct Bindings {
-  std::optional<int64_t> batch;                         // first dim of every input, if symbolic
-  std::map<std::string, int64_t> dims;                  // named dims
-  std::map<std::string, std::vector<int64_t>> inputs;   // whole input shapes
+  std::optional<int64_t> batch;                        // first dim of every input, if symbolic
+  std::map<std::string, int64_t> dims;                 // named dims
+  std::map<std::string, std::vector<int64_t>> inputs;  // whole input shapes
 };
 
 struct InferenceSummary {
-  std::vector<std::string> notes;           // e.g. "batch=1 (default)" assumptions, said in outputs
-  std::map<std::string, int> unknown_ops;   // op type (with domain when not default) -> count
-  int unresolved_nodes = 0;                 // nodes whose output shapes stay unknown
-  std::string first_unresolved;             // "node 'x' (Op): reason", for messages
+  std::vector<std::string> notes;          // e.g. "batch=1 (default)" assumptions, said in outputs
+  std::map<std::string, int> unknown_ops;  // op type (with domain when not default) -> count
+  int unresolved_nodes = 0;                // nodes whose output shapes stay unknown
+  std::string first_unresolved;            // "node 'x' (Op): reason", for messages
 };
 
 // Applies `bindings` to the model's inputs. Throws ridge::Error when a binding names no input

@@ -7,7 +7,8 @@ namespace ridge::shape {
 namespace {
 
 // reduction "none" keeps the target's shape; "mean"/"sum" give a scalar.
-std::vector<int64_t> loss_dims(InferenceContext& ctx, const std::vector<int64_t>& scores, const std::vector<int64_t>& target) {
+std::vector<int64_t> loss_dims(InferenceContext& ctx, const std::vector<int64_t>& scores,
+                               const std::vector<int64_t>& target) {
   if (scores.size() < 2 || target.size() != scores.size() - 1) ctx.fail("target must have the scores' rank minus one");
   for (size_t i = 0; i < target.size(); ++i)
     if (target[i] != scores[i == 0 ? 0 : i + 1]) ctx.fail("target dims do not match the scores' [N, d1, ...]");

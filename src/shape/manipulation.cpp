@@ -91,8 +91,10 @@ void constant_of_shape(InferenceContext& ctx) {
     c.dtype = type;
     c.dims = dims;
     auto n = static_cast<size_t>(product(dims));
-    if (c.is_integral()) c.ints.assign(n, static_cast<int64_t>(fill));
-    else c.reals.assign(n, fill);
+    if (c.is_integral())
+      c.ints.assign(n, static_cast<int64_t>(fill));
+    else
+      c.reals.assign(n, fill);
     return ctx.set_output_const(0, std::move(c));
   }
   ctx.set_output(0, type, dims);
@@ -184,7 +186,8 @@ void squeeze(InferenceContext& ctx) {
   std::set<int64_t> drop;
   for (auto a : axes) {
     auto axis = ctx.axis(a, static_cast<int64_t>(in.size()));
-    if (in[static_cast<size_t>(axis)] != 1) ctx.fail(fmt::format("cannot squeeze axis {} of size {}", a, in[static_cast<size_t>(axis)]));
+    if (in[static_cast<size_t>(axis)] != 1)
+      ctx.fail(fmt::format("cannot squeeze axis {} of size {}", a, in[static_cast<size_t>(axis)]));
     drop.insert(axis);
   }
   std::vector<int64_t> out;
@@ -222,7 +225,8 @@ void concat(InferenceContext& ctx) {
     for (size_t k = 0; k < d.size(); ++k)
       if (static_cast<int64_t>(k) != axis && d[k] != first[k])
         ctx.fail(fmt::format("input {} has dim {} of size {}, expected {}", i, k, d[k], first[k]));
-    out[static_cast<size_t>(axis)] = graph::checked_add(out[static_cast<size_t>(axis)], d[static_cast<size_t>(axis)], "Concat size");
+    out[static_cast<size_t>(axis)] =
+        graph::checked_add(out[static_cast<size_t>(axis)], d[static_cast<size_t>(axis)], "Concat size");
     all_const = all_const && ctx.in_const(i);
   }
   if (all_const && rank == 1 && product(out) <= kMaxPropagatedElements) {
@@ -232,8 +236,10 @@ void concat(InferenceContext& ctx) {
     for (size_t i = 0; i < ctx.input_count(); ++i) {
       const auto* in = ctx.in_const(i);
       for (size_t k = 0; k < static_cast<size_t>(in->size()); ++k) {
-        if (c.is_integral()) c.ints.push_back(in->as_int(k));
-        else c.reals.push_back(in->as_real(k));
+        if (c.is_integral())
+          c.ints.push_back(in->as_int(k));
+        else
+          c.reals.push_back(in->as_real(k));
       }
     }
     return ctx.set_output_const(0, std::move(c));
@@ -247,8 +253,10 @@ void split(InferenceContext& ctx) {
   int64_t axis = ctx.axis(ctx.node().get_int("axis", 0), static_cast<int64_t>(in.size()));
   int64_t total = in[static_cast<size_t>(axis)];
   std::vector<int64_t> sizes;
-  if (ctx.opset() >= 13 && ctx.has_input(1)) sizes = ctx.in_ints(1, "split sizes");
-  else if (ctx.opset() < 13) sizes = ctx.node().get_ints("split");
+  if (ctx.opset() >= 13 && ctx.has_input(1))
+    sizes = ctx.in_ints(1, "split sizes");
+  else if (ctx.opset() < 13)
+    sizes = ctx.node().get_ints("split");
   auto outputs = static_cast<int64_t>(ctx.output_count());
   if (sizes.empty()) {
     int64_t parts = ctx.node().get_int("num_outputs", outputs);
@@ -304,7 +312,8 @@ void slice(InferenceContext& ctx) {
     std::iota(axes.begin(), axes.end(), 0);
   }
   if (steps.empty()) steps.assign(starts.size(), 1);
-  if (axes.size() != starts.size() || steps.size() != starts.size()) ctx.fail("axes/steps differ in length from starts");
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    ctx.fail("axes/steps differ in length from starts");
   auto out = in;
   std::vector<int64_t> begin(in.size(), 0), step_of(in.size(), 1);
   for (size_t i = 0; i < starts.size(); ++i) {
@@ -377,8 +386,10 @@ void expand(InferenceContext& ctx) {
     v.dtype = c->dtype;
     v.dims = out;
     auto n = static_cast<size_t>(product(out));
-    if (v.is_integral()) v.ints.assign(n, c->ints[0]);
-    else v.reals.assign(n, c->reals[0]);
+    if (v.is_integral())
+      v.ints.assign(n, c->ints[0]);
+    else
+      v.reals.assign(n, c->reals[0]);
     return ctx.set_output_const(0, std::move(v));
   }
   ctx.set_output(0, ctx.in_dtype(0), out);
@@ -408,8 +419,10 @@ void range(InferenceContext& ctx) {
     c.dims = {count};
     for (int64_t i = 0; i < count; ++i) {
       if (c.is_integral())
-        c.ints.push_back(graph::checked_add(start->as_int(0), graph::checked_mul(i, delta->as_int(0), "Range"), "Range"));
-      else c.reals.push_back(s + static_cast<double>(i) * d);
+        c.ints.push_back(
+            graph::checked_add(start->as_int(0), graph::checked_mul(i, delta->as_int(0), "Range"), "Range"));
+      else
+        c.reals.push_back(s + static_cast<double>(i) * d);
     }
     return ctx.set_output_const(0, std::move(c));
   }
@@ -448,7 +461,8 @@ void space_to_depth(InferenceContext& ctx) {
   ctx.require_inputs(1);
   auto in = ctx.in_dims(0);
   int64_t b = ctx.node().get_int("blocksize", 0);
-  if (in.size() != 4 || b <= 0 || in[2] % b || in[3] % b) ctx.fail("needs a 4-D input with spatial dims divisible by blocksize");
+  if (in.size() != 4 || b <= 0 || in[2] % b || in[3] % b)
+    ctx.fail("needs a 4-D input with spatial dims divisible by blocksize");
   ctx.set_output(0, ctx.in_dtype(0), {in[0], in[1] * b * b, in[2] / b, in[3] / b});
 }
 
@@ -479,7 +493,8 @@ void resize(InferenceContext& ctx) {
   auto out = in;
   if (sizes && !sizes->empty()) {
     if (sizes->size() != axes.size()) ctx.fail("sizes do not match the axes");
-    for (size_t i = 0; i < axes.size(); ++i) out[static_cast<size_t>(ctx.axis(axes[i], static_cast<int64_t>(in.size())))] = (*sizes)[i];
+    for (size_t i = 0; i < axes.size(); ++i)
+      out[static_cast<size_t>(ctx.axis(axes[i], static_cast<int64_t>(in.size())))] = (*sizes)[i];
   } else if (!scales.empty()) {
     if (scales.size() != axes.size()) ctx.fail("scales do not match the axes");
     for (size_t i = 0; i < axes.size(); ++i) {
@@ -579,18 +594,48 @@ void random_shaped(InferenceContext& ctx) {
 }  // namespace
 
 void register_manipulation_shapes(ShapeRegistry& registry) {
-  registry.add({{"Shape", shape_op}, {"Size", size_op}, {"Constant", constant}, {"ConstantOfShape", constant_of_shape},
-                {"Reshape", reshape}, {"Flatten", flatten}, {"Transpose", transpose}, {"Squeeze", squeeze},
-                {"Unsqueeze", unsqueeze}, {"Concat", concat}, {"Split", split}, {"Slice", slice},
-                {"Gather", gather}, {"GatherElements", gather_elements}, {"GatherND", gather_nd},
-                {"ScatterND", scatter}, {"ScatterElements", scatter}, {"Scatter", scatter}, {"Expand", expand},
-                {"Tile", tile}, {"Range", range}, {"Pad", pad}, {"DepthToSpace", depth_to_space},
-                {"SpaceToDepth", space_to_depth}, {"Resize", resize}, {"Upsample", resize}, {"Trilu", same_shape},
-                {"ReverseSequence", same_shape}, {"OneHot", one_hot}, {"NonZero", nonzero},
-                {"NonMaxSuppression", data_dependent}, {"Unique", data_dependent}, {"Compress", data_dependent},
-                {"EyeLike", eye_like}, {"RandomNormalLike", random_like}, {"RandomUniformLike", random_like},
-                {"RandomNormal", random_shaped}, {"RandomUniform", random_shaped}, {"GridSample", grid_sample},
-                {"BlackmanWindow", window}, {"HannWindow", window}, {"HammingWindow", window}});
+  registry.add({{"Shape", shape_op},
+                {"Size", size_op},
+                {"Constant", constant},
+                {"ConstantOfShape", constant_of_shape},
+                {"Reshape", reshape},
+                {"Flatten", flatten},
+                {"Transpose", transpose},
+                {"Squeeze", squeeze},
+                {"Unsqueeze", unsqueeze},
+                {"Concat", concat},
+                {"Split", split},
+                {"Slice", slice},
+                {"Gather", gather},
+                {"GatherElements", gather_elements},
+                {"GatherND", gather_nd},
+                {"ScatterND", scatter},
+                {"ScatterElements", scatter},
+                {"Scatter", scatter},
+                {"Expand", expand},
+                {"Tile", tile},
+                {"Range", range},
+                {"Pad", pad},
+                {"DepthToSpace", depth_to_space},
+                {"SpaceToDepth", space_to_depth},
+                {"Resize", resize},
+                {"Upsample", resize},
+                {"Trilu", same_shape},
+                {"ReverseSequence", same_shape},
+                {"OneHot", one_hot},
+                {"NonZero", nonzero},
+                {"NonMaxSuppression", data_dependent},
+                {"Unique", data_dependent},
+                {"Compress", data_dependent},
+                {"EyeLike", eye_like},
+                {"RandomNormalLike", random_like},
+                {"RandomUniformLike", random_like},
+                {"RandomNormal", random_shaped},
+                {"RandomUniform", random_shaped},
+                {"GridSample", grid_sample},
+                {"BlackmanWindow", window},
+                {"HannWindow", window},
+                {"HammingWindow", window}});
 }
 
 }  // namespace ridge::shape

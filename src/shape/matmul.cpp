@@ -52,8 +52,8 @@ void einsum(InferenceContext& ctx) {
   ctx.require_inputs(1);
   std::vector<std::vector<int64_t>> dims;
   for (size_t i = 0; i < ctx.input_count(); ++i) dims.push_back(ctx.in_dims(i));
-  auto spec = parse_einsum(ctx.node().get_string("equation", ""), dims,
-                           fmt::format("node '{}' (Einsum)", ctx.node().name));
+  auto spec =
+      parse_einsum(ctx.node().get_string("equation", ""), dims, fmt::format("node '{}' (Einsum)", ctx.node().name));
   ctx.set_output(0, ctx.in_dtype(0), spec.output_dims());
 }
 
@@ -68,8 +68,12 @@ void det(InferenceContext& ctx) {
 }  // namespace
 
 void register_matmul_shapes(ShapeRegistry& registry) {
-  registry.add({{"MatMul", matmul}, {"MatMulInteger", matmul_integer}, {"QLinearMatMul", qlinear_matmul},
-                {"Gemm", gemm}, {"Einsum", einsum}, {"Det", det}});
+  registry.add({{"MatMul", matmul},
+                {"MatMulInteger", matmul_integer},
+                {"QLinearMatMul", qlinear_matmul},
+                {"Gemm", gemm},
+                {"Einsum", einsum},
+                {"Det", det}});
 }
 
 }  // namespace ridge::shape

@@ -53,11 +53,18 @@ void group_norm(InferenceContext& ctx) {
 }  // namespace
 
 void register_normalization_shapes(ShapeRegistry& registry) {
-  registry.add({{"BatchNormalization", batch_norm}, {"LayerNormalization", layer_norm},
-                {"SimplifiedLayerNormalization", layer_norm}, {"RMSNormalization", layer_norm},
-                {"InstanceNormalization", same_shape}, {"GroupNormalization", group_norm}, {"LRN", same_shape},
-                {"MeanVarianceNormalization", same_shape}, {"LpNormalization", same_shape},
-                {"Softmax", softmax}, {"LogSoftmax", softmax}, {"Hardmax", softmax}});
+  registry.add({{"BatchNormalization", batch_norm},
+                {"LayerNormalization", layer_norm},
+                {"SimplifiedLayerNormalization", layer_norm},
+                {"RMSNormalization", layer_norm},
+                {"InstanceNormalization", same_shape},
+                {"GroupNormalization", group_norm},
+                {"LRN", same_shape},
+                {"MeanVarianceNormalization", same_shape},
+                {"LpNormalization", same_shape},
+                {"Softmax", softmax},
+                {"LogSoftmax", softmax},
+                {"Hardmax", softmax}});
 }
 
 }  // namespace ridge::shape

@@ -31,8 +31,12 @@ void global_pool(InferenceContext& ctx) {
 }  // namespace
 
 void register_pooling_shapes(ShapeRegistry& registry) {
-  registry.add({{"MaxPool", windowed_pool}, {"AveragePool", windowed_pool}, {"LpPool", windowed_pool},
-                {"GlobalAveragePool", global_pool}, {"GlobalMaxPool", global_pool}, {"GlobalLpPool", global_pool}});
+  registry.add({{"MaxPool", windowed_pool},
+                {"AveragePool", windowed_pool},
+                {"LpPool", windowed_pool},
+                {"GlobalAveragePool", global_pool},
+                {"GlobalMaxPool", global_pool},
+                {"GlobalLpPool", global_pool}});
 }
 
 }  // namespace ridge::shape

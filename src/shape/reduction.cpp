@@ -34,8 +34,10 @@ void reduce(InferenceContext& ctx) {
   for (auto a : axes) reduced.insert(ctx.axis(a, rank));
   std::vector<int64_t> out;
   for (int64_t i = 0; i < rank; ++i) {
-    if (!reduced.count(i)) out.push_back(x[static_cast<size_t>(i)]);
-    else if (keepdims) out.push_back(1);
+    if (!reduced.count(i))
+      out.push_back(x[static_cast<size_t>(i)]);
+    else if (keepdims)
+      out.push_back(1);
   }
   // Shape subgraphs reduce small constants (e.g. ReduceProd of a shape): evaluate those.
   const auto* c = ctx.in_const(0);
@@ -61,8 +63,10 @@ void arg_reduce(InferenceContext& ctx) {
   ctx.require_inputs(1);
   auto x = ctx.in_dims(0);
   int64_t axis = ctx.axis(ctx.node().get_int("axis", 0), static_cast<int64_t>(x.size()));
-  if (ctx.node().get_int("keepdims", 1)) x[static_cast<size_t>(axis)] = 1;
-  else x.erase(x.begin() + axis);
+  if (ctx.node().get_int("keepdims", 1))
+    x[static_cast<size_t>(axis)] = 1;
+  else
+    x.erase(x.begin() + axis);
   ctx.set_output(0, graph::DType::kInt64, x);
 }
 
@@ -80,11 +84,20 @@ void topk(InferenceContext& ctx) {
 }  // namespace
 
 void register_reduction_shapes(ShapeRegistry& registry) {
-  registry.add({{"ReduceSum", reduce<13>}, {"ReduceMean", reduce<18>}, {"ReduceMax", reduce<18>},
-                {"ReduceMin", reduce<18>}, {"ReduceProd", reduce<18>}, {"ReduceL1", reduce<18>},
-                {"ReduceL2", reduce<18>}, {"ReduceLogSum", reduce<18>}, {"ReduceLogSumExp", reduce<18>},
-                {"ReduceSumSquare", reduce<18>}, {"ArgMax", arg_reduce}, {"ArgMin", arg_reduce},
-                {"TopK", topk}, {"CumSum", [](InferenceContext& ctx) { ctx.pass_through(0, 0); }}});
+  registry.add({{"ReduceSum", reduce<13>},
+                {"ReduceMean", reduce<18>},
+                {"ReduceMax", reduce<18>},
+                {"ReduceMin", reduce<18>},
+                {"ReduceProd", reduce<18>},
+                {"ReduceL1", reduce<18>},
+                {"ReduceL2", reduce<18>},
+                {"ReduceLogSum", reduce<18>},
+                {"ReduceLogSumExp", reduce<18>},
+                {"ReduceSumSquare", reduce<18>},
+                {"ArgMax", arg_reduce},
+                {"ArgMin", arg_reduce},
+                {"TopK", topk},
+                {"CumSum", [](InferenceContext& ctx) { ctx.pass_through(0, 0); }}});
 }
 
 }  // namespace ridge::shape

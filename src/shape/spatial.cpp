@@ -22,7 +22,8 @@ Window read_window(const InferenceContext& ctx, const std::vector<int64_t>& spat
     if (w.kernel[i] <= 0) ctx.fail("kernel dims must be positive");
     if (pads[i] < 0 || pads[i + n] < 0) ctx.fail("negative pads");
     constexpr int64_t kLimit = int64_t{1} << 31;  // absurd window attributes are rejected, not overflowed
-    if (w.strides[i] > kLimit || w.dilations[i] > kLimit || w.kernel[i] > kLimit || pads[i] > kLimit || pads[i + n] > kLimit)
+    if (w.strides[i] > kLimit || w.dilations[i] > kLimit || w.kernel[i] > kLimit || pads[i] > kLimit ||
+        pads[i + n] > kLimit)
       ctx.fail("window attribute larger than 2^31");
   }
   w.pads_begin.assign(pads.begin(), pads.begin() + static_cast<long>(n));
@@ -46,8 +47,8 @@ Window read_window(const InferenceContext& ctx, const std::vector<int64_t>& spat
   return w;
 }
 
-std::vector<int64_t> window_output(const InferenceContext& ctx, const std::vector<int64_t>& spatial_in,
-                                   const Window& w, bool ceil_mode) {
+std::vector<int64_t> window_output(const InferenceContext& ctx, const std::vector<int64_t>& spatial_in, const Window& w,
+                                   bool ceil_mode) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < spatial_in.size(); ++i) {
     int64_t extent = (w.kernel[i] - 1) * w.dilations[i] + 1;

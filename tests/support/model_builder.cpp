@@ -26,8 +26,10 @@ ModelBuilder& ModelBuilder::input(const std::string& name, std::vector<DimSpec> 
   auto* shape = tensor->mutable_shape();
   for (const auto& d : dims) {
     auto* dim = shape->add_dim();
-    if (std::holds_alternative<int64_t>(d)) dim->set_dim_value(std::get<int64_t>(d));
-    else dim->set_dim_param(std::get<std::string>(d));
+    if (std::holds_alternative<int64_t>(d))
+      dim->set_dim_value(std::get<int64_t>(d));
+    else
+      dim->set_dim_param(std::get<std::string>(d));
   }
   return *this;
 }
@@ -51,7 +53,8 @@ ModelBuilder& ModelBuilder::weight(const std::string& name, std::vector<int64_t>
   return *this;
 }
 
-ModelBuilder& ModelBuilder::int64_constant(const std::string& name, std::vector<int64_t> dims, std::vector<int64_t> values) {
+ModelBuilder& ModelBuilder::int64_constant(const std::string& name, std::vector<int64_t> dims,
+                                           std::vector<int64_t> values) {
   auto* t = model_.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(::onnx::TensorProto::INT64);
@@ -60,7 +63,8 @@ ModelBuilder& ModelBuilder::int64_constant(const std::string& name, std::vector<
   return *this;
 }
 
-ModelBuilder& ModelBuilder::external_weight(const std::string& name, std::vector<int64_t> dims, const std::string& location) {
+ModelBuilder& ModelBuilder::external_weight(const std::string& name, std::vector<int64_t> dims,
+                                            const std::string& location) {
   auto* t = model_.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(::onnx::TensorProto::FLOAT);

@@ -61,7 +61,8 @@ double run_parallel(int threads, const std::function<void(int)>& work, std::vect
   if (per_thread) {
     per_thread->clear();
     for (int t = 0; t < threads; ++t)
-      per_thread->push_back(std::chrono::duration<double>(ends[static_cast<size_t>(t)] - starts[static_cast<size_t>(t)]).count());
+      per_thread->push_back(
+          std::chrono::duration<double>(ends[static_cast<size_t>(t)] - starts[static_cast<size_t>(t)]).count());
   }
   auto start = *std::min_element(starts.begin(), starts.end());
   auto end = *std::max_element(ends.begin(), ends.end());
@@ -75,20 +76,23 @@ double measure_clock_mhz(int threads, double fallback_mhz) {
 #if defined(__x86_64__)
   constexpr uint64_t kIterations = 4'000'000;  // x 32 adds: about 40 ms at 3 GHz
   std::vector<double> seconds;
-  run_parallel(threads, [](int) {
-    uint64_t x = 0, n = kIterations;
-    asm volatile(
-        ".p2align 4\n1:\n"
-        "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
-        "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
-        "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
-        "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
-        "dec %1\n jnz 1b\n"
-        : "+r"(x), "+r"(n)
-        :
-        : "cc");
-    if (x != 32 * kIterations) throw Error("ert: clock measurement chain miscounted");
-  }, &seconds);
+  run_parallel(
+      threads,
+      [](int) {
+        uint64_t x = 0, n = kIterations;
+        asm volatile(
+            ".p2align 4\n1:\n"
+            "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
+            "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
+            "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
+            "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
+            "dec %1\n jnz 1b\n"
+            : "+r"(x), "+r"(n)
+            :
+            : "cc");
+        if (x != 32 * kIterations) throw Error("ert: clock measurement chain miscounted");
+      },
+      &seconds);
   double mhz = 0;
   for (double s : seconds) mhz += 32.0 * kIterations / s / 1e6;
   return mhz / static_cast<double>(seconds.size());
@@ -113,7 +117,8 @@ struct Array {
 Array allocate(size_t n, int skew) {
   Array a;
   size_t offset = static_cast<size_t>(skew) * 8;  // doubles per 64-byte line
-  a.storage.reset(static_cast<double*>(std::aligned_alloc(4096, (((n + offset) * sizeof(double) + 4095) / 4096) * 4096)));
+  a.storage.reset(
+      static_cast<double*>(std::aligned_alloc(4096, (((n + offset) * sizeof(double) + 4095) / 4096) * 4096)));
   if (!a.storage) throw Error("ert: out of memory for a working set");
   a.data = a.storage.get() + offset;
   return a;
@@ -163,15 +168,17 @@ ErtResult run_ert(const ErtOptions& o) {
         });
         double flops = 0;
         for (const auto& run : runs) {
-          check(run.checksum == run.expected, fmt::format("FMA {} checksum {} != {}", precision ? "fp64" : "fp32", run.checksum, run.expected));
+          check(run.checksum == run.expected,
+                fmt::format("FMA {} checksum {} != {}", precision ? "fp64" : "fp32", run.checksum, run.expected));
           flops += run.flops;
         }
         rates.push_back(flops / s);
       }
       (precision == 0 ? p.fp32 : p.fp64) = stats_of(rates);
     }
-    say(fmt::format("fma {} thread(s) at {:.0f} MHz: fp32 {:.1f} GFLOP/s ({:.0f}% of {:.1f}), fp64 {:.1f} GFLOP/s", threads,
-                    p.clock_mhz, p.fp32.max / 1e9, 100 * p.fp32.max / p.theoretical_fp32, p.theoretical_fp32 / 1e9, p.fp64.max / 1e9));
+    say(fmt::format("fma {} thread(s) at {:.0f} MHz: fp32 {:.1f} GFLOP/s ({:.0f}% of {:.1f}), fp64 {:.1f} GFLOP/s",
+                    threads, p.clock_mhz, p.fp32.max / 1e9, 100 * p.fp32.max / p.theoretical_fp32,
+                    p.theoretical_fp32 / 1e9, p.fp64.max / 1e9));
     r.peaks.push_back(p);
   }
 
@@ -194,7 +201,8 @@ ErtResult run_ert(const ErtOptions& o) {
       for (double ws : sizes) {
         size_t n = static_cast<size_t>(ws / arrays / sizeof(double)) / 32 * 32;
         if (n < 32) continue;
-        std::vector<Array> a(static_cast<size_t>(threads)), b(static_cast<size_t>(threads)), c(static_cast<size_t>(threads));
+        std::vector<Array> a(static_cast<size_t>(threads)), b(static_cast<size_t>(threads)),
+            c(static_cast<size_t>(threads));
         run_parallel(threads, [&](int t) {  // first touch on the thread that uses the memory
           auto i = static_cast<size_t>(t);
           a[i] = allocate(n, 0);
@@ -233,11 +241,11 @@ ErtResult run_ert(const ErtOptions& o) {
           if (k == "triad") check(a[i].data[n - 1] == 2.0 + 0.5 * 3.0, "triad");
         }
         double total = bytes_per_thread * threads;
-        std::string level = bytes_per_thread <= l1 / 2                       ? "l1"
+        std::string level = bytes_per_thread <= l1 / 2                            ? "l1"
                             : bytes_per_thread > l1 && bytes_per_thread <= l2 / 2 ? "l2"
-                            : bytes_per_thread > l2 && total <= l3 / 2           ? "l3"
-                            : total >= 3 * l3                                    ? "dram"
-                                                                                 : "";
+                            : bytes_per_thread > l2 && total <= l3 / 2            ? "l3"
+                            : total >= 3 * l3                                     ? "dram"
+                                                                                  : "";
         r.bandwidth.push_back({k, threads, bytes_per_thread, stats_of(rates), level});
       }
     }
@@ -252,14 +260,17 @@ ErtResult run_ert(const ErtOptions& o) {
     if (kernels.count("triad")) r.level_bandwidth[level] = kernels.at("triad");
 
   // ERT sweep: FLOPs per byte from 0.25 to 32, with the array in L2 and in DRAM.
-  for (const auto& [level, total_bytes] : std::vector<std::pair<std::string, double>>{{"l2", l2 / 2 * max_threads}, {"dram", 4 * l3}}) {
+  for (const auto& [level, total_bytes] :
+       std::vector<std::pair<std::string, double>>{{"l2", l2 / 2 * max_threads}, {"dram", 4 * l3}}) {
     size_t n = static_cast<size_t>(total_bytes / max_threads / sizeof(float)) / 64 * 64;
     std::vector<std::unique_ptr<float, decltype(&std::free)>> arrays;
     for (int t = 0; t < max_threads; ++t) {
       arrays.emplace_back(static_cast<float*>(std::aligned_alloc(64, n * sizeof(float))), &std::free);
       if (!arrays.back()) throw Error("ert: out of memory");
     }
-    run_parallel(max_threads, [&](int t) { std::fill(arrays[static_cast<size_t>(t)].get(), arrays[static_cast<size_t>(t)].get() + n, 1.0f); });
+    run_parallel(max_threads, [&](int t) {
+      std::fill(arrays[static_cast<size_t>(t)].get(), arrays[static_cast<size_t>(t)].get() + n, 1.0f);
+    });
     for (int fmas = 1; fmas <= 128; fmas *= 2) {
       int passes = 1;
       auto run = [&](int t) {
@@ -294,8 +305,8 @@ ErtResult run_ert(const ErtOptions& o) {
 
 std::string ert_device_yaml(const ErtResult& r) {
   const auto& top = r.peaks.back();
-  std::string when = fmt::format("ridge ert ({}, {} thread(s), isa {}, best of {} repetitions)", r.cpu.model, r.threads, r.isa,
-                                 top.fp32.samples);
+  std::string when = fmt::format("ridge ert ({}, {} thread(s), isa {}, best of {} repetitions)", r.cpu.model, r.threads,
+                                 r.isa, top.fp32.samples);
   std::string text = fmt::format(
       "# The measured roofline of this machine, written by `ridge ert`. Every figure is measured;\n"
       "# use it anywhere a device is accepted: --device this-file.yaml\n"
@@ -305,10 +316,12 @@ std::string ert_device_yaml(const ErtResult& r) {
       "    peak_flops: {{fp32: {:.6g}, fp64: {:.6g}}}\n    source: \"{}: FMA kernels\"\n"
       "  - name: gemm\n    type: matrix\n    clock: cpu\n    label: measured\n    peak_flops: {{fp32: {:.6g}}}\n"
       "    source: \"{}: ATen at::mm, n = {}\"\nmemory:\n",
-      r.cpu.model, top.clock_mhz, r.threads, "measured by ridge ert: dependent add chain under load", top.fp32.max, top.fp64.max, when, r.gemm_fp32.max, when, r.gemm_n);
+      r.cpu.model, top.clock_mhz, r.threads, "measured by ridge ert: dependent add chain under load", top.fp32.max,
+      top.fp64.max, when, r.gemm_fp32.max, when, r.gemm_n);
   for (const auto& [level, bw] : r.level_bandwidth)
-    text += fmt::format("  - {{level: {}, bandwidth: {:.6g}, label: measured, source: \"{}: triad kernel, working-set sweep\"}}\n", level,
-                        bw, when);
+    text += fmt::format(
+        "  - {{level: {}, bandwidth: {:.6g}, label: measured, source: \"{}: triad kernel, working-set sweep\"}}\n",
+        level, bw, when);
   text += "overhead: {seconds: 1.0e-6, source: \"ridge default for a CPU op dispatch (1 us), until calibrated\"}\n";
   text += "modes:\n  - {name: measured, source: \"the configuration ridge ert ran in\"}\n";
   return text;

@@ -12,9 +12,9 @@
 namespace ridge::hw::ert {
 
 struct ErtOptions {
-  bool quick = false;          // under 30 s: fewer repetitions, sizes and thread counts
-  int max_threads = 0;         // 0: every online CPU
-  int repetitions = 0;         // 0: 3 (quick) or 7
+  bool quick = false;                                // under 30 s: fewer repetitions, sizes and thread counts
+  int max_threads = 0;                               // 0: every online CPU
+  int repetitions = 0;                               // 0: 3 (quick) or 7
   std::function<void(const std::string&)> progress;  // optional progress lines
 };
 
@@ -25,38 +25,38 @@ struct Stats {
 
 struct PeakPoint {
   int threads = 0;
-  double clock_mhz = 0;       // measured with this many threads busy
-  Stats fp32, fp64;           // FLOP/s
+  double clock_mhz = 0;  // measured with this many threads busy
+  Stats fp32, fp64;      // FLOP/s
   double theoretical_fp32 = 0, theoretical_fp64 = 0;
 };
 
 struct BandwidthPoint {
-  std::string kernel;         // read, write, copy, triad
+  std::string kernel;  // read, write, copy, triad
   int threads = 0;
   double bytes_per_thread = 0;  // working set of one thread
-  Stats rate;                 // bytes/s
-  std::string level;          // l1, l2, l3, dram, or "" between levels
+  Stats rate;                   // bytes/s
+  std::string level;            // l1, l2, l3, dram, or "" between levels
 };
 
 struct IntensityPoint {
-  std::string level;          // where the array lives
+  std::string level;  // where the array lives
   int fmas = 0;
-  double intensity = 0;       // FLOP/byte
-  Stats flops;                // FLOP/s
+  double intensity = 0;  // FLOP/byte
+  Stats flops;           // FLOP/s
 };
 
 struct ErtResult {
   HostCpu cpu;
   std::string isa;
-  int threads = 0;            // the largest thread count run
+  int threads = 0;  // the largest thread count run
   std::vector<PeakPoint> peaks;
   std::vector<BandwidthPoint> bandwidth;
-  std::map<std::string, double> level_bandwidth;                // level -> bytes/s (triad at max threads)
+  std::map<std::string, double> level_bandwidth;  // level -> bytes/s (triad at max threads)
   std::map<std::string, std::map<std::string, double>> level_kernel_bandwidth;  // level -> kernel -> bytes/s
   std::vector<IntensityPoint> intensity;
-  Stats gemm_fp32;            // FLOP/s of at::mm
+  Stats gemm_fp32;  // FLOP/s of at::mm
   int gemm_n = 0;
-  double seconds = 0;         // wall time of the whole run
+  double seconds = 0;  // wall time of the whole run
 };
 
 // Runs everything. Throws ridge::Error if a kernel's result fails its check.

@@ -43,7 +43,8 @@ GemmFn load_plugin() {
 std::vector<double> gemm_fp32_rates(int n, int threads, int repetitions) {
   std::vector<double> rates(static_cast<size_t>(repetitions));
   char error[256] = {};
-  if (load_plugin()(n, threads, repetitions, rates.data(), error, sizeof error) != 0) throw Error(std::string("ert: ") + error);
+  if (load_plugin()(n, threads, repetitions, rates.data(), error, sizeof error) != 0)
+    throw Error(std::string("ert: ") + error);
   return rates;
 }
 

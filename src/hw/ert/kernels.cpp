@@ -26,20 +26,28 @@ Isa best_isa() {
 
 std::string isa_name(Isa isa) {
   switch (isa) {
-    case Isa::kAvx512: return "avx512";
-    case Isa::kAvx2: return "avx2+fma";
-    case Isa::kNeon: return "neon";
-    case Isa::kScalar: return "scalar";
+    case Isa::kAvx512:
+      return "avx512";
+    case Isa::kAvx2:
+      return "avx2+fma";
+    case Isa::kNeon:
+      return "neon";
+    case Isa::kScalar:
+      return "scalar";
   }
   return "?";
 }
 
 int isa_bits(Isa isa) {
   switch (isa) {
-    case Isa::kAvx512: return 512;
-    case Isa::kAvx2: return 256;
-    case Isa::kNeon: return 128;
-    case Isa::kScalar: return 64;
+    case Isa::kAvx512:
+      return 512;
+    case Isa::kAvx2:
+      return 256;
+    case Isa::kNeon:
+      return 128;
+    case Isa::kScalar:
+      return 64;
   }
   return 64;
 }
@@ -137,9 +145,9 @@ __attribute__((target("avx2"))) double read_avx2(const double* a, size_t n, int 
   __m256d s[8];
   for (auto& v : s) v = _mm256_setzero_pd();
   for (int p = 0; p < passes; ++p)
-  for (size_t i = 0; i < n; i += 32)
+    for (size_t i = 0; i < n; i += 32)
 #pragma GCC unroll 8
-    for (int k = 0; k < 8; ++k) s[k] = _mm256_add_pd(s[k], _mm256_load_pd(a + i + 4 * k));
+      for (int k = 0; k < 8; ++k) s[k] = _mm256_add_pd(s[k], _mm256_load_pd(a + i + 4 * k));
   for (int k = 1; k < 8; ++k) s[0] = _mm256_add_pd(s[0], s[k]);
   alignas(32) double lanes[4];
   _mm256_store_pd(lanes, s[0]);
@@ -148,8 +156,10 @@ __attribute__((target("avx2"))) double read_avx2(const double* a, size_t n, int 
 
 template <bool Streaming>
 __attribute__((target("avx2"))) inline void store4(double* p, __m256d v) {
-  if constexpr (Streaming) _mm256_stream_pd(p, v);
-  else _mm256_store_pd(p, v);
+  if constexpr (Streaming)
+    _mm256_stream_pd(p, v);
+  else
+    _mm256_store_pd(p, v);
 }
 
 template <bool Streaming>
@@ -179,7 +189,7 @@ __attribute__((target("avx2"))) void copy_avx2(double* dst, const double* src, s
 
 template <bool Streaming>
 __attribute__((target("avx2,fma"))) void triad_avx2(double* a, const double* b, const double* c, size_t n, double s,
-                                                     int passes) {
+                                                    int passes) {
   const __m256d vs = _mm256_set1_pd(s);
   for (int p = 0; p < passes; ++p)
     for (size_t i = 0; i < n; i += 8) {

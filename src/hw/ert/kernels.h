@@ -9,16 +9,16 @@
 namespace ridge::hw::ert {
 
 enum class Isa { kScalar, kNeon, kAvx2, kAvx512 };
-Isa best_isa();              // runtime dispatch: the widest the CPU supports
+Isa best_isa();  // runtime dispatch: the widest the CPU supports
 std::string isa_name(Isa isa);
 int isa_bits(Isa isa);
 
 // FMA peak: `iterations` steps of acc = acc * a + b over independent vector accumulators.
 // With a = -1, b = 0 every accumulator returns to its start after an even number of steps.
 struct FmaRun {
-  double checksum = 0;    // sum of all accumulator lanes at the end
-  double expected = 0;    // closed form: sum of the starting values (iterations even)
-  double flops = 0;       // 2 x lanes x accumulators x iterations
+  double checksum = 0;  // sum of all accumulator lanes at the end
+  double expected = 0;  // closed form: sum of the starting values (iterations even)
+  double flops = 0;     // 2 x lanes x accumulators x iterations
 };
 FmaRun fma_fp32(Isa isa, int64_t iterations, float a, float b);
 FmaRun fma_fp64(Isa isa, int64_t iterations, double a, double b);
