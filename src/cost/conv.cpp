@@ -40,10 +40,11 @@ void qlinear_conv(CostContext& ctx) {
 }  // namespace
 
 void register_conv_costs(CostRegistry& r) {
-  r.add("conv", {{"Conv", conv},
-                 {"ConvInteger", conv, kNotDifferentiable},
-                 {"ConvTranspose", conv_transpose},
-                 {"QLinearConv", qlinear_conv, kNotDifferentiable}});
+  // One table row per op.
+  // clang-format off
+  r.add("conv", {{"Conv", conv}, {"ConvInteger", conv, kNotDifferentiable}, {"ConvTranspose", conv_transpose},
+         {"QLinearConv", qlinear_conv, kNotDifferentiable}});
+  // clang-format on
 }
 
 }  // namespace ridge::cost

@@ -33,7 +33,10 @@ void softmax_cross_entropy(CostContext& ctx) {
 }  // namespace
 
 void register_loss_costs(CostRegistry& r) {
+  // One table row per op.
+  // clang-format off
   r.add("loss", {{"NegativeLogLikelihoodLoss", nll_loss}, {"SoftmaxCrossEntropyLoss", softmax_cross_entropy}});
+  // clang-format on
 }
 
 }  // namespace ridge::cost

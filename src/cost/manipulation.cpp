@@ -71,47 +71,20 @@ void trilu(CostContext& ctx) { ctx.flops = ctx.out_elements(); }
 
 void register_manipulation_costs(CostRegistry& r) {
   constexpr unsigned N = kNotDifferentiable;
-  r.add("data-movement", {{"Reshape", view},
-                          {"Flatten", view},
-                          {"Squeeze", view},
-                          {"Unsqueeze", view},
-                          {"Identity", view},
-                          {"Dropout", view},
-                          {"Shape", view, N},
-                          {"Size", view, N},
-                          {"Constant", view, N},
-                          {"Transpose", copy},
-                          {"Concat", copy},
-                          {"Split", copy},
-                          {"Expand", copy},
-                          {"Tile", copy},
-                          {"Pad", copy},
-                          {"DepthToSpace", copy},
-                          {"SpaceToDepth", copy},
-                          {"ReverseSequence", copy},
-                          {"Slice", partial_read},
-                          {"Gather", gather},
-                          {"GatherElements", partial_read},
-                          {"GatherND", partial_read},
-                          {"ScatterND", scatter},
-                          {"ScatterElements", scatter},
-                          {"Scatter", scatter},
-                          {"ConstantOfShape", write_only, N},
-                          {"Range", range, N},
-                          {"EyeLike", write_only, N},
-                          {"RandomNormal", write_only, N},
-                          {"RandomUniform", write_only, N},
-                          {"RandomNormalLike", write_only, N},
-                          {"RandomUniformLike", write_only, N},
-                          {"OneHot", write_only, N},
-                          {"NonZero", copy, N},
-                          {"Resize", resize},
-                          {"Upsample", resize},
-                          {"Trilu", trilu},
-                          {"GridSample", grid_sample},
-                          {"BlackmanWindow", window, N},
-                          {"HannWindow", window, N},
-                          {"HammingWindow", window, N}});
+  // One table row per op.
+  // clang-format off
+  r.add("data-movement", {{"Reshape", view}, {"Flatten", view}, {"Squeeze", view}, {"Unsqueeze", view}, {"Identity", view},
+         {"Dropout", view}, {"Shape", view, N}, {"Size", view, N}, {"Constant", view, N},
+         {"Transpose", copy}, {"Concat", copy}, {"Split", copy}, {"Expand", copy}, {"Tile", copy}, {"Pad", copy},
+         {"DepthToSpace", copy}, {"SpaceToDepth", copy}, {"ReverseSequence", copy},
+         {"Slice", partial_read}, {"Gather", gather}, {"GatherElements", partial_read}, {"GatherND", partial_read},
+         {"ScatterND", scatter}, {"ScatterElements", scatter}, {"Scatter", scatter},
+         {"ConstantOfShape", write_only, N}, {"Range", range, N}, {"EyeLike", write_only, N},
+         {"RandomNormal", write_only, N}, {"RandomUniform", write_only, N}, {"RandomNormalLike", write_only, N},
+         {"RandomUniformLike", write_only, N}, {"OneHot", write_only, N}, {"NonZero", copy, N},
+         {"Resize", resize}, {"Upsample", resize}, {"Trilu", trilu}, {"GridSample", grid_sample},
+         {"BlackmanWindow", window, N}, {"HannWindow", window, N}, {"HammingWindow", window, N}});
+  // clang-format on
 }
 
 }  // namespace ridge::cost

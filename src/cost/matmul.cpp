@@ -79,12 +79,12 @@ void det(CostContext& ctx) {
 }  // namespace
 
 void register_matmul_costs(CostRegistry& r) {
-  r.add("matmul", {{"MatMul", matmul},
-                   {"Gemm", gemm},
-                   {"Einsum", einsum},
-                   {"MatMulInteger", matmul_integer, kNotDifferentiable},
-                   {"QLinearMatMul", qlinear_matmul, kNotDifferentiable},
-                   {"Det", det, kNotDifferentiable}});
+  // One table row per op.
+  // clang-format off
+  r.add("matmul", {{"MatMul", matmul}, {"Gemm", gemm}, {"Einsum", einsum},
+         {"MatMulInteger", matmul_integer, kNotDifferentiable}, {"QLinearMatMul", qlinear_matmul, kNotDifferentiable},
+         {"Det", det, kNotDifferentiable}});
+  // clang-format on
 }
 
 }  // namespace ridge::cost

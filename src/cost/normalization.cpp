@@ -50,18 +50,21 @@ void lrn(CostContext& ctx) {
 }  // namespace
 
 void register_normalization_costs(CostRegistry& r) {
+  // One table row per op.
+  // clang-format off
   r.add("normalization", {{"BatchNormalization", batch_norm, kFusible},
-                          {"LayerNormalization", per_element<7, 9>, kFusible},
-                          {"InstanceNormalization", per_element<7, 9>, kFusible},
-                          {"GroupNormalization", per_element<7, 9>, kFusible},
-                          {"MeanVarianceNormalization", per_element<5, 7>, kFusible},
-                          {"RMSNormalization", per_element<4, 6>, kFusible},
-                          {"SimplifiedLayerNormalization", per_element<4, 6>, kFusible},
-                          {"LpNormalization", per_element<3, 5>, kFusible},
-                          {"LRN", lrn, kFusible},
-                          {"Softmax", softmax, kFusible},
-                          {"LogSoftmax", softmax, kFusible},
-                          {"Hardmax", hardmax, kNotDifferentiable}});
+         {"LayerNormalization", per_element<7, 9>, kFusible},
+         {"InstanceNormalization", per_element<7, 9>, kFusible},
+         {"GroupNormalization", per_element<7, 9>, kFusible},
+         {"MeanVarianceNormalization", per_element<5, 7>, kFusible},
+         {"RMSNormalization", per_element<4, 6>, kFusible},
+         {"SimplifiedLayerNormalization", per_element<4, 6>, kFusible},
+         {"LpNormalization", per_element<3, 5>, kFusible},
+         {"LRN", lrn, kFusible},
+         {"Softmax", softmax, kFusible},
+         {"LogSoftmax", softmax, kFusible},
+         {"Hardmax", hardmax, kNotDifferentiable}});
+  // clang-format on
 }
 
 }  // namespace ridge::cost

@@ -34,12 +34,11 @@ void global(CostContext& ctx) {
 }  // namespace
 
 void register_pooling_costs(CostRegistry& r) {
-  r.add("pooling", {{"MaxPool", windowed<false>},
-                    {"AveragePool", windowed<true>},
-                    {"LpPool", lp_pool},
-                    {"GlobalAveragePool", global<true>},
-                    {"GlobalMaxPool", global<false>},
-                    {"GlobalLpPool", global<true>}});
+  // One table row per op.
+  // clang-format off
+  r.add("pooling", {{"MaxPool", windowed<false>}, {"AveragePool", windowed<true>}, {"LpPool", lp_pool},
+         {"GlobalAveragePool", global<true>}, {"GlobalMaxPool", global<false>}, {"GlobalLpPool", global<true>}});
+  // clang-format on
 }
 
 }  // namespace ridge::cost

@@ -29,7 +29,10 @@ void recurrent(CostContext& ctx) {
 }  // namespace
 
 void register_recurrent_costs(CostRegistry& r) {
+  // One table row per op.
+  // clang-format off
   r.add("recurrent", {{"LSTM", recurrent<4, 18>}, {"GRU", recurrent<3, 13>}, {"RNN", recurrent<1, 1>}});
+  // clang-format on
 }
 
 }  // namespace ridge::cost

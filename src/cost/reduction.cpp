@@ -34,20 +34,14 @@ void cumsum(CostContext& ctx) {
 }  // namespace
 
 void register_reduction_costs(CostRegistry& r) {
-  r.add("reduction", {{"ReduceSum", reduce<0, 0>},
-                      {"ReduceMean", reduce<0, 1>},
-                      {"ReduceMax", reduce<0, 0>},
-                      {"ReduceMin", reduce<0, 0>},
-                      {"ReduceProd", reduce<0, 0>},
-                      {"ReduceL1", reduce<1, 0>},
-                      {"ReduceL2", reduce<1, 1>},
-                      {"ReduceSumSquare", reduce<1, 0>},
-                      {"ReduceLogSum", reduce<0, 1>},
-                      {"ReduceLogSumExp", reduce<1, 1>},
-                      {"ArgMax", reduce<0, 0>, kNotDifferentiable},
-                      {"ArgMin", reduce<0, 0>, kNotDifferentiable},
-                      {"TopK", topk, kNotDifferentiable},
-                      {"CumSum", cumsum}});
+  // One table row per op.
+  // clang-format off
+  r.add("reduction", {{"ReduceSum", reduce<0, 0>}, {"ReduceMean", reduce<0, 1>}, {"ReduceMax", reduce<0, 0>},
+         {"ReduceMin", reduce<0, 0>}, {"ReduceProd", reduce<0, 0>}, {"ReduceL1", reduce<1, 0>},
+         {"ReduceL2", reduce<1, 1>}, {"ReduceSumSquare", reduce<1, 0>}, {"ReduceLogSum", reduce<0, 1>},
+         {"ReduceLogSumExp", reduce<1, 1>}, {"ArgMax", reduce<0, 0>, kNotDifferentiable},
+         {"ArgMin", reduce<0, 0>, kNotDifferentiable}, {"TopK", topk, kNotDifferentiable}, {"CumSum", cumsum}});
+  // clang-format on
 }
 
 }  // namespace ridge::cost

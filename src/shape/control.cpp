@@ -152,6 +152,11 @@ void scan(InferenceContext& ctx) {
 
 }  // namespace
 
-void register_control_shapes(ShapeRegistry& registry) { registry.add({{"If", if_op}, {"Loop", loop}, {"Scan", scan}}); }
+void register_control_shapes(ShapeRegistry& registry) {
+  // One table row per op.
+  // clang-format off
+  registry.add({{"If", if_op}, {"Loop", loop}, {"Scan", scan}});
+  // clang-format on
+}
 
 }  // namespace ridge::shape

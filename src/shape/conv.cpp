@@ -86,10 +86,11 @@ void conv_transpose(InferenceContext& ctx) {
 }  // namespace
 
 void register_conv_shapes(ShapeRegistry& registry) {
-  registry.add({{"Conv", conv},
-                {"ConvInteger", conv_integer},
-                {"QLinearConv", qlinear_conv},
+  // One table row per op.
+  // clang-format off
+  registry.add({{"Conv", conv}, {"ConvInteger", conv_integer}, {"QLinearConv", qlinear_conv},
                 {"ConvTranspose", conv_transpose}});
+  // clang-format on
 }
 
 }  // namespace ridge::shape

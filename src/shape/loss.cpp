@@ -32,7 +32,10 @@ void softmax_cross_entropy(InferenceContext& ctx) {
 }  // namespace
 
 void register_loss_shapes(ShapeRegistry& registry) {
+  // One table row per op.
+  // clang-format off
   registry.add({{"NegativeLogLikelihoodLoss", nll_loss}, {"SoftmaxCrossEntropyLoss", softmax_cross_entropy}});
+  // clang-format on
 }
 
 }  // namespace ridge::shape

@@ -594,48 +594,21 @@ void random_shaped(InferenceContext& ctx) {
 }  // namespace
 
 void register_manipulation_shapes(ShapeRegistry& registry) {
-  registry.add({{"Shape", shape_op},
-                {"Size", size_op},
-                {"Constant", constant},
-                {"ConstantOfShape", constant_of_shape},
-                {"Reshape", reshape},
-                {"Flatten", flatten},
-                {"Transpose", transpose},
-                {"Squeeze", squeeze},
-                {"Unsqueeze", unsqueeze},
-                {"Concat", concat},
-                {"Split", split},
-                {"Slice", slice},
-                {"Gather", gather},
-                {"GatherElements", gather_elements},
-                {"GatherND", gather_nd},
-                {"ScatterND", scatter},
-                {"ScatterElements", scatter},
-                {"Scatter", scatter},
-                {"Expand", expand},
-                {"Tile", tile},
-                {"Range", range},
-                {"Pad", pad},
-                {"DepthToSpace", depth_to_space},
-                {"SpaceToDepth", space_to_depth},
-                {"Resize", resize},
-                {"Upsample", resize},
-                {"Trilu", same_shape},
-                {"ReverseSequence", same_shape},
-                {"OneHot", one_hot},
-                {"NonZero", nonzero},
-                {"NonMaxSuppression", data_dependent},
-                {"Unique", data_dependent},
-                {"Compress", data_dependent},
-                {"EyeLike", eye_like},
-                {"RandomNormalLike", random_like},
-                {"RandomUniformLike", random_like},
-                {"RandomNormal", random_shaped},
-                {"RandomUniform", random_shaped},
-                {"GridSample", grid_sample},
-                {"BlackmanWindow", window},
-                {"HannWindow", window},
-                {"HammingWindow", window}});
+  // One table row per op.
+  // clang-format off
+  registry.add({{"Shape", shape_op}, {"Size", size_op}, {"Constant", constant}, {"ConstantOfShape", constant_of_shape},
+                {"Reshape", reshape}, {"Flatten", flatten}, {"Transpose", transpose}, {"Squeeze", squeeze},
+                {"Unsqueeze", unsqueeze}, {"Concat", concat}, {"Split", split}, {"Slice", slice},
+                {"Gather", gather}, {"GatherElements", gather_elements}, {"GatherND", gather_nd},
+                {"ScatterND", scatter}, {"ScatterElements", scatter}, {"Scatter", scatter}, {"Expand", expand},
+                {"Tile", tile}, {"Range", range}, {"Pad", pad}, {"DepthToSpace", depth_to_space},
+                {"SpaceToDepth", space_to_depth}, {"Resize", resize}, {"Upsample", resize}, {"Trilu", same_shape},
+                {"ReverseSequence", same_shape}, {"OneHot", one_hot}, {"NonZero", nonzero},
+                {"NonMaxSuppression", data_dependent}, {"Unique", data_dependent}, {"Compress", data_dependent},
+                {"EyeLike", eye_like}, {"RandomNormalLike", random_like}, {"RandomUniformLike", random_like},
+                {"RandomNormal", random_shaped}, {"RandomUniform", random_shaped}, {"GridSample", grid_sample},
+                {"BlackmanWindow", window}, {"HannWindow", window}, {"HammingWindow", window}});
+  // clang-format on
 }
 
 }  // namespace ridge::shape

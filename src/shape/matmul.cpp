@@ -68,12 +68,11 @@ void det(InferenceContext& ctx) {
 }  // namespace
 
 void register_matmul_shapes(ShapeRegistry& registry) {
-  registry.add({{"MatMul", matmul},
-                {"MatMulInteger", matmul_integer},
-                {"QLinearMatMul", qlinear_matmul},
-                {"Gemm", gemm},
-                {"Einsum", einsum},
-                {"Det", det}});
+  // One table row per op.
+  // clang-format off
+  registry.add({{"MatMul", matmul}, {"MatMulInteger", matmul_integer}, {"QLinearMatMul", qlinear_matmul},
+                {"Gemm", gemm}, {"Einsum", einsum}, {"Det", det}});
+  // clang-format on
 }
 
 }  // namespace ridge::shape

@@ -53,18 +53,14 @@ void group_norm(InferenceContext& ctx) {
 }  // namespace
 
 void register_normalization_shapes(ShapeRegistry& registry) {
-  registry.add({{"BatchNormalization", batch_norm},
-                {"LayerNormalization", layer_norm},
-                {"SimplifiedLayerNormalization", layer_norm},
-                {"RMSNormalization", layer_norm},
-                {"InstanceNormalization", same_shape},
-                {"GroupNormalization", group_norm},
-                {"LRN", same_shape},
-                {"MeanVarianceNormalization", same_shape},
-                {"LpNormalization", same_shape},
-                {"Softmax", softmax},
-                {"LogSoftmax", softmax},
-                {"Hardmax", softmax}});
+  // One table row per op.
+  // clang-format off
+  registry.add({{"BatchNormalization", batch_norm}, {"LayerNormalization", layer_norm},
+                {"SimplifiedLayerNormalization", layer_norm}, {"RMSNormalization", layer_norm},
+                {"InstanceNormalization", same_shape}, {"GroupNormalization", group_norm}, {"LRN", same_shape},
+                {"MeanVarianceNormalization", same_shape}, {"LpNormalization", same_shape},
+                {"Softmax", softmax}, {"LogSoftmax", softmax}, {"Hardmax", softmax}});
+  // clang-format on
 }
 
 }  // namespace ridge::shape

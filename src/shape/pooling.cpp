@@ -31,12 +31,11 @@ void global_pool(InferenceContext& ctx) {
 }  // namespace
 
 void register_pooling_shapes(ShapeRegistry& registry) {
-  registry.add({{"MaxPool", windowed_pool},
-                {"AveragePool", windowed_pool},
-                {"LpPool", windowed_pool},
-                {"GlobalAveragePool", global_pool},
-                {"GlobalMaxPool", global_pool},
-                {"GlobalLpPool", global_pool}});
+  // One table row per op.
+  // clang-format off
+  registry.add({{"MaxPool", windowed_pool}, {"AveragePool", windowed_pool}, {"LpPool", windowed_pool},
+                {"GlobalAveragePool", global_pool}, {"GlobalMaxPool", global_pool}, {"GlobalLpPool", global_pool}});
+  // clang-format on
 }
 
 }  // namespace ridge::shape

@@ -33,7 +33,10 @@ void recurrent(InferenceContext& ctx) {
 }  // namespace
 
 void register_recurrent_shapes(ShapeRegistry& registry) {
+  // One table row per op.
+  // clang-format off
   registry.add({{"LSTM", recurrent<4>}, {"GRU", recurrent<3>}, {"RNN", recurrent<1>}});
+  // clang-format on
 }
 
 }  // namespace ridge::shape
