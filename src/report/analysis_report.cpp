@@ -30,12 +30,6 @@ std::string dtype_choice(const std::optional<graph::DType>& t) {
   return t ? std::string(graph::dtype_name(*t)) : std::string("as stored");
 }
 
-std::string op_counts(const std::map<std::string, int>& ops) {
-  std::string text;
-  for (const auto& [op, count] : ops) text += fmt::format("{}{} x{}", text.empty() ? "" : ", ", op, count);
-  return text.empty() ? "none" : text;
-}
-
 json totals_json(const cost::Totals& t) {
   return {
       {"flops", t.flops},

@@ -24,4 +24,17 @@ std::string si_bytes(double bytes) { return si(bytes, "B"); }
 
 std::string fixed(double value, int decimals) { return fmt::format("{:.{}f}", value, decimals); }
 
+std::string op_counts(const std::map<std::string, int>& ops) {
+  std::string text;
+  for (const auto& [op, count] : ops) text += fmt::format("{}{} x{}", text.empty() ? "" : ", ", op, count);
+  return text.empty() ? "none" : text;
+}
+
+std::string duration(double seconds) {
+  if (seconds == 0) return "0";
+  if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
+  if (seconds < 1) return fmt::format("{:.3f} ms", seconds * 1e3);
+  return fmt::format("{:.3f} s", seconds);
+}
+
 }  // namespace ridge::report

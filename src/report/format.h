@@ -1,6 +1,7 @@
 #pragma once
 // Number formatting for human output: SI prefixes (G = 1e9), as the conventions require.
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace ridge::report {
@@ -9,5 +10,9 @@ namespace ridge::report {
 std::string si(double value, const char* unit = "");
 std::string si_bytes(double bytes);  // "102 MB"
 std::string fixed(double value, int decimals);
+// "Conv x3, Relu x2", or "none": how op types without a cost (or prediction) are named.
+std::string op_counts(const std::map<std::string, int>& ops);
+// A duration for people: "12.3 us", "4.567 ms", "1.234 s".
+std::string duration(double seconds);
 
 }  // namespace ridge::report

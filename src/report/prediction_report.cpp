@@ -9,19 +9,6 @@
 namespace ridge::report {
 namespace {
 
-std::string seconds(double s) {
-  if (s == 0) return "0";
-  if (s < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
-  if (s < 1) return fmt::format("{:.3f} ms", s * 1e3);
-  return fmt::format("{:.3f} s", s);
-}
-
-std::string counts(const std::map<std::string, int>& ops) {
-  std::string text;
-  for (const auto& [op, count] : ops) text += fmt::format("{}{} x{}", text.empty() ? "" : ", ", op, count);
-  return text.empty() ? "none" : text;
-}
-
 nlohmann::json totals(const roofline::Prediction& p) {
   return {{"time_s", p.time_s},
           {"throughput", p.throughput},
@@ -85,7 +72,7 @@ void write_prediction(std::ostream& out, const roofline::Prediction& p, Format f
     if (n.bound == "none") continue;
     std::string name = n.name.size() > 40 ? "..." + n.name.substr(n.name.size() - 37) : n.name;
     nodes.add_row({name, n.op, n.peak_key, n.predicted ? si(n.attainable_flops, "FLOP/s") : "", n.bound,
-                   n.predicted ? seconds(n.time_s) : "not predicted"});
+                   n.predicted ? duration(n.time_s) : "not predicted"});
   }
   fmt::print(out, "device: {} ({}), mode {}; precision {}; {}\n\n", p.device_name, p.device_id, p.mode, p.precision,
              p.calibrated ? "calibrated from " + p.calibration_source : "uncalibrated (roofline ceilings)");
@@ -93,7 +80,7 @@ void write_prediction(std::ostream& out, const roofline::Prediction& p, Format f
     nodes.print_markdown(out);
   else
     nodes.print(out);
-  fmt::print(out, "\npredicted latency: {}  throughput: {:.1f} samples/s\n", seconds(p.time_s), p.throughput);
+  fmt::print(out, "\npredicted latency: {}  throughput: {:.1f} samples/s\n", duration(p.time_s), p.throughput);
   auto share = [&](double s) { return p.time_s > 0 ? 100 * s / p.time_s : 0.0; };
   fmt::print(out, "time in compute-bound nodes {:.1f}%, memory-bound {:.1f}%, overhead-bound {:.1f}%\n",
              share(p.compute_bound_s), share(p.memory_bound_s), share(p.overhead_bound_s));
@@ -101,7 +88,7 @@ void write_prediction(std::ostream& out, const roofline::Prediction& p, Format f
   for (const auto& [key, label] : p.ceilings_used)
     ceilings += fmt::format("{}{} ({})", ceilings.empty() ? "" : ", ", key, label);
   fmt::print(out, "ceilings used: {}\n", ceilings);
-  fmt::print(out, "nodes not predicted (no cost): {}\n", counts(p.unpredicted_ops));
+  fmt::print(out, "nodes not predicted (no cost): {}\n", op_counts(p.unpredicted_ops));
 }
 
 void write_prediction_sweep(std::ostream& out, const std::vector<PredictionPoint>& points, Format format) {
@@ -127,7 +114,7 @@ void write_prediction_sweep(std::ostream& out, const std::vector<PredictionPoint
   for (const auto& pt : points) {
     const auto& p = pt.prediction;
     auto share = [&](double s) { return fixed(p.time_s > 0 ? 100 * s / p.time_s : 0.0, 1); };
-    table.add_row({pt.mode, std::to_string(pt.batch), seconds(p.time_s), fixed(p.throughput, 1) + "/s",
+    table.add_row({pt.mode, std::to_string(pt.batch), duration(p.time_s), fixed(p.throughput, 1) + "/s",
                    share(p.compute_bound_s), share(p.memory_bound_s), share(p.overhead_bound_s)});
   }
   if (!points.empty())
