@@ -65,3 +65,22 @@ TEST(Loader, OpsetsAndProducerAreRead) {
 
 }  // namespace
 }  // namespace ridge::test
+
+namespace ridge::test {
+namespace {
+
+// ONNX's own Scan tests: the body adds a 2-element state and a 2-element slice (2 FLOPs) per
+// iteration, over 3 slices. Scan-8 adds a leading batch dim (1) and a sequence_lens input.
+TEST(ControlFlowCost, ScanCostsBodyTimesIterations) {
+  for (const char* test : {"test_scan9_sum", "test_scan_sum"}) {
+    auto path = std::string(RIDGE_ONNX_TESTDATA) + "/node/" + test + "/model.onnx";
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "libonnx-testdata not installed";
+    auto r = analyze_file(path);
+    ASSERT_EQ(r.cost.nodes.size(), 1u) << test;
+    EXPECT_EQ(r.cost.nodes[0].status, cost::NodeStatus::kCosted) << test;
+    EXPECT_EQ(r.cost.nodes[0].flops, 3 * 2) << test;
+  }
+}
+
+}  // namespace
+}  // namespace ridge::test

@@ -71,19 +71,19 @@ void cost_control_flow(const graph::Graph& g, const graph::Node& node, const Cos
       c.status = NodeStatus::kEstimate;
       c.note = "trip count decided at run time: counted as the given maximum (or one iteration)";
     }
-  } else {  // Scan: the body runs once per element of the scanned axis (per batch row for Scan-8)
+  } else {  // Scan: the body runs once per element of the scanned axis
+    const auto& body = *node.subgraphs().at(0);
     int64_t scan_inputs = node.get_int("num_scan_inputs", 1);
-    if (node.get_ints("scan_input_axes").empty() && node.inputs.size() > 0 && node.inputs[0] == graph::kNoValue) {
-      // Scan-8 with no sequence_lens: [batch, seq, ...] inputs.
-      auto dims = graph::known_dims(g.value(node.inputs.back()).shape);
+    const auto& first_scan = g.value(node.inputs.at(node.inputs.size() - static_cast<size_t>(scan_inputs)));
+    auto dims = graph::known_dims(first_scan.shape);
+    if (body.inputs.size() + 1 == node.inputs.size()) {
+      // Scan-8: a leading sequence_lens input; scan inputs are [batch, sequence, ...].
       add(parts.at(0), dims.at(0) * dims.at(1));
-      return;
+    } else {
+      auto axes = node.get_ints("scan_input_axes", std::vector<int64_t>(static_cast<size_t>(scan_inputs), 0));
+      int64_t axis = axes.at(0) < 0 ? axes[0] + static_cast<int64_t>(dims.size()) : axes[0];
+      add(parts.at(0), dims.at(static_cast<size_t>(axis)));
     }
-    auto first_scan = node.inputs.size() - static_cast<size_t>(scan_inputs);
-    auto axes = node.get_ints("scan_input_axes", std::vector<int64_t>(static_cast<size_t>(scan_inputs), 0));
-    auto dims = graph::known_dims(g.value(node.inputs.at(first_scan)).shape);
-    int64_t axis = axes.at(0) < 0 ? axes[0] + static_cast<int64_t>(dims.size()) : axes[0];
-    add(parts.at(0), dims.at(static_cast<size_t>(axis)));
   }
 }
 

@@ -128,6 +128,7 @@ void scan(InferenceContext& ctx) {
   size_t states = ctx.input_count() - scan_inputs;
   if (body.inputs.size() != ctx.input_count()) ctx.fail("body inputs do not match the node's inputs");
   auto scan_axes = ctx.node().get_ints("scan_input_axes", std::vector<int64_t>(scan_inputs, 0));
+  if (scan_axes.size() != scan_inputs) ctx.fail("scan_input_axes must have one entry per scan input");
   int64_t length = -1;
   for (size_t i = 0; i < ctx.input_count(); ++i) {
     auto dims = ctx.in_dims(i);
