@@ -44,14 +44,16 @@ int run_predict(const PredictOptions& o) {
     if (key != "batch") throw Error("predict sweeps batch sizes only: --sweep batch=v1,v2,...");
     batches = values;
   }
+  // Modes are resolved (and bad ones rejected) before any model work.
+  std::vector<hw::Roofline> rooflines;
+  for (const auto& mode : modes) rooflines.push_back(hw::roofline_for(device, hw::resolve_mode(device, mode)));
   auto pristine = onnx::load_model(request.model_path);
   std::vector<report::PredictionPoint> points;
   for (auto batch : batches) {
     auto point_request = request;
     if (batch > 0) point_request.bindings.batch = batch;
     auto analysis = analysis::rerun(pristine, point_request);
-    for (const auto& mode : modes) {
-      auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode));
+    for (const auto& roofline : rooflines) {
       auto prediction = roofline::predict(analysis.cost, roofline, predict_options(o.device, point_request));
       points.push_back({roofline.mode, point_request.bindings.batch.value_or(1), std::move(prediction)});
     }

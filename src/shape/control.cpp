@@ -22,6 +22,14 @@ void infer_sub(InferenceContext& ctx, graph::Graph& body) {
   if (inner.unresolved_nodes > 0) throw Unresolved{"subgraph: " + inner.first_unresolved};
 }
 
+// Declares the type and shape of a subgraph's i-th input before the subgraph is inferred.
+void set_body_input(graph::Graph& body, size_t i, graph::DType dtype, graph::Shape shape) {
+  auto& v = body.value(body.inputs[i]);
+  v.dtype = dtype;
+  v.shape = std::move(shape);
+  v.has_shape = true;
+}
+
 void set_from(InferenceContext& ctx, size_t out, const graph::Value& v) {
   if (!v.has_shape) throw Unresolved{fmt::format("subgraph output '{}' has no known shape", v.name)};
   if (v.constant)
@@ -60,17 +68,10 @@ void loop(InferenceContext& ctx) {
   auto& body = subgraph(ctx, "body");
   size_t carried = ctx.input_count() >= 2 ? ctx.input_count() - 2 : 0;
   if (body.inputs.size() != carried + 2) ctx.fail("body inputs do not match the loop-carried values");
-  auto& iter = body.value(body.inputs[0]);
-  iter.dtype = graph::DType::kInt64, iter.shape = {}, iter.has_shape = true;
-  auto& cond = body.value(body.inputs[1]);
-  cond.dtype = graph::DType::kBool, cond.shape = {}, cond.has_shape = true;
-  for (size_t i = 0; i < carried; ++i) {
-    auto& v = body.value(body.inputs[i + 2]);
-    const auto& init = ctx.input(i + 2);
-    v.dtype = init.dtype;
-    v.shape = init.shape;
-    v.has_shape = init.has_shape;
-  }
+  set_body_input(body, 0, graph::DType::kInt64, {});
+  set_body_input(body, 1, graph::DType::kBool, {});
+  for (size_t i = 0; i < carried; ++i)
+    set_body_input(body, i + 2, ctx.in_dtype(i + 2), graph::make_shape(ctx.in_dims(i + 2)));
   infer_sub(ctx, body);
   std::optional<int64_t> trips;
   if (ctx.has_input(0))
@@ -104,10 +105,8 @@ void scan8(InferenceContext& ctx) {
     if (dims.size() < drop) ctx.fail("scan input has too few dims");
     batch = dims[0];
     if (i >= states) length = dims[1];
-    auto& v = body.value(body.inputs[i]);
-    v.dtype = ctx.in_dtype(i + 1);
-    v.shape = graph::make_shape(std::vector<int64_t>(dims.begin() + static_cast<long>(drop), dims.end()));
-    v.has_shape = true;
+    set_body_input(body, i, ctx.in_dtype(i + 1),
+                   graph::make_shape(std::vector<int64_t>(dims.begin() + static_cast<long>(drop), dims.end())));
   }
   infer_sub(ctx, body);
   for (size_t i = 0; i < ctx.output_count() && i < body.outputs.size(); ++i) {
@@ -137,10 +136,7 @@ void scan(InferenceContext& ctx) {
       length = dims[axis];
       dims.erase(dims.begin() + static_cast<long>(axis));
     }
-    auto& v = body.value(body.inputs[i]);
-    v.dtype = ctx.in_dtype(i);
-    v.shape = graph::make_shape(dims);
-    v.has_shape = true;
+    set_body_input(body, i, ctx.in_dtype(i), graph::make_shape(dims));
   }
   infer_sub(ctx, body);
   for (size_t i = 0; i < ctx.output_count() && i < body.outputs.size(); ++i) {

@@ -39,15 +39,26 @@ ModelBuilder& ModelBuilder::output(const std::string& name) {
   return *this;
 }
 
-ModelBuilder& ModelBuilder::weight(const std::string& name, std::vector<int64_t> dims, float fill) {
-  auto* t = model_.mutable_graph()->add_initializer();
+namespace {
+
+// Adds an initializer header (name, type, dims) and returns it with its element count.
+std::pair<::onnx::TensorProto*, int64_t> add_initializer(::onnx::ModelProto& model, const std::string& name,
+                                                         int32_t type, const std::vector<int64_t>& dims) {
+  auto* t = model.mutable_graph()->add_initializer();
   t->set_name(name);
-  t->set_data_type(::onnx::TensorProto::FLOAT);
+  t->set_data_type(type);
   int64_t n = 1;
   for (auto d : dims) {
     t->add_dims(d);
     n *= d;
   }
+  return {t, n};
+}
+
+}  // namespace
+
+ModelBuilder& ModelBuilder::weight(const std::string& name, std::vector<int64_t> dims, float fill) {
+  auto [t, n] = add_initializer(model_, name, ::onnx::TensorProto::FLOAT, dims);
   std::vector<float> values(static_cast<size_t>(n), fill);
   t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
   return *this;
@@ -55,24 +66,14 @@ ModelBuilder& ModelBuilder::weight(const std::string& name, std::vector<int64_t>
 
 ModelBuilder& ModelBuilder::int64_constant(const std::string& name, std::vector<int64_t> dims,
                                            std::vector<int64_t> values) {
-  auto* t = model_.mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(::onnx::TensorProto::INT64);
-  for (auto d : dims) t->add_dims(d);
+  auto* t = add_initializer(model_, name, ::onnx::TensorProto::INT64, dims).first;
   for (auto v : values) t->add_int64_data(v);
   return *this;
 }
 
 ModelBuilder& ModelBuilder::external_weight(const std::string& name, std::vector<int64_t> dims,
                                             const std::string& location) {
-  auto* t = model_.mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(::onnx::TensorProto::FLOAT);
-  int64_t n = 1;
-  for (auto d : dims) {
-    t->add_dims(d);
-    n *= d;
-  }
+  auto [t, n] = add_initializer(model_, name, ::onnx::TensorProto::FLOAT, dims);
   t->set_data_location(::onnx::TensorProto::EXTERNAL);
   auto* entry = t->add_external_data();
   entry->set_key("location");
