@@ -1,6 +1,9 @@
 // The kernels are written with intrinsics and per-function target attributes rather than left
 // to auto-vectorization: the FMA peak needs a fixed number of independent accumulators in
 // registers, and one binary must run on any x86-64 (or Arm) machine, choosing at run time.
+// The per-ISA FMA functions look alike but are not folded into one template: a target attribute
+// applies to every instantiation, so an AVX2 instantiation could be compiled with AVX-512
+// encodings and fault on CPUs without it.
 #include "hw/ert/kernels.h"
 
 #if defined(__x86_64__)
