@@ -30,6 +30,10 @@ Result rerun(graph::Model model, const Request& request) {
   return result;
 }
 
-Result run(const Request& request) { return rerun(onnx::load_model(request.model_path), request); }
+Result run(const Request& request) {
+  onnx::LoadOptions options;
+  options.max_typed_elements = request.max_typed_elements;
+  return rerun(onnx::load_model(request.model_path, options), request);
+}
 
 }  // namespace ridge::analysis

@@ -14,6 +14,9 @@ struct Request {
   shape::Bindings bindings;
   cost::CostOptions options;
   bool strict = false;  // unknown ops or unresolved shapes become an error
+  // Weights stored in TensorProto's typed fields are decoded up to this many elements (the
+  // executor needs them all; analysis needs none).
+  int64_t max_typed_elements = 1 << 16;
 };
 
 struct Result {

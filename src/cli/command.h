@@ -18,5 +18,7 @@ Command add_devices_command(CLI::App& parent);
 Command add_predict_command(CLI::App& parent);
 Command add_calibrate_command(CLI::App& parent);
 Command add_ert_command(CLI::App& parent);
+Command add_run_command(CLI::App& parent);
+Command add_bench_command(CLI::App& parent);
 
 }  // namespace ridge::cli

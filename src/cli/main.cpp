@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
       ridge::cli::add_analyze_command(app), ridge::cli::add_graph_command(app),
       ridge::cli::add_ops_command(app),     ridge::cli::add_devices_command(app),
       ridge::cli::add_predict_command(app), ridge::cli::add_calibrate_command(app),
-      ridge::cli::add_ert_command(app)};
+      ridge::cli::add_ert_command(app),     ridge::cli::add_run_command(app),
+      ridge::cli::add_bench_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

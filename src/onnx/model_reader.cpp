@@ -13,6 +13,7 @@
 
 #include <climits>
 #include <filesystem>
+#include <limits>
 
 #include "onnx/byte_sources.h"
 #include "onnx/tensor_decode.h"
@@ -34,9 +35,6 @@ constexpr int kVarint = WireFormatLite::WIRETYPE_VARINT;
 constexpr int kFixed64 = WireFormatLite::WIRETYPE_FIXED64;
 constexpr int kBytes = WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
 constexpr int kFixed32 = WireFormatLite::WIRETYPE_FIXED32;
-// Typed value fields (float_data, int64_data, ...) are decoded only up to this many elements;
-// larger tensors written that way are weights, which analysis never needs.
-constexpr int64_t kMaxTypedElements = 1 << 16;
 
 class Reader {
  public:
@@ -46,6 +44,13 @@ class Reader {
     in_.SetRecursionLimit(INT_MAX);  // we track our own nesting depth
     in_.SetTotalBytesLimit(INT_MAX);
     in_.PushLimit(size);  // a stream has no natural end for BytesUntilLimit; the file size is it
+  }
+
+  // A file holding one TensorProto (the ONNX test-data layout: input_0.pb, output_0.pb).
+  std::shared_ptr<TensorRef> read_tensor_message() {
+    auto tensor = read_tensor();
+    if (!in_.ConsumedEntireMessage() || in_.BytesUntilLimit() != 0) fail("malformed protobuf");
+    return tensor;
   }
 
   void read_model(Model& model) {
@@ -207,7 +212,7 @@ class Reader {
         case 10:
         case 11: {
           typed_fields = true;
-          if (static_cast<int64_t>(ints.size() + reals.size()) > kMaxTypedElements) {
+          if (static_cast<int64_t>(ints.size() + reals.size()) > options_.max_typed_elements) {
             typed_truncated = true;
             skip(tag);
           } else if (field == 4) {
@@ -590,6 +595,16 @@ Model read(google::protobuf::io::ZeroCopyInputStream* stream, std::shared_ptr<co
 Model load_model_from_bytes(const uint8_t* bytes, int64_t size, const std::string& name, const LoadOptions& options) {
   google::protobuf::io::ArrayInputStream stream(bytes, static_cast<int>(std::min<int64_t>(size, INT_MAX)));
   return read(&stream, std::make_shared<MemoryBytes>(bytes, size), size, name, options);
+}
+
+std::shared_ptr<graph::TensorRef> load_tensor_file(const std::string& path) {
+  auto file = std::make_shared<FileBytes>(path);
+  if (file->size() <= 0 || file->size() > INT_MAX) throw Error(fmt::format("'{}' is not a TensorProto file", path));
+  google::protobuf::io::FileInputStream stream(file->fd());
+  LoadOptions options;
+  options.max_typed_elements = std::numeric_limits<int64_t>::max();
+  Reader reader(&stream, static_cast<int>(file->size()), file, path, options);
+  return reader.read_tensor_message();
 }
 
 Model load_model(const std::string& path, const LoadOptions& options) {

@@ -34,6 +34,35 @@ float bfloat16_to_float(uint16_t bits) {
   return value;
 }
 
+uint16_t float_to_bfloat16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if (std::isnan(value)) return 0x7fc0;
+  bits += 0x7fff + ((bits >> 16) & 1);  // round to nearest even
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+uint16_t float_to_half(float value) {
+  // Exact for every value a half can hold; others round to nearest (ties away), enough for
+  // re-encoding values that came from half-precision fields.
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  float magnitude = std::fabs(value);
+  if (std::isnan(value)) return sign | 0x7e00;
+  if (magnitude >= 65520.0f) return sign | 0x7c00;
+  if (magnitude < std::ldexp(1.0f, -14))
+    return sign | static_cast<uint16_t>(std::lround(std::ldexp(magnitude, 24)));  // subnormal
+  int exponent;
+  float fraction = std::frexp(magnitude, &exponent);  // magnitude = fraction * 2^exponent, fraction in [0.5,1)
+  auto mantissa = static_cast<uint32_t>(std::lround(std::ldexp(fraction, 11)));  // 11 bits incl. the hidden one
+  if (mantissa == 2048) {
+    mantissa = 1024;
+    ++exponent;
+  }
+  return sign | static_cast<uint16_t>(((exponent + 14) << 10) | (mantissa & 0x3ff));
+}
+
 namespace {
 
 int64_t declared_elements(const graph::TensorRef& tensor) {
@@ -161,6 +190,96 @@ std::shared_ptr<ConstantData> decode_constant(const graph::TensorRef& tensor, co
     }
   }
   return nullptr;
+}
+
+namespace {
+
+template <typename T>
+void append_le(std::vector<uint8_t>& out, T value) {
+  auto at = out.size();
+  out.resize(at + sizeof value);
+  std::memcpy(out.data() + at, &value, sizeof value);
+}
+
+std::vector<uint8_t> encode_typed(const graph::TensorRef& tensor, const ConstantData& values) {
+  std::vector<uint8_t> out;
+  auto n = static_cast<size_t>(values.size());
+  for (size_t i = 0; i < n; ++i) {
+    switch (tensor.dtype) {
+      case DType::kFloat32:
+        append_le(out, static_cast<float>(values.reals[i]));
+        break;
+      case DType::kFloat64:
+        append_le(out, values.reals[i]);
+        break;
+      case DType::kFloat16:
+        append_le(out, float_to_half(static_cast<float>(values.reals[i])));
+        break;
+      case DType::kBFloat16:
+        append_le(out, float_to_bfloat16(static_cast<float>(values.reals[i])));
+        break;
+      case DType::kInt64:
+      case DType::kUInt64:
+        append_le(out, values.ints[i]);
+        break;
+      case DType::kInt32:
+      case DType::kUInt32:
+        append_le(out, static_cast<int32_t>(values.ints[i]));
+        break;
+      case DType::kInt16:
+      case DType::kUInt16:
+        append_le(out, static_cast<int16_t>(values.ints[i]));
+        break;
+      case DType::kInt8:
+      case DType::kUInt8:
+      case DType::kBool:
+        append_le(out, static_cast<uint8_t>(values.ints[i]));
+        break;
+      default:
+        throw Error(
+            fmt::format("tensor '{}': values of type {} cannot be read", tensor.name, graph::dtype_name(tensor.dtype)));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<uint8_t> read_tensor_bytes(const graph::TensorRef& tensor, const std::string& model_directory) {
+  using Kind = graph::TensorLocation::Kind;
+  const auto& loc = tensor.location;
+  int64_t expected = graph::dtype_bytes(tensor.dtype, declared_elements(tensor));
+  std::vector<uint8_t> bytes;
+  switch (loc.kind) {
+    case Kind::kTypedFields:
+      if (!tensor.typed_values)
+        throw Error(fmt::format("tensor '{}': its values are in typed fields too large to decode", tensor.name));
+      bytes = encode_typed(tensor, *tensor.typed_values);
+      break;
+    case Kind::kInFile:
+      bytes.resize(static_cast<size_t>(loc.size));
+      if (!loc.source || !loc.source->read(loc.offset, loc.size, bytes.data()))
+        throw Error(fmt::format("tensor '{}': its raw data lies outside the file", tensor.name));
+      break;
+    case Kind::kNone:
+      break;
+    case Kind::kExternal: {
+      auto path = std::filesystem::path(model_directory) / loc.external_path;
+      std::ifstream file(path, std::ios::binary);
+      if (!file)
+        throw Error(fmt::format("tensor '{}': external data file '{}' cannot be opened", tensor.name, path.string()));
+      int64_t size = loc.external_length_given ? loc.size : expected;
+      bytes.resize(static_cast<size_t>(size));
+      file.seekg(loc.external_offset);
+      if (!file.read(reinterpret_cast<char*>(bytes.data()), size))
+        throw Error(fmt::format("external data file '{}' is too short for tensor '{}'", path.string(), tensor.name));
+      break;
+    }
+  }
+  if (static_cast<int64_t>(bytes.size()) != expected)
+    throw Error(
+        fmt::format("tensor '{}' holds {} bytes but its shape and type need {}", tensor.name, bytes.size(), expected));
+  return bytes;
 }
 
 }  // namespace ridge::onnx

@@ -18,7 +18,13 @@ std::shared_ptr<graph::ConstantData> constant_from_typed_fields(const graph::Ten
 std::shared_ptr<graph::ConstantData> decode_constant(const graph::TensorRef& tensor, const std::string& model_directory,
                                                      int64_t max_elements);
 
+// A tensor's bytes in its dtype's little-endian layout, whatever way the file stores them
+// (raw data, external file, typed fields). Throws ridge::Error when they are missing or short.
+std::vector<uint8_t> read_tensor_bytes(const graph::TensorRef& tensor, const std::string& model_directory);
+
 float half_to_float(uint16_t bits);
+uint16_t float_to_half(float value);
+uint16_t float_to_bfloat16(float value);
 float bfloat16_to_float(uint16_t bits);
 
 }  // namespace ridge::onnx

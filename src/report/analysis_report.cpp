@@ -168,13 +168,6 @@ void write_table(std::ostream& out, const analysis::Request& request, const anal
   if (c.estimated_nodes) fmt::print(out, "estimated nodes (control flow decided at run time): {}\n", c.estimated_nodes);
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char ch : s) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return quoted + "\"";
-}
-
 void write_csv(std::ostream& out, const analysis::Result& result, bool training) {
   fmt::print(out,
              "name,op,output_shape,status,flops,macs,params,activation_bytes_read,weight_bytes_read,bytes_written,"

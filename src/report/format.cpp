@@ -37,4 +37,11 @@ std::string duration(double seconds) {
   return fmt::format("{:.3f} s", seconds);
 }
 
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char ch : s) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + "\"";
+}
+
 }  // namespace ridge::report

@@ -14,5 +14,7 @@ std::string fixed(double value, int decimals);
 std::string op_counts(const std::map<std::string, int>& ops);
 // A duration for people: "12.3 us", "4.567 ms", "1.234 s".
 std::string duration(double seconds);
+// A CSV field, quoted (RFC 4180) when it holds a comma, quote or newline.
+std::string csv_field(const std::string& s);
 
 }  // namespace ridge::report

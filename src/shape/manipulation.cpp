@@ -52,7 +52,7 @@ void constant(InferenceContext& ctx) {
   const auto& node = ctx.node();
   if (const auto* value = node.attribute("value"); value && value->tensor) {
     auto data = onnx::decode_constant(*value->tensor, ctx.scope().directory(), kMaxPropagatedElements);
-    if (data) return ctx.set_output_const(0, std::move(*data));
+    if (data) return ctx.set_output_const(0, graph::ConstantData(*data));  // a copy: typed values stay with the tensor
     return ctx.set_output(0, value->tensor->dtype, value->tensor->dims);
   }
   ConstantData c;

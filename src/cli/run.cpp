@@ -1,0 +1,124 @@
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <cstring>
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/common.h"
+#include "cli/exec_options.h"
+#include "exec/prepare.h"
+#include "exec/test_data.h"
+#include "report/text_table.h"
+#include "util/error.h"
+
+namespace ridge::cli {
+namespace {
+
+struct RunOptions {
+  ModelOptions model;
+  ExecCliOptions exec;
+  std::string save_outputs;
+};
+
+// min / max / mean and the first values of an output, for the table.
+std::vector<std::string> describe(const exec::HostTensor& t) {
+  auto n = t.bytes.size() / std::max<size_t>(1, static_cast<size_t>(graph::dtype_bits(t.dtype) / 8));
+  std::vector<double> values;
+  values.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t* p = t.bytes.data() + i * static_cast<size_t>(graph::dtype_bits(t.dtype) / 8);
+    double v = 0;
+    switch (t.dtype) {
+      case graph::DType::kFloat32: {
+        float f;
+        std::memcpy(&f, p, 4);
+        v = f;
+        break;
+      }
+      case graph::DType::kFloat64:
+        std::memcpy(&v, p, 8);
+        break;
+      case graph::DType::kInt64: {
+        int64_t x;
+        std::memcpy(&x, p, 8);
+        v = static_cast<double>(x);
+        break;
+      }
+      case graph::DType::kInt32: {
+        int32_t x;
+        std::memcpy(&x, p, 4);
+        v = x;
+        break;
+      }
+      case graph::DType::kBool:
+      case graph::DType::kUInt8:
+        v = *p;
+        break;
+      case graph::DType::kInt8:
+        v = static_cast<int8_t>(*p);
+        break;
+      default:
+        return {"", "", "", "(values not shown for this type)"};
+    }
+    values.push_back(v);
+  }
+  if (values.empty()) return {"", "", "", ""};
+  double lo = values[0], hi = values[0], sum = 0;
+  for (double v : values) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+  }
+  std::string first;
+  for (size_t i = 0; i < std::min<size_t>(4, values.size()); ++i)
+    first += fmt::format("{}{:.5g}", i ? " " : "", values[i]);
+  if (values.size() > 4) first += " ...";
+  return {fmt::format("{:.5g}", lo), fmt::format("{:.5g}", hi),
+          fmt::format("{:.5g}", sum / static_cast<double>(values.size())), first};
+}
+
+int run_model(const RunOptions& o) {
+  auto prepared = exec::prepare(make_request(o.model), o.exec.inputs_dir);
+  auto& engine = exec::load_engine();
+  exec::check_runnable(prepared.analysis.model, engine);
+  exec::check_memory(prepared.analysis.cost, false);
+  auto result = engine.run(prepared.analysis.model, prepared.inputs, to_exec_options(o.exec));
+  report::TextTable table({"output", "dtype", "shape", "min", "max", "mean", "first values"});
+  for (const auto& t : result.outputs) {
+    std::string shape;
+    for (size_t i = 0; i < t.dims.size(); ++i) shape += (i ? "x" : "") + std::to_string(t.dims[i]);
+    auto stats = describe(t);
+    table.add_row({t.name, std::string(graph::dtype_name(t.dtype)), shape.empty() ? "scalar" : shape, stats[0],
+                   stats[1], stats[2], stats[3]});
+  }
+  fmt::print(std::cout, "model: {}\n", o.model.model);
+  for (const auto& [name, shape] : prepared.analysis.inputs) fmt::print(std::cout, "input {}: {}\n", name, shape);
+  fmt::print(std::cout, "inputs: {}\n\n", prepared.inputs.empty() ? "generated (seeded)" : o.exec.inputs_dir);
+  table.print(std::cout);
+  for (const auto& note : result.notes) fmt::print(std::cout, "note: {}\n", note);
+  if (!o.save_outputs.empty()) {
+    exec::write_tensor_dir(o.save_outputs, "output", result.outputs);
+    fmt::print(std::cout, "outputs written to {}/output_N.pb\n", o.save_outputs);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& parent) {
+  auto o = std::make_shared<RunOptions>();
+  auto* app = parent.add_subcommand("run", "run a model once on the executor (ATen) and show or save its outputs");
+  add_model_options(*app, o->model, false);
+  add_exec_options(*app, o->exec, {"eager", "optimized"}, {"auto", "direct", "gemm", "fft", "winograd"});
+  app->add_option("--save-outputs", o->save_outputs,
+                  "write the outputs as output_0.pb, output_1.pb, ... (TensorProto, ONNX test-data layout) here");
+  app->footer(
+      "Examples:\n"
+      "  ridge run models/resnet50.onnx --batch 2\n"
+      "  ridge run model.onnx --inputs test_data_set_0 --save-outputs out/\n"
+      "Models without weight values (ridge's bundled models) run with random weights, and say so.");
+  return {app, [o] { return run_model(*o); }};
+}
+
+}  // namespace ridge::cli

@@ -1,0 +1,85 @@
+// The module's entry point: ridge loads this library with dlopen and asks for the engine.
+#include <ATen/Parallel.h>
+#include <ATen/Version.h>
+#include <fmt/format.h>
+#include <torch/version.h>
+
+#include <thread>
+
+#include "exec/aten/bench.h"
+#include "exec/aten/interpreter.h"
+#include "exec/aten/kernel.h"
+#include "exec/aten/optimize.h"
+#include "exec/aten/tensors.h"
+#include "exec/engine.h"
+#include "hw/host.h"
+#include "util/build_info.h"
+
+namespace ridge::exec::aten {
+
+namespace {
+
+class AtenEngine : public Engine {
+ public:
+  std::vector<std::string> op_types() const override { return KernelRegistry::instance().op_types(); }
+
+  Environment environment(const ExecOptions& options) const override {
+    Environment env;
+    auto cpu = hw::detect_host_cpu();
+    env.cpu_model = cpu.model;
+    env.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
+    if (options.threads > 0) at::set_num_threads(options.threads);
+    env.threads = at::get_num_threads();
+    env.device = "cpu";
+    env.torch_version = TORCH_VERSION;
+    // One line: the parallel backend and the libraries ATen was built with.
+    std::string backend = at::get_parallel_info();
+    auto first = backend.find("ATen parallel backend:");
+    env.backend_info =
+        fmt::format("oneDNN {}, {}", at::hasMKLDNN() ? "yes" : "no",
+                    first == std::string::npos ? "" : backend.substr(first, backend.find('\n', first) - first));
+    env.ridge_version = kVersion;
+    env.ridge_revision = kRevision;
+    return env;
+  }
+
+  RunOutput run(const graph::Model& model, const std::vector<HostTensor>& inputs, const ExecOptions& options) override {
+    ExecutionScope scope(options);
+    Interpreter interp(model, options);
+    RunOutput out;
+    if (options.mode == "optimized") out.notes.push_back(optimize(interp).summary());
+    std::vector<at::Tensor> tensors;
+    for (const auto& host : inputs) tensors.push_back(from_host(host));
+    if (tensors.empty()) tensors = interp.generate_inputs();
+    interp.check_inputs(tensors);
+    apply_memory_format(interp, tensors);
+    at::NoGradGuard no_grad;
+    auto results = interp.run(tensors);
+    const auto& g = interp.graph();
+    for (size_t i = 0; i < results.size(); ++i)
+      out.outputs.push_back(
+          to_host(results[i].to(results[i].scalar_type() == at::kBFloat16 ? at::kFloat : results[i].scalar_type()),
+                  g.value(g.outputs[i]).name));
+    out.random_weights = interp.random_weights();
+    for (const auto& note : interp.notes()) out.notes.push_back(note);
+    return out;
+  }
+
+  BenchResult bench(const graph::Model& model, const std::vector<HostTensor>& inputs,
+                    const BenchOptions& options) override {
+    std::vector<at::Tensor> tensors;
+    for (const auto& host : inputs) tensors.push_back(from_host(host));
+    auto result = bench_model(model, tensors, options);
+    result.environment = environment(options.exec);
+    return result;
+  }
+};
+
+}  // namespace
+
+}  // namespace ridge::exec::aten
+
+extern "C" ridge::exec::Engine* ridge_exec_engine() {
+  static ridge::exec::aten::AtenEngine engine;
+  return &engine;
+}

@@ -1,0 +1,206 @@
+#include "exec/aten/optimize.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "exec/aten/interpreter.h"
+#include "exec/aten/kernel.h"
+
+namespace ridge::exec::aten {
+
+using graph::ValueId;
+
+std::string OptimizeReport::summary() const {
+  return fmt::format(
+      "optimized: {} constant nodes folded, {} BatchNorms folded into convolutions, {} no-ops removed, {} weights "
+      "prepacked, {} dead nodes dropped",
+      folded_constants, folded_batchnorms, removed_noops, prepacked, dead);
+}
+
+namespace {
+
+bool deterministic(const std::string& op) {
+  static const std::set<std::string> random{"RandomNormal",      "RandomUniform", "RandomNormalLike",
+                                            "RandomUniformLike", "Bernoulli",     "Multinomial"};
+  return !random.count(op);
+}
+
+// Names read from enclosing scopes by any subgraph: those values must keep their names and nodes.
+void outer_names(const graph::Graph& g, std::set<std::string>& names) {
+  for (const auto& node : g.nodes)
+    for (const auto* sub : node.subgraphs()) {
+      for (const auto& v : sub->values)
+        if (v.from_outer_scope) names.insert(v.name);
+      outer_names(*sub, names);
+    }
+}
+
+void replace_uses(graph::Graph& g, ValueId from, ValueId to) {
+  for (auto& node : g.nodes)
+    for (auto& in : node.inputs)
+      if (in == from) in = to;
+}
+
+}  // namespace
+
+OptimizeReport optimize(Interpreter& interp) {
+  OptimizeReport report;
+  auto g = std::make_unique<graph::Graph>(interp.graph());
+  auto constants = interp.constants(interp.graph());
+  std::set<std::string> pinned;
+  outer_names(*g, pinned);
+  for (auto id : g->outputs) pinned.insert(g->value(id).name);
+  std::vector<bool> removed(g->nodes.size(), false);
+  const auto& registry = KernelRegistry::instance();
+
+  // 1. Constant folding, in topological order so chains fold completely.
+  for (size_t n = 0; n < g->nodes.size(); ++n) {
+    auto& node = g->nodes[n];
+    if (!node.subgraphs().empty() || !deterministic(node.op_type) || !node.is_default_domain()) continue;
+    const auto* row = registry.find(node.op_type);
+    if (!row) continue;
+    bool shape_query = node.op_type == "Shape" || node.op_type == "Size";
+    KernelContext ctx{node, *g, interp, interp.opset(), {}, {}, {}};
+    bool foldable = true;
+    for (auto id : node.inputs) {
+      if (id == graph::kNoValue) {
+        ctx.inputs.emplace_back();
+        continue;
+      }
+      const auto& v = g->value(id);
+      if (constants[static_cast<size_t>(id)].defined()) {
+        ctx.inputs.push_back(constants[static_cast<size_t>(id)]);
+      } else if (shape_query && v.has_shape && graph::is_fully_known(v.shape)) {
+        // Only the shape is read: a storage-less tensor carries it.
+        ctx.inputs.push_back(at::empty(graph::known_dims(v.shape), at::TensorOptions().device(at::kMeta)));
+      } else {
+        foldable = false;
+        break;
+      }
+    }
+    if (!foldable) continue;
+    ctx.outputs.resize(node.outputs.size());
+    row->kernel(ctx);
+    for (size_t o = 0; o < node.outputs.size(); ++o)
+      if (node.outputs[o] != graph::kNoValue) constants[static_cast<size_t>(node.outputs[o])] = ctx.outputs[o];
+    removed[n] = true;
+    ++report.folded_constants;
+  }
+  auto is_const = [&](ValueId id) { return id != graph::kNoValue && constants[static_cast<size_t>(id)].defined(); };
+  auto consumers = [&](ValueId id) {
+    std::vector<size_t> users;
+    for (size_t n = 0; n < g->nodes.size(); ++n)
+      if (!removed[n])
+        for (auto in : g->nodes[n].inputs)
+          if (in == id) {
+            users.push_back(n);
+            break;
+          }
+    return users;
+  };
+
+  // 2. Conv + BatchNormalization -> Conv with scaled weights and shifted bias.
+  for (size_t n = 0; n < g->nodes.size(); ++n) {
+    auto& conv = g->nodes[n];
+    if (removed[n] || conv.op_type != "Conv" || !is_const(conv.input(1)) ||
+        (conv.input(2) != graph::kNoValue && !is_const(conv.input(2))))
+      continue;
+    ValueId out = conv.outputs[0];
+    if (pinned.count(g->value(out).name)) continue;
+    auto users = consumers(out);
+    if (users.size() != 1) continue;
+    auto& bn = g->nodes[users[0]];
+    if (bn.op_type != "BatchNormalization" || bn.input(0) != out || bn.get_int("training_mode", 0)) continue;
+    bool constant_stats = true;
+    for (size_t i = 1; i <= 4; ++i) constant_stats = constant_stats && is_const(bn.input(i));
+    if (!constant_stats) continue;
+    auto at_ = [&](ValueId id) { return constants[static_cast<size_t>(id)]; };
+    auto w = at_(conv.input(1));
+    auto inv = at_(bn.input(1)) / at::sqrt(at_(bn.input(4)) + bn.get_float("epsilon", 1e-5));
+    std::vector<int64_t> shape(static_cast<size_t>(w.dim()), 1);
+    shape[0] = -1;
+    auto new_w = (w * inv.view(shape)).contiguous();
+    auto old_b = conv.input(2) != graph::kNoValue ? at_(conv.input(2)) : at::zeros({w.size(0)}, w.options());
+    auto new_b = (old_b - at_(bn.input(3))) * inv + at_(bn.input(2));
+    ValueId w_id = g->intern(conv.name + "/folded_weight"), b_id = g->intern(conv.name + "/folded_bias");
+    constants.resize(g->values.size());
+    constants[static_cast<size_t>(w_id)] = new_w;
+    constants[static_cast<size_t>(b_id)] = new_b;
+    g->value(w_id).dtype = g->value(b_id).dtype = g->value(conv.input(1)).dtype;
+    conv.inputs.resize(3);
+    conv.inputs[1] = w_id;
+    conv.inputs[2] = b_id;
+    conv.outputs[0] = bn.outputs[0];
+    removed[users[0]] = true;
+    ++report.folded_batchnorms;
+  }
+
+  // 3. No-ops.
+  for (size_t n = 0; n < g->nodes.size(); ++n) {
+    auto& node = g->nodes[n];
+    if (removed[n] || node.inputs.empty() || node.outputs.empty()) continue;
+    bool noop = node.op_type == "Identity" ||
+                (node.op_type == "Dropout" &&
+                 (node.outputs.size() < 2 || node.outputs[1] == graph::kNoValue || consumers(node.outputs[1]).empty()));
+    if (node.op_type == "Cast" && node.input(0) != graph::kNoValue)
+      noop = g->value(node.input(0)).dtype == static_cast<graph::DType>(node.get_int("to", 0));
+    if (!noop || pinned.count(g->value(node.outputs[0]).name)) continue;
+    replace_uses(*g, node.outputs[0], node.input(0));
+    removed[n] = true;
+    ++report.removed_noops;
+  }
+
+  // 4. Prepacking.
+  bool channels_last = interp.options().memory_format == "channels-last";
+  for (size_t n = 0; n < g->nodes.size(); ++n) {
+    auto& node = g->nodes[n];
+    if (removed[n]) continue;
+    if (node.op_type == "Gemm" && node.get_int("transB", 0) && is_const(node.input(1))) {
+      auto& b = constants[static_cast<size_t>(node.input(1))];
+      ValueId id = g->intern(node.name + "/packed_b");
+      constants.resize(g->values.size());
+      constants[static_cast<size_t>(id)] = b.t().contiguous();
+      g->value(id).dtype = g->value(node.input(1)).dtype;
+      node.inputs[1] = id;
+      for (auto& a : node.attributes)
+        if (a.name == "transB") a.i = 0;
+      ++report.prepacked;
+    } else if (node.op_type == "Conv" && channels_last && is_const(node.input(1))) {
+      auto& w = constants[static_cast<size_t>(node.input(1))];
+      if (w.dim() == 4) {
+        w = w.contiguous(at::MemoryFormat::ChannelsLast);
+        ++report.prepacked;
+      }
+    }
+  }
+
+  // 5. Dead nodes: nothing reads their outputs (walk backwards so chains go at once).
+  std::set<ValueId> live(g->outputs.begin(), g->outputs.end());
+  for (const auto& name : pinned)
+    if (auto id = g->find(name)) live.insert(*id);
+  for (size_t n = g->nodes.size(); n-- > 0;) {
+    if (removed[n]) continue;
+    const auto& node = g->nodes[n];
+    bool used = false;
+    for (auto out : node.outputs) used = used || (out != graph::kNoValue && live.count(out));
+    if (!used) {
+      removed[n] = true;
+      ++report.dead;
+      continue;
+    }
+    for (auto in : node.inputs) live.insert(in);
+  }
+
+  std::vector<graph::Node> kept;
+  for (size_t n = 0; n < g->nodes.size(); ++n)
+    if (!removed[n]) kept.push_back(std::move(g->nodes[n]));
+  g->nodes = std::move(kept);
+  // Folded values are produced by no node now: they are constants of the new graph.
+  g->link_and_sort();
+  constants.resize(g->values.size());
+  interp.replace_graph(std::move(g), std::move(constants));
+  return report;
+}
+
+}  // namespace ridge::exec::aten

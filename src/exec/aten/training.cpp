@@ -1,0 +1,51 @@
+#include "exec/aten/training.h"
+
+#include <fmt/format.h>
+#include <torch/optim.h>
+
+#include "util/error.h"
+
+namespace ridge::exec::aten {
+
+struct TrainingStep::State {
+  std::vector<at::Tensor> parameters;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+};
+
+TrainingStep::TrainingStep(Interpreter& interpreter, const TrainingOptions& options)
+    : interpreter_(interpreter), state_(std::make_unique<State>()) {
+  for (auto& [id, tensor] : interpreter.trainable_weights()) {
+    tensor->set_requires_grad(true);
+    state_->parameters.push_back(*tensor);
+  }
+  if (state_->parameters.empty()) throw Error("training: the model has no float weights to train");
+  if (options.optimizer == "sgd")
+    state_->optimizer = std::make_unique<torch::optim::SGD>(
+        state_->parameters, torch::optim::SGDOptions(options.learning_rate).momentum(0.9));
+  else if (options.optimizer == "adam")
+    state_->optimizer =
+        std::make_unique<torch::optim::Adam>(state_->parameters, torch::optim::AdamOptions(options.learning_rate));
+  else
+    throw Error(fmt::format("training: unknown optimizer '{}' (sgd or adam)", options.optimizer));
+}
+
+TrainingStep::~TrainingStep() = default;
+
+size_t TrainingStep::parameters() const { return state_->parameters.size(); }
+
+double TrainingStep::run(const std::vector<at::Tensor>& inputs) {
+  state_->optimizer->zero_grad();
+  auto outputs = interpreter_.run(inputs);
+  at::Tensor loss;
+  for (const auto& out : outputs) {
+    if (!at::isFloatingType(out.scalar_type()) || !out.requires_grad()) continue;
+    auto term = out.to(at::kFloat).pow(2).mean();
+    loss = loss.defined() ? loss + term : term;
+  }
+  if (!loss.defined()) throw Error("training: no model output depends on the weights");
+  loss.backward();
+  state_->optimizer->step();
+  return loss.item<double>();
+}
+
+}  // namespace ridge::exec::aten

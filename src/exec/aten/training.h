@@ -1,0 +1,29 @@
+#pragma once
+// One training step on the executor: forward with gradients recorded for every float weight, a
+// loss, backward, and an optimizer update (SGD with momentum 0.9, or Adam), through libtorch's
+// autograd and torch::optim.
+#include <memory>
+#include <string>
+
+#include "exec/aten/interpreter.h"
+#include "exec/options.h"
+
+namespace ridge::exec::aten {
+
+class TrainingStep {
+ public:
+  // Marks the interpreter's float weights as trainable. Throws ridge::Error for an unknown optimizer.
+  TrainingStep(Interpreter& interpreter, const TrainingOptions& options);
+  ~TrainingStep();
+  // Forward, loss, backward, update. The loss is the mean of the squared float outputs: a stand-in
+  // for the model's own loss whose cost is negligible beside the model's.
+  double run(const std::vector<at::Tensor>& inputs);
+  size_t parameters() const;
+
+ private:
+  struct State;
+  Interpreter& interpreter_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace ridge::exec::aten

@@ -1,0 +1,42 @@
+#pragma once
+// The executor's interface. Its implementation (ATen, from libtorch) lives in a shared module
+// that ridge loads only for `ridge run` and `ridge bench`: linking libtorch into ridge itself
+// would cost every other command a second and 150 MB just to load it.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/host_tensor.h"
+#include "exec/measurement.h"
+#include "exec/options.h"
+#include "graph/graph.h"
+
+namespace ridge::exec {
+
+struct RunOutput {
+  std::vector<HostTensor> outputs;
+  bool random_weights = false;
+  std::vector<std::string> notes;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // Op types (default domain) the executor runs.
+  virtual std::vector<std::string> op_types() const = 0;
+  virtual Environment environment(const ExecOptions& options) const = 0;
+  // The model must have its inputs bound and shapes inferred. `inputs` empty: generated from the
+  // input shapes (normal noise for floats, valid ranges for ids). Throws ridge::Error.
+  virtual RunOutput run(const graph::Model& model, const std::vector<HostTensor>& inputs,
+                        const ExecOptions& options) = 0;
+  virtual BenchResult bench(const graph::Model& model, const std::vector<HostTensor>& inputs,
+                            const BenchOptions& options) = 0;
+};
+
+// Loads the module (next to the ridge binary, or $RIDGE_EXEC_MODULE). Throws ridge::Error.
+Engine& load_engine();
+
+// Op types in `model` (subgraphs included) that `engine` cannot run, with their counts.
+std::vector<std::pair<std::string, int>> missing_ops(const graph::Model& model, const std::vector<std::string>& ops);
+
+}  // namespace ridge::exec

@@ -1,0 +1,60 @@
+#pragma once
+// What a measurement produces: plain data that the report writers print and that can be stored.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "exec/statistics.h"
+
+namespace ridge::exec {
+
+// Where a measurement was taken, recorded with every result.
+struct Environment {
+  std::string cpu_model;
+  int logical_cpus = 0;
+  int threads = 0;  // intra-op threads used
+  std::string device = "cpu";
+  std::string torch_version;
+  std::string backend_info;  // oneDNN/OpenMP/BLAS as the library reports them
+  std::string ridge_version, ridge_revision;
+};
+
+struct NodeTiming {
+  std::string name, op_type;
+  double mean_ms = 0;  // mean over the timed runs
+  double percent = 0;  // of the summed node times
+  // Layer descriptors for users of layer-wise tooling (conv/matmul; 0 / "" otherwise).
+  int64_t in_channels = 0, out_channels = 0;
+  std::string kernel_size;
+  std::string algorithm;  // convolution algorithm used, when one was chosen
+};
+
+struct OpTypeTiming {
+  std::string op_type;
+  int64_t nodes = 0;
+  double total_ms = 0, percent = 0;
+};
+
+struct BenchResult {
+  std::string model;
+  int64_t batch = 0;
+  std::string input_size;  // the swept input size, or the first input's shape
+  std::string mode, precision, memory_format, conv_algo;
+  bool training = false;
+  std::string optimizer;
+  bool random_weights = false;
+  Summary latency_ms;
+  double throughput = 0;  // samples (batch items) per second, from the mean latency
+  std::string stop_reason;
+  double warmup_runs = 0;
+  std::vector<NodeTiming> nodes;
+  std::vector<OpTypeTiming> op_types;
+  // Per-node profile: the summed node times against the whole run, and what is left over per node
+  // (framework time outside the kernels: dispatch, allocation, bookkeeping).
+  double node_sum_ms = 0, profiled_run_ms = 0, overhead_per_node_us = 0;
+  int64_t executed_nodes = 0;
+  Environment environment;
+  std::vector<std::string> notes;
+};
+
+}  // namespace ridge::exec

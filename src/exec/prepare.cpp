@@ -1,0 +1,106 @@
+#include "exec/prepare.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "exec/test_data.h"
+#include "onnx/model_reader.h"
+#include "report/format.h"
+#include "util/error.h"
+
+namespace ridge::exec {
+
+namespace {
+
+// Given tensors fix the input shapes the user left open.
+void bind_from_tensors(const graph::Model& model, analysis::Request& request, const std::vector<HostTensor>& inputs) {
+  const auto& g = model.graph;
+  if (inputs.size() != g.inputs.size())
+    throw Error(
+        fmt::format("the model takes {} inputs but {} input_N.pb files were given", g.inputs.size(), inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto& v = g.value(g.inputs[i]);
+    if (v.dtype != graph::DType::kUndefined && inputs[i].dtype != v.dtype)
+      throw Error(fmt::format("input '{}' must be {}, input_{}.pb holds {}", v.name, graph::dtype_name(v.dtype), i,
+                              graph::dtype_name(inputs[i].dtype)));
+    if (!request.bindings.inputs.count(v.name)) request.bindings.inputs[v.name] = inputs[i].dims;
+  }
+  // A whole-shape binding wins over --batch for those inputs: drop the batch so it cannot clash.
+  request.bindings.batch.reset();
+}
+
+}  // namespace
+
+Prepared prepare(analysis::Request request, const std::string& inputs_dir) {
+  request.max_typed_elements = std::numeric_limits<int64_t>::max();
+  Prepared p;
+  if (!inputs_dir.empty()) {
+    p.inputs = read_tensor_dir(inputs_dir, "input");
+    onnx::LoadOptions options;
+    options.max_typed_elements = request.max_typed_elements;
+    auto model = onnx::load_model(request.model_path, options);
+    bind_from_tensors(model, request, p.inputs);
+    p.analysis = analysis::rerun(std::move(model), request);
+  } else {
+    p.analysis = analysis::run(request);
+  }
+  return p;
+}
+
+Prepared prepare_again(const graph::Model& pristine, const analysis::Request& request, std::vector<HostTensor> inputs) {
+  Prepared p;
+  auto bound = request;
+  if (!inputs.empty()) bind_from_tensors(pristine, bound, inputs);
+  p.analysis = analysis::rerun(pristine, bound);
+  p.inputs = std::move(inputs);
+  return p;
+}
+
+void check_runnable(const graph::Model& model, const Engine& engine) {
+  auto missing = missing_ops(model, engine.op_types());
+  if (missing.empty()) return;
+  std::string list;
+  for (const auto& [op, count] : missing) list += fmt::format("{}{} x{}", list.empty() ? "" : ", ", op, count);
+  throw Error("the executor cannot run these ops: " + list + " (see `ridge ops`)");
+}
+
+namespace {
+
+int64_t mem_available() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    int64_t kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+  }
+  return -1;
+}
+
+}  // namespace
+
+void check_memory(const cost::ModelCost& cost, bool training, int64_t available) {
+  if (available < 0) available = mem_available();
+  if (available < 0) return;  // not Linux-like: nothing to compare against
+  int64_t weights = cost.totals.weight_bytes, activations = cost.totals.peak_activation_bytes;
+  int64_t need = weights + activations;
+  std::string extra;
+  if (training && cost.training) {
+    int64_t train =
+        cost.training->saved_activation_bytes + cost.training->gradient_bytes + cost.training->optimizer_state_bytes;
+    need += train;
+    extra = fmt::format(" + {} saved activations, gradients and optimizer state", report::si_bytes(train));
+  }
+  if (need <= available) return;
+  throw Error(
+      fmt::format("this run needs about {} (weights {} + peak activations {}{}, from the analytical model) "
+                  "but {} is available; use a smaller batch or input",
+                  report::si_bytes(need), report::si_bytes(weights), report::si_bytes(activations), extra,
+                  report::si_bytes(available)));
+}
+
+}  // namespace ridge::exec
