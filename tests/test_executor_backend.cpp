@@ -16,128 +16,13 @@
 #include "exec/test_data.h"
 #include "onnx/tensor_decode.h"
 #include "support/paths.h"
+#include "support/tensor_compare.h"
 #include "util/error.h"
 
 namespace ridge::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Values of a TensorProto read with ONNX's own generated classes (independent of ridge's reader).
-struct Expected {
-  int32_t dtype = 0;
-  std::vector<int64_t> dims;
-  std::vector<double> values;
-};
-
-template <typename T>
-void from_raw(const std::string& raw, std::vector<double>& out) {
-  for (size_t i = 0; i + sizeof(T) <= raw.size(); i += sizeof(T)) {
-    T v;
-    std::memcpy(&v, raw.data() + i, sizeof v);
-    out.push_back(static_cast<double>(v));
-  }
-}
-
-std::optional<Expected> read_expected(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  ::onnx::TensorProto t;
-  if (!t.ParseFromString(s.str())) return std::nullopt;
-  Expected e;
-  e.dtype = t.data_type();
-  e.dims.assign(t.dims().begin(), t.dims().end());
-  const auto& raw = t.raw_data();
-  using TP = ::onnx::TensorProto;
-  switch (t.data_type()) {
-    case TP::FLOAT:
-      if (raw.empty())
-        e.values.assign(t.float_data().begin(), t.float_data().end());
-      else
-        from_raw<float>(raw, e.values);
-      break;
-    case TP::DOUBLE:
-      if (raw.empty())
-        e.values.assign(t.double_data().begin(), t.double_data().end());
-      else
-        from_raw<double>(raw, e.values);
-      break;
-    case TP::INT64:
-      if (raw.empty())
-        for (auto v : t.int64_data()) e.values.push_back(static_cast<double>(v));
-      else
-        from_raw<int64_t>(raw, e.values);
-      break;
-    case TP::INT32:
-    case TP::INT16:
-    case TP::INT8:
-    case TP::UINT8:
-    case TP::BOOL:
-      if (raw.empty()) {
-        e.values.assign(t.int32_data().begin(), t.int32_data().end());
-      } else if (t.data_type() == TP::INT32) {
-        from_raw<int32_t>(raw, e.values);
-      } else if (t.data_type() == TP::INT16) {
-        from_raw<int16_t>(raw, e.values);
-      } else if (t.data_type() == TP::INT8) {
-        from_raw<int8_t>(raw, e.values);
-      } else {
-        from_raw<uint8_t>(raw, e.values);
-      }
-      break;
-    case TP::FLOAT16:
-      if (raw.empty()) {
-        for (auto bits : t.int32_data()) e.values.push_back(onnx::half_to_float(static_cast<uint16_t>(bits)));
-      } else {
-        std::vector<double> bits;
-        from_raw<uint16_t>(raw, bits);
-        for (double b : bits) e.values.push_back(onnx::half_to_float(static_cast<uint16_t>(b)));
-      }
-      break;
-    default:
-      return std::nullopt;  // strings, unsigned 16-64 bit, complex: not compared
-  }
-  return e;
-}
-
-std::vector<double> host_values(const exec::HostTensor& t) {
-  std::vector<double> out;
-  std::string raw(t.bytes.begin(), t.bytes.end());
-  switch (t.dtype) {
-    case graph::DType::kFloat32:
-      from_raw<float>(raw, out);
-      break;
-    case graph::DType::kFloat64:
-      from_raw<double>(raw, out);
-      break;
-    case graph::DType::kInt64:
-      from_raw<int64_t>(raw, out);
-      break;
-    case graph::DType::kInt32:
-      from_raw<int32_t>(raw, out);
-      break;
-    case graph::DType::kInt16:
-      from_raw<int16_t>(raw, out);
-      break;
-    case graph::DType::kInt8:
-      from_raw<int8_t>(raw, out);
-      break;
-    case graph::DType::kUInt8:
-    case graph::DType::kBool:
-      from_raw<uint8_t>(raw, out);
-      break;
-    case graph::DType::kFloat16: {
-      std::vector<double> bits;
-      from_raw<uint16_t>(raw, bits);
-      for (double b : bits) out.push_back(onnx::half_to_float(static_cast<uint16_t>(b)));
-      break;
-    }
-    default:
-      break;
-  }
-  return out;
-}
 
 enum class Outcome { kPass, kSkip, kFail };
 
@@ -169,7 +54,7 @@ Outcome check_case(const fs::path& dir, exec::Engine& engine, std::string& why) 
       return Outcome::kSkip;
   std::vector<Expected> expected;
   for (size_t i = 0; i < model.graph.outputs.size(); ++i) {
-    auto e = read_expected(data / ("output_" + std::to_string(i) + ".pb"));
+    auto e = read_expected((data / ("output_" + std::to_string(i) + ".pb")).string());
     if (!e) return Outcome::kSkip;
     expected.push_back(std::move(*e));
   }
@@ -181,27 +66,10 @@ Outcome check_case(const fs::path& dir, exec::Engine& engine, std::string& why) 
     return Outcome::kFail;
   }
   for (size_t i = 0; i < expected.size(); ++i) {
-    const auto& got = out.outputs.at(i);
-    if (got.dims != expected[i].dims) {
-      why = "output " + std::to_string(i) + " shape " + graph::to_string(graph::make_shape(got.dims)) + ", expected " +
-            graph::to_string(graph::make_shape(expected[i].dims));
+    auto diff = compare_tensor(out.outputs.at(i), expected[i], 1e-3, 1e-5);
+    if (!diff.empty()) {
+      why = "output " + std::to_string(i) + " " + diff;
       return Outcome::kFail;
-    }
-    if (static_cast<int32_t>(got.dtype) != expected[i].dtype) {
-      why = "output " + std::to_string(i) + " type " + std::string(graph::dtype_name(got.dtype)) + ", expected code " +
-            std::to_string(expected[i].dtype);
-      return Outcome::kFail;
-    }
-    auto values = host_values(got);
-    for (size_t k = 0; k < values.size(); ++k) {
-      double a = values[k], b = expected[i].values.at(k);
-      if (std::isnan(a) && std::isnan(b)) continue;
-      if (a == b) continue;
-      if (!(std::fabs(a - b) <= 1e-5 + 1e-3 * std::fabs(b))) {
-        why = "output " + std::to_string(i) + " element " + std::to_string(k) + ": " + std::to_string(a) +
-              ", expected " + std::to_string(b);
-        return Outcome::kFail;
-      }
     }
   }
   return Outcome::kPass;

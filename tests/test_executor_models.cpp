@@ -1,0 +1,94 @@
+// Whole models on the executor against PyTorch: small versions of every bundled architecture,
+// exported with their weights by tools/export_executor_references.py together with the output
+// PyTorch computed (tests/data/executor/<name>/). ridge must reproduce it within fp32 tolerance
+// eagerly, in optimized mode (folded constants and BatchNorms), with every convolution algorithm,
+// and in channels-last; bf16 autocast must stay within bf16's precision.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "exec/engine.h"
+#include "exec/prepare.h"
+#include "support/paths.h"
+#include "support/tensor_compare.h"
+
+namespace ridge::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kModels{"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet", "vgg",
+                                       "vit",    "bert",         "gpt2",     "lstm",      "yolo"};
+const std::vector<std::string> kConvModels{"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet", "vgg", "yolo"};
+
+std::string data_dir(const std::string& name) { return source_path("tests/data/executor/" + name); }
+
+// Runs `name` with `options` and returns the first difference from PyTorch's output ("" if none).
+std::string run_and_compare(const std::string& name, const exec::ExecOptions& options, double rtol, double atol,
+                            std::vector<std::string>* notes = nullptr) {
+  analysis::Request request;
+  request.model_path = data_dir(name) + "/model.onnx";
+  auto prepared = exec::prepare(request, data_dir(name) + "/test_data_set_0");
+  auto& engine = exec::load_engine();
+  exec::check_runnable(prepared.analysis.model, engine);
+  auto out = engine.run(prepared.analysis.model, prepared.inputs, options);
+  if (notes) *notes = out.notes;
+  if (out.random_weights) return "ran with random weights";
+  for (size_t i = 0; i < out.outputs.size(); ++i) {
+    auto want = read_expected(data_dir(name) + "/test_data_set_0/output_" + std::to_string(i) + ".pb");
+    if (!want) return "no expected output " + std::to_string(i);
+    auto diff = compare_tensor(out.outputs[i], *want, rtol, atol);
+    if (!diff.empty()) return "output " + std::to_string(i) + " " + diff;
+  }
+  return "";
+}
+
+TEST(ExecutorModels, EagerMatchesPyTorch) {
+  for (const auto& name : kModels) EXPECT_EQ(run_and_compare(name, {}, 1e-4, 1e-5), "") << name;
+}
+
+TEST(ExecutorModels, OptimizedMatchesPyTorchAndFoldsWork) {
+  exec::ExecOptions options;
+  options.mode = "optimized";
+  for (const auto& name : kModels) {
+    std::vector<std::string> notes;
+    EXPECT_EQ(run_and_compare(name, options, 1e-4, 1e-5, &notes), "") << name;
+    ASSERT_FALSE(notes.empty()) << name;
+    EXPECT_NE(notes.front().find("optimized:"), std::string::npos) << name;
+  }
+  // DenseNet keeps pre-activation BatchNorms the exporter cannot fold; the shape subgraphs of the
+  // transformers fold away.
+  std::vector<std::string> notes;
+  run_and_compare("bert", options, 1e-4, 1e-5, &notes);
+  EXPECT_EQ(notes.front().find("optimized: 0 constant"), std::string::npos) << notes.front();
+}
+
+TEST(ExecutorModels, EveryConvolutionAlgorithmMatchesPyTorch) {
+  for (const std::string algorithm : {"direct", "gemm", "fft", "winograd"}) {
+    exec::ExecOptions options;
+    options.conv_algo = algorithm;
+    // FFT convolution rounds differently (sums in the frequency domain): a looser tolerance.
+    double rtol = algorithm == "fft" || algorithm == "winograd" ? 1e-3 : 1e-4;
+    for (const auto& name : kConvModels)
+      EXPECT_EQ(run_and_compare(name, options, rtol, 1e-4), "") << name << " " << algorithm;
+  }
+}
+
+TEST(ExecutorModels, ChannelsLastMatchesPyTorch) {
+  exec::ExecOptions options;
+  options.memory_format = "channels-last";
+  for (const auto& name : kConvModels) EXPECT_EQ(run_and_compare(name, options, 1e-4, 1e-5), "") << name;
+}
+
+TEST(ExecutorModels, Bf16AutocastStaysWithinBf16Precision) {
+  exec::ExecOptions options;
+  options.precision = "bf16";
+  // bf16 keeps 8 bits of mantissa: outputs after a few layers agree to a few percent.
+  for (const std::string name : {"resnet", "vgg", "bert"})
+    EXPECT_EQ(run_and_compare(name, options, 0.1, 0.05), "") << name;
+  // And it really computes in bf16: fp32 tolerance does not hold.
+  EXPECT_NE(run_and_compare("vgg", options, 1e-6, 1e-7), "");
+}
+
+}  // namespace
+}  // namespace ridge::test
