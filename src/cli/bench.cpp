@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/common.h"
 #include "cli/exec_options.h"
+#include "exec/layer_costs.h"
 #include "exec/prepare.h"
 #include "onnx/model_reader.h"
 #include "report/analysis_report.h"
@@ -21,7 +22,7 @@ struct BenchCliOptions {
   ExecCliOptions exec;
   std::vector<std::string> sweeps;
   int64_t iters = 0;
-  double max_time = 10, warmup = 0.5, target_rse = 0.01;
+  double max_time = 10, warmup = 0.5, target_rse = 0.01, learning_rate = 1e-3;
   int64_t min_runs = 10;
   bool no_per_node = false;
   int top = 10;
@@ -81,6 +82,7 @@ int run_bench(const BenchCliOptions& o) {
   options.exec.profile_nodes = !o.no_per_node;
   options.training.enabled = o.model.training;
   options.training.optimizer = o.model.optimizer;
+  options.training.learning_rate = o.learning_rate;
   options.warmup_seconds = o.warmup;
   options.stopping.max_seconds = o.max_time;
   options.stopping.min_samples = o.min_runs;
@@ -119,6 +121,7 @@ int run_bench(const BenchCliOptions& o) {
           result.input_size = input_size;
           result.throughput =
               result.latency_ms.mean > 0 ? static_cast<double>(result.batch) * 1e3 / result.latency_ms.mean : 0;
+          exec::attach_layer_costs(result, model, prepared.analysis.cost);
           runs.push_back(std::move(result));
           if (format == report::Format::kTable)
             fmt::print(std::cerr, "measured {} batch {} {} {}: {:.3f} ms\n", o.model.model, runs.back().batch, mode,
@@ -149,6 +152,8 @@ Command add_bench_command(CLI::App& parent) {
   app->add_option("--sweep", o->sweeps,
                   "measure several points in one call: batch=1,2,4 and/or input=224,256 (images: H=W; sequences: "
                   "length); repeatable, points are all combinations");
+  app->add_option("--learning-rate", o->learning_rate, "learning rate of the training step (default 0.001)")
+      ->check(CLI::Range(0.0, 1e6));
   app->add_option("--iters", o->iters, "exactly N timed runs instead of the stopping rule (training default: 10)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   app->add_option("--max-time", o->max_time, "time budget of the timed runs per point, seconds (default 10)")

@@ -27,6 +27,8 @@ struct NodeTiming {
   int64_t in_channels = 0, out_channels = 0;
   std::string kernel_size;
   std::string algorithm;  // convolution algorithm used, when one was chosen
+  // The analytical model's figures for this node under that algorithm (convolutions; else -1).
+  int64_t predicted_flops = -1, workspace_bytes = -1;
 };
 
 struct OpTypeTiming {
@@ -53,6 +55,7 @@ struct BenchResult {
   // (framework time outside the kernels: dispatch, allocation, bookkeeping).
   double node_sum_ms = 0, profiled_run_ms = 0, overhead_per_node_us = 0;
   int64_t executed_nodes = 0;
+  std::vector<double> training_losses;  // the loss of every timed training step, in order
   Environment environment;
   std::vector<std::string> notes;
 };

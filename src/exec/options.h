@@ -19,7 +19,7 @@ struct ExecOptions {
 
 struct TrainingOptions {
   bool enabled = false;
-  std::string optimizer = "sgd";  // sgd | adam
+  std::string optimizer = "sgd";  // sgd | momentum | adam
   double learning_rate = 1e-3;
 };
 

@@ -43,6 +43,10 @@ void write_bench_table(std::ostream& out, const std::vector<exec::BenchResult>& 
                      std::to_string(l.samples), r.stop_reason});
   }
   summary.print(out);
+  for (const auto& r : runs)
+    if (r.training && !r.training_losses.empty())
+      fmt::print(out, "training loss (mean square of the outputs), {}: {:.6g} -> {:.6g} over {} steps\n", run_label(r),
+                 r.training_losses.front(), r.training_losses.back(), r.training_losses.size());
   for (const auto& r : runs) {
     if (r.nodes.empty()) continue;
     fmt::print(
@@ -96,7 +100,10 @@ void write_bench_json(std::ostream& out, const std::vector<exec::BenchResult>& r
     j["memory_format"] = r.memory_format;
     j["conv_algo"] = r.conv_algo;
     j["training"] = r.training;
-    if (r.training) j["optimizer"] = r.optimizer;
+    if (r.training) {
+      j["optimizer"] = r.optimizer;
+      j["training_losses"] = r.training_losses;
+    }
     const auto& l = r.latency_ms;
     j["latency_ms"] = {
         {"mean", l.mean}, {"std", l.stddev}, {"min", l.min}, {"median", l.median},
@@ -119,7 +126,9 @@ void write_bench_json(std::ostream& out, const std::vector<exec::BenchResult>& r
                             {"in_channels", n.in_channels},
                             {"out_channels", n.out_channels},
                             {"kernel_size", n.kernel_size},
-                            {"algorithm", n.algorithm}});
+                            {"algorithm", n.algorithm},
+                            {"predicted_flops", n.predicted_flops},
+                            {"workspace_bytes", n.workspace_bytes}});
     j["op_types"] = nlohmann::ordered_json::array();
     for (const auto& o : r.op_types)
       j["op_types"].push_back(
@@ -143,12 +152,20 @@ void write_overall_csv(std::ostream& out, const std::vector<exec::BenchResult>& 
 }
 
 void write_layers_csv(std::ostream& out, const std::vector<exec::BenchResult>& runs) {
-  fmt::print(out, "batch,input_size,mode,algorithm,layer,op,in_channels,out_channels,kernel_size,mean_ms,percentage\n");
+  fmt::print(out,
+             "batch,input_size,mode,algorithm,layer,op,in_channels,out_channels,kernel_size,mean_ms,percentage,"
+             "predicted_flops,workspace_bytes,achieved_gflops\n");
+  auto optional = [](int64_t v) { return v < 0 ? std::string() : std::to_string(v); };
   for (const auto& r : runs)
-    for (const auto& n : r.nodes)
-      fmt::print(out, "{},{},{},{},{},{},{},{},{},{:.6f},{:.3f}\n", r.batch, csv_field(r.input_size), r.mode,
-                 n.algorithm.empty() ? r.conv_algo : n.algorithm, csv_field(n.name), n.op_type, n.in_channels,
-                 n.out_channels, n.kernel_size, n.mean_ms, n.percent);
+    for (const auto& n : r.nodes) {
+      std::string achieved = n.predicted_flops > 0 && n.mean_ms > 0
+                                 ? fmt::format("{:.3f}", static_cast<double>(n.predicted_flops) / n.mean_ms / 1e6)
+                                 : "";
+      fmt::print(out, "{},{},{},{},{},{},{},{},{},{:.6f},{:.3f},{},{},{}\n", r.batch, csv_field(r.input_size), r.mode,
+                 n.algorithm.empty() ? "" : n.algorithm, csv_field(n.name), n.op_type, n.in_channels, n.out_channels,
+                 n.kernel_size, n.mean_ms, n.percent, optional(n.predicted_flops), optional(n.workspace_bytes),
+                 achieved);
+    }
 }
 
 void write_node_times_csv(std::ostream& out, const exec::BenchResult& run) {

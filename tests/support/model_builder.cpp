@@ -64,6 +64,13 @@ ModelBuilder& ModelBuilder::weight(const std::string& name, std::vector<int64_t>
   return *this;
 }
 
+ModelBuilder& ModelBuilder::weight_values(const std::string& name, std::vector<int64_t> dims,
+                                          const std::vector<float>& values) {
+  auto* t = add_initializer(model_, name, ::onnx::TensorProto::FLOAT, dims).first;
+  t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+  return *this;
+}
+
 ModelBuilder& ModelBuilder::int64_constant(const std::string& name, std::vector<int64_t> dims,
                                            std::vector<int64_t> values) {
   auto* t = add_initializer(model_, name, ::onnx::TensorProto::INT64, dims).first;

@@ -22,6 +22,8 @@ class ModelBuilder {
   ModelBuilder& output(const std::string& name);
   // A float initializer with raw_data of the given values (or zeros/1.0s when empty).
   ModelBuilder& weight(const std::string& name, std::vector<int64_t> dims, float fill = 0.5f);
+  // A float initializer holding exactly `values` (raw_data).
+  ModelBuilder& weight_values(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& values);
   ModelBuilder& int64_constant(const std::string& name, std::vector<int64_t> dims, std::vector<int64_t> values);
   // A weight whose bytes live in an external file `location` (which is not created).
   ModelBuilder& external_weight(const std::string& name, std::vector<int64_t> dims, const std::string& location);

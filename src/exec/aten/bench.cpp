@@ -104,9 +104,10 @@ BenchResult bench_model(const graph::Model& model, const std::vector<at::Tensor>
 
   std::unique_ptr<TrainingStep> training;
   if (options.training.enabled) training = std::make_unique<TrainingStep>(interp, options.training);
+  std::vector<double> losses;
   auto step = [&](const NodeObserver& observer) {
     if (training) {
-      training->run(inputs);
+      losses.push_back(training->run(inputs));
       return;
     }
     at::NoGradGuard no_grad;
@@ -145,6 +146,7 @@ BenchResult bench_model(const graph::Model& model, const std::vector<at::Tensor>
     }
   }
   result.latency_ms = summarize(samples);
+  if (training) result.training_losses.assign(losses.end() - static_cast<int64_t>(samples.size()), losses.end());
 
   // Per-node profile (inference: a separate pass, so the clock reads do not disturb the timings above).
   if (options.exec.profile_nodes && !training) {

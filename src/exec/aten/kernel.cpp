@@ -56,6 +56,8 @@ const KernelRegistry& KernelRegistry::instance() {
     register_generator_kernels(r);
     register_quantization_kernels(r);
     register_resize_kernels(r);
+    register_attention_kernels(r);
+    register_detection_kernels(r);
     register_recurrent_kernels(r);
     register_loss_kernels(r);
     register_control_kernels(r);

@@ -66,6 +66,8 @@ void register_manipulation_kernels(KernelRegistry& registry);
 void register_generator_kernels(KernelRegistry& registry);
 void register_quantization_kernels(KernelRegistry& registry);
 void register_resize_kernels(KernelRegistry& registry);
+void register_attention_kernels(KernelRegistry& registry);
+void register_detection_kernels(KernelRegistry& registry);
 void register_recurrent_kernels(KernelRegistry& registry);
 void register_loss_kernels(KernelRegistry& registry);
 void register_control_kernels(KernelRegistry& registry);

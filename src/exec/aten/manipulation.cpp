@@ -407,6 +407,33 @@ void grid_sample(C& c) {
                             c.node.get_int("align_corners", 0) != 0));
 }
 
+// Unique: ATen finds the (sorted) unique values and inverse; ONNX also wants each one's first
+// index and, with sorted=0, the order of first occurrence.
+void unique(C& c) {
+  const auto& x = c.in(0);
+  bool sorted = c.node.get_int("sorted", 1) != 0;
+  bool has_axis = c.node.has("axis");
+  int64_t axis = has_axis ? normalize_axis(c.node.get_int("axis", 0), x.dim(), c) : 0;
+  auto [values, inverse, counts] =
+      has_axis ? at::unique_dim(x, axis, true, true, true) : at::_unique2(x.reshape({-1}), true, true, true);
+  inverse = inverse.reshape({-1});
+  int64_t n = values.size(has_axis ? axis : 0);
+  auto positions = at::arange(inverse.numel(), at::kLong);
+  auto first = at::full({n}, inverse.numel(), at::kLong).scatter_reduce(0, inverse, positions, "amin", true);
+  if (!sorted) {
+    auto order = at::argsort(first);
+    auto rank = at::empty_like(order).scatter_(0, order, at::arange(n, at::kLong));
+    values = values.index_select(has_axis ? axis : 0, order);
+    counts = counts.index_select(0, order);
+    first = first.index_select(0, order);
+    inverse = rank.index_select(0, inverse);
+  }
+  c.set(0, values);
+  c.set(1, first);
+  c.set(2, inverse);
+  c.set(3, counts);
+}
+
 }  // namespace
 
 void register_manipulation_kernels(KernelRegistry& r) {
@@ -443,6 +470,7 @@ void register_manipulation_kernels(KernelRegistry& r) {
     {"Compress", compress},
     {"ReverseSequence", reverse_sequence},
     {"GridSample", grid_sample},
+    {"Unique", unique},
   });
   // clang-format on
 }

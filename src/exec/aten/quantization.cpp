@@ -81,6 +81,42 @@ void conv_integer(C& c) {
   c.set(0, y.round().to(at::kInt));
 }
 
+// Requantizes an int32-exact accumulator: round(acc * in_scale / y_scale) + y_zero_point, saturated.
+at::Tensor requantize(const C& c, const at::Tensor& acc, const at::Tensor& in_scale, size_t y_scale, size_t y_zp) {
+  auto scale = c.in(y_scale).to(at::kDouble);
+  auto type = c.has(y_zp) ? c.in(y_zp).scalar_type() : at::kByte;
+  auto zp = c.has(y_zp) ? c.in(y_zp).to(at::kDouble) : at::zeros({}, at::kDouble);
+  auto [lo, hi] = type_range(type);
+  return (at::round(acc * in_scale / scale) + zp).clamp(lo, hi).to(type);
+}
+
+void qlinear_conv(C& c) {
+  auto x = c.in(0).to(at::kDouble) - c.in(2).to(at::kDouble);
+  const auto& w_raw = c.in(3);
+  auto w_scale = per_axis(c, c.in(4), w_raw).to(at::kDouble);
+  auto w = w_raw.to(at::kDouble) - per_axis(c, c.in(5), w_raw).to(at::kDouble);
+  size_t rank = static_cast<size_t>(x.dim()) - 2;
+  auto strides = c.node.get_ints("strides", std::vector<int64_t>(rank, 1));
+  auto dilations = c.node.get_ints("dilations", std::vector<int64_t>(rank, 1));
+  auto pads = c.node.get_ints("pads", std::vector<int64_t>(2 * rank, 0));
+  std::vector<int64_t> p;
+  for (size_t i = rank; i-- > 0;) p.insert(p.end(), {pads[i], pads[i + rank]});
+  auto acc = at::convolution(at::constant_pad_nd(x, p, 0), w, {}, strides, std::vector<int64_t>(rank, 0), dilations,
+                             false, std::vector<int64_t>(rank, 0), c.node.get_int("group", 1));
+  std::vector<int64_t> channel(static_cast<size_t>(acc.dim()), 1);
+  channel[1] = -1;
+  if (c.has(8)) acc = acc + c.in(8).to(at::kDouble).view(channel);
+  auto in_scale = c.in(1).to(at::kDouble) * (w_scale.numel() > 1 ? w_scale.reshape(channel) : w_scale);
+  c.set(0, requantize(c, acc, in_scale, 6, 7));
+}
+
+void qlinear_matmul(C& c) {
+  auto a = c.in(0).to(at::kDouble) - c.in(2).to(at::kDouble);
+  auto b = c.in(3).to(at::kDouble) - c.in(5).to(at::kDouble);
+  auto acc = at::matmul(a, b);
+  c.set(0, requantize(c, acc, c.in(1).to(at::kDouble) * c.in(4).to(at::kDouble), 6, 7));
+}
+
 }  // namespace
 
 void register_quantization_kernels(KernelRegistry& r) {
@@ -90,6 +126,8 @@ void register_quantization_kernels(KernelRegistry& r) {
     {"DequantizeLinear", dequantize},
     {"DynamicQuantizeLinear", dynamic_quantize},
     {"ConvInteger", conv_integer},
+    {"QLinearConv", qlinear_conv},
+    {"QLinearMatMul", qlinear_matmul},
   });
   // clang-format on
 }

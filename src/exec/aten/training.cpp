@@ -19,14 +19,16 @@ TrainingStep::TrainingStep(Interpreter& interpreter, const TrainingOptions& opti
     state_->parameters.push_back(*tensor);
   }
   if (state_->parameters.empty()) throw Error("training: the model has no float weights to train");
-  if (options.optimizer == "sgd")
+  // The same three optimizers the cost model counts: plain SGD, SGD with momentum (0.9), Adam.
+  if (options.optimizer == "sgd" || options.optimizer == "momentum")
     state_->optimizer = std::make_unique<torch::optim::SGD>(
-        state_->parameters, torch::optim::SGDOptions(options.learning_rate).momentum(0.9));
+        state_->parameters,
+        torch::optim::SGDOptions(options.learning_rate).momentum(options.optimizer == "momentum" ? 0.9 : 0.0));
   else if (options.optimizer == "adam")
     state_->optimizer =
         std::make_unique<torch::optim::Adam>(state_->parameters, torch::optim::AdamOptions(options.learning_rate));
   else
-    throw Error(fmt::format("training: unknown optimizer '{}' (sgd or adam)", options.optimizer));
+    throw Error(fmt::format("training: unknown optimizer '{}' (sgd, momentum or adam)", options.optimizer));
 }
 
 TrainingStep::~TrainingStep() = default;

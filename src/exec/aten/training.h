@@ -1,6 +1,6 @@
 #pragma once
 // One training step on the executor: forward with gradients recorded for every float weight, a
-// loss, backward, and an optimizer update (SGD with momentum 0.9, or Adam), through libtorch's
+// loss, backward, and an optimizer update (SGD, SGD with momentum 0.9, or Adam), through libtorch's
 // autograd and torch::optim.
 #include <memory>
 #include <string>

@@ -1,0 +1,212 @@
+// The executor's pieces with hand-computed expectations: timing statistics and the stopping rule,
+// the op list `ridge ops` shows, the convolution-algorithm cost formulas, Attention against a
+// plain-loop reference, the optimized mode's rewrites, and a training step that really trains.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "cost/conv_algorithms.h"
+#include "exec/coverage.h"
+#include "exec/engine.h"
+#include "exec/prepare.h"
+#include "exec/statistics.h"
+#include "support/model_builder.h"
+#include "support/paths.h"
+
+namespace ridge::test {
+namespace {
+
+exec::HostTensor float_tensor(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& values) {
+  exec::HostTensor t;
+  t.name = name;
+  t.dtype = graph::DType::kFloat32;
+  t.dims = std::move(dims);
+  t.bytes.resize(values.size() * sizeof(float));
+  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  return t;
+}
+
+std::vector<float> floats(const exec::HostTensor& t) {
+  std::vector<float> v(t.bytes.size() / sizeof(float));
+  std::memcpy(v.data(), t.bytes.data(), t.bytes.size());
+  return v;
+}
+
+TEST(Statistics, SummaryOfKnownSamples) {
+  auto s = exec::summarize({4, 1, 10, 3, 2});
+  EXPECT_EQ(s.samples, 5);
+  EXPECT_DOUBLE_EQ(s.mean, 4);
+  EXPECT_NEAR(s.stddev, std::sqrt(12.5), 1e-12);  // squares 9 4 1 0 36, over n - 1 = 4
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 10);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_NEAR(s.p90, 4 + 0.6 * 6, 1e-12);   // rank 3.6 between 4 and 10
+  EXPECT_NEAR(s.p99, 4 + 0.96 * 6, 1e-12);  // rank 3.96
+  EXPECT_NEAR(s.relative_standard_error, std::sqrt(12.5) / std::sqrt(5.0) / 4, 1e-12);
+}
+
+TEST(Statistics, RunningStatsAgreeWithTheSummary) {
+  std::vector<double> xs{3.5, 2.25, 9, 4, 4, 7.75, 1};
+  exec::RunningStats r;
+  for (double x : xs) r.add(x);
+  auto s = exec::summarize(xs);
+  EXPECT_NEAR(r.mean(), s.mean, 1e-12);
+  EXPECT_NEAR(r.stddev(), s.stddev, 1e-12);
+  EXPECT_NEAR(r.relative_standard_error(), s.relative_standard_error, 1e-12);
+}
+
+TEST(Statistics, StoppingRule) {
+  exec::StoppingCriterion rule;
+  rule.min_samples = 5;
+  rule.max_samples = 8;
+  rule.max_seconds = 2;
+  rule.target_relative_error = 0.01;
+  exec::RunningStats steady, noisy;
+  for (int i = 0; i < 4; ++i) steady.add(1.0);
+  EXPECT_EQ(rule.stop_reason(steady, 0.1), nullptr);  // converged, but fewer than min_samples
+  steady.add(1.0);
+  EXPECT_STREQ(rule.stop_reason(steady, 0.1), "converged");
+  for (double x : {1.0, 3.0, 1.0, 3.0, 1.0}) noisy.add(x);
+  EXPECT_EQ(rule.stop_reason(noisy, 0.1), nullptr);  // RSE 0.2: go on
+  EXPECT_STREQ(rule.stop_reason(noisy, 2.5), "time budget");
+  for (double x : {3.0, 1.0, 3.0}) noisy.add(x);
+  EXPECT_STREQ(rule.stop_reason(noisy, 0.1), "sample limit");
+}
+
+TEST(Executor, OpListMatchesTheModulesKernelTable) {
+  auto ops = exec::load_engine().op_types();
+  std::sort(ops.begin(), ops.end());
+  std::vector<std::string> listed(exec::executable_ops().begin(), exec::executable_ops().end());
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(ops, listed);
+}
+
+TEST(ConvAlgorithmCosts, HandComputed) {
+  ModelBuilder b;
+  b.input("x", {int64_t{1}, int64_t{2}, int64_t{6}, int64_t{6}}).weight("w", {4, 2, 3, 3}).output("y");
+  set_ints(b.node("Conv", {"x", "w"}, {"y"}, "conv"), "pads", {1, 1, 1, 1});
+  auto result = analyze_file(b.save("conv_algos"));
+  const auto& node = result.model.graph.nodes.at(0);
+  auto costs = cost::conv_algorithm_costs(result.model.graph, node);
+  ASSERT_EQ(costs.size(), 4u);
+  // direct: 1 x 4 x 6 x 6 outputs x 2 channels x 9 taps = 2592 MACs.
+  EXPECT_EQ(costs[0].flops, 2 * 2592);
+  EXPECT_EQ(costs[0].workspace_bytes, 0);
+  // im2col columns: 2 channels x 9 taps x 36 positions x 4 bytes.
+  EXPECT_EQ(costs[1].flops, 2 * 2592);
+  EXPECT_EQ(costs[1].workspace_bytes, 2 * 9 * 36 * 4);
+  // FFT on the 8x8 padded plane: 40 bins; 2.5 x 64 x log2(64) = 960 FLOPs per transform; 2 input +
+  // 8 kernel + 4 output transforms, 8 FLOPs per bin per (output, input channel).
+  EXPECT_EQ(costs[2].flops, 14 * 960 + 8 * 4 * 2 * 40);
+  EXPECT_EQ(costs[2].workspace_bytes, (2 + 8 + 4 + 8) * 40 * 2 * 4);
+  // Winograd F(2x2,3x3): 9 tiles; 16 x 9 x 4 x 2 products + transforms 128 x 9 x 2, 48 x 9 x 4, 84 x 8.
+  EXPECT_TRUE(costs[3].applies);
+  EXPECT_EQ(costs[3].flops, 2 * (1152 + 2304 + 1728 + 672));
+  EXPECT_EQ(costs[3].workspace_bytes, (9 * 2 + 4 * 2 + 9 * 4) * 16 * 4);
+}
+
+TEST(Executor, AttentionMatchesAPlainLoopReference) {
+  ModelBuilder b(23);
+  b.input("q", {int64_t{1}, int64_t{1}, int64_t{2}, int64_t{2}})
+      .input("k", {int64_t{1}, int64_t{1}, int64_t{3}, int64_t{2}})
+      .input("v", {int64_t{1}, int64_t{1}, int64_t{3}, int64_t{2}})
+      .output("y");
+  b.node("Attention", {"q", "k", "v"}, {"y"}, "attention");
+  std::vector<float> q{0.5f, -1.0f, 2.0f, 0.25f}, k{1, 0, 0, 1, -1, 2}, v{1, 2, 3, 4, 5, 6};
+  analysis::Request request;
+  request.model_path = b.save("attention");
+  auto prepared = exec::prepare(request, "");
+  auto out = exec::load_engine().run(
+      prepared.analysis.model,
+      {float_tensor("q", {1, 1, 2, 2}, q), float_tensor("k", {1, 1, 3, 2}, k), float_tensor("v", {1, 1, 3, 2}, v)}, {});
+  auto y = floats(out.outputs.at(0));
+  ASSERT_EQ(y.size(), 4u);
+  for (int i = 0; i < 2; ++i) {
+    double scores[3], total = 0;
+    for (int j = 0; j < 3; ++j) {
+      scores[j] = std::exp((q[2 * i] * k[2 * j] + q[2 * i + 1] * k[2 * j + 1]) / std::sqrt(2.0));
+      total += scores[j];
+    }
+    for (int d = 0; d < 2; ++d) {
+      double expected = 0;
+      for (int j = 0; j < 3; ++j) expected += scores[j] / total * v[2 * j + d];
+      EXPECT_NEAR(y[2 * i + d], expected, 1e-5);
+    }
+  }
+}
+
+// Conv -> BatchNormalization -> Identity -> Relu with real weights: optimized mode folds the
+// BatchNorm and drops the Identity, and computes the same values.
+std::string conv_bn_model() {
+  ModelBuilder b;
+  b.input("x", {int64_t{1}, int64_t{2}, int64_t{5}, int64_t{5}}).output("y");
+  std::vector<float> w(3 * 2 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * static_cast<float>(static_cast<int>(i % 7) - 3);
+  b.weight_values("w", {3, 2, 3, 3}, w)
+      .weight_values("scale", {3}, {1.5f, 0.5f, 2.0f})
+      .weight_values("bias", {3}, {0.1f, -0.2f, 0.3f})
+      .weight_values("mean", {3}, {0.05f, 0.1f, -0.1f})
+      .weight_values("var", {3}, {0.8f, 1.2f, 0.5f});
+  set_ints(b.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  b.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"n"}, "bn");
+  b.node("Identity", {"n"}, {"i"}, "identity");
+  b.node("Relu", {"i"}, {"y"}, "relu");
+  return b.save("conv_bn");
+}
+
+TEST(Executor, OptimizedModeFoldsBatchNormAndKeepsValues) {
+  analysis::Request request;
+  request.model_path = conv_bn_model();
+  auto prepared = exec::prepare(request, "");
+  std::vector<float> x(50);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i));
+  std::vector<exec::HostTensor> inputs{float_tensor("x", {1, 2, 5, 5}, x)};
+  auto& engine = exec::load_engine();
+  auto eager = engine.run(prepared.analysis.model, inputs, {});
+  exec::ExecOptions optimized;
+  optimized.mode = "optimized";
+  auto folded = engine.run(prepared.analysis.model, inputs, optimized);
+  ASSERT_FALSE(folded.notes.empty());
+  EXPECT_NE(folded.notes.front().find("1 BatchNorms folded"), std::string::npos) << folded.notes.front();
+  EXPECT_NE(folded.notes.front().find("1 no-ops removed"), std::string::npos) << folded.notes.front();
+  EXPECT_FALSE(eager.random_weights);
+  auto a = floats(eager.outputs.at(0)), b = floats(folded.outputs.at(0));
+  ASSERT_EQ(a.size(), b.size());
+  double largest = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_NEAR(a[i], b[i], 1e-5 + 1e-5 * std::fabs(a[i]));
+    largest = std::max(largest, static_cast<double>(std::fabs(a[i])));
+  }
+  EXPECT_GT(largest, 0.1);  // the comparison is not between zeros
+  // The fold is really measured: the optimized run has two nodes (Conv, Relu), eager four.
+  exec::BenchOptions bench;
+  bench.exec = optimized;
+  bench.fixed_iterations = 3;
+  bench.warmup_seconds = 0;
+  EXPECT_EQ(engine.bench(prepared.analysis.model, inputs, bench).executed_nodes, 2);
+  bench.exec.mode = "eager";
+  EXPECT_EQ(engine.bench(prepared.analysis.model, inputs, bench).executed_nodes, 4);
+}
+
+TEST(Executor, TrainingStepLowersTheLoss) {
+  analysis::Request request;
+  request.model_path = source_path("tests/data/executor/lstm/model.onnx");
+  auto prepared = exec::prepare(request, source_path("tests/data/executor/lstm/test_data_set_0"));
+  for (const std::string optimizer : {"sgd", "adam"}) {
+    exec::BenchOptions options;
+    options.training.enabled = true;
+    options.training.optimizer = optimizer;
+    options.training.learning_rate = 1e-2;
+    options.fixed_iterations = 8;
+    options.warmup_seconds = 0;
+    auto result = exec::load_engine().bench(prepared.analysis.model, prepared.inputs, options);
+    ASSERT_EQ(result.training_losses.size(), 8u) << optimizer;
+    EXPECT_LT(result.training_losses.back(), 0.9 * result.training_losses.front()) << optimizer;
+    EXPECT_EQ(result.latency_ms.samples, 8);
+    EXPECT_EQ(result.stop_reason, "fixed iterations");
+  }
+}
+
+}  // namespace
+}  // namespace ridge::test
