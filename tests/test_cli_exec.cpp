@@ -1,0 +1,161 @@
+// `ridge run` and `ridge bench` through the real binary: outputs in the ONNX test-data layout,
+// the documented JSON keys and CSV files, sweeps and modes in one call, and bad input refused
+// with one line before anything runs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "exec/test_data.h"
+#include "support/model_builder.h"
+#include "support/paths.h"
+#include "support/tensor_compare.h"
+
+namespace ridge::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string data(const std::string& name) { return source_path("tests/data/executor/" + name); }
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+void expect_one_line_error(const CommandResult& r, const std::string& expected) {
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+}
+
+TEST(RunCli, SavesOutputsThatMatchPyTorch) {
+  auto out = temp_dir() + "/run_outputs";
+  auto r = run_ridge("run " + data("lstm") + "/model.onnx --inputs " + data("lstm") +
+                     "/test_data_set_0 --save-outputs " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("logits"), std::string::npos);
+  EXPECT_EQ(r.out.find("random weights"), std::string::npos);
+  auto want = read_expected(data("lstm") + "/test_data_set_0/output_0.pb");
+  ASSERT_TRUE(want);
+  EXPECT_EQ(compare_tensor(exec::read_tensor_file(out + "/output_0.pb"), *want, 1e-4, 1e-5), "");
+}
+
+TEST(RunCli, WeightlessModelsRunWithRandomWeightsAndSaySo) {
+  auto r = run_ridge("run " + model_path("gpt2_tiny") + " --dim seq=8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1x8x1000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("random weights"), std::string::npos) << r.out;
+}
+
+TEST(BenchCli, JsonHasTheDocumentedKeysAndConsistentNodes) {
+  auto csv = temp_dir() + "/bench_csv";
+  auto r = run_ridge("bench " + data("googlenet") +
+                     "/model.onnx --max-time 0.5 --warmup 0.1 -f json --threads 1 --csv " + csv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  for (const char* key : {"cpu", "logical_cpus", "threads", "torch_version", "ridge_revision"})
+    EXPECT_TRUE(doc["environment"].contains(key)) << key;
+  EXPECT_EQ(doc["environment"]["threads"], 1);
+  EXPECT_FALSE(doc["random_weights"].get<bool>());
+  ASSERT_EQ(doc["runs"].size(), 1u);
+  const auto& run = doc["runs"][0];
+  const auto& l = run["latency_ms"];
+  for (const char* key : {"mean", "median", "p99", "std", "min", "max", "p90"}) EXPECT_TRUE(l.contains(key)) << key;
+  EXPECT_LE(l["min"].get<double>(), l["median"].get<double>());
+  EXPECT_LE(l["median"].get<double>(), l["p99"].get<double>());
+  EXPECT_LE(l["p99"].get<double>(), l["max"].get<double>());
+  EXPECT_GE(run["samples"].get<int>(), 2);
+  EXPECT_NEAR(run["throughput"].get<double>(), 2 * 1000.0 / l["mean"].get<double>(), 1e-6);  // batch 2
+  const auto& nodes = run["nodes"];
+  EXPECT_EQ(nodes.size(), run["executed_nodes"].get<size_t>());
+  double percent = 0;
+  for (const auto& n : nodes) percent += n["percent"].get<double>();
+  EXPECT_NEAR(percent, 100, 1e-6);
+  // CSV files: one overall row, one layer row per node, and node times `ridge calibrate` reads.
+  auto overall = lines_of(csv + "/overall.csv");
+  ASSERT_EQ(overall.size(), 2u);
+  EXPECT_EQ(overall[0].rfind("model,algorithm,input_size,batch,", 0), 0u) << overall[0];
+  EXPECT_EQ(lines_of(csv + "/layers.csv").size(), nodes.size() + 1);
+  auto calibrate = run_ridge("calibrate " + data("googlenet") + "/model.onnx --device t4 --measured " + csv +
+                             "/nodes.csv -o " + temp_dir() + "/calibrated.yaml");
+  EXPECT_EQ(calibrate.exit_code, 0) << calibrate.err;
+}
+
+TEST(BenchCli, SweepsAndModesInOneCall) {
+  auto r = run_ridge("bench " + model_path("mobilenet_v2") +
+                     " --sweep batch=1,2 --mode both --max-time 0.3 --warmup 0 --no-per-node -f json --threads 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(doc["random_weights"].get<bool>());
+  ASSERT_EQ(doc["runs"].size(), 4u);
+  std::vector<std::pair<int, std::string>> points;
+  for (const auto& run : doc["runs"]) points.emplace_back(run["batch"].get<int>(), run["mode"].get<std::string>());
+  EXPECT_EQ(points,
+            (std::vector<std::pair<int, std::string>>{{1, "eager"}, {1, "optimized"}, {2, "eager"}, {2, "optimized"}}));
+  // Optimized mode folds the shape subgraph and the exporter's leftovers: fewer nodes run.
+  EXPECT_LT(doc["runs"][1]["executed_nodes"].get<int>(), doc["runs"][0]["executed_nodes"].get<int>());
+}
+
+TEST(BenchCli, InputSizeSweepAndTraining) {
+  auto r = run_ridge("bench " + model_path("lstm_2layer") +
+                     " --sweep input=5,9 --training --optimizer adam --iters 2 " + "--warmup 0 -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["runs"].size(), 2u);
+  EXPECT_EQ(doc["runs"][0]["input_size"], "5");
+  EXPECT_EQ(doc["runs"][1]["input_size"], "9");
+  EXPECT_TRUE(doc["runs"][0]["training"].get<bool>());
+  EXPECT_EQ(doc["runs"][0]["samples"], 2);
+  EXPECT_EQ(doc["runs"][0]["training_losses"].size(), 2u);
+}
+
+TEST(ExecBadInput, UnknownOpIsNamedBeforeAnythingRuns) {
+  ModelBuilder b;
+  b.input("x", {int64_t{1}, int64_t{4}}).output("y");
+  auto& node = b.node("FancyOp", {"x"}, {"y"}, "fancy");
+  node.set_domain("com.example");
+  auto* opset = b.proto().add_opset_import();
+  opset->set_domain("com.example");
+  opset->set_version(1);
+  expect_one_line_error(run_ridge("run " + b.save("unknown_op")),
+                        "the executor cannot run these ops: com.example.FancyOp x1");
+  expect_one_line_error(run_ridge("bench " + b.save("unknown_op_bench")), "com.example.FancyOp x1");
+}
+
+TEST(ExecBadInput, BatchThatDoesNotFitIsRefusedWithTheEstimate) {
+  auto r = run_ridge("run " + model_path("vgg16") + " --batch 1000000");
+  expect_one_line_error(r, "needs about");
+  EXPECT_NE(r.err.find("peak activations"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("available"), std::string::npos) << r.err;
+}
+
+TEST(ExecBadInput, InputsOfTheWrongTypeOrShape) {
+  // A float tensor where BERT's token ids (int64) are expected.
+  auto wrong_type = temp_dir() + "/wrong_type";
+  fs::create_directories(wrong_type);
+  fs::copy_file(data("bert") + "/test_data_set_0/input_1.pb", wrong_type + "/input_1.pb",
+                fs::copy_options::overwrite_existing);
+  exec::HostTensor f;
+  f.dtype = graph::DType::kFloat32;
+  f.dims = {2, 12};
+  f.bytes.assign(2 * 12 * 4, 0);
+  exec::write_tensor_file(wrong_type + "/input_0.pb", f);
+  expect_one_line_error(run_ridge("run " + data("bert") + "/model.onnx --inputs " + wrong_type),
+                        "input 'input_ids' must be int64");
+  // A 1x3x64x64 image where the exported model fixed 2x3x64x64.
+  auto wrong_shape = temp_dir() + "/wrong_shape";
+  fs::create_directories(wrong_shape);
+  f.dims = {1, 3, 64, 64};
+  f.bytes.assign(3 * 64 * 64 * 4, 0);
+  exec::write_tensor_file(wrong_shape + "/input_0.pb", f);
+  expect_one_line_error(run_ridge("run " + data("vgg") + "/model.onnx --inputs " + wrong_shape), "input");
+  expect_one_line_error(run_ridge("run " + data("vgg") + "/model.onnx --inputs /nonexistent"), "is not a directory");
+}
+
+}  // namespace
+}  // namespace ridge::test
