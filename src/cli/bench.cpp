@@ -147,7 +147,12 @@ int run_bench(const BenchCliOptions& o) {
 Command add_bench_command(CLI::App& parent) {
   auto o = std::make_shared<BenchCliOptions>();
   auto* app = parent.add_subcommand("bench", "measure a model on the executor: latency statistics, per-node times");
-  add_model_options(*app, o->model, true);
+  add_model_options(*app, o->model, false, true);
+  auto* training = app->add_flag("--training", o->model.training,
+                                 "time a training step (forward, backward, optimizer update) instead of inference");
+  app->add_option("--optimizer", o->model.optimizer, "optimizer of the training step: sgd (default), momentum, adam")
+      ->check(CLI::IsMember({"sgd", "momentum", "adam"}))
+      ->needs(training);
   add_exec_options(*app, o->exec, {"eager", "optimized", "both"}, {"auto", "direct", "gemm", "fft", "winograd", "all"});
   app->add_option("--sweep", o->sweeps,
                   "measure several points in one call: batch=1,2,4 and/or input=224,256 (images: H=W; sequences: "

@@ -29,13 +29,14 @@ graph::DType dtype_flag(const std::string& text, const char* flag) {
 
 }  // namespace
 
-void add_model_options(CLI::App& command, ModelOptions& o, bool with_training) {
+void add_model_options(CLI::App& command, ModelOptions& o, bool with_training, bool for_execution) {
   command.add_option("model", o.model, "ONNX model file")->required();
   command
       .add_option("-b,--batch", o.batch, "bind the first dim of every input whose first dim is symbolic (default 1)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   command.add_option("--dim", o.dims, "bind a named dim: NAME=V (repeatable), e.g. --dim seq=128");
   command.add_option("--input", o.inputs, "set an input's whole shape: NAME=1x3x512x512 (repeatable)");
+  if (for_execution) return;
   command.add_option("--dtype", o.dtype, "cost floating activations in this dtype: fp32, fp16, bf16, int8");
   command.add_option("--weight-dtype", o.weight_dtype, "cost floating weights in this dtype: fp32, fp16, bf16, int8");
   if (with_training) {

@@ -19,7 +19,9 @@ struct ModelOptions {
   bool strict = false;
 };
 
-void add_model_options(CLI::App& command, ModelOptions& options, bool with_training);
+// `with_training`: --training/--optimizer as the cost model's; `for_execution`: only what binds
+// the model (no cost dtypes, no --strict), for `run` and `bench`.
+void add_model_options(CLI::App& command, ModelOptions& options, bool with_training, bool for_execution = false);
 // --sweep KEY=v1,v2,...: the key ("batch" or a named dim) and positive values; ridge::Error otherwise.
 std::pair<std::string, std::vector<int64_t>> parse_sweep(const std::string& text);
 // Validates and converts; throws ridge::Error with a one-line message.

@@ -7,6 +7,8 @@ void add_exec_options(CLI::App& command, ExecCliOptions& o, const std::vector<st
   command.add_option("--inputs", o.inputs_dir,
                      "run on these inputs: a directory of input_0.pb, input_1.pb, ... (ONNX test-data layout); "
                      "their shapes bind the model's open dims. Default: generated from the bound shapes");
+  command.add_option("--device", o.device, "cpu (default) or cuda (needs a libtorch with CUDA; Debian's has none)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   command.add_option("--threads", o.threads, "intra-op threads (default: ATen's default, one per core)")
       ->check(CLI::Range(1, 1024));
   command.add_option("--precision", o.precision, "fp32 (default) or bf16 (autocast: convolutions and matmuls in bf16)")
@@ -32,6 +34,7 @@ void add_exec_options(CLI::App& command, ExecCliOptions& o, const std::vector<st
 
 exec::ExecOptions to_exec_options(const ExecCliOptions& o) {
   exec::ExecOptions e;
+  e.device = o.device;
   e.threads = o.threads;
   e.precision = o.precision;
   e.memory_format = o.memory_format;

@@ -8,6 +8,7 @@
 namespace ridge::cli {
 
 struct ExecCliOptions {
+  std::string device = "cpu";
   int threads = 0;
   std::string precision = "fp32", memory_format = "nchw", mode = "eager", conv_algo = "auto";
   uint64_t seed = 0;

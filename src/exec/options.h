@@ -8,6 +8,7 @@
 namespace ridge::exec {
 
 struct ExecOptions {
+  std::string device = "cpu";          // cpu | cuda (refused: Debian's libtorch has no CUDA backend)
   int threads = 0;                     // intra-op threads; 0 keeps the library's default
   std::string precision = "fp32";      // fp32 | bf16 (autocast: matmul/conv in bf16)
   std::string memory_format = "nchw";  // nchw | channels-last

@@ -46,6 +46,11 @@ void describe_layer(const graph::Graph& g, const graph::Node& node, NodeTiming& 
 }  // namespace
 
 ExecutionScope::ExecutionScope(const ExecOptions& options) {
+  if (options.device != "cpu") {
+    if (options.device == "cuda" && !at::hasCUDA())
+      throw Error("--device cuda: this libtorch was built without CUDA (Debian's libtorch is CPU-only)");
+    throw Error(fmt::format("--device {}: the executor runs on the CPU only", options.device));
+  }
   if (options.threads > 0) at::set_num_threads(options.threads);
   if (options.precision == "bf16") {
     at::autocast::set_cpu_enabled(true);

@@ -26,15 +26,17 @@ void variadic(C& c, at::Tensor (*combine)(const at::Tensor&, const at::Tensor&))
 }
 
 void clip(C& c) {
-  at::Tensor x = c.in(0);
+  const at::Tensor& x = c.in(0);
   if (c.opset < 11) {
     c.set(0, at::clamp(x, attr(c, "min", -INFINITY), attr(c, "max", INFINITY)));
     return;
   }
-  at::Tensor y = x;
-  if (c.has(1)) y = at::maximum(y, c.in(1).to(x.scalar_type()));
-  if (c.has(2)) y = at::minimum(y, c.in(2).to(x.scalar_type()));
-  c.set(0, c.has(1) || c.has(2) ? y : x.clone());
+  // Scalar bounds (the usual case, e.g. ReLU6) clamp in one pass.
+  auto bound = [&](size_t i) -> c10::optional<at::Scalar> {
+    if (!c.has(i)) return c10::nullopt;
+    return c.in(i).to(x.scalar_type()).item();
+  };
+  c.set(0, at::clamp(x, bound(1), bound(2)));
 }
 
 void cast(C& c, graph::DType to) {

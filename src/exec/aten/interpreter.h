@@ -57,6 +57,13 @@ class Interpreter {
   // Replaces the main graph (optimized mode) and its constants.
   void replace_graph(std::unique_ptr<graph::Graph> g, std::vector<at::Tensor> constants);
   const Frame* current_frame() const { return current_frame_; }
+  // A tensor computed once per key (attribute values), then shared.
+  template <typename Make>
+  at::Tensor cached(const void* key, Make make) {
+    auto it = cache_.find(key);
+    if (it == cache_.end()) it = cache_.emplace(key, make()).first;
+    return it->second;
+  }
 
  private:
   struct Plan {
@@ -79,6 +86,7 @@ class Interpreter {
   std::unordered_map<const graph::Graph*, std::vector<at::Tensor>> constants_;
   std::unordered_map<const graph::Graph*, Plan> plans_;
   const Frame* current_frame_ = nullptr;
+  std::unordered_map<const void*, at::Tensor> cache_;
 };
 
 }  // namespace ridge::exec::aten

@@ -31,12 +31,15 @@ void KernelContext::set(size_t i, at::Tensor value) {
 at::Tensor KernelContext::attribute_tensor(std::string_view name) const {
   const auto* attr = node.attribute(name);
   if (!attr || !attr->tensor) return {};
-  HostTensor host;
-  host.name = attr->tensor->name;
-  host.dtype = attr->tensor->dtype;
-  host.dims = attr->tensor->dims;
-  host.bytes = onnx::read_tensor_bytes(*attr->tensor, interpreter.model().directory);
-  return from_host(host);
+  // Decoded once per attribute: Constant nodes run every time, their values never change.
+  return interpreter.cached(attr, [&] {
+    HostTensor host;
+    host.name = attr->tensor->name;
+    host.dtype = attr->tensor->dtype;
+    host.dims = attr->tensor->dims;
+    host.bytes = onnx::read_tensor_bytes(*attr->tensor, interpreter.model().directory);
+    return from_host(host);
+  });
 }
 
 void KernelContext::fail(const std::string& what) const {
