@@ -193,11 +193,11 @@ TEST(Executor, TrainingStepLowersTheLoss) {
   analysis::Request request;
   request.model_path = source_path("tests/data/executor/lstm/model.onnx");
   auto prepared = exec::prepare(request, source_path("tests/data/executor/lstm/test_data_set_0"));
-  for (const std::string optimizer : {"sgd", "adam"}) {
+  for (const std::string optimizer : {"sgd", "momentum", "adam"}) {
     exec::BenchOptions options;
     options.training.enabled = true;
     options.training.optimizer = optimizer;
-    options.training.learning_rate = 1e-2;
+    options.training.learning_rate = optimizer == "adam" ? 1e-2 : 0.5;
     options.fixed_iterations = 8;
     options.warmup_seconds = 0;
     auto result = exec::load_engine().bench(prepared.analysis.model, prepared.inputs, options);

@@ -1,6 +1,5 @@
 #include "exec/engine.h"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -9,6 +8,7 @@
 #include <set>
 
 #include "util/error.h"
+#include "util/module.h"
 
 namespace ridge::exec {
 
@@ -19,28 +19,8 @@ using Factory = Engine* (*)();
 }  // namespace
 
 Engine& load_engine() {
-  static Engine* engine = [] {
-    std::vector<std::string> candidates;
-    if (const char* env = std::getenv("RIDGE_EXEC_MODULE")) candidates.emplace_back(env);
-    std::error_code ec;
-    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-      candidates.push_back((exe.parent_path() / "libridge_exec.so").string());
-      candidates.push_back((exe.parent_path().parent_path() / "libridge_exec.so").string());
-    }
-    candidates.emplace_back(RIDGE_EXEC_MODULE_PATH);
-    std::string tried;
-    for (const auto& path : candidates) {
-      if (void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-        if (void* symbol = ::dlsym(handle, "ridge_exec_engine")) return reinterpret_cast<Factory>(symbol)();
-      } else if (std::filesystem::exists(path)) {
-        throw Error(fmt::format("cannot load the executor module '{}': {}", path, ::dlerror()));
-      }
-      tried += (tried.empty() ? "" : ", ") + path;
-    }
-    throw Error("cannot find the executor module libridge_exec.so (tried " + tried + ")");
-    return static_cast<Engine*>(nullptr);
-  }();
+  static Engine* engine = reinterpret_cast<Factory>(
+      module_symbol("libridge_exec.so", "RIDGE_EXEC_MODULE", RIDGE_EXEC_MODULE_PATH, "ridge_exec_engine"))();
   return *engine;
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "graph/shape.h"
+
 namespace ridge::graph {
 
 enum class DType : int32_t {
@@ -44,6 +46,9 @@ std::optional<DType> parse_dtype(std::string_view text);
 bool is_known_dtype(int32_t code);
 
 // Bytes of `elements` elements of `type`, rounding packed sub-byte types up.
-inline int64_t dtype_bytes(DType type, int64_t elements) { return (elements * dtype_bits(type) + 7) / 8; }
+// Throws ridge::Error when the size overflows 64 bits (absurd dims in a malformed file).
+inline int64_t dtype_bytes(DType type, int64_t elements) {
+  return (checked_mul(elements, dtype_bits(type), "tensor size in bytes") + 7) / 8;
+}
 
 }  // namespace ridge::graph

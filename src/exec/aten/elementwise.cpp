@@ -36,7 +36,8 @@ void clip(C& c) {
     if (!c.has(i)) return c10::nullopt;
     return c.in(i).to(x.scalar_type()).item();
   };
-  c.set(0, at::clamp(x, bound(1), bound(2)));
+  auto lo = bound(1), hi = bound(2);
+  c.set(0, lo || hi ? at::clamp(x, lo, hi) : x);
 }
 
 void cast(C& c, graph::DType to) {

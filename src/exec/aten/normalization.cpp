@@ -36,13 +36,19 @@ void instance_norm(C& c) {
   c.set(0, at::instance_norm(c.in(0), c.in(1), c.in(2), {}, {}, true, 0.0, eps, true));
 }
 
+// The axes [axis, rank) that layer-style normalizations reduce over.
+std::vector<int64_t> trailing_axes(int64_t axis, int64_t rank) {
+  std::vector<int64_t> axes;
+  for (int64_t d = axis; d < rank; ++d) axes.push_back(d);
+  return axes;
+}
+
 // Normalizes over axes [axis, rank), then scale and bias broadcast over them.
 void layer_norm(C& c) {
   const auto& x = c.in(0);
   int64_t axis = normalize_axis(c.node.get_int("axis", -1), x.dim(), c);
   double eps = c.node.get_float("epsilon", 1e-5);
-  std::vector<int64_t> axes;
-  for (int64_t d = axis; d < x.dim(); ++d) axes.push_back(d);
+  auto axes = trailing_axes(axis, x.dim());
   auto compute = c.node.get_int("stash_type", 1) == 1 && x.scalar_type() != at::kDouble ? at::kFloat : x.scalar_type();
   bool fast = c.in(1).sizes() == x.sizes().slice(static_cast<size_t>(axis)) &&
               (!c.has(2) || c.in(2).sizes() == c.in(1).sizes()) && !c.wants_output(1) && !c.wants_output(2);
@@ -66,8 +72,7 @@ void rms_norm(C& c) {
   const auto& x = c.in(0);
   int64_t axis = normalize_axis(c.node.get_int("axis", -1), x.dim(), c);
   double eps = c.node.get_float("epsilon", 1e-5);
-  std::vector<int64_t> axes;
-  for (int64_t d = axis; d < x.dim(); ++d) axes.push_back(d);
+  auto axes = trailing_axes(axis, x.dim());
   auto xf = x.to(at::kFloat);
   auto y = (xf * at::rsqrt((xf * xf).mean(axes, true) + eps)).to(x.scalar_type()) * c.in(1);
   if (c.has(2)) y = y + c.in(2);

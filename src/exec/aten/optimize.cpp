@@ -157,10 +157,10 @@ OptimizeReport optimize(Interpreter& interp) {
     auto& node = g->nodes[n];
     if (removed[n]) continue;
     if (node.op_type == "Gemm" && node.get_int("transB", 0) && is_const(node.input(1))) {
-      auto& b = constants[static_cast<size_t>(node.input(1))];
+      at::Tensor packed = constants[static_cast<size_t>(node.input(1))].t().contiguous();  // before resize
       ValueId id = g->intern(node.name + "/packed_b");
       constants.resize(g->values.size());
-      constants[static_cast<size_t>(id)] = b.t().contiguous();
+      constants[static_cast<size_t>(id)] = packed;
       g->value(id).dtype = g->value(node.input(1)).dtype;
       node.inputs[1] = id;
       for (auto& a : node.attributes)

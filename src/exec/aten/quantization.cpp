@@ -65,20 +65,24 @@ void dynamic_quantize(C& c) {
   c.set(2, at::scalar_tensor(zp, at::kByte));
 }
 
-void conv_integer(C& c) {
-  auto x = c.in(0).to(at::kDouble), w = c.in(1).to(at::kDouble);
-  if (c.has(2)) x = x - c.in(2).to(at::kDouble);
-  if (c.has(3)) w = w - per_axis(c, c.in(3), c.in(1)).to(at::kDouble);
+// The exact integer convolution of zero-point-shifted values (as doubles) with the node's
+// strides, dilations, pads and groups.
+at::Tensor shifted_conv(const C& c, const at::Tensor& x, const at::Tensor& w) {
   size_t rank = static_cast<size_t>(x.dim()) - 2;
   auto strides = c.node.get_ints("strides", std::vector<int64_t>(rank, 1));
   auto dilations = c.node.get_ints("dilations", std::vector<int64_t>(rank, 1));
   auto pads = c.node.get_ints("pads", std::vector<int64_t>(2 * rank, 0));
   std::vector<int64_t> p;
   for (size_t i = rank; i-- > 0;) p.insert(p.end(), {pads[i], pads[i + rank]});
-  x = at::constant_pad_nd(x, p, 0);
-  auto y = at::convolution(x, w, {}, strides, std::vector<int64_t>(rank, 0), dilations, false,
-                           std::vector<int64_t>(rank, 0), c.node.get_int("group", 1));
-  c.set(0, y.round().to(at::kInt));
+  return at::convolution(at::constant_pad_nd(x, p, 0), w, {}, strides, std::vector<int64_t>(rank, 0), dilations, false,
+                         std::vector<int64_t>(rank, 0), c.node.get_int("group", 1));
+}
+
+void conv_integer(C& c) {
+  auto x = c.in(0).to(at::kDouble), w = c.in(1).to(at::kDouble);
+  if (c.has(2)) x = x - c.in(2).to(at::kDouble);
+  if (c.has(3)) w = w - per_axis(c, c.in(3), c.in(1)).to(at::kDouble);
+  c.set(0, shifted_conv(c, x, w).round().to(at::kInt));
 }
 
 // Requantizes an int32-exact accumulator: round(acc * in_scale / y_scale) + y_zero_point, saturated.
@@ -95,14 +99,7 @@ void qlinear_conv(C& c) {
   const auto& w_raw = c.in(3);
   auto w_scale = per_axis(c, c.in(4), w_raw).to(at::kDouble);
   auto w = w_raw.to(at::kDouble) - per_axis(c, c.in(5), w_raw).to(at::kDouble);
-  size_t rank = static_cast<size_t>(x.dim()) - 2;
-  auto strides = c.node.get_ints("strides", std::vector<int64_t>(rank, 1));
-  auto dilations = c.node.get_ints("dilations", std::vector<int64_t>(rank, 1));
-  auto pads = c.node.get_ints("pads", std::vector<int64_t>(2 * rank, 0));
-  std::vector<int64_t> p;
-  for (size_t i = rank; i-- > 0;) p.insert(p.end(), {pads[i], pads[i + rank]});
-  auto acc = at::convolution(at::constant_pad_nd(x, p, 0), w, {}, strides, std::vector<int64_t>(rank, 0), dilations,
-                             false, std::vector<int64_t>(rank, 0), c.node.get_int("group", 1));
+  auto acc = shifted_conv(c, x, w);
   std::vector<int64_t> channel(static_cast<size_t>(acc.dim()), 1);
   channel[1] = -1;
   if (c.has(8)) acc = acc + c.in(8).to(at::kDouble).view(channel);
