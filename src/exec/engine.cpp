@@ -1,6 +1,7 @@
 #include "exec/engine.h"
 
 #include <fmt/format.h>
+#include <stdlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +20,10 @@ using Factory = Engine* (*)();
 }  // namespace
 
 Engine& load_engine() {
+  // ATen's OpenMP threads pinned to cores: on a shared or virtual machine unpinned threads
+  // migrate and stall, which measured as a 2-3x wider latency spread (docs/benchmarks.md).
+  // libgomp reads this when the module loads it; a value the user set wins.
+  ::setenv("OMP_PROC_BIND", "true", 0);
   static Engine* engine = reinterpret_cast<Factory>(
       module_symbol("libridge_exec.so", "RIDGE_EXEC_MODULE", RIDGE_EXEC_MODULE_PATH, "ridge_exec_engine"))();
   return *engine;

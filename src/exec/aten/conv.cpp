@@ -66,6 +66,13 @@ void conv(C& c) {
   ConvGeometry g{spatial_attr(c, "strides", rank), spatial_attr(c, "dilations", rank), c.node.get_int("group", 1)};
   std::vector<int64_t> spatial(x.sizes().begin() + 2, x.sizes().end()), kernel(w.sizes().begin() + 2, w.sizes().end());
   Padding p = conv_padding(c, spatial, kernel, g.stride, g.dilation);
+  if (w.is_mkldnn()) {
+    // Optimized mode prepacked the weights in oneDNN's layout: the activation goes (and stays) in
+    // oneDNN's layout too, so consecutive layers skip the reorders.
+    c.set(0, at::mkldnn_convolution(x.is_mkldnn() ? x : x.to_mkldnn(), w, b, p.begin, g.stride, g.dilation, g.groups));
+    c.algorithm = "direct (prepacked)";
+    return;
+  }
   const auto& requested = c.interpreter.options().conv_algo;
   std::string algorithm = requested.empty() ? "auto" : requested;
   if (algorithm == "auto" && p.symmetric()) {
@@ -121,7 +128,7 @@ void conv_transpose(C& c) {
 
 void register_conv_kernels(KernelRegistry& r) {
   // clang-format off
-  r.add("conv", {{"Conv", conv}, {"ConvTranspose", conv_transpose}});
+  r.add("conv", {{"Conv", conv, kAcceptsMkldnn}, {"ConvTranspose", conv_transpose}});
   // clang-format on
 }
 

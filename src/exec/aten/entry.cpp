@@ -35,9 +35,11 @@ class AtenEngine : public Engine {
     // One line: the parallel backend and the libraries ATen was built with.
     std::string backend = at::get_parallel_info();
     auto first = backend.find("ATen parallel backend:");
+    const char* bind = std::getenv("OMP_PROC_BIND");
     env.backend_info =
-        fmt::format("oneDNN {}, {}", at::hasMKLDNN() ? "yes" : "no",
-                    first == std::string::npos ? "" : backend.substr(first, backend.find('\n', first) - first));
+        fmt::format("oneDNN {}, {}, OMP_PROC_BIND={}", at::hasMKLDNN() ? "yes" : "no",
+                    first == std::string::npos ? "" : backend.substr(first, backend.find('\n', first) - first),
+                    bind ? bind : "unset");
     env.ridge_version = kVersion;
     env.ridge_revision = kRevision;
     return env;

@@ -36,6 +36,21 @@ void outer_names(const graph::Graph& g, std::set<std::string>& names) {
     }
 }
 
+// A 2-D fp32 convolution's weights reordered once into oneDNN's layout for its geometry, or an
+// undefined tensor when the layer does not qualify (explicit symmetric pads, known shapes).
+at::Tensor prepack_conv(const graph::Graph& g, const graph::Node& node, const std::vector<at::Tensor>& constants) {
+  const auto& w = constants[static_cast<size_t>(node.input(1))];
+  const auto& x = g.value(node.input(0));
+  if (w.dim() != 4 || w.scalar_type() != at::kFloat || !x.has_shape || x.shape.size() != 4) return {};
+  auto auto_pad = node.get_string("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID") return {};
+  auto pads = node.get_ints("pads", {0, 0, 0, 0});
+  if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3]) return {};
+  auto strides = node.get_ints("strides", {1, 1}), dilations = node.get_ints("dilations", {1, 1});
+  std::vector<int64_t> padding{pads[0], pads[1]};
+  return at::mkldnn_reorder_conv2d_weight(w.to_mkldnn(), padding, strides, dilations, node.get_int("group", 1));
+}
+
 void replace_uses(graph::Graph& g, ValueId from, ValueId to) {
   for (auto& node : g.nodes)
     for (auto& in : node.inputs)
@@ -152,7 +167,11 @@ OptimizeReport optimize(Interpreter& interp) {
   }
 
   // 4. Prepacking.
-  bool channels_last = interp.options().memory_format == "channels-last";
+  const auto& opts = interp.options();
+  bool channels_last = opts.memory_format == "channels-last";
+  // oneDNN's blocked layout for fp32 convolutions with ATen's default algorithm.
+  bool onednn_layout = at::hasMKLDNN() && !channels_last && opts.precision == "fp32" &&
+                       (opts.conv_algo.empty() || opts.conv_algo == "auto");
   for (size_t n = 0; n < g->nodes.size(); ++n) {
     auto& node = g->nodes[n];
     if (removed[n]) continue;
@@ -170,6 +189,15 @@ OptimizeReport optimize(Interpreter& interp) {
       auto& w = constants[static_cast<size_t>(node.input(1))];
       if (w.dim() == 4) {
         w = w.contiguous(at::MemoryFormat::ChannelsLast);
+        ++report.prepacked;
+      }
+    } else if (node.op_type == "Conv" && onednn_layout && is_const(node.input(1))) {
+      if (auto packed = prepack_conv(*g, node, constants); packed.defined()) {
+        ValueId id = g->intern(node.name + "/packed_weight");
+        constants.resize(g->values.size());
+        constants[static_cast<size_t>(id)] = packed;
+        g->value(id).dtype = graph::DType::kFloat32;
+        node.inputs[1] = id;
         ++report.prepacked;
       }
     }

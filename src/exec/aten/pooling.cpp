@@ -100,10 +100,23 @@ at::Tensor window_sum(const at::Tensor& x, const Window& w) {
   throw std::runtime_error("average pooling needs 1 to 3 spatial axes");
 }
 
+// Whether ATen's own padding (symmetric, at most half the kernel) gives ONNX's result; oneDNN-layout
+// inputs take that path and stay in their layout.
+bool aten_pads(const Window& w, const at::Tensor& x) {
+  bool ok = w.pad_begin == w.pad_end && x.dim() == 4 && at::isFloatingType(x.scalar_type());
+  for (size_t i = 0; i < w.kernel.size(); ++i) ok = ok && 2 * w.pad_begin[i] <= w.kernel[i];
+  return ok;
+}
+
 void max_pool_kernel(C& c) {
-  const auto& x = c.in(0);
+  at::Tensor x = c.in(0);
   Window w = window(c, x);
   double lowest = -INFINITY;
+  if (aten_pads(w, x) && !c.wants_output(1)) {
+    c.set(0, at::max_pool2d(x, w.kernel, w.stride, w.pad_begin, w.dilation, w.ceil));
+    return;
+  }
+  if (x.is_mkldnn()) x = x.to_dense();
   if (c.wants_output(1)) {
     if (x.dim() != 4 || w.pad_begin != w.pad_end || w.ceil)
       c.fail("the Indices output needs 2-D, symmetric, floor-mode pooling");
@@ -118,12 +131,6 @@ void max_pool_kernel(C& c) {
     c.set(1, idx + offsets);
     return;
   }
-  bool aten_padding = w.pad_begin == w.pad_end;  // ATen pads symmetrically, up to half the kernel
-  for (size_t i = 0; i < w.kernel.size(); ++i) aten_padding = aten_padding && 2 * w.pad_begin[i] <= w.kernel[i];
-  if (aten_padding && at::isFloatingType(x.scalar_type()) && x.dim() == 4) {
-    c.set(0, at::max_pool2d(x, w.kernel, w.stride, w.pad_begin, w.dilation, w.ceil));
-    return;
-  }
   // Integers are pooled as floats (exact for the 8- and 16-bit types ONNX pools).
   auto source = at::isFloatingType(x.scalar_type()) ? x : x.to(at::kFloat);
   auto padded = extend_for_ceil(pad(source, w, lowest), w, lowest);
@@ -131,17 +138,16 @@ void max_pool_kernel(C& c) {
 }
 
 void average_pool(C& c) {
-  const auto& x = c.in(0);
+  at::Tensor x = c.in(0);
   Window w = window(c, x);
   for (auto d : w.dilation)
     if (d != 1) c.fail("dilated average pooling is not supported");
   bool include_pad = c.node.get_int("count_include_pad", 0) != 0;
-  bool aten_padding = w.pad_begin == w.pad_end && x.dim() == 4 && at::isFloatingType(x.scalar_type());
-  for (size_t i = 0; i < w.kernel.size(); ++i) aten_padding = aten_padding && 2 * w.pad_begin[i] <= w.kernel[i];
-  if (aten_padding && !w.ceil) {
+  if (aten_pads(w, x) && !w.ceil) {
     c.set(0, at::avg_pool2d(x, w.kernel, w.stride, w.pad_begin, false, include_pad));
     return;
   }
+  if (x.is_mkldnn()) x = x.to_dense();
   auto sums = window_sum(extend_for_ceil(pad(x, w, 0), w, 0), w);
   // Divisor: how many elements of each window count (the padding too when count_include_pad).
   std::vector<int64_t> plane(x.sizes().begin(), x.sizes().end());
@@ -170,10 +176,14 @@ std::vector<int64_t> spatial_axes(const at::Tensor& x) {
 void register_pooling_kernels(KernelRegistry& r) {
   // clang-format off
   r.add("pooling", {
-    {"MaxPool", max_pool_kernel},
-    {"AveragePool", average_pool},
+    {"MaxPool", max_pool_kernel, kAcceptsMkldnn},
+    {"AveragePool", average_pool, kAcceptsMkldnn},
     {"LpPool", lp_pool},
-    {"GlobalAveragePool", [](C& c) { c.set(0, c.in(0).mean(spatial_axes(c.in(0)), true)); }},
+    {"GlobalAveragePool", [](C& c) {
+       const auto& x = c.in(0);
+       if (x.is_mkldnn()) return c.set(0, at::adaptive_avg_pool2d(x, {1, 1}));  // oneDNN tensors are 4-D
+       c.set(0, x.mean(spatial_axes(x), true));
+     }, kAcceptsMkldnn},
     {"GlobalMaxPool", [](C& c) { c.set(0, c.in(0).amax(spatial_axes(c.in(0)), true)); }},
     {"GlobalLpPool", [](C& c) {
        double p = static_cast<double>(c.node.get_int("p", 2));
