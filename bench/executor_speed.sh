@@ -7,7 +7,8 @@
 # for ResNet-50, MobileNetV2 and the BERT-base encoder (sequence 128) at batch 1 and 8. The tools run
 # in turn, ROUNDS times; each figure is the median over rounds of the mean latency.
 #   THREADS (default 2)  SECONDS per measurement (default 5)  ROUNDS (default 3)
-# PyTorch runs with OMP_PROC_BIND=true, as ridge pins its OpenMP threads.
+# PyTorch runs with the environment ridge sets for itself: OMP_PROC_BIND=true (pinned OpenMP threads)
+# and OPENBLAS_NUM_THREADS=1 (BLAS single-threaded inside the OpenMP pool); both helped PyTorch too.
 # onnxruntime-node is installed into build/bench-node (npm, --ignore-scripts: the CPU library ships
 # in the package); it is never a dependency of ridge.
 set -euo pipefail
@@ -34,9 +35,9 @@ for model in resnet50 mobilenet_v2 bert_base; do
       re+=("$(echo "$json" | field 'd["runs"][0]["latency_ms"]["mean"]')")
       overhead+=("$(echo "$json" | field 'd["runs"][0]["profile"]["overhead_per_node_us"]')")
       ro+=("$(./build/ridge bench "$work/$model.onnx" --batch "$batch" $extra --threads "$threads" --max-time "$seconds" --min-runs 3 --mode optimized --no-per-node -f json 2>/dev/null | field 'd["runs"][0]["latency_ms"]["mean"]')")
-      pt+=("$(OMP_PROC_BIND=true /usr/bin/python3 bench/pytorch_eager.py "$model" "$batch" "$threads" "$seconds" 2>/dev/null | field 'd["mean"]')")
+      pt+=("$(OMP_PROC_BIND=true OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/pytorch_eager.py "$model" "$batch" "$threads" "$seconds" 2>/dev/null | field 'd["mean"]')")
       if [ "$model" != bert_base ]; then
-        pf+=("$(OMP_PROC_BIND=true /usr/bin/python3 bench/pytorch_eager.py "$model" "$batch" "$threads" "$seconds" --fold-bn 2>/dev/null | field 'd["mean"]')")
+        pf+=("$(OMP_PROC_BIND=true OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/pytorch_eager.py "$model" "$batch" "$threads" "$seconds" --fold-bn 2>/dev/null | field 'd["mean"]')")
       fi
       ort+=("$(node bench/ort_bench.js "$work/$model.onnx" "$batch" "$threads" "$seconds" 128 | field 'd["mean"]')")
     done

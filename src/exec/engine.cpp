@@ -22,8 +22,11 @@ using Factory = Engine* (*)();
 Engine& load_engine() {
   // ATen's OpenMP threads pinned to cores: on a shared or virtual machine unpinned threads
   // migrate and stall, which measured as a 2-3x wider latency spread (docs/benchmarks.md).
-  // libgomp reads this when the module loads it; a value the user set wins.
+  // And BLAS calls single-threaded: OpenBLAS's own pthreads otherwise fight the spinning OpenMP
+  // workers for the same cores (BERT-base: 310 -> 180 ms at 2 threads); the parallel kernels
+  // (oneDNN, ATen's loops) use the OpenMP pool. Read when the module loads; values the user set win.
   ::setenv("OMP_PROC_BIND", "true", 0);
+  ::setenv("OPENBLAS_NUM_THREADS", "1", 0);
   static Engine* engine = reinterpret_cast<Factory>(
       module_symbol("libridge_exec.so", "RIDGE_EXEC_MODULE", RIDGE_EXEC_MODULE_PATH, "ridge_exec_engine"))();
   return *engine;

@@ -36,10 +36,11 @@ class AtenEngine : public Engine {
     std::string backend = at::get_parallel_info();
     auto first = backend.find("ATen parallel backend:");
     const char* bind = std::getenv("OMP_PROC_BIND");
+    const char* blas = std::getenv("OPENBLAS_NUM_THREADS");
     env.backend_info =
-        fmt::format("oneDNN {}, {}, OMP_PROC_BIND={}", at::hasMKLDNN() ? "yes" : "no",
+        fmt::format("oneDNN {}, {}, OMP_PROC_BIND={}, OPENBLAS_NUM_THREADS={}", at::hasMKLDNN() ? "yes" : "no",
                     first == std::string::npos ? "" : backend.substr(first, backend.find('\n', first) - first),
-                    bind ? bind : "unset");
+                    bind ? bind : "unset", blas ? blas : "unset");
     env.ridge_version = kVersion;
     env.ridge_revision = kRevision;
     return env;

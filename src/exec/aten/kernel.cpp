@@ -18,6 +18,14 @@ const at::Tensor& KernelContext::in(size_t i) const {
 
 std::vector<int64_t> KernelContext::ints(size_t i) const { return to_vector(in(i)); }
 
+bool KernelContext::is_constant(size_t i) const {
+  if (i >= node.inputs.size() || node.inputs[i] == graph::kNoValue) return false;
+  auto id = node.inputs[i];
+  if (graph.value(id).initializer) return true;
+  auto& constants = interpreter.constants(graph);
+  return static_cast<size_t>(id) < constants.size() && constants[static_cast<size_t>(id)].defined();
+}
+
 graph::DType KernelContext::output_dtype(size_t i) const {
   if (i >= node.outputs.size() || node.outputs[i] == graph::kNoValue) return DType::kUndefined;
   return graph.value(node.outputs[i]).dtype;

@@ -30,6 +30,8 @@ struct KernelContext {
   std::vector<int64_t> ints(size_t i) const;
   // The dtype the graph declares (or inference found) for the i-th output.
   graph::DType output_dtype(size_t i) const;
+  // Whether input i is a constant of the graph (a weight, or a value optimized mode folded).
+  bool is_constant(size_t i) const;
   bool wants_output(size_t i) const { return i < node.outputs.size() && node.outputs[i] != graph::kNoValue; }
   void set(size_t i, at::Tensor value);
   // A tensor-valued attribute (Constant's value, ConstantOfShape's fill); undefined when absent.

@@ -13,9 +13,9 @@ using graph::ValueId;
 
 std::string OptimizeReport::summary() const {
   return fmt::format(
-      "optimized: {} constant nodes folded, {} BatchNorms folded into convolutions, {} no-ops removed, {} weights "
-      "prepacked, {} dead nodes dropped",
-      folded_constants, folded_batchnorms, removed_noops, prepacked, dead);
+      "optimized: {} constant nodes folded, {} BatchNorms folded into convolutions, {} bias adds fused into matrix "
+      "products, {} no-ops removed, {} weights prepacked, {} dead nodes dropped",
+      folded_constants, folded_batchnorms, fused_biases, removed_noops, prepacked, dead);
 }
 
 namespace {
@@ -149,6 +149,28 @@ OptimizeReport optimize(Interpreter& interp) {
     conv.outputs[0] = bn.outputs[0];
     removed[users[0]] = true;
     ++report.folded_batchnorms;
+  }
+
+  // 2b. MatMul with a constant weight + Add of a constant bias -> one fully connected layer (the
+  // MatMul kernel takes the bias as a third input in optimized graphs).
+  for (size_t n = 0; n < g->nodes.size(); ++n) {
+    auto& mm = g->nodes[n];
+    if (removed[n] || mm.op_type != "MatMul" || mm.inputs.size() != 2 || !is_const(mm.input(1))) continue;
+    const auto& w = constants[static_cast<size_t>(mm.input(1))];
+    ValueId out = mm.outputs[0];
+    if (w.dim() != 2 || pinned.count(g->value(out).name)) continue;
+    auto users = consumers(out);
+    if (users.size() != 1) continue;
+    auto& add = g->nodes[users[0]];
+    if (add.op_type != "Add" || add.inputs.size() != 2) continue;
+    ValueId bias = add.input(0) == out ? add.input(1) : add.input(0);
+    if (!is_const(bias)) continue;
+    const auto& b = constants[static_cast<size_t>(bias)];
+    if (b.dim() != 1 || b.size(0) != w.size(1) || b.scalar_type() != w.scalar_type()) continue;
+    mm.inputs.push_back(bias);
+    mm.outputs[0] = add.outputs[0];
+    removed[users[0]] = true;
+    ++report.fused_biases;
   }
 
   // 3. No-ops.
