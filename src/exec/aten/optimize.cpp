@@ -188,7 +188,18 @@ OptimizeReport optimize(Interpreter& interp) {
     ++report.removed_noops;
   }
 
-  // 4. Prepacking.
+  // 4. Prepacking. A convolution goes to oneDNN's layout only when every reader of its output
+  // takes that layout too: converting back and forth around, e.g., MobileNet's Clip cost more
+  // than the prepacking saved.
+  auto layout_kept_by_consumers = [&](ValueId out) {
+    if (pinned.count(g->value(out).name)) return false;
+    auto users = consumers(out);
+    for (auto u : users) {
+      const auto* row = registry.find(g->nodes[u].op_type);
+      if (!row || !(row->traits & kAcceptsMkldnn)) return false;
+    }
+    return !users.empty();
+  };
   const auto& opts = interp.options();
   bool channels_last = opts.memory_format == "channels-last";
   // oneDNN's blocked layout for fp32 convolutions with ATen's default algorithm.
@@ -213,7 +224,8 @@ OptimizeReport optimize(Interpreter& interp) {
         w = w.contiguous(at::MemoryFormat::ChannelsLast);
         ++report.prepacked;
       }
-    } else if (node.op_type == "Conv" && onednn_layout && is_const(node.input(1))) {
+    } else if (node.op_type == "Conv" && onednn_layout && is_const(node.input(1)) &&
+               layout_kept_by_consumers(node.outputs[0])) {
       if (auto packed = prepack_conv(*g, node, constants); packed.defined()) {
         ValueId id = g->intern(node.name + "/packed_weight");
         constants.resize(g->values.size());
