@@ -1,5 +1,6 @@
 // Convolution kernels. Padding is applied here (asymmetric and auto_pad included); the
 // convolution itself runs with the algorithm --conv-algo asks for, where it applies.
+#include <ATen/autocast_mode.h>
 #include <fmt/format.h>
 
 #include "exec/aten/conv_algorithms.h"
@@ -75,6 +76,18 @@ void conv(C& c) {
   }
   const auto& requested = c.interpreter.options().conv_algo;
   std::string algorithm = requested.empty() ? "auto" : requested;
+  if (algorithm == "auto" && p.symmetric() && rank == 2 && at::hasMKLDNN() && x.scalar_type() == at::kFloat &&
+      w.scalar_type() == at::kFloat && c.is_constant(1) && !at::GradMode::is_enabled() &&
+      !at::autocast::is_cpu_enabled() && !x.is_contiguous(at::MemoryFormat::ChannelsLast)) {
+    // What ATen's own path would run (oneDNN), minus reordering the weights on every call: they
+    // are reordered into oneDNN's layout once, on first use, as for fully connected layers.
+    auto packed = c.interpreter.cached(&c.graph.value(c.node.inputs[1]), [&] {
+      return at::mkldnn_reorder_conv2d_weight(w.to_mkldnn(), p.begin, g.stride, g.dilation, g.groups);
+    });
+    c.set(0, at::mkldnn_convolution(x.contiguous(), packed, b, p.begin, g.stride, g.dilation, g.groups));
+    c.algorithm = "auto";
+    return;
+  }
   if (algorithm == "auto" && p.symmetric()) {
     // ATen pads symmetric convolutions itself, inside its kernel.
     c.set(0, at::convolution(x, w, b, g.stride, p.begin, g.dilation, false, std::vector<int64_t>(rank, 0), g.groups));

@@ -188,16 +188,25 @@ OptimizeReport optimize(Interpreter& interp) {
     ++report.removed_noops;
   }
 
-  // 4. Prepacking. A convolution goes to oneDNN's layout only when every reader of its output
-  // takes that layout too: converting back and forth around, e.g., MobileNet's Clip cost more
-  // than the prepacking saved.
+  // 4. Prepacking. A convolution goes to oneDNN's layout only when its input comes from an op that
+  // keeps that layout and every reader of its output takes it too: converting back and forth
+  // around, e.g., MobileNet's Clip cost more than the prepacking saved.
+  auto keeps_layout = [&](const graph::Node& n) {
+    const auto* row = registry.find(n.op_type);
+    return row && (row->traits & kAcceptsMkldnn);
+  };
+  auto layout_kept_by_producer = [&](ValueId in) {
+    for (size_t n = 0; n < g->nodes.size(); ++n)
+      if (!removed[n])
+        for (auto out : g->nodes[n].outputs)
+          if (out == in) return keeps_layout(g->nodes[n]);
+    return false;  // a graph input or constant
+  };
   auto layout_kept_by_consumers = [&](ValueId out) {
     if (pinned.count(g->value(out).name)) return false;
     auto users = consumers(out);
-    for (auto u : users) {
-      const auto* row = registry.find(g->nodes[u].op_type);
-      if (!row || !(row->traits & kAcceptsMkldnn)) return false;
-    }
+    for (auto u : users)
+      if (!keeps_layout(g->nodes[u])) return false;
     return !users.empty();
   };
   const auto& opts = interp.options();
@@ -225,7 +234,7 @@ OptimizeReport optimize(Interpreter& interp) {
         ++report.prepacked;
       }
     } else if (node.op_type == "Conv" && onednn_layout && is_const(node.input(1)) &&
-               layout_kept_by_consumers(node.outputs[0])) {
+               layout_kept_by_producer(node.input(0)) && layout_kept_by_consumers(node.outputs[0])) {
       if (auto packed = prepack_conv(*g, node, constants); packed.defined()) {
         ValueId id = g->intern(node.name + "/packed_weight");
         constants.resize(g->values.size());
