@@ -81,7 +81,7 @@ void conv(C& c) {
       !at::autocast::is_cpu_enabled() && !x.is_contiguous(at::MemoryFormat::ChannelsLast)) {
     // What ATen's own path would run (oneDNN), minus reordering the weights on every call: they
     // are reordered into oneDNN's layout once, on first use, as for fully connected layers.
-    auto packed = c.interpreter.cached(&c.graph.value(c.node.inputs[1]), [&] {
+    auto packed = c.interpreter.cached(&c.graph.value(c.node.inputs[1]), Interpreter::Derived::kConvWeight, [&] {
       return at::mkldnn_reorder_conv2d_weight(w.to_mkldnn(), p.begin, g.stride, g.dilation, g.groups);
     });
     c.set(0, at::mkldnn_convolution(x.contiguous(), packed, b, p.begin, g.stride, g.dilation, g.groups));

@@ -57,9 +57,11 @@ class Interpreter {
   // Replaces the main graph (optimized mode) and its constants.
   void replace_graph(std::unique_ptr<graph::Graph> g, std::vector<at::Tensor> constants);
   const Frame* current_frame() const { return current_frame_; }
-  // A tensor computed once per key (attribute values), then shared.
+  // A tensor derived once from an unchanging object (an attribute, a constant value), then shared.
+  enum class Derived { kAttributeValue, kLinearWeight, kLinearWeightTransposed, kConvWeight, kBias };
   template <typename Make>
-  at::Tensor cached(const void* key, Make make) {
+  at::Tensor cached(const void* object, Derived what, Make make) {
+    auto key = std::make_pair(object, what);
     auto it = cache_.find(key);
     if (it == cache_.end()) it = cache_.emplace(key, make()).first;
     return it->second;
@@ -86,7 +88,7 @@ class Interpreter {
   std::unordered_map<const graph::Graph*, std::vector<at::Tensor>> constants_;
   std::unordered_map<const graph::Graph*, Plan> plans_;
   const Frame* current_frame_ = nullptr;
-  std::unordered_map<const void*, at::Tensor> cache_;
+  std::map<std::pair<const void*, Derived>, at::Tensor> cache_;
 };
 
 }  // namespace ridge::exec::aten

@@ -40,7 +40,7 @@ at::Tensor KernelContext::attribute_tensor(std::string_view name) const {
   const auto* attr = node.attribute(name);
   if (!attr || !attr->tensor) return {};
   // Decoded once per attribute: Constant nodes run every time, their values never change.
-  return interpreter.cached(attr, [&] {
+  return interpreter.cached(attr, Interpreter::Derived::kAttributeValue, [&] {
     HostTensor host;
     host.name = attr->tensor->name;
     host.dtype = attr->tensor->dtype;

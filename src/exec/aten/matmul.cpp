@@ -17,9 +17,8 @@ using C = KernelContext;
 
 // The weight (input `i`, a constant) as oneDNN's [N, K] inner-product weight, made once.
 at::Tensor onednn_weight(C& c, size_t i, bool already_n_by_k) {
-  const auto* value = &c.graph.value(c.node.inputs[i]);
-  const char* key = reinterpret_cast<const char*>(value) + (already_n_by_k ? 1 : 0);
-  return c.interpreter.cached(key, [&] {
+  auto what = already_n_by_k ? Interpreter::Derived::kLinearWeight : Interpreter::Derived::kLinearWeightTransposed;
+  return c.interpreter.cached(&c.graph.value(c.node.inputs[i]), what, [&] {
     const auto& w = c.in(i);
     return (already_n_by_k ? w : w.t()).contiguous().to_mkldnn();
   });
@@ -27,7 +26,8 @@ at::Tensor onednn_weight(C& c, size_t i, bool already_n_by_k) {
 
 at::Tensor onednn_bias(C& c, size_t i) {
   if (!c.has(i)) return {};
-  return c.interpreter.cached(&c.graph.value(c.node.inputs[i]), [&] { return c.in(i).contiguous().to_mkldnn(); });
+  return c.interpreter.cached(&c.graph.value(c.node.inputs[i]), Interpreter::Derived::kBias,
+                              [&] { return c.in(i).contiguous().to_mkldnn(); });
 }
 
 bool onednn_applies(const C& c, const at::Tensor& x, size_t weight) {
