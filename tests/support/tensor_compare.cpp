@@ -24,7 +24,6 @@ void from_raw(const std::string& raw, std::vector<double>& out) {
 }
 
 }  // namespace
-// Values of a TensorProto read with ONNX's own generated classes (independent of ridge's reader).
 
 std::optional<Expected> read_expected(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
