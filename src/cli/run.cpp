@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include <cstring>
 #include <iostream>
 
 #include "cli/command.h"
@@ -9,6 +8,7 @@
 #include "cli/exec_options.h"
 #include "exec/prepare.h"
 #include "exec/test_data.h"
+#include "onnx/tensor_decode.h"
 #include "report/text_table.h"
 #include "util/error.h"
 
@@ -23,46 +23,14 @@ struct RunOptions {
 
 // min / max / mean and the first values of an output, for the table.
 std::vector<std::string> describe(const exec::HostTensor& t) {
-  auto n = t.bytes.size() / std::max<size_t>(1, static_cast<size_t>(graph::dtype_bits(t.dtype) / 8));
+  graph::TensorRef header;
+  header.name = t.name;
+  header.dtype = t.dtype;
+  header.dims = t.dims;
+  auto decoded = onnx::decode_values(header, t.bytes);
+  if (!decoded) return {"", "", "", "(values not shown for this type)"};
   std::vector<double> values;
-  values.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    const uint8_t* p = t.bytes.data() + i * static_cast<size_t>(graph::dtype_bits(t.dtype) / 8);
-    double v = 0;
-    switch (t.dtype) {
-      case graph::DType::kFloat32: {
-        float f;
-        std::memcpy(&f, p, 4);
-        v = f;
-        break;
-      }
-      case graph::DType::kFloat64:
-        std::memcpy(&v, p, 8);
-        break;
-      case graph::DType::kInt64: {
-        int64_t x;
-        std::memcpy(&x, p, 8);
-        v = static_cast<double>(x);
-        break;
-      }
-      case graph::DType::kInt32: {
-        int32_t x;
-        std::memcpy(&x, p, 4);
-        v = x;
-        break;
-      }
-      case graph::DType::kBool:
-      case graph::DType::kUInt8:
-        v = *p;
-        break;
-      case graph::DType::kInt8:
-        v = static_cast<int8_t>(*p);
-        break;
-      default:
-        return {"", "", "", "(values not shown for this type)"};
-    }
-    values.push_back(v);
-  }
+  for (size_t i = 0; i < static_cast<size_t>(decoded->size()); ++i) values.push_back(decoded->as_real(i));
   if (values.empty()) return {"", "", "", ""};
   double lo = values[0], hi = values[0], sum = 0;
   for (double v : values) {

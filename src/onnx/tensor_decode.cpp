@@ -160,6 +160,10 @@ std::shared_ptr<ConstantData> constant_from_typed_fields(const graph::TensorRef&
   return data;
 }
 
+std::shared_ptr<ConstantData> decode_values(const graph::TensorRef& header, const std::vector<uint8_t>& bytes) {
+  return from_raw(header, bytes.data(), static_cast<int64_t>(bytes.size()));
+}
+
 std::shared_ptr<ConstantData> decode_constant(const graph::TensorRef& tensor, const std::string& model_directory,
                                               int64_t max_elements) {
   if (declared_elements(tensor) > max_elements) return nullptr;

@@ -18,6 +18,10 @@ std::shared_ptr<graph::ConstantData> constant_from_typed_fields(const graph::Ten
 std::shared_ptr<graph::ConstantData> decode_constant(const graph::TensorRef& tensor, const std::string& model_directory,
                                                      int64_t max_elements);
 
+// Values of `header`'s dtype and dims from bytes in the little-endian layout; null for types whose
+// values are not decoded (strings, complex, 8- and 4-bit floats). Throws on a size mismatch.
+std::shared_ptr<graph::ConstantData> decode_values(const graph::TensorRef& header, const std::vector<uint8_t>& bytes);
+
 // A tensor's bytes in its dtype's little-endian layout, whatever way the file stores them
 // (raw data, external file, typed fields). Throws ridge::Error when they are missing or short.
 std::vector<uint8_t> read_tensor_bytes(const graph::TensorRef& tensor, const std::string& model_directory);

@@ -102,6 +102,7 @@ BenchResult bench_model(const graph::Model& model, const std::vector<at::Tensor>
   }
   std::vector<at::Tensor> inputs = given_inputs.empty() ? interp.generate_inputs() : given_inputs;
   interp.check_inputs(inputs);
+  result.executed_nodes = static_cast<int64_t>(interp.graph().nodes.size());
   apply_memory_format(interp, inputs);
   result.random_weights = interp.random_weights();
   for (const auto& note : interp.notes()) result.notes.push_back(note);
@@ -200,12 +201,10 @@ BenchResult bench_model(const graph::Model& model, const std::vector<at::Tensor>
               [](const auto& a, const auto& b) { return a.total_ms > b.total_ms; });
     result.node_sum_ms = node_sum;
     result.profiled_run_ms = profiled_total / static_cast<double>(done) * 1e3;
-    result.executed_nodes = static_cast<int64_t>(g.nodes.size());
     if (!g.nodes.empty())
       result.overhead_per_node_us =
           (result.profiled_run_ms - node_sum) * 1e3 / static_cast<double>(result.executed_nodes);
   }
-  result.executed_nodes = static_cast<int64_t>(interp.graph().nodes.size());
   return result;
 }
 
