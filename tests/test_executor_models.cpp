@@ -1,7 +1,7 @@
 // Whole models on the executor against PyTorch: small versions of every bundled architecture,
 // exported with their weights by tools/export_executor_references.py together with the output
 // PyTorch computed (tests/data/executor/<name>/). ridge must reproduce it within fp32 tolerance
-// eagerly, in optimized mode (folded constants and BatchNorms), with every convolution algorithm,
+// eagerly, in optimized mode (folded constants and BatchNorms, fused activations), with every convolution algorithm,
 // and in channels-last; bf16 autocast must stay within bf16's precision.
 #include <gtest/gtest.h>
 
@@ -61,6 +61,11 @@ TEST(ExecutorModels, OptimizedMatchesPyTorchAndFoldsWork) {
   std::vector<std::string> notes;
   run_and_compare("bert", options, 1e-4, 1e-5, &notes);
   EXPECT_EQ(notes.front().find("optimized: 0 constant"), std::string::npos) << notes.front();
+  // Both encoder layers' Erf-form GELU joins its fully connected layer; MobileNetV2's 35 ReLU6
+  // (the stem, two per inverted residual block but the first, the last 1x1) join their convolutions.
+  EXPECT_NE(notes.front().find("2 activations fused"), std::string::npos) << notes.front();
+  run_and_compare("mobilenet_v2", options, 1e-4, 1e-5, &notes);
+  EXPECT_NE(notes.front().find("35 activations fused"), std::string::npos) << notes.front();
 }
 
 TEST(ExecutorModels, EveryConvolutionAlgorithmMatchesPyTorch) {

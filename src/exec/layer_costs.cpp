@@ -17,8 +17,10 @@ void attach_layer_costs(BenchResult& result, const graph::Model& model, const co
     if (t.op_type != "Conv" || t.algorithm.empty() || t.algorithm == "auto") continue;
     auto node = nodes.find(t.name);
     if (node == nodes.end()) continue;
+    // Optimized mode names a fused activation after the algorithm: "direct+clip".
+    auto algorithm = t.algorithm.substr(0, t.algorithm.find('+'));
     for (const auto& a : cost::conv_algorithm_costs(model.graph, *node->second))
-      if (a.algorithm == t.algorithm) {
+      if (a.algorithm == algorithm) {
         t.predicted_flops = a.flops;
         t.workspace_bytes = a.workspace_bytes;
       }

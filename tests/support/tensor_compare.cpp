@@ -142,4 +142,20 @@ std::string compare_tensor(const exec::HostTensor& got, const Expected& want, do
   return "";
 }
 
+exec::HostTensor float_tensor(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& values) {
+  exec::HostTensor t;
+  t.name = name;
+  t.dtype = graph::DType::kFloat32;
+  t.dims = std::move(dims);
+  t.bytes.resize(values.size() * sizeof(float));
+  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  return t;
+}
+
+std::vector<float> floats(const exec::HostTensor& tensor) {
+  std::vector<float> v(tensor.bytes.size() / sizeof(float));
+  std::memcpy(v.data(), tensor.bytes.data(), v.size() * sizeof(float));
+  return v;
+}
+
 }  // namespace ridge::test

@@ -19,6 +19,9 @@ struct Expected {
 // Null for files that are not a TensorProto or hold types not compared (strings, complex, ...).
 std::optional<Expected> read_expected(const std::string& path);
 std::vector<double> host_values(const exec::HostTensor& tensor);
+// An fp32 input tensor, and an fp32 output's values.
+exec::HostTensor float_tensor(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& values);
+std::vector<float> floats(const exec::HostTensor& tensor);
 // Empty when `got` has the expected shape, type and values (|a - b| <= atol + rtol |b|, NaN equal
 // to NaN), else what differs first.
 std::string compare_tensor(const exec::HostTensor& got, const Expected& want, double rtol, double atol);

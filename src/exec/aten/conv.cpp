@@ -1,11 +1,11 @@
 // Convolution kernels. Padding is applied here (asymmetric and auto_pad included); the
 // convolution itself runs with the algorithm --conv-algo asks for, where it applies.
-#include <ATen/autocast_mode.h>
 #include <fmt/format.h>
 
 #include "exec/aten/conv_algorithms.h"
 #include "exec/aten/interpreter.h"
 #include "exec/aten/kernel.h"
+#include "exec/aten/onednn.h"
 
 namespace ridge::exec::aten {
 
@@ -67,37 +67,44 @@ void conv(C& c) {
   ConvGeometry g{spatial_attr(c, "strides", rank), spatial_attr(c, "dilations", rank), c.node.get_int("group", 1)};
   std::vector<int64_t> spatial(x.sizes().begin() + 2, x.sizes().end()), kernel(w.sizes().begin() + 2, w.sizes().end());
   Padding p = conv_padding(c, spatial, kernel, g.stride, g.dilation);
-  if (w.is_mkldnn()) {
-    // Optimized mode prepacked the weights in oneDNN's layout: the activation goes (and stays) in
-    // oneDNN's layout too, so consecutive layers skip the reorders.
-    c.set(0, at::mkldnn_convolution(x.is_mkldnn() ? x : x.to_mkldnn(), w, b, p.begin, g.stride, g.dilation, g.groups));
-    c.algorithm = "direct (prepacked)";
-    return;
-  }
   const auto& requested = c.interpreter.options().conv_algo;
   std::string algorithm = requested.empty() ? "auto" : requested;
-  if (algorithm == "auto" && p.symmetric() && rank == 2 && at::hasMKLDNN() && x.scalar_type() == at::kFloat &&
-      w.scalar_type() == at::kFloat && c.is_constant(1) && !at::GradMode::is_enabled() &&
-      !at::autocast::is_cpu_enabled() && !x.is_contiguous(at::MemoryFormat::ChannelsLast)) {
+  Activation activation = Activation::of(c.node);
+  if (c.interpreter.options().mode == "optimized" && algorithm == "auto" && rank == 2 && c.is_constant(1) &&
+      (!b.defined() || c.is_constant(2)) && onednn_usable(x, w)) {
+    // Optimized mode: oneDNN's convolution on channels-last activations, weights packed once,
+    // the following ReLU/Clip fused in.
+    auto& layer = c.interpreter.kernel_state<OnednnConv>(&c.node, [&] {
+      return std::make_shared<OnednnConv>(w, b, ConvGeometry2d{g.stride, g.dilation, p.begin, p.end, g.groups},
+                                          activation);
+    });
+    c.set(0, layer.run(x));
+    c.algorithm = activation.kind == Activation::Kind::kNone ? "direct" : "direct+" + activation.name();
+    return;
+  }
+  if (algorithm == "auto" && p.symmetric() && rank == 2 && c.is_constant(1) && onednn_usable(x, w) &&
+      !x.is_contiguous(at::MemoryFormat::ChannelsLast)) {
     // What ATen's own path would run (oneDNN), minus reordering the weights on every call: they
     // are reordered into oneDNN's layout once, on first use, as for fully connected layers.
     auto packed = c.interpreter.cached(&c.graph.value(c.node.inputs[1]), Interpreter::Derived::kConvWeight, [&] {
       return at::mkldnn_reorder_conv2d_weight(w.to_mkldnn(), p.begin, g.stride, g.dilation, g.groups);
     });
-    c.set(0, at::mkldnn_convolution(x.contiguous(), packed, b, p.begin, g.stride, g.dilation, g.groups));
+    c.set(0,
+          activation.apply(at::mkldnn_convolution(x.contiguous(), packed, b, p.begin, g.stride, g.dilation, g.groups)));
     c.algorithm = "auto";
     return;
   }
   if (algorithm == "auto" && p.symmetric()) {
     // ATen pads symmetric convolutions itself, inside its kernel.
-    c.set(0, at::convolution(x, w, b, g.stride, p.begin, g.dilation, false, std::vector<int64_t>(rank, 0), g.groups));
+    c.set(0, activation.apply(at::convolution(x, w, b, g.stride, p.begin, g.dilation, false,
+                                              std::vector<int64_t>(rank, 0), g.groups)));
     c.algorithm = "auto";
     return;
   }
   at::Tensor padded = pad_spatial(x, p);
   if (!conv_algorithm_applies(algorithm, padded, w, g)) algorithm = "auto";
   c.algorithm = algorithm;
-  c.set(0, run_conv_algorithm(algorithm, padded, w, b, g));
+  c.set(0, activation.apply(run_conv_algorithm(algorithm, padded, w, b, g)));
 }
 
 void conv_transpose(C& c) {
@@ -141,7 +148,7 @@ void conv_transpose(C& c) {
 
 void register_conv_kernels(KernelRegistry& r) {
   // clang-format off
-  r.add("conv", {{"Conv", conv, kAcceptsMkldnn}, {"ConvTranspose", conv_transpose}});
+  r.add("conv", {{"Conv", conv}, {"ConvTranspose", conv_transpose}});
   // clang-format on
 }
 

@@ -109,16 +109,6 @@ void dropout(C& c) {
   c.set(1, keep);
 }
 
-// oneDNN-layout tensors add without broadcasting; anything else adds densely.
-void add(C& c) {
-  at::Tensor a = c.in(0), b = c.in(1);
-  if ((a.is_mkldnn() || b.is_mkldnn()) && !(a.is_mkldnn() && b.is_mkldnn() && a.sizes() == b.sizes())) {
-    if (a.is_mkldnn()) a = a.to_dense();
-    if (b.is_mkldnn()) b = b.to_dense();
-  }
-  c.set(0, at::add(a, b));
-}
-
 void where(C& c) { c.set(0, at::where(c.in(0).to(at::kBool), c.in(1), c.in(2))); }
 
 }  // namespace
@@ -150,7 +140,7 @@ void register_elementwise_kernels(KernelRegistry& r) {
     {"Sqrt", [](C& c) { c.set(0, at::sqrt(c.in(0))); }},
     {"Tan", [](C& c) { c.set(0, at::tan(c.in(0))); }},
     {"Tanh", [](C& c) { c.set(0, at::tanh(c.in(0))); }},
-    {"Relu", [](C& c) { c.set(0, at::relu(c.in(0))); }, kAcceptsMkldnn},
+    {"Relu", [](C& c) { c.set(0, at::relu(c.in(0))); }},
     {"Not", [](C& c) { c.set(0, at::logical_not(c.in(0))); }},
     {"BitwiseNot", [](C& c) { c.set(0, at::bitwise_not(c.in(0))); }},
     {"IsNaN", [](C& c) { c.set(0, at::isnan(c.in(0))); }},
@@ -180,7 +170,7 @@ void register_elementwise_kernels(KernelRegistry& r) {
     {"Dropout", dropout},
     {"Clip", clip},
     {"PRelu", prelu},
-    {"Add", add, kAcceptsMkldnn},
+    {"Add", [](C& c) { c.set(0, at::add(c.in(0), c.in(1))); }},
     {"Sub", [](C& c) { c.set(0, at::sub(c.in(0), c.in(1))); }},
     {"Mul", [](C& c) { c.set(0, at::mul(c.in(0), c.in(1))); }},
     {"Div", [](C& c) { c.set(0, onnx_divide(c.in(0), c.in(1))); }},

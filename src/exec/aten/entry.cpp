@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "exec/aten/bench.h"
+#include "exec/aten/block_cache.h"
 #include "exec/aten/interpreter.h"
 #include "exec/aten/kernel.h"
 #include "exec/aten/optimize.h"
@@ -88,9 +89,11 @@ extern "C" ridge::exec::Engine* ridge_exec_engine() {
   // Every run frees its activations and allocates them again. With glibc's defaults the large
   // ones are mmap'ed and returned to the OS (munmap, heap trimming) each time, and the next run
   // page-faults them back in: MobileNetV2 at batch 8 measured 225 ms that way and 79 ms with
-  // them kept in the heap, as an arena allocator (ONNX Runtime's) keeps them.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the largest threshold glibc accepts
+  // them kept in the heap, as an arena allocator (ONNX Runtime's) keeps them. Blocks above the
+  // largest mmap threshold glibc accepts are kept by LargeBlockCache.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+  ridge::exec::aten::LargeBlockCache::install();
   static ridge::exec::aten::AtenEngine engine;
   return &engine;
 }

@@ -58,6 +58,7 @@ void Interpreter::replace_graph(std::unique_ptr<graph::Graph> g, std::vector<at:
   graph_ = optimized_graph_.get();
   constants_[graph_] = std::move(constants);
   plans_.erase(graph_);
+  kernel_states_.clear();  // keyed by nodes of the graph being replaced
 }
 
 const Interpreter::Plan& Interpreter::plan(const graph::Graph& g) {
@@ -167,9 +168,6 @@ std::vector<at::Tensor> Interpreter::execute(const graph::Graph& g, std::vector<
     for (auto id : node.inputs) ctx.inputs.push_back(id == graph::kNoValue ? at::Tensor() : lookup(id));
     ctx.outputs.resize(node.outputs.size());
     auto start = observer ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-    if (!(p.kernels[n]->traits & kAcceptsMkldnn))
-      for (auto& t : ctx.inputs)
-        if (t.defined() && t.is_mkldnn()) t = t.to_dense();
     try {
       p.kernels[n]->kernel(ctx);
     } catch (const Error&) {
@@ -196,10 +194,7 @@ std::vector<at::Tensor> Interpreter::execute(const graph::Graph& g, std::vector<
   }
   current_frame_ = saved;
   std::vector<at::Tensor> outputs;
-  for (auto id : g.outputs) {
-    auto t = lookup(id);
-    outputs.push_back(t.defined() && t.is_mkldnn() ? t.to_dense() : t);
-  }
+  for (auto id : g.outputs) outputs.push_back(lookup(id));
   return outputs;
 }
 

@@ -58,13 +58,21 @@ class Interpreter {
   void replace_graph(std::unique_ptr<graph::Graph> g, std::vector<at::Tensor> constants);
   const Frame* current_frame() const { return current_frame_; }
   // A tensor derived once from an unchanging object (an attribute, a constant value), then shared.
-  enum class Derived { kAttributeValue, kLinearWeight, kLinearWeightTransposed, kConvWeight, kBias };
+  enum class Derived { kAttributeValue, kConvWeight };
   template <typename Make>
   at::Tensor cached(const void* object, Derived what, Make make) {
     auto key = std::make_pair(object, what);
     auto it = cache_.find(key);
     if (it == cache_.end()) it = cache_.emplace(key, make()).first;
     return it->second;
+  }
+  // State a kernel keeps between runs (compiled primitives, packed weights), one per key (its
+  // node). `make` returns a std::shared_ptr<T>.
+  template <typename T, typename Make>
+  T& kernel_state(const void* key, Make make) {
+    auto it = kernel_states_.find(key);
+    if (it == kernel_states_.end()) it = kernel_states_.emplace(key, std::shared_ptr<void>(make())).first;
+    return *static_cast<T*>(it->second.get());
   }
 
  private:
@@ -89,6 +97,7 @@ class Interpreter {
   std::unordered_map<const graph::Graph*, Plan> plans_;
   const Frame* current_frame_ = nullptr;
   std::map<std::pair<const void*, Derived>, at::Tensor> cache_;
+  std::unordered_map<const void*, std::shared_ptr<void>> kernel_states_;
 };
 
 }  // namespace ridge::exec::aten

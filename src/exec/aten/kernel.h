@@ -41,17 +41,9 @@ struct KernelContext {
 
 using Kernel = void (*)(KernelContext&);
 
-enum KernelTrait : unsigned {
-  kPlain = 0,
-  // Takes tensors in oneDNN's blocked layout (optimized mode keeps convolution outputs in it);
-  // other kernels get such inputs converted back to dense first.
-  kAcceptsMkldnn = 1u << 0,
-};
-
 struct KernelRow {
   std::string_view op_type;
   Kernel kernel;
-  unsigned traits = kPlain;
   std::string_view family = {};
 };
 

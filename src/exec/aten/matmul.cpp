@@ -1,13 +1,13 @@
 // Matrix products: MatMul, Gemm, Einsum, Det, and the integer MatMul.
 //
 // fp32 products with a constant 2-D weight (fully connected layers) run on oneDNN's inner-product
-// kernel, with the weight reordered into oneDNN's layout once and reused: on this class of CPU
-// it ran these shapes about twice as fast as the BLAS ATen uses (docs/benchmarks.md). Training
-// (gradients recorded) and autocast keep ATen's own path.
-#include <ATen/autocast_mode.h>
-
+// primitive (onednn.h), with the weight reordered into the primitive's layout once: on this class
+// of CPU it ran these shapes about twice as fast as the BLAS ATen uses (docs/benchmarks.md), and
+// ATen's own oneDNN linear reorders the weight on every call. Training (gradients recorded) and
+// autocast keep ATen's own path.
 #include "exec/aten/interpreter.h"
 #include "exec/aten/kernel.h"
+#include "exec/aten/onednn.h"
 
 namespace ridge::exec::aten {
 
@@ -15,71 +15,49 @@ namespace {
 
 using C = KernelContext;
 
-// The weight (input `i`, a constant) as oneDNN's [N, K] inner-product weight, made once.
-at::Tensor onednn_weight(C& c, size_t i, bool already_n_by_k) {
-  auto what = already_n_by_k ? Interpreter::Derived::kLinearWeight : Interpreter::Derived::kLinearWeightTransposed;
-  return c.interpreter.cached(&c.graph.value(c.node.inputs[i]), what, [&] {
-    const auto& w = c.in(i);
-    return (already_n_by_k ? w : w.t()).contiguous().to_mkldnn();
-  });
-}
-
-at::Tensor onednn_bias(C& c, size_t i) {
-  if (!c.has(i)) return {};
-  return c.interpreter.cached(&c.graph.value(c.node.inputs[i]), Interpreter::Derived::kBias,
-                              [&] { return c.in(i).contiguous().to_mkldnn(); });
-}
-
-bool onednn_applies(const C& c, const at::Tensor& x, size_t weight) {
+// A fully connected layer on oneDNN when the weight (input `weight`) is a constant 2-D fp32 matrix
+// and the bias (input `bias`, if any) a constant vector of its width; null otherwise.
+OnednnLinear* onednn_layer(C& c, const at::Tensor& x, size_t weight, bool n_by_k, size_t bias) {
   const auto& w = c.in(weight);
-  return at::hasMKLDNN() && !at::GradMode::is_enabled() && !at::autocast::is_cpu_enabled() &&
-         x.scalar_type() == at::kFloat && w.scalar_type() == at::kFloat && w.dim() == 2 && x.dim() >= 2 &&
-         x.size(-1) == w.size(0) && c.is_constant(weight) && x.numel() > 0;
-}
-
-// x[..., K] x W[K, N] (+ bias[N]) on oneDNN.
-at::Tensor onednn_linear(const at::Tensor& x, const at::Tensor& w_nk, const at::Tensor& bias) {
-  int64_t k = x.size(-1);
-  auto x2 = (x.is_mkldnn() ? x.to_dense() : x).reshape({-1, k}).contiguous().to_mkldnn();
-  auto y = at::mkldnn_linear(x2, w_nk, bias).to_dense();
-  auto shape = x.sizes().vec();
-  shape.back() = w_nk.size(0);
-  return y.reshape(shape);
+  if (!onednn_usable(x, w) || w.dim() != 2 || x.dim() < 2 || !c.is_constant(weight)) return nullptr;
+  int64_t n = w.size(n_by_k ? 0 : 1), k = w.size(n_by_k ? 1 : 0);
+  if (x.size(-1) != k) return nullptr;
+  if (c.has(bias) && !(c.is_constant(bias) && c.in(bias).dim() == 1 && c.in(bias).size(0) == n &&
+                       c.in(bias).scalar_type() == at::kFloat))
+    return nullptr;
+  return &c.interpreter.kernel_state<OnednnLinear>(&c.node, [&] {
+    return std::make_shared<OnednnLinear>(w, n_by_k, c.has(bias) ? c.in(bias) : at::Tensor(), Activation::of(c.node));
+  });
 }
 
 void matmul(C& c) {
   const auto& x = c.in(0);
+  if (auto* layer = onednn_layer(c, x, 1, false, 2)) return c.set(0, layer->run(x));
   // A third input is the bias optimized mode fused in from the Add that followed.
-  bool fused_bias = c.inputs.size() > 2 && c.has(2);
-  if (onednn_applies(c, x, 1) && (!fused_bias || (c.in(2).dim() == 1 && c.is_constant(2)))) {
-    c.set(0, onednn_linear(x, onednn_weight(c, 1, false), fused_bias ? onednn_bias(c, 2) : at::Tensor()));
-    return;
-  }
   auto y = at::matmul(x, c.in(1));
-  c.set(0, fused_bias ? y + c.in(2) : y);
+  if (c.has(2)) y = y + c.in(2);
+  c.set(0, Activation::of(c.node).apply(y));
 }
 
 void gemm(C& c) {
   at::Tensor a = c.in(0), b = c.in(1);
   bool trans_b = c.node.get_int("transB", 0) != 0;
   bool plain = !c.node.get_int("transA", 0) && c.node.get_float("alpha", 1.0) == 1.0 &&
-               (!c.has(2) || (c.node.get_float("beta", 1.0) == 1.0 && c.in(2).dim() == 1 && c.is_constant(2) &&
-                              c.in(2).size(0) == (trans_b ? b.size(0) : b.size(1))));
-  if (plain && a.dim() == 2 && a.scalar_type() == at::kFloat && b.scalar_type() == at::kFloat && at::hasMKLDNN() &&
-      !at::GradMode::is_enabled() && !at::autocast::is_cpu_enabled() && c.is_constant(1)) {
-    c.set(0, onednn_linear(a, onednn_weight(c, 1, trans_b), onednn_bias(c, 2)));
-    return;
-  }
+               (!c.has(2) || c.node.get_float("beta", 1.0) == 1.0);
+  if (plain && a.dim() == 2)
+    if (auto* layer = onednn_layer(c, a, 1, trans_b, 2)) return c.set(0, layer->run(a));
   if (c.node.get_int("transA", 0)) a = a.t();
-  if (c.node.get_int("transB", 0)) b = b.t();
+  if (trans_b) b = b.t();
   double alpha = c.node.get_float("alpha", 1.0), beta = c.node.get_float("beta", 1.0);
+  at::Tensor y;
   if (c.has(2) && beta != 0) {
     // addmm broadcasts C over the product, as Gemm's unidirectional broadcast does.
-    c.set(0, at::addmm(c.in(2).to(a.scalar_type()), a, b, beta, alpha));
-    return;
+    y = at::addmm(c.in(2).to(a.scalar_type()), a, b, beta, alpha);
+  } else {
+    y = at::mm(a, b);
+    if (alpha != 1.0) y = y * alpha;
   }
-  auto y = at::mm(a, b);
-  c.set(0, alpha == 1.0 ? y : y * alpha);
+  c.set(0, Activation::of(c.node).apply(y));
 }
 
 void matmul_integer(C& c) {

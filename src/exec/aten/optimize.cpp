@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <limits>
 #include <set>
 
 #include "exec/aten/interpreter.h"
 #include "exec/aten/kernel.h"
+#include "exec/aten/onednn.h"
 
 namespace ridge::exec::aten {
 
@@ -14,8 +17,8 @@ using graph::ValueId;
 std::string OptimizeReport::summary() const {
   return fmt::format(
       "optimized: {} constant nodes folded, {} BatchNorms folded into convolutions, {} bias adds fused into matrix "
-      "products, {} no-ops removed, {} weights prepacked, {} dead nodes dropped",
-      folded_constants, folded_batchnorms, fused_biases, removed_noops, prepacked, dead);
+      "products, {} activations fused into layers, {} no-ops removed, {} weights prepacked, {} dead nodes dropped",
+      folded_constants, folded_batchnorms, fused_biases, fused_activations, removed_noops, prepacked, dead);
 }
 
 namespace {
@@ -34,21 +37,6 @@ void outer_names(const graph::Graph& g, std::set<std::string>& names) {
         if (v.from_outer_scope) names.insert(v.name);
       outer_names(*sub, names);
     }
-}
-
-// A 2-D fp32 convolution's weights reordered once into oneDNN's layout for its geometry, or an
-// undefined tensor when the layer does not qualify (explicit symmetric pads, known shapes).
-at::Tensor prepack_conv(const graph::Graph& g, const graph::Node& node, const std::vector<at::Tensor>& constants) {
-  const auto& w = constants[static_cast<size_t>(node.input(1))];
-  const auto& x = g.value(node.input(0));
-  if (w.dim() != 4 || w.scalar_type() != at::kFloat || !x.has_shape || x.shape.size() != 4) return {};
-  auto auto_pad = node.get_string("auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID") return {};
-  auto pads = node.get_ints("pads", {0, 0, 0, 0});
-  if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3]) return {};
-  auto strides = node.get_ints("strides", {1, 1}), dilations = node.get_ints("dilations", {1, 1});
-  std::vector<int64_t> padding{pads[0], pads[1]};
-  return at::mkldnn_reorder_conv2d_weight(w.to_mkldnn(), padding, strides, dilations, node.get_int("group", 1));
 }
 
 void replace_uses(graph::Graph& g, ValueId from, ValueId to) {
@@ -188,61 +176,89 @@ OptimizeReport optimize(Interpreter& interp) {
     ++report.removed_noops;
   }
 
-  // 4. Prepacking. A convolution goes to oneDNN's layout only when its input comes from an op that
-  // keeps that layout and every reader of its output takes it too: converting back and forth
-  // around, e.g., MobileNet's Clip cost more than the prepacking saved.
-  auto keeps_layout = [&](const graph::Node& n) {
-    const auto* row = registry.find(n.op_type);
-    return row && (row->traits & kAcceptsMkldnn);
+  // 3b. An activation that alone reads a convolution's or fully connected layer's output joins it
+  // (Relu, Clip with constant bounds, and the Erf form of GELU that exporters write as
+  // x * 0.5 * (1 + erf(x / sqrt 2))); oneDNN applies it as the layer's post-op.
+  auto scalar = [&](ValueId id, double& out) {
+    if (!is_const(id)) return false;
+    const auto& t = constants[static_cast<size_t>(id)];
+    if (t.numel() != 1 || !t.is_floating_point()) return false;
+    out = t.item<double>();
+    return true;
   };
-  auto layout_kept_by_producer = [&](ValueId in) {
-    for (size_t n = 0; n < g->nodes.size(); ++n)
-      if (!removed[n])
-        for (auto out : g->nodes[n].outputs)
-          if (out == in) return keeps_layout(g->nodes[n]);
-    return false;  // a graph input or constant
+  auto only_reader = [&](ValueId value, const char* op) -> graph::Node* {
+    if (pinned.count(g->value(value).name)) return nullptr;
+    auto users = consumers(value);
+    if (users.size() != 1 || g->nodes[users[0]].op_type != op) return nullptr;
+    return &g->nodes[users[0]];
   };
-  auto layout_kept_by_consumers = [&](ValueId out) {
-    if (pinned.count(g->value(out).name)) return false;
-    auto users = consumers(out);
-    for (auto u : users)
-      if (!keeps_layout(g->nodes[u])) return false;
-    return !users.empty();
+  auto other_input = [](const graph::Node& node, ValueId one) {
+    return node.input(0) == one ? node.input(1) : node.input(0);
   };
+  auto node_index = [&](const graph::Node* node) { return static_cast<size_t>(node - g->nodes.data()); };
+  for (size_t n = 0; n < g->nodes.size(); ++n) {
+    auto& layer = g->nodes[n];
+    bool fusable = layer.op_type == "Conv" || ((layer.op_type == "MatMul" || layer.op_type == "Gemm") &&
+                                               layer.inputs.size() >= 2 && is_const(layer.input(1)));
+    if (removed[n] || !fusable || layer.has("ridge_activation")) continue;
+    ValueId out = layer.outputs[0];
+    if (pinned.count(g->value(out).name)) continue;
+    Activation activation;
+    std::vector<graph::Node*> absorbed;
+    if (auto* relu = only_reader(out, "Relu")) {
+      activation.kind = Activation::Kind::kRelu;
+      absorbed = {relu};
+    } else if (auto* clip = only_reader(out, "Clip"); clip && clip->input(0) == out) {
+      double lo = clip->get_float("min", -std::numeric_limits<float>::max());
+      double hi = clip->get_float("max", std::numeric_limits<float>::max());
+      bool bounds = (clip->inputs.size() < 2 || clip->input(1) == graph::kNoValue || scalar(clip->input(1), lo)) &&
+                    (clip->inputs.size() < 3 || clip->input(2) == graph::kNoValue || scalar(clip->input(2), hi));
+      if (!bounds) continue;
+      activation = {Activation::Kind::kClip, static_cast<float>(lo), static_cast<float>(hi)};
+      absorbed = {clip};
+    } else {
+      // GELU: Div(x, sqrt 2) -> Erf -> Add 1 -> Mul by x -> Mul 0.5; x is read by Div and the first Mul.
+      auto users = consumers(out);
+      if (users.size() != 2) continue;
+      graph::Node *div = nullptr, *mul_x = nullptr;
+      for (auto u : users) {
+        auto& user = g->nodes[u];
+        if (user.op_type == "Div" && user.input(0) == out) div = &user;
+        if (user.op_type == "Mul") mul_x = &user;
+      }
+      double divisor = 0, one = 0, half = 0;
+      if (!div || !mul_x || !scalar(div->input(1), divisor) || std::abs(divisor - std::sqrt(2.0)) > 1e-4) continue;
+      auto* erf = only_reader(div->outputs[0], "Erf");
+      auto* add = erf ? only_reader(erf->outputs[0], "Add") : nullptr;
+      if (!add || !scalar(other_input(*add, erf->outputs[0]), one) || one != 1.0) continue;
+      if (only_reader(add->outputs[0], "Mul") != mul_x || other_input(*mul_x, add->outputs[0]) != out) continue;
+      auto* mul_half = only_reader(mul_x->outputs[0], "Mul");
+      if (!mul_half || !scalar(other_input(*mul_half, mul_x->outputs[0]), half) || half != 0.5) continue;
+      activation.kind = Activation::Kind::kGeluErf;
+      absorbed = {div, erf, add, mul_x, mul_half};
+    }
+    activation.annotate(layer);
+    layer.outputs[0] = absorbed.back()->outputs[0];
+    for (auto* node : absorbed) removed[node_index(node)] = true;
+    ++report.fused_activations;
+  }
+
+  // 4. Weight packing: fp32 convolutions and fully connected layers with constant weights run on
+  // oneDNN (onednn.h), which reorders each weight into its primitive's layout once, on first use.
   const auto& opts = interp.options();
   bool channels_last = opts.memory_format == "channels-last";
-  // oneDNN's blocked layout for fp32 convolutions with ATen's default algorithm.
-  bool onednn_layout = at::hasMKLDNN() && !channels_last && opts.precision == "fp32" &&
-                       (opts.conv_algo.empty() || opts.conv_algo == "auto");
   for (size_t n = 0; n < g->nodes.size(); ++n) {
     auto& node = g->nodes[n];
-    if (removed[n]) continue;
-    if (node.op_type == "Gemm" && node.get_int("transB", 0) && is_const(node.input(1))) {
-      at::Tensor packed = constants[static_cast<size_t>(node.input(1))].t().contiguous();  // before resize
-      ValueId id = g->intern(node.name + "/packed_b");
-      constants.resize(g->values.size());
-      constants[static_cast<size_t>(id)] = packed;
-      g->value(id).dtype = g->value(node.input(1)).dtype;
-      node.inputs[1] = id;
-      for (auto& a : node.attributes)
-        if (a.name == "transB") a.i = 0;
+    if (removed[n] || node.inputs.size() < 2 || !is_const(node.input(1))) continue;
+    const auto& w = constants[static_cast<size_t>(node.input(1))];
+    bool fp32 = opts.precision == "fp32" && w.scalar_type() == at::kFloat;
+    bool conv = node.op_type == "Conv" && w.dim() == 4 && (opts.conv_algo.empty() || opts.conv_algo == "auto");
+    bool linear = (node.op_type == "MatMul" || node.op_type == "Gemm") && w.dim() == 2;
+    if (fp32 && (conv || linear)) {
       ++report.prepacked;
-    } else if (node.op_type == "Conv" && channels_last && is_const(node.input(1))) {
-      auto& w = constants[static_cast<size_t>(node.input(1))];
-      if (w.dim() == 4) {
-        w = w.contiguous(at::MemoryFormat::ChannelsLast);
-        ++report.prepacked;
-      }
-    } else if (node.op_type == "Conv" && onednn_layout && is_const(node.input(1)) &&
-               layout_kept_by_producer(node.input(0)) && layout_kept_by_consumers(node.outputs[0])) {
-      if (auto packed = prepack_conv(*g, node, constants); packed.defined()) {
-        ValueId id = g->intern(node.name + "/packed_weight");
-        constants.resize(g->values.size());
-        constants[static_cast<size_t>(id)] = packed;
-        g->value(id).dtype = graph::DType::kFloat32;
-        node.inputs[1] = id;
-        ++report.prepacked;
-      }
+    } else if (node.op_type == "Conv" && channels_last && w.dim() == 4) {
+      constants[static_cast<size_t>(node.input(1))] = w.contiguous(at::MemoryFormat::ChannelsLast);
+      ++report.prepacked;
     }
   }
 

@@ -116,7 +116,6 @@ void max_pool_kernel(C& c) {
     c.set(0, at::max_pool2d(x, w.kernel, w.stride, w.pad_begin, w.dilation, w.ceil));
     return;
   }
-  if (x.is_mkldnn()) x = x.to_dense();
   if (c.wants_output(1)) {
     if (x.dim() != 4 || w.pad_begin != w.pad_end || w.ceil)
       c.fail("the Indices output needs 2-D, symmetric, floor-mode pooling");
@@ -147,7 +146,6 @@ void average_pool(C& c) {
     c.set(0, at::avg_pool2d(x, w.kernel, w.stride, w.pad_begin, false, include_pad));
     return;
   }
-  if (x.is_mkldnn()) x = x.to_dense();
   auto sums = window_sum(extend_for_ceil(pad(x, w, 0), w, 0), w);
   // Divisor: how many elements of each window count (the padding too when count_include_pad).
   std::vector<int64_t> plane(x.sizes().begin(), x.sizes().end());
@@ -176,14 +174,10 @@ std::vector<int64_t> spatial_axes(const at::Tensor& x) {
 void register_pooling_kernels(KernelRegistry& r) {
   // clang-format off
   r.add("pooling", {
-    {"MaxPool", max_pool_kernel, kAcceptsMkldnn},
-    {"AveragePool", average_pool, kAcceptsMkldnn},
+    {"MaxPool", max_pool_kernel},
+    {"AveragePool", average_pool},
     {"LpPool", lp_pool},
-    {"GlobalAveragePool", [](C& c) {
-       const auto& x = c.in(0);
-       if (x.is_mkldnn()) return c.set(0, at::adaptive_avg_pool2d(x, {1, 1}));  // oneDNN tensors are 4-D
-       c.set(0, x.mean(spatial_axes(x), true));
-     }, kAcceptsMkldnn},
+    {"GlobalAveragePool", [](C& c) { c.set(0, c.in(0).mean(spatial_axes(c.in(0)), true)); }},
     {"GlobalMaxPool", [](C& c) { c.set(0, c.in(0).amax(spatial_axes(c.in(0)), true)); }},
     {"GlobalLpPool", [](C& c) {
        double p = static_cast<double>(c.node.get_int("p", 2));

@@ -1,0 +1,244 @@
+#include "exec/aten/onednn.h"
+
+#include <ATen/autocast_mode.h>
+#include <fmt/format.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
+
+#include "util/error.h"
+
+namespace ridge::exec::aten {
+
+namespace {
+
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+// oneDNN runs on ATen's OpenMP pool (Debian builds both with OpenMP), so --threads applies.
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::stream& cpu_stream() {
+  static dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+dnnl::primitive_attr post_ops(const Activation& activation) {
+  dnnl::primitive_attr attr;
+  dnnl::post_ops ops;
+  switch (activation.kind) {
+    case Activation::Kind::kNone:
+      break;
+    case Activation::Kind::kRelu:
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+      break;
+    case Activation::Kind::kClip:
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, activation.min, activation.max);
+      break;
+    case Activation::Kind::kGeluErf:
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f);
+      break;
+  }
+  attr.set_post_ops(ops);
+  return attr;
+}
+
+// Copies a constant into the layout a primitive chose for it, once.
+dnnl::memory reordered(const dnnl::memory::desc& user_layout, void* data, const dnnl::memory::desc& wanted) {
+  dnnl::memory user(user_layout, cpu_engine(), data);
+  dnnl::memory packed(wanted, cpu_engine());
+  dnnl::reorder(user, packed).execute(cpu_stream(), user, packed);
+  cpu_stream().wait();
+  return packed;
+}
+
+dnnl::memory::dims dims(std::initializer_list<int64_t> values) { return dnnl::memory::dims(values); }
+
+}  // namespace
+
+Activation Activation::of(const graph::Node& node) {
+  Activation a;
+  auto kind = node.get_string("ridge_activation", "");
+  if (kind.empty()) return a;
+  if (kind == "relu")
+    a.kind = Kind::kRelu;
+  else if (kind == "clip")
+    a.kind = Kind::kClip;
+  else if (kind == "gelu_erf")
+    a.kind = Kind::kGeluErf;
+  else
+    throw Error(fmt::format("node '{}': unknown fused activation '{}'", node.name, kind));
+  a.min = static_cast<float>(node.get_float("ridge_activation_min", 0));
+  a.max = static_cast<float>(node.get_float("ridge_activation_max", 0));
+  return a;
+}
+
+void Activation::annotate(graph::Node& node) const {
+  auto set = [&](const char* name, auto fill) {
+    graph::Attribute attr;
+    attr.name = name;
+    fill(attr);
+    node.attributes.push_back(std::move(attr));
+  };
+  set("ridge_activation", [&](graph::Attribute& a) {
+    a.kind = graph::Attribute::Kind::kString;
+    a.s = name();
+  });
+  if (kind == Kind::kClip) {
+    set("ridge_activation_min", [&](graph::Attribute& a) {
+      a.kind = graph::Attribute::Kind::kFloat;
+      a.f = min;
+    });
+    set("ridge_activation_max", [&](graph::Attribute& a) {
+      a.kind = graph::Attribute::Kind::kFloat;
+      a.f = max;
+    });
+  }
+}
+
+std::string Activation::name() const {
+  switch (kind) {
+    case Kind::kNone:
+      return "";
+    case Kind::kRelu:
+      return "relu";
+    case Kind::kClip:
+      return "clip";
+    case Kind::kGeluErf:
+      return "gelu_erf";
+  }
+  return "";
+}
+
+at::Tensor Activation::apply(const at::Tensor& y) const {
+  switch (kind) {
+    case Kind::kNone:
+      return y;
+    case Kind::kRelu:
+      return at::relu(y);
+    case Kind::kClip:
+      return at::clamp(y, min, max);
+    case Kind::kGeluErf:
+      return at::gelu(y);
+  }
+  return y;
+}
+
+bool onednn_usable(const at::Tensor& x, const at::Tensor& weight) {
+  return at::hasMKLDNN() && !at::GradMode::is_enabled() && !at::autocast::is_cpu_enabled() &&
+         x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat && !x.is_mkldnn() && x.numel() > 0 &&
+         weight.numel() > 0;
+}
+
+// ---- fully connected ----
+
+struct OnednnLinear::Compiled {
+  dnnl::inner_product_forward primitive;
+  dnnl::memory::desc src, dst;
+  dnnl::memory weights, bias;
+};
+
+OnednnLinear::OnednnLinear(const at::Tensor& weight, bool weight_is_n_by_k, const at::Tensor& bias,
+                           Activation activation)
+    : weight_(weight.contiguous()),
+      bias_(bias.defined() ? bias.contiguous() : bias),
+      weight_is_n_by_k_(weight_is_n_by_k),
+      activation_(activation) {}
+
+OnednnLinear::Compiled& OnednnLinear::compiled(int64_t rows) {
+  auto& slot = by_rows_[rows];
+  if (slot) return *slot;
+  int64_t n = weight_.size(weight_is_n_by_k_ ? 0 : 1), k = weight_.size(weight_is_n_by_k_ ? 1 : 0);
+  dnnl::memory::desc src({rows, k}, dt::f32, tag::ab), dst({rows, n}, dt::f32, tag::ab);
+  dnnl::memory::desc any_weights({n, k}, dt::f32, tag::any);
+  auto desc = bias_.defined()
+                  ? dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src, any_weights,
+                                                      dnnl::memory::desc({n}, dt::f32, tag::a), dst)
+                  : dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src, any_weights, dst);
+  dnnl::inner_product_forward::primitive_desc pd(desc, post_ops(activation_), cpu_engine());
+  // A [K, N] weight is the [N, K] matrix in column-major order: the reorder transposes it.
+  dnnl::memory::desc user({n, k}, dt::f32, weight_is_n_by_k_ ? tag::ab : tag::ba);
+  slot = std::make_shared<Compiled>(
+      Compiled{dnnl::inner_product_forward(pd), src, dst, reordered(user, weight_.data_ptr(), pd.weights_desc()), {}});
+  if (bias_.defined()) slot->bias = dnnl::memory(pd.bias_desc(), cpu_engine(), bias_.data_ptr());
+  return *slot;
+}
+
+at::Tensor OnednnLinear::run(const at::Tensor& x) {
+  int64_t k = x.size(-1), n = weight_.size(weight_is_n_by_k_ ? 0 : 1);
+  auto rows = x.reshape({-1, k}).contiguous();
+  auto& c = compiled(rows.size(0));
+  auto y = at::empty({rows.size(0), n}, x.options());
+  dnnl::memory src(c.src, cpu_engine(), rows.data_ptr()), dst(c.dst, cpu_engine(), y.data_ptr());
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, c.weights}, {DNNL_ARG_DST, dst}};
+  if (bias_.defined()) args.emplace(DNNL_ARG_BIAS, c.bias);
+  c.primitive.execute(cpu_stream(), args);
+  cpu_stream().wait();
+  auto shape = x.sizes().vec();
+  shape.back() = n;
+  return y.view(shape);
+}
+
+// ---- convolution ----
+
+struct OnednnConv::Compiled {
+  dnnl::convolution_forward primitive;
+  dnnl::memory::desc src, dst;
+  dnnl::memory weights, bias;
+  std::vector<int64_t> output_shape;
+};
+
+OnednnConv::OnednnConv(const at::Tensor& weight, const at::Tensor& bias, ConvGeometry2d geometry, Activation activation)
+    : weight_(weight.contiguous()),
+      bias_(bias.defined() ? bias.contiguous() : bias),
+      geometry_(std::move(geometry)),
+      activation_(activation) {}
+
+OnednnConv::Compiled& OnednnConv::compiled(const std::vector<int64_t>& in) {
+  auto& slot = by_shape_[in];
+  if (slot) return *slot;
+  const auto& g = geometry_;
+  int64_t out_channels = weight_.size(0), kh = weight_.size(2), kw = weight_.size(3);
+  auto out_size = [&](size_t axis, int64_t size, int64_t kernel) {
+    return (size + g.pad_begin[axis] + g.pad_end[axis] - (g.dilation[axis] * (kernel - 1) + 1)) / g.stride[axis] + 1;
+  };
+  std::vector<int64_t> out{in[0], out_channels, out_size(0, in[2], kh), out_size(1, in[3], kw)};
+  dnnl::memory::desc src({in[0], in[1], in[2], in[3]}, dt::f32, tag::nhwc);
+  dnnl::memory::desc dst({out[0], out[1], out[2], out[3]}, dt::f32, tag::nhwc);
+  bool grouped = g.groups > 1;
+  auto weight_dims = grouped ? dims({g.groups, out_channels / g.groups, weight_.size(1), kh, kw})
+                             : dims({out_channels, weight_.size(1), kh, kw});
+  dnnl::memory::desc any_weights(weight_dims, dt::f32, tag::any);
+  dnnl::memory::dims strides{g.stride[0], g.stride[1]}, dilates{g.dilation[0] - 1, g.dilation[1] - 1};
+  dnnl::memory::dims pad_l{g.pad_begin[0], g.pad_begin[1]}, pad_r{g.pad_end[0], g.pad_end[1]};
+  auto kind = dnnl::prop_kind::forward_inference;
+  auto algo = dnnl::algorithm::convolution_direct;
+  auto desc = bias_.defined()
+                  ? dnnl::convolution_forward::desc(kind, algo, src, any_weights,
+                                                    dnnl::memory::desc({out_channels}, dt::f32, tag::a), dst, strides,
+                                                    dilates, pad_l, pad_r)
+                  : dnnl::convolution_forward::desc(kind, algo, src, any_weights, dst, strides, dilates, pad_l, pad_r);
+  dnnl::convolution_forward::primitive_desc pd(desc, post_ops(activation_), cpu_engine());
+  dnnl::memory::desc user(weight_dims, dt::f32, grouped ? tag::goihw : tag::oihw);
+  slot = std::make_shared<Compiled>(Compiled{
+      dnnl::convolution_forward(pd), src, dst, reordered(user, weight_.data_ptr(), pd.weights_desc()), {}, out});
+  if (bias_.defined()) slot->bias = dnnl::memory(pd.bias_desc(), cpu_engine(), bias_.data_ptr());
+  return *slot;
+}
+
+at::Tensor OnednnConv::run(const at::Tensor& x) {
+  auto input = x.contiguous(at::MemoryFormat::ChannelsLast);
+  auto& c = compiled(input.sizes().vec());
+  auto y = at::empty(c.output_shape, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+  dnnl::memory src(c.src, cpu_engine(), input.data_ptr()), dst(c.dst, cpu_engine(), y.data_ptr());
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, c.weights}, {DNNL_ARG_DST, dst}};
+  if (bias_.defined()) args.emplace(DNNL_ARG_BIAS, c.bias);
+  c.primitive.execute(cpu_stream(), args);
+  cpu_stream().wait();
+  return y;
+}
+
+}  // namespace ridge::exec::aten

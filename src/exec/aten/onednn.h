@@ -1,0 +1,70 @@
+#pragma once
+// Convolutions and fully connected layers run on oneDNN's primitives directly (libdnnl, the same
+// library ATen's CPU path uses), for what ATen 1.13 does not expose: weights reordered once into
+// the primitive's own layout (ATen's linear reorders them on every call), and an activation fused
+// into the layer as a post-op (Conv+Clip, MatMul+GELU), as graph compilers do. Activations stay
+// ordinary ATen tensors (convolutions in channels-last order), so every other kernel reads them.
+#include <ATen/ATen.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace ridge::exec::aten {
+
+// An elementwise function applied to a layer's output, fused into it by optimized mode.
+struct Activation {
+  enum class Kind { kNone, kRelu, kClip, kGeluErf };
+  Kind kind = Kind::kNone;
+  float min = 0, max = 0;  // kClip's bounds
+
+  // Read from (and written to) the node attributes optimized mode sets on the fused layer.
+  static Activation of(const graph::Node& node);
+  void annotate(graph::Node& node) const;
+  std::string name() const;
+  // The same function on ATen, for paths that do not fuse it.
+  at::Tensor apply(const at::Tensor& y) const;
+};
+
+// Whether the oneDNN paths may run: fp32 inference without autocast.
+bool onednn_usable(const at::Tensor& x, const at::Tensor& weight);
+
+// y[M, N] = x[M, K] * W + bias, with W given as [K, N] (transposed = false) or [N, K].
+class OnednnLinear {
+ public:
+  OnednnLinear(const at::Tensor& weight, bool weight_is_n_by_k, const at::Tensor& bias, Activation activation);
+  at::Tensor run(const at::Tensor& x);  // x: [..., K]; returns [..., N]
+
+ private:
+  struct Compiled;
+  Compiled& compiled(int64_t rows);
+  at::Tensor weight_, bias_;
+  bool weight_is_n_by_k_;
+  Activation activation_;
+  std::map<int64_t, std::shared_ptr<Compiled>> by_rows_;
+};
+
+struct ConvGeometry2d {
+  std::vector<int64_t> stride, dilation, pad_begin, pad_end;
+  int64_t groups = 1;
+};
+
+// A 2-D convolution on channels-last activations.
+class OnednnConv {
+ public:
+  OnednnConv(const at::Tensor& weight, const at::Tensor& bias, ConvGeometry2d geometry, Activation activation);
+  at::Tensor run(const at::Tensor& x);  // x: [N, C, H, W] in any layout; returns channels-last
+
+ private:
+  struct Compiled;
+  Compiled& compiled(const std::vector<int64_t>& input_shape);
+  at::Tensor weight_, bias_;
+  ConvGeometry2d geometry_;
+  Activation activation_;
+  std::map<std::vector<int64_t>, std::shared_ptr<Compiled>> by_shape_;
+};
+
+}  // namespace ridge::exec::aten

@@ -1,0 +1,145 @@
+// Optimized mode's oneDNN layers against eager mode (ATen's own kernels running the graph as
+// exported): convolutions with asymmetric pads, strides, dilations and groups, depthwise ones,
+// fully connected layers in both weight orientations, and the activations fused into them
+// (Clip with input bounds, Clip with attribute bounds, Relu, the Erf form of GELU). Layers whose
+// output has a second reader keep their activation separate.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "exec/engine.h"
+#include "exec/prepare.h"
+#include "support/model_builder.h"
+#include "support/tensor_compare.h"
+
+namespace ridge::test {
+namespace {
+
+std::vector<float> wave(size_t n, float scale, float phase) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = scale * std::sin(0.37f * static_cast<float>(i) + phase);
+  return v;
+}
+
+struct Runs {
+  exec::RunOutput eager, optimized;
+};
+
+Runs run_both(const std::string& path, const std::vector<exec::HostTensor>& inputs) {
+  analysis::Request request;
+  request.model_path = path;
+  auto prepared = exec::prepare(request, "");
+  auto& engine = exec::load_engine();
+  exec::ExecOptions optimized;
+  optimized.mode = "optimized";
+  return {engine.run(prepared.analysis.model, inputs, {}), engine.run(prepared.analysis.model, inputs, optimized)};
+}
+
+void expect_same_outputs(const Runs& runs) {
+  ASSERT_EQ(runs.eager.outputs.size(), runs.optimized.outputs.size());
+  for (size_t o = 0; o < runs.eager.outputs.size(); ++o) {
+    auto a = floats(runs.eager.outputs[o]), b = floats(runs.optimized.outputs[o]);
+    EXPECT_EQ(runs.eager.outputs[o].dims, runs.optimized.outputs[o].dims) << "output " << o;
+    ASSERT_EQ(a.size(), b.size()) << "output " << o;
+    double largest = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_NEAR(a[i], b[i], 1e-5 + 1e-5 * std::fabs(a[i])) << "output " << o << " element " << i;
+      largest = std::max(largest, static_cast<double>(std::fabs(a[i])));
+    }
+    EXPECT_GT(largest, 0.05) << "output " << o << " is all (near) zeros: the comparison would prove nothing";
+  }
+}
+
+// x[2,4,9,8] -> grouped, strided, dilated Conv with asymmetric pads -> Clip(-0.3, 0.4) = y1
+//            -> depthwise Conv -> Relu -> 1x1 Conv = c3 -> Relu = r3; y3 = c3 + r3 (c3 has two readers).
+TEST(ExecutorFusion, ConvolutionsWithFusedActivationsMatchEager) {
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{4}, int64_t{9}, int64_t{8}}).output("y1").output("y3");
+  b.weight_values("w1", {6, 2, 3, 3}, wave(6 * 2 * 9, 0.4f, 0.1f))
+      .weight_values("b1", {6}, wave(6, 0.2f, 1.0f))
+      .weight_values("lo", {}, {-0.3f})
+      .weight_values("hi", {}, {0.4f})
+      .weight_values("w2", {6, 1, 3, 3}, wave(6 * 9, 0.5f, 2.0f))
+      .weight_values("w3", {3, 6, 1, 1}, wave(18, 0.6f, 3.0f))
+      .weight_values("b3", {3}, {0.05f, -0.1f, 0.02f});
+  auto& conv1 = b.node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1");
+  set_int(conv1, "group", 2);
+  set_ints(conv1, "strides", {2, 1});
+  set_ints(conv1, "dilations", {1, 2});
+  set_ints(conv1, "pads", {1, 0, 0, 2});
+  b.node("Clip", {"c1", "lo", "hi"}, {"y1"}, "clip1");
+  auto& conv2 = b.node("Conv", {"y1", "w2"}, {"c2"}, "conv2");
+  set_int(conv2, "group", 6);
+  set_ints(conv2, "pads", {1, 1, 1, 1});
+  b.node("Relu", {"c2"}, {"r2"}, "relu2");
+  b.node("Conv", {"r2", "w3", "b3"}, {"c3"}, "conv3");
+  b.node("Relu", {"c3"}, {"r3"}, "relu3");
+  b.node("Add", {"c3", "r3"}, {"y3"}, "add3");
+  auto runs = run_both(b.save("fused_convs"), {float_tensor("x", {2, 4, 9, 8}, wave(2 * 4 * 9 * 8, 1.0f, 0.0f))});
+  // Output height (9 + 1 + 0 - 3) / 2 + 1 = 4, width (8 + 0 + 2 - 5) / 1 + 1 = 6.
+  EXPECT_EQ(runs.optimized.outputs.at(0).dims, (std::vector<int64_t>{2, 6, 4, 6}));
+  ASSERT_FALSE(runs.optimized.notes.empty());
+  EXPECT_NE(runs.optimized.notes.front().find("2 activations fused"), std::string::npos)
+      << runs.optimized.notes.front();
+  expect_same_outputs(runs);
+  // The clip really clips: the fused output keeps to its bounds and reaches them.
+  auto y1 = floats(runs.optimized.outputs.at(0));
+  EXPECT_FLOAT_EQ(*std::min_element(y1.begin(), y1.end()), -0.3f);
+  EXPECT_FLOAT_EQ(*std::max_element(y1.begin(), y1.end()), 0.4f);
+}
+
+// Opset 6: Clip's bounds are attributes.
+TEST(ExecutorFusion, ClipWithAttributeBoundsFuses) {
+  ModelBuilder b(6);
+  b.input("x", {int64_t{1}, int64_t{3}, int64_t{6}, int64_t{6}}).output("y");
+  b.weight_values("w", {4, 3, 3, 3}, wave(4 * 27, 0.5f, 0.7f));
+  b.node("Conv", {"x", "w"}, {"c"}, "conv");
+  auto& clip = b.node("Clip", {"c"}, {"y"}, "clip");
+  set_float(clip, "min", 0.0f);
+  set_float(clip, "max", 0.5f);
+  auto runs = run_both(b.save("clip_attributes"), {float_tensor("x", {1, 3, 6, 6}, wave(108, 1.0f, 0.3f))});
+  EXPECT_NE(runs.optimized.notes.front().find("1 activations fused"), std::string::npos)
+      << runs.optimized.notes.front();
+  expect_same_outputs(runs);
+}
+
+// MatMul [2,3,8] x [8,5] + bias, then GELU as exporters write it: x * 0.5 * (1 + erf(x / sqrt 2))
+// with the Mul by x first; and Gemm with transB (weight [N, K]) + Relu.
+TEST(ExecutorFusion, FullyConnectedLayersWithGeluAndReluMatchEager) {
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{3}, int64_t{8}}).input("x2", {int64_t{4}, int64_t{8}}).output("g").output("y2");
+  b.weight_values("w", {8, 5}, wave(40, 0.6f, 0.2f))
+      .weight_values("bias", {5}, wave(5, 0.3f, 0.9f))
+      .weight_values("sqrt2", {}, {std::sqrt(2.0f)})
+      .weight_values("one", {}, {1.0f})
+      .weight_values("half", {}, {0.5f})
+      .weight_values("wt", {5, 8}, wave(40, 0.6f, 1.7f))
+      .weight_values("c", {5}, wave(5, 0.3f, 2.5f));
+  b.node("MatMul", {"x", "w"}, {"m"}, "fc");
+  b.node("Add", {"bias", "m"}, {"h"}, "fc_bias");
+  b.node("Div", {"h", "sqrt2"}, {"d"}, "gelu_div");
+  b.node("Erf", {"d"}, {"e"}, "gelu_erf");
+  b.node("Add", {"e", "one"}, {"a"}, "gelu_add");
+  b.node("Mul", {"h", "a"}, {"p"}, "gelu_mul");
+  b.node("Mul", {"p", "half"}, {"g"}, "gelu_half");
+  set_int(b.node("Gemm", {"x2", "wt", "c"}, {"q"}, "gemm"), "transB", 1);
+  b.node("Relu", {"q"}, {"y2"}, "relu");
+  auto runs = run_both(b.save("fused_linear"), {float_tensor("x", {2, 3, 8}, wave(48, 1.5f, 0.0f)),
+                                                float_tensor("x2", {4, 8}, wave(32, 1.5f, 0.5f))});
+  const auto& note = runs.optimized.notes.front();
+  EXPECT_NE(note.find("1 bias adds fused"), std::string::npos) << note;
+  EXPECT_NE(note.find("2 activations fused"), std::string::npos) << note;
+  expect_same_outputs(runs);
+  // And against GELU's closed form, computed here from the eager pre-activation.
+  auto g = floats(runs.optimized.outputs.at(0));
+  auto x = wave(48, 1.5f, 0.0f), w = wave(40, 0.6f, 0.2f), bias = wave(5, 0.3f, 0.9f);
+  for (size_t r = 0; r < 6; ++r)
+    for (size_t n = 0; n < 5; ++n) {
+      double h = bias[n];
+      for (size_t k = 0; k < 8; ++k) h += static_cast<double>(x[r * 8 + k]) * w[k * 5 + n];
+      EXPECT_NEAR(g[r * 5 + n], 0.5 * h * (1 + std::erf(h / std::sqrt(2.0))), 1e-5) << r << "," << n;
+    }
+}
+
+}  // namespace
+}  // namespace ridge::test
