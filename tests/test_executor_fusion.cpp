@@ -141,5 +141,45 @@ TEST(ExecutorFusion, FullyConnectedLayersWithGeluAndReluMatchEager) {
     }
 }
 
+// Residual connections: Conv + Add(x) + Relu (ResNet's block end), a residual computed by a node
+// listed after the layer (ResNet's downsampling branch), MatMul + bias + Add(x) with the residual
+// as the Add's first operand (a transformer's sublayer), and an Add that broadcasts, which stays
+// separate.
+TEST(ExecutorFusion, ResidualAddsJoinTheirLayers) {
+  ModelBuilder b;
+  b.input("x", {int64_t{1}, int64_t{4}, int64_t{6}, int64_t{6}})
+      .input("z", {int64_t{1}, int64_t{4}, int64_t{1}, int64_t{1}})
+      .input("t", {int64_t{2}, int64_t{3}, int64_t{8}})
+      .output("y")
+      .output("y2")
+      .output("y3")
+      .output("y4");
+  b.weight_values("w", {4, 4, 3, 3}, wave(144, 0.3f, 0.4f))
+      .weight_values("bc", {4}, {0.1f, -0.1f, 0.2f, 0.0f})
+      .weight_values("w2", {4, 4, 1, 1}, wave(16, 0.5f, 1.1f))
+      .weight_values("w4", {4, 4, 1, 1}, wave(16, 0.5f, 1.9f))
+      .weight_values("w5", {4, 4, 1, 1}, wave(16, 0.5f, 2.7f))
+      .weight_values("fc", {8, 8}, wave(64, 0.4f, 2.2f))
+      .weight_values("bias", {8}, wave(8, 0.2f, 0.6f));
+  set_ints(b.node("Conv", {"x", "w", "bc"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  b.node("Add", {"c", "x"}, {"s"}, "residual");
+  b.node("Relu", {"s"}, {"y"}, "relu");
+  b.node("MatMul", {"t", "fc"}, {"m"}, "fc");
+  b.node("Add", {"m", "bias"}, {"h"}, "fc_bias");
+  b.node("Add", {"t", "h"}, {"y2"}, "fc_residual");
+  b.node("Conv", {"y", "w2"}, {"c2"}, "conv2");
+  b.node("Add", {"c2", "z"}, {"y3"}, "broadcast_add");
+  b.node("Conv", {"y", "w4"}, {"c4"}, "main_branch");
+  b.node("Conv", {"y", "w5"}, {"c5"}, "downsample_branch");
+  b.node("Add", {"c4", "c5"}, {"y4"}, "block_end");
+  auto runs = run_both(b.save("residuals"), {float_tensor("x", {1, 4, 6, 6}, wave(144, 1.0f, 0.0f)),
+                                             float_tensor("z", {1, 4, 1, 1}, {0.5f, -0.5f, 0.25f, 1.0f}),
+                                             float_tensor("t", {2, 3, 8}, wave(48, 1.0f, 0.8f))});
+  const auto& note = runs.optimized.notes.front();
+  EXPECT_NE(note.find("1 bias adds fused"), std::string::npos) << note;
+  EXPECT_NE(note.find("3 residual adds and 1 activations fused"), std::string::npos) << note;
+  expect_same_outputs(runs);
+}
+
 }  // namespace
 }  // namespace ridge::test

@@ -69,17 +69,20 @@ void conv(C& c) {
   Padding p = conv_padding(c, spatial, kernel, g.stride, g.dilation);
   const auto& requested = c.interpreter.options().conv_algo;
   std::string algorithm = requested.empty() ? "auto" : requested;
-  Activation activation = Activation::of(c.node);
+  Epilogue epilogue = Epilogue::of(c.node);
+  at::Tensor residual = epilogue.residual ? c.in(Epilogue::kResidualInput) : at::Tensor();
   if (c.interpreter.options().mode == "optimized" && algorithm == "auto" && rank == 2 && c.is_constant(1) &&
       (!b.defined() || c.is_constant(2)) && onednn_usable(x, w)) {
     // Optimized mode: oneDNN's convolution on channels-last activations, weights packed once,
-    // the following ReLU/Clip fused in.
+    // the residual Add and the ReLU/Clip that followed fused in.
     auto& layer = c.interpreter.kernel_state<OnednnConv>(&c.node, [&] {
       return std::make_shared<OnednnConv>(w, b, ConvGeometry2d{g.stride, g.dilation, p.begin, p.end, g.groups},
-                                          activation);
+                                          epilogue);
     });
-    c.set(0, layer.run(x));
-    c.algorithm = activation.kind == Activation::Kind::kNone ? "direct" : "direct+" + activation.name();
+    c.set(0, layer.run(x, residual));
+    c.algorithm = "direct";
+    if (epilogue.residual) c.algorithm += "+add";
+    if (epilogue.activation.kind != Activation::Kind::kNone) c.algorithm += "+" + epilogue.activation.name();
     return;
   }
   if (algorithm == "auto" && p.symmetric() && rank == 2 && c.is_constant(1) && onednn_usable(x, w) &&
@@ -89,22 +92,23 @@ void conv(C& c) {
     auto packed = c.interpreter.cached(&c.graph.value(c.node.inputs[1]), Interpreter::Derived::kConvWeight, [&] {
       return at::mkldnn_reorder_conv2d_weight(w.to_mkldnn(), p.begin, g.stride, g.dilation, g.groups);
     });
-    c.set(0,
-          activation.apply(at::mkldnn_convolution(x.contiguous(), packed, b, p.begin, g.stride, g.dilation, g.groups)));
+    c.set(0, epilogue.apply(at::mkldnn_convolution(x.contiguous(), packed, b, p.begin, g.stride, g.dilation, g.groups),
+                            residual));
     c.algorithm = "auto";
     return;
   }
   if (algorithm == "auto" && p.symmetric()) {
     // ATen pads symmetric convolutions itself, inside its kernel.
-    c.set(0, activation.apply(at::convolution(x, w, b, g.stride, p.begin, g.dilation, false,
-                                              std::vector<int64_t>(rank, 0), g.groups)));
+    c.set(0, epilogue.apply(at::convolution(x, w, b, g.stride, p.begin, g.dilation, false,
+                                            std::vector<int64_t>(rank, 0), g.groups),
+                            residual));
     c.algorithm = "auto";
     return;
   }
   at::Tensor padded = pad_spatial(x, p);
   if (!conv_algorithm_applies(algorithm, padded, w, g)) algorithm = "auto";
   c.algorithm = algorithm;
-  c.set(0, activation.apply(run_conv_algorithm(algorithm, padded, w, b, g)));
+  c.set(0, epilogue.apply(run_conv_algorithm(algorithm, padded, w, b, g), residual));
 }
 
 void conv_transpose(C& c) {

@@ -26,17 +26,23 @@ OnednnLinear* onednn_layer(C& c, const at::Tensor& x, size_t weight, bool n_by_k
                        c.in(bias).scalar_type() == at::kFloat))
     return nullptr;
   return &c.interpreter.kernel_state<OnednnLinear>(&c.node, [&] {
-    return std::make_shared<OnednnLinear>(w, n_by_k, c.has(bias) ? c.in(bias) : at::Tensor(), Activation::of(c.node));
+    return std::make_shared<OnednnLinear>(w, n_by_k, c.has(bias) ? c.in(bias) : at::Tensor(), Epilogue::of(c.node));
   });
+}
+
+// The residual optimized mode fused into the layer (undefined when none).
+at::Tensor residual(const C& c, const Epilogue& epilogue) {
+  return epilogue.residual ? c.in(Epilogue::kResidualInput) : at::Tensor();
 }
 
 void matmul(C& c) {
   const auto& x = c.in(0);
-  if (auto* layer = onednn_layer(c, x, 1, false, 2)) return c.set(0, layer->run(x));
+  auto epilogue = Epilogue::of(c.node);
+  if (auto* layer = onednn_layer(c, x, 1, false, 2)) return c.set(0, layer->run(x, residual(c, epilogue)));
   // A third input is the bias optimized mode fused in from the Add that followed.
   auto y = at::matmul(x, c.in(1));
   if (c.has(2)) y = y + c.in(2);
-  c.set(0, Activation::of(c.node).apply(y));
+  c.set(0, epilogue.apply(y, residual(c, epilogue)));
 }
 
 void gemm(C& c) {
@@ -44,8 +50,9 @@ void gemm(C& c) {
   bool trans_b = c.node.get_int("transB", 0) != 0;
   bool plain = !c.node.get_int("transA", 0) && c.node.get_float("alpha", 1.0) == 1.0 &&
                (!c.has(2) || c.node.get_float("beta", 1.0) == 1.0);
+  auto epilogue = Epilogue::of(c.node);
   if (plain && a.dim() == 2)
-    if (auto* layer = onednn_layer(c, a, 1, trans_b, 2)) return c.set(0, layer->run(a));
+    if (auto* layer = onednn_layer(c, a, 1, trans_b, 2)) return c.set(0, layer->run(a, residual(c, epilogue)));
   if (c.node.get_int("transA", 0)) a = a.t();
   if (trans_b) b = b.t();
   double alpha = c.node.get_float("alpha", 1.0), beta = c.node.get_float("beta", 1.0);
@@ -57,7 +64,7 @@ void gemm(C& c) {
     y = at::mm(a, b);
     if (alpha != 1.0) y = y * alpha;
   }
-  c.set(0, Activation::of(c.node).apply(y));
+  c.set(0, epilogue.apply(y, residual(c, epilogue)));
 }
 
 void matmul_integer(C& c) {

@@ -26,9 +26,14 @@ dnnl::stream& cpu_stream() {
   return stream;
 }
 
-dnnl::primitive_attr post_ops(const Activation& activation) {
+// The residual, when there is one, is post-op 0: a binary add of a tensor laid out as `dst`.
+constexpr int kResidualArg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1;
+
+dnnl::primitive_attr post_ops(const Epilogue& epilogue, const dnnl::memory::desc& dst) {
   dnnl::primitive_attr attr;
   dnnl::post_ops ops;
+  if (epilogue.residual) ops.append_binary(dnnl::algorithm::binary_add, dst);
+  const auto& activation = epilogue.activation;
   switch (activation.kind) {
     case Activation::Kind::kNone:
       break;
@@ -127,6 +132,22 @@ at::Tensor Activation::apply(const at::Tensor& y) const {
   return y;
 }
 
+Epilogue Epilogue::of(const graph::Node& node) {
+  return {node.get_int("ridge_residual", 0) != 0, Activation::of(node)};
+}
+
+void Epilogue::mark_residual(graph::Node& node) {
+  graph::Attribute attr;
+  attr.name = "ridge_residual";
+  attr.kind = graph::Attribute::Kind::kInt;
+  attr.i = 1;
+  node.attributes.push_back(std::move(attr));
+}
+
+at::Tensor Epilogue::apply(const at::Tensor& y, const at::Tensor& residual_value) const {
+  return activation.apply(residual ? y + residual_value : y);
+}
+
 bool onednn_usable(const at::Tensor& x, const at::Tensor& weight) {
   return at::hasMKLDNN() && !at::GradMode::is_enabled() && !at::autocast::is_cpu_enabled() &&
          x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat && !x.is_mkldnn() && x.numel() > 0 &&
@@ -141,12 +162,11 @@ struct OnednnLinear::Compiled {
   dnnl::memory weights, bias;
 };
 
-OnednnLinear::OnednnLinear(const at::Tensor& weight, bool weight_is_n_by_k, const at::Tensor& bias,
-                           Activation activation)
+OnednnLinear::OnednnLinear(const at::Tensor& weight, bool weight_is_n_by_k, const at::Tensor& bias, Epilogue epilogue)
     : weight_(weight.contiguous()),
       bias_(bias.defined() ? bias.contiguous() : bias),
       weight_is_n_by_k_(weight_is_n_by_k),
-      activation_(activation) {}
+      epilogue_(epilogue) {}
 
 OnednnLinear::Compiled& OnednnLinear::compiled(int64_t rows) {
   auto& slot = by_rows_[rows];
@@ -158,7 +178,7 @@ OnednnLinear::Compiled& OnednnLinear::compiled(int64_t rows) {
                   ? dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src, any_weights,
                                                       dnnl::memory::desc({n}, dt::f32, tag::a), dst)
                   : dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src, any_weights, dst);
-  dnnl::inner_product_forward::primitive_desc pd(desc, post_ops(activation_), cpu_engine());
+  dnnl::inner_product_forward::primitive_desc pd(desc, post_ops(epilogue_, dst), cpu_engine());
   // A [K, N] weight is the [N, K] matrix in column-major order: the reorder transposes it.
   dnnl::memory::desc user({n, k}, dt::f32, weight_is_n_by_k_ ? tag::ab : tag::ba);
   slot = std::make_shared<Compiled>(
@@ -167,7 +187,7 @@ OnednnLinear::Compiled& OnednnLinear::compiled(int64_t rows) {
   return *slot;
 }
 
-at::Tensor OnednnLinear::run(const at::Tensor& x) {
+at::Tensor OnednnLinear::run(const at::Tensor& x, const at::Tensor& residual) {
   int64_t k = x.size(-1), n = weight_.size(weight_is_n_by_k_ ? 0 : 1);
   auto rows = x.reshape({-1, k}).contiguous();
   auto& c = compiled(rows.size(0));
@@ -175,6 +195,11 @@ at::Tensor OnednnLinear::run(const at::Tensor& x) {
   dnnl::memory src(c.src, cpu_engine(), rows.data_ptr()), dst(c.dst, cpu_engine(), y.data_ptr());
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, c.weights}, {DNNL_ARG_DST, dst}};
   if (bias_.defined()) args.emplace(DNNL_ARG_BIAS, c.bias);
+  at::Tensor added;
+  if (epilogue_.residual) {
+    added = residual.reshape({rows.size(0), n}).contiguous();
+    args.emplace(kResidualArg, dnnl::memory(c.dst, cpu_engine(), added.data_ptr()));
+  }
   c.primitive.execute(cpu_stream(), args);
   cpu_stream().wait();
   auto shape = x.sizes().vec();
@@ -191,11 +216,11 @@ struct OnednnConv::Compiled {
   std::vector<int64_t> output_shape;
 };
 
-OnednnConv::OnednnConv(const at::Tensor& weight, const at::Tensor& bias, ConvGeometry2d geometry, Activation activation)
+OnednnConv::OnednnConv(const at::Tensor& weight, const at::Tensor& bias, ConvGeometry2d geometry, Epilogue epilogue)
     : weight_(weight.contiguous()),
       bias_(bias.defined() ? bias.contiguous() : bias),
       geometry_(std::move(geometry)),
-      activation_(activation) {}
+      epilogue_(epilogue) {}
 
 OnednnConv::Compiled& OnednnConv::compiled(const std::vector<int64_t>& in) {
   auto& slot = by_shape_[in];
@@ -221,7 +246,7 @@ OnednnConv::Compiled& OnednnConv::compiled(const std::vector<int64_t>& in) {
                                                     dnnl::memory::desc({out_channels}, dt::f32, tag::a), dst, strides,
                                                     dilates, pad_l, pad_r)
                   : dnnl::convolution_forward::desc(kind, algo, src, any_weights, dst, strides, dilates, pad_l, pad_r);
-  dnnl::convolution_forward::primitive_desc pd(desc, post_ops(activation_), cpu_engine());
+  dnnl::convolution_forward::primitive_desc pd(desc, post_ops(epilogue_, dst), cpu_engine());
   dnnl::memory::desc user(weight_dims, dt::f32, grouped ? tag::goihw : tag::oihw);
   slot = std::make_shared<Compiled>(Compiled{
       dnnl::convolution_forward(pd), src, dst, reordered(user, weight_.data_ptr(), pd.weights_desc()), {}, out});
@@ -229,13 +254,18 @@ OnednnConv::Compiled& OnednnConv::compiled(const std::vector<int64_t>& in) {
   return *slot;
 }
 
-at::Tensor OnednnConv::run(const at::Tensor& x) {
+at::Tensor OnednnConv::run(const at::Tensor& x, const at::Tensor& residual) {
   auto input = x.contiguous(at::MemoryFormat::ChannelsLast);
   auto& c = compiled(input.sizes().vec());
   auto y = at::empty(c.output_shape, x.options().memory_format(at::MemoryFormat::ChannelsLast));
   dnnl::memory src(c.src, cpu_engine(), input.data_ptr()), dst(c.dst, cpu_engine(), y.data_ptr());
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, c.weights}, {DNNL_ARG_DST, dst}};
   if (bias_.defined()) args.emplace(DNNL_ARG_BIAS, c.bias);
+  at::Tensor added;
+  if (epilogue_.residual) {
+    added = residual.contiguous(at::MemoryFormat::ChannelsLast);
+    args.emplace(kResidualArg, dnnl::memory(c.dst, cpu_engine(), added.data_ptr()));
+  }
   c.primitive.execute(cpu_stream(), args);
   cpu_stream().wait();
   return y;

@@ -32,18 +32,33 @@ struct Activation {
 // Whether the oneDNN paths may run: fp32 inference without autocast.
 bool onednn_usable(const at::Tensor& x, const at::Tensor& weight);
 
-// y[M, N] = x[M, K] * W + bias, with W given as [K, N] (transposed = false) or [N, K].
+// What optimized mode fused into a layer, applied in this order: a residual tensor of the
+// output's shape added (the Add of a residual connection), then an activation.
+// The residual is the layer's input 3 (after data, weight and bias) in optimized graphs.
+struct Epilogue {
+  static constexpr size_t kResidualInput = 3;
+  bool residual = false;
+  Activation activation;
+
+  static Epilogue of(const graph::Node& node);  // from the node attributes optimized mode sets
+  static void mark_residual(graph::Node& node);
+  // The same on ATen, for paths that do not fuse it.
+  at::Tensor apply(const at::Tensor& y, const at::Tensor& residual) const;
+};
+
+// y[M, N] = x[M, K] * W + bias (+ residual), activated; W given as [K, N] or [N, K].
 class OnednnLinear {
  public:
-  OnednnLinear(const at::Tensor& weight, bool weight_is_n_by_k, const at::Tensor& bias, Activation activation);
-  at::Tensor run(const at::Tensor& x);  // x: [..., K]; returns [..., N]
+  OnednnLinear(const at::Tensor& weight, bool weight_is_n_by_k, const at::Tensor& bias, Epilogue epilogue);
+  // x: [..., K]; residual (when the epilogue has one): [..., N]. Returns [..., N].
+  at::Tensor run(const at::Tensor& x, const at::Tensor& residual = {});
 
  private:
   struct Compiled;
   Compiled& compiled(int64_t rows);
   at::Tensor weight_, bias_;
   bool weight_is_n_by_k_;
-  Activation activation_;
+  Epilogue epilogue_;
   std::map<int64_t, std::shared_ptr<Compiled>> by_rows_;
 };
 
@@ -55,15 +70,16 @@ struct ConvGeometry2d {
 // A 2-D convolution on channels-last activations.
 class OnednnConv {
  public:
-  OnednnConv(const at::Tensor& weight, const at::Tensor& bias, ConvGeometry2d geometry, Activation activation);
-  at::Tensor run(const at::Tensor& x);  // x: [N, C, H, W] in any layout; returns channels-last
+  OnednnConv(const at::Tensor& weight, const at::Tensor& bias, ConvGeometry2d geometry, Epilogue epilogue);
+  // x: [N, C, H, W] and the residual, when the epilogue has one, in any layout; returns channels-last.
+  at::Tensor run(const at::Tensor& x, const at::Tensor& residual = {});
 
  private:
   struct Compiled;
   Compiled& compiled(const std::vector<int64_t>& input_shape);
   at::Tensor weight_, bias_;
   ConvGeometry2d geometry_;
-  Activation activation_;
+  Epilogue epilogue_;
   std::map<std::vector<int64_t>, std::shared_ptr<Compiled>> by_shape_;
 };
 

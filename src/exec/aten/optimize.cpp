@@ -17,8 +17,10 @@ using graph::ValueId;
 std::string OptimizeReport::summary() const {
   return fmt::format(
       "optimized: {} constant nodes folded, {} BatchNorms folded into convolutions, {} bias adds fused into matrix "
-      "products, {} activations fused into layers, {} no-ops removed, {} weights prepacked, {} dead nodes dropped",
-      folded_constants, folded_batchnorms, fused_biases, fused_activations, removed_noops, prepacked, dead);
+      "products, {} residual adds and {} activations fused into layers, {} no-ops removed, {} weights prepacked, {} "
+      "dead nodes dropped",
+      folded_constants, folded_batchnorms, fused_biases, fused_residuals, fused_activations, removed_noops, prepacked,
+      dead);
 }
 
 namespace {
@@ -176,9 +178,8 @@ OptimizeReport optimize(Interpreter& interp) {
     ++report.removed_noops;
   }
 
-  // 3b. An activation that alone reads a convolution's or fully connected layer's output joins it
-  // (Relu, Clip with constant bounds, and the Erf form of GELU that exporters write as
-  // x * 0.5 * (1 + erf(x / sqrt 2))); oneDNN applies it as the layer's post-op.
+  // 3b. Epilogues: what alone reads a convolution's or fully connected layer's output joins it, and
+  // oneDNN applies it as the layer's post-ops (onednn.h).
   auto scalar = [&](ValueId id, double& out) {
     if (!is_const(id)) return false;
     const auto& t = constants[static_cast<size_t>(id)];
@@ -196,11 +197,36 @@ OptimizeReport optimize(Interpreter& interp) {
     return node.input(0) == one ? node.input(1) : node.input(0);
   };
   auto node_index = [&](const graph::Node* node) { return static_cast<size_t>(node - g->nodes.data()); };
+  auto fusable = [&](const graph::Node& layer) {
+    return layer.op_type == "Conv" || ((layer.op_type == "MatMul" || layer.op_type == "Gemm") &&
+                                       layer.inputs.size() >= 2 && is_const(layer.input(1)));
+  };
+  // The Add of a residual connection, when its other operand is computed (not a constant) and has
+  // the layer output's known shape: that operand becomes the layer's input 3.
   for (size_t n = 0; n < g->nodes.size(); ++n) {
     auto& layer = g->nodes[n];
-    bool fusable = layer.op_type == "Conv" || ((layer.op_type == "MatMul" || layer.op_type == "Gemm") &&
-                                               layer.inputs.size() >= 2 && is_const(layer.input(1)));
-    if (removed[n] || !fusable || layer.has("ridge_activation")) continue;
+    if (removed[n] || !fusable(layer) || layer.has("ridge_residual") || layer.has("ridge_activation")) continue;
+    ValueId out = layer.outputs[0];
+    auto* add = only_reader(out, "Add");
+    if (!add) continue;
+    ValueId other = other_input(*add, out);
+    const auto &a = g->value(out), &b = g->value(other);
+    if (other == out || is_const(other) || !a.has_shape || !b.has_shape || !graph::is_fully_known(a.shape) ||
+        !graph::is_fully_known(b.shape) || graph::known_dims(a.shape) != graph::known_dims(b.shape) ||
+        a.dtype != b.dtype)
+      continue;
+    layer.inputs.resize(Epilogue::kResidualInput, graph::kNoValue);
+    layer.inputs.push_back(other);
+    Epilogue::mark_residual(layer);
+    layer.outputs[0] = add->outputs[0];
+    removed[node_index(add)] = true;
+    ++report.fused_residuals;
+  }
+  // Then an activation: Relu, Clip with constant bounds, and the Erf form of GELU that exporters
+  // write as x * 0.5 * (1 + erf(x / sqrt 2)).
+  for (size_t n = 0; n < g->nodes.size(); ++n) {
+    auto& layer = g->nodes[n];
+    if (removed[n] || !fusable(layer) || layer.has("ridge_activation")) continue;
     ValueId out = layer.outputs[0];
     if (pinned.count(g->value(out).name)) continue;
     Activation activation;
@@ -262,22 +288,28 @@ OptimizeReport optimize(Interpreter& interp) {
     }
   }
 
-  // 5. Dead nodes: nothing reads their outputs (walk backwards so chains go at once).
+  // 5. Dead nodes: nothing reads their outputs. Fused layers may now read values produced later
+  // in the list (a residual), so liveness is propagated until it settles, not in one backward walk.
   std::set<ValueId> live(g->outputs.begin(), g->outputs.end());
   for (const auto& name : pinned)
     if (auto id = g->find(name)) live.insert(*id);
-  for (size_t n = g->nodes.size(); n-- > 0;) {
-    if (removed[n]) continue;
-    const auto& node = g->nodes[n];
-    bool used = false;
-    for (auto out : node.outputs) used = used || (out != graph::kNoValue && live.count(out));
-    if (!used) {
+  std::vector<bool> used(g->nodes.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t n = g->nodes.size(); n-- > 0;) {
+      if (removed[n] || used[n]) continue;
+      const auto& node = g->nodes[n];
+      for (auto out : node.outputs) used[n] = used[n] || (out != graph::kNoValue && live.count(out));
+      if (!used[n]) continue;
+      live.insert(node.inputs.begin(), node.inputs.end());
+      changed = true;
+    }
+  }
+  for (size_t n = 0; n < g->nodes.size(); ++n)
+    if (!removed[n] && !used[n]) {
       removed[n] = true;
       ++report.dead;
-      continue;
     }
-    for (auto in : node.inputs) live.insert(in);
-  }
 
   std::vector<graph::Node> kept;
   for (size_t n = 0; n < g->nodes.size(); ++n)

@@ -17,8 +17,8 @@ namespace ridge::exec::aten {
 class Interpreter;
 
 struct OptimizeReport {
-  int folded_constants = 0, folded_batchnorms = 0, fused_biases = 0, fused_activations = 0, removed_noops = 0,
-      prepacked = 0, dead = 0;
+  int folded_constants = 0, folded_batchnorms = 0, fused_biases = 0, fused_residuals = 0, fused_activations = 0,
+      removed_noops = 0, prepacked = 0, dead = 0;
   std::string summary() const;
 };
 
