@@ -1,8 +1,8 @@
 // Optimized mode's oneDNN layers against eager mode (ATen's own kernels running the graph as
 // exported): convolutions with asymmetric pads, strides, dilations and groups, depthwise ones,
 // fully connected layers in both weight orientations, and the activations fused into them
-// (Clip with input bounds, Clip with attribute bounds, Relu, the Erf form of GELU). Layers whose
-// output has a second reader keep their activation separate.
+// (Clip with input bounds, Clip with attribute bounds, Relu, SiLU, the Erf form of GELU) and
+// residual Adds. Layers whose output has a second reader keep their activation separate.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -86,6 +86,23 @@ TEST(ExecutorFusion, ConvolutionsWithFusedActivationsMatchEager) {
   auto y1 = floats(runs.optimized.outputs.at(0));
   EXPECT_FLOAT_EQ(*std::min_element(y1.begin(), y1.end()), -0.3f);
   EXPECT_FLOAT_EQ(*std::max_element(y1.begin(), y1.end()), 0.4f);
+}
+
+// SiLU as exporters write it, x * sigmoid(x), with the Mul's operands either way round.
+TEST(ExecutorFusion, SiluJoinsItsConvolution) {
+  ModelBuilder b;
+  b.input("x", {int64_t{1}, int64_t{3}, int64_t{6}, int64_t{6}}).output("y").output("y2");
+  b.weight_values("w", {4, 3, 3, 3}, wave(4 * 27, 0.5f, 0.7f)).weight_values("w2", {4, 4, 1, 1}, wave(16, 0.5f, 0.2f));
+  b.node("Conv", {"x", "w"}, {"c"}, "conv");
+  b.node("Sigmoid", {"c"}, {"s"}, "sigmoid");
+  b.node("Mul", {"s", "c"}, {"y"}, "mul");
+  b.node("Conv", {"y", "w2"}, {"c2"}, "conv2");
+  b.node("Sigmoid", {"c2"}, {"s2"}, "sigmoid2");
+  b.node("Mul", {"c2", "s2"}, {"y2"}, "mul2");
+  auto runs = run_both(b.save("silu"), {float_tensor("x", {1, 3, 6, 6}, wave(108, 1.0f, 0.3f))});
+  EXPECT_NE(runs.optimized.notes.front().find("2 activations fused"), std::string::npos)
+      << runs.optimized.notes.front();
+  expect_same_outputs(runs);
 }
 
 // Opset 6: Clip's bounds are attributes.

@@ -43,6 +43,9 @@ dnnl::primitive_attr post_ops(const Epilogue& epilogue, const dnnl::memory::desc
     case Activation::Kind::kClip:
       ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, activation.min, activation.max);
       break;
+    case Activation::Kind::kSilu:  // oneDNN's swish is x * sigmoid(alpha x)
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f);
+      break;
     case Activation::Kind::kGeluErf:
       ops.append_eltwise(1.f, dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f);
       break;
@@ -72,6 +75,8 @@ Activation Activation::of(const graph::Node& node) {
     a.kind = Kind::kRelu;
   else if (kind == "clip")
     a.kind = Kind::kClip;
+  else if (kind == "silu")
+    a.kind = Kind::kSilu;
   else if (kind == "gelu_erf")
     a.kind = Kind::kGeluErf;
   else
@@ -112,6 +117,8 @@ std::string Activation::name() const {
       return "relu";
     case Kind::kClip:
       return "clip";
+    case Kind::kSilu:
+      return "silu";
     case Kind::kGeluErf:
       return "gelu_erf";
   }
@@ -126,6 +133,8 @@ at::Tensor Activation::apply(const at::Tensor& y) const {
       return at::relu(y);
     case Kind::kClip:
       return at::clamp(y, min, max);
+    case Kind::kSilu:
+      return at::silu(y);
     case Kind::kGeluErf:
       return at::gelu(y);
   }

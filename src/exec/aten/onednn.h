@@ -2,7 +2,7 @@
 // Convolutions and fully connected layers run on oneDNN's primitives directly (libdnnl, the same
 // library ATen's CPU path uses), for what ATen 1.13 does not expose: weights reordered once into
 // the primitive's own layout (ATen's linear reorders them on every call), and an activation fused
-// into the layer as a post-op (Conv+Clip, MatMul+GELU), as graph compilers do. Activations stay
+// into the layer as a post-op (Conv+Clip, Conv+SiLU, MatMul+GELU), as graph compilers do. Activations stay
 // ordinary ATen tensors (convolutions in channels-last order), so every other kernel reads them.
 #include <ATen/ATen.h>
 
@@ -17,7 +17,7 @@ namespace ridge::exec::aten {
 
 // An elementwise function applied to a layer's output, fused into it by optimized mode.
 struct Activation {
-  enum class Kind { kNone, kRelu, kClip, kGeluErf };
+  enum class Kind { kNone, kRelu, kClip, kSilu, kGeluErf };
   Kind kind = Kind::kNone;
   float min = 0, max = 0;  // kClip's bounds
 

@@ -222,8 +222,8 @@ OptimizeReport optimize(Interpreter& interp) {
     removed[node_index(add)] = true;
     ++report.fused_residuals;
   }
-  // Then an activation: Relu, Clip with constant bounds, and the Erf form of GELU that exporters
-  // write as x * 0.5 * (1 + erf(x / sqrt 2)).
+  // Then an activation: Relu, Clip with constant bounds, SiLU (x * sigmoid(x)) and the Erf form of
+  // GELU that exporters write as x * 0.5 * (1 + erf(x / sqrt 2)).
   for (size_t n = 0; n < g->nodes.size(); ++n) {
     auto& layer = g->nodes[n];
     if (removed[n] || !fusable(layer) || layer.has("ridge_activation")) continue;
@@ -243,25 +243,34 @@ OptimizeReport optimize(Interpreter& interp) {
       activation = {Activation::Kind::kClip, static_cast<float>(lo), static_cast<float>(hi)};
       absorbed = {clip};
     } else {
-      // GELU: Div(x, sqrt 2) -> Erf -> Add 1 -> Mul by x -> Mul 0.5; x is read by Div and the first Mul.
+      // Two readers of x: SiLU, Sigmoid(x) -> Mul by x; GELU, Div(x, sqrt 2) -> Erf -> Add 1 -> Mul
+      // by x -> Mul 0.5.
       auto users = consumers(out);
       if (users.size() != 2) continue;
-      graph::Node *div = nullptr, *mul_x = nullptr;
+      graph::Node *div = nullptr, *mul_x = nullptr, *sigmoid = nullptr;
       for (auto u : users) {
         auto& user = g->nodes[u];
         if (user.op_type == "Div" && user.input(0) == out) div = &user;
+        if (user.op_type == "Sigmoid") sigmoid = &user;
         if (user.op_type == "Mul") mul_x = &user;
       }
-      double divisor = 0, one = 0, half = 0;
-      if (!div || !mul_x || !scalar(div->input(1), divisor) || std::abs(divisor - std::sqrt(2.0)) > 1e-4) continue;
-      auto* erf = only_reader(div->outputs[0], "Erf");
-      auto* add = erf ? only_reader(erf->outputs[0], "Add") : nullptr;
-      if (!add || !scalar(other_input(*add, erf->outputs[0]), one) || one != 1.0) continue;
-      if (only_reader(add->outputs[0], "Mul") != mul_x || other_input(*mul_x, add->outputs[0]) != out) continue;
-      auto* mul_half = only_reader(mul_x->outputs[0], "Mul");
-      if (!mul_half || !scalar(other_input(*mul_half, mul_x->outputs[0]), half) || half != 0.5) continue;
-      activation.kind = Activation::Kind::kGeluErf;
-      absorbed = {div, erf, add, mul_x, mul_half};
+      if (!mul_x) continue;
+      if (sigmoid && only_reader(sigmoid->outputs[0], "Mul") == mul_x &&
+          other_input(*mul_x, sigmoid->outputs[0]) == out) {
+        activation.kind = Activation::Kind::kSilu;
+        absorbed = {sigmoid, mul_x};
+      } else {
+        double divisor = 0, one = 0, half = 0;
+        if (!div || !scalar(div->input(1), divisor) || std::abs(divisor - std::sqrt(2.0)) > 1e-4) continue;
+        auto* erf = only_reader(div->outputs[0], "Erf");
+        auto* add = erf ? only_reader(erf->outputs[0], "Add") : nullptr;
+        if (!add || !scalar(other_input(*add, erf->outputs[0]), one) || one != 1.0) continue;
+        if (only_reader(add->outputs[0], "Mul") != mul_x || other_input(*mul_x, add->outputs[0]) != out) continue;
+        auto* mul_half = only_reader(mul_x->outputs[0], "Mul");
+        if (!mul_half || !scalar(other_input(*mul_half, mul_x->outputs[0]), half) || half != 0.5) continue;
+        activation.kind = Activation::Kind::kGeluErf;
+        absorbed = {div, erf, add, mul_x, mul_half};
+      }
     }
     activation.annotate(layer);
     layer.outputs[0] = absorbed.back()->outputs[0];
