@@ -198,5 +198,49 @@ TEST(ExecutorFusion, ResidualAddsJoinTheirLayers) {
   expect_same_outputs(runs);
 }
 
+// Attention-style products of computed tensors read through transposed views (oneDNN's matmul
+// takes their strides), against a plain loop.
+TEST(ExecutorFusion, BatchedProductsOfTransposedViewsMatchALoop) {
+  ModelBuilder b;
+  b.input("p", {int64_t{2}, int64_t{4}, int64_t{3}, int64_t{5}})
+      .input("q", {int64_t{2}, int64_t{6}, int64_t{3}, int64_t{5}});
+  b.output("y");
+  set_ints(b.node("Transpose", {"p"}, {"a"}, "ta"), "perm", {0, 2, 1, 3});   // [2,3,4,5]
+  set_ints(b.node("Transpose", {"q"}, {"bt"}, "tb"), "perm", {0, 2, 3, 1});  // [2,3,5,6]
+  b.node("MatMul", {"a", "bt"}, {"y"}, "scores");
+  auto p = wave(2 * 4 * 3 * 5, 1.0f, 0.1f), q = wave(2 * 6 * 3 * 5, 1.0f, 1.3f);
+  auto runs = run_both(b.save("batched"), {float_tensor("p", {2, 4, 3, 5}, p), float_tensor("q", {2, 6, 3, 5}, q)});
+  for (const auto* run : {&runs.eager, &runs.optimized}) {
+    ASSERT_EQ(run->outputs.at(0).dims, (std::vector<int64_t>{2, 3, 4, 6}));
+    auto y = floats(run->outputs.at(0));
+    for (int n = 0; n < 2; ++n)
+      for (int h = 0; h < 3; ++h)
+        for (int i = 0; i < 4; ++i)
+          for (int j = 0; j < 6; ++j) {
+            double want = 0;
+            for (int k = 0; k < 5; ++k)
+              want += double{p[((n * 4 + i) * 3 + h) * 5 + k]} * q[((n * 6 + j) * 3 + h) * 5 + k];
+            EXPECT_NEAR(y[((n * 3 + h) * 4 + i) * 6 + j], want, 1e-5) << n << h << i << j;
+          }
+  }
+  // The product ran on oneDNN's matmul (the profile names it), not on ATen's copy-then-bmm.
+  analysis::Request request;
+  request.model_path = b.save("batched");
+  auto prepared = exec::prepare(request, "");
+  exec::BenchOptions bench;
+  bench.exec.profile_nodes = true;
+  bench.fixed_iterations = 2;
+  bench.warmup_seconds = 0;
+  auto result = exec::load_engine().bench(
+      prepared.analysis.model, {float_tensor("p", {2, 4, 3, 5}, p), float_tensor("q", {2, 6, 3, 5}, q)}, bench);
+  bool found = false;
+  for (const auto& node : result.nodes)
+    if (node.name == "scores") {
+      found = true;
+      EXPECT_EQ(node.algorithm, "matmul");
+    }
+  EXPECT_TRUE(found);
+}
+
 }  // namespace
 }  // namespace ridge::test

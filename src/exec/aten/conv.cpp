@@ -80,9 +80,7 @@ void conv(C& c) {
                                           epilogue);
     });
     c.set(0, layer.run(x, residual));
-    c.algorithm = "direct";
-    if (epilogue.residual) c.algorithm += "+add";
-    if (epilogue.activation.kind != Activation::Kind::kNone) c.algorithm += "+" + epilogue.activation.name();
+    c.algorithm = "direct" + epilogue.suffix();
     return;
   }
   if (algorithm == "auto" && p.symmetric() && rank == 2 && c.is_constant(1) && onednn_usable(x, w) &&

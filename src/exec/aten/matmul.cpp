@@ -35,12 +35,24 @@ at::Tensor residual(const C& c, const Epilogue& epilogue) {
   return epilogue.residual ? c.in(Epilogue::kResidualInput) : at::Tensor();
 }
 
+void run_onednn(C& c, OnednnLinear& layer, const at::Tensor& x, const Epilogue& epilogue) {
+  c.set(0, layer.run(x, residual(c, epilogue)));
+  c.algorithm = "inner_product" + epilogue.suffix();
+}
+
 void matmul(C& c) {
   const auto& x = c.in(0);
   auto epilogue = Epilogue::of(c.node);
-  if (auto* layer = onednn_layer(c, x, 1, false, 2)) return c.set(0, layer->run(x, residual(c, epilogue)));
+  if (auto* layer = onednn_layer(c, x, 1, false, 2)) return run_onednn(c, *layer, x, epilogue);
+  at::Tensor y;
+  if (!c.is_constant(1) && OnednnBatchedMatmul::applies(x, c.in(1))) {
+    y = c.interpreter.kernel_state<OnednnBatchedMatmul>(&c.node, [] { return std::make_shared<OnednnBatchedMatmul>(); })
+            .run(x, c.in(1));
+    c.algorithm = "matmul";
+  } else {
+    y = at::matmul(x, c.in(1));
+  }
   // A third input is the bias optimized mode fused in from the Add that followed.
-  auto y = at::matmul(x, c.in(1));
   if (c.has(2)) y = y + c.in(2);
   c.set(0, epilogue.apply(y, residual(c, epilogue)));
 }
@@ -52,7 +64,7 @@ void gemm(C& c) {
                (!c.has(2) || c.node.get_float("beta", 1.0) == 1.0);
   auto epilogue = Epilogue::of(c.node);
   if (plain && a.dim() == 2)
-    if (auto* layer = onednn_layer(c, a, 1, trans_b, 2)) return c.set(0, layer->run(a, residual(c, epilogue)));
+    if (auto* layer = onednn_layer(c, a, 1, trans_b, 2)) return run_onednn(c, *layer, a, epilogue);
   if (c.node.get_int("transA", 0)) a = a.t();
   if (trans_b) b = b.t();
   double alpha = c.node.get_float("alpha", 1.0), beta = c.node.get_float("beta", 1.0);

@@ -157,6 +157,12 @@ at::Tensor Epilogue::apply(const at::Tensor& y, const at::Tensor& residual_value
   return activation.apply(residual ? y + residual_value : y);
 }
 
+std::string Epilogue::suffix() const {
+  std::string s = residual ? "+add" : "";
+  if (activation.kind != Activation::Kind::kNone) s += "+" + activation.name();
+  return s;
+}
+
 bool onednn_usable(const at::Tensor& x, const at::Tensor& weight) {
   return at::hasMKLDNN() && !at::GradMode::is_enabled() && !at::autocast::is_cpu_enabled() &&
          x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat && !x.is_mkldnn() && x.numel() > 0 &&
@@ -214,6 +220,49 @@ at::Tensor OnednnLinear::run(const at::Tensor& x, const at::Tensor& residual) {
   auto shape = x.sizes().vec();
   shape.back() = n;
   return y.view(shape);
+}
+
+// ---- batched products of computed tensors ----
+
+struct OnednnBatchedMatmul::Compiled {
+  dnnl::matmul primitive;
+  dnnl::memory::desc a, b, dst;
+  std::vector<int64_t> output_shape;
+};
+
+bool OnednnBatchedMatmul::applies(const at::Tensor& a, const at::Tensor& b) {
+  if (!onednn_usable(a, b) || b.is_mkldnn() || a.dim() != b.dim() || a.dim() < 3 || a.dim() > 5) return false;
+  for (int64_t d = 0; d < a.dim() - 2; ++d)
+    if (a.size(d) != b.size(d)) return false;  // broadcasting batches stay with ATen
+  return a.size(-1) == b.size(-2) && b.numel() > 0;
+}
+
+at::Tensor OnednnBatchedMatmul::run(const at::Tensor& a, const at::Tensor& b) {
+  // oneDNN's fast kernels need unit stride in one of the two matrix dims of each operand.
+  auto unit_inner = [](const at::Tensor& t) { return t.stride(-1) == 1 || t.stride(-2) == 1; };
+  at::Tensor lhs = unit_inner(a) ? a : a.contiguous(), rhs = unit_inner(b) ? b : b.contiguous();
+  std::vector<int64_t> key = lhs.sizes().vec();
+  for (const auto* t : {&lhs, &rhs})
+    for (int64_t d = 0; d < t->dim(); ++d) key.push_back(t->stride(d));
+  key.push_back(rhs.size(-1));
+  auto& slot = by_layout_[key];
+  if (!slot) {
+    auto out = lhs.sizes().vec();
+    out.back() = rhs.size(-1);
+    dnnl::memory::desc a_md(lhs.sizes().vec(), dt::f32, lhs.strides().vec());
+    dnnl::memory::desc b_md(rhs.sizes().vec(), dt::f32, rhs.strides().vec());
+    dnnl::memory::dims dense(out.size(), 1);  // the output is contiguous
+    for (size_t d = out.size() - 1; d-- > 0;) dense[d] = dense[d + 1] * out[d + 1];
+    dnnl::memory::desc dst_md(out, dt::f32, dense);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, dst_md), cpu_engine());
+    slot = std::make_shared<Compiled>(Compiled{dnnl::matmul(pd), a_md, b_md, dst_md, out});
+  }
+  auto y = at::empty(slot->output_shape, lhs.options());
+  dnnl::memory a_mem(slot->a, cpu_engine(), lhs.data_ptr()), b_mem(slot->b, cpu_engine(), rhs.data_ptr());
+  dnnl::memory dst(slot->dst, cpu_engine(), y.data_ptr());
+  slot->primitive.execute(cpu_stream(), {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, dst}});
+  cpu_stream().wait();
+  return y;
 }
 
 // ---- convolution ----

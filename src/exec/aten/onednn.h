@@ -44,6 +44,8 @@ struct Epilogue {
   static void mark_residual(graph::Node& node);
   // The same on ATen, for paths that do not fuse it.
   at::Tensor apply(const at::Tensor& y, const at::Tensor& residual) const;
+  // What the profile appends to the layer's algorithm: "+add+relu", "" when nothing was fused.
+  std::string suffix() const;
 };
 
 // y[M, N] = x[M, K] * W + bias (+ residual), activated; W given as [K, N] or [N, K].
@@ -60,6 +62,19 @@ class OnednnLinear {
   bool weight_is_n_by_k_;
   Epilogue epilogue_;
   std::map<int64_t, std::shared_ptr<Compiled>> by_rows_;
+};
+
+// A batched product of two computed tensors, A[B..., M, K] x B[B..., K, N], with the same batch
+// dims (attention's Q x K^T and P x V), on oneDNN's matmul primitive. The operands are read with
+// their own strides, so transposed views are not copied first as ATen's bmm copies them.
+class OnednnBatchedMatmul {
+ public:
+  static bool applies(const at::Tensor& a, const at::Tensor& b);
+  at::Tensor run(const at::Tensor& a, const at::Tensor& b);
+
+ private:
+  struct Compiled;
+  std::map<std::vector<int64_t>, std::shared_ptr<Compiled>> by_layout_;
 };
 
 struct ConvGeometry2d {
