@@ -32,6 +32,10 @@ TEST(LargeBlockCache, KeepsFreedLargeBlocksForTheNextAllocationOfTheSameSize) {
     EXPECT_EQ(second.sum().item<double>(), static_cast<double>(bytes / sizeof(float)));
   }
   EXPECT_EQ(cache.cached_bytes(), before + 2 * bytes);
+  cache.release_free_blocks();  // between measured points
+  EXPECT_EQ(cache.cached_bytes(), 0u);
+  auto fresh = at::empty({static_cast<int64_t>(bytes / sizeof(float))});
+  EXPECT_EQ(cache.cached_bytes(), 0u);
 }
 
 TEST(LargeBlockCache, SmallBlocksAndRawAllocationsPassThrough) {

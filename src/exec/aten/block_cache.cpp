@@ -59,6 +59,13 @@ bool LargeBlockCache::give_back(void* data) const {
   return true;
 }
 
+void LargeBlockCache::release_free_blocks() const {
+  std::lock_guard lock(mutex_);
+  for (auto& [bytes, data] : free_) std::free(data);
+  free_.clear();
+  cached_bytes_ = 0;
+}
+
 size_t LargeBlockCache::cached_bytes() const {
   std::lock_guard lock(mutex_);
   return cached_bytes_;

@@ -26,6 +26,9 @@ class LargeBlockCache final : public c10::Allocator {
   // Installs one process-wide instance as ATen's CPU allocator (idempotent), and returns it.
   static const LargeBlockCache& install();
   size_t cached_bytes() const;
+  // Returns every kept block to the OS: between measured points (another batch size allocates
+  // other sizes), so memory kept for one point never counts against the next.
+  void release_free_blocks() const;
 
  private:
   static void release(void* data);
