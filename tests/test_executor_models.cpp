@@ -82,6 +82,23 @@ TEST(ExecutorModels, EveryConvolutionAlgorithmMatchesPyTorch) {
   }
 }
 
+// Optimized mode with another algorithm: the residual Adds and activations fused into the layers
+// are applied with ATen after each convolution instead of by oneDNN.
+TEST(ExecutorModels, OptimizedModeWithOtherConvolutionAlgorithmsMatchesPyTorch) {
+  for (const std::string algorithm : {"gemm", "winograd"}) {
+    exec::ExecOptions options;
+    options.mode = "optimized";
+    options.conv_algo = algorithm;
+    for (const std::string name : {"resnet", "mobilenet_v2", "yolo"}) {
+      std::vector<std::string> notes;
+      EXPECT_EQ(run_and_compare(name, options, algorithm == "winograd" ? 1e-3 : 1e-4, 1e-4, &notes), "")
+          << name << " " << algorithm;
+      ASSERT_FALSE(notes.empty());
+      EXPECT_EQ(notes.front().find("and 0 activations fused"), std::string::npos) << notes.front();
+    }
+  }
+}
+
 TEST(ExecutorModels, ChannelsLastMatchesPyTorch) {
   exec::ExecOptions options;
   options.memory_format = "channels-last";
