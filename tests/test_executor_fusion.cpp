@@ -242,5 +242,52 @@ TEST(ExecutorFusion, BatchedProductsOfTransposedViewsMatchALoop) {
   EXPECT_TRUE(found);
 }
 
+// Activations written other ways are recognized by what they compute (activation_fusion.h):
+// GELU's tanh form as PyTorch 1.13 exports a hand-written one (x * x * x), and as Hugging Face's
+// GPT-2 writes it (Pow), and ONNX's own HardSwish op. A chain computing no activation (2x + 1)
+// stays separate.
+TEST(ExecutorFusion, ActivationsAreRecognizedByWhatTheyCompute) {
+  ModelBuilder b(14);
+  b.input("x", {int64_t{2}, int64_t{8}}).output("g1").output("g2").output("h").output("lin");
+  b.weight_values("w", {8, 6}, wave(48, 0.7f, 0.4f));
+  for (auto [name, value] : std::vector<std::pair<std::string, float>>{{"c", 0.044715f},
+                                                                       {"k", std::sqrt(2.0f / 3.14159265f)},
+                                                                       {"one", 1.0f},
+                                                                       {"half", 0.5f},
+                                                                       {"three", 3.0f},
+                                                                       {"two", 2.0f}})
+    b.weight_values(name, {}, {value});
+  // 0.5 * x * (1 + tanh(k * (x + c * x*x*x))), the 0.5 last.
+  b.node("MatMul", {"x", "w"}, {"m1"}, "fc1");
+  b.node("Mul", {"m1", "m1"}, {"sq"}, "sq");
+  b.node("Mul", {"m1", "sq"}, {"cube"}, "cube");
+  b.node("Mul", {"c", "cube"}, {"cc"}, "cc");
+  b.node("Add", {"m1", "cc"}, {"inner"}, "inner");
+  b.node("Mul", {"k", "inner"}, {"scaled"}, "scaled");
+  b.node("Tanh", {"scaled"}, {"t"}, "tanh");
+  b.node("Add", {"one", "t"}, {"onep"}, "onep");
+  b.node("Mul", {"m1", "onep"}, {"prod"}, "prod");
+  b.node("Mul", {"half", "prod"}, {"g1"}, "half1");
+  // 0.5 * x first, Pow for the cube.
+  b.node("MatMul", {"x", "w"}, {"m2"}, "fc2");
+  b.node("Mul", {"m2", "half"}, {"hx"}, "hx");
+  b.node("Pow", {"m2", "three"}, {"p3"}, "pow");
+  b.node("Mul", {"p3", "c"}, {"pc"}, "pc");
+  b.node("Add", {"pc", "m2"}, {"in2"}, "in2");
+  b.node("Mul", {"in2", "k"}, {"sc2"}, "sc2");
+  b.node("Tanh", {"sc2"}, {"t2"}, "tanh2");
+  b.node("Add", {"t2", "one"}, {"op2"}, "op2");
+  b.node("Mul", {"hx", "op2"}, {"g2"}, "g2");
+  b.node("MatMul", {"x", "w"}, {"m3"}, "fc3");
+  b.node("HardSwish", {"m3"}, {"h"}, "hardswish");
+  b.node("MatMul", {"x", "w"}, {"m4"}, "fc4");
+  b.node("Mul", {"m4", "two"}, {"m4x2"}, "double");
+  b.node("Add", {"m4x2", "one"}, {"lin"}, "plus_one");
+  auto runs = run_both(b.save("activation_forms"), {float_tensor("x", {2, 8}, wave(16, 2.0f, 0.0f))});
+  EXPECT_NE(runs.optimized.notes.front().find("and 3 activations fused"), std::string::npos)
+      << runs.optimized.notes.front();
+  expect_same_outputs(runs);
+}
+
 }  // namespace
 }  // namespace ridge::test

@@ -66,6 +66,9 @@ TEST(ExecutorModels, OptimizedMatchesPyTorchAndFoldsWork) {
   EXPECT_NE(notes.front().find("2 activations fused"), std::string::npos) << notes.front();
   run_and_compare("mobilenet_v2", options, 1e-4, 1e-5, &notes);
   EXPECT_NE(notes.front().find("35 activations fused"), std::string::npos) << notes.front();
+  // GPT-2's tanh-form GELU, written out in nine nodes by the exporter.
+  run_and_compare("gpt2", options, 1e-4, 1e-5, &notes);
+  EXPECT_NE(notes.front().find("and 2 activations fused"), std::string::npos) << notes.front();
   // The YOLO-style network's 53 SiLU (x * sigmoid(x)) after its convolutions.
   run_and_compare("yolo", options, 1e-4, 1e-5, &notes);
   EXPECT_NE(notes.front().find("53 activations fused"), std::string::npos) << notes.front();

@@ -49,6 +49,12 @@ dnnl::primitive_attr post_ops(const Epilogue& epilogue, const dnnl::memory::desc
     case Activation::Kind::kGeluErf:
       ops.append_eltwise(1.f, dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f);
       break;
+    case Activation::Kind::kGeluTanh:
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_gelu_tanh, 0.f, 0.f);
+      break;
+    case Activation::Kind::kHardSwish:
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_hardswish, 0.f, 0.f);
+      break;
   }
   attr.set_post_ops(ops);
   return attr;
@@ -79,6 +85,10 @@ Activation Activation::of(const graph::Node& node) {
     a.kind = Kind::kSilu;
   else if (kind == "gelu_erf")
     a.kind = Kind::kGeluErf;
+  else if (kind == "gelu_tanh")
+    a.kind = Kind::kGeluTanh;
+  else if (kind == "hardswish")
+    a.kind = Kind::kHardSwish;
   else
     throw Error(fmt::format("node '{}': unknown fused activation '{}'", node.name, kind));
   a.min = static_cast<float>(node.get_float("ridge_activation_min", 0));
@@ -121,6 +131,10 @@ std::string Activation::name() const {
       return "silu";
     case Kind::kGeluErf:
       return "gelu_erf";
+    case Kind::kGeluTanh:
+      return "gelu_tanh";
+    case Kind::kHardSwish:
+      return "hardswish";
   }
   return "";
 }
@@ -137,6 +151,10 @@ at::Tensor Activation::apply(const at::Tensor& y) const {
       return at::silu(y);
     case Kind::kGeluErf:
       return at::gelu(y);
+    case Kind::kGeluTanh:
+      return at::gelu(y, "tanh");
+    case Kind::kHardSwish:
+      return at::hardswish(y);
   }
   return y;
 }

@@ -17,7 +17,7 @@ namespace ridge::exec::aten {
 
 // An elementwise function applied to a layer's output, fused into it by optimized mode.
 struct Activation {
-  enum class Kind { kNone, kRelu, kClip, kSilu, kGeluErf };
+  enum class Kind { kNone, kRelu, kClip, kSilu, kGeluErf, kGeluTanh, kHardSwish };
   Kind kind = Kind::kNone;
   float min = 0, max = 0;  // kClip's bounds
 

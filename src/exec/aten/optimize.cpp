@@ -2,10 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-#include <limits>
 #include <set>
 
+#include "exec/aten/activation_fusion.h"
 #include "exec/aten/interpreter.h"
 #include "exec/aten/kernel.h"
 #include "exec/aten/onednn.h"
@@ -180,13 +179,6 @@ OptimizeReport optimize(Interpreter& interp) {
 
   // 3b. Epilogues: what alone reads a convolution's or fully connected layer's output joins it, and
   // oneDNN applies it as the layer's post-ops (onednn.h).
-  auto scalar = [&](ValueId id, double& out) {
-    if (!is_const(id)) return false;
-    const auto& t = constants[static_cast<size_t>(id)];
-    if (t.numel() != 1 || !t.is_floating_point()) return false;
-    out = t.item<double>();
-    return true;
-  };
   auto only_reader = [&](ValueId value, const char* op) -> graph::Node* {
     if (pinned.count(g->value(value).name)) return nullptr;
     auto users = consumers(value);
@@ -222,59 +214,17 @@ OptimizeReport optimize(Interpreter& interp) {
     removed[node_index(add)] = true;
     ++report.fused_residuals;
   }
-  // Then an activation: Relu, Clip with constant bounds, SiLU (x * sigmoid(x)) and the Erf form of
-  // GELU that exporters write as x * 0.5 * (1 + erf(x / sqrt 2)).
+  // Then an activation: the chain of elementwise nodes that alone reads the layer's output, when it
+  // computes ReLU, a clip (ReLU6), SiLU, HardSwish or either form of GELU, however the exporter
+  // wrote it (activation_fusion.h).
   for (size_t n = 0; n < g->nodes.size(); ++n) {
     auto& layer = g->nodes[n];
     if (removed[n] || !fusable(layer) || layer.has("ridge_activation")) continue;
-    ValueId out = layer.outputs[0];
-    if (pinned.count(g->value(out).name)) continue;
-    Activation activation;
-    std::vector<graph::Node*> absorbed;
-    if (auto* relu = only_reader(out, "Relu")) {
-      activation.kind = Activation::Kind::kRelu;
-      absorbed = {relu};
-    } else if (auto* clip = only_reader(out, "Clip"); clip && clip->input(0) == out) {
-      double lo = clip->get_float("min", -std::numeric_limits<float>::max());
-      double hi = clip->get_float("max", std::numeric_limits<float>::max());
-      bool bounds = (clip->inputs.size() < 2 || clip->input(1) == graph::kNoValue || scalar(clip->input(1), lo)) &&
-                    (clip->inputs.size() < 3 || clip->input(2) == graph::kNoValue || scalar(clip->input(2), hi));
-      if (!bounds) continue;
-      activation = {Activation::Kind::kClip, static_cast<float>(lo), static_cast<float>(hi)};
-      absorbed = {clip};
-    } else {
-      // Two readers of x: SiLU, Sigmoid(x) -> Mul by x; GELU, Div(x, sqrt 2) -> Erf -> Add 1 -> Mul
-      // by x -> Mul 0.5.
-      auto users = consumers(out);
-      if (users.size() != 2) continue;
-      graph::Node *div = nullptr, *mul_x = nullptr, *sigmoid = nullptr;
-      for (auto u : users) {
-        auto& user = g->nodes[u];
-        if (user.op_type == "Div" && user.input(0) == out) div = &user;
-        if (user.op_type == "Sigmoid") sigmoid = &user;
-        if (user.op_type == "Mul") mul_x = &user;
-      }
-      if (!mul_x) continue;
-      if (sigmoid && only_reader(sigmoid->outputs[0], "Mul") == mul_x &&
-          other_input(*mul_x, sigmoid->outputs[0]) == out) {
-        activation.kind = Activation::Kind::kSilu;
-        absorbed = {sigmoid, mul_x};
-      } else {
-        double divisor = 0, one = 0, half = 0;
-        if (!div || !scalar(div->input(1), divisor) || std::abs(divisor - std::sqrt(2.0)) > 1e-4) continue;
-        auto* erf = only_reader(div->outputs[0], "Erf");
-        auto* add = erf ? only_reader(erf->outputs[0], "Add") : nullptr;
-        if (!add || !scalar(other_input(*add, erf->outputs[0]), one) || one != 1.0) continue;
-        if (only_reader(add->outputs[0], "Mul") != mul_x || other_input(*mul_x, add->outputs[0]) != out) continue;
-        auto* mul_half = only_reader(mul_x->outputs[0], "Mul");
-        if (!mul_half || !scalar(other_input(*mul_half, mul_x->outputs[0]), half) || half != 0.5) continue;
-        activation.kind = Activation::Kind::kGeluErf;
-        absorbed = {div, erf, add, mul_x, mul_half};
-      }
-    }
-    activation.annotate(layer);
-    layer.outputs[0] = absorbed.back()->outputs[0];
-    for (auto* node : absorbed) removed[node_index(node)] = true;
+    auto found = find_fusable_activation(*g, layer.outputs[0], removed, constants, pinned, interp);
+    if (!found) continue;
+    found->activation.annotate(layer);
+    layer.outputs[0] = found->output;
+    for (auto node : found->nodes) removed[node] = true;
     ++report.fused_activations;
   }
 
