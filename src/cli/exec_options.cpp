@@ -18,7 +18,9 @@ void add_exec_options(CLI::App& command, ExecCliOptions& o, const std::vector<st
   command
       .add_option("--mode", o.mode,
                   "eager (default): node by node as exported; optimized: constants and shape subgraphs folded, "
-                  "BatchNorm folded into convolutions, no-ops removed, weights prepacked" +
+                  "BatchNorm folded into convolutions, bias and residual Adds and activations (ReLU, clip, SiLU, "
+                  "HardSwish, GELU) fused into the convolution or fully connected layer before them, no-ops removed, "
+                  "weights packed once" +
                       std::string(modes.size() > 2 ? "; both: measure the two" : ""))
       ->check(CLI::IsMember(modes));
   std::string algos;
