@@ -158,8 +158,9 @@ TEST(ExecutorFusion, FullyConnectedLayersWithGeluAndReluMatchEager) {
     }
 }
 
-// Residual connections: Conv + Add(x) + Relu (ResNet's block end), a residual computed by a node
-// listed after the layer (ResNet's downsampling branch), MatMul + bias + Add(x) with the residual
+// Residual connections: Conv + Add(x) + Relu (ResNet's block end), Conv + SiLU + Add(x) (YOLO's
+// bottleneck: the residual after the activation), a residual computed by a node listed after the
+// layer (ResNet's downsampling branch), MatMul + bias + Add(x) with the residual
 // as the Add's first operand (a transformer's sublayer), and an Add that broadcasts, which stays
 // separate.
 TEST(ExecutorFusion, ResidualAddsJoinTheirLayers) {
@@ -170,8 +171,10 @@ TEST(ExecutorFusion, ResidualAddsJoinTheirLayers) {
       .output("y")
       .output("y2")
       .output("y3")
-      .output("y4");
+      .output("y4")
+      .output("y5");
   b.weight_values("w", {4, 4, 3, 3}, wave(144, 0.3f, 0.4f))
+      .weight_values("w6", {4, 4, 1, 1}, wave(16, 0.7f, 0.1f))
       .weight_values("bc", {4}, {0.1f, -0.1f, 0.2f, 0.0f})
       .weight_values("w2", {4, 4, 1, 1}, wave(16, 0.5f, 1.1f))
       .weight_values("w4", {4, 4, 1, 1}, wave(16, 0.5f, 1.9f))
@@ -189,12 +192,16 @@ TEST(ExecutorFusion, ResidualAddsJoinTheirLayers) {
   b.node("Conv", {"y", "w4"}, {"c4"}, "main_branch");
   b.node("Conv", {"y", "w5"}, {"c5"}, "downsample_branch");
   b.node("Add", {"c4", "c5"}, {"y4"}, "block_end");
+  b.node("Conv", {"x", "w6"}, {"c6"}, "bottleneck");
+  b.node("Sigmoid", {"c6"}, {"s6"}, "silu_sigmoid");
+  b.node("Mul", {"c6", "s6"}, {"a6"}, "silu_mul");
+  b.node("Add", {"x", "a6"}, {"y5"}, "shortcut");
   auto runs = run_both(b.save("residuals"), {float_tensor("x", {1, 4, 6, 6}, wave(144, 1.0f, 0.0f)),
                                              float_tensor("z", {1, 4, 1, 1}, {0.5f, -0.5f, 0.25f, 1.0f}),
                                              float_tensor("t", {2, 3, 8}, wave(48, 1.0f, 0.8f))});
   const auto& note = runs.optimized.notes.front();
   EXPECT_NE(note.find("1 bias adds fused"), std::string::npos) << note;
-  EXPECT_NE(note.find("3 residual adds and 1 activations fused"), std::string::npos) << note;
+  EXPECT_NE(note.find("4 residual adds and 2 activations fused"), std::string::npos) << note;
   expect_same_outputs(runs);
 }
 

@@ -26,13 +26,17 @@ dnnl::stream& cpu_stream() {
   return stream;
 }
 
-// The residual, when there is one, is post-op 0: a binary add of a tensor laid out as `dst`.
-constexpr int kResidualArg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1;
+// The residual is a binary-add post-op of a tensor laid out as `dst`; its execution argument names
+// its position among the post-ops.
+int residual_arg(const Epilogue& epilogue) {
+  int position = epilogue.residual_last && epilogue.activation.kind != Activation::Kind::kNone ? 1 : 0;
+  return DNNL_ARG_ATTR_MULTIPLE_POST_OP(position) | DNNL_ARG_SRC_1;
+}
 
 dnnl::primitive_attr post_ops(const Epilogue& epilogue, const dnnl::memory::desc& dst) {
   dnnl::primitive_attr attr;
   dnnl::post_ops ops;
-  if (epilogue.residual) ops.append_binary(dnnl::algorithm::binary_add, dst);
+  if (epilogue.residual && !epilogue.residual_last) ops.append_binary(dnnl::algorithm::binary_add, dst);
   const auto& activation = epilogue.activation;
   switch (activation.kind) {
     case Activation::Kind::kNone:
@@ -56,6 +60,7 @@ dnnl::primitive_attr post_ops(const Epilogue& epilogue, const dnnl::memory::desc
       ops.append_eltwise(1.f, dnnl::algorithm::eltwise_hardswish, 0.f, 0.f);
       break;
   }
+  if (epilogue.residual && epilogue.residual_last) ops.append_binary(dnnl::algorithm::binary_add, dst);
   attr.set_post_ops(ops);
   return attr;
 }
@@ -159,26 +164,29 @@ at::Tensor Activation::apply(const at::Tensor& y) const {
   return y;
 }
 
+// ridge_residual: 1 = the residual is added before the activation, 2 = after it.
 Epilogue Epilogue::of(const graph::Node& node) {
-  return {node.get_int("ridge_residual", 0) != 0, Activation::of(node)};
+  auto residual = node.get_int("ridge_residual", 0);
+  return {residual != 0, residual == 2, Activation::of(node)};
 }
 
-void Epilogue::mark_residual(graph::Node& node) {
+void Epilogue::mark_residual(graph::Node& node, bool after_activation) {
   graph::Attribute attr;
   attr.name = "ridge_residual";
   attr.kind = graph::Attribute::Kind::kInt;
-  attr.i = 1;
+  attr.i = after_activation ? 2 : 1;
   node.attributes.push_back(std::move(attr));
 }
 
 at::Tensor Epilogue::apply(const at::Tensor& y, const at::Tensor& residual_value) const {
-  return activation.apply(residual ? y + residual_value : y);
+  if (!residual) return activation.apply(y);
+  return residual_last ? activation.apply(y) + residual_value : activation.apply(y + residual_value);
 }
 
 std::string Epilogue::suffix() const {
-  std::string s = residual ? "+add" : "";
-  if (activation.kind != Activation::Kind::kNone) s += "+" + activation.name();
-  return s;
+  std::string act = activation.kind == Activation::Kind::kNone ? "" : "+" + activation.name();
+  if (!residual) return act;
+  return residual_last ? act + "+add" : "+add" + act;
 }
 
 bool onednn_usable(const at::Tensor& x, const at::Tensor& weight) {
@@ -231,7 +239,7 @@ at::Tensor OnednnLinear::run(const at::Tensor& x, const at::Tensor& residual) {
   at::Tensor added;
   if (epilogue_.residual) {
     added = residual.reshape({rows.size(0), n}).contiguous();
-    args.emplace(kResidualArg, dnnl::memory(c.dst, cpu_engine(), added.data_ptr()));
+    args.emplace(residual_arg(epilogue_), dnnl::memory(c.dst, cpu_engine(), added.data_ptr()));
   }
   c.primitive.execute(cpu_stream(), args);
   cpu_stream().wait();
@@ -340,7 +348,7 @@ at::Tensor OnednnConv::run(const at::Tensor& x, const at::Tensor& residual) {
   at::Tensor added;
   if (epilogue_.residual) {
     added = residual.contiguous(at::MemoryFormat::ChannelsLast);
-    args.emplace(kResidualArg, dnnl::memory(c.dst, cpu_engine(), added.data_ptr()));
+    args.emplace(residual_arg(epilogue_), dnnl::memory(c.dst, cpu_engine(), added.data_ptr()));
   }
   c.primitive.execute(cpu_stream(), args);
   cpu_stream().wait();

@@ -32,16 +32,17 @@ struct Activation {
 // Whether the oneDNN paths may run: fp32 inference without autocast.
 bool onednn_usable(const at::Tensor& x, const at::Tensor& weight);
 
-// What optimized mode fused into a layer, applied in this order: a residual tensor of the
-// output's shape added (the Add of a residual connection), then an activation.
-// The residual is the layer's input 3 (after data, weight and bias) in optimized graphs.
+// What optimized mode fused into a layer: a residual tensor of the output's shape added (the Add
+// of a residual connection) and an activation, in the order the graph had them. The residual is
+// the layer's input 3 (after data, weight and bias) in optimized graphs.
 struct Epilogue {
   static constexpr size_t kResidualInput = 3;
   bool residual = false;
+  bool residual_last = false;  // added after the activation instead of before
   Activation activation;
 
   static Epilogue of(const graph::Node& node);  // from the node attributes optimized mode sets
-  static void mark_residual(graph::Node& node);
+  static void mark_residual(graph::Node& node, bool after_activation);
   // The same on ATen, for paths that do not fuse it.
   at::Tensor apply(const at::Tensor& y, const at::Tensor& residual) const;
   // What the profile appends to the layer's algorithm: "+add+relu", "" when nothing was fused.

@@ -195,25 +195,27 @@ OptimizeReport optimize(Interpreter& interp) {
   };
   // The Add of a residual connection, when its other operand is computed (not a constant) and has
   // the layer output's known shape: that operand becomes the layer's input 3.
-  for (size_t n = 0; n < g->nodes.size(); ++n) {
-    auto& layer = g->nodes[n];
-    if (removed[n] || !fusable(layer) || layer.has("ridge_residual") || layer.has("ridge_activation")) continue;
+  auto fuse_residual = [&](graph::Node& layer, bool after_activation) {
     ValueId out = layer.outputs[0];
     auto* add = only_reader(out, "Add");
-    if (!add) continue;
+    if (!add) return;
     ValueId other = other_input(*add, out);
     const auto &a = g->value(out), &b = g->value(other);
     if (other == out || is_const(other) || !a.has_shape || !b.has_shape || !graph::is_fully_known(a.shape) ||
         !graph::is_fully_known(b.shape) || graph::known_dims(a.shape) != graph::known_dims(b.shape) ||
         a.dtype != b.dtype)
-      continue;
+      return;
     layer.inputs.resize(Epilogue::kResidualInput, graph::kNoValue);
     layer.inputs.push_back(other);
-    Epilogue::mark_residual(layer);
+    Epilogue::mark_residual(layer, after_activation);
     layer.outputs[0] = add->outputs[0];
     removed[node_index(add)] = true;
     ++report.fused_residuals;
-  }
+  };
+  for (size_t n = 0; n < g->nodes.size(); ++n)
+    if (!removed[n] && fusable(g->nodes[n]) && !g->nodes[n].has("ridge_residual") &&
+        !g->nodes[n].has("ridge_activation"))
+      fuse_residual(g->nodes[n], false);
   // Then an activation: the chain of elementwise nodes that alone reads the layer's output, when it
   // computes ReLU, a clip (ReLU6), SiLU, HardSwish or either form of GELU, however the exporter
   // wrote it (activation_fusion.h).
@@ -227,6 +229,11 @@ OptimizeReport optimize(Interpreter& interp) {
     for (auto node : found->nodes) removed[node] = true;
     ++report.fused_activations;
   }
+  // And a residual Add after the activation (YOLO's bottlenecks: Conv, SiLU, then the shortcut).
+  for (size_t n = 0; n < g->nodes.size(); ++n)
+    if (!removed[n] && fusable(g->nodes[n]) && !g->nodes[n].has("ridge_residual") &&
+        g->nodes[n].has("ridge_activation"))
+      fuse_residual(g->nodes[n], true);
 
   // 4. Weight packing: fp32 convolutions and fully connected layers with constant weights run on
   // oneDNN (onednn.h), which reorders each weight into its primitive's layout once, on first use.
