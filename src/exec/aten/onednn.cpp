@@ -3,7 +3,9 @@
 #include <ATen/autocast_mode.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <type_traits>
 #include <unordered_map>
 
 #include "util/error.h"
@@ -65,6 +67,31 @@ dnnl::primitive_attr post_ops(const Epilogue& epilogue, const dnnl::memory::desc
   return attr;
 }
 
+// A layer's buffers: ATen tensors read and written in place, and its packed constants (bias empty
+// when it has none).
+struct LayerBuffers {
+  const dnnl::memory::desc& src_layout;
+  const at::Tensor& src;
+  const dnnl::memory& weights;
+  const dnnl::memory& bias;
+  const dnnl::memory::desc& dst_layout;
+  at::Tensor& dst;
+};
+
+// Runs a layer primitive, with the residual (laid out as the output) when its epilogue adds one.
+void execute_layer(const dnnl::primitive& primitive, const LayerBuffers& b, const Epilogue& epilogue,
+                   const at::Tensor& residual) {
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, dnnl::memory(b.src_layout, cpu_engine(), b.src.data_ptr())},
+      {DNNL_ARG_WEIGHTS, b.weights},
+      {DNNL_ARG_DST, dnnl::memory(b.dst_layout, cpu_engine(), b.dst.data_ptr())}};
+  if (b.bias) args.emplace(DNNL_ARG_BIAS, b.bias);
+  if (epilogue.residual)
+    args.emplace(residual_arg(epilogue), dnnl::memory(b.dst_layout, cpu_engine(), residual.data_ptr()));
+  primitive.execute(cpu_stream(), args);
+  cpu_stream().wait();
+}
+
 // Copies a constant into the layout a primitive chose for it, once.
 dnnl::memory reordered(const dnnl::memory::desc& user_layout, void* data, const dnnl::memory::desc& wanted) {
   dnnl::memory user(user_layout, cpu_engine(), data);
@@ -76,71 +103,58 @@ dnnl::memory reordered(const dnnl::memory::desc& user_layout, void* data, const 
 
 dnnl::memory::dims dims(std::initializer_list<int64_t> values) { return dnnl::memory::dims(values); }
 
+// The names optimized mode writes into node attributes, one per activation.
+constexpr std::pair<Activation::Kind, const char*> kActivationNames[] = {
+    {Activation::Kind::kRelu, "relu"},          {Activation::Kind::kClip, "clip"},
+    {Activation::Kind::kSilu, "silu"},          {Activation::Kind::kGeluErf, "gelu_erf"},
+    {Activation::Kind::kGeluTanh, "gelu_tanh"}, {Activation::Kind::kHardSwish, "hardswish"},
+};
+
+// Optimized mode records what it fused in attributes of the layer's node.
+template <typename T>
+void add_attribute(graph::Node& node, const std::string& name, T value) {
+  graph::Attribute attr;
+  attr.name = name;
+  if constexpr (std::is_same_v<T, std::string>) {
+    attr.kind = graph::Attribute::Kind::kString;
+    attr.s = std::move(value);
+  } else if constexpr (std::is_same_v<T, double>) {
+    attr.kind = graph::Attribute::Kind::kFloat;
+    attr.f = value;
+  } else {
+    attr.kind = graph::Attribute::Kind::kInt;
+    attr.i = value;
+  }
+  node.attributes.push_back(std::move(attr));
+}
+
 }  // namespace
 
 Activation Activation::of(const graph::Node& node) {
   Activation a;
   auto kind = node.get_string("ridge_activation", "");
   if (kind.empty()) return a;
-  if (kind == "relu")
-    a.kind = Kind::kRelu;
-  else if (kind == "clip")
-    a.kind = Kind::kClip;
-  else if (kind == "silu")
-    a.kind = Kind::kSilu;
-  else if (kind == "gelu_erf")
-    a.kind = Kind::kGeluErf;
-  else if (kind == "gelu_tanh")
-    a.kind = Kind::kGeluTanh;
-  else if (kind == "hardswish")
-    a.kind = Kind::kHardSwish;
-  else
+  auto it = std::find_if(std::begin(kActivationNames), std::end(kActivationNames),
+                         [&](const auto& entry) { return kind == entry.second; });
+  if (it == std::end(kActivationNames))
     throw Error(fmt::format("node '{}': unknown fused activation '{}'", node.name, kind));
+  a.kind = it->first;
   a.min = static_cast<float>(node.get_float("ridge_activation_min", 0));
   a.max = static_cast<float>(node.get_float("ridge_activation_max", 0));
   return a;
 }
 
 void Activation::annotate(graph::Node& node) const {
-  auto set = [&](const char* name, auto fill) {
-    graph::Attribute attr;
-    attr.name = name;
-    fill(attr);
-    node.attributes.push_back(std::move(attr));
-  };
-  set("ridge_activation", [&](graph::Attribute& a) {
-    a.kind = graph::Attribute::Kind::kString;
-    a.s = name();
-  });
+  add_attribute(node, "ridge_activation", name());
   if (kind == Kind::kClip) {
-    set("ridge_activation_min", [&](graph::Attribute& a) {
-      a.kind = graph::Attribute::Kind::kFloat;
-      a.f = min;
-    });
-    set("ridge_activation_max", [&](graph::Attribute& a) {
-      a.kind = graph::Attribute::Kind::kFloat;
-      a.f = max;
-    });
+    add_attribute(node, "ridge_activation_min", static_cast<double>(min));
+    add_attribute(node, "ridge_activation_max", static_cast<double>(max));
   }
 }
 
 std::string Activation::name() const {
-  switch (kind) {
-    case Kind::kNone:
-      return "";
-    case Kind::kRelu:
-      return "relu";
-    case Kind::kClip:
-      return "clip";
-    case Kind::kSilu:
-      return "silu";
-    case Kind::kGeluErf:
-      return "gelu_erf";
-    case Kind::kGeluTanh:
-      return "gelu_tanh";
-    case Kind::kHardSwish:
-      return "hardswish";
-  }
+  for (const auto& [k, text] : kActivationNames)
+    if (k == kind) return text;
   return "";
 }
 
@@ -171,11 +185,7 @@ Epilogue Epilogue::of(const graph::Node& node) {
 }
 
 void Epilogue::mark_residual(graph::Node& node, bool after_activation) {
-  graph::Attribute attr;
-  attr.name = "ridge_residual";
-  attr.kind = graph::Attribute::Kind::kInt;
-  attr.i = after_activation ? 2 : 1;
-  node.attributes.push_back(std::move(attr));
+  add_attribute(node, "ridge_residual", int64_t{after_activation ? 2 : 1});
 }
 
 at::Tensor Epilogue::apply(const at::Tensor& y, const at::Tensor& residual_value) const {
@@ -233,16 +243,8 @@ at::Tensor OnednnLinear::run(const at::Tensor& x, const at::Tensor& residual) {
   auto rows = x.reshape({-1, k}).contiguous();
   auto& c = compiled(rows.size(0));
   auto y = at::empty({rows.size(0), n}, x.options());
-  dnnl::memory src(c.src, cpu_engine(), rows.data_ptr()), dst(c.dst, cpu_engine(), y.data_ptr());
-  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, c.weights}, {DNNL_ARG_DST, dst}};
-  if (bias_.defined()) args.emplace(DNNL_ARG_BIAS, c.bias);
-  at::Tensor added;
-  if (epilogue_.residual) {
-    added = residual.reshape({rows.size(0), n}).contiguous();
-    args.emplace(residual_arg(epilogue_), dnnl::memory(c.dst, cpu_engine(), added.data_ptr()));
-  }
-  c.primitive.execute(cpu_stream(), args);
-  cpu_stream().wait();
+  execute_layer(c.primitive, {c.src, rows, c.weights, c.bias, c.dst, y}, epilogue_,
+                epilogue_.residual ? residual.reshape({rows.size(0), n}).contiguous() : at::Tensor());
   auto shape = x.sizes().vec();
   shape.back() = n;
   return y.view(shape);
@@ -342,16 +344,8 @@ at::Tensor OnednnConv::run(const at::Tensor& x, const at::Tensor& residual) {
   auto input = x.contiguous(at::MemoryFormat::ChannelsLast);
   auto& c = compiled(input.sizes().vec());
   auto y = at::empty(c.output_shape, x.options().memory_format(at::MemoryFormat::ChannelsLast));
-  dnnl::memory src(c.src, cpu_engine(), input.data_ptr()), dst(c.dst, cpu_engine(), y.data_ptr());
-  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, c.weights}, {DNNL_ARG_DST, dst}};
-  if (bias_.defined()) args.emplace(DNNL_ARG_BIAS, c.bias);
-  at::Tensor added;
-  if (epilogue_.residual) {
-    added = residual.contiguous(at::MemoryFormat::ChannelsLast);
-    args.emplace(residual_arg(epilogue_), dnnl::memory(c.dst, cpu_engine(), added.data_ptr()));
-  }
-  c.primitive.execute(cpu_stream(), args);
-  cpu_stream().wait();
+  execute_layer(c.primitive, {c.src, input, c.weights, c.bias, c.dst, y}, epilogue_,
+                epilogue_.residual ? residual.contiguous(at::MemoryFormat::ChannelsLast) : at::Tensor());
   return y;
 }
 
