@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "exec/coverage.h"
 #include "exec/test_data.h"
 #include "onnx/model_reader.h"
 #include "report/format.h"
@@ -59,12 +60,24 @@ Prepared prepare_again(const graph::Model& pristine, const analysis::Request& re
   return p;
 }
 
-void check_runnable(const graph::Model& model, const Engine& engine) {
-  auto missing = missing_ops(model, engine.op_types());
+namespace {
+
+void refuse_missing(const std::vector<std::pair<std::string, int>>& missing) {
   if (missing.empty()) return;
   std::string list;
   for (const auto& [op, count] : missing) list += fmt::format("{}{} x{}", list.empty() ? "" : ", ", op, count);
   throw Error("the executor cannot run these ops: " + list + " (see `ridge ops`)");
+}
+
+}  // namespace
+
+void check_runnable(const graph::Model& model, const Engine& engine) {
+  refuse_missing(missing_ops(model, engine.op_types()));
+}
+
+void check_runnable(const graph::Model& model) {
+  const auto& table = executable_ops();
+  refuse_missing(missing_ops(model, std::vector<std::string>(table.begin(), table.end())));
 }
 
 namespace {
