@@ -54,13 +54,14 @@ TEST(InputSizes, Resnet50At320ByHand) {
   EXPECT_EQ(r.cost.totals.macs, expected);
   EXPECT_EQ(r.cost.totals.macs, reference()["resnet50"]["macs"]["1,320x320"].get<int64_t>());
   // The same through the named dims.
-  auto by_dims = analyze_file(model_path("resnet50"), {.batch = {}, .dims = {{"height", 320}, {"width", 320}}});
+  auto by_dims =
+      analyze_file(model_path("resnet50"), {.batch = {}, .dims = {{"height", 320}, {"width", 320}}, .inputs = {}});
   EXPECT_EQ(by_dims.cost.totals.macs, expected);
   EXPECT_FALSE(has_note(by_dims, "default from the model file"));
 }
 
 TEST(InputSizes, OneNamedDimKeepsTheOtherDefault) {
-  auto r = analyze_file(model_path("resnet50"), {.batch = {}, .dims = {{"height", 320}}});
+  auto r = analyze_file(model_path("resnet50"), {.batch = {}, .dims = {{"height", 320}}, .inputs = {}});
   EXPECT_EQ(input_shape(r), "1x3x320x224");
   EXPECT_TRUE(has_note(r, "width=224 (default from the model file) for dim 'width'"));
 }

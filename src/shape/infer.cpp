@@ -89,7 +89,7 @@ std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindin
       throw Error(fmt::format("--input {}: shape {} has rank {}, the model declares rank {} ({})", name,
                               dims_text(dims), dims.size(), v.shape.size(), graph::to_string(v.shape)));
     for (auto d : dims)
-      if (d <= 0) throw Error(fmt::format("--input {}: dim {} is not a positive size", name, d));
+      if (d < 0) throw Error(fmt::format("--input {}: negative dimension {}", name, d));
     bool changes_fixed = false;
     if (v.has_shape)
       for (size_t i = 0; i < dims.size(); ++i)
