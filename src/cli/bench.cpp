@@ -31,13 +31,15 @@ struct BenchCliOptions {
 };
 
 // Input-size sweep: images (rank 4) get H = W = size; sequences (rank 2 or 3) get dim 1 = size.
+// The batch is --batch's, else the one the file fixes, else 1. H and W the file fixes are rebound
+// (shapes re-inferred; a graph that forbids the size is a one-line error naming the node).
 void bind_input_size(const graph::Model& model, analysis::Request& request, int64_t size) {
-  int64_t batch = request.bindings.batch.value_or(1);
   bool any = false;
   for (auto id : model.graph.inputs) {
     const auto& v = model.graph.value(id);
-    if (!v.has_shape) continue;
+    if (!v.has_shape || v.shape.empty()) continue;
     auto dim = [&](size_t i) { return v.shape[i].is_known() ? v.shape[i].value : -1; };
+    int64_t batch = request.bindings.batch.value_or(dim(0) > 0 ? dim(0) : 1);
     std::vector<int64_t> shape;
     if (v.shape.size() == 4 && dim(1) > 0)
       shape = {batch, dim(1), size, size};

@@ -27,7 +27,17 @@ void bind_from_tensors(const graph::Model& model, analysis::Request& request, co
     if (v.dtype != graph::DType::kUndefined && inputs[i].dtype != v.dtype)
       throw Error(fmt::format("input '{}' must be {}, input_{}.pb holds {}", v.name, graph::dtype_name(v.dtype), i,
                               graph::dtype_name(inputs[i].dtype)));
-    if (!request.bindings.inputs.count(v.name)) request.bindings.inputs[v.name] = inputs[i].dims;
+    if (request.bindings.inputs.count(v.name)) continue;
+    // A tensor file is data, not a request to resize the model: it must fit the dims the file fixes
+    // (--input NAME=DIMS rebinds them explicitly).
+    bool fits = !v.has_shape || v.shape.size() == inputs[i].dims.size();
+    for (size_t k = 0; fits && v.has_shape && k < v.shape.size(); ++k)
+      fits = !v.shape[k].is_known() || v.shape[k].value == inputs[i].dims[k];
+    if (!fits)
+      throw Error(fmt::format("input '{}' is {} in the model, input_{}.pb holds {} (--input {}=DIMS rebinds it)",
+                              v.name, graph::to_string(v.shape), i, graph::to_string(graph::make_shape(inputs[i].dims)),
+                              v.name));
+    request.bindings.inputs[v.name] = inputs[i].dims;
   }
   // A whole-shape binding wins over --batch for those inputs: drop the batch so it cannot clash.
   request.bindings.batch.reset();
