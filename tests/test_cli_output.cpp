@@ -2,6 +2,7 @@
 // with one line before any work.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "support/paths.h"
@@ -108,6 +109,29 @@ TEST(CliOutput, BenchChecksEveryPointBeforeMeasuringAny) {
   auto r = run_ridge("bench " + model_path("vgg16") + " --sweep batch=1,1000000 --max-time 0.1");
   expect_usage_or_input_error(r, 1, "batch 1000000: ");
   EXPECT_NE(r.err.find("needs about"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ridge::test
+
+namespace ridge::test {
+namespace {
+
+TEST(ModelsCli, ListsTheBundledModelsWithTheirDimsAndCosts) {
+  auto r = run_ridge("models -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& m : doc["models"]) rows[m["model"].get<std::string>()] = m;
+  ASSERT_TRUE(rows.count("resnet50.onnx"));
+  EXPECT_EQ(rows["resnet50.onnx"]["symbolic_dims"], "batch, height, width");
+  EXPECT_EQ(rows["resnet50.onnx"]["defaults"], "height=224,width=224");
+  EXPECT_EQ(rows["resnet50.onnx"]["macs"].get<int64_t>(), 4089184256);  // torchvision's 4.089 GFLOPS
+  EXPECT_EQ(rows["bert_base.onnx"]["symbolic_dims"], "batch, seq");
+  EXPECT_EQ(rows["vgg16.onnx"]["inputs"], "input=batchx3x224x224");
+  auto empty = run_ridge("models " + temp_dir());
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_NE(empty.err.find("no .onnx files"), std::string::npos) << empty.err;
 }
 
 }  // namespace

@@ -20,5 +20,6 @@ Command add_calibrate_command(CLI::App& parent);
 Command add_ert_command(CLI::App& parent);
 Command add_run_command(CLI::App& parent);
 Command add_bench_command(CLI::App& parent);
+Command add_models_command(CLI::App& parent);
 
 }  // namespace ridge::cli
