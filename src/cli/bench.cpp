@@ -9,6 +9,7 @@
 #include "cli/common.h"
 #include "cli/exec_options.h"
 #include "cli/output_options.h"
+#include "exec/bench_matrix.h"
 #include "exec/layer_costs.h"
 #include "exec/prepare.h"
 #include "onnx/model_reader.h"
@@ -117,8 +118,9 @@ std::vector<Point> plan_points(const BenchCliOptions& o, const analysis::Request
         auto prepared = exec::prepare_again(pristine, request, given);
         exec::check_runnable(prepared.analysis.model);
         exec::check_memory(prepared.analysis.cost, o.model.training);
-        std::string input_size = size > 0 ? std::to_string(size)
-                                          : (prepared.analysis.inputs.empty() ? "" : prepared.analysis.inputs[0].second);
+        std::string input_size = size > 0
+                                     ? std::to_string(size)
+                                     : (prepared.analysis.inputs.empty() ? "" : prepared.analysis.inputs[0].second);
         points.push_back({where, input_size, std::move(prepared)});
       } catch (const Error& e) {
         throw Error(where.empty() ? std::string(e.what()) : fmt::format("{}: {}", where, e.what()));
@@ -153,37 +155,40 @@ int run_bench(const BenchCliOptions& o) {
                                             : std::vector<std::string>{o.exec.conv_algo};
   auto options = bench_options(o);
   auto& engine = exec::load_engine();
-  std::vector<exec::BenchResult> runs;
-  std::vector<std::string> failures;
-  size_t total = points.size() * modes.size() * algorithms.size(), done = 0;
-  for (const auto& point : points) {
-    const auto& model = point.prepared.analysis.model;
+  std::vector<exec::BenchPoint> matrix;
+  std::vector<const Point*> point_of;
+  for (const auto& point : points)
     for (const auto& mode : modes)
       for (const auto& algorithm : algorithms) {
-        ++done;
-        auto run_options = options;
-        run_options.exec.mode = mode;
-        run_options.exec.conv_algo = algorithm;
-        std::string label = fmt::format("{}{}{} {}", point.label, point.label.empty() ? "" : ", ", mode, algorithm);
-        // A point that fails keeps what was measured before it: the others are still run, written and printed.
-        try {
-          auto result = engine.bench(model, point.prepared.inputs, run_options);
-          result.model = o.model.model;
-          result.batch = bound_batch(model);
-          result.input_size = point.input_size;
-          result.throughput =
-              result.latency_ms.mean > 0 ? static_cast<double>(result.batch) * 1e3 / result.latency_ms.mean : 0;
-          result.timestamp = utc_now();
-          exec::attach_layer_costs(result, model, point.prepared.analysis.cost);
-          if (!o.csv_dir.empty()) report::append_bench_csv(o.csv_dir, {result});
-          fmt::print(std::cerr, "bench: [{}/{}] {}: {:.3f} ms\n", done, total, label, result.latency_ms.mean);
-          runs.push_back(std::move(result));
-        } catch (const std::exception& e) {
-          failures.push_back(fmt::format("{}: {}", label, e.what()));
-          fmt::print(std::cerr, "bench: [{}/{}] {}: failed: {}\n", done, total, label, e.what());
-        }
+        exec::BenchPoint p{fmt::format("{}{}{} {}", point.label, point.label.empty() ? "" : ", ", mode, algorithm),
+                           &point.prepared.analysis.model, &point.prepared.inputs, options};
+        p.options.exec.mode = mode;
+        p.options.exec.conv_algo = algorithm;
+        matrix.push_back(std::move(p));
+        point_of.push_back(&point);
       }
-  }
+  auto finish = [&](size_t i, exec::BenchResult& result) {
+    const auto& point = *point_of[i];
+    const auto& model = point.prepared.analysis.model;
+    result.model = o.model.model;
+    result.batch = bound_batch(model);
+    result.input_size = point.input_size;
+    result.throughput =
+        result.latency_ms.mean > 0 ? static_cast<double>(result.batch) * 1e3 / result.latency_ms.mean : 0;
+    result.timestamp = utc_now();
+    exec::attach_layer_costs(result, model, point.prepared.analysis.cost);
+  };
+  // Each point is written as it completes, so a run that fails later (or is killed) keeps it.
+  auto on_result = [&](size_t i, const exec::BenchResult& result) {
+    if (!o.csv_dir.empty()) report::append_bench_csv(o.csv_dir, {result});
+    fmt::print(std::cerr, "bench: [{}/{}] {}: {:.3f} ms\n", i + 1, matrix.size(), matrix[i].label,
+               result.latency_ms.mean);
+  };
+  auto on_failure = [&](size_t i, const std::string& why) {
+    fmt::print(std::cerr, "bench: [{}/{}] {}: failed: {}\n", i + 1, matrix.size(), matrix[i].label, why);
+  };
+  auto [runs, failures] = exec::run_bench_matrix(engine, matrix, finish, on_result, on_failure);
+  size_t total = matrix.size();
   if (!runs.empty()) emit(report::bench_document(runs, o.top), o.format);
   if (failures.empty()) return 0;
   for (const auto& f : failures) fmt::print(std::cerr, "ridge: error: {}\n", f);

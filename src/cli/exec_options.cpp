@@ -11,7 +11,9 @@ void add_exec_options(CLI::App& command, ExecCliOptions& o, const std::vector<st
                      "their shapes bind the model's open dims. Default: generated from the bound shapes");
   command.add_option("--device", o.device, "cpu (default) or cuda (needs a libtorch with CUDA; Debian's has none)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
-  command.add_option("--threads", o.threads, "intra-op threads (default: ATen's default, one per core)")
+  command
+      .add_option("--threads", o.threads,
+                  "intra-op threads (default: ATen's: one per logical CPU the process may use, or OMP_NUM_THREADS)")
       ->check(integer_in(1, 1024));
   command.add_option("--precision", o.precision, "fp32 (default) or bf16 (autocast: convolutions and matmuls in bf16)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
