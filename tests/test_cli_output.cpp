@@ -57,9 +57,8 @@ TEST(CliOutput, DeviceCsvAndJsonCarryRawCeilings) {
 }
 
 TEST(CliOutput, UnknownFormatIsAUsageErrorEverywhere) {
-  for (const std::string& command :
-       {"analyze " + model_path("alexnet"), std::string("devices"), std::string("ert"),
-        "bench " + model_path("alexnet"), "predict " + model_path("alexnet") + " -d t4"}) {
+  for (const std::string& command : {"analyze " + model_path("alexnet"), std::string("devices"), std::string("ert"),
+                                     "bench " + model_path("alexnet"), "predict " + model_path("alexnet") + " -d t4"}) {
     auto r = run_ridge(command + " -f xml");
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
     EXPECT_NE(r.err.find("xml"), std::string::npos) << r.err;
@@ -71,12 +70,11 @@ TEST(CliOutput, OptionsThatWouldBeDroppedAreRefused) {
                               "--sweep batch=... and --batch 4 both set the batch");
   expect_usage_or_input_error(run_ridge("analyze " + model_path("bert_base") + " --sweep seq=8,16 --dim seq=32"), 1,
                               "both set 'seq'");
-  expect_usage_or_input_error(run_ridge("predict " + model_path("resnet50") + " -d t4 --sweep batch=1,2 --batch 4"),
-                              1, "both set the batch");
+  expect_usage_or_input_error(run_ridge("predict " + model_path("resnet50") + " -d t4 --sweep batch=1,2 --batch 4"), 1,
+                              "both set the batch");
   auto data = source_path("tests/data/executor/bert");
-  expect_usage_or_input_error(
-      run_ridge("run " + data + "/model.onnx --inputs " + data + "/test_data_set_0 --batch 4"), 1,
-      "--inputs fixes the input shapes");
+  expect_usage_or_input_error(run_ridge("run " + data + "/model.onnx --inputs " + data + "/test_data_set_0 --batch 4"),
+                              1, "--inputs fixes the input shapes");
   expect_usage_or_input_error(
       run_ridge("bench " + data + "/model.onnx --inputs " + data + "/test_data_set_0 --batch 4"), 1,
       "--inputs fixes the input shapes");

@@ -4,9 +4,9 @@
 
 #include "cli/command.h"
 #include "cli/common.h"
+#include "cli/output_options.h"
 #include "graph/shape.h"
 #include "onnx/model_reader.h"
-#include "cli/output_options.h"
 #include "report/analysis_report.h"
 #include "util/error.h"
 

@@ -5,9 +5,9 @@
 
 #include "cli/command.h"
 #include "cli/device_options.h"
+#include "cli/output_options.h"
 #include "hw/device_db.h"
 #include "onnx/model_reader.h"
-#include "cli/output_options.h"
 #include "report/prediction_report.h"
 #include "util/error.h"
 

@@ -23,7 +23,10 @@ Column bytes(std::string key, std::string title) {
   return {.key = std::move(key), .title = std::move(title), .style = Style::kBytes};
 }
 Column intensity(std::string key, std::string title, int decimals, std::string unit = "") {
-  return {.key = std::move(key), .title = std::move(title), .style = Style::kFixed, .unit = std::move(unit),
+  return {.key = std::move(key),
+          .title = std::move(title),
+          .style = Style::kFixed,
+          .unit = std::move(unit),
           .decimals = decimals};
 }
 Column only(Column c, unsigned audience) {
@@ -67,16 +70,15 @@ void add_header(Document& doc, const analysis::Request& request, const analysis:
     inputs_json[name] = shape;
   }
   doc.field("inputs", "inputs", inputs, inputs_json);
-  doc.field("options", "dtypes",
-            fmt::format("activations {}, weights {}{}", dtype_choice(options.activation_dtype),
-                        dtype_choice(options.weight_dtype),
-                        options.training
-                            ? fmt::format("; training step, optimizer {}", optimizer_text(options.optimizer))
-                            : ""),
-            {{"activation_dtype", dtype_choice(options.activation_dtype)},
-             {"weight_dtype", dtype_choice(options.weight_dtype)},
-             {"training", options.training},
-             {"optimizer", optimizer_text(options.optimizer)}});
+  doc.field(
+      "options", "dtypes",
+      fmt::format(
+          "activations {}, weights {}{}", dtype_choice(options.activation_dtype), dtype_choice(options.weight_dtype),
+          options.training ? fmt::format("; training step, optimizer {}", optimizer_text(options.optimizer)) : ""),
+      {{"activation_dtype", dtype_choice(options.activation_dtype)},
+       {"weight_dtype", dtype_choice(options.weight_dtype)},
+       {"training", options.training},
+       {"optimizer", optimizer_text(options.optimizer)}});
   doc.notes = result.notes;
   doc.notes_at_top = true;
 }
@@ -98,8 +100,7 @@ void add_nodes(Document& doc, const cost::ModelCost& c, bool training) {
       .column({.key = "bytes_fused", .audience = kMachine})
       .column(intensity("intensity", "FLOP/B", 1));
   if (training) t.column(count("backward_flops", "bwd FLOPs")).column(bytes("backward_bytes", "bwd bytes"));
-  t.column({.key = "status_shown", .title = "status", .audience = kHuman})
-      .column({.key = "note", .audience = kJson});
+  t.column({.key = "status_shown", .title = "status", .audience = kHuman}).column({.key = "note", .audience = kJson});
   for (const auto& n : c.nodes) {
     std::vector<Value> row{n.name,
                            n.op_type,
@@ -266,8 +267,8 @@ Document analysis_sweep_document(const analysis::Request& request, const std::st
   for (const auto& p : points) {
     const auto& c = p.result.cost;
     const auto& tot = c.totals;
-    std::vector<Value> row{p.value,     tot.flops,     tot.macs,          tot.params,
-                           tot.bytes,   tot.bytes_fused, tot.bytes_min,   tot.peak_activation_bytes,
+    std::vector<Value> row{p.value,        tot.flops,       tot.macs,      tot.params,
+                           tot.bytes,      tot.bytes_fused, tot.bytes_min, tot.peak_activation_bytes,
                            tot.intensity()};
     if (training) {
       row.emplace_back(c.training->flops());

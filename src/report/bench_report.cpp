@@ -22,8 +22,12 @@ std::string run_label(const exec::BenchResult& r) {
 }
 
 Column ms(std::string key, std::string title, std::string json_path, unsigned audience = kEveryone) {
-  return {.key = std::move(key), .title = std::move(title), .style = Style::kFixed, .decimals = 3,
-          .audience = audience, .json_path = std::move(json_path)};
+  return {.key = std::move(key),
+          .title = std::move(title),
+          .style = Style::kFixed,
+          .decimals = 3,
+          .audience = audience,
+          .json_path = std::move(json_path)};
 }
 
 Value nested(Table t) { return std::shared_ptr<const Table>(std::make_shared<Table>(std::move(t))); }
@@ -45,16 +49,11 @@ void add_run_columns(Table& t) {
       .column({.key = "optimizer"});
 }
 std::vector<Value> run_cells(const exec::BenchResult& r) {
-  return {r.model,
-          r.conv_algo,
-          r.input_size,
-          r.batch,
-          r.mode,
-          r.precision,
-          r.memory_format,
-          static_cast<int64_t>(r.environment.threads),
-          r.training,
-          r.training ? Value{r.optimizer} : Value{}};
+  return {r.model,         r.conv_algo,
+          r.input_size,    r.batch,
+          r.mode,          r.precision,
+          r.memory_format, static_cast<int64_t>(r.environment.threads),
+          r.training,      r.training ? Value{r.optimizer} : Value{}};
 }
 void add_provenance_columns(Table& t) { t.column({.key = "ridge_revision"}).column({.key = "timestamp"}); }
 void append_provenance(std::vector<Value>& row, const exec::BenchResult& r) {
@@ -65,9 +64,10 @@ void append_provenance(std::vector<Value>& row, const exec::BenchResult& r) {
 Table op_types_table(const exec::BenchResult& r) {
   Table t;
   t.key = "op_types";
-  t.title = fmt::format("per op type ({}): {} nodes, node sum {:.3f} ms of a {:.3f} ms profiled run; overhead {:.2f} "
-                        "us/node",
-                        run_label(r), r.executed_nodes, r.node_sum_ms, r.profiled_run_ms, r.overhead_per_node_us);
+  t.title = fmt::format(
+      "per op type ({}): {} nodes, node sum {:.3f} ms of a {:.3f} ms profiled run; overhead {:.2f} "
+      "us/node",
+      run_label(r), r.executed_nodes, r.node_sum_ms, r.profiled_run_ms, r.overhead_per_node_us);
   t.column({.key = "op"})
       .column({.key = "nodes"})
       .column(ms("total_ms", "total ms", ""))
@@ -126,18 +126,18 @@ Table list_table(std::string key, const std::vector<Value>& values) {
 void add_environment(Document& doc, const exec::BenchResult& first) {
   const auto& env = first.environment;
   doc.field("model", "model", first.model, first.model);
-  doc.field("environment", "environment",
-            fmt::format("{} ({} logical CPUs), {} threads, libtorch {}, {}; ridge {} ({})", env.cpu_model,
-                        env.logical_cpus, env.threads, env.torch_version, env.backend_info, env.ridge_version,
-                        env.ridge_revision),
-            {{"cpu", env.cpu_model},
-             {"logical_cpus", env.logical_cpus},
-             {"threads", env.threads},
-             {"device", env.device},
-             {"torch_version", env.torch_version},
-             {"backend", env.backend_info},
-             {"ridge_version", env.ridge_version},
-             {"ridge_revision", env.ridge_revision}});
+  doc.field(
+      "environment", "environment",
+      fmt::format("{} ({} logical CPUs), {} threads, libtorch {}, {}; ridge {} ({})", env.cpu_model, env.logical_cpus,
+                  env.threads, env.torch_version, env.backend_info, env.ridge_version, env.ridge_revision),
+      {{"cpu", env.cpu_model},
+       {"logical_cpus", env.logical_cpus},
+       {"threads", env.threads},
+       {"device", env.device},
+       {"torch_version", env.torch_version},
+       {"backend", env.backend_info},
+       {"ridge_version", env.ridge_version},
+       {"ridge_revision", env.ridge_revision}});
   doc.field("random_weights", "weights", "RANDOM (the model file holds none)", first.random_weights,
             first.random_weights ? kEveryone : kJson);
 }
@@ -170,8 +170,7 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
       .column(ms("p90_ms", "p90 ms", "latency_ms.p90"))
       .column(ms("p99_ms", "p99 ms", "latency_ms.p99"))
       .column(ms("max_ms", "max ms", "latency_ms.max"))
-      .column({.key = "relative_standard_error", .audience = kJson,
-               .json_path = "latency_ms.relative_standard_error"})
+      .column({.key = "relative_standard_error", .audience = kJson, .json_path = "latency_ms.relative_standard_error"})
       .column({.key = "throughput", .title = "samples/s", .style = Style::kFixed, .decimals = 1})
       .column({.key = "samples", .title = "runs"})
       .column({.key = "warmup_runs", .audience = kJson})

@@ -60,9 +60,10 @@ std::string append_csv_file(const std::string& directory, const std::string& fil
   std::string existing;
   if (std::ifstream in(path); in) std::getline(in, existing);
   if (!existing.empty() && existing != header)
-    throw Error(fmt::format("'{}' has other columns than ridge writes now (an older layout?): move it away or choose "
-                            "another directory",
-                            path));
+    throw Error(
+        fmt::format("'{}' has other columns than ridge writes now (an older layout?): move it away or choose "
+                    "another directory",
+                    path));
   std::ofstream out(path, std::ios::app);
   if (!out) throw Error(fmt::format("cannot write '{}'", path));
   if (existing.empty()) fmt::print(out, "{}\n", header);

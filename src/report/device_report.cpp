@@ -21,8 +21,8 @@ void add_header(Document& doc, const hw::Device& device, const hw::Roofline& r) 
   }
   json mode = {{"name", r.mode}, {"clocks_mhz", r.clocks_mhz}, {"cores", r.cores}};
   if (r.power_budget_w) mode["power_budget_w"] = *r.power_budget_w;
-  doc.field("mode", "clocks",
-            clocks + (r.power_budget_w ? fmt::format("; power budget {} W", *r.power_budget_w) : ""), mode);
+  doc.field("mode", "clocks", clocks + (r.power_budget_w ? fmt::format("; power budget {} W", *r.power_budget_w) : ""),
+            mode);
 }
 
 // The documented JSON keys: peak_flops.<key>, bandwidth.<level>, ridge_points, sources, labels.
@@ -71,7 +71,10 @@ Document roofline_document(const hw::Device& device, const hw::Roofline& r) {
       .column({.key = "value_shown", .title = "value", .audience = kHuman})
       .column({.key = "value", .audience = kMachine})
       .column({.key = "unit", .audience = kMachine})
-      .column({.key = "ridge_point_flop_per_byte", .title = "ridge point", .style = Style::kFixed, .unit = "FLOP/B",
+      .column({.key = "ridge_point_flop_per_byte",
+               .title = "ridge point",
+               .style = Style::kFixed,
+               .unit = "FLOP/B",
                .decimals = 1})
       .column({.key = "label"})
       .column({.key = "source"});

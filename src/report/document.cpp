@@ -15,7 +15,8 @@ Table& Table::column(Column c) {
 
 Table& Table::add(std::vector<Value> row) {
   if (row.size() != columns.size())
-    throw Error(fmt::format("internal: table '{}' has {} columns, a row has {} cells", key, columns.size(), row.size()));
+    throw Error(
+        fmt::format("internal: table '{}' has {} columns, a row has {} cells", key, columns.size(), row.size()));
   rows.push_back(std::move(row));
   return *this;
 }

@@ -82,7 +82,7 @@ struct Document {
   std::vector<Field> fields;
   std::vector<Table> tables;
   std::vector<std::string> notes;
-  std::string csv_table;  // key of the table `-f csv` prints; empty: the first kRows table CSV may see
+  std::string csv_table;      // key of the table `-f csv` prints; empty: the first kRows table CSV may see
   bool notes_at_top = false;  // people read the notes under the header (binding notes), else at the end
 
   Field& field(std::string key, std::string label, std::string text, nlohmann::ordered_json json,

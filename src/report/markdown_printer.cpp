@@ -1,11 +1,10 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "report/printer.h"
 #include "report/human_table.h"
+#include "report/printer.h"
 
 namespace ridge::report {
-
 
 namespace {
 
@@ -40,8 +39,7 @@ void print_one(std::ostream& out, const Table& t, int level) {
 void print_markdown(std::ostream& out, const Document& doc) {
   fmt::print(out, "# ridge {}{}\n\n", doc.command, doc.subject.empty() ? "" : fmt::format(": `{}`", doc.subject));
   for (const auto& f : doc.fields)
-    if ((f.audience & kHuman) && !f.at_end)
-      fmt::print(out, "- {}{}\n", f.label.empty() ? "" : f.label + ": ", f.text);
+    if ((f.audience & kHuman) && !f.at_end) fmt::print(out, "- {}{}\n", f.label.empty() ? "" : f.label + ": ", f.text);
   if (doc.notes_at_top)
     for (const auto& n : doc.notes) fmt::print(out, "- note: {}\n", n);
   for (const auto& t : doc.tables) print_one(out, t, 2);

@@ -19,15 +19,19 @@ Column seconds(std::string key, std::string title, unsigned audience = kEveryone
   return {.key = std::move(key), .title = std::move(title), .style = Style::kDuration, .audience = audience};
 }
 Column percent(std::string key, std::string title, unsigned audience) {
-  return {.key = std::move(key), .title = std::move(title), .style = Style::kFixed, .unit = "%", .decimals = 1,
+  return {.key = std::move(key),
+          .title = std::move(title),
+          .style = Style::kFixed,
+          .unit = "%",
+          .decimals = 1,
           .audience = audience};
 }
 
 void add_device_fields(Document& doc, const roofline::Prediction& p, bool with_mode) {
   add_ridge_version(doc);
   doc.field("device", "device",
-            fmt::format("{} ({}){}; precision {}; {}", p.device_name, p.device_id,
-                        with_mode ? ", mode " + p.mode : "", p.precision, calibration_text(p)),
+            fmt::format("{} ({}){}; precision {}; {}", p.device_name, p.device_id, with_mode ? ", mode " + p.mode : "",
+                        p.precision, calibration_text(p)),
             {{"id", p.device_id}, {"name", p.device_name}});
   if (with_mode) doc.field("mode", "", "", p.mode, kJson);
   doc.field("precision", "", "", p.precision, kJson);
@@ -40,8 +44,7 @@ Table totals_table(const roofline::Prediction& p) {
   t.key = "totals";
   t.layout = Table::Layout::kRecord;
   t.column(seconds("time_s", "predicted latency"))
-      .column({.key = "throughput", .title = "throughput", .style = Style::kFixed, .unit = "samples/s",
-               .decimals = 1})
+      .column({.key = "throughput", .title = "throughput", .style = Style::kFixed, .unit = "samples/s", .decimals = 1})
       .column(seconds("compute_bound_s", "", kMachine))
       .column(seconds("memory_bound_s", "", kMachine))
       .column(seconds("overhead_bound_s", "", kMachine))

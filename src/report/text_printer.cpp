@@ -1,8 +1,8 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "report/printer.h"
 #include "report/human_table.h"
+#include "report/printer.h"
 
 namespace ridge::report {
 namespace {
