@@ -125,6 +125,7 @@ int statistic_rank(const std::string& statistic) {
 std::vector<MeasuredNode> parse_node_times(std::istream& in, const std::string& source) {
   std::string line;
   if (!std::getline(in, line)) throw Error("measurements '" + source + "' are empty");
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 byte-order mark (spreadsheet exports)
   auto header = split_csv_line(line);
   std::optional<size_t> name_col;
   std::vector<TimeColumn> times;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -61,38 +62,49 @@ double run_parallel(int threads, const std::function<void(int)>& work, std::vect
   return std::chrono::duration<double>(end - start).count();
 }
 
-// The clock the cores actually run at with `threads` busy (turbo included): a chain of dependent
-// integer adds retires one per cycle, so cycles = adds. Falls back to the detected clock where the
-// chain cannot be written (non-x86).
+#if defined(__x86_64__)
+constexpr uint64_t kClockIterations = 4'000'000;  // x 32 adds: about 40 ms at 3 GHz
+
+// A chain of 32 x `iterations` dependent integer adds: one retires per cycle, so cycles = adds.
+void add_chain(uint64_t iterations) {
+  uint64_t x = 0, n = iterations;
+  asm volatile(
+      ".p2align 4\n1:\n"
+      "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
+      "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
+      "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
+      "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
+      "dec %1\n jnz 1b\n"
+      : "+r"(x), "+r"(n)
+      :
+      : "cc");
+  if (x != 32 * iterations) throw Error("ert: clock measurement chain miscounted");
+}
+#endif
+
+// The clock the cores actually run at with `threads` busy (turbo included), from the add chain.
+// Falls back to the detected clock where the chain cannot be written (non-x86).
 double measure_clock_mhz(int threads, double fallback_mhz) {
 #if defined(__x86_64__)
-  constexpr uint64_t kIterations = 4'000'000;  // x 32 adds: about 40 ms at 3 GHz
   std::vector<double> seconds;
   run_parallel(
-      threads,
-      [](int) {
-        uint64_t x = 0, n = kIterations;
-        asm volatile(
-            ".p2align 4\n1:\n"
-            "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
-            "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
-            "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
-            "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
-            "dec %1\n jnz 1b\n"
-            : "+r"(x), "+r"(n)
-            :
-            : "cc");
-        if (x != 32 * kIterations) throw Error("ert: clock measurement chain miscounted");
-      },
-      &seconds);
+      threads, [](int) { add_chain(kClockIterations); }, &seconds);
   double mhz = 0;
-  for (double s : seconds) mhz += 32.0 * kIterations / s / 1e6;
+  for (double s : seconds) mhz += 32.0 * kClockIterations / s / 1e6;
   return mhz / static_cast<double>(seconds.size());
 #else
   (void)threads;
   return fallback_mhz;
 #endif
   (void)fallback_mhz;
+}
+
+// CPU time of the calling thread: time the thread was preempted (other processes on a busy
+// machine) does not count, so a ratio of two kernels timed this way is the ratio of their cycles.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 void check(bool ok, const std::string& what) {
@@ -162,19 +174,56 @@ double best_clock_mhz(int threads, int reps, double fallback_mhz) {
   return mhz;
 }
 
-// Step 1: FMA instructions per cycle of one core, 256-bit and (with AVX-512) 512-bit, against
-// the clock measured just before; the width derived from them replaces the family-number table.
+// FMA instructions per cycle of one core for each ISA in `isas`, on one pinned thread: the add
+// chain and the FMA kernel alternate, each timed in the thread's CPU time; the best of the
+// repetitions of each is kept. 0 where the clock chain cannot run (non-x86).
+std::vector<double> fma_per_cycle(const std::vector<Isa>& isas, int reps, double seconds) {
+  std::vector<double> result(isas.size(), 0);
+#if defined(__x86_64__)
+  std::thread worker([&] {
+    pin_to_cpu(0);
+    constexpr uint64_t kIterations = kClockIterations / 8;  // about 5 ms
+    double best_mhz = 0;
+    for (size_t i = 0; i < isas.size(); ++i) {
+      int64_t iterations = 1 << 12;
+      while (true) {
+        double t0 = thread_cpu_seconds();
+        run_fma(isas[i], false, iterations);
+        if (thread_cpu_seconds() - t0 >= seconds || iterations > (int64_t{1} << 40)) break;
+        iterations *= 2;
+      }
+      double best_flops = 0;
+      for (int rep = 0; rep < reps; ++rep) {
+        double t0 = thread_cpu_seconds();
+        add_chain(kIterations);
+        double t1 = thread_cpu_seconds();
+        auto run = run_fma(isas[i], false, iterations);
+        double t2 = thread_cpu_seconds();
+        if (run.checksum != run.expected) return;  // reported below as a failed check
+        best_mhz = std::max(best_mhz, 32.0 * kIterations / (t1 - t0) / 1e6);
+        best_flops = std::max(best_flops, run.flops / (t2 - t1));
+      }
+      result[i] = best_flops;
+    }
+    for (size_t i = 0; i < isas.size(); ++i) result[i] = result[i] / 2 / (isa_bits(isas[i]) / 32.0) / (best_mhz * 1e6);
+  });
+  worker.join();
+  for (double r : result) check(r > 0, "FMA width kernels");
+#else
+  (void)reps, (void)seconds;
+#endif
+  return result;
+}
+
+// Step 1: the FMA width of one core from measured 256-bit and (with AVX-512) 512-bit FMA
+// throughput per cycle; it replaces the family-number table's guess in `cpu`.
 FmaWidth measure_fma_width(const Plan& plan, HostCpu& cpu) {
-  double mhz = best_clock_mhz(1, plan.reps, cpu.max_mhz);
-  auto per_cycle = [&](Isa isa) {
-    int64_t iterations = size_fma_run(isa, false, 1, plan.min_seconds);
-    auto rates = fma_rates(isa, false, 1, iterations, plan.reps);
-    double flops = *std::max_element(rates.begin(), rates.end());
-    return flops / 2 / (isa_bits(isa) / 32.0) / (mhz * 1e6);  // FMA instructions per cycle
-  };
   FmaWidth width;
   if (plan.isa == Isa::kAvx2 || plan.isa == Isa::kAvx512) {
-    width = derive_fma_width(per_cycle(Isa::kAvx2), plan.isa == Isa::kAvx512 ? per_cycle(Isa::kAvx512) : 0);
+    std::vector<Isa> isas{Isa::kAvx2};
+    if (plan.isa == Isa::kAvx512) isas.push_back(Isa::kAvx512);
+    auto per_cycle = fma_per_cycle(isas, std::max(plan.reps, 7), plan.min_seconds / 4);
+    width = derive_fma_width(per_cycle[0], per_cycle.size() > 1 ? per_cycle[1] : 0);
     cpu.simd_bits = width.bits;
     cpu.fma_units = width.fmas_per_cycle;
     cpu.simd_note = width.description;
@@ -184,9 +233,7 @@ FmaWidth measure_fma_width(const Plan& plan, HostCpu& cpu) {
     width.flops_per_cycle_fp32 = cpu.simd_bits / 32.0 * cpu.fma_units * 2;
     width.description = cpu.simd_note + " (from the CPU table: no vector FMA kernel for this ISA)";
   }
-  plan.say(fmt::format("fma width at {:.0f} MHz: {:.2f} x 256-bit{} per cycle: {}", mhz, width.fma256_per_cycle,
-                       width.fma512_per_cycle > 0 ? fmt::format(", {:.2f} x 512-bit", width.fma512_per_cycle) : "",
-                       width.description));
+  plan.say("fma width of one core: " + width.description);
   return width;
 }
 
