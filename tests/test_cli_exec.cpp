@@ -115,7 +115,7 @@ modes: [{name: default, source: test}]
   ASSERT_EQ(predict.exit_code, 0) << predict.err;
   auto doc = nlohmann::json::parse(predict.out);
   EXPECT_TRUE(doc["calibrated"].get<bool>());
-  double predicted_ms = doc["time_s"].get<double>() * 1e3;
+  double predicted_ms = doc["totals"]["time_s"].get<double>() * 1e3;
   EXPECT_NEAR(predicted_ms, measured_ms, 0.25 * measured_ms)
       << "predicted " << predicted_ms << " ms, measured " << measured_ms << " ms";
 }
