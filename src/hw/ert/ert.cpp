@@ -67,28 +67,36 @@ constexpr uint64_t kClockIterations = 4'000'000;  // x 32 adds: about 40 ms at 3
 
 // A chain of 32 x `iterations` dependent integer adds: one retires per cycle, so cycles = adds.
 void add_chain(uint64_t iterations) {
-  uint64_t x = 0, n = iterations;
+  // Register operands, not immediates: Golden Cove (Sapphire Rapids, Alder Lake) folds chains of
+  // adds of small immediates at rename, several per cycle, which read as a clock of 20 GHz.
+  uint64_t x = 0, n = iterations, one = 1;
   asm volatile(
       ".p2align 4\n1:\n"
-      "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
-      "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
-      "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
-      "add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n"
+      "add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n"
+      "add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n"
+      "add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n"
+      "add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n add %2, %0\n"
       "dec %1\n jnz 1b\n"
       : "+r"(x), "+r"(n)
-      :
+      : "r"(one)
       : "cc");
   if (x != 32 * iterations) throw Error("ert: clock measurement chain miscounted");
 }
 #endif
 
-// The clock the cores actually run at with `threads` busy (turbo included), from the add chain.
-// Falls back to the detected clock where the chain cannot be written (non-x86).
+double thread_cpu_seconds();
+
+// The clock the cores actually run at with `threads` busy (turbo included), from the add chain
+// timed in each thread's CPU time (so a thread preempted by another process does not read as a
+// slow clock). Falls back to the detected clock where the chain cannot be written (non-x86).
 double measure_clock_mhz(int threads, double fallback_mhz) {
 #if defined(__x86_64__)
-  std::vector<double> seconds;
-  run_parallel(
-      threads, [](int) { add_chain(kClockIterations); }, &seconds);
+  std::vector<double> seconds(static_cast<size_t>(threads));
+  run_parallel(threads, [&](int t) {
+    double t0 = thread_cpu_seconds();
+    add_chain(kClockIterations);
+    seconds[static_cast<size_t>(t)] = thread_cpu_seconds() - t0;
+  });
   double mhz = 0;
   for (double s : seconds) mhz += 32.0 * kClockIterations / s / 1e6;
   return mhz / static_cast<double>(seconds.size());
