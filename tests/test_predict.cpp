@@ -182,6 +182,8 @@ TEST(Calibrate, AmbiguousTimeColumnsAreRefusedWithOneLine) {
   EXPECT_EQ(disagree.find('\n'), std::string::npos);
   EXPECT_NE(error_of("node,bytes\nconv,2.5\n").find("needs a node column"), std::string::npos);
   EXPECT_NE(error_of("").find("empty"), std::string::npos);
+  auto twice = error_of("node,seconds\nconv,1e-3\nconv,2e-3\n");
+  EXPECT_NE(twice.find("line 3: node 'conv' was measured on line 2 already"), std::string::npos) << twice;
 }
 
 // A Flatten is a node of the model that costs nothing: its measured time matches, it is just not fitted.

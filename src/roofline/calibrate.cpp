@@ -195,6 +195,7 @@ std::vector<MeasuredNode> parse_node_times(std::istream& in, const std::string& 
   };
 
   std::vector<MeasuredNode> nodes;
+  std::unordered_map<std::string, int> first_line;  // node -> the line it was measured on
   int line_number = 1;
   while (std::getline(in, line)) {
     ++line_number;
@@ -211,6 +212,12 @@ std::vector<MeasuredNode> parse_node_times(std::istream& in, const std::string& 
             "measurements '{}' line {}: columns '{}' and '{}' disagree ({:.6g} s vs {:.6g} s): which is the time?",
             source, line_number, primary.name, other.name, seconds, s));
     }
+    auto [previous, inserted] = first_line.emplace(fields[*name_col], line_number);
+    if (!inserted)
+      throw Error(fmt::format(
+          "measurements '{}' line {}: node '{}' was measured on line {} already (one run per file: a sweep or "
+          "repeated `bench --csv` into one directory appends runs)",
+          source, line_number, fields[*name_col], previous->second));
     nodes.push_back({fields[*name_col], seconds});
   }
   if (nodes.empty()) throw Error("measurements '" + source + "' have no rows");

@@ -20,6 +20,7 @@ struct MeasuredNode {
 // min_ns, ...). Units are never guessed: a time column without one ("time", "mean") is refused.
 // The time is the mean (or a plain time) if there is one, else the median, else the minimum;
 // other columns of that statistic (the same mean in another unit) must agree with it row by row.
+// A node measured twice (runs of a sweep appended into one file) is refused.
 // Throws ridge::Error with one line naming the problem (and the line of a malformed row).
 std::vector<MeasuredNode> read_node_times(const std::string& path);
 // The same from a stream; `source_name` names it in errors.
