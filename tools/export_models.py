@@ -11,8 +11,13 @@ models/reference.json records, per model, figures measured on the PyTorch model 
   bn_folded_channels  channels of the BatchNorm layers the exporter folded into the convolution
                 before them (read from the exported graph: BatchNorm channels minus those of the
                 BatchNormalization nodes left in it, e.g. DenseNet's pre-activation norms)
-  macs          {"B,S" or "B": multiply-accumulates of convolution / matmul / linear ops counted
-                 by intercepting the aten ops PyTorch actually runs (TorchDispatchMode)}
+  macs          {"B", "B,S" or "B,HxW": multiply-accumulates of convolution / matmul / linear ops
+                 counted by intercepting the aten ops PyTorch actually runs (TorchDispatchMode);
+                 "B" alone is the default input size, "B,HxW" another one (spatially dynamic models)}
+
+The vision models are exported with symbolic "height" and "width" where the model takes any size
+(see FIXED_SIZE for those that cannot), their default (224; YOLO 640) stored in the file's
+metadata_props as ridge.default_dims = "height=224,width=224".
 
 Usage: tools/export_models.py [--out models] [--only NAME ...]
 """
@@ -30,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ridge_reference_models as ref  # noqa: E402
 
 OPSET = 17
+DEFAULT_DIMS_KEY = "ridge.default_dims"  # read by ridge's shape::bind_inputs
 aten = torch.ops.aten
 
 
@@ -89,8 +95,12 @@ def randomize(model):
     return model
 
 
-def strip_weights(path):
+def strip_weights(path, default_dims=None):
     model = onnx.load(path)
+    if default_dims:
+        entry = model.metadata_props.add()
+        entry.key = DEFAULT_DIMS_KEY
+        entry.value = ",".join(f"{k}={v}" for k, v in default_dims.items())
     data_name = os.path.basename(path) + ".data"
     onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
                     location=data_name, size_threshold=1024)
@@ -103,13 +113,24 @@ def unfolded_bn_channels(path):
     return sum(shapes[n.input[1]][0] for n in model.graph.node if n.op_type == "BatchNormalization")
 
 
-def export(model, inputs, path, input_names, output_names, dynamic_axes):
-    """Exports, strips the weights, returns the channels of BatchNorms left unfolded."""
+def export(model, inputs, path, input_names, output_names, dynamic_axes, default_dims=None):
+    """Exports, strips the weights, returns the channels of BatchNorms left unfolded.
+
+    default_dims ({"height": 224, ...}) is stored in the file's metadata_props under
+    ridge.default_dims: ridge binds those symbolic dims to it when the user names no value."""
     torch.onnx.export(model, inputs, path, opset_version=OPSET, input_names=input_names,
                       output_names=output_names, dynamic_axes=dynamic_axes, do_constant_folding=True)
     unfolded = unfolded_bn_channels(path)
-    strip_weights(path)
+    strip_weights(path, default_dims)
     return unfolded
+
+
+def image_axes(input_name, output_name, spatial):
+    """Dynamic batch, and dynamic height and width where the model takes any size."""
+    axes = {input_name: {0: "batch"}, output_name: {0: "batch"}}
+    if spatial:
+        axes[input_name].update({2: "height", 3: "width"})
+    return axes
 
 
 def torchvision_models():
@@ -125,6 +146,25 @@ def torchvision_models():
         "vit_b_16": lambda: tv.vit_b_16(),
     }
 
+
+# Models exported with fixed H and W, and why. The rest get symbolic "height" and "width" (default
+# 224, stored in the file) and accept any size that survives their strides.
+FIXED_SIZE = {
+    # AdaptiveAvgPool2d to 6x6 / 7x7 before the classifier: ONNX has no adaptive pooling, so the
+    # exporter needs the input size ("input size not accessible" otherwise), and the Linear layers
+    # take 256*6*6 / 512*7*7 features, which fixes H and W.
+    "alexnet": "adaptive average pooling to 6x6 before the classifier",
+    "vgg16": "adaptive average pooling to 7x7 before the classifier",
+    # Learned position embeddings for exactly 14x14 patches of 16x16 pixels.
+    "vit_b_16": "position embeddings for 14x14 patches",
+}
+
+# Extra input sizes (batch, height, width) at which the MACs of spatially dynamic models are recorded,
+# as "B,HxW" keys next to "B" (batch B at the default size).
+EXTRA_SIZES = {
+    "default": [(1, 320, 320), (2, 256, 192)],
+    "yolo_style": [(1, 320, 320), (1, 512, 384)],
+}
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -154,9 +194,15 @@ def main():
             continue
         model = randomize(make().eval())
         x = torch.randn(1, 3, 224, 224)
+        spatial = name not in FIXED_SIZE
         unfolded = export(model, (x,), os.path.join(args.out, f"{name}.onnx"), ["input"], ["logits"],
-                          {"input": {0: "batch"}, "logits": {0: "batch"}})
-        record(name, model, {"1": count_macs(model, (x,))}, unfolded)
+                          image_axes("input", "logits", spatial),
+                          {"height": 224, "width": 224} if spatial else None)
+        macs = {"1": count_macs(model, (x,))}
+        if spatial:
+            for b, h, w in EXTRA_SIZES["default"]:
+                macs[f"{b},{h}x{w}"] = count_macs(model, (torch.randn(b, 3, h, w),))
+        record(name, model, macs, unfolded)
 
     seq_points = [(1, 128), (2, 64), (4, 384)]
     if wanted("bert_base"):
@@ -191,9 +237,14 @@ def main():
     if wanted("yolo_style"):
         model = randomize(ref.YoloStyle().eval())
         x = torch.randn(1, 3, 640, 640)
+        axes = image_axes("images", "predictions", True)
+        axes["predictions"][1] = "boxes"  # 3 anchors per cell of the three heads' grids
         unfolded = export(model, (x,), os.path.join(args.out, "yolo_style.onnx"), ["images"], ["predictions"],
-                          {"images": {0: "batch"}, "predictions": {0: "batch"}})
-        record("yolo_style", model, {"1": count_macs(model, (x,))}, unfolded)
+                          axes, {"height": 640, "width": 640})
+        macs = {"1": count_macs(model, (x,))}
+        for b, h, w in EXTRA_SIZES["yolo_style"]:
+            macs[f"{b},{h}x{w}"] = count_macs(model, (torch.randn(b, 3, h, w),))
+        record("yolo_style", model, macs, unfolded)
 
     with open(ref_path, "w") as f:
         json.dump(reference, f, indent=1, sort_keys=True)

@@ -11,7 +11,16 @@ namespace ridge::analysis {
 Result rerun(graph::Model model, const Request& request) {
   Result result;
   result.notes = shape::bind_inputs(model, request.bindings);
-  auto summary = shape::infer_shapes(model);
+  shape::InferenceSummary summary;
+  try {
+    summary = shape::infer_shapes(model);
+  } catch (const Error& e) {
+    // A shape the graph cannot take (a Reshape or Gemm fixed for other input sizes): say under which
+    // bindings, on one line.
+    auto bound = shape::describe(request.bindings);
+    if (bound.empty()) throw;
+    throw Error(fmt::format("{}: {}", bound, e.what()));
+  }
   for (auto id : model.graph.inputs) {
     const auto& v = model.graph.value(id);
     result.inputs.emplace_back(v.name, graph::to_string(v.shape));

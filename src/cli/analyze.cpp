@@ -6,6 +6,7 @@
 #include "cli/common.h"
 #include "graph/shape.h"
 #include "onnx/model_reader.h"
+#include "cli/output_options.h"
 #include "report/analysis_report.h"
 #include "util/error.h"
 
@@ -21,13 +22,14 @@ struct AnalyzeOptions {
 
 int run_analyze(const AnalyzeOptions& o) {
   auto request = make_request(o.model);
-  auto format = report::parse_format(o.format);
   if (o.sweep.empty()) {
     auto result = analysis::run(request);
-    report::write_analysis(std::cout, request, result, format, {.show_nodes = !o.summary});
+    emit(report::analysis_document(request, result, !o.summary), o.format);
     return 0;
   }
+  if (o.summary) throw Error("--summary applies to one analysis; a sweep prints one row of totals per point already");
   auto [key, values] = parse_sweep(o.sweep);
+  check_sweep_conflicts(request, key);
   auto pristine = onnx::load_model(request.model_path);
   std::vector<report::SweepPoint> points;
   for (auto v : values) {
@@ -38,7 +40,7 @@ int run_analyze(const AnalyzeOptions& o) {
       point.bindings.dims[key] = v;
     points.push_back({std::to_string(v), analysis::rerun(pristine, point)});
   }
-  report::write_sweep(std::cout, request, key, points, format);
+  emit(report::analysis_sweep_document(request, key, points), o.format);
   return 0;
 }
 
@@ -54,8 +56,7 @@ Command add_analyze_command(CLI::App& parent) {
       "  ridge analyze models/resnet50.onnx --sweep batch=1,2,4,8 --dtype bf16");
   add_model_options(*app, options->model, true);
   app->add_option("--sweep", options->sweep, "one row per point: batch=1,2,4,8 or DIM=v1,v2,...");
-  app->add_option("-f,--format", options->format, "output format: table (default), csv, json, md")
-      ->check(CLI::IsMember({"table", "csv", "json", "md", "markdown"}));
+  add_format_option(*app, options->format);
   app->add_flag("--summary", options->summary, "omit the per-node rows (op-type summary and totals only)");
   return {app, [options] { return run_analyze(*options); }};
 }

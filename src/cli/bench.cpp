@@ -1,16 +1,17 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <chrono>
 #include <iostream>
 #include <limits>
 
 #include "cli/command.h"
 #include "cli/common.h"
 #include "cli/exec_options.h"
+#include "cli/output_options.h"
 #include "exec/layer_costs.h"
 #include "exec/prepare.h"
 #include "onnx/model_reader.h"
-#include "report/analysis_report.h"
 #include "report/bench_report.h"
 #include "util/error.h"
 
@@ -30,13 +31,15 @@ struct BenchCliOptions {
 };
 
 // Input-size sweep: images (rank 4) get H = W = size; sequences (rank 2 or 3) get dim 1 = size.
+// The batch is --batch's, else the one the file fixes, else 1. H and W the file fixes are rebound
+// (shapes re-inferred; a graph that forbids the size is a one-line error naming the node).
 void bind_input_size(const graph::Model& model, analysis::Request& request, int64_t size) {
-  int64_t batch = request.bindings.batch.value_or(1);
   bool any = false;
   for (auto id : model.graph.inputs) {
     const auto& v = model.graph.value(id);
-    if (!v.has_shape) continue;
+    if (!v.has_shape || v.shape.empty()) continue;
     auto dim = [&](size_t i) { return v.shape[i].is_known() ? v.shape[i].value : -1; };
+    int64_t batch = request.bindings.batch.value_or(dim(0) > 0 ? dim(0) : 1);
     std::vector<int64_t> shape;
     if (v.shape.size() == 4 && dim(1) > 0)
       shape = {batch, dim(1), size, size};
@@ -58,10 +61,34 @@ int64_t bound_batch(const graph::Model& model) {
   return v.has_shape && !v.shape.empty() && v.shape[0].is_known() ? v.shape[0].value : 1;
 }
 
-int run_bench(const BenchCliOptions& o) {
-  auto format = report::parse_format(o.format);
-  if (format == report::Format::kMarkdown) throw Error("bench writes table, csv or json");
-  auto base = make_request(o.model);
+std::string utc_now() {
+  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                     tm.tm_min, tm.tm_sec);
+}
+
+// One shape point of the matrix, bound, inferred and checked before anything is measured.
+struct Point {
+  std::string label;
+  std::string input_size;
+  exec::Prepared prepared;
+};
+
+// The options that cannot be honoured together are refused before any work.
+void check_conflicts(const BenchCliOptions& o, const analysis::Request& base, bool sweeps_batch, bool sweeps_input) {
+  if (!o.exec.inputs_dir.empty()) {
+    if (sweeps_batch || sweeps_input) throw Error("--inputs fixes the input shapes: it cannot be swept");
+    if (base.bindings.batch || !base.bindings.dims.empty() || !base.bindings.inputs.empty())
+      throw Error("--inputs fixes the input shapes: --batch, --dim and --input cannot change them");
+  }
+  if (sweeps_batch) check_sweep_conflicts(base, "batch");
+  if (sweeps_input && !base.bindings.inputs.empty())
+    throw Error("--sweep input=... and --input both set the input shape: give one");
+}
+
+std::vector<Point> plan_points(const BenchCliOptions& o, const analysis::Request& base) {
   std::vector<int64_t> batches{0}, sizes{0};
   for (const auto& text : o.sweeps) {
     auto [key, values] = parse_sweep(text);
@@ -72,11 +99,35 @@ int run_bench(const BenchCliOptions& o) {
     else
       throw Error(fmt::format("--sweep {}: bench sweeps batch=... and input=...", key));
   }
-  std::vector<std::string> modes =
-      o.exec.mode == "both" ? std::vector<std::string>{"eager", "optimized"} : std::vector<std::string>{o.exec.mode};
-  std::vector<std::string> algorithms = o.exec.conv_algo == "all"
-                                            ? std::vector<std::string>{"auto", "direct", "gemm", "fft", "winograd"}
-                                            : std::vector<std::string>{o.exec.conv_algo};
+  check_conflicts(o, base, batches.size() > 1 || batches[0] > 0, sizes.size() > 1 || sizes[0] > 0);
+  onnx::LoadOptions load;
+  load.max_typed_elements = std::numeric_limits<int64_t>::max();
+  auto pristine = onnx::load_model(base.model_path, load);
+  std::vector<exec::HostTensor> given;
+  if (!o.exec.inputs_dir.empty()) given = exec::prepare(base, o.exec.inputs_dir).inputs;
+  std::vector<Point> points;
+  for (auto batch : batches)
+    for (auto size : sizes) {
+      auto request = base;
+      if (batch > 0) request.bindings.batch = batch;
+      std::string where = fmt::format("{}{}", batch > 0 ? fmt::format("batch {}", batch) : "",
+                                      size > 0 ? fmt::format("{}input {}", batch > 0 ? ", " : "", size) : "");
+      try {
+        if (size > 0) bind_input_size(pristine, request, size);
+        auto prepared = exec::prepare_again(pristine, request, given);
+        exec::check_runnable(prepared.analysis.model);
+        exec::check_memory(prepared.analysis.cost, o.model.training);
+        std::string input_size = size > 0 ? std::to_string(size)
+                                          : (prepared.analysis.inputs.empty() ? "" : prepared.analysis.inputs[0].second);
+        points.push_back({where, input_size, std::move(prepared)});
+      } catch (const Error& e) {
+        throw Error(where.empty() ? std::string(e.what()) : fmt::format("{}: {}", where, e.what()));
+      }
+    }
+  return points;
+}
+
+exec::BenchOptions bench_options(const BenchCliOptions& o) {
   exec::BenchOptions options;
   options.exec = to_exec_options(o.exec);
   options.exec.profile_nodes = !o.no_per_node;
@@ -88,58 +139,58 @@ int run_bench(const BenchCliOptions& o) {
   options.stopping.min_samples = o.min_runs;
   options.stopping.target_relative_error = o.target_rse;
   options.fixed_iterations = o.iters > 0 ? o.iters : (o.model.training ? 10 : 0);
+  return options;
+}
 
+int run_bench(const BenchCliOptions& o) {
+  auto base = make_request(o.model);
+  // Every point is bound, inferred and checked (ops, memory) before libtorch is loaded.
+  auto points = plan_points(o, base);
+  std::vector<std::string> modes =
+      o.exec.mode == "both" ? std::vector<std::string>{"eager", "optimized"} : std::vector<std::string>{o.exec.mode};
+  std::vector<std::string> algorithms = o.exec.conv_algo == "all"
+                                            ? std::vector<std::string>{"auto", "direct", "gemm", "fft", "winograd"}
+                                            : std::vector<std::string>{o.exec.conv_algo};
+  auto options = bench_options(o);
   auto& engine = exec::load_engine();
-  onnx::LoadOptions load;
-  load.max_typed_elements = std::numeric_limits<int64_t>::max();
-  auto pristine = onnx::load_model(base.model_path, load);
-  std::vector<exec::HostTensor> given;
-  if (!o.exec.inputs_dir.empty()) {
-    if (batches.size() > 1 || sizes.size() > 1) throw Error("--inputs fixes the input shapes: it cannot be swept");
-    given = exec::prepare(base, o.exec.inputs_dir).inputs;
-  }
   std::vector<exec::BenchResult> runs;
-  for (auto batch : batches)
-    for (auto size : sizes) {
-      auto request = base;
-      if (batch > 0) request.bindings.batch = batch;
-      if (size > 0) bind_input_size(pristine, request, size);
-      auto prepared = exec::prepare_again(pristine, request, given);
-      const auto& model = prepared.analysis.model;
-      exec::check_runnable(model, engine);
-      exec::check_memory(prepared.analysis.cost, o.model.training);
-      std::string input_size = size > 0 ? std::to_string(size)
-                                        : (prepared.analysis.inputs.empty() ? "" : prepared.analysis.inputs[0].second);
-      for (const auto& mode : modes)
-        for (const auto& algorithm : algorithms) {
-          auto run_options = options;
-          run_options.exec.mode = mode;
-          run_options.exec.conv_algo = algorithm;
-          auto result = engine.bench(model, prepared.inputs, run_options);
+  std::vector<std::string> failures;
+  size_t total = points.size() * modes.size() * algorithms.size(), done = 0;
+  for (const auto& point : points) {
+    const auto& model = point.prepared.analysis.model;
+    for (const auto& mode : modes)
+      for (const auto& algorithm : algorithms) {
+        ++done;
+        auto run_options = options;
+        run_options.exec.mode = mode;
+        run_options.exec.conv_algo = algorithm;
+        std::string label = fmt::format("{}{}{} {}", point.label, point.label.empty() ? "" : ", ", mode, algorithm);
+        // A point that fails keeps what was measured before it: the others are still run, written and printed.
+        try {
+          auto result = engine.bench(model, point.prepared.inputs, run_options);
           result.model = o.model.model;
           result.batch = bound_batch(model);
-          result.input_size = input_size;
+          result.input_size = point.input_size;
           result.throughput =
               result.latency_ms.mean > 0 ? static_cast<double>(result.batch) * 1e3 / result.latency_ms.mean : 0;
-          exec::attach_layer_costs(result, model, prepared.analysis.cost);
+          result.timestamp = utc_now();
+          exec::attach_layer_costs(result, model, point.prepared.analysis.cost);
+          if (!o.csv_dir.empty()) report::append_bench_csv(o.csv_dir, {result});
+          fmt::print(std::cerr, "bench: [{}/{}] {}: {:.3f} ms\n", done, total, label, result.latency_ms.mean);
           runs.push_back(std::move(result));
-          if (format == report::Format::kTable)
-            fmt::print(std::cerr, "measured {} batch {} {} {}: {:.3f} ms\n", o.model.model, runs.back().batch, mode,
-                       algorithm, runs.back().latency_ms.mean);
+        } catch (const std::exception& e) {
+          failures.push_back(fmt::format("{}: {}", label, e.what()));
+          fmt::print(std::cerr, "bench: [{}/{}] {}: failed: {}\n", done, total, label, e.what());
         }
-    }
-  if (!o.csv_dir.empty()) report::write_bench_csv_dir(o.csv_dir, runs);
-  switch (format) {
-    case report::Format::kJson:
-      report::write_bench_json(std::cout, runs);
-      break;
-    case report::Format::kCsv:
-      report::write_overall_csv(std::cout, runs);
-      break;
-    default:
-      report::write_bench_table(std::cout, runs, o.top);
+      }
   }
-  return 0;
+  if (!runs.empty()) emit(report::bench_document(runs, o.top), o.format);
+  if (failures.empty()) return 0;
+  for (const auto& f : failures) fmt::print(std::cerr, "ridge: error: {}\n", f);
+  if (!runs.empty())
+    fmt::print(std::cerr, "ridge: {} of {} points failed; the {} measured are above{}\n", failures.size(), total,
+               runs.size(), o.csv_dir.empty() ? "" : " and in " + o.csv_dir);
+  return 1;
 }
 
 }  // namespace
@@ -156,30 +207,34 @@ Command add_bench_command(CLI::App& parent) {
   add_exec_options(*app, o->exec, {"eager", "optimized", "both"}, {"auto", "direct", "gemm", "fft", "winograd", "all"});
   app->add_option("--sweep", o->sweeps,
                   "measure several points in one call: batch=1,2,4 and/or input=224,256 (images: H=W; sequences: "
-                  "length); repeatable, points are all combinations");
+                  "length); repeatable, points are all combinations, each checked before the first is measured");
   app->add_option("--learning-rate", o->learning_rate, "learning rate of the training step (default 0.001)")
       ->check(CLI::Range(0.0, 1e6));
   app->add_option("--iters", o->iters, "exactly N timed runs instead of the stopping rule (training default: 10)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+      ->check(integer_in(1, int64_t{1} << 30));
   app->add_option("--max-time", o->max_time, "time budget of the timed runs per point, seconds (default 10)")
       ->check(CLI::Range(0.0, 1e6));
   app->add_option("--target-rse", o->target_rse,
                   "stop when the mean's relative standard error is below this (default 0.01 = 1%)")
       ->check(CLI::Range(1e-6, 1.0));
   app->add_option("--min-runs", o->min_runs, "timed runs before the stopping rule may stop (default 10)")
-      ->check(CLI::Range(int64_t{2}, int64_t{1} << 30));
+      ->check(integer_in(2, int64_t{1} << 30));
   app->add_option("--warmup", o->warmup, "warm-up time before timing, seconds (default 0.5; at least 2 runs)")
       ->check(CLI::Range(0.0, 1e6));
   app->add_flag("--no-per-node", o->no_per_node, "skip the per-node profile pass");
-  app->add_option("--top", o->top, "slowest nodes listed in the table (default 10)")->check(CLI::Range(0, 100000));
-  app->add_option("-f,--format", o->format, "table (default), csv (overall.csv columns) or json");
+  app->add_option("--top", o->top, "slowest nodes listed in the table (default 10)")->check(integer_in(0, 100000));
+  add_format_option(*app, o->format);
   app->add_option("--csv", o->csv_dir,
-                  "also write overall.csv, layers.csv and nodes.csv (for `ridge calibrate --measured`) here");
+                  "append every measured point to DIR/overall.csv, layers.csv and nodes.csv (`ridge calibrate "
+                  "--measured`) as it completes; each row names its run (batch, input, mode, precision, threads, "
+                  "algorithm, revision, time)");
   app->footer(
+      "Progress goes to stderr, one line per measured point. A point that fails is reported and the others are\n"
+      "still measured, printed and written; the exit code is then 1.\n"
       "Examples:\n"
       "  ridge bench models/resnet50.onnx --batch 8 --threads 2\n"
       "  ridge bench models/mobilenet_v2.onnx --sweep batch=1,2,4 --mode both --csv results/\n"
-      "  ridge bench models/resnet50.onnx --conv-algo all --max-time 2\n"
+      "  ridge bench models/resnet50.onnx --conv-algo all --max-time 2 -f md\n"
       "  ridge bench models/bert_base.onnx --dim seq=128 --training --optimizer adam --iters 5");
   return {app, [o] { return run_bench(*o); }};
 }

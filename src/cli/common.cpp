@@ -29,11 +29,27 @@ graph::DType dtype_flag(const std::string& text, const char* flag) {
 
 }  // namespace
 
+CLI::Validator integer_in(int64_t min, int64_t max) {
+  std::string description = fmt::format("INT in [{}, {}]", min, max);
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        int64_t v = 0;
+        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || ptr != text.data() + text.size())
+          return fmt::format("'{}' is not a whole number", text);
+        if (v < min || v > max)
+          return max >= (int64_t{1} << 40) ? fmt::format("{} must be at least {}", v, min)
+                                           : fmt::format("{} is not between {} and {}", v, min, max);
+        return {};
+      },
+      description);
+}
+
 void add_model_options(CLI::App& command, ModelOptions& o, bool with_training, bool for_execution) {
   command.add_option("model", o.model, "ONNX model file")->required();
   command
       .add_option("-b,--batch", o.batch, "bind the first dim of every input whose first dim is symbolic (default 1)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+      ->check(integer_in(1, int64_t{1} << 40));
   command.add_option("--dim", o.dims, "bind a named dim: NAME=V (repeatable), e.g. --dim seq=128");
   command.add_option("--input", o.inputs, "set an input's whole shape: NAME=1x3x512x512 (repeatable)");
   if (for_execution) return;
@@ -59,6 +75,14 @@ std::pair<std::string, std::vector<int64_t>> parse_sweep(const std::string& text
   return {key, values};
 }
 
+void check_sweep_conflicts(const analysis::Request& request, const std::string& key) {
+  if (key == "batch" && request.bindings.batch)
+    throw Error(fmt::format("--sweep batch=... and --batch {} both set the batch: give one", *request.bindings.batch));
+  if (request.bindings.dims.count(key))
+    throw Error(fmt::format("--sweep {}=... and --dim {}={} both set '{}': give one", key, key,
+                            request.bindings.dims.at(key), key));
+}
+
 analysis::Request make_request(const ModelOptions& o) {
   analysis::Request request;
   request.model_path = o.model;
@@ -67,8 +91,9 @@ analysis::Request make_request(const ModelOptions& o) {
     auto [name, value] = split_assignment(d, "--dim");
     int64_t v = 0;
     auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc() || ptr != value.data() + value.size() || v < 0)
-      throw Error(fmt::format("--dim {}: '{}' is not a non-negative integer", name, value));
+    // A dimension of 0 would cost an empty tensor: refused like --batch 0.
+    if (ec != std::errc() || ptr != value.data() + value.size() || v <= 0)
+      throw Error(fmt::format("--dim {}: '{}' is not a positive integer", name, value));
     request.bindings.dims[name] = v;
   }
   for (const auto& in : o.inputs) {

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/common.h"
 #include "report/ert_report.h"
 #include "util/error.h"
 
@@ -24,7 +25,7 @@ Command add_ert_command(CLI::App& parent) {
       "  ridge ert --profile host.yaml --csv ert-points.csv   # then: ridge predict MODEL --device host.yaml");
   app->add_flag("--quick", o->quick, "finish in under 30 s (fewer repetitions and sizes)");
   app->add_option("--threads", o->threads, "largest thread count (default: every online CPU)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, 4096));
   app->add_option("-f,--format", o->format, "table (default) or json")->check(CLI::IsMember({"table", "json"}));
   app->add_option("--profile", o->profile, "write the measured roofline as a device file (YAML)");
   app->add_option("--csv", o->csv, "write every measured point as CSV");

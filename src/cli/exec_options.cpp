@@ -1,5 +1,7 @@
 #include "cli/exec_options.h"
 
+#include "cli/common.h"
+
 namespace ridge::cli {
 
 void add_exec_options(CLI::App& command, ExecCliOptions& o, const std::vector<std::string>& modes,
@@ -10,7 +12,7 @@ void add_exec_options(CLI::App& command, ExecCliOptions& o, const std::vector<st
   command.add_option("--device", o.device, "cpu (default) or cuda (needs a libtorch with CUDA; Debian's has none)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   command.add_option("--threads", o.threads, "intra-op threads (default: ATen's default, one per core)")
-      ->check(CLI::Range(1, 1024));
+      ->check(integer_in(1, 1024));
   command.add_option("--precision", o.precision, "fp32 (default) or bf16 (autocast: convolutions and matmuls in bf16)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
   command.add_option("--memory-format", o.memory_format, "nchw (default) or channels-last for 4-D activations")

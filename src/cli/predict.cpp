@@ -7,6 +7,7 @@
 #include "cli/device_options.h"
 #include "hw/device_db.h"
 #include "onnx/model_reader.h"
+#include "cli/output_options.h"
 #include "report/prediction_report.h"
 #include "util/error.h"
 
@@ -20,9 +21,12 @@ struct PredictOptions {
 
 int run_predict(const PredictOptions& o) {
   auto request = make_request(o.device.model);
-  auto format = report::parse_format(o.format);
   auto [device_id, mode_text] = hw::split_device_and_mode(o.device.device);
   auto device = hw::find_device(device_id);
+  if (device.file == "(detected)")
+    throw Error(
+        "device 'host' has no DRAM bandwidth or measured peaks yet: measure this machine with `ridge ert --profile "
+        "host.yaml`, then predict with --device host.yaml");
   std::vector<std::string> modes;
   if (o.modes == "all") {
     for (const auto& m : device.modes) modes.push_back(m.name);
@@ -42,6 +46,7 @@ int run_predict(const PredictOptions& o) {
   if (!o.sweep.empty()) {
     auto [key, values] = parse_sweep(o.sweep);
     if (key != "batch") throw Error("predict sweeps batch sizes only: --sweep batch=v1,v2,...");
+    check_sweep_conflicts(request, key);
     batches = values;
   }
   // Modes are resolved (and bad ones rejected) before any model work.
@@ -59,9 +64,9 @@ int run_predict(const PredictOptions& o) {
     }
   }
   if (points.size() == 1)
-    report::write_prediction(std::cout, points[0].prediction, format);
+    emit(report::prediction_document(points[0].prediction), o.format);
   else
-    report::write_prediction_sweep(std::cout, points, format);
+    emit(report::prediction_sweep_document(points), o.format);
   return 0;
 }
 
@@ -81,8 +86,7 @@ Command add_predict_command(CLI::App& parent) {
   add_device_options(*app, o->device);
   app->add_option("--modes", o->modes, "power modes to sweep: all, or MODE1,MODE2,...");
   app->add_option("--sweep", o->sweep, "batch sizes to sweep: batch=1,2,4,8");
-  app->add_option("-f,--format", o->format, "table (default), csv, json, md")
-      ->check(CLI::IsMember({"table", "csv", "json", "md"}));
+  add_format_option(*app, o->format);
   return {app, [o] { return run_predict(*o); }};
 }
 

@@ -47,7 +47,14 @@ std::vector<std::string> describe(const exec::HostTensor& t) {
 }
 
 int run_model(const RunOptions& o) {
-  auto prepared = exec::prepare(make_request(o.model), o.exec.inputs_dir);
+  auto request = make_request(o.model);
+  if (!o.exec.inputs_dir.empty() &&
+      (request.bindings.batch || !request.bindings.dims.empty() || !request.bindings.inputs.empty()))
+    throw Error("--inputs fixes the input shapes: --batch, --dim and --input cannot change them");
+  auto prepared = exec::prepare(request, o.exec.inputs_dir);
+  // Checked before libtorch is loaded.
+  exec::check_runnable(prepared.analysis.model);
+  exec::check_memory(prepared.analysis.cost, false);
   auto& engine = exec::load_engine();
   exec::check_runnable(prepared.analysis.model, engine);
   exec::check_memory(prepared.analysis.cost, false);

@@ -57,6 +57,7 @@ struct BenchResult {
   int64_t executed_nodes = 0;
   std::vector<double> training_losses;  // the loss of every timed training step, in order
   Environment environment;
+  std::string timestamp;  // when the run finished, UTC, ISO 8601
   std::vector<std::string> notes;
 };
 

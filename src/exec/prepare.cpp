@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "exec/coverage.h"
 #include "exec/test_data.h"
 #include "onnx/model_reader.h"
 #include "report/format.h"
@@ -26,7 +27,17 @@ void bind_from_tensors(const graph::Model& model, analysis::Request& request, co
     if (v.dtype != graph::DType::kUndefined && inputs[i].dtype != v.dtype)
       throw Error(fmt::format("input '{}' must be {}, input_{}.pb holds {}", v.name, graph::dtype_name(v.dtype), i,
                               graph::dtype_name(inputs[i].dtype)));
-    if (!request.bindings.inputs.count(v.name)) request.bindings.inputs[v.name] = inputs[i].dims;
+    if (request.bindings.inputs.count(v.name)) continue;
+    // A tensor file is data, not a request to resize the model: it must fit the dims the file fixes
+    // (--input NAME=DIMS rebinds them explicitly).
+    bool fits = !v.has_shape || v.shape.size() == inputs[i].dims.size();
+    for (size_t k = 0; fits && v.has_shape && k < v.shape.size(); ++k)
+      fits = !v.shape[k].is_known() || v.shape[k].value == inputs[i].dims[k];
+    if (!fits)
+      throw Error(fmt::format("input '{}' is {} in the model, input_{}.pb holds {} (--input {}=DIMS rebinds it)",
+                              v.name, graph::to_string(v.shape), i, graph::to_string(graph::make_shape(inputs[i].dims)),
+                              v.name));
+    request.bindings.inputs[v.name] = inputs[i].dims;
   }
   // A whole-shape binding wins over --batch for those inputs: drop the batch so it cannot clash.
   request.bindings.batch.reset();
@@ -59,12 +70,24 @@ Prepared prepare_again(const graph::Model& pristine, const analysis::Request& re
   return p;
 }
 
-void check_runnable(const graph::Model& model, const Engine& engine) {
-  auto missing = missing_ops(model, engine.op_types());
+namespace {
+
+void refuse_missing(const std::vector<std::pair<std::string, int>>& missing) {
   if (missing.empty()) return;
   std::string list;
   for (const auto& [op, count] : missing) list += fmt::format("{}{} x{}", list.empty() ? "" : ", ", op, count);
   throw Error("the executor cannot run these ops: " + list + " (see `ridge ops`)");
+}
+
+}  // namespace
+
+void check_runnable(const graph::Model& model, const Engine& engine) {
+  refuse_missing(missing_ops(model, engine.op_types()));
+}
+
+void check_runnable(const graph::Model& model) {
+  const auto& table = executable_ops();
+  refuse_missing(missing_ops(model, std::vector<std::string>(table.begin(), table.end())));
 }
 
 namespace {

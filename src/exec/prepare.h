@@ -22,6 +22,8 @@ Prepared prepare_again(const graph::Model& pristine, const analysis::Request& re
 
 // Names every op the executor cannot run (with counts), before anything runs.
 void check_runnable(const graph::Model& model, const Engine& engine);
+// The same from ridge's own table of executable ops, before the executor module is loaded.
+void check_runnable(const graph::Model& model);
 
 // The memory a run needs, from the analytical model: weights + peak activations (+ gradients,
 // optimizer state and saved activations for training), against MemAvailable. Throws ridge::Error

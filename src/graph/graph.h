@@ -79,9 +79,10 @@ struct Model {
   int64_t ir_version = 0;
   std::map<std::string, int64_t> opsets;  // domain ("" = default) -> version
   std::string producer;
-  std::string path;                          // the model file
-  std::string directory;                     // where external data is looked for
-  std::shared_ptr<const ByteSource> source;  // the model's bytes, for values read on demand
+  std::map<std::string, std::string> metadata;  // metadata_props (e.g. ridge.default_dims)
+  std::string path;                             // the model file
+  std::string directory;                        // where external data is looked for
+  std::shared_ptr<const ByteSource> source;     // the model's bytes, for values read on demand
   int64_t file_bytes = 0;
 
   int64_t default_opset() const;

@@ -78,6 +78,20 @@ class Reader {
         pop(limit);
         if (domain == "ai.onnx") domain.clear();
         model.opsets[domain] = version;
+      } else if (field == 14 && wire == kBytes) {  // metadata_props: StringStringEntryProto
+        auto limit = push_message();
+        std::string key, value;
+        while (uint32_t t = in_.ReadTag()) {
+          int f = WireFormatLite::GetTagFieldNumber(t);
+          if (f == 1 && WireFormatLite::GetTagWireType(t) == kBytes)
+            key = read_string();
+          else if (f == 2 && WireFormatLite::GetTagWireType(t) == kBytes)
+            value = read_string();
+          else
+            skip(t);
+        }
+        pop(limit);
+        model.metadata[key] = value;
       } else if (field == 7 && wire == kBytes) {
         auto limit = push_message();
         read_graph(model.graph, 0);

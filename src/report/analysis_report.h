@@ -1,33 +1,24 @@
 #pragma once
-// Writers of `ridge analyze` results, one per format: table, CSV, JSON, Markdown.
-#include <nlohmann/json.hpp>
-#include <ostream>
+// `ridge analyze` results as documents (printed in any format by report/printer.h).
 #include <string>
 #include <vector>
 
 #include "analysis/run.h"
+#include "report/document.h"
 
 namespace ridge::report {
 
-enum class Format { kTable, kCsv, kJson, kMarkdown };
-Format parse_format(const std::string& text);  // throws ridge::Error
-
-struct ReportOptions {
-  bool show_nodes = true;
-};
-
-void write_analysis(std::ostream& out, const analysis::Request& request, const analysis::Result& result, Format format,
-                    const ReportOptions& options = {});
-
-// JSON document of one analysis (schema in docs/json-schema.md).
-nlohmann::json analysis_json(const analysis::Request& request, const analysis::Result& result, bool with_nodes);
+// One analysis: header, per-node table (unless `with_nodes` is false), per op type, totals,
+// training totals, and the ops without a cost rule (schema in docs/json-schema.md).
+Document analysis_document(const analysis::Request& request, const analysis::Result& result, bool with_nodes);
 
 struct SweepPoint {
   std::string value;
   analysis::Result result;
 };
 
-void write_sweep(std::ostream& out, const analysis::Request& request, const std::string& key,
-                 const std::vector<SweepPoint>& points, Format format);
+// One row per point of a sweep over `key` (batch or a named dim).
+Document analysis_sweep_document(const analysis::Request& request, const std::string& key,
+                                 const std::vector<SweepPoint>& points);
 
 }  // namespace ridge::report

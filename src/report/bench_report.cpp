@@ -1,19 +1,16 @@
 #include "report/bench_report.h"
 
 #include <fmt/format.h>
-#include <fmt/ostream.h>
 
-#include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
+#include <algorithm>
 
 #include "report/format.h"
-#include "report/text_table.h"
-#include "util/error.h"
+#include "report/printer.h"
 
 namespace ridge::report {
-
 namespace {
+
+using json = nlohmann::ordered_json;
 
 std::string run_label(const exec::BenchResult& r) {
   std::string label = fmt::format("batch {}, {}, {}", r.batch, r.mode, r.precision);
@@ -24,174 +21,309 @@ std::string run_label(const exec::BenchResult& r) {
   return label;
 }
 
+Column ms(std::string key, std::string title, std::string json_path, unsigned audience = kEveryone) {
+  return {.key = std::move(key), .title = std::move(title), .style = Style::kFixed, .decimals = 3,
+          .audience = audience, .json_path = std::move(json_path)};
+}
+
+Value nested(Table t) { return std::shared_ptr<const Table>(std::make_shared<Table>(std::move(t))); }
+
+Value optional_count(int64_t v) { return v < 0 ? Value{} : Value{v}; }
+
+// The columns that say which run a CSV row belongs to, first in every bench CSV.
+void add_run_columns(Table& t) {
+  // model, algorithm, input_size first: the layout layer-wise tooling reads.
+  t.column({.key = "model"})
+      .column({.key = "algorithm"})
+      .column({.key = "input_size"})
+      .column({.key = "batch"})
+      .column({.key = "mode"})
+      .column({.key = "precision"})
+      .column({.key = "memory_format"})
+      .column({.key = "threads"})
+      .column({.key = "training"})
+      .column({.key = "optimizer"});
+}
+std::vector<Value> run_cells(const exec::BenchResult& r) {
+  return {r.model,
+          r.conv_algo,
+          r.input_size,
+          r.batch,
+          r.mode,
+          r.precision,
+          r.memory_format,
+          static_cast<int64_t>(r.environment.threads),
+          r.training,
+          r.training ? Value{r.optimizer} : Value{}};
+}
+void add_provenance_columns(Table& t) { t.column({.key = "ridge_revision"}).column({.key = "timestamp"}); }
+void append_provenance(std::vector<Value>& row, const exec::BenchResult& r) {
+  row.emplace_back(r.environment.ridge_revision);
+  row.emplace_back(r.timestamp);
+}
+
+Table op_types_table(const exec::BenchResult& r) {
+  Table t;
+  t.key = "op_types";
+  t.title = fmt::format("per op type ({}): {} nodes, node sum {:.3f} ms of a {:.3f} ms profiled run; overhead {:.2f} "
+                        "us/node",
+                        run_label(r), r.executed_nodes, r.node_sum_ms, r.profiled_run_ms, r.overhead_per_node_us);
+  t.column({.key = "op"})
+      .column({.key = "nodes"})
+      .column(ms("total_ms", "total ms", ""))
+      .column({.key = "percent", .title = "%", .style = Style::kFixed, .decimals = 1});
+  for (const auto& o : r.op_types) t.add({o.op_type, o.nodes, o.total_ms, o.percent});
+  return t;
+}
+
+Table nodes_table(const exec::BenchResult& r) {
+  Table t;
+  t.key = "nodes";
+  t.audience = kJson;
+  t.column({.key = "name"})
+      .column({.key = "op"})
+      .column({.key = "mean_ms"})
+      .column({.key = "percent"})
+      .column({.key = "in_channels"})
+      .column({.key = "out_channels"})
+      .column({.key = "kernel_size"})
+      .column({.key = "algorithm"})
+      .column({.key = "predicted_flops"})
+      .column({.key = "workspace_bytes"});
+  for (const auto& n : r.nodes)
+    t.add({n.name, n.op_type, n.mean_ms, n.percent, n.in_channels, n.out_channels, n.kernel_size, n.algorithm,
+           n.predicted_flops, n.workspace_bytes});
+  return t;
+}
+
+Table slowest_table(const exec::BenchResult& r, int top_nodes) {
+  auto nodes = r.nodes;
+  std::stable_sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.mean_ms > b.mean_ms; });
+  if (static_cast<int>(nodes.size()) > top_nodes) nodes.resize(static_cast<size_t>(std::max(top_nodes, 0)));
+  Table t;
+  t.key = "slowest";
+  t.title = fmt::format("slowest {} nodes:", nodes.size());
+  t.audience = kHuman;
+  t.column({.key = "node"})
+      .column({.key = "op"})
+      .column({.key = "ms", .style = Style::kFixed, .decimals = 4})
+      .column({.key = "%", .style = Style::kFixed, .decimals = 1})
+      .column({.key = "algorithm"});
+  for (const auto& n : nodes) t.add({n.name, n.op_type, n.mean_ms, n.percent, n.algorithm});
+  return t;
+}
+
+Table list_table(std::string key, const std::vector<Value>& values) {
+  Table t;
+  t.key = std::move(key);
+  t.layout = Table::Layout::kList;
+  t.audience = kJson;
+  t.column({.key = t.key});
+  for (const auto& v : values) t.add({v});
+  return t;
+}
+
+void add_environment(Document& doc, const exec::BenchResult& first) {
+  const auto& env = first.environment;
+  doc.field("model", "model", first.model, first.model);
+  doc.field("environment", "environment",
+            fmt::format("{} ({} logical CPUs), {} threads, libtorch {}, {}; ridge {} ({})", env.cpu_model,
+                        env.logical_cpus, env.threads, env.torch_version, env.backend_info, env.ridge_version,
+                        env.ridge_revision),
+            {{"cpu", env.cpu_model},
+             {"logical_cpus", env.logical_cpus},
+             {"threads", env.threads},
+             {"device", env.device},
+             {"torch_version", env.torch_version},
+             {"backend", env.backend_info},
+             {"ridge_version", env.ridge_version},
+             {"ridge_revision", env.ridge_revision}});
+  doc.field("random_weights", "weights", "RANDOM (the model file holds none)", first.random_weights,
+            first.random_weights ? kEveryone : kJson);
+}
+
 }  // namespace
 
-void write_bench_table(std::ostream& out, const std::vector<exec::BenchResult>& runs, int top_nodes) {
-  if (runs.empty()) return;
-  const auto& env = runs.front().environment;
-  fmt::print(out, "model: {}\n", runs.front().model);
-  fmt::print(out, "environment: {} ({} logical CPUs), {} threads, libtorch {}, {}; ridge {} ({})\n", env.cpu_model,
-             env.logical_cpus, env.threads, env.torch_version, env.backend_info, env.ridge_version, env.ridge_revision);
-  if (runs.front().random_weights) fmt::print(out, "weights: RANDOM (the model file holds none)\n");
-  fmt::print(out, "\n");
-  TextTable summary({"run", "mean ms", "std ms", "min ms", "median ms", "p90 ms", "p99 ms", "max ms", "samples/s",
-                     "runs", "stopped by"});
+Document bench_document(const std::vector<exec::BenchResult>& runs, int top_nodes) {
+  Document doc;
+  doc.command = "bench";
+  doc.csv_table = "overall";
+  if (!runs.empty()) {
+    doc.subject = runs.front().model;
+    add_environment(doc, runs.front());
+  }
+  auto& t = doc.table("runs", "");
+  t.column({.key = "run", .audience = kHuman})
+      .column({.key = "batch", .audience = kJson})
+      .column({.key = "input_size", .audience = kJson})
+      .column({.key = "mode", .audience = kJson})
+      .column({.key = "precision", .audience = kJson})
+      .column({.key = "memory_format", .audience = kJson})
+      .column({.key = "conv_algo", .audience = kJson})
+      .column({.key = "training", .audience = kJson})
+      .column({.key = "optimizer", .audience = kJson})
+      .column({.key = "training_losses", .audience = kJson})
+      .column(ms("mean_ms", "mean ms", "latency_ms.mean"))
+      .column(ms("std_ms", "std ms", "latency_ms.std"))
+      .column(ms("min_ms", "min ms", "latency_ms.min"))
+      .column(ms("median_ms", "median ms", "latency_ms.median"))
+      .column(ms("p90_ms", "p90 ms", "latency_ms.p90"))
+      .column(ms("p99_ms", "p99 ms", "latency_ms.p99"))
+      .column(ms("max_ms", "max ms", "latency_ms.max"))
+      .column({.key = "relative_standard_error", .audience = kJson,
+               .json_path = "latency_ms.relative_standard_error"})
+      .column({.key = "throughput", .title = "samples/s", .style = Style::kFixed, .decimals = 1})
+      .column({.key = "samples", .title = "runs"})
+      .column({.key = "warmup_runs", .audience = kJson})
+      .column({.key = "stop_reason", .title = "stopped by"})
+      .column({.key = "executed_nodes", .audience = kJson})
+      .column({.key = "profile", .audience = kJson})
+      .column({.key = "nodes", .audience = kJson})
+      .column({.key = "op_types"})
+      .column({.key = "slowest", .audience = kHuman})
+      .column({.key = "notes", .audience = kJson});
   for (const auto& r : runs) {
     const auto& l = r.latency_ms;
-    summary.add_row({run_label(r), fixed(l.mean, 3), fixed(l.stddev, 3), fixed(l.min, 3), fixed(l.median, 3),
-                     fixed(l.p90, 3), fixed(l.p99, 3), fixed(l.max, 3), fixed(r.throughput, 1),
-                     std::to_string(l.samples), r.stop_reason});
-  }
-  summary.print(out);
-  for (const auto& r : runs)
-    if (r.training && !r.training_losses.empty())
-      fmt::print(out, "training loss (mean square of the outputs), {}: {:.6g} -> {:.6g} over {} steps\n", run_label(r),
-                 r.training_losses.front(), r.training_losses.back(), r.training_losses.size());
-  for (const auto& r : runs) {
-    if (r.nodes.empty()) continue;
-    fmt::print(
-        out, "\nper op type ({}): {} nodes, node sum {:.3f} ms of a {:.3f} ms profiled run; overhead {:.2f} us/node\n",
-        run_label(r), r.executed_nodes, r.node_sum_ms, r.profiled_run_ms, r.overhead_per_node_us);
-    TextTable ops({"op", "nodes", "total ms", "%"});
-    for (const auto& o : r.op_types)
-      ops.add_row({o.op_type, std::to_string(o.nodes), fixed(o.total_ms, 3), fixed(o.percent, 1)});
-    ops.print(out);
-    if (top_nodes > 0) {
-      auto nodes = r.nodes;
-      std::sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.mean_ms > b.mean_ms; });
-      if (static_cast<int>(nodes.size()) > top_nodes) nodes.resize(static_cast<size_t>(top_nodes));
-      fmt::print(out, "\nslowest {} nodes:\n", nodes.size());
-      TextTable table({"node", "op", "ms", "%", "algorithm"});
-      for (const auto& n : nodes)
-        table.add_row({n.name, n.op_type, fixed(n.mean_ms, 4), fixed(n.percent, 1), n.algorithm});
-      table.print(out);
+    Value profile;
+    if (!r.nodes.empty()) {
+      Table p;
+      p.key = "profile";
+      p.layout = Table::Layout::kRecord;
+      p.column({.key = "node_sum_ms"}).column({.key = "profiled_run_ms"}).column({.key = "overhead_per_node_us"});
+      p.add({r.node_sum_ms, r.profiled_run_ms, r.overhead_per_node_us});
+      profile = nested(std::move(p));
     }
+    std::vector<Value> losses(r.training_losses.begin(), r.training_losses.end());
+    std::vector<Value> notes(r.notes.begin(), r.notes.end());
+    t.add({run_label(r),
+           r.batch,
+           r.input_size,
+           r.mode,
+           r.precision,
+           r.memory_format,
+           r.conv_algo,
+           r.training,
+           r.training ? Value{r.optimizer} : Value{},
+           r.training ? nested(list_table("training_losses", losses)) : Value{},
+           l.mean,
+           l.stddev,
+           l.min,
+           l.median,
+           l.p90,
+           l.p99,
+           l.max,
+           l.relative_standard_error,
+           r.throughput,
+           l.samples,
+           r.warmup_runs,
+           r.stop_reason,
+           r.executed_nodes,
+           profile,
+           nested(nodes_table(r)),
+           r.nodes.empty() ? Value{} : nested(op_types_table(r)),
+           r.nodes.empty() || top_nodes <= 0 ? Value{} : nested(slowest_table(r, top_nodes)),
+           nested(list_table("notes", notes))});
+    if (r.training && !r.training_losses.empty())
+      t.footer.push_back(fmt::format("training loss (mean square of the outputs), {}: {:.6g} -> {:.6g} over {} steps",
+                                     run_label(r), r.training_losses.front(), r.training_losses.back(),
+                                     r.training_losses.size()));
   }
-  std::vector<std::string> notes;
+  // Each JSON run has its notes; the document lists them once.
   for (const auto& r : runs)
     for (const auto& n : r.notes)
-      if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
-  if (!notes.empty()) fmt::print(out, "\n");
-  for (const auto& n : notes) fmt::print(out, "note: {}\n", n);
+      if (std::find(doc.notes.begin(), doc.notes.end(), n) == doc.notes.end()) doc.notes.push_back(n);
+  auto overall = overall_table(runs);
+  overall.audience = kCsv;
+  doc.tables.push_back(std::move(overall));
+  return doc;
 }
 
-void write_bench_json(std::ostream& out, const std::vector<exec::BenchResult>& runs) {
-  nlohmann::ordered_json doc;
-  if (!runs.empty()) {
-    const auto& env = runs.front().environment;
-    doc["model"] = runs.front().model;
-    doc["environment"] = {{"cpu", env.cpu_model},
-                          {"logical_cpus", env.logical_cpus},
-                          {"threads", env.threads},
-                          {"device", env.device},
-                          {"torch_version", env.torch_version},
-                          {"backend", env.backend_info},
-                          {"ridge_version", env.ridge_version},
-                          {"ridge_revision", env.ridge_revision}};
-    doc["random_weights"] = runs.front().random_weights;
-  }
-  doc["runs"] = nlohmann::ordered_json::array();
-  for (const auto& r : runs) {
-    nlohmann::ordered_json j;
-    j["batch"] = r.batch;
-    j["input_size"] = r.input_size;
-    j["mode"] = r.mode;
-    j["precision"] = r.precision;
-    j["memory_format"] = r.memory_format;
-    j["conv_algo"] = r.conv_algo;
-    j["training"] = r.training;
-    if (r.training) {
-      j["optimizer"] = r.optimizer;
-      j["training_losses"] = r.training_losses;
-    }
-    const auto& l = r.latency_ms;
-    j["latency_ms"] = {
-        {"mean", l.mean}, {"std", l.stddev}, {"min", l.min}, {"median", l.median},
-        {"p90", l.p90},   {"p99", l.p99},    {"max", l.max}, {"relative_standard_error", l.relative_standard_error}};
-    j["throughput"] = r.throughput;
-    j["samples"] = l.samples;
-    j["warmup_runs"] = r.warmup_runs;
-    j["stop_reason"] = r.stop_reason;
-    j["executed_nodes"] = r.executed_nodes;
-    if (!r.nodes.empty())
-      j["profile"] = {{"node_sum_ms", r.node_sum_ms},
-                      {"profiled_run_ms", r.profiled_run_ms},
-                      {"overhead_per_node_us", r.overhead_per_node_us}};
-    j["nodes"] = nlohmann::ordered_json::array();
-    for (const auto& n : r.nodes)
-      j["nodes"].push_back({{"name", n.name},
-                            {"op", n.op_type},
-                            {"mean_ms", n.mean_ms},
-                            {"percent", n.percent},
-                            {"in_channels", n.in_channels},
-                            {"out_channels", n.out_channels},
-                            {"kernel_size", n.kernel_size},
-                            {"algorithm", n.algorithm},
-                            {"predicted_flops", n.predicted_flops},
-                            {"workspace_bytes", n.workspace_bytes}});
-    j["op_types"] = nlohmann::ordered_json::array();
-    for (const auto& o : r.op_types)
-      j["op_types"].push_back(
-          {{"op", o.op_type}, {"nodes", o.nodes}, {"total_ms", o.total_ms}, {"percent", o.percent}});
-    j["notes"] = r.notes;
-    doc["runs"].push_back(std::move(j));
-  }
-  out << doc.dump(2) << "\n";
-}
-
-void write_overall_csv(std::ostream& out, const std::vector<exec::BenchResult>& runs) {
-  fmt::print(out,
-             "model,algorithm,input_size,batch,mode,precision,training,mean_ms,std_ms,min_ms,max_ms,median_ms,p99_ms,"
-             "samples,throughput,power_w,energy_j\n");
+Table overall_table(const std::vector<exec::BenchResult>& runs) {
+  Table t;
+  t.key = "overall";
+  add_run_columns(t);
+  t.column({.key = "mean_ms"})
+      .column({.key = "std_ms"})
+      .column({.key = "min_ms"})
+      .column({.key = "max_ms"})
+      .column({.key = "median_ms"})
+      .column({.key = "p99_ms"})
+      .column({.key = "samples"})
+      .column({.key = "throughput"})
+      // Filled once power is measured (`--power`); empty until then, never zero.
+      .column({.key = "power_mean_w"})
+      .column({.key = "energy_per_inference_j"});
+  add_provenance_columns(t);
   for (const auto& r : runs) {
     const auto& l = r.latency_ms;
-    fmt::print(out, "{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{:.3f},,\n", csv_field(r.model),
-               r.conv_algo, csv_field(r.input_size), r.batch, r.mode, r.precision, r.training ? 1 : 0, l.mean, l.stddev,
-               l.min, l.max, l.median, l.p99, l.samples, r.throughput);
+    auto row = run_cells(r);
+    for (Value v : {Value{l.mean}, Value{l.stddev}, Value{l.min}, Value{l.max}, Value{l.median}, Value{l.p99},
+                    Value{l.samples}, Value{r.throughput}, Value{}, Value{}})
+      row.push_back(v);
+    append_provenance(row, r);
+    t.add(std::move(row));
   }
+  return t;
 }
 
-void write_layers_csv(std::ostream& out, const std::vector<exec::BenchResult>& runs) {
-  fmt::print(out,
-             "batch,input_size,mode,algorithm,layer,op,in_channels,out_channels,kernel_size,mean_ms,percentage,"
-             "predicted_flops,workspace_bytes,achieved_gflops\n");
-  auto optional = [](int64_t v) { return v < 0 ? std::string() : std::to_string(v); };
+Table layers_table(const std::vector<exec::BenchResult>& runs) {
+  Table t;
+  t.key = "layers";
+  add_run_columns(t);
+  t.column({.key = "layer"})
+      .column({.key = "op"})
+      .column({.key = "layer_algorithm"})
+      .column({.key = "in_channels"})
+      .column({.key = "out_channels"})
+      .column({.key = "kernel_size"})
+      .column({.key = "mean_ms"})
+      .column({.key = "percentage"})
+      .column({.key = "predicted_flops"})
+      .column({.key = "workspace_bytes"})
+      .column({.key = "achieved_gflops"});
+  add_provenance_columns(t);
   for (const auto& r : runs)
     for (const auto& n : r.nodes) {
-      std::string achieved = n.predicted_flops > 0 && n.mean_ms > 0
-                                 ? fmt::format("{:.3f}", static_cast<double>(n.predicted_flops) / n.mean_ms / 1e6)
-                                 : "";
-      fmt::print(out, "{},{},{},{},{},{},{},{},{},{:.6f},{:.3f},{},{},{}\n", r.batch, csv_field(r.input_size), r.mode,
-                 n.algorithm.empty() ? "" : n.algorithm, csv_field(n.name), n.op_type, n.in_channels, n.out_channels,
-                 n.kernel_size, n.mean_ms, n.percent, optional(n.predicted_flops), optional(n.workspace_bytes),
-                 achieved);
+      auto row = run_cells(r);
+      Value achieved = n.predicted_flops > 0 && n.mean_ms > 0
+                           ? Value{static_cast<double>(n.predicted_flops) / n.mean_ms / 1e6}
+                           : Value{};
+      for (Value v : {Value{n.name}, Value{n.op_type}, Value{n.algorithm}, Value{n.in_channels}, Value{n.out_channels},
+                      Value{n.kernel_size}, Value{n.mean_ms}, Value{n.percent}, optional_count(n.predicted_flops),
+                      optional_count(n.workspace_bytes), achieved})
+        row.push_back(v);
+      append_provenance(row, r);
+      t.add(std::move(row));
     }
+  return t;
 }
 
-void write_node_times_csv(std::ostream& out, const exec::BenchResult& run) {
-  fmt::print(out, "node,op,mean_ms,seconds\n");
-  for (const auto& n : run.nodes)
-    fmt::print(out, "{},{},{:.6f},{:.9g}\n", csv_field(n.name), n.op_type, n.mean_ms, n.mean_ms / 1e3);
+Table node_times_table(const std::vector<exec::BenchResult>& runs) {
+  Table t;
+  t.key = "nodes";
+  add_run_columns(t);
+  t.column({.key = "node"}).column({.key = "op"}).column({.key = "mean_ms"});
+  add_provenance_columns(t);
+  for (const auto& r : runs)
+    for (const auto& n : r.nodes) {
+      auto row = run_cells(r);
+      row.emplace_back(n.name);
+      row.emplace_back(n.op_type);
+      row.emplace_back(n.mean_ms);
+      append_provenance(row, r);
+      t.add(std::move(row));
+    }
+  return t;
 }
 
-void write_bench_csv_dir(const std::string& directory, const std::vector<exec::BenchResult>& runs) {
-  std::error_code ec;
-  std::filesystem::create_directories(directory, ec);
-  if (ec) throw Error(fmt::format("cannot create '{}': {}", directory, ec.message()));
-  auto open = [&](const char* name) {
-    auto path = std::filesystem::path(directory) / name;
-    std::ofstream file(path);
-    if (!file) throw Error(fmt::format("cannot write '{}'", path.string()));
-    return file;
-  };
-  auto overall = open("overall.csv");
-  write_overall_csv(overall, runs);
-  auto layers = open("layers.csv");
-  write_layers_csv(layers, runs);
-  if (!runs.empty()) {
-    auto nodes = open("nodes.csv");
-    write_node_times_csv(nodes, runs.front());
-  }
+}  // namespace ridge::report
+
+namespace ridge::report {
+
+void append_bench_csv(const std::string& directory, const std::vector<exec::BenchResult>& runs) {
+  append_csv_file(directory, "overall.csv", overall_table(runs));
+  append_csv_file(directory, "layers.csv", layers_table(runs));
+  append_csv_file(directory, "nodes.csv", node_times_table(runs));
 }
 
 }  // namespace ridge::report

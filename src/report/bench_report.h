@@ -1,23 +1,26 @@
 #pragma once
-// Writers for `ridge bench` results: a table for people, JSON, and the CSV files existing
-// layer-wise tooling reads (overall.csv, layers.csv) plus the per-node CSV `ridge calibrate` reads.
-#include <ostream>
+// `ridge bench` results as documents, and the CSV files layer-wise tooling reads: overall.csv (one
+// row per run), layers.csv (one row per node of each run) and nodes.csv (`ridge calibrate --measured`).
 #include <string>
 #include <vector>
 
 #include "exec/measurement.h"
+#include "report/document.h"
 
 namespace ridge::report {
 
-void write_bench_table(std::ostream& out, const std::vector<exec::BenchResult>& runs, int top_nodes);
-void write_bench_json(std::ostream& out, const std::vector<exec::BenchResult>& runs);
-// overall.csv: one row per run; power and energy columns stay empty until power is measured.
-void write_overall_csv(std::ostream& out, const std::vector<exec::BenchResult>& runs);
-// layers.csv: one row per node of each run (with the run's columns first when there are several).
-void write_layers_csv(std::ostream& out, const std::vector<exec::BenchResult>& runs);
-// nodes.csv: node,op,mean_ms,seconds for `ridge calibrate --measured` (first run).
-void write_node_times_csv(std::ostream& out, const exec::BenchResult& run);
-// Writes overall.csv, layers.csv and nodes.csv into `directory` (created).
-void write_bench_csv_dir(const std::string& directory, const std::vector<exec::BenchResult>& runs);
+// The summary of every run, per op type and the `top_nodes` slowest nodes for people; every node,
+// the profile and the environment for JSON; `-f csv` prints the overall table.
+Document bench_document(const std::vector<exec::BenchResult>& runs, int top_nodes);
+
+// The tables of the CSV files; every row carries what distinguishes its run (batch, input, mode,
+// precision, memory format, threads, conv algorithm, training and optimizer, revision, time).
+Table overall_table(const std::vector<exec::BenchResult>& runs);
+Table layers_table(const std::vector<exec::BenchResult>& runs);
+Table node_times_table(const std::vector<exec::BenchResult>& runs);
+
+// Appends `runs` to DIR/overall.csv, layers.csv and nodes.csv (created with their header; a file
+// whose header differs is refused, never mixed). Throws ridge::Error naming the file.
+void append_bench_csv(const std::string& directory, const std::vector<exec::BenchResult>& runs);
 
 }  // namespace ridge::report

@@ -1,16 +1,16 @@
 #pragma once
-// Writers of device rooflines (`ridge devices`, `ridge devices show`).
-#include <nlohmann/json.hpp>
-#include <ostream>
+// Device rooflines as documents (`ridge devices`, `ridge devices show`).
 #include <vector>
 
 #include "hw/device.h"
 #include "hw/roofline.h"
+#include "report/document.h"
 
 namespace ridge::report {
 
-nlohmann::json roofline_json(const hw::Device& device, const hw::Roofline& roofline);
-void write_roofline_table(std::ostream& out, const hw::Device& device, const hw::Roofline& roofline);
-void write_device_list(std::ostream& out, const std::vector<hw::Device>& devices);
+// Every ceiling with its ridge point, label and source; JSON keeps peak_flops.<key>, bandwidth.<level>.
+Document roofline_document(const hw::Device& device, const hw::Roofline& roofline);
+// One row per device of the database.
+Document device_list_document(const std::vector<hw::Device>& devices);
 
 }  // namespace ridge::report

@@ -1,130 +1,127 @@
 #include "report/prediction_report.h"
 
 #include <fmt/format.h>
-#include <fmt/ostream.h>
 
 #include "report/format.h"
-#include "report/text_table.h"
 
 namespace ridge::report {
 namespace {
 
-nlohmann::json totals(const roofline::Prediction& p) {
-  return {{"time_s", p.time_s},
-          {"throughput", p.throughput},
-          {"compute_bound_s", p.compute_bound_s},
-          {"memory_bound_s", p.memory_bound_s},
-          {"overhead_bound_s", p.overhead_bound_s}};
+using json = nlohmann::ordered_json;
+
+std::string calibration_text(const roofline::Prediction& p) {
+  return p.calibrated ? "calibrated from " + p.calibration_source : "uncalibrated (roofline ceilings)";
+}
+
+double share(double part_s, double total_s) { return total_s > 0 ? 100 * part_s / total_s : 0.0; }
+
+Column seconds(std::string key, std::string title, unsigned audience = kEveryone) {
+  return {.key = std::move(key), .title = std::move(title), .style = Style::kDuration, .audience = audience};
+}
+Column percent(std::string key, std::string title, unsigned audience) {
+  return {.key = std::move(key), .title = std::move(title), .style = Style::kFixed, .unit = "%", .decimals = 1,
+          .audience = audience};
+}
+
+void add_device_fields(Document& doc, const roofline::Prediction& p, bool with_mode) {
+  add_ridge_version(doc);
+  doc.field("device", "device",
+            fmt::format("{} ({}){}; precision {}; {}", p.device_name, p.device_id,
+                        with_mode ? ", mode " + p.mode : "", p.precision, calibration_text(p)),
+            {{"id", p.device_id}, {"name", p.device_name}});
+  if (with_mode) doc.field("mode", "", "", p.mode, kJson);
+  doc.field("precision", "", "", p.precision, kJson);
+  doc.field("calibrated", "", "", p.calibrated, kJson);
+  if (p.calibrated) doc.field("calibration_source", "", "", p.calibration_source, kJson);
+}
+
+Table totals_table(const roofline::Prediction& p) {
+  Table t;
+  t.key = "totals";
+  t.layout = Table::Layout::kRecord;
+  t.column(seconds("time_s", "predicted latency"))
+      .column({.key = "throughput", .title = "throughput", .style = Style::kFixed, .unit = "samples/s",
+               .decimals = 1})
+      .column(seconds("compute_bound_s", "", kMachine))
+      .column(seconds("memory_bound_s", "", kMachine))
+      .column(seconds("overhead_bound_s", "", kMachine))
+      .column(percent("compute_percent", "time in compute-bound nodes", kHuman))
+      .column(percent("memory_percent", "time in memory-bound nodes", kHuman))
+      .column(percent("overhead_percent", "time in overhead-bound nodes", kHuman));
+  t.add({p.time_s, p.throughput, p.compute_bound_s, p.memory_bound_s, p.overhead_bound_s,
+         share(p.compute_bound_s, p.time_s), share(p.memory_bound_s, p.time_s), share(p.overhead_bound_s, p.time_s)});
+  return t;
 }
 
 }  // namespace
 
-nlohmann::json prediction_json(const roofline::Prediction& p, bool with_nodes) {
-  nlohmann::json doc;
-  doc["device"] = {{"id", p.device_id}, {"name", p.device_name}};
-  doc["mode"] = p.mode;
-  doc["precision"] = p.precision;
-  doc["calibrated"] = p.calibrated;
-  if (p.calibrated) doc["calibration_source"] = p.calibration_source;
-  doc["ceilings"] = p.ceilings_used;
-  doc["totals"] = totals(p);
-  doc["unpredicted_ops"] = p.unpredicted_ops;
-  if (with_nodes) {
-    nlohmann::json nodes = nlohmann::json::array();
-    for (const auto& n : p.nodes) {
-      nlohmann::json node = {{"name", n.name},
-                             {"op", n.op},
-                             {"family", n.family},
-                             {"ceiling", n.peak_key},
-                             {"peak_flops", n.peak_flops},
-                             {"attainable_flops", n.attainable_flops},
-                             {"compute_s", n.compute_s},
-                             {"memory_s", n.memory_s},
-                             {"overhead_s", n.overhead_s},
-                             {"time_s", n.time_s},
-                             {"bound", n.bound},
-                             {"efficiency", n.efficiency}};
-      if (!n.note.empty()) node["note"] = n.note;
-      nodes.push_back(std::move(node));
-    }
-    doc["nodes"] = nodes;
+Document prediction_document(const roofline::Prediction& p) {
+  Document doc;
+  doc.command = "predict";
+  doc.subject = p.device_id;
+  add_device_fields(doc, p, true);
+  json ceilings = json::object();
+  std::string ceilings_text;
+  for (const auto& [key, label] : p.ceilings_used) {
+    ceilings[key] = label;
+    ceilings_text += fmt::format("{}{} ({})", ceilings_text.empty() ? "" : ", ", key, label);
   }
+  auto& nodes = doc.table("nodes", "");
+  nodes.column({.key = "name", .title = "node", .max_width = 40})
+      .column({.key = "op"})
+      .column({.key = "family", .audience = kMachine})
+      .column({.key = "ceiling"})
+      .column({.key = "peak_flops", .audience = kMachine})
+      .column({.key = "attainable_flops", .title = "attainable", .style = Style::kSi, .unit = "FLOP/s"})
+      .column(seconds("compute_s", "", kMachine))
+      .column(seconds("memory_s", "", kMachine))
+      .column(seconds("overhead_s", "", kMachine))
+      .column({.key = "bound"})
+      .column(seconds("time_s", "time"))
+      .column({.key = "efficiency", .audience = kMachine})
+      .column({.key = "note", .audience = kJson});
+  for (const auto& n : p.nodes) {
+    Value attainable = n.predicted ? Value{n.attainable_flops} : Value{};
+    Value time = n.predicted ? Value{n.time_s} : Value{std::string("not predicted")};
+    nodes.add({n.name, n.op, n.family, n.peak_key, n.peak_flops, attainable, n.compute_s, n.memory_s, n.overhead_s,
+               std::string(n.bound), time, n.efficiency, n.note.empty() ? Value{} : Value{n.note}});
+  }
+  doc.tables.push_back(totals_table(p));
+  doc.field("ceilings", "ceilings used", ceilings_text, ceilings).at_end = true;
+  json unpredicted = json::object();
+  for (const auto& [op, n] : p.unpredicted_ops) unpredicted[op] = n;
+  doc.field("unpredicted_ops", "nodes not predicted (no cost)", op_counts(p.unpredicted_ops), unpredicted).at_end =
+      true;
   return doc;
 }
 
-void write_prediction(std::ostream& out, const roofline::Prediction& p, Format format) {
-  if (format == Format::kJson) {
-    out << prediction_json(p, true).dump(2) << "\n";
-    return;
+Document prediction_sweep_document(const std::vector<PredictionPoint>& points) {
+  Document doc;
+  doc.command = "predict";
+  if (!points.empty()) {
+    doc.subject = points[0].prediction.device_id;
+    add_device_fields(doc, points[0].prediction, false);
   }
-  if (format == Format::kCsv) {
-    fmt::print(
-        out,
-        "name,op,family,ceiling,peak_flops,attainable_flops,compute_s,memory_s,overhead_s,time_s,bound,efficiency\n");
-    for (const auto& n : p.nodes)
-      fmt::print(out, "\"{}\",{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.4g}\n", n.name, n.op, n.family,
-                 n.peak_key, n.peak_flops, n.attainable_flops, n.compute_s, n.memory_s, n.overhead_s, n.time_s, n.bound,
-                 n.efficiency);
-    return;
-  }
-  TextTable nodes({"node", "op", "ceiling", "attainable", "bound", "time"});
-  for (const auto& n : p.nodes) {
-    if (n.bound == "none") continue;
-    std::string name = n.name.size() > 40 ? "..." + n.name.substr(n.name.size() - 37) : n.name;
-    nodes.add_row({name, n.op, n.peak_key, n.predicted ? si(n.attainable_flops, "FLOP/s") : "", n.bound,
-                   n.predicted ? duration(n.time_s) : "not predicted"});
-  }
-  fmt::print(out, "device: {} ({}), mode {}; precision {}; {}\n\n", p.device_name, p.device_id, p.mode, p.precision,
-             p.calibrated ? "calibrated from " + p.calibration_source : "uncalibrated (roofline ceilings)");
-  if (format == Format::kMarkdown)
-    nodes.print_markdown(out);
-  else
-    nodes.print(out);
-  fmt::print(out, "\npredicted latency: {}  throughput: {:.1f} samples/s\n", duration(p.time_s), p.throughput);
-  auto share = [&](double s) { return p.time_s > 0 ? 100 * s / p.time_s : 0.0; };
-  fmt::print(out, "time in compute-bound nodes {:.1f}%, memory-bound {:.1f}%, overhead-bound {:.1f}%\n",
-             share(p.compute_bound_s), share(p.memory_bound_s), share(p.overhead_bound_s));
-  std::string ceilings;
-  for (const auto& [key, label] : p.ceilings_used)
-    ceilings += fmt::format("{}{} ({})", ceilings.empty() ? "" : ", ", key, label);
-  fmt::print(out, "ceilings used: {}\n", ceilings);
-  fmt::print(out, "nodes not predicted (no cost): {}\n", op_counts(p.unpredicted_ops));
-}
-
-void write_prediction_sweep(std::ostream& out, const std::vector<PredictionPoint>& points, Format format) {
-  if (format == Format::kJson) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& pt : points) {
-      auto row = prediction_json(pt.prediction, false);
-      row["batch"] = pt.batch;
-      rows.push_back(std::move(row));
-    }
-    out << nlohmann::json{{"points", rows}}.dump(2) << "\n";
-    return;
-  }
-  if (format == Format::kCsv) {
-    fmt::print(out, "mode,batch,time_s,throughput,compute_bound_s,memory_bound_s,overhead_bound_s,calibrated\n");
-    for (const auto& pt : points)
-      fmt::print(out, "{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{}\n", pt.mode, pt.batch, pt.prediction.time_s,
-                 pt.prediction.throughput, pt.prediction.compute_bound_s, pt.prediction.memory_bound_s,
-                 pt.prediction.overhead_bound_s, pt.prediction.calibrated);
-    return;
-  }
-  TextTable table({"mode", "batch", "latency", "throughput", "compute %", "memory %", "overhead %"});
+  auto& t = doc.table("points", "");
+  t.column({.key = "mode"})
+      .column({.key = "batch"})
+      .column(seconds("time_s", "latency", kHuman | kCsv))
+      .column({.key = "throughput", .style = Style::kFixed, .unit = "/s", .decimals = 1, .audience = kHuman | kCsv})
+      .column(seconds("compute_bound_s", "", kCsv))
+      .column(seconds("memory_bound_s", "", kCsv))
+      .column(seconds("overhead_bound_s", "", kCsv))
+      .column(percent("compute_percent", "compute %", kHuman))
+      .column(percent("memory_percent", "memory %", kHuman))
+      .column(percent("overhead_percent", "overhead %", kHuman))
+      .column({.key = "calibrated", .audience = kMachine})
+      .column({.key = "totals", .audience = kJson});
   for (const auto& pt : points) {
     const auto& p = pt.prediction;
-    auto share = [&](double s) { return fixed(p.time_s > 0 ? 100 * s / p.time_s : 0.0, 1); };
-    table.add_row({pt.mode, std::to_string(pt.batch), duration(p.time_s), fixed(p.throughput, 1) + "/s",
-                   share(p.compute_bound_s), share(p.memory_bound_s), share(p.overhead_bound_s)});
+    t.add({pt.mode, pt.batch, p.time_s, p.throughput, p.compute_bound_s, p.memory_bound_s, p.overhead_bound_s,
+           share(p.compute_bound_s, p.time_s), share(p.memory_bound_s, p.time_s), share(p.overhead_bound_s, p.time_s),
+           p.calibrated, std::shared_ptr<const Table>(std::make_shared<Table>(totals_table(p)))});
   }
-  if (!points.empty())
-    fmt::print(out, "device: {} ({}); precision {}; {}\n\n", points[0].prediction.device_name,
-               points[0].prediction.device_id, points[0].prediction.precision,
-               points[0].prediction.calibrated ? "calibrated" : "uncalibrated (roofline ceilings)");
-  if (format == Format::kMarkdown)
-    table.print_markdown(out);
-  else
-    table.print(out);
+  return doc;
 }
 
 }  // namespace ridge::report

@@ -1,22 +1,19 @@
 #pragma once
-// Writers of `ridge predict` results: table, CSV, JSON, Markdown; sweeps over batch and modes.
-#include <nlohmann/json.hpp>
-#include <ostream>
+// `ridge predict` results as documents: one prediction per node, or a sweep over batch and modes.
 #include <vector>
 
-#include "report/analysis_report.h"
+#include "report/document.h"
 #include "roofline/predict.h"
 
 namespace ridge::report {
 
-nlohmann::json prediction_json(const roofline::Prediction& p, bool with_nodes);
-void write_prediction(std::ostream& out, const roofline::Prediction& p, Format format);
+Document prediction_document(const roofline::Prediction& p);
 
 struct PredictionPoint {
   std::string mode;
   int64_t batch = 1;
   roofline::Prediction prediction;
 };
-void write_prediction_sweep(std::ostream& out, const std::vector<PredictionPoint>& points, Format format);
+Document prediction_sweep_document(const std::vector<PredictionPoint>& points);
 
 }  // namespace ridge::report

@@ -1,7 +1,9 @@
 #include "shape/infer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 
 #include "shape/registry.h"
@@ -20,11 +22,61 @@ const graph::Value* Scope::lookup(const std::string& name) const {
   return nullptr;
 }
 
+namespace {
+
+std::string dims_text(const std::vector<int64_t>& dims) { return graph::to_string(graph::make_shape(dims)); }
+
+// The model file's defaults for symbolic dims: metadata_props "ridge.default_dims" = "height=224,width=224".
+std::map<std::string, int64_t> file_default_dims(const graph::Model& model) {
+  std::map<std::string, int64_t> defaults;
+  auto it = model.metadata.find(std::string(kDefaultDimsKey));
+  if (it == model.metadata.end()) return defaults;
+  const std::string& text = it->second;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(fmt::format("model metadata {}: '{}' is not NAME=VALUE", kDefaultDimsKey, item));
+    auto values = graph::parse_integer_list(item.substr(eq + 1), ",", std::string(kDefaultDimsKey));
+    if (values.size() != 1 || values[0] <= 0)
+      throw Error(fmt::format("model metadata {}: '{}' needs one positive integer", kDefaultDimsKey, item));
+    defaults[item.substr(0, eq)] = values[0];
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return defaults;
+}
+
+// Declared (value_info) shapes of computed values were worked out by the exporter for the old input
+// shapes; once an input dim the file fixes changes, they are forgotten and inferred afresh.
+void forget_declared_shapes(graph::Graph& g) {
+  for (auto& v : g.values)
+    if (v.producer >= 0 && !v.is_graph_input && !v.initializer) {
+      v.has_shape = false;
+      v.shape.clear();
+      v.constant.reset();
+    }
+}
+
+}  // namespace
+
+std::string describe(const Bindings& bindings) {
+  std::string text;
+  for (const auto& [name, dims] : bindings.inputs)
+    text += fmt::format("{}--input {}={}", text.empty() ? "" : ", ", name, fmt::join(dims, "x"));
+  for (const auto& [name, value] : bindings.dims)
+    text += fmt::format("{}--dim {}={}", text.empty() ? "" : ", ", name, value);
+  return text;
+}
+
 std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindings) {
   auto& g = model.graph;
   std::vector<std::string> notes;
   std::set<std::string> used_dims;
   bool batch_used = false;
+  bool rebound = false;
   for (const auto& [name, dims] : bindings.inputs) {
     auto id = g.find(name);
     if (!id || !g.value(*id).is_graph_input) {
@@ -35,16 +87,24 @@ std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindin
     auto& v = g.value(*id);
     if (v.has_shape && v.shape.size() != dims.size())
       throw Error(fmt::format("--input {}: shape {} has rank {}, the model declares rank {} ({})", name,
-                              graph::to_string(graph::make_shape(dims)), dims.size(), v.shape.size(),
-                              graph::to_string(v.shape)));
+                              dims_text(dims), dims.size(), v.shape.size(), graph::to_string(v.shape)));
+    for (auto d : dims)
+      if (d < 0) throw Error(fmt::format("--input {}: negative dimension {}", name, d));
+    bool changes_fixed = false;
     if (v.has_shape)
       for (size_t i = 0; i < dims.size(); ++i)
-        if (v.shape[i].is_known() && v.shape[i].value != dims[i])
-          throw Error(fmt::format("--input {}: dim {} is fixed to {} in the model, not {}", name, i, v.shape[i].value,
-                                  dims[i]));
+        changes_fixed = changes_fixed || (v.shape[i].is_known() && v.shape[i].value != dims[i]);
+    if (changes_fixed) {
+      notes.push_back(fmt::format("--input {}={} replaces the model's fixed {}; shapes re-inferred", name,
+                                  fmt::join(dims, "x"), graph::to_string(v.shape)));
+      rebound = true;
+    }
     v.shape = graph::make_shape(dims);
     v.has_shape = true;
   }
+  if (rebound) forget_declared_shapes(g);
+  auto defaults = file_default_dims(model);
+  std::vector<std::string> defaulted;  // dims bound from the file's defaults, in order of appearance
   for (auto id : g.inputs) {
     auto& v = g.value(id);
     if (!v.has_shape)
@@ -53,9 +113,13 @@ std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindin
       auto& d = v.shape[i];
       if (d.is_known()) continue;
       auto it = d.symbol.empty() ? bindings.dims.end() : bindings.dims.find(d.symbol);
+      auto file_default = d.symbol.empty() ? defaults.end() : defaults.find(d.symbol);
       if (it != bindings.dims.end()) {
         used_dims.insert(d.symbol);
         d = graph::Dim::known(it->second);
+      } else if (file_default != defaults.end() && !(i == 0 && bindings.batch)) {
+        if (std::find(defaulted.begin(), defaulted.end(), d.symbol) == defaulted.end()) defaulted.push_back(d.symbol);
+        d = graph::Dim::known(file_default->second);
       } else if (i == 0) {
         int64_t batch = bindings.batch.value_or(1);
         if (!bindings.batch) {
@@ -70,6 +134,15 @@ std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindin
                         v.name, d.symbol.empty() ? "?" : d.symbol, i, d.symbol.empty() ? "NAME" : d.symbol, v.name));
       }
     }
+  }
+  if (!defaulted.empty()) {
+    std::string values, names;
+    for (const auto& name : defaulted) {
+      values += fmt::format("{}{}={}", values.empty() ? "" : ", ", name, defaults.at(name));
+      names += fmt::format("{}'{}'", names.empty() ? "" : ",", name);
+    }
+    notes.push_back(
+        fmt::format("{} (default from the model file) for dim{} {}", values, defaulted.size() > 1 ? "s" : "", names));
   }
   if (bindings.batch && !batch_used)
     notes.push_back(fmt::format("--batch {} had no effect: no input has a symbolic first dim", *bindings.batch));

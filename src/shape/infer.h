@@ -22,9 +22,19 @@ struct InferenceSummary {
   std::string first_unresolved;            // "node 'x' (Op): reason", for messages
 };
 
-// Applies `bindings` to the model's inputs. Throws ridge::Error when a binding names no input
+// metadata_props key of a model file's defaults for its symbolic dims, "height=224,width=224":
+// applied, with a note, to dims no binding names (as batch=1 is to a symbolic first dim).
+inline constexpr const char* kDefaultDimsKey = "ridge.default_dims";
+
+// Applies `bindings` to the model's inputs and returns the notes to show (defaults assumed, fixed
+// dims replaced). An --input shape may change dims the file fixes: declared shapes of computed
+// values are then dropped and inferred again. Throws ridge::Error when a binding names no input
 // or dim, a given shape has the wrong rank, or a symbolic dim stays unbound.
 std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindings);
+
+// "--input x=1x3x320x320, --dim seq=128": the explicit bindings, to say under which ones an
+// inference error arose; empty when there are none.
+std::string describe(const Bindings& bindings);
 
 // Infers shapes of the whole model, subgraphs included.
 InferenceSummary infer_shapes(graph::Model& model);

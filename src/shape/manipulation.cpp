@@ -2,6 +2,7 @@
 // Shape, Constant, Range, Expand, Pad, Resize, ... Shape tensors are evaluated (value
 // propagation), which is what makes exports with dynamic batch and sequence dims resolvable.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -120,10 +121,13 @@ std::vector<int64_t> reshape_target(InferenceContext& ctx, const std::vector<int
   }
   int64_t total = product(in);
   if (infer_at >= 0) {
-    if (known == 0 || total % known) ctx.fail(fmt::format("cannot reshape {} elements with -1 and {}", total, known));
+    if (known == 0 || total % known)
+      ctx.fail(
+          fmt::format("cannot reshape {} ({} elements) into {}", fmt::join(in, "x"), total, fmt::join(target, "x")));
     target[static_cast<size_t>(infer_at)] = total / known;
   } else if (known != total) {
-    ctx.fail(fmt::format("cannot reshape {} elements into {}", total, known));
+    ctx.fail(fmt::format("cannot reshape {} ({} elements) into {} ({} elements)", fmt::join(in, "x"), total,
+                         fmt::join(target, "x"), known));
   }
   return target;
 }

@@ -43,7 +43,8 @@ void gemm(InferenceContext& ctx) {
   bool ta = ctx.node().get_int("transA", 0) != 0, tb = ctx.node().get_int("transB", 0) != 0;
   int64_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1];
   int64_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
-  if (k != kb) ctx.fail(fmt::format("inner dimensions differ: {} vs {}", k, kb));
+  if (k != kb)
+    ctx.fail(fmt::format("inner dimensions differ: {} vs {} ({}x{} times {}x{})", k, kb, a[0], a[1], b[0], b[1]));
   if (ctx.has_input(2)) broadcast_dims(ctx, {ctx.in_dims(2), {m, n}});
   ctx.set_output(0, ctx.in_dtype(0), {m, n});
 }

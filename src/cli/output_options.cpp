@@ -1,0 +1,17 @@
+#include "cli/output_options.h"
+
+#include <iostream>
+
+namespace ridge::cli {
+
+CLI::Option* add_format_option(CLI::App& app, std::string& format) {
+  return app.add_option("-f,--format", format, "output format: table (default), csv, json, md")
+      ->check(CLI::IsMember(report::format_names()));
+}
+
+void emit(const report::Document& doc, const std::string& format) {
+  report::print(std::cout, doc, report::parse_format(format));
+  std::cout.flush();
+}
+
+}  // namespace ridge::cli

@@ -1,0 +1,114 @@
+// Every command prints every format the same way, and options that cannot be honoured are refused
+// with one line before any work.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/paths.h"
+
+namespace ridge::test {
+namespace {
+
+void expect_usage_or_input_error(const CommandResult& r, int code, const std::string& expected) {
+  EXPECT_EQ(r.exit_code, code) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+}
+
+TEST(CliOutput, EveryCommandPrintsEveryFormat) {
+  const std::string model = model_path("alexnet");
+  for (const std::string& command :
+       {"analyze " + model + " --summary", "analyze " + model + " --sweep batch=1,2",
+        "predict " + model + " --device t4", "predict " + model + " --device t4 --sweep batch=1,2",
+        std::string("devices"), std::string("devices show jetson-agx-orin-64gb:30W")}) {
+    for (const char* format : {"table", "csv", "json", "md"}) {
+      auto r = run_ridge(command + " -f " + format);
+      ASSERT_EQ(r.exit_code, 0) << command << " -f " << format << ": " << r.err;
+      ASSERT_FALSE(r.out.empty()) << command << " -f " << format;
+      if (std::string(format) == "json") {
+        EXPECT_TRUE(nlohmann::json::accept(r.out)) << command;
+      } else if (std::string(format) == "md") {
+        EXPECT_EQ(r.out.rfind("# ridge ", 0), 0u) << command;
+      } else if (std::string(format) == "csv") {
+        auto header = r.out.substr(0, r.out.find('\n'));
+        EXPECT_EQ(header.find(' '), std::string::npos) << command << ": " << header;
+      }
+    }
+  }
+}
+
+TEST(CliOutput, SummaryCsvIsThePerOpTypeTable) {
+  auto r = run_ridge("analyze " + model_path("alexnet") + " --summary -f csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("op,count,flops,macs,bytes,params\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\nConv,5,"), std::string::npos) << r.out;
+}
+
+TEST(CliOutput, DeviceCsvAndJsonCarryRawCeilings) {
+  auto csv = run_ridge("devices show t4 -f csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("ceiling,value,unit,ridge_point_flop_per_byte,label,source\n", 0), 0u) << csv.out;
+  auto json = nlohmann::json::parse(run_ridge("devices show t4 -f json").out);
+  EXPECT_GT(json["peak_flops"]["fp32"].get<double>(), 1e12);
+  EXPECT_GT(json["bandwidth"]["dram"].get<double>(), 1e11);
+}
+
+TEST(CliOutput, UnknownFormatIsAUsageErrorEverywhere) {
+  for (const std::string& command :
+       {"analyze " + model_path("alexnet"), std::string("devices"), std::string("ert"),
+        "bench " + model_path("alexnet"), "predict " + model_path("alexnet") + " -d t4"}) {
+    auto r = run_ridge(command + " -f xml");
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("xml"), std::string::npos) << r.err;
+  }
+}
+
+TEST(CliOutput, OptionsThatWouldBeDroppedAreRefused) {
+  expect_usage_or_input_error(run_ridge("analyze " + model_path("resnet50") + " --sweep batch=1,2 --batch 4"), 1,
+                              "--sweep batch=... and --batch 4 both set the batch");
+  expect_usage_or_input_error(run_ridge("analyze " + model_path("bert_base") + " --sweep seq=8,16 --dim seq=32"), 1,
+                              "both set 'seq'");
+  expect_usage_or_input_error(run_ridge("predict " + model_path("resnet50") + " -d t4 --sweep batch=1,2 --batch 4"),
+                              1, "both set the batch");
+  auto data = source_path("tests/data/executor/bert");
+  expect_usage_or_input_error(
+      run_ridge("run " + data + "/model.onnx --inputs " + data + "/test_data_set_0 --batch 4"), 1,
+      "--inputs fixes the input shapes");
+  expect_usage_or_input_error(
+      run_ridge("bench " + data + "/model.onnx --inputs " + data + "/test_data_set_0 --batch 4"), 1,
+      "--inputs fixes the input shapes");
+}
+
+TEST(CliOutput, NumbersAreCheckedWithOneClearLine) {
+  expect_usage_or_input_error(run_ridge("analyze " + model_path("bert_base") + " --dim seq=0"), 1,
+                              "--dim seq: '0' is not a positive integer");
+  expect_usage_or_input_error(run_ridge("analyze " + model_path("resnet50") + " --batch abc"), 2,
+                              "'abc' is not a whole number");
+  expect_usage_or_input_error(run_ridge("analyze " + model_path("resnet50") + " --batch 0"), 2, "must be at least 1");
+  auto threads = run_ridge("ert --threads 0");
+  expect_usage_or_input_error(threads, 2, "0 is not between 1 and 4096");
+  EXPECT_LT(threads.err.size(), 120u) << threads.err;
+}
+
+TEST(CliOutput, ATypoSuggestsTheCommand) {
+  expect_usage_or_input_error(run_ridge("analyse " + model_path("resnet50")), 2, "did you mean 'analyze'?");
+  expect_usage_or_input_error(run_ridge("frobnicate"), 2, "unknown command 'frobnicate'");
+}
+
+TEST(CliOutput, HostWithoutAProfileSaysHowToMeasureIt) {
+  expect_usage_or_input_error(run_ridge("predict " + model_path("resnet50") + " --device host"), 1,
+                              "ridge ert --profile");
+}
+
+TEST(CliOutput, BenchChecksEveryPointBeforeMeasuringAny) {
+  // The second point cannot fit in memory: refused before the first is measured (and before
+  // libtorch is loaded), with the point named.
+  auto r = run_ridge("bench " + model_path("vgg16") + " --sweep batch=1,1000000 --max-time 0.1");
+  expect_usage_or_input_error(r, 1, "batch 1000000: ");
+  EXPECT_NE(r.err.find("needs about"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ridge::test
