@@ -86,6 +86,41 @@ TEST(BenchCli, JsonHasTheDocumentedKeysAndConsistentNodes) {
   EXPECT_EQ(calibrate.exit_code, 0) << calibrate.err;
 }
 
+// bench -> calibrate -> predict on the same model: the calibrated prediction reproduces the
+// measured latency (bench's nodes.csv has mean_ms and seconds: read in seconds, not 1000x off),
+// and every measured name is a node of the model (the zero-cost Flatten included).
+TEST(BenchCli, CalibrationRoundTripPredictsTheMeasuredLatency) {
+  auto dir = temp_dir() + "/roundtrip";
+  fs::remove_all(dir);
+  auto bench = run_ridge("bench " + model_path("alexnet") + " --threads 1 --max-time 2 -f json --csv " + dir);
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  double measured_ms = nlohmann::json::parse(bench.out)["runs"][0]["latency_ms"]["mean"].get<double>();
+  // A CPU device far faster than any host, so every fitted efficiency is below 1.
+  auto device = temp_dir() + "/roundtrip-cpu.yaml";
+  std::ofstream(device) << R"(id: fast-cpu
+name: Fast CPU
+kind: cpu
+clocks: {cpu: {max_mhz: 3000, cores: 1, source: test}}
+units: [{name: simd, type: vector, clock: cpu, peak_flops: {fp32: 1.0e14, fp64: 5.0e13}, source: test}]
+memory: [{level: dram, bandwidth: 1.0e13, source: test}]
+overhead: {seconds: 1.0e-6, source: test}
+modes: [{name: default, source: test}]
+)";
+  auto calibrated = temp_dir() + "/roundtrip-calibrated.yaml";
+  auto calibrate = run_ridge("calibrate " + model_path("alexnet") + " --device " + device + " --measured " + dir +
+                             "/nodes.csv -o " + calibrated);
+  ASSERT_EQ(calibrate.exit_code, 0) << calibrate.err;
+  EXPECT_NE(calibrate.out.find("(0 measured names matched no node)"), std::string::npos) << calibrate.out;
+  auto predict = run_ridge("predict " + model_path("alexnet") + " --device " + calibrated + " -f json");
+  ASSERT_EQ(predict.exit_code, 0) << predict.err;
+  auto doc = nlohmann::json::parse(predict.out);
+  EXPECT_TRUE(doc["calibrated"].get<bool>());
+  const auto& totals = doc["totals"].is_array() ? doc["totals"][0] : doc["totals"];
+  double predicted_ms = totals["time_s"].get<double>() * 1e3;
+  EXPECT_NEAR(predicted_ms, measured_ms, 0.25 * measured_ms)
+      << "predicted " << predicted_ms << " ms, measured " << measured_ms << " ms";
+}
+
 TEST(BenchCli, SweepsAndModesInOneCall) {
   auto r = run_ridge("bench " + model_path("mobilenet_v2") +
                      " --sweep batch=1,2 --mode both --max-time 0.3 --warmup 0 --no-per-node -f json --threads 1");

@@ -2,10 +2,16 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <vector>
 
+#include "hw/device_file.h"
+#include "hw/ert/ert.h"
 #include "hw/ert/kernels.h"
+#include "hw/roofline.h"
+#include "report/ert_report.h"
 #include "support/paths.h"
 
 namespace ridge::test {
@@ -66,6 +72,92 @@ TEST(ErtKernels, IntensityKernelAppliesEveryFma) {
   intensity_kernel(data, n, 3, 2.0f, 1.0f);  // x -> 2x + 1, three times: 1 -> 3 -> 7 -> 15
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(data[i], 15.0f) << i;
   std::free(data);
+}
+
+// Measured FMA instructions per cycle (a few percent below the pipe counts) -> the width.
+TEST(ErtFmaWidth, DerivedFromMeasuredThroughputs) {
+  auto zen5 = derive_fma_width(1.97, 1.94);  // full 512-bit datapath
+  EXPECT_EQ(zen5.bits, 512);
+  EXPECT_EQ(zen5.fmas_per_cycle, 2);
+  EXPECT_DOUBLE_EQ(zen5.flops_per_cycle_fp32, 64);
+  EXPECT_NE(zen5.description.find("2 x 512-bit"), std::string::npos) << zen5.description;
+  auto zen4 = derive_fma_width(1.96, 0.98);  // 512-bit FMAs split over two 256-bit pipes
+  EXPECT_DOUBLE_EQ(zen4.flops_per_cycle_fp32, 32);
+  EXPECT_EQ(zen4.bits, 256);
+  EXPECT_EQ(zen4.fmas_per_cycle, 2);
+  auto server = derive_fma_width(1.9, 1.85);  // Xeon with two 512-bit units
+  EXPECT_DOUBLE_EQ(server.flops_per_cycle_fp32, 64);
+  auto client = derive_fma_width(0.99, 0.97);  // one FMA unit of either width
+  EXPECT_DOUBLE_EQ(client.flops_per_cycle_fp32, 32);
+  EXPECT_EQ(client.bits, 512);
+  auto avx2 = derive_fma_width(1.92, 0);  // no AVX-512
+  EXPECT_DOUBLE_EQ(avx2.flops_per_cycle_fp32, 32);
+  EXPECT_EQ(avx2.fma512_per_cycle, 0);
+  EXPECT_NE(avx2.description.find("2 x 256-bit"), std::string::npos) << avx2.description;
+  auto slow = derive_fma_width(0.52, 0);  // one 256-bit FMA every other cycle
+  EXPECT_DOUBLE_EQ(slow.flops_per_cycle_fp32, 8);
+  EXPECT_EQ(slow.bits, 128);
+  EXPECT_EQ(slow.fmas_per_cycle, 1);
+}
+
+TEST(ErtFmaWidth, AboveTheoreticalIsFlagged) {
+  EXPECT_FALSE(above_theoretical(1.0, 1.0));
+  EXPECT_FALSE(above_theoretical(1.019, 1.0));
+  EXPECT_TRUE(above_theoretical(1.03, 1.0));
+  EXPECT_TRUE(above_theoretical(2.08, 1.0));  // a halved peak: "208% of theoretical"
+  EXPECT_FALSE(above_theoretical(1.0, 0));    // no stated peak: nothing to flag
+}
+
+ErtResult synthetic_result(double fp32, double theoretical_fp32) {
+  ErtResult r;
+  r.cpu.model = "Test CPU";
+  r.cpu.cores = 2;
+  r.isa = "avx512";
+  r.fma = derive_fma_width(1.97, 1.94);
+  r.threads = 2;
+  PeakPoint p;
+  p.threads = 2;
+  p.clock_mhz = 3000;
+  p.fp32 = exec::summarize({fp32 * 0.9, fp32});
+  p.fp64 = exec::summarize({fp32 / 2});
+  p.theoretical_fp32 = theoretical_fp32;
+  p.theoretical_fp64 = theoretical_fp32 / 2;
+  r.peaks.push_back(p);
+  r.level_bandwidth = {{"l1", 1e12}, {"dram", 5e10}};
+  r.gemm_fp32 = exec::summarize({1e11, 1.2e11});
+  r.gemm_n = 1024;
+  return r;
+}
+
+TEST(ErtReport, PeakAboveTheoreticalIsFlaggedInTableAndJson) {
+  auto above = synthetic_result(2.08e11, 1e11);
+  std::ostringstream table;
+  report::write_ert_table(table, above);
+  EXPECT_NE(table.str().find(std::string("208.0% (") + kAboveTheoreticalFlag + ")"), std::string::npos) << table.str();
+  auto doc = report::ert_json(above);
+  EXPECT_EQ(doc["peaks"][0]["flag"], kAboveTheoreticalFlag);
+  EXPECT_DOUBLE_EQ(doc["fma_width"]["flops_per_cycle_fp32"].get<double>(), 64);
+  auto fine = synthetic_result(0.95e11, 1e11);
+  std::ostringstream plain;
+  report::write_ert_table(plain, fine);
+  EXPECT_EQ(plain.str().find(kAboveTheoreticalFlag), std::string::npos);
+  EXPECT_EQ(report::ert_json(fine)["peaks"][0]["flag"], "");
+}
+
+// The profile is a device file whose measured GEMM rate is the matrix ceiling.
+TEST(ErtProfile, LoadsWithTheGemmRateAsMatrixCeiling) {
+  auto r = synthetic_result(2e11, 2.2e11);
+  r.cpu.model = "Test \"quoted\" CPU: with colon";
+  auto path = temp_dir() + "/ert-profile.yaml";
+  std::ofstream(path) << ert_device_yaml(r);
+  auto device = hw::load_device_file(path);
+  EXPECT_EQ(device.name, r.cpu.model + " (measured)");
+  auto roofline = hw::roofline_for(device, device.modes.front());
+  EXPECT_DOUBLE_EQ(roofline.peak_flops.at("fp32").value, 2e11);
+  EXPECT_DOUBLE_EQ(roofline.peak_flops.at("fp32_gemm").value, 1.2e11);
+  EXPECT_EQ(roofline.peak_flops.at("fp32_gemm").label, "measured");
+  EXPECT_DOUBLE_EQ(roofline.bandwidth.at("dram").value, 5e10);
+  EXPECT_NE(roofline.peak_flops.at("fp32").source.find("2 x 512-bit"), std::string::npos);
 }
 
 TEST(ErtCli, QuickRunProducesTheDocumentedKeys) {

@@ -1,8 +1,10 @@
 // Roofline prediction and calibration against hand-computed cases on a device with round numbers.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "hw/device_file.h"
 #include "hw/roofline.h"
@@ -140,6 +142,177 @@ TEST(Calibrate, BadMeasurements) {
   auto device = hw::load_device_file(device_file());
   std::ofstream(path) << "node,seconds\nnothing,1e-3\n";
   EXPECT_THROW(roofline::fit_calibration(predict_on("full", device), roofline::read_node_times(path), path), Error);
+}
+
+std::vector<roofline::MeasuredNode> parse(const std::string& text) {
+  std::istringstream in(text);
+  return roofline::parse_node_times(in, "test.csv");
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// bench's nodes.csv has mean_ms and seconds: the time is in seconds whichever column is read.
+TEST(Calibrate, TimeUnitsComeFromColumnNames) {
+  auto bench = parse("node,op,mean_ms,seconds\nconv,Conv,2.500000,0.0025\n");
+  ASSERT_EQ(bench.size(), 1u);
+  EXPECT_DOUBLE_EQ(bench[0].seconds, 0.0025);
+  EXPECT_DOUBLE_EQ(parse("seconds,node\n0.0025,conv\n")[0].seconds, 0.0025);
+  EXPECT_DOUBLE_EQ(parse("node,mean_ms\nconv,2.5\n")[0].seconds, 0.0025);
+  EXPECT_DOUBLE_EQ(parse("name,time_us\nconv,2500\n")[0].seconds, 0.0025);
+  EXPECT_DOUBLE_EQ(parse("layer,median_ns\nconv,2500000\n")[0].seconds, 0.0025);
+  EXPECT_DOUBLE_EQ(parse("node,ms\nconv,2.5\n")[0].seconds, 0.0025);
+  // The mean is the time; a median or a max beside it is not read.
+  EXPECT_DOUBLE_EQ(parse("node,max_ms,median_ms,mean_s\nconv,9,3,0.0025\n")[0].seconds, 0.0025);
+}
+
+TEST(Calibrate, AmbiguousTimeColumnsAreRefusedWithOneLine) {
+  auto bare = error_of("node,time\nconv,2.5\n");
+  EXPECT_NE(bare.find("'time' has no unit"), std::string::npos) << bare;
+  EXPECT_EQ(bare.find('\n'), std::string::npos);
+  EXPECT_NE(error_of("node,mean\nconv,2.5\n").find("'mean' has no unit"), std::string::npos);
+  auto disagree = error_of("node,mean_ms,seconds\nconv,2.5,2.5\n");
+  EXPECT_NE(disagree.find("disagree"), std::string::npos) << disagree;
+  EXPECT_EQ(disagree.find('\n'), std::string::npos);
+  EXPECT_NE(error_of("node,bytes\nconv,2.5\n").find("needs a node column"), std::string::npos);
+  EXPECT_NE(error_of("").find("empty"), std::string::npos);
+  auto twice = error_of("node,seconds\nconv,1e-3\nconv,2e-3\n");
+  EXPECT_NE(twice.find("line 3: node 'conv' was measured on line 2 already"), std::string::npos) << twice;
+}
+
+// A Flatten is a node of the model that costs nothing: its measured time matches, it is just not fitted.
+TEST(Calibrate, ZeroCostNodesAreMatched) {
+  ModelBuilder b;
+  b.input("a", {int64_t{64}, int64_t{4}, int64_t{16}}).weight("w", {64, 32});
+  b.output("g").output("h");
+  b.node("Flatten", {"a"}, {"f"}, "flatten");
+  b.node("MatMul", {"f", "w"}, {"m"}, "gemm");
+  b.node("Relu", {"m"}, {"g"}, "relu");
+  b.node("Relu", {"a"}, {"h"}, "relu2");
+  auto r = analyze_file(b.save("flatten"));
+  auto device = hw::load_device_file(device_file());
+  auto p = roofline::predict(r.cost, hw::roofline_for(device, device.modes.front()), {});
+  ASSERT_EQ(node(p, "flatten").bound, "none");
+  auto fit =
+      roofline::fit_calibration(p, parse("node,seconds\nflatten,1e-6\ngemm,3e-5\nrelu,2e-5\nrelu2,3e-5\n"), "test.csv");
+  EXPECT_EQ(fit.unmatched, 0);
+  EXPECT_EQ(fit.without_work, 1);
+  EXPECT_EQ(fit.calibration.nodes, 3);
+}
+
+// Everything of a device, as text, to compare two loads of it.
+std::string describe(const hw::Device& d) {
+  std::string s = fmt::format("{}|{}|{}|{}|{}\n", d.id, d.name, d.kind, d.overhead_s, d.overhead_source);
+  for (const auto& [name, c] : d.clocks)
+    s += fmt::format("clock {} {} {} {} {}\n", name, c.max_mhz, c.min_mhz, c.cores, c.source);
+  for (const auto& u : d.units) {
+    s += fmt::format("unit {} {} {} {} {} {} {}\n", u.name, static_cast<int>(u.type), u.clock, u.scales_with_cores,
+                     u.key_prefix, u.source, u.label);
+    for (const auto& [precision, peak] : u.peak_flops) s += fmt::format("  {} {}\n", precision, peak);
+  }
+  for (const auto& m : d.memory)
+    s += fmt::format("memory {} {} {} {} {} {} {}\n", m.level, m.kind, m.size_bytes, m.bandwidth, m.clock, m.source,
+                     m.label);
+  for (const auto& m : d.modes) {
+    s += fmt::format("mode {} {} {}\n", m.name, m.source, m.power_budget_w.value_or(-1));
+    for (const auto& [domain, mhz] : m.clocks_mhz) s += fmt::format("  clock {} {}\n", domain, mhz);
+    for (const auto& [domain, cores] : m.cores) s += fmt::format("  cores {} {}\n", domain, cores);
+  }
+  if (d.tdp_w) s += fmt::format("tdp {} {}\n", d.tdp_w->value, d.tdp_w->source);
+  if (d.idle_w) s += fmt::format("idle {} {}\n", d.idle_w->value, d.idle_w->source);
+  if (d.calibration) {
+    s += fmt::format("calibration {} {} {}\n", d.calibration->fitted_from, d.calibration->nodes,
+                     d.calibration->overhead_s);
+    for (const auto& [family, e] : d.calibration->efficiency) s += fmt::format("  {} {}\n", family, e);
+  }
+  return s;
+}
+
+// The calibrated copy of a rich device file (an SoC with modes, power figures and a CPU unit)
+// keeps every figure and source and loads back identically, plus the calibration; calibrating
+// the copy again replaces the calibration.
+TEST(Calibrate, CalibratedDeviceFileKeepsEverythingOfTheOriginal) {
+  auto original_path = source_path("devices/jetson-agx-orin-64gb.yaml");
+  auto original = hw::load_device_file(original_path);
+  hw::Calibration c;
+  c.fitted_from = "nodes \"quoted\".csv";
+  c.nodes = 17;
+  c.overhead_s = 1.234567890123e-5;
+  c.efficiency = {{"conv", 0.61234567}, {"elementwise", 1.0 / 3}};
+  auto path = temp_dir() + "/orin-calibrated.yaml";
+  std::ofstream(path) << roofline::calibrated_device_yaml(original_path, c);
+  auto calibrated = hw::load_device_file(path);
+  ASSERT_TRUE(calibrated.calibration);
+  EXPECT_EQ(calibrated.calibration->fitted_from, c.fitted_from);
+  EXPECT_EQ(calibrated.calibration->nodes, 17);
+  EXPECT_EQ(calibrated.calibration->overhead_s, c.overhead_s);
+  EXPECT_EQ(calibrated.calibration->efficiency, c.efficiency);
+  auto expected = original;
+  expected.calibration = c;
+  expected.file = calibrated.file = "";
+  EXPECT_EQ(describe(calibrated), describe(expected));
+  c.nodes = 3;
+  auto again_path = temp_dir() + "/orin-calibrated-again.yaml";
+  std::ofstream(again_path) << roofline::calibrated_device_yaml(path, c);
+  auto again = hw::load_device_file(again_path);
+  expected.calibration = c;
+  again.file = "";
+  EXPECT_EQ(describe(again), describe(expected));
+}
+
+// A gemm unit (the measured GEMM rate of the host) is the ceiling of matrix families; elementwise
+// nodes stay at the vector peak.
+TEST(Predict, GemmCeilingPricesMatrixFamilies) {
+  std::string text = kDevice;
+  auto units = text.find("units: [");
+  text.insert(units + 8,
+              "{name: blas, type: gemm, clock: gpu, label: measured, peak_flops: {fp32: 2.5e11}, "
+              "source: test}, ");
+  auto path = temp_dir() + "/round-gemm.yaml";
+  std::ofstream(path) << text;
+  auto device = hw::load_device_file(path);
+  auto p = predict_on("full", device);
+  const auto& gemm = node(p, "gemm");
+  EXPECT_EQ(gemm.peak_key, "fp32_gemm");
+  EXPECT_DOUBLE_EQ(gemm.peak_flops, 2.5e11);
+  EXPECT_DOUBLE_EQ(gemm.compute_s, 2.0 * 256 * 1024 * 1024 / 2.5e11);
+  EXPECT_EQ(node(p, "add").peak_key, "fp32");
+  EXPECT_EQ(p.ceilings_used.at("peak_flops.fp32_gemm"), "measured");
+  // Modes scale it with the clock like any unit.
+  EXPECT_DOUBLE_EQ(node(predict_on("half", device), "gemm").peak_flops, 1.25e11);
+}
+
+TEST(Predict, PrecisionWithoutFigureIsRefused) {
+  auto device = hw::load_device_file(device_file());
+  auto r = analyze_file(three_node_model());
+  roofline::PredictOptions o;
+  o.precision = "fp64";
+  try {
+    roofline::predict(r.cost, hw::roofline_for(device, device.modes.front()), o);
+    FAIL() << "fp64 on an fp32-only device was priced";
+  } catch (const Error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("'round' has no fp64"), std::string::npos) << what;
+    EXPECT_NE(what.find("it has fp32"), std::string::npos) << what;
+  }
+}
+
+TEST(PredictCli, PrecisionTheDeviceHasNoFigureForIsRefused) {
+  auto r = run_ridge("predict " + model_path("resnet50") + " --device t4 --precision fp64");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_NE(r.err.find("'t4' has no fp64"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fp16"), std::string::npos) << r.err;
+  // fp16 exists on the T4's tensor cores: matrix nodes use it, the others show their fp32 ceiling.
+  auto fp16 = run_ridge("predict " + model_path("resnet50") + " --device t4 --precision fp16");
+  EXPECT_EQ(fp16.exit_code, 0) << fp16.err;
+  EXPECT_NE(fp16.out.find("fp16_tensor"), std::string::npos);
 }
 
 TEST(PredictCli, JsonKeysAndModeSweep) {

@@ -51,8 +51,9 @@ Command add_calibrate_command(CLI::App& parent) {
   auto* app =
       parent.add_subcommand("calibrate", "fit per-op-family efficiency and per-op overhead from measured node times");
   app->footer(
-      "The measurements are a CSV with a node column (node or name) and a time column (seconds,\n"
-      "time_s or mean_ms). Writes a copy of the device file with a calibration section.\n"
+      "The measurements are a CSV with a node column (node or name) and a time column whose name\n"
+      "carries its unit (seconds, time_s, mean_ms, median_us, ...). Writes a copy of the device\n"
+      "file with a calibration section.\n"
       "Example:\n"
       "  ridge calibrate models/resnet50.onnx --device t4 --measured node_times.csv -o t4-calibrated.yaml");
   add_model_options(*app, o->predict.model, false);

@@ -27,7 +27,10 @@ struct ClockDomain {
   std::string source;
 };
 
-enum class UnitType { kVector, kMatrix };
+// vector: SIMD / CUDA cores (key "fp32"); matrix: tensor units (key "fp16_tensor"); gemm: the
+// matrix-product rate a BLAS measurably attains (key "fp32_gemm"), the ceiling of matrix families
+// (Conv, Gemm, MatMul, ...) on devices without tensor units for the precision.
+enum class UnitType { kVector, kMatrix, kGemm };
 
 struct ComputeUnit {
   std::string name;  // e.g. "cuda-cores", "tensor-cores", "cpu-simd"

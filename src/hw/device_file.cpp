@@ -103,8 +103,9 @@ Device parse_device_yaml(const std::string& text, const std::string& name) {
     ComputeUnit u;
     u.name = r.text(n["name"], field + ".name");
     auto type = r.text(n["type"], field + ".type");
-    if (type != "vector" && type != "matrix") r.fail(field + ".type", "must be vector or matrix");
-    u.type = type == "vector" ? UnitType::kVector : UnitType::kMatrix;
+    if (type != "vector" && type != "matrix" && type != "gemm")
+      r.fail(field + ".type", "must be vector, matrix or gemm");
+    u.type = type == "vector" ? UnitType::kVector : type == "matrix" ? UnitType::kMatrix : UnitType::kGemm;
     u.clock = r.text(n["clock"], field + ".clock");
     if (!d.clocks.count(u.clock)) r.fail(field + ".clock", "names no domain in clocks: '" + u.clock + "'");
     u.scales_with_cores = n["scales_with_cores"] && n["scales_with_cores"].as<bool>();

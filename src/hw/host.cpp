@@ -63,13 +63,23 @@ HostCpu detect_host_cpu() {
     cpu.clock_source = "/proc/cpuinfo 'cpu MHz' (no cpufreq in sysfs: the current, not the maximum, clock)";
   }
   bool amd = cpu.vendor == "AuthenticAMD";
-  if (flags.count("avx512f")) {
-    // Zen 4 runs 512-bit FMAs on two 256-bit pipes: one 512-bit FMA per cycle. Intel server
-    // cores with AVX-512 have two 512-bit FMA units (some client parts have one).
+  // A table by family is a first guess only: `ridge ert` measures the FMA width per cycle and
+  // states its peaks from that.
+  if (flags.count("avx512f") && amd && cpu.family >= 26) {
+    // Zen 5 (family 26) desktop and server cores have a full 512-bit datapath: two 512-bit FMAs.
     cpu.simd_bits = 512;
-    cpu.fma_units = amd ? 1 : 2;
-    cpu.simd_note = amd ? "AVX-512 on AMD (Zen 4: 2 x 256-bit FMA pipes = one 512-bit FMA per cycle)"
-                        : "AVX-512 on Intel: 2 FMA units assumed (Xeon Gold/Platinum)";
+    cpu.fma_units = 2;
+    cpu.simd_note = "AVX-512 on AMD family 26 (Zen 5: 2 x 512-bit FMA pipes assumed; mobile parts have 256-bit pipes)";
+  } else if (flags.count("avx512f") && amd) {
+    // Zen 4 (family 25) runs 512-bit FMAs on two 256-bit pipes: one 512-bit FMA per cycle.
+    cpu.simd_bits = 512;
+    cpu.fma_units = 1;
+    cpu.simd_note = "AVX-512 on AMD family 25 (Zen 4: 2 x 256-bit FMA pipes = one 512-bit FMA per cycle)";
+  } else if (flags.count("avx512f")) {
+    // Intel server cores with AVX-512 have two 512-bit FMA units (some client parts have one).
+    cpu.simd_bits = 512;
+    cpu.fma_units = 2;
+    cpu.simd_note = "AVX-512 on Intel: 2 FMA units assumed (Xeon Gold/Platinum)";
   } else if (flags.count("avx2") && flags.count("fma")) {
     cpu.simd_bits = 256;
     cpu.fma_units = 2;

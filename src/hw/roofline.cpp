@@ -120,7 +120,10 @@ Roofline roofline_for(const Device& device, const PowerMode& mode) {
     double scale = clock_ratio(unit.clock) * (unit.scales_with_cores ? core_ratio(unit.clock) : 1.0);
     bool derived = std::fabs(scale - 1.0) > 1e-12;
     for (const auto& [precision, peak] : unit.peak_flops) {
-      auto key = unit.key_prefix + precision + (unit.type == UnitType::kMatrix ? "_tensor" : "");
+      auto key = unit.key_prefix + precision +
+                 (unit.type == UnitType::kMatrix ? "_tensor"
+                  : unit.type == UnitType::kGemm ? "_gemm"
+                                                 : "");
       std::string source = unit.source;
       if (derived)
         source += fmt::format(" (scaled by {:.4f} for mode {}: clock{})", scale, mode.name,

@@ -1,6 +1,7 @@
 #pragma once
 // Calibration: fits per-op-family efficiency factors and the per-op overhead of a device from
 // measured per-node times, so predictions can be corrected (`ridge calibrate`).
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -14,13 +15,21 @@ struct MeasuredNode {
   double seconds = 0;
 };
 
-// CSV with a header naming a node column (node or name) and a time column (seconds, time_s or
-// mean_ms). Throws ridge::Error naming the line of a malformed row.
+// CSV with a header naming a node column (node, name or layer) and time columns whose names carry
+// their unit: a bare unit (seconds, s, ms, us, ns) or STATISTIC_UNIT (time_s, mean_ms, median_us,
+// min_ns, ...). Units are never guessed: a time column without one ("time", "mean") is refused.
+// The time is the mean (or a plain time) if there is one, else the median, else the minimum;
+// other columns of that statistic (the same mean in another unit) must agree with it row by row.
+// A node measured twice (runs of a sweep appended into one file) is refused.
+// Throws ridge::Error with one line naming the problem (and the line of a malformed row).
 std::vector<MeasuredNode> read_node_times(const std::string& path);
+// The same from a stream; `source_name` names it in errors.
+std::vector<MeasuredNode> parse_node_times(std::istream& in, const std::string& source_name);
 
 struct CalibrationFit {
   hw::Calibration calibration;
   int unmatched = 0;                 // measured names that are not nodes of the model
+  int without_work = 0;              // measured nodes with no roofline time (views, unknown ops): not fitted
   std::vector<std::string> dropped;  // families whose fitted slope was not positive
 };
 
@@ -30,7 +39,8 @@ struct CalibrationFit {
 CalibrationFit fit_calibration(const Prediction& prediction, const std::vector<MeasuredNode>& measured,
                                const std::string& source);
 
-// The device file's text with a `calibration:` section (replacing any earlier one).
+// The device file as YAML (yaml-cpp's emitter) with a `calibration:` section replacing any
+// earlier one; every other key, figure and source is kept and loads back identically.
 std::string calibrated_device_yaml(const std::string& device_file, const hw::Calibration& calibration);
 
 }  // namespace ridge::roofline

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "util/error.h"
 
@@ -15,6 +16,35 @@ struct CeilingChoice {
   std::string note;
 };
 
+// The precision a ceiling key is for: "fp16_tensor" -> fp16, "fp32_gemm" -> fp32; "" for the
+// prefixed keys of another processor of an SoC ("cpu_fp32"), which prediction does not use.
+std::string precision_of(std::string key) {
+  for (const char* suffix : {"_tensor", "_gemm"}) {
+    std::string s = suffix;
+    if (key.size() > s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0)
+      key.resize(key.size() - s.size());
+  }
+  return key.find('_') == std::string::npos ? key : "";
+}
+
+// A precision the device has no figure for at all is refused: pricing it at another precision's
+// peak in silence is wrong by the ratio of the two (fp64 on a T4: 32x).
+void require_precision(const hw::Roofline& r, const PredictOptions& o) {
+  std::set<std::string> have;
+  for (const auto& [key, c] : r.peak_flops)
+    if (auto p = precision_of(key); !p.empty()) have.insert(p);
+  if (have.count(o.precision)) return;
+  std::string list;
+  for (const auto& p : have) list += (list.empty() ? "" : ", ") + p;
+  throw Error(fmt::format("device '{}' has no {} compute figure (it has {}): choose one of those with --precision",
+                          r.device_id, o.precision, list));
+}
+
+// Matrix families: the tensor unit of the precision (TF32 for fp32 only when allowed), else a
+// measured matrix-product rate (`gemm` unit: what the BLAS attains on the vector units), else the
+// vector peak. Other families: the vector peak of the precision. Where the precision exists only on
+// tensor units, the other families run at the fp32 vector peak: the node's ceiling column names
+// that substitution (and its note says so).
 CeilingChoice choose_ceiling(const hw::Roofline& r, const std::string& family, const PredictOptions& o) {
   auto find = [&](const std::string& key) -> const hw::Ceiling* {
     auto it = r.peak_flops.find(key);
@@ -24,11 +54,12 @@ CeilingChoice choose_ceiling(const hw::Roofline& r, const std::string& family, c
     std::string tensor_key = (o.precision == "fp32" ? (o.allow_tf32 ? "tf32" : "") : o.precision) + "_tensor";
     if (tensor_key != "_tensor")
       if (const auto* c = find(tensor_key)) return {tensor_key, c, ""};
+    if (const auto* c = find(o.precision + "_gemm")) return {o.precision + "_gemm", c, ""};
   }
   if (const auto* c = find(o.precision)) return {o.precision, c, ""};
   if (const auto* c = find("fp32"))
-    return {"fp32", c, fmt::format("no {} ceiling on this device: fp32 used", o.precision)};
-  throw Error(fmt::format("device '{}' has no {} or fp32 compute ceiling", r.device_id, o.precision));
+    return {"fp32", c, fmt::format("no {} vector ceiling on this device: fp32 used", o.precision)};
+  throw Error(fmt::format("device '{}' has no {} or fp32 vector compute ceiling", r.device_id, o.precision));
 }
 
 }  // namespace
@@ -42,6 +73,7 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
   if (dram == r.bandwidth.end() || dram->second.value <= 0)
     throw Error(fmt::format("device '{}' has no DRAM bandwidth (for the host it must be measured first)", r.device_id));
   const double bandwidth = dram->second.value;
+  require_precision(r, o);
   Prediction p;
   p.device_id = r.device_id;
   p.device_name = r.device_name;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/statistics.h"
 #include "hw/host.h"
 
 namespace ridge::hw::ert {
@@ -18,10 +19,34 @@ struct ErtOptions {
   std::function<void(const std::string&)> progress;  // optional progress lines
 };
 
-struct Stats {
-  double min = 0, median = 0, max = 0;  // of the repetitions' rates (FLOP/s or bytes/s)
-  int samples = 0;
+// Statistics of the repetitions' rates (FLOP/s or bytes/s): the one statistics module of ridge.
+// The best (max) is the figure: an interrupted run only ever reads lower.
+using Stats = exec::Summary;
+
+// FMA instructions one core retires per cycle, measured with independent chains of 256-bit and
+// (where AVX-512 exists) 512-bit FMAs against the clock measured on the same core, and the width
+// derived from them: a family-number table cannot tell a Zen 5 (2 x 512) from a Zen 4 (512-bit
+// FMAs split over two 256-bit pipes: 1 x 512), nor a client Intel core from a server one.
+struct FmaWidth {
+  double fma256_per_cycle = 0;      // measured
+  double fma512_per_cycle = 0;      // measured; 0 without AVX-512
+  int fmas_per_cycle = 0;           // derived: of `bits` width
+  int bits = 0;                     // 256 or 512 (or the scalar/NEON width where no x86 kernel runs)
+  double flops_per_cycle_fp32 = 0;  // fmas_per_cycle x bits / 32 x 2
+  std::string description;          // e.g. "2 x 512-bit FMA per cycle (measured)"
 };
+
+// The per-core FMA width from the measured throughputs (FMA instructions per cycle). Each is
+// rounded to the nearest of 0.5, 1, 2, 4 (the measured rates sit a few percent below them); the
+// width that gives the most FLOPs per cycle is the peak. `fma512_per_cycle` 0: no AVX-512.
+FmaWidth derive_fma_width(double fma256_per_cycle, double fma512_per_cycle);
+
+// A measured rate above ~102% of a stated theoretical peak is not fast hardware but a wrong peak
+// (too few FMA pipes assumed, a wrong clock): flagged in every output, never printed as a percent
+// in silence.
+inline constexpr double kAboveTheoreticalTolerance = 1.02;
+inline constexpr const char* kAboveTheoreticalFlag = "above theoretical: the stated peak is wrong";
+bool above_theoretical(double measured, double theoretical);
 
 struct PeakPoint {
   int threads = 0;
@@ -48,6 +73,7 @@ struct IntensityPoint {
 struct ErtResult {
   HostCpu cpu;
   std::string isa;
+  FmaWidth fma;     // measured on one core; the theoretical peaks use it
   int threads = 0;  // the largest thread count run
   std::vector<PeakPoint> peaks;
   std::vector<BandwidthPoint> bandwidth;
