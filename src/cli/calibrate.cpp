@@ -8,6 +8,8 @@
 
 #include "cli/command.h"
 #include "cli/device_options.h"
+#include "cli/output_options.h"
+#include "report/format.h"
 #include "hw/device_db.h"
 #include "util/error.h"
 
@@ -16,7 +18,7 @@ namespace {
 
 struct CalibrateOptions {
   DeviceOptions predict;
-  std::string measured, output;
+  std::string measured, output, format = "table";
 };
 
 int run_calibrate(const CalibrateOptions& o) {
@@ -29,18 +31,37 @@ int run_calibrate(const CalibrateOptions& o) {
   auto analysis = analysis::run(request);
   auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode_text));
   auto prediction = roofline::predict(analysis.cost, roofline, predict_options(o.predict, request));
-  auto measured = roofline::read_node_times(o.measured);
+  roofline::RunSelection run;
+  auto measured = roofline::read_node_times(o.measured, &run);
   auto fit = roofline::fit_calibration(prediction, measured, o.measured);
   auto output = o.output.empty() ? device.id + ".calibrated.yaml" : o.output;
-  std::ofstream(output) << roofline::calibrated_device_yaml(device.file, fit.calibration);
-  fmt::print(std::cout, "calibrated {} from {} nodes of {} ({} measured names matched no node)\n", device.id,
-             fit.calibration.nodes, o.measured, fit.unmatched);
-  fmt::print(std::cout, "overhead per op: {:.2f} us\n", fit.calibration.overhead_s * 1e6);
-  for (const auto& [family, e] : fit.calibration.efficiency)
-    fmt::print(std::cout, "efficiency {:<14} {:.3f}\n", family, e);
-  for (const auto& family : fit.dropped)
-    fmt::print(std::cout, "efficiency {:<14} not fitted (no positive slope)\n", family);
-  fmt::print(std::cout, "wrote {}: use it with --device {}\n", output, output);
+  {
+    std::ofstream file(output);
+    file << roofline::calibrated_device_yaml(device.file, fit.calibration);
+    if (!file.flush()) throw Error(fmt::format("cannot write '{}'", output));
+  }
+  report::Document doc;
+  doc.command = "calibrate";
+  doc.subject = device.id;
+  report::add_ridge_version(doc);
+  doc.field("device", "device", device.id, device.id);
+  doc.field("measured", "measured", o.measured, o.measured);
+  if (run.runs > 1)
+    doc.notes.push_back(fmt::format("{} holds {} runs; calibrated on the last: {}", o.measured, run.runs, run.chosen));
+  doc.field("run", "", "", run.chosen, report::kJson);
+  doc.field("nodes", "nodes fitted", std::to_string(fit.calibration.nodes), fit.calibration.nodes);
+  doc.field("unmatched", "measured names that are no node of the model", std::to_string(fit.unmatched),
+            fit.unmatched);
+  doc.field("without_work", "nodes without work (matched, not fitted)", std::to_string(fit.without_work),
+            fit.without_work);
+  doc.field("overhead_s", "overhead per op", report::duration(fit.calibration.overhead_s), fit.calibration.overhead_s);
+  auto& t = doc.table("efficiency", "efficiency per op family:");
+  t.column({.key = "family"}).column({.key = "efficiency", .style = report::Style::kFixed, .decimals = 3});
+  for (const auto& [family, e] : fit.calibration.efficiency) t.add({family, e});
+  for (const auto& family : fit.dropped) t.add({family, report::Value{}});
+  if (!fit.dropped.empty()) t.footer.push_back("empty: not fitted (no positive slope)");
+  doc.field("output", "wrote", fmt::format("{}: use it with --device {}", output, output), output).at_end = true;
+  emit(doc, o.format);
   return 0;
 }
 
@@ -60,6 +81,7 @@ Command add_calibrate_command(CLI::App& parent) {
   add_device_options(*app, o->predict);
   app->add_option("--measured", o->measured, "CSV of measured per-node times")->required();
   app->add_option("-o,--output", o->output, "device file to write (default ID.calibrated.yaml)");
+  add_format_option(*app, o->format);
   return {app, [o] { return run_calibrate(*o); }};
 }
 

@@ -84,7 +84,8 @@ Document prediction_document(const roofline::Prediction& p) {
       .column({.key = "efficiency", .audience = kMachine})
       .column({.key = "note", .audience = kJson});
   for (const auto& n : p.nodes) {
-    Value attainable = n.predicted ? Value{n.attainable_flops} : Value{};
+    // A node without work (Flatten, folded shape arithmetic) has no attainable rate to show.
+    Value attainable = n.predicted && n.bound != "none" ? Value{n.attainable_flops} : Value{};
     Value time = n.predicted ? Value{n.time_s} : Value{std::string("not predicted")};
     nodes.add({n.name, n.op, n.family, n.peak_key, n.peak_flops, attainable, n.compute_s, n.memory_s, n.overhead_s,
                std::string(n.bound), time, n.efficiency, n.note.empty() ? Value{} : Value{n.note}});
@@ -109,7 +110,8 @@ Document prediction_sweep_document(const std::vector<PredictionPoint>& points) {
   t.column({.key = "mode"})
       .column({.key = "batch"})
       .column(seconds("time_s", "latency", kHuman | kCsv))
-      .column({.key = "throughput", .style = Style::kFixed, .unit = "/s", .decimals = 1, .audience = kHuman | kCsv})
+      .column({.key = "throughput", .title = "samples/s", .style = Style::kFixed, .decimals = 1,
+               .audience = kHuman | kCsv})
       .column(seconds("compute_bound_s", "", kCsv))
       .column(seconds("memory_bound_s", "", kCsv))
       .column(seconds("overhead_bound_s", "", kCsv))

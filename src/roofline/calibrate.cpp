@@ -122,7 +122,7 @@ int statistic_rank(const std::string& statistic) {
 
 }  // namespace
 
-std::vector<MeasuredNode> parse_node_times(std::istream& in, const std::string& source) {
+std::vector<MeasuredNode> parse_node_times(std::istream& in, const std::string& source, RunSelection* selection) {
   std::string line;
   if (!std::getline(in, line)) throw Error("measurements '" + source + "' are empty");
   if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 byte-order mark (spreadsheet exports)
@@ -194,8 +194,19 @@ std::vector<MeasuredNode> parse_node_times(std::istream& in, const std::string& 
     return seconds;
   };
 
-  std::vector<MeasuredNode> nodes;
-  std::unordered_map<std::string, int> first_line;  // node -> the line it was measured on
+  // `ridge bench --csv` appends every run to one file, each row naming its run: the file is
+  // calibrated on its last run, never on a mix of batch sizes or modes.
+  std::vector<size_t> run_columns;
+  for (size_t i = 0; i < header.size(); ++i)
+    for (const char* key : {"model", "algorithm", "input_size", "batch", "mode", "precision", "memory_format",
+                            "threads", "training", "optimizer", "ridge_revision", "timestamp"})
+      if (lower(header[i]) == key) run_columns.push_back(i);
+  struct Row {
+    std::string run, name;
+    double seconds;
+    int line;
+  };
+  std::vector<Row> rows;
   int line_number = 1;
   while (std::getline(in, line)) {
     ++line_number;
@@ -212,22 +223,36 @@ std::vector<MeasuredNode> parse_node_times(std::istream& in, const std::string& 
             "measurements '{}' line {}: columns '{}' and '{}' disagree ({:.6g} s vs {:.6g} s): which is the time?",
             source, line_number, primary.name, other.name, seconds, s));
     }
-    auto [previous, inserted] = first_line.emplace(fields[*name_col], line_number);
+    std::string run;
+    for (auto c : run_columns)
+      if (c < fields.size() && !fields[c].empty()) run += (run.empty() ? "" : ", ") + header[c] + " " + fields[c];
+    rows.push_back({std::move(run), fields[*name_col], seconds, line_number});
+  }
+  std::vector<std::string> runs;
+  for (const auto& r : rows)
+    if (std::find(runs.begin(), runs.end(), r.run) == runs.end()) runs.push_back(r.run);
+  if (selection) {
+    selection->runs = static_cast<int>(runs.size());
+    selection->chosen = runs.empty() ? "" : rows.back().run;
+  }
+  std::vector<MeasuredNode> nodes;
+  std::unordered_map<std::string, int> first_line;  // node -> the line it was measured on
+  for (const auto& r : rows) {
+    if (r.run != rows.back().run) continue;
+    auto [previous, inserted] = first_line.emplace(r.name, r.line);
     if (!inserted)
-      throw Error(fmt::format(
-          "measurements '{}' line {}: node '{}' was measured on line {} already (one run per file: a sweep or "
-          "repeated `bench --csv` into one directory appends runs)",
-          source, line_number, fields[*name_col], previous->second));
-    nodes.push_back({fields[*name_col], seconds});
+      throw Error(fmt::format("measurements '{}' line {}: node '{}' was measured on line {} already in the same run",
+                              source, r.line, r.name, previous->second));
+    nodes.push_back({r.name, r.seconds});
   }
   if (nodes.empty()) throw Error("measurements '" + source + "' have no rows");
   return nodes;
 }
 
-std::vector<MeasuredNode> read_node_times(const std::string& path) {
+std::vector<MeasuredNode> read_node_times(const std::string& path, RunSelection* selection) {
   std::ifstream in(path);
   if (!in) throw Error("cannot read measurements '" + path + "'");
-  return parse_node_times(in, path);
+  return parse_node_times(in, path, selection);
 }
 
 CalibrationFit fit_calibration(const Prediction& prediction, const std::vector<MeasuredNode>& measured,

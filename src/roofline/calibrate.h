@@ -20,11 +20,19 @@ struct MeasuredNode {
 // min_ns, ...). Units are never guessed: a time column without one ("time", "mean") is refused.
 // The time is the mean (or a plain time) if there is one, else the median, else the minimum;
 // other columns of that statistic (the same mean in another unit) must agree with it row by row.
-// A node measured twice (runs of a sweep appended into one file) is refused.
+// A file holding several runs (`ridge bench --csv` appends) is read for its last run (RunSelection);
+// a node measured twice within one run is refused.
 // Throws ridge::Error with one line naming the problem (and the line of a malformed row).
-std::vector<MeasuredNode> read_node_times(const std::string& path);
+// Which run of a file the times come from: files written by `ridge bench --csv` hold every run of
+// every call, each row naming its run (batch, mode, ..., timestamp); the last run is used.
+struct RunSelection {
+  int runs = 0;        // distinct runs in the file (1 for a file without run columns)
+  std::string chosen;  // "batch 1, mode eager, ..., timestamp ...": the run used
+};
+std::vector<MeasuredNode> read_node_times(const std::string& path, RunSelection* selection = nullptr);
 // The same from a stream; `source_name` names it in errors.
-std::vector<MeasuredNode> parse_node_times(std::istream& in, const std::string& source_name);
+std::vector<MeasuredNode> parse_node_times(std::istream& in, const std::string& source_name,
+                                           RunSelection* selection = nullptr);
 
 struct CalibrationFit {
   hw::Calibration calibration;
