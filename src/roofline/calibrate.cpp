@@ -67,6 +67,11 @@ std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double
 std::vector<MeasuredNode> read_node_times(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error("cannot read measurements '" + path + "'");
+  return parse_node_times(in, path);
+}
+
+std::vector<MeasuredNode> parse_node_times(std::istream& in, const std::string& source_name) {
+  const std::string& path = source_name;
   std::string line;
   if (!std::getline(in, line)) throw Error("measurements '" + path + "' are empty");
   auto header = split_csv_line(line);

@@ -1,6 +1,7 @@
 #pragma once
 // Calibration: fits per-op-family efficiency factors and the per-op overhead of a device from
 // measured per-node times, so predictions can be corrected (`ridge calibrate`).
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct MeasuredNode {
 // CSV with a header naming a node column (node or name) and a time column (seconds, time_s or
 // mean_ms). Throws ridge::Error naming the line of a malformed row.
 std::vector<MeasuredNode> read_node_times(const std::string& path);
+// The same from a stream; `source_name` names it in error messages.
+std::vector<MeasuredNode> parse_node_times(std::istream& in, const std::string& source_name);
 
 struct CalibrationFit {
   hw::Calibration calibration;
