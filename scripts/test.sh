@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: set-up, a formatting check, a warnings-as-errors build, the unit and
-# end-to-end tests, the same tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a
-# time-bounded libFuzzer run of the model loader (clang).
-#   RIDGE_FUZZ_SECONDS (default 60)   RIDGE_SKIP_SANITIZE=1 to skip the sanitizer pass
+# end-to-end tests, a smoke check of the installed layout (cmake --install), the same tests under
+# AddressSanitizer + UndefinedBehaviorSanitizer, and time-bounded libFuzzer runs of every parser (clang).
+#   RIDGE_FUZZ_SECONDS (model loader, default 60)   RIDGE_FUZZ_EXTRA_SECONDS (each other parser, default 15)
+#   RIDGE_SKIP_SANITIZE=1 to skip the sanitizer pass
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -17,6 +18,30 @@ cmake --build build
 echo "== tests"
 ctest --test-dir build -j "$jobs" --output-on-failure
 
+echo "== installed layout (cmake --install into a temporary prefix, run from outside the tree)"
+repo=$(pwd)
+prefix=$(cd "$(mktemp -d)" && pwd -P)  # resolved: /proc/self/exe and LD_DEBUG show real paths
+trap 'rm -rf "$prefix"' EXIT
+cmake --install build --prefix "$prefix/usr" >/dev/null
+mv "$prefix/usr" "$prefix/moved"  # the tree finds its libraries, modules and devices relative to itself
+(
+  cd "$prefix"
+  export PATH="$prefix/moved/bin:$PATH"
+  unset RIDGE_EXEC_MODULE RIDGE_ATEN_GEMM RIDGE_DEVICE_PATH
+  installed="$prefix/moved"
+  ridge analyze "$repo/models/resnet50.onnx" --summary >/dev/null
+  # The device files and the executor module must come from the installed tree, not the build's paths.
+  HOME="$prefix" ridge devices show t4 >/dev/null
+  HOME="$prefix" ridge devices show t4 --format json | grep -q "\"$installed/share/ridge/devices/t4.yaml\""
+  ridge models -f json | grep -q "\"$installed/share/ridge/models\""
+  data="$repo/tests/data/executor/bert"
+  LD_DEBUG=files ridge run "$data/model.onnx" --inputs "$data/test_data_set_0" --save-outputs out 2>ld.log >/dev/null
+  grep -q "calling init: $installed/lib/ridge/libridge_exec.so" ld.log
+  grep -Eq "calling init: $installed/(bin/\.\./)?lib/ridge/libridge_core\.so" ld.log  # found via the RUNPATH
+  [ -f out/output_0.pb ]
+)
+echo "installed layout: ok"
+
 if [ "${RIDGE_SKIP_SANITIZE:-0}" != 1 ]; then
   echo "== tests under ASan + UBSan"
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRIDGE_SANITIZE=ON -DRIDGE_WERROR=ON -DRIDGE_TESTS=ON >/dev/null
@@ -24,16 +49,45 @@ if [ "${RIDGE_SKIP_SANITIZE:-0}" != 1 ]; then
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan -j "$jobs" --output-on-failure
 fi
 
-echo "== fuzz the loader for ${RIDGE_FUZZ_SECONDS:-60} s"
+# Every parser of outside input, each from a seed corpus of real files. The model loader gets the
+# budget it always had (RIDGE_FUZZ_SECONDS, default 60 s); the four smaller parsers a share of it
+# each (RIDGE_FUZZ_EXTRA_SECONDS, default 15 s): about 2 minutes in all.
+model_seconds=${RIDGE_FUZZ_SECONDS:-60}
+extra_seconds=${RIDGE_FUZZ_EXTRA_SECONDS:-15}
+echo "== fuzz the parsers (model loader ${model_seconds} s, the others ${extra_seconds} s each)"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGE_FUZZ=ON \
   -DRIDGE_TESTS=OFF >/dev/null
-cmake --build build-fuzz --target fuzz_model_reader
+cmake --build build-fuzz --target fuzz_model_reader fuzz_device_yaml fuzz_node_times fuzz_tensor_proto fuzz_einsum
 corpus=build-fuzz/corpus
-mkdir -p "$corpus"
-cp models/*.onnx "$corpus"/
+rm -rf "$corpus"
+mkdir -p "$corpus"/{model_reader,device_yaml,node_times,tensor_proto,einsum}
+cp models/*.onnx "$corpus"/model_reader/
+testdata=/usr/share/libonnx-testdata/data/node
 for t in test_if test_loop11 test_scan9_sum test_lstm_defaults test_reshape_extended_dims test_conv_with_strides_padding; do
-  [ -f "/usr/share/libonnx-testdata/data/node/$t/model.onnx" ] && cp "/usr/share/libonnx-testdata/data/node/$t/model.onnx" "$corpus/$t.onnx"
+  if [ -f "$testdata/$t/model.onnx" ]; then cp "$testdata/$t/model.onnx" "$corpus/model_reader/$t.onnx"; fi
 done
-build-fuzz/fuzz_model_reader -max_total_time="${RIDGE_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 -max_len=262144 \
-  -print_final_stats=1 "$corpus" 2>&1 | tail -n 12
+cp devices/*.yaml "$corpus"/device_yaml/
+cp tests/fuzz/corpus/node_times/* "$corpus"/node_times/
+cp tests/fuzz/corpus/einsum/* "$corpus"/einsum/
+for f in tests/data/executor/*/test_data_set_0/input_*.pb; do
+  if [ "$(stat -c %s "$f")" -le 65536 ]; then
+    cp "$f" "$corpus/tensor_proto/$(basename "$(dirname "$(dirname "$f")")")_$(basename "$f")"
+  fi
+done
+for t in test_cast_FLOAT_to_FLOAT16 test_cast_FLOAT_to_STRING test_einsum_batch_matmul test_reshape_extended_dims; do
+  for f in "$testdata/$t"/test_data_set_0/input_*.pb; do
+    if [ -f "$f" ]; then cp "$f" "$corpus/tensor_proto/${t}_$(basename "$f")"; fi
+  done
+done
+fuzz() {  # TARGET SECONDS MAX_LEN
+  echo "-- $1 for $2 s"
+  "build-fuzz/fuzz_$1" -max_total_time="$2" -rss_limit_mb=2048 -max_len="$3" -print_final_stats=1 \
+    -artifact_prefix=build-fuzz/ "$corpus/$1" 2>&1 |
+    tail -n 4
+}
+fuzz model_reader "$model_seconds" 262144
+fuzz device_yaml "$extra_seconds" 8192
+fuzz node_times "$extra_seconds" 4096
+fuzz tensor_proto "$extra_seconds" 65536
+fuzz einsum "$extra_seconds" 256
 echo "fuzzing: no crash"

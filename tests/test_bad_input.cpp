@@ -93,6 +93,27 @@ TEST(BadInput, ExternalWeightsFileTooShort) {
   expect_one_line_error(path, "too short");
 }
 
+TEST(BadInput, NegativeExternalDataLength) {
+  // A negative length used to reach a vector resize (std::length_error, not a ridge::Error).
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{8}}).output("y");
+  auto* shape = b.proto().mutable_graph()->add_initializer();
+  shape->set_name("shape");
+  shape->set_data_type(::onnx::TensorProto::INT64);
+  shape->add_dims(2);
+  shape->set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto* location = shape->add_external_data();
+  location->set_key("location");
+  location->set_value("negative.bin");
+  auto* length = shape->add_external_data();
+  length->set_key("length");
+  length->set_value("-1");
+  b.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  auto path = b.save("negext");
+  write_file("negative.bin", std::string(16, '\0'));
+  expect_one_line_error(path, "negative external_data offset or length");
+}
+
 TEST(BadInput, UsageErrors) {
   expect_one_line_error(model_path("bert_base"), "--dim seq=N");
   expect_one_line_error(model_path("resnet50") + " --dim nosuch=3",

@@ -143,6 +143,9 @@ modes: [{name: default, source: s}]
   expect_error("level: dram, bandwidth: 1e11", "level: l2, bandwidth: 1e11", "needs a dram level");
   expect_error("kind: gpu", "kind: [gpu", "not valid YAML");
   expect_error("kind: gpu", "kind: tpu", "kind must be gpu, cpu or soc");
+  // Found by fuzz_device_yaml: nodes of the wrong kind used to escape as YAML exceptions.
+  expect_error("{gpu: {max_mhz", "{[gpu]: {max_mhz", "device file 'bad.yaml'");
+  expect_error("clock: gpu,", "clock: gpu, scales_with_cores: maybe,", "device file 'bad.yaml'");
 }
 
 TEST(Host, TheoreticalPeakFromDetectedFigures) {

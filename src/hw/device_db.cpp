@@ -10,6 +10,7 @@
 #include "hw/device_file.h"
 #include "hw/host.h"
 #include "util/error.h"
+#include "util/module.h"
 
 namespace ridge::hw {
 
@@ -28,6 +29,13 @@ std::vector<std::string> device_search_path() {
     }
   }
   if (const char* home = std::getenv("HOME")) dirs.push_back(std::string(home) + "/.config/ridge/devices");
+  // The installed layout (PREFIX/share/ridge/devices next to PREFIX/bin/ridge), then the source
+  // tree's devices/ that the build was configured from.
+  if (auto exe_dir = executable_dir(); !exe_dir.empty()) {
+    auto installed = (exe_dir / kInstalledDeviceDir).lexically_normal();
+    std::error_code ec;
+    if (fs::is_directory(installed, ec)) dirs.push_back(installed.string());
+  }
   dirs.push_back(RIDGE_DEVICE_DIR);
   return dirs;
 }

@@ -8,7 +8,8 @@
 namespace ridge::hw {
 
 // Directories searched, in order: $RIDGE_DEVICE_PATH (colon-separated), ~/.config/ridge/devices,
-// then the devices/ directory ridge was built with.
+// the installed database next to the executable (../share/ridge/devices, when present), then the
+// devices/ directory ridge was built from.
 std::vector<std::string> device_search_path();
 
 // All devices on the search path (first file wins per id), plus "host". Sorted by id.

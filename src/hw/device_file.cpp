@@ -63,25 +63,25 @@ std::string label(const Reader& r, const YAML::Node& node, const std::string& fi
   return text;
 }
 
-}  // namespace
-
-Device parse_device_yaml(const std::string& text, const std::string& name) {
+YAML::Node load_root(const std::string& text, const std::string& name) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw Error(fmt::format("device file '{}': not valid YAML: {} (line {})", name, e.msg, e.mark.line + 1));
   }
-  Reader r(name);
-  if (!root.IsMap()) r.fail("the document", "must be a mapping");
-  Device d;
-  d.file = name;
+  if (!root.IsMap()) Reader(name).fail("the document", "must be a mapping");
+  return root;
+}
+
+void read_identity(const Reader& r, const YAML::Node& root, Device& d) {
   d.id = r.text(root["id"], "id");
   d.name = r.text(root["name"], "name");
   d.kind = r.text(root["kind"], "kind");
   if (d.kind != "gpu" && d.kind != "cpu" && d.kind != "soc") r.fail("kind", "must be gpu, cpu or soc");
+}
 
-  auto clocks = root["clocks"];
+void read_clocks(const Reader& r, const YAML::Node& clocks, Device& d) {
   if (!clocks || !clocks.IsMap() || clocks.size() == 0) r.fail("clocks", "must map clock domains to {max_mhz, source}");
   for (const auto& entry : clocks) {
     auto domain = entry.first.as<std::string>();
@@ -94,61 +94,64 @@ Device parse_device_yaml(const std::string& text, const std::string& name) {
     c.source = r.source(entry.second, field);
     d.clocks[domain] = c;
   }
+}
 
-  auto units = root["units"];
+ComputeUnit read_unit(const Reader& r, const YAML::Node& n, const std::string& field, const Device& d) {
+  ComputeUnit u;
+  u.name = r.text(n["name"], field + ".name");
+  auto type = r.text(n["type"], field + ".type");
+  if (type != "vector" && type != "matrix" && type != "gemm") r.fail(field + ".type", "must be vector, matrix or gemm");
+  u.type = type == "vector" ? UnitType::kVector : type == "matrix" ? UnitType::kMatrix : UnitType::kGemm;
+  u.clock = r.text(n["clock"], field + ".clock");
+  auto clock = d.clocks.find(u.clock);
+  if (clock == d.clocks.end()) r.fail(field + ".clock", "names no domain in clocks: '" + u.clock + "'");
+  u.scales_with_cores = n["scales_with_cores"] && n["scales_with_cores"].as<bool>();
+  u.key_prefix = r.text(n["key_prefix"], field + ".key_prefix", false);
+  if (u.scales_with_cores && clock->second.cores <= 0)
+    r.fail(field, "scales with cores but its clock domain has no cores");
+  auto peaks = n["peak_flops"];
+  if (!peaks || !peaks.IsMap() || peaks.size() == 0) r.fail(field + ".peak_flops", "must map precisions to FLOP/s");
+  for (const auto& p : peaks) {
+    auto precision = p.first.as<std::string>();
+    if (!kPrecisions.count(precision)) r.fail(field + ".peak_flops." + precision, "is not a known precision");
+    u.peak_flops[precision] = r.number(p.second, field + ".peak_flops." + precision);
+  }
+  u.source = r.source(n, field);
+  u.label = label(r, n, field);
+  return u;
+}
+
+void read_units(const Reader& r, const YAML::Node& units, Device& d) {
   if (!units || !units.IsSequence() || units.size() == 0) r.fail("units", "must list at least one compute unit");
-  for (size_t i = 0; i < units.size(); ++i) {
-    auto n = units[i];
-    auto field = fmt::format("units[{}]", i);
-    ComputeUnit u;
-    u.name = r.text(n["name"], field + ".name");
-    auto type = r.text(n["type"], field + ".type");
-    if (type != "vector" && type != "matrix" && type != "gemm")
-      r.fail(field + ".type", "must be vector, matrix or gemm");
-    u.type = type == "vector" ? UnitType::kVector : type == "matrix" ? UnitType::kMatrix : UnitType::kGemm;
-    u.clock = r.text(n["clock"], field + ".clock");
-    if (!d.clocks.count(u.clock)) r.fail(field + ".clock", "names no domain in clocks: '" + u.clock + "'");
-    u.scales_with_cores = n["scales_with_cores"] && n["scales_with_cores"].as<bool>();
-    u.key_prefix = r.text(n["key_prefix"], field + ".key_prefix", false);
-    if (u.scales_with_cores && d.clocks[u.clock].cores <= 0)
-      r.fail(field, "scales with cores but its clock domain has no cores");
-    auto peaks = n["peak_flops"];
-    if (!peaks || !peaks.IsMap() || peaks.size() == 0) r.fail(field + ".peak_flops", "must map precisions to FLOP/s");
-    for (const auto& p : peaks) {
-      auto precision = p.first.as<std::string>();
-      if (!kPrecisions.count(precision)) r.fail(field + ".peak_flops." + precision, "is not a known precision");
-      u.peak_flops[precision] = r.number(p.second, field + ".peak_flops." + precision);
-    }
-    u.source = r.source(n, field);
-    u.label = label(r, n, field);
-    d.units.push_back(std::move(u));
-  }
+  for (size_t i = 0; i < units.size(); ++i) d.units.push_back(read_unit(r, units[i], fmt::format("units[{}]", i), d));
+}
 
-  auto memory = root["memory"];
+MemoryLevel read_memory_level(const Reader& r, const YAML::Node& n, const std::string& field, const Device& d) {
+  MemoryLevel m;
+  m.level = r.text(n["level"], field + ".level");
+  if (!kLevels.count(m.level)) r.fail(field + ".level", "must be dram, l3, l2 or l1");
+  m.kind = r.text(n["kind"], field + ".kind", false);
+  if (n["size_bytes"]) m.size_bytes = r.number(n["size_bytes"], field + ".size_bytes");
+  if (n["bandwidth"]) m.bandwidth = r.number(n["bandwidth"], field + ".bandwidth");
+  m.clock = r.text(n["clock"], field + ".clock", false);
+  if (!m.clock.empty() && !d.clocks.count(m.clock))
+    r.fail(field + ".clock", "names no domain in clocks: '" + m.clock + "'");
+  m.source = r.source(n, field);
+  m.label = label(r, n, field);
+  if (m.level == "dram" && m.bandwidth <= 0) r.fail(field + ".bandwidth", "is required for dram");
+  return m;
+}
+
+void read_memory(const Reader& r, const YAML::Node& memory, Device& d) {
   if (!memory || !memory.IsSequence()) r.fail("memory", "must list memory levels");
+  for (size_t i = 0; i < memory.size(); ++i)
+    d.memory.push_back(read_memory_level(r, memory[i], fmt::format("memory[{}]", i), d));
   bool has_dram = false;
-  for (size_t i = 0; i < memory.size(); ++i) {
-    auto n = memory[i];
-    auto field = fmt::format("memory[{}]", i);
-    MemoryLevel m;
-    m.level = r.text(n["level"], field + ".level");
-    if (!kLevels.count(m.level)) r.fail(field + ".level", "must be dram, l3, l2 or l1");
-    m.kind = r.text(n["kind"], field + ".kind", false);
-    if (n["size_bytes"]) m.size_bytes = r.number(n["size_bytes"], field + ".size_bytes");
-    if (n["bandwidth"]) m.bandwidth = r.number(n["bandwidth"], field + ".bandwidth");
-    m.clock = r.text(n["clock"], field + ".clock", false);
-    if (!m.clock.empty() && !d.clocks.count(m.clock))
-      r.fail(field + ".clock", "names no domain in clocks: '" + m.clock + "'");
-    m.source = r.source(n, field);
-    m.label = label(r, n, field);
-    if (m.level == "dram") {
-      if (m.bandwidth <= 0) r.fail(field + ".bandwidth", "is required for dram");
-      has_dram = true;
-    }
-    d.memory.push_back(std::move(m));
-  }
+  for (const auto& m : d.memory) has_dram = has_dram || m.level == "dram";
   if (!has_dram) r.fail("memory", "needs a dram level");
+}
 
+void read_power_and_overhead(const Reader& r, const YAML::Node& root, Device& d) {
   if (auto power = root["power"]) {
     if (power["tdp_w"]) d.tdp_w = Sourced{r.number(power["tdp_w"], "power.tdp_w"), r.source(power, "power")};
     if (power["idle_w"]) d.idle_w = Sourced{r.number(power["idle_w"], "power.idle_w"), r.source(power, "power")};
@@ -157,42 +160,65 @@ Device parse_device_yaml(const std::string& text, const std::string& name) {
   if (!overhead) r.fail("overhead", "is missing: {seconds, source} of the fixed cost per op");
   d.overhead_s = r.number(overhead["seconds"], "overhead.seconds", false);
   d.overhead_source = r.source(overhead, "overhead");
+}
 
-  if (auto cal = root["calibration"]) {
-    Calibration c;
-    c.overhead_s = r.number(cal["overhead_s"], "calibration.overhead_s", false);
-    c.fitted_from = r.text(cal["fitted_from"], "calibration.fitted_from");
-    c.nodes = static_cast<int>(r.number(cal["nodes"], "calibration.nodes"));
-    auto eff = cal["efficiency"];
-    if (!eff || !eff.IsMap()) r.fail("calibration.efficiency", "must map op families to fractions");
-    for (const auto& e : eff) {
-      double v = r.number(e.second, "calibration.efficiency." + e.first.as<std::string>());
-      if (v > 1) r.fail("calibration.efficiency." + e.first.as<std::string>(), "must not exceed 1");
-      c.efficiency[e.first.as<std::string>()] = v;
-    }
-    d.calibration = c;
+Calibration read_calibration(const Reader& r, const YAML::Node& cal) {
+  Calibration c;
+  c.overhead_s = r.number(cal["overhead_s"], "calibration.overhead_s", false);
+  c.fitted_from = r.text(cal["fitted_from"], "calibration.fitted_from");
+  c.nodes = static_cast<int>(r.number(cal["nodes"], "calibration.nodes"));
+  auto eff = cal["efficiency"];
+  if (!eff || !eff.IsMap()) r.fail("calibration.efficiency", "must map op families to fractions");
+  for (const auto& e : eff) {
+    auto family = e.first.as<std::string>();
+    double v = r.number(e.second, "calibration.efficiency." + family);
+    if (v > 1) r.fail("calibration.efficiency." + family, "must not exceed 1");
+    c.efficiency[family] = v;
   }
+  return c;
+}
 
-  auto modes = root["modes"];
+PowerMode read_mode(const Reader& r, const YAML::Node& n, const std::string& field, const Device& d) {
+  PowerMode m;
+  m.name = r.text(n["name"], field + ".name");
+  auto clocks_of = n["clocks"];
+  if (clocks_of && clocks_of.IsMap())
+    for (const auto& c : clocks_of) {
+      auto domain = c.first.as<std::string>();
+      if (!d.clocks.count(domain)) r.fail(field + ".clocks." + domain, "names no domain in clocks");
+      m.clocks_mhz[domain] = r.number(c.second, field + ".clocks." + domain);
+    }
+  if (auto cores = n["cores"]; cores && cores.IsMap())
+    for (const auto& c : cores)
+      m.cores[c.first.as<std::string>()] = static_cast<int>(r.number(c.second, field + ".cores"));
+  if (n["power_budget_w"]) m.power_budget_w = r.number(n["power_budget_w"], field + ".power_budget_w");
+  m.source = r.source(n, field);
+  return m;
+}
+
+void read_modes(const Reader& r, const YAML::Node& modes, Device& d) {
   if (!modes || !modes.IsSequence() || modes.size() == 0) r.fail("modes", "must list at least one power mode");
-  for (size_t i = 0; i < modes.size(); ++i) {
-    auto n = modes[i];
-    auto field = fmt::format("modes[{}]", i);
-    PowerMode m;
-    m.name = r.text(n["name"], field + ".name");
-    auto clocks_of = n["clocks"];
-    if (clocks_of && clocks_of.IsMap())
-      for (const auto& c : clocks_of) {
-        auto domain = c.first.as<std::string>();
-        if (!d.clocks.count(domain)) r.fail(field + ".clocks." + domain, "names no domain in clocks");
-        m.clocks_mhz[domain] = r.number(c.second, field + ".clocks." + domain);
-      }
-    if (auto cores = n["cores"]; cores && cores.IsMap())
-      for (const auto& c : cores)
-        m.cores[c.first.as<std::string>()] = static_cast<int>(r.number(c.second, field + ".cores"));
-    if (n["power_budget_w"]) m.power_budget_w = r.number(n["power_budget_w"], field + ".power_budget_w");
-    m.source = r.source(n, field);
-    d.modes.push_back(std::move(m));
+  for (size_t i = 0; i < modes.size(); ++i) d.modes.push_back(read_mode(r, modes[i], fmt::format("modes[{}]", i), d));
+}
+
+}  // namespace
+
+Device parse_device_yaml(const std::string& text, const std::string& name) {
+  auto root = load_root(text, name);
+  Reader r(name);
+  Device d;
+  d.file = name;
+  try {
+    read_identity(r, root, d);
+    read_clocks(r, root["clocks"], d);
+    read_units(r, root["units"], d);
+    read_memory(r, root["memory"], d);
+    read_power_and_overhead(r, root, d);
+    if (auto cal = root["calibration"]) d.calibration = read_calibration(r, cal);
+    read_modes(r, root["modes"], d);
+  } catch (const YAML::Exception& e) {  // a node of the wrong kind (a mapping as a key, "maybe" as a bool)
+    throw Error(fmt::format("device file '{}': {}{}", name, e.msg,
+                            e.mark.is_null() ? "" : fmt::format(" (line {})", e.mark.line + 1)));
   }
   return d;
 }

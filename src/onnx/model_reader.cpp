@@ -2,7 +2,8 @@
 // into generated ModelProto classes: the generated parser copies every raw_data field, so a
 // 1.5 GB model would cost 1.5 GB of memory just to read shapes. Here raw_data becomes an offset
 // into the file and is skipped with lseek (FileInputStream), so weight bytes are neither read
-// nor mapped: analysis memory stays small whatever the file size.
+// nor mapped: analysis memory stays small whatever the file size. Field numbers are onnx.proto's,
+// named below as the generated classes name them (TensorProto::kRawDataFieldNumber, ...).
 #include "onnx/model_reader.h"
 
 #include <fmt/format.h>
@@ -35,6 +36,27 @@ constexpr int kVarint = WireFormatLite::WIRETYPE_VARINT;
 constexpr int kFixed64 = WireFormatLite::WIRETYPE_FIXED64;
 constexpr int kBytes = WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
 constexpr int kFixed32 = WireFormatLite::WIRETYPE_FIXED32;
+
+// onnx.proto field numbers (/usr/include/onnx/onnx.proto).
+struct TensorProto {
+  enum : int {
+    kDimsFieldNumber = 1,
+    kDataTypeFieldNumber = 2,
+    kFloatDataFieldNumber = 4,
+    kInt32DataFieldNumber = 5,
+    kInt64DataFieldNumber = 7,
+    kNameFieldNumber = 8,
+    kRawDataFieldNumber = 9,
+    kDoubleDataFieldNumber = 10,
+    kUint64DataFieldNumber = 11,
+    kExternalDataFieldNumber = 13,
+    kDataLocationFieldNumber = 14,
+  };
+  enum DataLocation : int64_t { kDefault = 0, kExternal = 1 };
+};
+struct StringStringEntryProto {
+  enum : int { kKeyFieldNumber = 1, kValueFieldNumber = 2 };
+};
 
 class Reader {
  public:
@@ -190,106 +212,135 @@ class Reader {
     for (int i = 0; i < length / 8; ++i) one();
   }
 
+  // TensorProto, in three steps: its fields (raw data located, not copied), its header checked,
+  // then where its values live (external file, raw data, typed fields).
   std::shared_ptr<TensorRef> read_tensor() {
     auto tensor = std::make_shared<TensorRef>();
-    int32_t data_type = 0;
-    bool external = false;
-    std::vector<int64_t> ints;  // int32_data / int64_data / uint64_data
-    std::vector<double> reals;  // float_data / double_data
-    bool typed_fields = false, typed_truncated = false;
-    std::vector<std::pair<std::string, std::string>> external_entries;
-    while (uint32_t tag = in_.ReadTag()) {
-      int field = WireFormatLite::GetTagFieldNumber(tag);
-      int wire = WireFormatLite::GetTagWireType(tag);
-      switch (field) {
-        case 1:
-          read_ints(wire, tensor->dims);
-          break;
-        case 2:
-          data_type = static_cast<int32_t>(read_int64());
-          break;
-        case 8:
-          tensor->name = read_string();
-          break;
-        case 9: {  // raw_data: remember where it is, do not copy or touch it
-          int length = read_length();
-          tensor->location.kind = graph::TensorLocation::Kind::kInFile;
-          tensor->location.source = source_;
-          tensor->location.offset = in_.CurrentPosition();
-          tensor->location.size = length;
-          if (!in_.Skip(length)) fail("truncated raw_data");
-          break;
-        }
-        case 4:
-        case 5:
-        case 7:
-        case 10:
-        case 11: {
-          typed_fields = true;
-          if (static_cast<int64_t>(ints.size() + reals.size()) > options_.max_typed_elements) {
-            typed_truncated = true;
-            skip(tag);
-          } else if (field == 4) {
-            read_floats(wire, reals);
-          } else if (field == 10) {
-            read_doubles(wire, reals);
-          } else {
-            read_ints(wire, ints);
-          }
-          break;
-        }
-        case 13: {  // external_data: key/value pairs
-          auto limit = push_message();
-          std::string key, value;
-          while (uint32_t t = in_.ReadTag()) {
-            int f = WireFormatLite::GetTagFieldNumber(t);
-            if (f == 1)
-              key = read_string();
-            else if (f == 2)
-              value = read_string();
-            else
-              skip(t);
-          }
-          pop(limit);
-          external_entries.emplace_back(key, value);
-          break;
-        }
-        case 14:
-          external = read_int64() == 1;
-          break;
-        default:
-          skip(tag);
-      }
-    }
-    if (!graph::is_known_dtype(data_type))
-      fail(fmt::format("tensor '{}' has unknown data type {}", tensor->name, data_type));
-    tensor->dtype = static_cast<DType>(data_type);
-    for (auto d : tensor->dims)
-      if (d < 0) fail(fmt::format("tensor '{}' has a negative dimension {}", tensor->name, d));
-    if (external) {
-      auto& loc = tensor->location;
-      loc.kind = graph::TensorLocation::Kind::kExternal;
-      for (const auto& [key, value] : external_entries) {
-        try {
-          if (key == "location")
-            loc.external_path = value;
-          else if (key == "offset")
-            loc.external_offset = std::stoll(value);
-          else if (key == "length") {
-            loc.size = std::stoll(value);
-            loc.external_length_given = true;
-          }
-        } catch (const std::exception&) {
-          fail(fmt::format("tensor '{}' has a bad external_data {} '{}'", tensor->name, key, value));
-        }
-      }
-      if (loc.external_path.empty()) fail(fmt::format("tensor '{}' is external but names no file", tensor->name));
-    } else if (typed_fields && tensor->location.kind == graph::TensorLocation::Kind::kNone) {
+    TensorFields fields;
+    while (uint32_t tag = in_.ReadTag()) read_tensor_field(tag, *tensor, fields);
+    check_tensor_header(*tensor, fields.data_type);
+    if (fields.external)
+      locate_external_data(*tensor, fields.external_entries);
+    else if (fields.typed && tensor->location.kind == graph::TensorLocation::Kind::kNone) {
       tensor->location.kind = graph::TensorLocation::Kind::kTypedFields;
-      if (!typed_truncated)
-        tensor->typed_values = constant_from_typed_fields(*tensor, std::move(ints), std::move(reals));
+      if (!fields.typed_truncated)
+        tensor->typed_values = constant_from_typed_fields(*tensor, std::move(fields.ints), std::move(fields.reals));
     }
     return tensor;
+  }
+
+  // What read_tensor collects besides the TensorRef itself.
+  struct TensorFields {
+    int32_t data_type = 0;
+    bool external = false;      // data_location == EXTERNAL
+    std::vector<int64_t> ints;  // int32_data / int64_data / uint64_data
+    std::vector<double> reals;  // float_data / double_data
+    bool typed = false, typed_truncated = false;
+    std::vector<std::pair<std::string, std::string>> external_entries;  // external_data key/value pairs
+  };
+
+  void read_tensor_field(uint32_t tag, TensorRef& tensor, TensorFields& fields) {
+    using T = TensorProto;
+    int field = WireFormatLite::GetTagFieldNumber(tag);
+    int wire = WireFormatLite::GetTagWireType(tag);
+    switch (field) {
+      case T::kDimsFieldNumber:
+        read_ints(wire, tensor.dims);
+        break;
+      case T::kDataTypeFieldNumber:
+        fields.data_type = static_cast<int32_t>(read_int64());
+        break;
+      case T::kNameFieldNumber:
+        tensor.name = read_string();
+        break;
+      case T::kRawDataFieldNumber:
+        locate_raw_data(tensor);
+        break;
+      case T::kFloatDataFieldNumber:
+      case T::kInt32DataFieldNumber:
+      case T::kInt64DataFieldNumber:
+      case T::kDoubleDataFieldNumber:
+      case T::kUint64DataFieldNumber:
+        fields.typed = true;
+        if (static_cast<int64_t>(fields.ints.size() + fields.reals.size()) > options_.max_typed_elements) {
+          fields.typed_truncated = true;
+          skip(tag);
+        } else if (field == T::kFloatDataFieldNumber) {
+          read_floats(wire, fields.reals);
+        } else if (field == T::kDoubleDataFieldNumber) {
+          read_doubles(wire, fields.reals);
+        } else {
+          read_ints(wire, fields.ints);
+        }
+        break;
+      case T::kExternalDataFieldNumber:
+        fields.external_entries.push_back(read_string_entry());
+        break;
+      case T::kDataLocationFieldNumber:
+        fields.external = read_int64() == TensorProto::kExternal;
+        break;
+      default:
+        skip(tag);
+    }
+  }
+
+  // raw_data: remember where it is, do not copy or touch it.
+  void locate_raw_data(TensorRef& tensor) {
+    int length = read_length();
+    tensor.location.kind = graph::TensorLocation::Kind::kInFile;
+    tensor.location.source = source_;
+    tensor.location.offset = in_.CurrentPosition();
+    tensor.location.size = length;
+    if (!in_.Skip(length)) fail("truncated raw_data");
+  }
+
+  // StringStringEntryProto: one key/value pair.
+  std::pair<std::string, std::string> read_string_entry() {
+    using E = StringStringEntryProto;
+    auto limit = push_message();
+    std::pair<std::string, std::string> entry;
+    while (uint32_t tag = in_.ReadTag()) {
+      int field = WireFormatLite::GetTagFieldNumber(tag);
+      if (field == E::kKeyFieldNumber)
+        entry.first = read_string();
+      else if (field == E::kValueFieldNumber)
+        entry.second = read_string();
+      else
+        skip(tag);
+    }
+    pop(limit);
+    return entry;
+  }
+
+  void check_tensor_header(TensorRef& tensor, int32_t data_type) {
+    if (!graph::is_known_dtype(data_type))
+      fail(fmt::format("tensor '{}' has unknown data type {}", tensor.name, data_type));
+    tensor.dtype = static_cast<DType>(data_type);
+    for (auto d : tensor.dims)
+      if (d < 0) fail(fmt::format("tensor '{}' has a negative dimension {}", tensor.name, d));
+  }
+
+  // external_data's location (a file next to the model), offset and length.
+  void locate_external_data(TensorRef& tensor, const std::vector<std::pair<std::string, std::string>>& entries) {
+    auto& loc = tensor.location;
+    loc.kind = graph::TensorLocation::Kind::kExternal;
+    for (const auto& [key, value] : entries) {
+      try {
+        if (key == "location")
+          loc.external_path = value;
+        else if (key == "offset")
+          loc.external_offset = std::stoll(value);
+        else if (key == "length") {
+          loc.size = std::stoll(value);
+          loc.external_length_given = true;
+        }
+      } catch (const std::exception&) {
+        fail(fmt::format("tensor '{}' has a bad external_data {} '{}'", tensor.name, key, value));
+      }
+    }
+    if (loc.external_path.empty()) fail(fmt::format("tensor '{}' is external but names no file", tensor.name));
+    if (loc.external_offset < 0 || (loc.external_length_given && loc.size < 0))
+      fail(fmt::format("tensor '{}' has a negative external_data offset or length", tensor.name));
   }
 
   // TypeProto -> dtype and shape (tensor types only; sequences/maps/optionals keep no shape).
@@ -618,6 +669,15 @@ std::shared_ptr<graph::TensorRef> load_tensor_file(const std::string& path) {
   LoadOptions options;
   options.max_typed_elements = std::numeric_limits<int64_t>::max();
   Reader reader(&stream, static_cast<int>(file->size()), file, path, options);
+  return reader.read_tensor_message();
+}
+
+std::shared_ptr<graph::TensorRef> load_tensor_from_bytes(const uint8_t* bytes, int64_t size, const std::string& name) {
+  if (size <= 0 || size > INT_MAX) throw Error(fmt::format("'{}' is not a TensorProto file", name));
+  google::protobuf::io::ArrayInputStream stream(bytes, static_cast<int>(size));
+  LoadOptions options;
+  options.max_typed_elements = std::numeric_limits<int64_t>::max();
+  Reader reader(&stream, static_cast<int>(size), std::make_shared<MemoryBytes>(bytes, size), name, options);
   return reader.read_tensor_message();
 }
 

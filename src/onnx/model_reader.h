@@ -19,6 +19,8 @@ graph::Model load_model(const std::string& path, const LoadOptions& options = {}
 // Reads a file holding one TensorProto (ONNX test data: input_0.pb, output_0.pb); its raw data
 // stays in the file until read with read_tensor_bytes.
 std::shared_ptr<graph::TensorRef> load_tensor_file(const std::string& path);
+// Same, from bytes already in memory (used by the fuzz target). `bytes` must outlive the tensor.
+std::shared_ptr<graph::TensorRef> load_tensor_from_bytes(const uint8_t* bytes, int64_t size, const std::string& name);
 graph::Model load_model_from_bytes(const uint8_t* bytes, int64_t size, const std::string& name,
                                    const LoadOptions& options = {});
 

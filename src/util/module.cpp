@@ -10,15 +10,20 @@
 
 namespace ridge {
 
+std::filesystem::path executable_dir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : exe.parent_path();
+}
+
 void* module_symbol(const std::string& file_name, const char* env_var, const std::string& built_path,
                     const char* symbol) {
   std::vector<std::string> candidates;
   if (const char* env = std::getenv(env_var)) candidates.emplace_back(env);
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    candidates.push_back((exe.parent_path() / file_name).string());
-    candidates.push_back((exe.parent_path().parent_path() / file_name).string());
+  if (auto dir = executable_dir(); !dir.empty()) {
+    candidates.push_back((dir / file_name).string());
+    candidates.push_back((dir / kInstalledModuleDir / file_name).lexically_normal().string());
+    candidates.push_back((dir.parent_path() / file_name).string());
   }
   candidates.push_back(built_path);
   std::string tried;

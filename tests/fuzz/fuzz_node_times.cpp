@@ -1,0 +1,18 @@
+// libFuzzer target: arbitrary text through the measured per-node times reader (CSV, `ridge calibrate
+// --measured`). Any input must end in rows or a ridge::Error.
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+#include "roofline/calibrate.h"
+#include "util/error.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  try {
+    std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
+    ridge::roofline::parse_node_times(in, "fuzz.csv");
+  } catch (const ridge::Error&) {
+  }
+  return 0;
+}
