@@ -12,6 +12,9 @@
 #include "hw/ert/kernels.h"
 #include "hw/roofline.h"
 #include "report/ert_report.h"
+#include "report/printer.h"
+#include "report/ert_report.h"
+#include "report/printer.h"
 #include "support/paths.h"
 
 namespace ridge::test {
@@ -132,16 +135,16 @@ ErtResult synthetic_result(double fp32, double theoretical_fp32) {
 TEST(ErtReport, PeakAboveTheoreticalIsFlaggedInTableAndJson) {
   auto above = synthetic_result(2.08e11, 1e11);
   std::ostringstream table;
-  report::write_ert_table(table, above);
+  report::print_table(table, report::ert_document(above));
   EXPECT_NE(table.str().find(std::string("208.0% (") + kAboveTheoreticalFlag + ")"), std::string::npos) << table.str();
-  auto doc = report::ert_json(above);
+  auto doc = report::to_json(report::ert_document(above));
   EXPECT_EQ(doc["peaks"][0]["flag"], kAboveTheoreticalFlag);
   EXPECT_DOUBLE_EQ(doc["fma_width"]["flops_per_cycle_fp32"].get<double>(), 64);
   auto fine = synthetic_result(0.95e11, 1e11);
   std::ostringstream plain;
-  report::write_ert_table(plain, fine);
+  report::print_table(plain, report::ert_document(fine));
   EXPECT_EQ(plain.str().find(kAboveTheoreticalFlag), std::string::npos);
-  EXPECT_EQ(report::ert_json(fine)["peaks"][0]["flag"], "");
+  EXPECT_EQ(report::to_json(report::ert_document(fine))["peaks"][0]["flag"], "");
 }
 
 // The profile is a device file whose measured GEMM rate is the matrix ceiling.

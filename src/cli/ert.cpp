@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/output_options.h"
 #include "cli/common.h"
 #include "report/ert_report.h"
 #include "util/error.h"
@@ -26,30 +27,30 @@ Command add_ert_command(CLI::App& parent) {
   app->add_flag("--quick", o->quick, "finish in under 30 s (fewer repetitions and sizes)");
   app->add_option("--threads", o->threads, "largest thread count (default: every online CPU)")
       ->check(integer_in(1, 4096));
-  app->add_option("-f,--format", o->format, "table (default) or json")->check(CLI::IsMember({"table", "json"}));
+  add_format_option(*app, o->format);
   app->add_option("--profile", o->profile, "write the measured roofline as a device file (YAML)");
-  app->add_option("--csv", o->csv, "write every measured point as CSV");
+  app->add_option("--csv", o->csv, "also write every measured point as CSV (what -f csv prints)");
   return {app, [o] {
             hw::ert::ErtOptions options;
             options.quick = o->quick;
             options.max_threads = o->threads;
-            if (o->format == "table")
-              options.progress = [](const std::string& line) { std::cerr << "ert: " << line << "\n"; };
+            // Progress on stderr whatever the format: stdout holds only the document.
+            options.progress = [](const std::string& line) { std::cerr << "ert: " << line << "\n"; };
             auto result = hw::ert::run_ert(options);
-            if (o->format == "json")
-              std::cout << report::ert_json(result).dump(2) << "\n";
-            else
-              report::write_ert_table(std::cout, result);
+            // Files first: a profile that cannot be written must not be lost after a long run's output.
             if (!o->profile.empty()) {
               std::ofstream out(o->profile);
-              if (!out) throw Error("cannot write '" + o->profile + "'");
               out << hw::ert::ert_device_yaml(result);
+              if (!out.flush()) throw Error("cannot write '" + o->profile + "'");
             }
             if (!o->csv.empty()) {
               std::ofstream out(o->csv);
-              if (!out) throw Error("cannot write '" + o->csv + "'");
-              report::write_ert_points_csv(out, result);
+              auto points = report::ert_points_table(result);
+              out << report::csv_header(points) << "\n";
+              report::print_csv_rows(out, points);
+              if (!out.flush()) throw Error("cannot write '" + o->csv + "'");
             }
+            emit(report::ert_document(result), o->format);
             return 0;
           }};
 }

@@ -1,14 +1,13 @@
 #pragma once
-// Writers of `ridge ert` results: table, JSON, CSV of the raw points.
-#include <nlohmann/json.hpp>
-#include <ostream>
-
+// `ridge ert` results as a document: FMA peaks per thread count, bandwidth per level, the ERT sweep,
+// the GEMM rate; `-f csv` (and `ridge ert --csv FILE`) is every measured point.
 #include "hw/ert/ert.h"
+#include "report/document.h"
 
 namespace ridge::report {
 
-nlohmann::json ert_json(const hw::ert::ErtResult& r);
-void write_ert_table(std::ostream& out, const hw::ert::ErtResult& r);
-void write_ert_points_csv(std::ostream& out, const hw::ert::ErtResult& r);
+Document ert_document(const hw::ert::ErtResult& r);
+// Every measured point: kind, kernel, threads, bytes_per_thread, level, intensity, min, median, max.
+Table ert_points_table(const hw::ert::ErtResult& r);
 
 }  // namespace ridge::report
