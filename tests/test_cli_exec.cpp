@@ -92,6 +92,10 @@ TEST(BenchCli, JsonHasTheDocumentedKeysAndConsistentNodes) {
 TEST(BenchCli, CalibrationRoundTripPredictsTheMeasuredLatency) {
   auto dir = temp_dir() + "/roundtrip";
   fs::remove_all(dir);
+  // An earlier run at another batch in the same directory: calibrate must use the last run only.
+  auto earlier = run_ridge("bench " + model_path("alexnet") +
+                           " --batch 2 --threads 1 --max-time 0.2 --warmup 0 -f json " + "--csv " + dir);
+  ASSERT_EQ(earlier.exit_code, 0) << earlier.err;
   auto bench = run_ridge("bench " + model_path("alexnet") + " --threads 1 --max-time 2 -f json --csv " + dir);
   ASSERT_EQ(bench.exit_code, 0) << bench.err;
   double measured_ms = nlohmann::json::parse(bench.out)["runs"][0]["latency_ms"]["mean"].get<double>();
@@ -108,9 +112,13 @@ modes: [{name: default, source: test}]
 )";
   auto calibrated = temp_dir() + "/roundtrip-calibrated.yaml";
   auto calibrate = run_ridge("calibrate " + model_path("alexnet") + " --device " + device + " --measured " + dir +
-                             "/nodes.csv -o " + calibrated);
+                             "/nodes.csv -o " + calibrated + " -f json");
   ASSERT_EQ(calibrate.exit_code, 0) << calibrate.err;
-  EXPECT_NE(calibrate.out.find("(0 measured names matched no node)"), std::string::npos) << calibrate.out;
+  auto fit = nlohmann::json::parse(calibrate.out);
+  EXPECT_EQ(fit["unmatched"], 0) << calibrate.out;
+  EXPECT_EQ(fit["without_work"], 1) << calibrate.out;  // the Flatten: matched, no roofline time
+  EXPECT_NE(fit["run"].get<std::string>().find("batch 1,"), std::string::npos) << calibrate.out;
+  EXPECT_NE(fit["notes"][0].get<std::string>().find("holds 2 runs"), std::string::npos) << calibrate.out;
   auto predict = run_ridge("predict " + model_path("alexnet") + " --device " + calibrated + " -f json");
   ASSERT_EQ(predict.exit_code, 0) << predict.err;
   auto doc = nlohmann::json::parse(predict.out);

@@ -13,8 +13,6 @@
 #include "hw/roofline.h"
 #include "report/ert_report.h"
 #include "report/printer.h"
-#include "report/ert_report.h"
-#include "report/printer.h"
 #include "support/paths.h"
 
 namespace ridge::test {

@@ -9,8 +9,8 @@
 #include "cli/command.h"
 #include "cli/device_options.h"
 #include "cli/output_options.h"
-#include "report/format.h"
 #include "hw/device_db.h"
+#include "report/format.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -50,8 +50,7 @@ int run_calibrate(const CalibrateOptions& o) {
     doc.notes.push_back(fmt::format("{} holds {} runs; calibrated on the last: {}", o.measured, run.runs, run.chosen));
   doc.field("run", "", "", run.chosen, report::kJson);
   doc.field("nodes", "nodes fitted", std::to_string(fit.calibration.nodes), fit.calibration.nodes);
-  doc.field("unmatched", "measured names that are no node of the model", std::to_string(fit.unmatched),
-            fit.unmatched);
+  doc.field("unmatched", "measured names that are no node of the model", std::to_string(fit.unmatched), fit.unmatched);
   doc.field("without_work", "nodes without work (matched, not fitted)", std::to_string(fit.without_work),
             fit.without_work);
   doc.field("overhead_s", "overhead per op", report::duration(fit.calibration.overhead_s), fit.calibration.overhead_s);

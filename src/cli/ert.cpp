@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/output_options.h"
 #include "cli/common.h"
+#include "cli/output_options.h"
 #include "report/ert_report.h"
 #include "util/error.h"
 

@@ -22,7 +22,10 @@ std::string percent_of(double measured, double theoretical) {
 }
 
 Column rate(std::string key, std::string title, std::string json_path, const char* unit = "FLOP/s") {
-  return {.key = std::move(key), .title = std::move(title), .style = Style::kSi, .unit = unit,
+  return {.key = std::move(key),
+          .title = std::move(title),
+          .style = Style::kSi,
+          .unit = unit,
           .json_path = std::move(json_path)};
 }
 
@@ -72,8 +75,8 @@ void add_peaks(Document& doc, const hw::ert::ErtResult& r) {
   for (const auto& p : r.peaks)
     t.add({static_cast<int64_t>(p.threads), p.clock_mhz, p.fp32.max, p.fp32.median, p.fp32.min,
            percent_of(p.fp32.max, p.theoretical_fp32), p.fp64.max, p.fp64.median, p.fp64.min,
-           percent_of(p.fp64.max, p.theoretical_fp64), p.fp32.max / p.theoretical_fp32,
-           p.fp64.max / p.theoretical_fp64, flag(p)});
+           percent_of(p.fp64.max, p.theoretical_fp64), p.fp32.max / p.theoretical_fp32, p.fp64.max / p.theoretical_fp64,
+           flag(p)});
 }
 
 void add_bandwidth(Document& doc, const hw::ert::ErtResult& r) {
@@ -108,8 +111,7 @@ void add_intensity_and_gemm(Document& doc, const hw::ert::ErtResult& r) {
   doc.field("gemm_flops", "", "", {{"fp32", r.gemm_fp32.max}}, kJson);
   doc.field("gemm_n", "", "", r.gemm_n, kJson);
   doc.field("gemm", fmt::format("GEMM fp32 (ATen at::mm, n = {})", r.gemm_n),
-            fmt::format("{} (median {})", si(r.gemm_fp32.max, "FLOP/s"), si(r.gemm_fp32.median, "FLOP/s")), {},
-            kHuman)
+            fmt::format("{} (median {})", si(r.gemm_fp32.max, "FLOP/s"), si(r.gemm_fp32.median, "FLOP/s")), {}, kHuman)
       .at_end = true;
   doc.field("seconds", "ran in", fmt::format("{:.1f} s", r.seconds), r.seconds).at_end = true;
 }

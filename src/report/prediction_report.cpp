@@ -110,8 +110,8 @@ Document prediction_sweep_document(const std::vector<PredictionPoint>& points) {
   t.column({.key = "mode"})
       .column({.key = "batch"})
       .column(seconds("time_s", "latency", kHuman | kCsv))
-      .column({.key = "throughput", .title = "samples/s", .style = Style::kFixed, .decimals = 1,
-               .audience = kHuman | kCsv})
+      .column(
+          {.key = "throughput", .title = "samples/s", .style = Style::kFixed, .decimals = 1, .audience = kHuman | kCsv})
       .column(seconds("compute_bound_s", "", kCsv))
       .column(seconds("memory_bound_s", "", kCsv))
       .column(seconds("overhead_bound_s", "", kCsv))
