@@ -167,6 +167,7 @@ Table totals_table(const cost::Totals& t) {
 Table training_table(const cost::TrainingTotals& tr) {
   Table training;
   training.key = "training";
+  training.title = "training step:";
   training.layout = Table::Layout::kRecord;
   training.column(count("flops", "training FLOPs"))
       .column(count("forward_flops", "  forward"))
