@@ -72,16 +72,17 @@ int run_bench(const BenchCliOptions& o) {
     else
       throw Error(fmt::format("--sweep {}: bench sweeps batch=... and input=...", key));
   }
-  std::vector<std::string> modes =
-      o.exec.mode == "both" ? std::vector<std::string>{"eager", "optimized"} : std::vector<std::string>{o.exec.mode};
-  std::vector<std::string> algorithms = o.exec.conv_algo == "all"
-                                            ? std::vector<std::string>{"auto", "direct", "gemm", "fft", "winograd"}
-                                            : std::vector<std::string>{o.exec.conv_algo};
+  std::vector<std::string> modes = o.exec.mode == "both" ? exec::mode_names() : std::vector<std::string>{o.exec.mode};
+  std::vector<std::string> algorithms =
+      o.exec.conv_algo == "all" ? exec::conv_algo_names() : std::vector<std::string>{o.exec.conv_algo};
   exec::BenchOptions options;
-  options.exec = to_exec_options(o.exec);
+  auto exec_cli = o.exec;  // "both" and "all" stand for several runs: each sets its own below
+  exec_cli.mode = modes.front();
+  exec_cli.conv_algo = algorithms.front();
+  options.exec = to_exec_options(exec_cli);
   options.exec.profile_nodes = !o.no_per_node;
   options.training.enabled = o.model.training;
-  options.training.optimizer = o.model.optimizer;
+  options.training.optimizer = cost::parse_optimizer(o.model.optimizer);
   options.training.learning_rate = o.learning_rate;
   options.warmup_seconds = o.warmup;
   options.stopping.max_seconds = o.max_time;
@@ -113,8 +114,8 @@ int run_bench(const BenchCliOptions& o) {
       for (const auto& mode : modes)
         for (const auto& algorithm : algorithms) {
           auto run_options = options;
-          run_options.exec.mode = mode;
-          run_options.exec.conv_algo = algorithm;
+          run_options.exec.mode = exec::parse_mode(mode);
+          run_options.exec.conv_algo = exec::parse_conv_algo(algorithm);
           auto result = engine.bench(model, prepared.inputs, run_options);
           result.model = o.model.model;
           result.batch = bound_batch(model);

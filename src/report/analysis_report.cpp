@@ -14,18 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-const char* optimizer_name(cost::Optimizer o) {
-  switch (o) {
-    case cost::Optimizer::kSgd:
-      return "sgd";
-    case cost::Optimizer::kMomentum:
-      return "momentum";
-    case cost::Optimizer::kAdam:
-      return "adam";
-  }
-  return "?";
-}
-
 std::string dtype_choice(const std::optional<graph::DType>& t) {
   return t ? std::string(graph::dtype_name(*t)) : std::string("as stored");
 }
@@ -80,7 +68,7 @@ void write_header(std::ostream& out, const analysis::Request& request, const ana
   fmt::print(out, "dtypes: activations {}, weights {}{}\n", dtype_choice(request.options.activation_dtype),
              dtype_choice(request.options.weight_dtype),
              request.options.training
-                 ? fmt::format("; training step, optimizer {}", optimizer_name(request.options.optimizer))
+                 ? fmt::format("; training step, optimizer {}", cost::name(request.options.optimizer))
                  : "");
   for (const auto& note : result.notes) fmt::print(out, "note: {}\n", note);
 }
@@ -245,7 +233,7 @@ json analysis_json(const analysis::Request& request, const analysis::Result& res
   doc["options"] = {{"activation_dtype", dtype_choice(request.options.activation_dtype)},
                     {"weight_dtype", dtype_choice(request.options.weight_dtype)},
                     {"training", request.options.training},
-                    {"optimizer", optimizer_name(request.options.optimizer)}};
+                    {"optimizer", std::string(cost::name(request.options.optimizer))}};
   doc["totals"] = totals_json(c.totals);
   if (c.training) doc["training"] = training_json(*c.training);
   doc["unknown_ops"] = c.unknown_ops;

@@ -42,7 +42,7 @@ nlohmann::json prediction_json(const roofline::Prediction& p, bool with_nodes) {
                              {"memory_s", n.memory_s},
                              {"overhead_s", n.overhead_s},
                              {"time_s", n.time_s},
-                             {"bound", n.bound},
+                             {"bound", std::string(roofline::name(n.bound))},
                              {"efficiency", n.efficiency}};
       if (!n.note.empty()) node["note"] = n.note;
       nodes.push_back(std::move(node));
@@ -63,16 +63,16 @@ void write_prediction(std::ostream& out, const roofline::Prediction& p, Format f
         "name,op,family,ceiling,peak_flops,attainable_flops,compute_s,memory_s,overhead_s,time_s,bound,efficiency\n");
     for (const auto& n : p.nodes)
       fmt::print(out, "\"{}\",{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.4g}\n", n.name, n.op, n.family,
-                 n.peak_key, n.peak_flops, n.attainable_flops, n.compute_s, n.memory_s, n.overhead_s, n.time_s, n.bound,
-                 n.efficiency);
+                 n.peak_key, n.peak_flops, n.attainable_flops, n.compute_s, n.memory_s, n.overhead_s, n.time_s,
+                 roofline::name(n.bound), n.efficiency);
     return;
   }
   TextTable nodes({"node", "op", "ceiling", "attainable", "bound", "time"});
   for (const auto& n : p.nodes) {
-    if (n.bound == "none") continue;
+    if (n.bound == roofline::Bound::kNone) continue;
     std::string name = n.name.size() > 40 ? "..." + n.name.substr(n.name.size() - 37) : n.name;
-    nodes.add_row({name, n.op, n.peak_key, n.predicted ? si(n.attainable_flops, "FLOP/s") : "", n.bound,
-                   n.predicted ? duration(n.time_s) : "not predicted"});
+    nodes.add_row({name, n.op, n.peak_key, n.predicted ? si(n.attainable_flops, "FLOP/s") : "",
+                   std::string(roofline::name(n.bound)), n.predicted ? duration(n.time_s) : "not predicted"});
   }
   fmt::print(out, "device: {} ({}), mode {}; precision {}; {}\n\n", p.device_name, p.device_id, p.mode, p.precision,
              p.calibrated ? "calibrated from " + p.calibration_source : "uncalibrated (roofline ceilings)");

@@ -110,7 +110,7 @@ CalibrationFit fit_calibration(const Prediction& prediction, const std::vector<M
                                const std::string& source) {
   std::unordered_map<std::string, const NodePrediction*> by_name;
   for (const auto& n : prediction.nodes)
-    if (n.predicted && n.bound != "none") by_name[n.name] = &n;
+    if (n.predicted && n.bound != Bound::kNone) by_name[n.name] = &n;
   struct Row {
     size_t family;
     double roofline_s, kernels, measured_s;

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <set>
 
-#include "exec/aten/kernel.h"
+#include "exec/aten/kernels/kernel.h"
 #include "exec/aten/tensors.h"
 #include "util/error.h"
 
