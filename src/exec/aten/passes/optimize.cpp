@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "exec/aten/interpreter.h"
@@ -40,41 +41,96 @@ void outer_names(const graph::Graph& g, std::set<std::string>& names) {
     }
 }
 
-void replace_uses(graph::Graph& g, ValueId from, ValueId to) {
-  for (auto& node : g.nodes)
-    for (auto& in : node.inputs)
-      if (in == from) in = to;
-}
-
-}  // namespace
-
-OptimizeReport optimize(Interpreter& interp) {
-  OptimizeReport report;
-  auto g = std::make_unique<graph::Graph>(interp.graph());
-  auto constants = interp.constants(interp.graph());
+// The graph being rewritten: its constants by value id, the nodes removed so far, the names that
+// must survive, and an index of who reads each value. The index only grows (a node that stops
+// reading a value is filtered out when asked), so a rewrite never rescans the node list.
+struct Rewrite {
+  Interpreter& interp;
+  std::unique_ptr<graph::Graph> g;
+  std::vector<at::Tensor> constants;
   std::set<std::string> pinned;
-  outer_names(*g, pinned);
-  for (auto id : g->outputs) pinned.insert(g->value(id).name);
-  std::vector<bool> removed(g->nodes.size(), false);
-  const auto& registry = KernelRegistry::instance();
+  std::vector<bool> removed;
+  std::vector<std::vector<size_t>> readers;  // by value id
 
-  // 1. Constant folding, in topological order so chains fold completely.
-  for (size_t n = 0; n < g->nodes.size(); ++n) {
-    auto& node = g->nodes[n];
+  explicit Rewrite(Interpreter& interpreter)
+      : interp(interpreter),
+        g(std::make_unique<graph::Graph>(interpreter.graph())),
+        constants(interpreter.constants(interpreter.graph())) {
+    outer_names(*g, pinned);
+    for (auto id : g->outputs) pinned.insert(g->value(id).name);
+    removed.assign(g->nodes.size(), false);
+    for (size_t n = 0; n < g->nodes.size(); ++n)
+      for (auto in : g->nodes[n].inputs) note_reader(in, n);
+  }
+
+  void note_reader(ValueId id, size_t n) {
+    if (id == graph::kNoValue) return;
+    if (readers.size() <= static_cast<size_t>(id)) readers.resize(static_cast<size_t>(id) + 1);
+    auto& r = readers[static_cast<size_t>(id)];
+    if (std::find(r.begin(), r.end(), n) == r.end()) r.push_back(n);
+  }
+  // The live nodes that read `id`, each once, in node order.
+  std::vector<size_t> consumers(ValueId id) const {
+    std::vector<size_t> users;
+    if (id == graph::kNoValue || static_cast<size_t>(id) >= readers.size()) return users;
+    for (auto n : readers[static_cast<size_t>(id)]) {
+      const auto& ins = g->nodes[n].inputs;
+      if (!removed[n] && std::find(ins.begin(), ins.end(), id) != ins.end()) users.push_back(n);
+    }
+    std::sort(users.begin(), users.end());
+    return users;
+  }
+  void set_input(size_t n, size_t i, ValueId id) {
+    auto& ins = g->nodes[n].inputs;
+    if (ins.size() <= i) ins.resize(i + 1, graph::kNoValue);
+    ins[i] = id;
+    note_reader(id, n);
+  }
+  void replace_uses(ValueId from, ValueId to) {
+    if (from == graph::kNoValue || static_cast<size_t>(from) >= readers.size()) return;
+    auto users = readers[static_cast<size_t>(from)];
+    for (auto n : users)
+      for (auto& in : g->nodes[n].inputs)
+        if (in == from) {
+          in = to;
+          note_reader(to, n);
+        }
+  }
+  bool is_const(ValueId id) const {
+    return id != graph::kNoValue && static_cast<size_t>(id) < constants.size() &&
+           constants[static_cast<size_t>(id)].defined();
+  }
+  const at::Tensor& constant(ValueId id) const { return constants[static_cast<size_t>(id)]; }
+  bool is_pinned(ValueId id) const { return pinned.count(g->value(id).name) > 0; }
+  // The only live reader of `value` when it has the op type `op` and `value` is not pinned.
+  graph::Node* only_reader(ValueId value, const char* op) {
+    if (is_pinned(value)) return nullptr;
+    auto users = consumers(value);
+    if (users.size() != 1 || g->nodes[users[0]].op_type != op) return nullptr;
+    return &g->nodes[users[0]];
+  }
+  size_t index(const graph::Node& node) const { return static_cast<size_t>(&node - g->nodes.data()); }
+};
+
+// 1. Constant folding, in topological order so chains fold completely.
+void fold_constants(Rewrite& w, OptimizeReport& report) {
+  const auto& registry = KernelRegistry::instance();
+  for (size_t n = 0; n < w.g->nodes.size(); ++n) {
+    auto& node = w.g->nodes[n];
     if (!node.subgraphs().empty() || !node.is_default_domain() || !deterministic(node)) continue;
     const auto* row = registry.find(node.op_type);
     if (!row) continue;
     bool shape_query = node.op_type == "Shape" || node.op_type == "Size";
-    KernelContext ctx{node, *g, interp, interp.opset(), {}, {}, {}};
+    KernelContext ctx{node, *w.g, w.interp, w.interp.opset(), {}, {}, {}};
     bool foldable = true;
     for (auto id : node.inputs) {
       if (id == graph::kNoValue) {
         ctx.inputs.emplace_back();
         continue;
       }
-      const auto& v = g->value(id);
-      if (constants[static_cast<size_t>(id)].defined()) {
-        ctx.inputs.push_back(constants[static_cast<size_t>(id)]);
+      const auto& v = w.g->value(id);
+      if (w.is_const(id)) {
+        ctx.inputs.push_back(w.constant(id));
       } else if (shape_query && v.has_shape && graph::is_fully_known(v.shape)) {
         // Only the shape is read: a storage-less tensor carries it.
         ctx.inputs.push_back(at::empty(graph::known_dims(v.shape), at::TensorOptions().device(at::kMeta)));
@@ -87,204 +143,218 @@ OptimizeReport optimize(Interpreter& interp) {
     ctx.outputs.resize(node.outputs.size());
     row->kernel(ctx);
     for (size_t o = 0; o < node.outputs.size(); ++o)
-      if (node.outputs[o] != graph::kNoValue) constants[static_cast<size_t>(node.outputs[o])] = ctx.outputs[o];
-    removed[n] = true;
+      if (node.outputs[o] != graph::kNoValue) w.constants[static_cast<size_t>(node.outputs[o])] = ctx.outputs[o];
+    w.removed[n] = true;
     ++report.folded_constants;
   }
-  auto is_const = [&](ValueId id) { return id != graph::kNoValue && constants[static_cast<size_t>(id)].defined(); };
-  auto consumers = [&](ValueId id) {
-    std::vector<size_t> users;
-    for (size_t n = 0; n < g->nodes.size(); ++n)
-      if (!removed[n])
-        for (auto in : g->nodes[n].inputs)
-          if (in == id) {
-            users.push_back(n);
-            break;
-          }
-    return users;
-  };
+}
 
-  // 2. Conv + BatchNormalization -> Conv with scaled weights and shifted bias.
-  for (size_t n = 0; n < g->nodes.size(); ++n) {
-    auto& conv = g->nodes[n];
-    if (removed[n] || conv.op_type != "Conv" || !is_const(conv.input(1)) ||
-        (conv.input(2) != graph::kNoValue && !is_const(conv.input(2))))
+// 2. Conv + BatchNormalization -> Conv with scaled weights and shifted bias.
+void fold_batchnorms(Rewrite& w, OptimizeReport& report) {
+  auto& g = *w.g;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    auto& conv = g.nodes[n];
+    if (w.removed[n] || conv.op_type != "Conv" || !w.is_const(conv.input(1)) ||
+        (conv.input(2) != graph::kNoValue && !w.is_const(conv.input(2))))
       continue;
     ValueId out = conv.outputs[0];
-    if (pinned.count(g->value(out).name)) continue;
-    auto users = consumers(out);
+    if (w.is_pinned(out)) continue;
+    auto users = w.consumers(out);
     if (users.size() != 1) continue;
-    auto& bn = g->nodes[users[0]];
+    auto& bn = g.nodes[users[0]];
     if (bn.op_type != "BatchNormalization" || bn.input(0) != out || bn.get_int("training_mode", 0)) continue;
     bool constant_stats = true;
-    for (size_t i = 1; i <= 4; ++i) constant_stats = constant_stats && is_const(bn.input(i));
+    for (size_t i = 1; i <= 4; ++i) constant_stats = constant_stats && w.is_const(bn.input(i));
     if (!constant_stats) continue;
-    auto at_ = [&](ValueId id) { return constants[static_cast<size_t>(id)]; };
-    auto w = at_(conv.input(1));
-    auto inv = at_(bn.input(1)) / at::sqrt(at_(bn.input(4)) + bn.get_float("epsilon", 1e-5));
-    std::vector<int64_t> shape(static_cast<size_t>(w.dim()), 1);
+    auto weight = w.constant(conv.input(1));
+    auto inv = w.constant(bn.input(1)) / at::sqrt(w.constant(bn.input(4)) + bn.get_float("epsilon", 1e-5));
+    std::vector<int64_t> shape(static_cast<size_t>(weight.dim()), 1);
     shape[0] = -1;
-    auto new_w = (w * inv.view(shape)).contiguous();
-    auto old_b = conv.input(2) != graph::kNoValue ? at_(conv.input(2)) : at::zeros({w.size(0)}, w.options());
-    auto new_b = (old_b - at_(bn.input(3))) * inv + at_(bn.input(2));
-    ValueId w_id = g->intern(conv.name + "/folded_weight"), b_id = g->intern(conv.name + "/folded_bias");
-    constants.resize(g->values.size());
-    constants[static_cast<size_t>(w_id)] = new_w;
-    constants[static_cast<size_t>(b_id)] = new_b;
-    g->value(w_id).dtype = g->value(b_id).dtype = g->value(conv.input(1)).dtype;
+    auto new_w = (weight * inv.view(shape)).contiguous();
+    auto old_b =
+        conv.input(2) != graph::kNoValue ? w.constant(conv.input(2)) : at::zeros({weight.size(0)}, weight.options());
+    auto new_b = (old_b - w.constant(bn.input(3))) * inv + w.constant(bn.input(2));
+    ValueId w_id = g.intern(conv.name + "/folded_weight"), b_id = g.intern(conv.name + "/folded_bias");
+    w.constants.resize(g.values.size());
+    w.constants[static_cast<size_t>(w_id)] = new_w;
+    w.constants[static_cast<size_t>(b_id)] = new_b;
+    g.value(w_id).dtype = g.value(b_id).dtype = g.value(conv.input(1)).dtype;
     conv.inputs.resize(3);
-    conv.inputs[1] = w_id;
-    conv.inputs[2] = b_id;
+    w.set_input(n, 1, w_id);
+    w.set_input(n, 2, b_id);
     conv.outputs[0] = bn.outputs[0];
-    removed[users[0]] = true;
+    w.removed[users[0]] = true;
     ++report.folded_batchnorms;
   }
+}
 
-  // 2b. MatMul with a constant weight + Add of a constant bias -> one fully connected layer (the
-  // MatMul kernel takes the bias as a third input in optimized graphs).
-  for (size_t n = 0; n < g->nodes.size(); ++n) {
-    auto& mm = g->nodes[n];
-    if (removed[n] || mm.op_type != "MatMul" || mm.inputs.size() != 2 || !is_const(mm.input(1))) continue;
-    const auto& w = constants[static_cast<size_t>(mm.input(1))];
+// 2b. MatMul with a constant weight + Add of a constant bias -> one fully connected layer (the
+// MatMul kernel takes the bias as a third input in optimized graphs).
+void fuse_biases(Rewrite& w, OptimizeReport& report) {
+  auto& g = *w.g;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    auto& mm = g.nodes[n];
+    if (w.removed[n] || mm.op_type != "MatMul" || mm.inputs.size() != 2 || !w.is_const(mm.input(1))) continue;
+    const auto& weight = w.constant(mm.input(1));
     ValueId out = mm.outputs[0];
-    if (w.dim() != 2 || pinned.count(g->value(out).name)) continue;
-    auto users = consumers(out);
+    if (weight.dim() != 2 || w.is_pinned(out)) continue;
+    auto users = w.consumers(out);
     if (users.size() != 1) continue;
-    auto& add = g->nodes[users[0]];
+    auto& add = g.nodes[users[0]];
     if (add.op_type != "Add" || add.inputs.size() != 2) continue;
     ValueId bias = add.input(0) == out ? add.input(1) : add.input(0);
-    if (!is_const(bias)) continue;
-    const auto& b = constants[static_cast<size_t>(bias)];
-    if (b.dim() != 1 || b.size(0) != w.size(1) || b.scalar_type() != w.scalar_type()) continue;
-    mm.inputs.push_back(bias);
+    if (!w.is_const(bias)) continue;
+    const auto& b = w.constant(bias);
+    if (b.dim() != 1 || b.size(0) != weight.size(1) || b.scalar_type() != weight.scalar_type()) continue;
+    w.set_input(n, 2, bias);
     mm.outputs[0] = add.outputs[0];
-    removed[users[0]] = true;
+    w.removed[users[0]] = true;
     ++report.fused_biases;
   }
+}
 
-  // 3. No-ops.
-  for (size_t n = 0; n < g->nodes.size(); ++n) {
-    auto& node = g->nodes[n];
-    if (removed[n] || node.inputs.empty() || node.outputs.empty()) continue;
+// 3. No-ops: Identity, inference Dropout, Cast to the same type.
+void remove_noops(Rewrite& w, OptimizeReport& report) {
+  auto& g = *w.g;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    auto& node = g.nodes[n];
+    if (w.removed[n] || node.inputs.empty() || node.outputs.empty()) continue;
     bool noop = node.op_type == "Identity" ||
-                (node.op_type == "Dropout" &&
-                 (node.outputs.size() < 2 || node.outputs[1] == graph::kNoValue || consumers(node.outputs[1]).empty()));
+                (node.op_type == "Dropout" && (node.outputs.size() < 2 || node.outputs[1] == graph::kNoValue ||
+                                               w.consumers(node.outputs[1]).empty()));
     if (node.op_type == "Cast" && node.input(0) != graph::kNoValue)
-      noop = g->value(node.input(0)).dtype == static_cast<graph::DType>(node.get_int("to", 0));
-    if (!noop || pinned.count(g->value(node.outputs[0]).name)) continue;
-    replace_uses(*g, node.outputs[0], node.input(0));
-    removed[n] = true;
+      noop = g.value(node.input(0)).dtype == static_cast<graph::DType>(node.get_int("to", 0));
+    if (!noop || w.is_pinned(node.outputs[0])) continue;
+    w.replace_uses(node.outputs[0], node.input(0));
+    w.removed[n] = true;
     ++report.removed_noops;
   }
+}
 
-  // 3b. Epilogues: what alone reads a convolution's or fully connected layer's output joins it, and
-  // oneDNN applies it as the layer's post-ops (onednn.h).
-  auto only_reader = [&](ValueId value, const char* op) -> graph::Node* {
-    if (pinned.count(g->value(value).name)) return nullptr;
-    auto users = consumers(value);
-    if (users.size() != 1 || g->nodes[users[0]].op_type != op) return nullptr;
-    return &g->nodes[users[0]];
-  };
-  auto other_input = [](const graph::Node& node, ValueId one) {
-    return node.input(0) == one ? node.input(1) : node.input(0);
-  };
-  auto node_index = [&](const graph::Node* node) { return static_cast<size_t>(node - g->nodes.data()); };
-  auto fusable = [&](const graph::Node& layer) {
-    return layer.op_type == "Conv" || ((layer.op_type == "MatMul" || layer.op_type == "Gemm") &&
-                                       layer.inputs.size() >= 2 && is_const(layer.input(1)));
-  };
-  // The Add of a residual connection, when its other operand is computed (not a constant) and has
-  // the layer output's known shape: that operand becomes the layer's input 3.
-  auto fuse_residual = [&](graph::Node& layer, bool after_activation) {
+// Layers oneDNN applies post-ops to: convolutions and fully connected layers with constant weights.
+bool fusable_layer(const Rewrite& w, const graph::Node& layer) {
+  return layer.op_type == "Conv" || ((layer.op_type == "MatMul" || layer.op_type == "Gemm") &&
+                                     layer.inputs.size() >= 2 && w.is_const(layer.input(1)));
+}
+
+// 3b. The Add of a residual connection that alone reads a layer's output (before or after its
+// fused activation), when its other operand is computed (not a constant) and has the layer
+// output's known shape: that operand becomes the layer's input 3 (onednn.h).
+void fuse_residuals(Rewrite& w, OptimizeReport& report, bool after_activation) {
+  auto& g = *w.g;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    auto& layer = g.nodes[n];
+    if (w.removed[n] || !fusable_layer(w, layer) || layer.has("ridge_residual") ||
+        layer.has("ridge_activation") != after_activation)
+      continue;
     ValueId out = layer.outputs[0];
-    auto* add = only_reader(out, "Add");
-    if (!add) return;
-    ValueId other = other_input(*add, out);
-    const auto &a = g->value(out), &b = g->value(other);
-    if (other == out || is_const(other) || !a.has_shape || !b.has_shape || !graph::is_fully_known(a.shape) ||
+    auto* add = w.only_reader(out, "Add");
+    if (!add) continue;
+    ValueId other = add->input(0) == out ? add->input(1) : add->input(0);
+    const auto &a = g.value(out), &b = g.value(other);
+    if (other == out || w.is_const(other) || !a.has_shape || !b.has_shape || !graph::is_fully_known(a.shape) ||
         !graph::is_fully_known(b.shape) || graph::known_dims(a.shape) != graph::known_dims(b.shape) ||
         a.dtype != b.dtype)
-      return;
+      continue;
     layer.inputs.resize(Epilogue::kResidualInput, graph::kNoValue);
-    layer.inputs.push_back(other);
+    w.set_input(n, Epilogue::kResidualInput, other);
     Epilogue::mark_residual(layer, after_activation);
     layer.outputs[0] = add->outputs[0];
-    removed[node_index(add)] = true;
+    w.removed[w.index(*add)] = true;
     ++report.fused_residuals;
-  };
-  for (size_t n = 0; n < g->nodes.size(); ++n)
-    if (!removed[n] && fusable(g->nodes[n]) && !g->nodes[n].has("ridge_residual") &&
-        !g->nodes[n].has("ridge_activation"))
-      fuse_residual(g->nodes[n], false);
-  // Then an activation: the chain of elementwise nodes that alone reads the layer's output, when it
-  // computes ReLU, a clip (ReLU6), SiLU, HardSwish or either form of GELU, however the exporter
-  // wrote it (activation_fusion.h).
-  for (size_t n = 0; n < g->nodes.size(); ++n) {
-    auto& layer = g->nodes[n];
-    if (removed[n] || !fusable(layer) || layer.has("ridge_activation")) continue;
-    auto found = find_fusable_activation(*g, layer.outputs[0], removed, constants, pinned, interp);
+  }
+}
+
+// 3c. An activation: the chain of elementwise nodes that alone reads the layer's output, when it
+// computes ReLU, a clip (ReLU6), SiLU, HardSwish or either form of GELU, however the exporter
+// wrote it (activation_fusion.h).
+void fuse_activations(Rewrite& w, OptimizeReport& report) {
+  auto& g = *w.g;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    auto& layer = g.nodes[n];
+    if (w.removed[n] || !fusable_layer(w, layer) || layer.has("ridge_activation")) continue;
+    auto found = find_fusable_activation(g, layer.outputs[0], w.removed, w.constants, w.pinned, w.interp);
     if (!found) continue;
     found->activation.annotate(layer);
     layer.outputs[0] = found->output;
-    for (auto node : found->nodes) removed[node] = true;
+    for (auto node : found->nodes) w.removed[node] = true;
     ++report.fused_activations;
   }
-  // And a residual Add after the activation (YOLO's bottlenecks: Conv, SiLU, then the shortcut).
-  for (size_t n = 0; n < g->nodes.size(); ++n)
-    if (!removed[n] && fusable(g->nodes[n]) && !g->nodes[n].has("ridge_residual") &&
-        g->nodes[n].has("ridge_activation"))
-      fuse_residual(g->nodes[n], true);
+}
 
-  // 4. Weight packing: fp32 convolutions and fully connected layers with constant weights run on
-  // oneDNN (onednn.h), which reorders each weight into its primitive's layout once, on first use.
-  const auto& opts = interp.options();
+// 4. Weight packing: fp32 convolutions and fully connected layers with constant weights run on
+// oneDNN (onednn.h), which reorders each weight into its primitive's layout once, on first use.
+void prepack_weights(Rewrite& w, OptimizeReport& report) {
+  const auto& opts = w.interp.options();
   bool channels_last = opts.memory_format == MemoryFormat::kChannelsLast;
-  for (size_t n = 0; n < g->nodes.size(); ++n) {
-    auto& node = g->nodes[n];
-    if (removed[n] || node.inputs.size() < 2 || !is_const(node.input(1))) continue;
-    const auto& w = constants[static_cast<size_t>(node.input(1))];
-    bool fp32 = opts.precision == Precision::kFp32 && w.scalar_type() == at::kFloat;
-    bool conv = node.op_type == "Conv" && w.dim() == 4 && opts.conv_algo == ConvAlgo::kAuto;
-    bool linear = (node.op_type == "MatMul" || node.op_type == "Gemm") && w.dim() == 2;
+  for (size_t n = 0; n < w.g->nodes.size(); ++n) {
+    auto& node = w.g->nodes[n];
+    if (w.removed[n] || node.inputs.size() < 2 || !w.is_const(node.input(1))) continue;
+    const auto& weight = w.constant(node.input(1));
+    bool fp32 = opts.precision == Precision::kFp32 && weight.scalar_type() == at::kFloat;
+    bool conv = node.op_type == "Conv" && weight.dim() == 4 && opts.conv_algo == ConvAlgo::kAuto;
+    bool linear = (node.op_type == "MatMul" || node.op_type == "Gemm") && weight.dim() == 2;
     if (fp32 && (conv || linear)) {
       ++report.prepacked;
-    } else if (node.op_type == "Conv" && channels_last && w.dim() == 4) {
-      constants[static_cast<size_t>(node.input(1))] = w.contiguous(at::MemoryFormat::ChannelsLast);
+    } else if (node.op_type == "Conv" && channels_last && weight.dim() == 4) {
+      w.constants[static_cast<size_t>(node.input(1))] = weight.contiguous(at::MemoryFormat::ChannelsLast);
       ++report.prepacked;
     }
   }
+}
 
-  // 5. Dead nodes: nothing reads their outputs. Fused layers may now read values produced later
-  // in the list (a residual), so liveness is propagated until it settles, not in one backward walk.
-  std::set<ValueId> live(g->outputs.begin(), g->outputs.end());
-  for (const auto& name : pinned)
-    if (auto id = g->find(name)) live.insert(*id);
-  std::vector<bool> used(g->nodes.size(), false);
+// 5. Dead nodes: nothing reads their outputs. Fused layers may now read values produced later
+// in the list (a residual), so liveness is propagated until it settles, not in one backward walk.
+void drop_dead(Rewrite& w, OptimizeReport& report) {
+  auto& g = *w.g;
+  std::set<ValueId> live(g.outputs.begin(), g.outputs.end());
+  for (const auto& name : w.pinned)
+    if (auto id = g.find(name)) live.insert(*id);
+  std::vector<bool> used(g.nodes.size(), false);
   for (bool changed = true; changed;) {
     changed = false;
-    for (size_t n = g->nodes.size(); n-- > 0;) {
-      if (removed[n] || used[n]) continue;
-      const auto& node = g->nodes[n];
+    for (size_t n = g.nodes.size(); n-- > 0;) {
+      if (w.removed[n] || used[n]) continue;
+      const auto& node = g.nodes[n];
       for (auto out : node.outputs) used[n] = used[n] || (out != graph::kNoValue && live.count(out));
       if (!used[n]) continue;
       live.insert(node.inputs.begin(), node.inputs.end());
       changed = true;
     }
   }
-  for (size_t n = 0; n < g->nodes.size(); ++n)
-    if (!removed[n] && !used[n]) {
-      removed[n] = true;
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (!w.removed[n] && !used[n]) {
+      w.removed[n] = true;
       ++report.dead;
     }
+}
+
+}  // namespace
+
+OptimizeReport optimize(Interpreter& interp) {
+  OptimizeReport report;
+  Rewrite w(interp);
+  fold_constants(w, report);
+  fold_batchnorms(w, report);
+  fuse_biases(w, report);
+  remove_noops(w, report);
+  // What alone reads a convolution's or fully connected layer's output joins it, and oneDNN
+  // applies it as the layer's post-ops: a residual Add, an activation, then a residual Add after
+  // the activation (YOLO's bottlenecks: Conv, SiLU, then the shortcut).
+  fuse_residuals(w, report, false);
+  fuse_activations(w, report);
+  fuse_residuals(w, report, true);
+  prepack_weights(w, report);
+  drop_dead(w, report);
 
   std::vector<graph::Node> kept;
-  for (size_t n = 0; n < g->nodes.size(); ++n)
-    if (!removed[n]) kept.push_back(std::move(g->nodes[n]));
-  g->nodes = std::move(kept);
+  for (size_t n = 0; n < w.g->nodes.size(); ++n)
+    if (!w.removed[n]) kept.push_back(std::move(w.g->nodes[n]));
+  w.g->nodes = std::move(kept);
   // Folded values are produced by no node now: they are constants of the new graph.
-  g->link_and_sort();
-  constants.resize(g->values.size());
-  interp.replace_graph(std::move(g), std::move(constants));
+  w.g->link_and_sort();
+  w.constants.resize(w.g->values.size());
+  interp.replace_graph(std::move(w.g), std::move(w.constants));
   return report;
 }
 
