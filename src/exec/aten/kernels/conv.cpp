@@ -68,7 +68,7 @@ void conv(C& c) {
   std::vector<int64_t> spatial(x.sizes().begin() + 2, x.sizes().end()), kernel(w.sizes().begin() + 2, w.sizes().end());
   Padding p = conv_padding(c, spatial, kernel, g.stride, g.dilation);
   std::string algorithm(name(c.interpreter.options().conv_algo));
-  Epilogue epilogue = Epilogue::of(c.node);
+  Epilogue epilogue = c.interpreter.epilogue(c.graph, c.node);
   at::Tensor residual = epilogue.residual ? c.in(Epilogue::kResidualInput) : at::Tensor();
   if (c.interpreter.options().mode == Mode::kOptimized && algorithm == "auto" && rank == 2 && c.is_constant(1) &&
       (!b.defined() || c.is_constant(2)) && onednn_usable(x, w)) {

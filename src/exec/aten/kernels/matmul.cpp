@@ -26,7 +26,8 @@ OnednnLinear* onednn_layer(C& c, const at::Tensor& x, size_t weight, bool n_by_k
                        c.in(bias).scalar_type() == at::kFloat))
     return nullptr;
   return &c.interpreter.kernel_state<OnednnLinear>(&c.node, [&] {
-    return std::make_shared<OnednnLinear>(w, n_by_k, c.has(bias) ? c.in(bias) : at::Tensor(), Epilogue::of(c.node));
+    return std::make_shared<OnednnLinear>(w, n_by_k, c.has(bias) ? c.in(bias) : at::Tensor(),
+                                          c.interpreter.epilogue(c.graph, c.node));
   });
 }
 
@@ -42,7 +43,7 @@ void run_onednn(C& c, OnednnLinear& layer, const at::Tensor& x, const Epilogue& 
 
 void matmul(C& c) {
   const auto& x = c.in(0);
-  auto epilogue = Epilogue::of(c.node);
+  auto epilogue = c.interpreter.epilogue(c.graph, c.node);
   if (auto* layer = onednn_layer(c, x, 1, false, 2)) return run_onednn(c, *layer, x, epilogue);
   at::Tensor y;
   if (!c.is_constant(1) && OnednnBatchedMatmul::applies(x, c.in(1))) {
@@ -62,7 +63,7 @@ void gemm(C& c) {
   bool trans_b = c.node.get_int("transB", 0) != 0;
   bool plain = !c.node.get_int("transA", 0) && c.node.get_float("alpha", 1.0) == 1.0 &&
                (!c.has(2) || c.node.get_float("beta", 1.0) == 1.0);
-  auto epilogue = Epilogue::of(c.node);
+  auto epilogue = c.interpreter.epilogue(c.graph, c.node);
   if (plain && a.dim() == 2)
     if (auto* layer = onednn_layer(c, a, 1, trans_b, 2)) return run_onednn(c, *layer, a, epilogue);
   if (c.node.get_int("transA", 0)) a = a.t();

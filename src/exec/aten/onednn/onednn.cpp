@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <oneapi/dnnl/dnnl.hpp>
-#include <type_traits>
 #include <unordered_map>
 
 #include "util/error.h"
@@ -103,54 +102,14 @@ dnnl::memory reordered(const dnnl::memory::desc& user_layout, void* data, const 
 
 dnnl::memory::dims dims(std::initializer_list<int64_t> values) { return dnnl::memory::dims(values); }
 
-// The names optimized mode writes into node attributes, one per activation.
+// The names of the activations, as the profile appends them to a layer's algorithm.
 constexpr std::pair<Activation::Kind, const char*> kActivationNames[] = {
     {Activation::Kind::kRelu, "relu"},          {Activation::Kind::kClip, "clip"},
     {Activation::Kind::kSilu, "silu"},          {Activation::Kind::kGeluErf, "gelu_erf"},
     {Activation::Kind::kGeluTanh, "gelu_tanh"}, {Activation::Kind::kHardSwish, "hardswish"},
 };
 
-// Optimized mode records what it fused in attributes of the layer's node.
-template <typename T>
-void add_attribute(graph::Node& node, const std::string& name, T value) {
-  graph::Attribute attr;
-  attr.name = name;
-  if constexpr (std::is_same_v<T, std::string>) {
-    attr.kind = graph::Attribute::Kind::kString;
-    attr.s = std::move(value);
-  } else if constexpr (std::is_same_v<T, double>) {
-    attr.kind = graph::Attribute::Kind::kFloat;
-    attr.f = value;
-  } else {
-    attr.kind = graph::Attribute::Kind::kInt;
-    attr.i = value;
-  }
-  node.attributes.push_back(std::move(attr));
-}
-
 }  // namespace
-
-Activation Activation::of(const graph::Node& node) {
-  Activation a;
-  auto kind = node.get_string("ridge_activation", "");
-  if (kind.empty()) return a;
-  auto it = std::find_if(std::begin(kActivationNames), std::end(kActivationNames),
-                         [&](const auto& entry) { return kind == entry.second; });
-  if (it == std::end(kActivationNames))
-    throw Error(fmt::format("node '{}': unknown fused activation '{}'", node.name, kind));
-  a.kind = it->first;
-  a.min = static_cast<float>(node.get_float("ridge_activation_min", 0));
-  a.max = static_cast<float>(node.get_float("ridge_activation_max", 0));
-  return a;
-}
-
-void Activation::annotate(graph::Node& node) const {
-  add_attribute(node, "ridge_activation", name());
-  if (kind == Kind::kClip) {
-    add_attribute(node, "ridge_activation_min", static_cast<double>(min));
-    add_attribute(node, "ridge_activation_max", static_cast<double>(max));
-  }
-}
 
 std::string Activation::name() const {
   for (const auto& [k, text] : kActivationNames)
@@ -176,16 +135,6 @@ at::Tensor Activation::apply(const at::Tensor& y) const {
       return at::hardswish(y);
   }
   return y;
-}
-
-// ridge_residual: 1 = the residual is added before the activation, 2 = after it.
-Epilogue Epilogue::of(const graph::Node& node) {
-  auto residual = node.get_int("ridge_residual", 0);
-  return {residual != 0, residual == 2, Activation::of(node)};
-}
-
-void Epilogue::mark_residual(graph::Node& node, bool after_activation) {
-  add_attribute(node, "ridge_residual", int64_t{after_activation ? 2 : 1});
 }
 
 at::Tensor Epilogue::apply(const at::Tensor& y, const at::Tensor& residual_value) const {

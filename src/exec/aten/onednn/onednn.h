@@ -21,9 +21,6 @@ struct Activation {
   Kind kind = Kind::kNone;
   float min = 0, max = 0;  // kClip's bounds
 
-  // Read from (and written to) the node attributes optimized mode sets on the fused layer.
-  static Activation of(const graph::Node& node);
-  void annotate(graph::Node& node) const;
   std::string name() const;
   // The same function on ATen, for paths that do not fuse it.
   at::Tensor apply(const at::Tensor& y) const;
@@ -41,8 +38,7 @@ struct Epilogue {
   bool residual_last = false;  // added after the activation instead of before
   Activation activation;
 
-  static Epilogue of(const graph::Node& node);  // from the node attributes optimized mode sets
-  static void mark_residual(graph::Node& node, bool after_activation);
+  bool fused() const { return residual || activation.kind != Activation::Kind::kNone; }
   // The same on ATen, for paths that do not fuse it.
   at::Tensor apply(const at::Tensor& y, const at::Tensor& residual) const;
   // What the profile appends to the layer's algorithm: "+add+relu", "" when nothing was fused.

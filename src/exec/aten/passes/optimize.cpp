@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <unordered_map>
 
 #include "exec/aten/interpreter.h"
 #include "exec/aten/kernels/kernel.h"
@@ -51,6 +53,7 @@ struct Rewrite {
   std::set<std::string> pinned;
   std::vector<bool> removed;
   std::vector<std::vector<size_t>> readers;  // by value id
+  std::map<size_t, Epilogue> fused;          // by node index: what joined the layer
 
   explicit Rewrite(Interpreter& interpreter)
       : interp(interpreter),
@@ -244,9 +247,9 @@ void fuse_residuals(Rewrite& w, OptimizeReport& report, bool after_activation) {
   auto& g = *w.g;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     auto& layer = g.nodes[n];
-    if (w.removed[n] || !fusable_layer(w, layer) || layer.has("ridge_residual") ||
-        layer.has("ridge_activation") != after_activation)
-      continue;
+    const auto& epilogue = w.fused[n];
+    bool has_activation = epilogue.activation.kind != Activation::Kind::kNone;
+    if (w.removed[n] || !fusable_layer(w, layer) || epilogue.residual || has_activation != after_activation) continue;
     ValueId out = layer.outputs[0];
     auto* add = w.only_reader(out, "Add");
     if (!add) continue;
@@ -258,7 +261,8 @@ void fuse_residuals(Rewrite& w, OptimizeReport& report, bool after_activation) {
       continue;
     layer.inputs.resize(Epilogue::kResidualInput, graph::kNoValue);
     w.set_input(n, Epilogue::kResidualInput, other);
-    Epilogue::mark_residual(layer, after_activation);
+    w.fused[n].residual = true;
+    w.fused[n].residual_last = after_activation;
     layer.outputs[0] = add->outputs[0];
     w.removed[w.index(*add)] = true;
     ++report.fused_residuals;
@@ -272,10 +276,10 @@ void fuse_activations(Rewrite& w, OptimizeReport& report) {
   auto& g = *w.g;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     auto& layer = g.nodes[n];
-    if (w.removed[n] || !fusable_layer(w, layer) || layer.has("ridge_activation")) continue;
+    if (w.removed[n] || !fusable_layer(w, layer) || w.fused[n].activation.kind != Activation::Kind::kNone) continue;
     auto found = find_fusable_activation(g, layer.outputs[0], w.removed, w.constants, w.pinned, w.interp);
     if (!found) continue;
-    found->activation.annotate(layer);
+    w.fused[n].activation = found->activation;
     layer.outputs[0] = found->output;
     for (auto node : found->nodes) w.removed[node] = true;
     ++report.fused_activations;
@@ -348,13 +352,18 @@ OptimizeReport optimize(Interpreter& interp) {
   drop_dead(w, report);
 
   std::vector<graph::Node> kept;
-  for (size_t n = 0; n < w.g->nodes.size(); ++n)
-    if (!w.removed[n]) kept.push_back(std::move(w.g->nodes[n]));
+  std::unordered_map<ValueId, Epilogue> fusions;  // by the layer's output: node indices change below
+  for (size_t n = 0; n < w.g->nodes.size(); ++n) {
+    if (w.removed[n]) continue;
+    auto it = w.fused.find(n);
+    if (it != w.fused.end() && it->second.fused()) fusions.emplace(w.g->nodes[n].outputs[0], it->second);
+    kept.push_back(std::move(w.g->nodes[n]));
+  }
   w.g->nodes = std::move(kept);
   // Folded values are produced by no node now: they are constants of the new graph.
   w.g->link_and_sort();
   w.constants.resize(w.g->values.size());
-  interp.replace_graph(std::move(w.g), std::move(w.constants));
+  interp.replace_graph(std::move(w.g), std::move(w.constants), std::move(fusions));
   return report;
 }
 
