@@ -7,8 +7,8 @@
 namespace ridge::test {
 namespace {
 
-// An engine whose bench fails for the models it is told to, and otherwise returns the batch it was
-// given as its mean latency, so each result names its point.
+// An engine whose bench fails for the model it is told to, and otherwise returns the point's index
+// (passed as its thread count) as the batch, so each result names its point.
 class FakeEngine : public exec::Engine {
  public:
   explicit FakeEngine(const graph::Model* failing) : failing_(failing) {}
@@ -21,7 +21,7 @@ class FakeEngine : public exec::Engine {
                           const exec::BenchOptions& options) override {
     if (&model == failing_) throw Error("tensor too large for this machine");
     exec::BenchResult r;
-    r.mode = options.exec.mode;
+    r.batch = options.exec.threads;  // names the point
     return r;
   }
 
@@ -35,15 +35,15 @@ TEST(BenchMatrix, AFailedPointIsReportedAndTheOthersAreKeptInOrder) {
   std::vector<exec::BenchPoint> points;
   for (const auto* model : {&small, &huge, &small}) {
     exec::BenchPoint p{model == &huge ? "batch 1000000" : "batch 1", model, &none, {}};
-    p.options.exec.mode = std::to_string(points.size());
+    p.options.exec.threads = static_cast<int>(points.size());
     points.push_back(p);
   }
   FakeEngine engine(&huge);
   std::vector<size_t> seen, finished, failed;
   auto out = exec::run_bench_matrix(
-      engine, points, [&](size_t i, exec::BenchResult& r) { finished.push_back(i), r.batch = 7; },
+      engine, points, [&](size_t i, exec::BenchResult& r) { finished.push_back(i), r.model = "finished"; },
       [&](size_t i, const exec::BenchResult& r) {
-        EXPECT_EQ(r.batch, 7);  // finished before it is handed on
+        EXPECT_EQ(r.model, "finished");  // finished before it is handed on
         seen.push_back(i);
       },
       [&](size_t i, const std::string& why) {
@@ -51,8 +51,8 @@ TEST(BenchMatrix, AFailedPointIsReportedAndTheOthersAreKeptInOrder) {
         EXPECT_EQ(why, "tensor too large for this machine");
       });
   ASSERT_EQ(out.runs.size(), 2u);
-  EXPECT_EQ(out.runs[0].mode, "0");
-  EXPECT_EQ(out.runs[1].mode, "2");
+  EXPECT_EQ(out.runs[0].batch, 0);
+  EXPECT_EQ(out.runs[1].batch, 2);
   EXPECT_EQ(seen, (std::vector<size_t>{0, 2}));
   EXPECT_EQ(finished, (std::vector<size_t>{0, 2}));
   EXPECT_EQ(failed, (std::vector<size_t>{1}));

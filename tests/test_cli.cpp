@@ -102,5 +102,28 @@ TEST(Cli, OpsListMatchesDocs) {
     EXPECT_NE(r.out.find(std::string("| ") + op + " | yes | yes |"), std::string::npos) << op;
 }
 
+TEST(Cli, OpsSummaryCountsTheTable) {
+  auto r = run_ridge("ops");
+  ASSERT_EQ(r.exit_code, 0);
+  std::istringstream lines(r.out);
+  std::string line, summary;
+  size_t ops = 0, shape = 0, cost = 0, exec = 0;
+  while (std::getline(lines, line)) {
+    if (line.find(" shape:") == std::string::npos) {
+      summary = line;
+      continue;
+    }
+    ++ops;
+    shape += line.find("shape:yes") != std::string::npos;
+    cost += line.find("cost:yes") != std::string::npos;
+    exec += line.find("exec:yes") != std::string::npos;
+  }
+  EXPECT_EQ(summary, std::to_string(ops) + " ops: " + std::to_string(shape) + " with shape rules, " +
+                         std::to_string(cost) + " with cost rules, " + std::to_string(exec) + " executable.");
+  EXPECT_LT(cost, ops);  // Compress, NonMaxSuppression, Unique have no cost rule
+  for (const char* op : {"Compress", "NonMaxSuppression", "Unique"})
+    EXPECT_NE(r.out.find(std::string(op)), std::string::npos) << op;
+}
+
 }  // namespace
 }  // namespace ridge::test

@@ -31,7 +31,7 @@ Runs run_both(const std::string& path, const std::vector<exec::HostTensor>& inpu
   auto prepared = exec::prepare(request, "");
   auto& engine = exec::load_engine();
   exec::ExecOptions optimized;
-  optimized.mode = "optimized";
+  optimized.mode = exec::Mode::kOptimized;
   return {engine.run(prepared.analysis.model, inputs, {}), engine.run(prepared.analysis.model, inputs, optimized)};
 }
 

@@ -49,7 +49,7 @@ TEST(ExecutorModels, EagerMatchesPyTorch) {
 
 TEST(ExecutorModels, OptimizedMatchesPyTorchAndFoldsWork) {
   exec::ExecOptions options;
-  options.mode = "optimized";
+  options.mode = exec::Mode::kOptimized;
   for (const auto& name : kModels) {
     std::vector<std::string> notes;
     EXPECT_EQ(run_and_compare(name, options, 1e-4, 1e-5, &notes), "") << name;
@@ -78,7 +78,7 @@ TEST(ExecutorModels, OptimizedMatchesPyTorchAndFoldsWork) {
 TEST(ExecutorModels, EveryConvolutionAlgorithmMatchesPyTorch) {
   for (const std::string algorithm : {"direct", "gemm", "fft", "winograd"}) {
     exec::ExecOptions options;
-    options.conv_algo = algorithm;
+    options.conv_algo = exec::parse_conv_algo(algorithm);
     // FFT convolution rounds differently (sums in the frequency domain): a looser tolerance.
     double rtol = algorithm == "fft" || algorithm == "winograd" ? 1e-3 : 1e-4;
     for (const auto& name : kConvModels)
@@ -91,8 +91,8 @@ TEST(ExecutorModels, EveryConvolutionAlgorithmMatchesPyTorch) {
 TEST(ExecutorModels, OptimizedModeWithOtherConvolutionAlgorithmsMatchesPyTorch) {
   for (const std::string algorithm : {"gemm", "winograd"}) {
     exec::ExecOptions options;
-    options.mode = "optimized";
-    options.conv_algo = algorithm;
+    options.mode = exec::Mode::kOptimized;
+    options.conv_algo = exec::parse_conv_algo(algorithm);
     for (const std::string name : {"resnet", "mobilenet_v2", "yolo"}) {
       std::vector<std::string> notes;
       EXPECT_EQ(run_and_compare(name, options, algorithm == "winograd" ? 1e-3 : 1e-4, 1e-4, &notes), "")
@@ -105,13 +105,13 @@ TEST(ExecutorModels, OptimizedModeWithOtherConvolutionAlgorithmsMatchesPyTorch) 
 
 TEST(ExecutorModels, ChannelsLastMatchesPyTorch) {
   exec::ExecOptions options;
-  options.memory_format = "channels-last";
+  options.memory_format = exec::MemoryFormat::kChannelsLast;
   for (const auto& name : kConvModels) EXPECT_EQ(run_and_compare(name, options, 1e-4, 1e-5), "") << name;
 }
 
 TEST(ExecutorModels, Bf16AutocastStaysWithinBf16Precision) {
   exec::ExecOptions options;
-  options.precision = "bf16";
+  options.precision = exec::Precision::kBf16;
   // bf16 keeps 8 bits of mantissa: outputs after a few layers agree to a few percent.
   for (const std::string name : {"resnet", "vgg", "bert"})
     EXPECT_EQ(run_and_compare(name, options, 0.1, 0.05), "") << name;

@@ -64,16 +64,16 @@ TEST(Predict, ComputeMemoryAndOverheadBoundNodes) {
   auto device = hw::load_device_file(device_file());
   auto p = predict_on("full", device);
   const auto& gemm = node(p, "gemm");
-  EXPECT_EQ(gemm.bound, "compute");
+  EXPECT_EQ(gemm.bound, roofline::Bound::kCompute);
   EXPECT_DOUBLE_EQ(gemm.compute_s, 2.0 * 256 * 1024 * 1024 / 1e12);
   EXPECT_DOUBLE_EQ(gemm.memory_s, (256 * 1024 + 1024 * 1024 + 256 * 1024) * 4 / 1e11);
   EXPECT_DOUBLE_EQ(gemm.time_s, 2.0 * 256 * 1024 * 1024 / 1e12 + 1e-5);
   const auto& add = node(p, "add");
-  EXPECT_EQ(add.bound, "memory");
+  EXPECT_EQ(add.bound, roofline::Bound::kMemory);
   EXPECT_DOUBLE_EQ(add.time_s, 3.0 * (1 << 20) * 4 / 1e11 + 1e-5);
   EXPECT_DOUBLE_EQ(add.attainable_flops, (1 << 20) / (3.0 * (1 << 20) * 4 / 1e11));  // intensity x bandwidth
   const auto& relu = node(p, "relu");
-  EXPECT_EQ(relu.bound, "overhead");
+  EXPECT_EQ(relu.bound, roofline::Bound::kOverhead);
   EXPECT_DOUBLE_EQ(relu.time_s, 16 * 8 / 1e11 + 1e-5);
   EXPECT_DOUBLE_EQ(p.time_s, gemm.time_s + add.time_s + relu.time_s);
   EXPECT_DOUBLE_EQ(p.throughput, 1.0 / p.time_s);
@@ -198,7 +198,7 @@ TEST(Calibrate, ZeroCostNodesAreMatched) {
   auto r = analyze_file(b.save("flatten"));
   auto device = hw::load_device_file(device_file());
   auto p = roofline::predict(r.cost, hw::roofline_for(device, device.modes.front()), {});
-  ASSERT_EQ(node(p, "flatten").bound, "none");
+  ASSERT_EQ(node(p, "flatten").bound, roofline::Bound::kNone);
   auto fit =
       roofline::fit_calibration(p, parse("node,seconds\nflatten,1e-6\ngemm,3e-5\nrelu,2e-5\nrelu2,3e-5\n"), "test.csv");
   EXPECT_EQ(fit.unmatched, 0);

@@ -129,12 +129,16 @@ std::vector<Point> plan_points(const BenchCliOptions& o, const analysis::Request
   return points;
 }
 
-exec::BenchOptions bench_options(const BenchCliOptions& o) {
+// "both" and "all" stand for several runs: each point sets its own mode and algorithm.
+exec::BenchOptions bench_options(const BenchCliOptions& o, const std::string& mode, const std::string& algorithm) {
   exec::BenchOptions options;
-  options.exec = to_exec_options(o.exec);
+  auto exec_cli = o.exec;
+  exec_cli.mode = mode;
+  exec_cli.conv_algo = algorithm;
+  options.exec = to_exec_options(exec_cli);
   options.exec.profile_nodes = !o.no_per_node;
   options.training.enabled = o.model.training;
-  options.training.optimizer = o.model.optimizer;
+  options.training.optimizer = cost::parse_optimizer(o.model.optimizer);
   options.training.learning_rate = o.learning_rate;
   options.warmup_seconds = o.warmup;
   options.stopping.max_seconds = o.max_time;
@@ -148,12 +152,10 @@ int run_bench(const BenchCliOptions& o) {
   auto base = make_request(o.model);
   // Every point is bound, inferred and checked (ops, memory) before libtorch is loaded.
   auto points = plan_points(o, base);
-  std::vector<std::string> modes =
-      o.exec.mode == "both" ? std::vector<std::string>{"eager", "optimized"} : std::vector<std::string>{o.exec.mode};
-  std::vector<std::string> algorithms = o.exec.conv_algo == "all"
-                                            ? std::vector<std::string>{"auto", "direct", "gemm", "fft", "winograd"}
-                                            : std::vector<std::string>{o.exec.conv_algo};
-  auto options = bench_options(o);
+  std::vector<std::string> modes = o.exec.mode == "both" ? exec::mode_names() : std::vector<std::string>{o.exec.mode};
+  std::vector<std::string> algorithms =
+      o.exec.conv_algo == "all" ? exec::conv_algo_names() : std::vector<std::string>{o.exec.conv_algo};
+  auto options = bench_options(o, modes.front(), algorithms.front());
   auto& engine = exec::load_engine();
   std::vector<exec::BenchPoint> matrix;
   std::vector<const Point*> point_of;
@@ -162,8 +164,8 @@ int run_bench(const BenchCliOptions& o) {
       for (const auto& algorithm : algorithms) {
         exec::BenchPoint p{fmt::format("{}{}{} {}", point.label, point.label.empty() ? "" : ", ", mode, algorithm),
                            &point.prepared.analysis.model, &point.prepared.inputs, options};
-        p.options.exec.mode = mode;
-        p.options.exec.conv_algo = algorithm;
+        p.options.exec.mode = exec::parse_mode(mode);
+        p.options.exec.conv_algo = exec::parse_conv_algo(algorithm);
         matrix.push_back(std::move(p));
         point_of.push_back(&point);
       }

@@ -103,9 +103,7 @@ analysis::Request make_request(const ModelOptions& o) {
   if (!o.dtype.empty()) request.options.activation_dtype = dtype_flag(o.dtype, "--dtype");
   if (!o.weight_dtype.empty()) request.options.weight_dtype = dtype_flag(o.weight_dtype, "--weight-dtype");
   request.options.training = o.training;
-  request.options.optimizer = o.optimizer == "adam"       ? cost::Optimizer::kAdam
-                              : o.optimizer == "momentum" ? cost::Optimizer::kMomentum
-                                                          : cost::Optimizer::kSgd;
+  request.options.optimizer = cost::parse_optimizer(o.optimizer);
   request.strict = o.strict;
   return request;
 }

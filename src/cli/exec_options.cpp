@@ -40,12 +40,12 @@ void add_exec_options(CLI::App& command, ExecCliOptions& o, const std::vector<st
 
 exec::ExecOptions to_exec_options(const ExecCliOptions& o) {
   exec::ExecOptions e;
-  e.device = o.device;
+  e.device = exec::parse_device(o.device);
   e.threads = o.threads;
-  e.precision = o.precision;
-  e.memory_format = o.memory_format;
-  e.mode = o.mode;
-  e.conv_algo = o.conv_algo;
+  e.precision = exec::parse_precision(o.precision);
+  e.memory_format = exec::parse_memory_format(o.memory_format);
+  e.mode = exec::parse_mode(o.mode);
+  e.conv_algo = exec::parse_conv_algo(o.conv_algo);
   e.seed = o.seed;
   return e;
 }

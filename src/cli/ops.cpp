@@ -2,12 +2,9 @@
 #include <fmt/ostream.h>
 
 #include <iostream>
-#include <set>
 
 #include "cli/command.h"
-#include "cost/registry.h"
 #include "exec/coverage.h"
-#include "shape/registry.h"
 
 namespace ridge::cli {
 
@@ -17,17 +14,8 @@ Command add_ops_command(CLI::App& parent) {
   app->footer("Example:\n  ridge ops --markdown > docs/ops.md");
   app->add_flag("--markdown", *markdown, "write the Markdown table kept in docs/ops.md");
   return {app, [markdown] {
-            std::set<std::string_view> ops;
-            auto shape_ops = shape::ShapeRegistry::instance().op_types();
-            auto cost_ops = cost::CostRegistry::instance().op_types();
-            ops.insert(shape_ops.begin(), shape_ops.end());
-            ops.insert(cost_ops.begin(), cost_ops.end());
-            std::set<std::string_view> with_shape(shape_ops.begin(), shape_ops.end()),
-                with_cost(cost_ops.begin(), cost_ops.end());
-            for (auto control : {"If", "Loop", "Scan"}) with_cost.insert(control);  // costed through their subgraphs
-            const auto& exec_ops = exec::executable_ops();
-            std::set<std::string_view> with_exec(exec_ops.begin(), exec_ops.end());
-            ops.insert(exec_ops.begin(), exec_ops.end());
+            auto ops = exec::op_coverage();
+            auto yes = [](bool b) { return b ? "yes" : "no"; };
             if (*markdown) {
               fmt::print(std::cout,
                          "# Ops covered by ridge's analytical model\n\n"
@@ -36,15 +24,14 @@ Command add_ops_command(CLI::App& parent) {
                          "`cost`: FLOPs, MACs and bytes are computed; `exec`: `ridge run` / `ridge bench` execute it\n"
                          "(limits per op in docs/executor.md). Any other op is reported by name and count.\n\n"
                          "| op | shape | cost | exec |\n|---|---|---|---|\n");
-              for (auto op : ops)
-                fmt::print(std::cout, "| {} | {} | {} | {} |\n", op, with_shape.count(op) ? "yes" : "no",
-                           with_cost.count(op) ? "yes" : "no", with_exec.count(op) ? "yes" : "no");
-              fmt::print(std::cout, "\n{} ops.\n", ops.size());
+              for (const auto& op : ops)
+                fmt::print(std::cout, "| {} | {} | {} | {} |\n", op.op_type, yes(op.shape), yes(op.cost), yes(op.exec));
+              fmt::print(std::cout, "\n{}\n", exec::coverage_summary(ops));
             } else {
-              for (auto op : ops)
-                fmt::print(std::cout, "{:<28} shape:{:<4} cost:{:<4} exec:{}\n", op,
-                           with_shape.count(op) ? "yes" : "no", with_cost.count(op) ? "yes" : "no",
-                           with_exec.count(op) ? "yes" : "no");
+              for (const auto& op : ops)
+                fmt::print(std::cout, "{:<28} shape:{:<4} cost:{:<4} exec:{}\n", op.op_type, yes(op.shape),
+                           yes(op.cost), yes(op.exec));
+              fmt::print(std::cout, "{}\n", exec::coverage_summary(ops));
             }
             return 0;
           }};

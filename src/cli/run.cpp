@@ -85,7 +85,7 @@ Command add_run_command(CLI::App& parent) {
   auto o = std::make_shared<RunOptions>();
   auto* app = parent.add_subcommand("run", "run a model once on the executor (ATen) and show or save its outputs");
   add_model_options(*app, o->model, false, true);
-  add_exec_options(*app, o->exec, {"eager", "optimized"}, {"auto", "direct", "gemm", "fft", "winograd"});
+  add_exec_options(*app, o->exec, exec::mode_names(), exec::conv_algo_names());
   app->add_option("--save-outputs", o->save_outputs,
                   "write the outputs as output_0.pb, output_1.pb, ... (TensorProto, ONNX test-data layout) here");
   app->footer(

@@ -4,13 +4,17 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graph/dtype.h"
 
 namespace ridge::cost {
 
-enum class Optimizer { kSgd, kMomentum, kAdam };
+enum class Optimizer { kSgd, kMomentum, kAdam };  // SGD with momentum 0.9
+// One table of names (cost/training.cpp); parse_optimizer throws ridge::Error listing them.
+std::string_view name(Optimizer optimizer);
+Optimizer parse_optimizer(std::string_view text);
 
 struct CostOptions {
   std::optional<graph::DType> activation_dtype;  // floating activations are costed in this type

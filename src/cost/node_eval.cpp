@@ -134,14 +134,14 @@ NodeEvaluation evaluate_node(const graph::Graph& g, const graph::Node& node, con
     eval.differentiable = false;
     return eval;
   }
-  if (node.op_type == "If" || node.op_type == "Loop" || node.op_type == "Scan") {
-    c.family = "control";
+  const auto* row = CostRegistry::instance().find(node.op_type);
+  if (row && (row->traits & kControlFlow)) {
+    c.family = row->family;
     cost_control_flow(g, node, options, eval, model_cost);
     if (c.status == NodeStatus::kEstimate) ++model_cost.estimated_nodes;
     eval.differentiable = false;
     return eval;
   }
-  const auto* row = CostRegistry::instance().find(node.op_type);
   if (!row) {
     c.status = NodeStatus::kUnknownOp;
     c.note = "shape rule but no cost rule";

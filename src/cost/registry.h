@@ -1,9 +1,9 @@
 #pragma once
 // Table of cost rules, one row per op type, with the traits the memory views need.
 #include <string_view>
-#include <unordered_map>
 
 #include "cost/context.h"
+#include "util/registry.h"
 
 namespace ridge::cost {
 
@@ -13,26 +13,26 @@ enum Trait : unsigned {
   kNone = 0,
   kFusible = 1u << 0,            // elementwise/activation/normalization: fused into its producer
   kNotDifferentiable = 1u << 1,  // integer/boolean/shape ops: no backward
+  kControlFlow = 1u << 2,        // If, Loop, Scan: no rule of their own, costed through their subgraphs
 };
 
 struct CostRuleRow {
   std::string_view op_type;
-  CostRule rule;
+  CostRule rule;  // null for control flow
   unsigned traits = kNone;
   std::string_view family = {};  // set by CostRegistry::add: conv, matmul, elementwise, ...
 };
 
-class CostRegistry {
- public:
-  static const CostRegistry& instance();
-  const CostRuleRow* find(std::string_view op_type) const;
-  std::vector<std::string_view> op_types() const;
-  // Adds an op family's rows; the family groups ops for calibration and summaries.
-  void add(std::string_view family, std::initializer_list<CostRuleRow> rows);
+using CostRegistry = Registry<CostRuleRow>;
 
- private:
-  std::unordered_map<std::string_view, CostRuleRow> rows_;
-};
+}  // namespace ridge::cost
+
+namespace ridge {
+template <>
+const cost::CostRegistry& cost::CostRegistry::instance();  // cost/registry.cpp: the families
+}  // namespace ridge
+
+namespace ridge::cost {
 
 void register_elementwise_costs(CostRegistry& registry);
 void register_conv_costs(CostRegistry& registry);
@@ -44,5 +44,6 @@ void register_manipulation_costs(CostRegistry& registry);
 void register_recurrent_costs(CostRegistry& registry);
 void register_loss_costs(CostRegistry& registry);
 void register_attention_costs(CostRegistry& registry);
+void register_control_costs(CostRegistry& registry);
 
 }  // namespace ridge::cost

@@ -4,9 +4,13 @@
 
 #include "cost/memory_views.h"
 #include "graph/shape.h"
+#include "util/name_table.h"
 
 namespace ridge::cost {
 namespace {
+
+constexpr NameTable<Optimizer, 3> kOptimizers{
+    {{Optimizer::kSgd, "sgd"}, {Optimizer::kMomentum, "momentum"}, {Optimizer::kAdam, "adam"}}};
 
 struct OptimizerCost {
   int flops_per_param;
@@ -27,6 +31,9 @@ OptimizerCost optimizer_cost(Optimizer optimizer) {
 }
 
 }  // namespace
+
+std::string_view name(Optimizer optimizer) { return name_in(kOptimizers, optimizer); }
+Optimizer parse_optimizer(std::string_view text) { return parse_in(kOptimizers, "optimizer", text); }
 
 TrainingTotals training_step(const graph::Graph& g, std::vector<NodeEvaluation>& evals, const CostOptions& options,
                              const Totals& forward) {

@@ -1,180 +1,40 @@
 #include "exec/coverage.h"
 
+#include <fmt/format.h>
+
+#include <map>
+
+#include "cost/registry.h"
+#include "exec/op_table.h"
+#include "shape/registry.h"
+
 namespace ridge::exec {
 
-// The op types the executor module's kernel table holds (default domain). Kept here so `ridge ops`
-// can list them without loading libtorch; a test checks it equals the module's table.
-const std::vector<std::string_view>& executable_ops() {
-  static const std::vector<std::string_view> ops{
-      "Abs",
-      "Acos",
-      "Acosh",
-      "Add",
-      "And",
-      "ArgMax",
-      "ArgMin",
-      "Asin",
-      "Asinh",
-      "Atan",
-      "Atanh",
-      "Attention",
-      "AveragePool",
-      "BatchNormalization",
-      "Bernoulli",
-      "BitShift",
-      "BitwiseAnd",
-      "BitwiseNot",
-      "BitwiseOr",
-      "BitwiseXor",
-      "BlackmanWindow",
-      "Cast",
-      "CastLike",
-      "Ceil",
-      "Celu",
-      "Clip",
-      "Compress",
-      "Concat",
-      "Constant",
-      "ConstantOfShape",
-      "Conv",
-      "ConvInteger",
-      "ConvTranspose",
-      "Cos",
-      "Cosh",
-      "CumSum",
-      "DepthToSpace",
-      "DequantizeLinear",
-      "Det",
-      "Div",
-      "Dropout",
-      "DynamicQuantizeLinear",
-      "Einsum",
-      "Elu",
-      "Equal",
-      "Erf",
-      "Exp",
-      "Expand",
-      "EyeLike",
-      "Flatten",
-      "Floor",
-      "GRU",
-      "Gather",
-      "GatherElements",
-      "GatherND",
-      "Gelu",
-      "Gemm",
-      "GlobalAveragePool",
-      "GlobalLpPool",
-      "GlobalMaxPool",
-      "Greater",
-      "GreaterOrEqual",
-      "GridSample",
-      "GroupNormalization",
-      "HammingWindow",
-      "HannWindow",
-      "HardSigmoid",
-      "HardSwish",
-      "Hardmax",
-      "Identity",
-      "If",
-      "InstanceNormalization",
-      "IsInf",
-      "IsNaN",
-      "LRN",
-      "LSTM",
-      "LayerNormalization",
-      "LeakyRelu",
-      "Less",
-      "LessOrEqual",
-      "Log",
-      "LogSoftmax",
-      "Loop",
-      "LpNormalization",
-      "LpPool",
-      "MatMul",
-      "MatMulInteger",
-      "Max",
-      "MaxPool",
-      "Mean",
-      "MeanVarianceNormalization",
-      "Min",
-      "Mish",
-      "Mod",
-      "Mul",
-      "Neg",
-      "NegativeLogLikelihoodLoss",
-      "NonMaxSuppression",
-      "NonZero",
-      "Not",
-      "OneHot",
-      "Or",
-      "PRelu",
-      "Pad",
-      "Pow",
-      "QLinearConv",
-      "QLinearMatMul",
-      "QuantizeLinear",
-      "RMSNormalization",
-      "RNN",
-      "RandomNormal",
-      "RandomNormalLike",
-      "RandomUniform",
-      "RandomUniformLike",
-      "Range",
-      "Reciprocal",
-      "ReduceL1",
-      "ReduceL2",
-      "ReduceLogSum",
-      "ReduceLogSumExp",
-      "ReduceMax",
-      "ReduceMean",
-      "ReduceMin",
-      "ReduceProd",
-      "ReduceSum",
-      "ReduceSumSquare",
-      "Relu",
-      "Reshape",
-      "Resize",
-      "ReverseSequence",
-      "Round",
-      "Scan",
-      "Scatter",
-      "ScatterElements",
-      "ScatterND",
-      "Selu",
-      "Shape",
-      "Shrink",
-      "Sigmoid",
-      "Sign",
-      "SimplifiedLayerNormalization",
-      "Sin",
-      "Sinh",
-      "Size",
-      "Slice",
-      "Softmax",
-      "SoftmaxCrossEntropyLoss",
-      "Softplus",
-      "Softsign",
-      "SpaceToDepth",
-      "Split",
-      "Sqrt",
-      "Squeeze",
-      "Sub",
-      "Sum",
-      "Tan",
-      "Tanh",
-      "ThresholdedRelu",
-      "Tile",
-      "TopK",
-      "Transpose",
-      "Trilu",
-      "Unique",
-      "Unsqueeze",
-      "Upsample",
-      "Where",
-      "Xor",
+std::vector<OpCoverage> op_coverage() {
+  std::map<std::string_view, OpCoverage> ops;
+  auto mark = [&](const std::vector<std::string_view>& types, bool OpCoverage::*column) {
+    for (auto op : types) {
+      auto& row = ops[op];
+      row.op_type = op;
+      row.*column = true;
+    }
   };
-  return ops;
+  mark(shape::ShapeRegistry::instance().op_types(), &OpCoverage::shape);
+  mark(cost::CostRegistry::instance().op_types(), &OpCoverage::cost);
+  mark(OpRegistry::instance().op_types(), &OpCoverage::exec);
+  std::vector<OpCoverage> rows;
+  for (const auto& [op, row] : ops) rows.push_back(row);
+  return rows;
+}
+
+std::string coverage_summary(const std::vector<OpCoverage>& ops) {
+  size_t shape = 0, cost = 0, exec = 0;
+  for (const auto& op : ops) {
+    shape += op.shape;
+    cost += op.cost;
+    exec += op.exec;
+  }
+  return fmt::format("{} ops: {} with shape rules, {} with cost rules, {} executable.", ops.size(), shape, cost, exec);
 }
 
 }  // namespace ridge::exec

@@ -2,25 +2,49 @@
 // How the executor runs a model and how `ridge bench` measures it.
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "cost/cost.h"
 #include "exec/statistics.h"
 
 namespace ridge::exec {
 
+// Each option is an enum with one table of names (exec/options.cpp); parse_* throws ridge::Error
+// listing the valid names.
+enum class Device { kCpu, kCuda };      // cuda is refused: Debian's libtorch has no CUDA backend
+enum class Precision { kFp32, kBf16 };  // bf16: autocast, matmul/conv in bf16
+enum class MemoryFormat { kNchw, kChannelsLast };
+enum class Mode { kEager, kOptimized };
+enum class ConvAlgo { kAuto, kDirect, kGemm, kFft, kWinograd };
+
+std::string_view name(Device device);
+std::string_view name(Precision precision);
+std::string_view name(MemoryFormat format);
+std::string_view name(Mode mode);
+std::string_view name(ConvAlgo algorithm);
+Device parse_device(std::string_view text);
+Precision parse_precision(std::string_view text);
+MemoryFormat parse_memory_format(std::string_view text);
+Mode parse_mode(std::string_view text);
+ConvAlgo parse_conv_algo(std::string_view text);
+std::vector<std::string> mode_names();
+std::vector<std::string> conv_algo_names();
+
 struct ExecOptions {
-  std::string device = "cpu";          // cpu | cuda (refused: Debian's libtorch has no CUDA backend)
-  int threads = 0;                     // intra-op threads; 0 keeps the library's default
-  std::string precision = "fp32";      // fp32 | bf16 (autocast: matmul/conv in bf16)
-  std::string memory_format = "nchw";  // nchw | channels-last
-  std::string mode = "eager";          // eager | optimized
-  std::string conv_algo = "auto";      // auto | direct | gemm | fft | winograd
-  uint64_t seed = 0;                   // random weights and inputs
-  bool profile_nodes = false;          // time every node (adds a clock read per node)
+  Device device = Device::kCpu;
+  int threads = 0;  // intra-op threads; 0 keeps the library's default
+  Precision precision = Precision::kFp32;
+  MemoryFormat memory_format = MemoryFormat::kNchw;
+  Mode mode = Mode::kEager;
+  ConvAlgo conv_algo = ConvAlgo::kAuto;
+  uint64_t seed = 0;           // random weights and inputs
+  bool profile_nodes = false;  // time every node (adds a clock read per node)
 };
 
 struct TrainingOptions {
   bool enabled = false;
-  std::string optimizer = "sgd";  // sgd | momentum | adam
+  cost::Optimizer optimizer = cost::Optimizer::kSgd;
   double learning_rate = 1e-3;
 };
 

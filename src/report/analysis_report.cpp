@@ -34,18 +34,6 @@ Column only(Column c, unsigned audience) {
   return c;
 }
 
-const char* optimizer_text(cost::Optimizer o) {
-  switch (o) {
-    case cost::Optimizer::kSgd:
-      return "sgd";
-    case cost::Optimizer::kMomentum:
-      return "momentum";
-    case cost::Optimizer::kAdam:
-      return "adam";
-  }
-  return "?";
-}
-
 json op_count_json(const std::map<std::string, int>& ops) {
   json j = json::object();
   for (const auto& [op, n] : ops) j[op] = n;
@@ -70,15 +58,16 @@ void add_header(Document& doc, const analysis::Request& request, const analysis:
     inputs_json[name] = shape;
   }
   doc.field("inputs", "inputs", inputs, inputs_json);
-  doc.field(
-      "options", "dtypes",
-      fmt::format(
-          "activations {}, weights {}{}", dtype_choice(options.activation_dtype), dtype_choice(options.weight_dtype),
-          options.training ? fmt::format("; training step, optimizer {}", optimizer_text(options.optimizer)) : ""),
-      {{"activation_dtype", dtype_choice(options.activation_dtype)},
-       {"weight_dtype", dtype_choice(options.weight_dtype)},
-       {"training", options.training},
-       {"optimizer", optimizer_text(options.optimizer)}});
+  doc.field("options", "dtypes",
+            fmt::format("activations {}, weights {}{}", dtype_choice(options.activation_dtype),
+                        dtype_choice(options.weight_dtype),
+                        options.training
+                            ? fmt::format("; training step, optimizer {}", std::string(cost::name(options.optimizer)))
+                            : ""),
+            {{"activation_dtype", dtype_choice(options.activation_dtype)},
+             {"weight_dtype", dtype_choice(options.weight_dtype)},
+             {"training", options.training},
+             {"optimizer", std::string(cost::name(options.optimizer))}});
   doc.notes = result.notes;
   doc.notes_at_top = true;
 }

@@ -85,10 +85,10 @@ Document prediction_document(const roofline::Prediction& p) {
       .column({.key = "note", .audience = kJson});
   for (const auto& n : p.nodes) {
     // A node without work (Flatten, folded shape arithmetic) has no attainable rate to show.
-    Value attainable = n.predicted && n.bound != "none" ? Value{n.attainable_flops} : Value{};
+    Value attainable = n.predicted && n.bound != roofline::Bound::kNone ? Value{n.attainable_flops} : Value{};
     Value time = n.predicted ? Value{n.time_s} : Value{std::string("not predicted")};
     nodes.add({n.name, n.op, n.family, n.peak_key, n.peak_flops, attainable, n.compute_s, n.memory_s, n.overhead_s,
-               std::string(n.bound), time, n.efficiency, n.note.empty() ? Value{} : Value{n.note}});
+               std::string(roofline::name(n.bound)), time, n.efficiency, n.note.empty() ? Value{} : Value{n.note}});
   }
   doc.tables.push_back(totals_table(p));
   doc.field("ceilings", "ceilings used", ceilings_text, ceilings).at_end = true;

@@ -274,7 +274,7 @@ CalibrationFit fit_calibration(const Prediction& prediction, const std::vector<M
       continue;
     }
     const auto& n = *it->second;
-    if (!n.predicted || n.bound == "none") {  // a node of the model, but no roofline time to fit (a view)
+    if (!n.predicted || n.bound == Bound::kNone) {  // a node of the model, but no roofline time to fit (a view)
       ++fit.without_work;
       continue;
     }

@@ -6,9 +6,25 @@
 #include <set>
 
 #include "util/error.h"
+#include "util/name_table.h"
 
 namespace ridge::roofline {
 namespace {
+
+constexpr NameTable<Bound, 5> kBounds{{{Bound::kCompute, "compute"},
+                                       {Bound::kMemory, "memory"},
+                                       {Bound::kOverhead, "overhead"},
+                                       {Bound::kNone, "none"},
+                                       {Bound::kUnpredicted, "unpredicted"}}};
+
+// The bound of a node that does work, and its time added to that bound's total.
+Bound classify(double compute_s, double memory_s, bool overhead_dominates, double time_s, Prediction& p) {
+  Bound bound = overhead_dominates ? Bound::kOverhead : compute_s >= memory_s ? Bound::kCompute : Bound::kMemory;
+  (bound == Bound::kCompute  ? p.compute_bound_s
+   : bound == Bound::kMemory ? p.memory_bound_s
+                             : p.overhead_bound_s) += time_s;
+  return bound;
+}
 
 struct CeilingChoice {
   std::string key;
@@ -64,6 +80,9 @@ CeilingChoice choose_ceiling(const hw::Roofline& r, const std::string& family, c
 
 }  // namespace
 
+std::string_view name(Bound bound) { return name_in(kBounds, bound); }
+Bound parse_bound(std::string_view text) { return parse_in(kBounds, "bound", text); }
+
 bool is_matrix_family(const std::string& family) {
   return family == "conv" || family == "matmul" || family == "recurrent" || family == "attention";
 }
@@ -90,7 +109,7 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
     np.family = n.family;
     if (n.status == cost::NodeStatus::kUnknownOp || n.status == cost::NodeStatus::kUnresolved) {
       np.predicted = false;
-      np.bound = "unpredicted";
+      np.bound = Bound::kUnpredicted;
       np.note = n.note;
       ++p.unpredicted_ops[n.op_type];
       p.nodes.push_back(np);
@@ -100,7 +119,7 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
     double bytes = static_cast<double>((o.traffic == Traffic::kFused ? n.bytes_fused : n.bytes()) + n.backward_bytes);
     int kernels = (n.flops > 0 || n.bytes() > 0 ? 1 : 0) + (n.backward_flops > 0 || n.backward_bytes > 0 ? 1 : 0);
     if (kernels == 0 || (flops == 0 && bytes == 0)) {
-      np.bound = "none";  // views, folded shape arithmetic: no kernel runs
+      np.bound = Bound::kNone;  // views, folded shape arithmetic: no kernel runs
       p.nodes.push_back(np);
       continue;
     }
@@ -120,13 +139,8 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
     double roofline_s = std::max(np.compute_s, np.memory_s);
     np.attainable_flops = roofline_s > 0 ? flops / roofline_s : 0;
     np.time_s = roofline_s / np.efficiency + np.overhead_s;
-    np.bound = np.overhead_s >= roofline_s / np.efficiency ? "overhead"
-               : np.compute_s >= np.memory_s               ? "compute"
-                                                           : "memory";
+    np.bound = classify(np.compute_s, np.memory_s, np.overhead_s >= roofline_s / np.efficiency, np.time_s, p);
     p.time_s += np.time_s;
-    (np.bound == "compute"  ? p.compute_bound_s
-     : np.bound == "memory" ? p.memory_bound_s
-                            : p.overhead_bound_s) += np.time_s;
     p.nodes.push_back(np);
   }
   if (cost.training) {
@@ -145,11 +159,8 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
     double roofline_s = std::max(np.compute_s, np.memory_s);
     np.attainable_flops = roofline_s > 0 ? static_cast<double>(cost.training->optimizer_flops) / roofline_s : 0;
     np.time_s = roofline_s + overhead;
-    np.bound = overhead >= roofline_s ? "overhead" : np.compute_s >= np.memory_s ? "compute" : "memory";
+    np.bound = classify(np.compute_s, np.memory_s, overhead >= roofline_s, np.time_s, p);
     p.time_s += np.time_s;
-    (np.bound == "compute"  ? p.compute_bound_s
-     : np.bound == "memory" ? p.memory_bound_s
-                            : p.overhead_bound_s) += np.time_s;
     p.nodes.push_back(np);
   }
   p.throughput = p.time_s > 0 ? static_cast<double>(o.batch) / p.time_s : 0;

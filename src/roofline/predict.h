@@ -2,6 +2,7 @@
 // Roofline prediction: each node's time on a device in a power mode, from its FLOPs and bytes.
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cost/cost.h"
@@ -18,13 +19,24 @@ struct PredictOptions {
   int64_t batch = 1;  // for throughput (samples/s)
 };
 
+// What limits a node's time; one table of names (predict.cpp), as outputs write them.
+enum class Bound {
+  kCompute,
+  kMemory,
+  kOverhead,
+  kNone,         // no work: views, folded shape arithmetic
+  kUnpredicted,  // unknown or unresolved op: named, never counted as zero
+};
+std::string_view name(Bound bound);
+Bound parse_bound(std::string_view text);  // throws ridge::Error listing the names
+
 struct NodePrediction {
   std::string name, op, family;
   std::string peak_key;         // the ceiling used, e.g. "fp16_tensor"
   double peak_flops = 0;        // that ceiling
   double attainable_flops = 0;  // min(peak, intensity x bandwidth)
   double compute_s = 0, memory_s = 0, overhead_s = 0, time_s = 0;
-  std::string bound;      // compute, memory, overhead, or none (no work)
+  Bound bound = Bound::kNone;
   double efficiency = 1;  // calibration factor applied (1 when uncalibrated)
   int kernels = 0;        // kernel launches: forward, plus backward in a training step
   bool predicted = true;  // false for unknown/unresolved nodes (named, never zero)

@@ -28,6 +28,6 @@ void attention(InferenceContext& ctx) {
 
 }  // namespace
 
-void register_attention_shapes(ShapeRegistry& registry) { registry.add({{"Attention", attention}}); }
+void register_attention_shapes(ShapeRegistry& registry) { registry.add("attention", {{"Attention", attention}}); }
 
 }  // namespace ridge::shape

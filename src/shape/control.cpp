@@ -152,7 +152,7 @@ void scan(InferenceContext& ctx) {
 void register_control_shapes(ShapeRegistry& registry) {
   // One table row per op.
   // clang-format off
-  registry.add({{"If", if_op}, {"Loop", loop}, {"Scan", scan}});
+  registry.add("control", {{"If", if_op}, {"Loop", loop}, {"Scan", scan}});
   // clang-format on
 }
 

@@ -88,7 +88,7 @@ void conv_transpose(InferenceContext& ctx) {
 void register_conv_shapes(ShapeRegistry& registry) {
   // One table row per op.
   // clang-format off
-  registry.add({{"Conv", conv}, {"ConvInteger", conv_integer}, {"QLinearConv", qlinear_conv},
+  registry.add("conv", {{"Conv", conv}, {"ConvInteger", conv_integer}, {"QLinearConv", qlinear_conv},
                 {"ConvTranspose", conv_transpose}});
   // clang-format on
 }

@@ -281,7 +281,7 @@ void dynamic_quantize_linear(InferenceContext& ctx) {
 void register_elementwise_shapes(ShapeRegistry& registry) {
   // One table row per op.
   // clang-format off
-  registry.add({
+  registry.add("elementwise", {
       // unary, same shape and type
       {"Relu", propagating_unary<real_relu, int_relu>}, {"Neg", propagating_unary<real_neg, int_neg>},
       {"Abs", propagating_unary<real_abs, int_abs>}, {"Floor", propagating_unary<real_floor, int_identity>},

@@ -180,7 +180,8 @@ void infer_graph(Scope& scope, InferenceSummary& summary) {
   for (auto& node : g.nodes) {
     node.unresolved_reason.clear();
     node.unknown_op = false;
-    ShapeRule rule = node.is_default_domain() ? registry.find(node.op_type) : nullptr;
+    const auto* row = node.is_default_domain() ? registry.find(node.op_type) : nullptr;
+    ShapeRule rule = row ? row->rule : nullptr;
     if (!rule) {
       node.unknown_op = true;
       std::string key = node.is_default_domain() ? node.op_type : node.domain + "::" + node.op_type;

@@ -34,7 +34,7 @@ void softmax_cross_entropy(InferenceContext& ctx) {
 void register_loss_shapes(ShapeRegistry& registry) {
   // One table row per op.
   // clang-format off
-  registry.add({{"NegativeLogLikelihoodLoss", nll_loss}, {"SoftmaxCrossEntropyLoss", softmax_cross_entropy}});
+  registry.add("loss", {{"NegativeLogLikelihoodLoss", nll_loss}, {"SoftmaxCrossEntropyLoss", softmax_cross_entropy}});
   // clang-format on
 }
 

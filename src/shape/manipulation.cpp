@@ -600,7 +600,7 @@ void random_shaped(InferenceContext& ctx) {
 void register_manipulation_shapes(ShapeRegistry& registry) {
   // One table row per op.
   // clang-format off
-  registry.add({{"Shape", shape_op}, {"Size", size_op}, {"Constant", constant}, {"ConstantOfShape", constant_of_shape},
+  registry.add("manipulation", {{"Shape", shape_op}, {"Size", size_op}, {"Constant", constant}, {"ConstantOfShape", constant_of_shape},
                 {"Reshape", reshape}, {"Flatten", flatten}, {"Transpose", transpose}, {"Squeeze", squeeze},
                 {"Unsqueeze", unsqueeze}, {"Concat", concat}, {"Split", split}, {"Slice", slice},
                 {"Gather", gather}, {"GatherElements", gather_elements}, {"GatherND", gather_nd},

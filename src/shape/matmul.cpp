@@ -71,7 +71,7 @@ void det(InferenceContext& ctx) {
 void register_matmul_shapes(ShapeRegistry& registry) {
   // One table row per op.
   // clang-format off
-  registry.add({{"MatMul", matmul}, {"MatMulInteger", matmul_integer}, {"QLinearMatMul", qlinear_matmul},
+  registry.add("matmul", {{"MatMul", matmul}, {"MatMulInteger", matmul_integer}, {"QLinearMatMul", qlinear_matmul},
                 {"Gemm", gemm}, {"Einsum", einsum}, {"Det", det}});
   // clang-format on
 }

@@ -55,7 +55,7 @@ void group_norm(InferenceContext& ctx) {
 void register_normalization_shapes(ShapeRegistry& registry) {
   // One table row per op.
   // clang-format off
-  registry.add({{"BatchNormalization", batch_norm}, {"LayerNormalization", layer_norm},
+  registry.add("normalization", {{"BatchNormalization", batch_norm}, {"LayerNormalization", layer_norm},
                 {"SimplifiedLayerNormalization", layer_norm}, {"RMSNormalization", layer_norm},
                 {"InstanceNormalization", same_shape}, {"GroupNormalization", group_norm}, {"LRN", same_shape},
                 {"MeanVarianceNormalization", same_shape}, {"LpNormalization", same_shape},

@@ -35,7 +35,7 @@ void recurrent(InferenceContext& ctx) {
 void register_recurrent_shapes(ShapeRegistry& registry) {
   // One table row per op.
   // clang-format off
-  registry.add({{"LSTM", recurrent<4>}, {"GRU", recurrent<3>}, {"RNN", recurrent<1>}});
+  registry.add("recurrent", {{"LSTM", recurrent<4>}, {"GRU", recurrent<3>}, {"RNN", recurrent<1>}});
   // clang-format on
 }
 

@@ -86,7 +86,7 @@ void topk(InferenceContext& ctx) {
 void register_reduction_shapes(ShapeRegistry& registry) {
   // One table row per op.
   // clang-format off
-  registry.add({{"ReduceSum", reduce<13>}, {"ReduceMean", reduce<18>}, {"ReduceMax", reduce<18>},
+  registry.add("reduction", {{"ReduceSum", reduce<13>}, {"ReduceMean", reduce<18>}, {"ReduceMax", reduce<18>},
                 {"ReduceMin", reduce<18>}, {"ReduceProd", reduce<18>}, {"ReduceL1", reduce<18>},
                 {"ReduceL2", reduce<18>}, {"ReduceLogSum", reduce<18>}, {"ReduceLogSumExp", reduce<18>},
                 {"ReduceSumSquare", reduce<18>}, {"ArgMax", arg_reduce}, {"ArgMin", arg_reduce},

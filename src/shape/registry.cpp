@@ -1,9 +1,10 @@
 #include "shape/registry.h"
 
-#include <algorithm>
+namespace ridge {
 
-namespace ridge::shape {
+using namespace shape;
 
+template <>
 const ShapeRegistry& ShapeRegistry::instance() {
   static const ShapeRegistry registry = [] {
     ShapeRegistry r;
@@ -23,20 +24,4 @@ const ShapeRegistry& ShapeRegistry::instance() {
   return registry;
 }
 
-ShapeRule ShapeRegistry::find(std::string_view op_type) const {
-  auto it = rules_.find(op_type);
-  return it == rules_.end() ? nullptr : it->second;
-}
-
-std::vector<std::string_view> ShapeRegistry::op_types() const {
-  std::vector<std::string_view> types;
-  for (const auto& [name, rule] : rules_) types.push_back(name);
-  std::sort(types.begin(), types.end());
-  return types;
-}
-
-void ShapeRegistry::add(std::initializer_list<ShapeRuleRow> rows) {
-  for (const auto& row : rows) rules_[row.op_type] = row.rule;
-}
-
-}  // namespace ridge::shape
+}  // namespace ridge

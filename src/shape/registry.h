@@ -1,9 +1,9 @@
 #pragma once
 // Table of shape rules, one row per op type of the default domain.
 #include <string_view>
-#include <unordered_map>
 
 #include "shape/context.h"
+#include "util/registry.h"
 
 namespace ridge::shape {
 
@@ -12,18 +12,19 @@ using ShapeRule = void (*)(InferenceContext&);
 struct ShapeRuleRow {
   std::string_view op_type;
   ShapeRule rule;
+  std::string_view family = {};  // set by ShapeRegistry::add: conv, matmul, elementwise, ...
 };
 
-class ShapeRegistry {
- public:
-  static const ShapeRegistry& instance();
-  ShapeRule find(std::string_view op_type) const;
-  std::vector<std::string_view> op_types() const;
-  void add(std::initializer_list<ShapeRuleRow> rows);
+using ShapeRegistry = Registry<ShapeRuleRow>;
 
- private:
-  std::unordered_map<std::string_view, ShapeRule> rules_;
-};
+}  // namespace ridge::shape
+
+namespace ridge {
+template <>
+const shape::ShapeRegistry& shape::ShapeRegistry::instance();  // shape/registry.cpp: the families
+}  // namespace ridge
+
+namespace ridge::shape {
 
 // One per op family file; each adds its table's rows.
 void register_elementwise_shapes(ShapeRegistry& registry);

@@ -8,11 +8,11 @@
 #include <limits>
 #include <thread>
 
-#include "exec/aten/bench.h"
+#include "exec/aten/benchmarking/bench.h"
 #include "exec/aten/block_cache.h"
 #include "exec/aten/interpreter.h"
-#include "exec/aten/kernel.h"
-#include "exec/aten/optimize.h"
+#include "exec/aten/kernels/kernel.h"
+#include "exec/aten/passes/optimize.h"
 #include "exec/aten/tensors.h"
 #include "exec/engine.h"
 #include "hw/host.h"
@@ -24,7 +24,10 @@ namespace {
 
 class AtenEngine : public Engine {
  public:
-  std::vector<std::string> op_types() const override { return KernelRegistry::instance().op_types(); }
+  std::vector<std::string> op_types() const override {
+    auto types = KernelRegistry::instance().op_types();
+    return {types.begin(), types.end()};
+  }
 
   Environment environment(const ExecOptions& options) const override {
     Environment env;
@@ -53,7 +56,7 @@ class AtenEngine : public Engine {
     ExecutionScope scope(options);
     Interpreter interp(model, options);
     RunOutput out;
-    if (options.mode == "optimized") out.notes.push_back(optimize(interp).summary());
+    if (options.mode == Mode::kOptimized) out.notes.push_back(optimize(interp).summary());
     std::vector<at::Tensor> tensors;
     for (const auto& host : inputs) tensors.push_back(from_host(host));
     if (tensors.empty()) tensors = interp.generate_inputs();

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <set>
 
-#include "exec/aten/kernel.h"
+#include "exec/aten/kernels/kernel.h"
 #include "exec/aten/tensors.h"
 #include "util/error.h"
 
@@ -53,12 +53,21 @@ void Interpreter::load_constants(const graph::Graph& g) {
 
 std::vector<at::Tensor>& Interpreter::constants(const graph::Graph& g) { return constants_[&g]; }
 
-void Interpreter::replace_graph(std::unique_ptr<graph::Graph> g, std::vector<at::Tensor> constants) {
+void Interpreter::replace_graph(std::unique_ptr<graph::Graph> g, std::vector<at::Tensor> constants,
+                                std::unordered_map<graph::ValueId, Epilogue> fusions) {
   optimized_graph_ = std::move(g);
+  fusions_ = std::move(fusions);
   graph_ = optimized_graph_.get();
   constants_[graph_] = std::move(constants);
   plans_.erase(graph_);
   kernel_states_.clear();  // keyed by nodes of the graph being replaced
+}
+
+const Epilogue& Interpreter::epilogue(const graph::Graph& g, const graph::Node& node) const {
+  static const Epilogue none;
+  if (&g != optimized_graph_.get() || node.outputs.empty()) return none;
+  auto it = fusions_.find(node.outputs[0]);
+  return it == fusions_.end() ? none : it->second;
 }
 
 const Interpreter::Plan& Interpreter::plan(const graph::Graph& g) {

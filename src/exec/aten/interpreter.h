@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "exec/aten/onednn/onednn.h"
 #include "exec/options.h"
 #include "graph/graph.h"
 
@@ -55,7 +56,11 @@ class Interpreter {
   // Constants of a graph (initializers), by value id; used by the optimizer.
   std::vector<at::Tensor>& constants(const graph::Graph& g);
   // Replaces the main graph (optimized mode) and its constants.
-  void replace_graph(std::unique_ptr<graph::Graph> g, std::vector<at::Tensor> constants);
+  // `fusions`: what optimized mode fused into each layer of `g`, by the layer's first output.
+  void replace_graph(std::unique_ptr<graph::Graph> g, std::vector<at::Tensor> constants,
+                     std::unordered_map<graph::ValueId, Epilogue> fusions = {});
+  // What optimized mode fused into a node of `g` (nothing for other graphs and other nodes).
+  const Epilogue& epilogue(const graph::Graph& g, const graph::Node& node) const;
   const Frame* current_frame() const { return current_frame_; }
   // A tensor derived once from an unchanging object (an attribute, a constant value), then shared.
   enum class Derived { kAttributeValue, kConvWeight };
@@ -88,6 +93,7 @@ class Interpreter {
   const graph::Model& model_;
   ExecOptions options_;
   std::unique_ptr<graph::Graph> optimized_graph_;
+  std::unordered_map<graph::ValueId, Epilogue> fusions_;  // of optimized_graph_
   const graph::Graph* graph_;
   int64_t opset_ = 0;
   at::Generator generator_;

@@ -6,7 +6,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "exec/aten/kernel.h"
+#include "exec/aten/kernels/kernel.h"
+#include "exec/op_table.h"
 #include "onnx/tensor_decode.h"
 #include "util/error.h"
 
@@ -45,19 +46,15 @@ bool external_file_missing(const graph::TensorRef& ref, const std::string& direc
          !std::filesystem::exists(std::filesystem::path(directory) / ref.location.external_path);
 }
 
-// Normalization scales and running variances: random values near one keep activations sane.
+// Normalization scales and running variances (the op rows' scale inputs): random values near one
+// keep activations sane.
 bool is_scale_like(const graph::Graph& g, graph::ValueId id) {
   for (auto consumer : g.value(id).consumers) {
     const auto& node = g.nodes[static_cast<size_t>(consumer)];
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (node.inputs[i] != id) continue;
-      if (node.op_type == "BatchNormalization" && (i == 1 || i == 4)) return true;
-      if ((node.op_type == "LayerNormalization" || node.op_type == "InstanceNormalization" ||
-           node.op_type == "GroupNormalization" || node.op_type == "RMSNormalization" ||
-           node.op_type == "SimplifiedLayerNormalization") &&
-          i == 1)
-        return true;
-    }
+    const auto* row = node.is_default_domain() ? find_op(node.op_type) : nullptr;
+    if (!row) continue;
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+      if (node.inputs[i] == id && row->scales_input(i)) return true;
   }
   return false;
 }

@@ -20,15 +20,13 @@ TrainingStep::TrainingStep(Interpreter& interpreter, const TrainingOptions& opti
   }
   if (state_->parameters.empty()) throw Error("training: the model has no float weights to train");
   // The same three optimizers the cost model counts: plain SGD, SGD with momentum (0.9), Adam.
-  if (options.optimizer == "sgd" || options.optimizer == "momentum")
-    state_->optimizer = std::make_unique<torch::optim::SGD>(
-        state_->parameters,
-        torch::optim::SGDOptions(options.learning_rate).momentum(options.optimizer == "momentum" ? 0.9 : 0.0));
-  else if (options.optimizer == "adam")
+  if (options.optimizer == cost::Optimizer::kAdam)
     state_->optimizer =
         std::make_unique<torch::optim::Adam>(state_->parameters, torch::optim::AdamOptions(options.learning_rate));
   else
-    throw Error(fmt::format("training: unknown optimizer '{}' (sgd, momentum or adam)", options.optimizer));
+    state_->optimizer = std::make_unique<torch::optim::SGD>(
+        state_->parameters, torch::optim::SGDOptions(options.learning_rate)
+                                .momentum(options.optimizer == cost::Optimizer::kMomentum ? 0.9 : 0.0));
 }
 
 TrainingStep::~TrainingStep() = default;

@@ -12,7 +12,7 @@ namespace ridge::exec::aten {
 
 class TrainingStep {
  public:
-  // Marks the interpreter's float weights as trainable. Throws ridge::Error for an unknown optimizer.
+  // Marks the interpreter's float weights as trainable.
   TrainingStep(Interpreter& interpreter, const TrainingOptions& options);
   ~TrainingStep();
   // Forward, loss, backward, update. The loss is the mean of the squared float outputs: a stand-in

@@ -1,0 +1,246 @@
+#include "exec/aten/benchmarking/bench.h"
+
+#include <ATen/Parallel.h>
+#include <ATen/autocast_mode.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+
+#include "exec/aten/passes/optimize.h"
+#include "exec/aten/training.h"
+#include "exec/op_table.h"
+#include "util/error.h"
+
+namespace ridge::exec::aten {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Layer descriptors for layers.csv: channels and kernel size of convolutions and matrix products.
+void describe_layer(const graph::Graph& g, const graph::Node& node, NodeTiming& t) {
+  auto dims = [&](size_t i) -> std::vector<int64_t> {
+    auto id = node.input(i);
+    if (id == graph::kNoValue || !g.value(id).has_shape || !graph::is_fully_known(g.value(id).shape)) return {};
+    return graph::known_dims(g.value(id).shape);
+  };
+  const auto* row = node.is_default_domain() ? find_op(node.op_type) : nullptr;
+  if (!row || !row->has(kLayer)) return;
+  if (row->family == "conv") {
+    auto w = dims(1);
+    if (w.size() < 3) return;
+    int64_t groups = node.get_int("group", 1);
+    bool transposed = node.op_type == "ConvTranspose";
+    t.in_channels = transposed ? w[0] : w[1] * groups;
+    t.out_channels = transposed ? w[1] * groups : w[0];
+    for (size_t i = 2; i < w.size(); ++i) t.kernel_size += (i > 2 ? "x" : "") + std::to_string(w[i]);
+  } else {  // Gemm, MatMul
+    auto b = dims(1);
+    if (b.size() < 2) return;
+    bool trans = node.op_type == "Gemm" && node.get_int("transB", 0);
+    t.in_channels = trans ? b[b.size() - 1] : b[b.size() - 2];
+    t.out_channels = trans ? b[b.size() - 2] : b[b.size() - 1];
+  }
+}
+
+}  // namespace
+
+ExecutionScope::ExecutionScope(const ExecOptions& options) {
+  if (options.device != Device::kCpu) {
+    if (options.device == Device::kCuda && !at::hasCUDA())
+      throw Error("--device cuda: this libtorch was built without CUDA (Debian's libtorch is CPU-only)");
+    throw Error(fmt::format("--device {}: the executor runs on the CPU only", name(options.device)));
+  }
+  if (options.threads > 0) at::set_num_threads(options.threads);
+  if (options.precision == Precision::kBf16) {
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    autocast_ = true;
+  }
+}
+
+ExecutionScope::~ExecutionScope() {
+  if (autocast_) {
+    at::autocast::set_cpu_enabled(false);
+    at::autocast::clear_cache();
+  }
+}
+
+void apply_memory_format(Interpreter& interp, std::vector<at::Tensor>& inputs) {
+  if (interp.options().memory_format != MemoryFormat::kChannelsLast) return;
+  for (auto& t : inputs)
+    if (t.dim() == 4 && at::isFloatingType(t.scalar_type())) t = t.contiguous(at::MemoryFormat::ChannelsLast);
+  const auto& g = interp.graph();
+  auto& constants = interp.constants(g);
+  for (const auto& node : g.nodes)
+    if (node.op_type == "Conv" && node.input(1) != graph::kNoValue) {
+      auto& w = constants[static_cast<size_t>(node.input(1))];
+      if (w.defined() && w.dim() == 4) w = w.contiguous(at::MemoryFormat::ChannelsLast);
+    }
+}
+
+namespace {
+
+// One run of the model: an inference pass without gradients, or a training step (its loss kept).
+class Step {
+ public:
+  Step(Interpreter& interp, const TrainingOptions& training, std::vector<at::Tensor>& inputs)
+      : interp_(interp), inputs_(inputs) {
+    if (training.enabled) training_ = std::make_unique<TrainingStep>(interp, training);
+  }
+  void operator()(const NodeObserver& observer) {
+    if (training_) {
+      losses_.push_back(training_->run(inputs_));
+      return;
+    }
+    at::NoGradGuard no_grad;
+    interp_.run(inputs_, observer);
+  }
+  bool training() const { return training_ != nullptr; }
+  const std::vector<double>& losses() const { return losses_; }
+
+ private:
+  Interpreter& interp_;
+  std::vector<at::Tensor>& inputs_;
+  std::unique_ptr<TrainingStep> training_;
+  std::vector<double> losses_;
+};
+
+// The result's description of the run, and the graph rewrites of optimized mode.
+void prepare_run(Interpreter& interp, const BenchOptions& options, BenchResult& result) {
+  result.mode = name(options.exec.mode);
+  result.precision = name(options.exec.precision);
+  result.memory_format = name(options.exec.memory_format);
+  result.conv_algo = name(options.exec.conv_algo);
+  result.training = options.training.enabled;
+  result.optimizer = options.training.enabled ? std::string(cost::name(options.training.optimizer)) : "";
+  if (options.exec.mode == Mode::kOptimized) {
+    if (options.training.enabled) throw Error("--mode optimized is for inference; train with --mode eager");
+    result.notes.push_back(optimize(interp).summary());
+  }
+}
+
+// Warm-up: caches, allocator, oneDNN primitive creation, lazy weight casts.
+void warm_up(Step& step, const BenchOptions& options, BenchResult& result) {
+  auto warm_start = Clock::now();
+  int64_t warm_runs = 0;
+  while (warm_runs < options.min_warmup || seconds_since(warm_start) < options.warmup_seconds) {
+    step({});
+    ++warm_runs;
+    if (options.fixed_iterations > 0 && warm_runs >= options.min_warmup) break;
+  }
+  result.warmup_runs = static_cast<double>(warm_runs);
+}
+
+// Timed runs until the stopping rule (or the fixed iteration count) is met.
+void measure(Step& step, const BenchOptions& options, BenchResult& result) {
+  std::vector<double> samples;
+  RunningStats running;
+  auto measure_start = Clock::now();
+  while (true) {
+    auto start = Clock::now();
+    step({});
+    double ms = seconds_since(start) * 1e3;
+    samples.push_back(ms);
+    running.add(ms);
+    if (options.fixed_iterations > 0) {
+      if (static_cast<int64_t>(samples.size()) >= options.fixed_iterations) {
+        result.stop_reason = "fixed iterations";
+        break;
+      }
+      continue;
+    }
+    if (const char* reason = options.stopping.stop_reason(running, seconds_since(measure_start))) {
+      result.stop_reason = reason;
+      break;
+    }
+  }
+  result.latency_ms = summarize(samples);
+  const auto& losses = step.losses();
+  if (step.training()) result.training_losses.assign(losses.end() - static_cast<int64_t>(samples.size()), losses.end());
+}
+
+// Per-node and per-op-type shares of the summed node times, and the interpreter's overhead per node.
+void summarize_profile(BenchResult& result, double profiled_total, int64_t runs) {
+  double node_sum = 0;
+  for (const auto& t : result.nodes) node_sum += t.mean_ms;
+  std::map<std::string, OpTypeTiming> by_type;
+  for (auto& t : result.nodes) {
+    t.percent = node_sum > 0 ? 100 * t.mean_ms / node_sum : 0;
+    auto& o = by_type[t.op_type];
+    o.op_type = t.op_type;
+    ++o.nodes;
+    o.total_ms += t.mean_ms;
+  }
+  for (auto& [op, o] : by_type) {
+    o.percent = node_sum > 0 ? 100 * o.total_ms / node_sum : 0;
+    result.op_types.push_back(o);
+  }
+  std::sort(result.op_types.begin(), result.op_types.end(),
+            [](const auto& a, const auto& b) { return a.total_ms > b.total_ms; });
+  result.node_sum_ms = node_sum;
+  result.profiled_run_ms = profiled_total / static_cast<double>(runs) * 1e3;
+  if (!result.nodes.empty())
+    result.overhead_per_node_us =
+        (result.profiled_run_ms - node_sum) * 1e3 / static_cast<double>(result.executed_nodes);
+}
+
+// Per-node profile (inference: a separate pass, so the clock reads do not disturb the timings).
+void profile_nodes(Step& step, const Interpreter& interp, const BenchOptions& options, BenchResult& result) {
+  const auto& g = interp.graph();
+  std::vector<double> node_seconds(g.nodes.size(), 0);
+  std::vector<std::string> algorithms(g.nodes.size());
+  NodeObserver observer = [&](size_t n, double s, const std::string& algorithm) {
+    node_seconds[n] += s;
+    if (!algorithm.empty()) algorithms[n] = algorithm;
+  };
+  int64_t runs = std::clamp<int64_t>(result.latency_ms.samples, 3, 50);
+  double profiled_total = 0;
+  auto budget_start = Clock::now();
+  int64_t done = 0;
+  while (done < runs) {
+    auto start = Clock::now();
+    step(observer);
+    profiled_total += seconds_since(start);
+    ++done;
+    if (done >= 3 && seconds_since(budget_start) > options.stopping.max_seconds) break;
+  }
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    NodeTiming t;
+    t.name = g.nodes[n].name;
+    t.op_type = g.nodes[n].op_type;
+    t.mean_ms = node_seconds[n] / static_cast<double>(done) * 1e3;
+    t.algorithm = algorithms[n];
+    describe_layer(g, g.nodes[n], t);
+    result.nodes.push_back(std::move(t));
+  }
+  summarize_profile(result, profiled_total, done);
+}
+
+}  // namespace
+
+BenchResult bench_model(const graph::Model& model, const std::vector<at::Tensor>& given_inputs,
+                        const BenchOptions& options) {
+  ExecutionScope scope(options.exec);
+  Interpreter interp(model, options.exec);
+  BenchResult result;
+  prepare_run(interp, options, result);
+  std::vector<at::Tensor> inputs = given_inputs.empty() ? interp.generate_inputs() : given_inputs;
+  interp.check_inputs(inputs);
+  result.executed_nodes = static_cast<int64_t>(interp.graph().nodes.size());
+  apply_memory_format(interp, inputs);
+  result.random_weights = interp.random_weights();
+  for (const auto& note : interp.notes()) result.notes.push_back(note);
+  if (given_inputs.empty()) result.notes.push_back("inputs generated (normal noise; ids uniform below the table size)");
+
+  Step step(interp, options.training, inputs);
+  warm_up(step, options, result);
+  measure(step, options, result);
+  if (options.exec.profile_nodes && !step.training()) profile_nodes(step, interp, options, result);
+  return result;
+}
+
+}  // namespace ridge::exec::aten

@@ -1,0 +1,15 @@
+// The attention ops the executor runs (their kernels: src/exec/aten/kernels/attention.cpp), with their
+// traits: known without loading libtorch.
+#include "exec/op_table.h"
+
+namespace ridge::exec {
+
+void register_attention_ops(OpRegistry& registry) {
+  // clang-format off
+  registry.add("attention", {
+      {"Attention"},
+  });
+  // clang-format on
+}
+
+}  // namespace ridge::exec

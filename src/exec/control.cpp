@@ -1,0 +1,15 @@
+// The control ops the executor runs (their kernels: src/exec/aten/kernels/control.cpp), with their
+// traits: known without loading libtorch.
+#include "exec/op_table.h"
+
+namespace ridge::exec {
+
+void register_control_ops(OpRegistry& registry) {
+  // clang-format off
+  registry.add("control", {
+      {"If"}, {"Loop"}, {"Scan"},
+  });
+  // clang-format on
+}
+
+}  // namespace ridge::exec
