@@ -4,16 +4,33 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/output_options.h"
 #include "exec/coverage.h"
 
 namespace ridge::cli {
 
+namespace {
+
+report::Document ops_document(const std::vector<exec::OpCoverage>& ops) {
+  report::Document doc;
+  doc.command = "ops";
+  auto& t = doc.table("ops", "");
+  t.column({.key = "op"}).column({.key = "shape"}).column({.key = "cost"}).column({.key = "exec"});
+  for (const auto& op : ops) t.add({std::string(op.op_type), op.shape, op.cost, op.exec});
+  doc.field("summary", "", exec::coverage_summary(ops), exec::coverage_summary(ops), report::kHuman).at_end = true;
+  return doc;
+}
+
+}  // namespace
+
 Command add_ops_command(CLI::App& parent) {
   auto markdown = std::make_shared<bool>(false);
+  auto format = std::make_shared<std::string>("table");
   auto* app = parent.add_subcommand("ops", "list the ONNX ops ridge infers shapes for, costs and executes");
-  app->footer("Example:\n  ridge ops --markdown > docs/ops.md");
-  app->add_flag("--markdown", *markdown, "write the Markdown table kept in docs/ops.md");
-  return {app, [markdown] {
+  app->footer("Examples:\n  ridge ops -f csv\n  ridge ops --markdown > docs/ops.md");
+  app->add_flag("--markdown", *markdown, "write the Markdown page kept in docs/ops.md (with its introduction)");
+  add_format_option(*app, *format);
+  return {app, [markdown, format] {
             auto ops = exec::op_coverage();
             auto yes = [](bool b) { return b ? "yes" : "no"; };
             if (*markdown) {
@@ -28,10 +45,7 @@ Command add_ops_command(CLI::App& parent) {
                 fmt::print(std::cout, "| {} | {} | {} | {} |\n", op.op_type, yes(op.shape), yes(op.cost), yes(op.exec));
               fmt::print(std::cout, "\n{}\n", exec::coverage_summary(ops));
             } else {
-              for (const auto& op : ops)
-                fmt::print(std::cout, "{:<28} shape:{:<4} cost:{:<4} exec:{}\n", op.op_type, yes(op.shape),
-                           yes(op.cost), yes(op.exec));
-              fmt::print(std::cout, "{}\n", exec::coverage_summary(ops));
+              emit(ops_document(ops), *format);
             }
             return 0;
           }};

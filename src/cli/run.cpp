@@ -6,10 +6,10 @@
 #include "cli/command.h"
 #include "cli/common.h"
 #include "cli/exec_options.h"
+#include "cli/output_options.h"
 #include "exec/prepare.h"
 #include "exec/test_data.h"
 #include "onnx/tensor_decode.h"
-#include "report/text_table.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -18,20 +18,25 @@ namespace {
 struct RunOptions {
   ModelOptions model;
   ExecCliOptions exec;
-  std::string save_outputs;
+  std::string save_outputs, format = "table";
 };
 
-// min / max / mean and the first values of an output, for the table.
-std::vector<std::string> describe(const exec::HostTensor& t) {
+// min / max / mean and the first values of an output.
+struct Description {
+  report::Value min, max, mean;
+  std::string first;
+};
+
+Description describe(const exec::HostTensor& t) {
   graph::TensorRef header;
   header.name = t.name;
   header.dtype = t.dtype;
   header.dims = t.dims;
   auto decoded = onnx::decode_values(header, t.bytes);
-  if (!decoded) return {"", "", "", "(values not shown for this type)"};
+  if (!decoded) return {{}, {}, {}, "(values not shown for this type)"};
   std::vector<double> values;
   for (size_t i = 0; i < static_cast<size_t>(decoded->size()); ++i) values.push_back(decoded->as_real(i));
-  if (values.empty()) return {"", "", "", ""};
+  if (values.empty()) return {};
   double lo = values[0], hi = values[0], sum = 0;
   for (double v : values) {
     lo = std::min(lo, v);
@@ -42,9 +47,10 @@ std::vector<std::string> describe(const exec::HostTensor& t) {
   for (size_t i = 0; i < std::min<size_t>(4, values.size()); ++i)
     first += fmt::format("{}{:.5g}", i ? " " : "", values[i]);
   if (values.size() > 4) first += " ...";
-  return {fmt::format("{:.5g}", lo), fmt::format("{:.5g}", hi),
-          fmt::format("{:.5g}", sum / static_cast<double>(values.size())), first};
+  return {lo, hi, sum / static_cast<double>(values.size()), first};
 }
+
+report::Column statistic(const char* key) { return {.key = key, .style = report::Style::kGeneral, .decimals = 5}; }
 
 int run_model(const RunOptions& o) {
   auto request = make_request(o.model);
@@ -56,26 +62,41 @@ int run_model(const RunOptions& o) {
   exec::check_runnable(prepared.analysis.model);
   exec::check_memory(prepared.analysis.cost, false);
   auto& engine = exec::load_engine();
-  exec::check_runnable(prepared.analysis.model, engine);
-  exec::check_memory(prepared.analysis.cost, false);
   auto result = engine.run(prepared.analysis.model, prepared.inputs, to_exec_options(o.exec));
-  report::TextTable table({"output", "dtype", "shape", "min", "max", "mean", "first values"});
+  report::Document doc;
+  doc.command = "run";
+  doc.subject = o.model.model;
+  doc.field("model", "model", o.model.model, o.model.model);
+  nlohmann::ordered_json inputs = nlohmann::ordered_json::object();
+  for (const auto& [name, shape] : prepared.analysis.inputs) {
+    doc.field("", "input " + name, shape, {}, report::kHuman);
+    inputs[name] = shape;
+  }
+  doc.field("inputs", "", "", inputs, report::kJson);
+  doc.field("inputs_from", "inputs", prepared.inputs.empty() ? "generated (seeded)" : o.exec.inputs_dir,
+            prepared.inputs.empty() ? "generated" : o.exec.inputs_dir);
+  doc.field("random_weights", "", "", result.random_weights, report::kJson);
+  auto& table = doc.table("outputs", "");
+  table.column({.key = "output"})
+      .column({.key = "dtype"})
+      .column({.key = "shape"})
+      .column(statistic("min"))
+      .column(statistic("max"))
+      .column(statistic("mean"))
+      .column({.key = "first_values", .title = "first values"});
   for (const auto& t : result.outputs) {
     std::string shape;
     for (size_t i = 0; i < t.dims.size(); ++i) shape += (i ? "x" : "") + std::to_string(t.dims[i]);
-    auto stats = describe(t);
-    table.add_row({t.name, std::string(graph::dtype_name(t.dtype)), shape.empty() ? "scalar" : shape, stats[0],
-                   stats[1], stats[2], stats[3]});
+    auto d = describe(t);
+    table.add({t.name, std::string(graph::dtype_name(t.dtype)), shape.empty() ? "scalar" : shape, d.min, d.max, d.mean,
+               d.first});
   }
-  fmt::print(std::cout, "model: {}\n", o.model.model);
-  for (const auto& [name, shape] : prepared.analysis.inputs) fmt::print(std::cout, "input {}: {}\n", name, shape);
-  fmt::print(std::cout, "inputs: {}\n\n", prepared.inputs.empty() ? "generated (seeded)" : o.exec.inputs_dir);
-  table.print(std::cout);
-  for (const auto& note : result.notes) fmt::print(std::cout, "note: {}\n", note);
+  doc.notes = result.notes;
   if (!o.save_outputs.empty()) {
     exec::write_tensor_dir(o.save_outputs, "output", result.outputs);
-    fmt::print(std::cout, "outputs written to {}/output_N.pb\n", o.save_outputs);
+    doc.field("saved", "outputs written to", o.save_outputs + "/output_N.pb", o.save_outputs).at_end = true;
   }
+  emit(doc, o.format);
   return 0;
 }
 
@@ -88,6 +109,7 @@ Command add_run_command(CLI::App& parent) {
   add_exec_options(*app, o->exec, exec::mode_names(), exec::conv_algo_names());
   app->add_option("--save-outputs", o->save_outputs,
                   "write the outputs as output_0.pb, output_1.pb, ... (TensorProto, ONNX test-data layout) here");
+  add_format_option(*app, o->format);
   app->footer(
       "Examples:\n"
       "  ridge run models/resnet50.onnx --batch 2\n"

@@ -61,6 +61,8 @@ std::string number_text(double v, const Column& c) {
       return with_unit(fixed(v, c.decimals), c.unit);
     case Style::kDuration:
       return duration(v);
+    case Style::kGeneral:
+      return with_unit(fmt::format("{:.{}g}", v, c.decimals), c.unit);
     case Style::kText:
       break;
   }

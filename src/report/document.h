@@ -32,6 +32,7 @@ enum class Style {
   kSi,        // "4.09 G" + unit
   kBytes,     // "102 MB"
   kFixed,     // `decimals` places + unit
+  kGeneral,   // `decimals` significant digits (values of any magnitude: 2.789, -2.1911e-09)
   kDuration,  // the value is seconds: "12.3 us", "4.567 ms"
 };
 
