@@ -24,7 +24,7 @@ Command add_ert_command(CLI::App& parent) {
       "Examples:\n"
       "  ridge ert --quick\n"
       "  ridge ert --profile host.yaml --csv ert-points.csv   # then: ridge predict MODEL --device host.yaml");
-  app->add_flag("--quick", o->quick, "finish in under 30 s (fewer repetitions and sizes)");
+  app->add_flag("--quick", o->quick, "fewer repetitions and sizes: well under a minute instead of several");
   app->add_option("--threads", o->threads, "largest thread count (default: every online CPU)")
       ->check(integer_in(1, 4096));
   add_format_option(*app, o->format);

@@ -113,7 +113,7 @@ void add_intensity_and_gemm(Document& doc, const hw::ert::ErtResult& r) {
   doc.field("gemm", fmt::format("GEMM fp32 (ATen at::mm, n = {})", r.gemm_n),
             fmt::format("{} (median {})", si(r.gemm_fp32.max, "FLOP/s"), si(r.gemm_fp32.median, "FLOP/s")), {}, kHuman)
       .at_end = true;
-  doc.field("seconds", "ran in", fmt::format("{:.1f} s", r.seconds), r.seconds).at_end = true;
+  doc.field("seconds", "", fmt::format("ran in {:.1f} s", r.seconds), r.seconds).at_end = true;
 }
 
 }  // namespace
