@@ -134,3 +134,32 @@ TEST(ModelsCli, ListsTheBundledModelsWithTheirDimsAndCosts) {
 
 }  // namespace
 }  // namespace ridge::test
+
+namespace ridge::test {
+namespace {
+
+TEST(CliOutput, BenchAndRunPrintEveryFormat) {
+  auto data = source_path("tests/data/executor/bert");
+  for (const char* format : {"table", "csv", "json", "md"}) {
+    auto bench = run_ridge("bench " + data + "/model.onnx --iters 2 --warmup 0 --threads 1 -f " + format);
+    ASSERT_EQ(bench.exit_code, 0) << format << ": " << bench.err;
+    auto run = run_ridge("run " + data + "/model.onnx --inputs " + data + "/test_data_set_0 -f " + format);
+    ASSERT_EQ(run.exit_code, 0) << format << ": " << run.err;
+    if (std::string(format) == "md") {
+      EXPECT_EQ(bench.out.rfind("# ridge bench", 0), 0u) << bench.out;
+      EXPECT_NE(bench.out.find("| run | mean ms |"), std::string::npos) << bench.out;
+    }
+    if (std::string(format) == "csv") {
+      EXPECT_EQ(bench.out.rfind("model,algorithm,input_size,batch,", 0), 0u) << bench.out;
+      EXPECT_EQ(run.out.rfind("output,dtype,shape,min,max,mean,first_values\n", 0), 0u) << run.out;
+    }
+    if (std::string(format) == "json") {
+      auto doc = nlohmann::json::parse(run.out);
+      EXPECT_EQ(doc["outputs"].size(), 2u);
+      EXPECT_EQ(doc["inputs"]["input_ids"], "2x12");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ridge::test
