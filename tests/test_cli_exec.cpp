@@ -87,8 +87,9 @@ TEST(BenchCli, JsonHasTheDocumentedKeysAndConsistentNodes) {
 }
 
 // bench -> calibrate -> predict on the same model: the calibrated prediction reproduces the
-// measured latency (bench's nodes.csv has mean_ms and seconds: read in seconds, not 1000x off),
-// and every measured name is a node of the model (the zero-cost Flatten included).
+// measured node times (bench's nodes.csv has mean_ms: read in milliseconds, not 1000x off), every
+// measured name is a node of the model (the zero-cost Flatten included), and of two runs appended
+// to one file the last is used.
 TEST(BenchCli, CalibrationRoundTripPredictsTheMeasuredLatency) {
   auto dir = temp_dir() + "/roundtrip";
   fs::remove_all(dir);
@@ -98,7 +99,10 @@ TEST(BenchCli, CalibrationRoundTripPredictsTheMeasuredLatency) {
   ASSERT_EQ(earlier.exit_code, 0) << earlier.err;
   auto bench = run_ridge("bench " + model_path("alexnet") + " --threads 1 --max-time 2 -f json --csv " + dir);
   ASSERT_EQ(bench.exit_code, 0) << bench.err;
-  double measured_ms = nlohmann::json::parse(bench.out)["runs"][0]["latency_ms"]["mean"].get<double>();
+  auto run = nlohmann::json::parse(bench.out)["runs"][0];
+  double measured_ms = run["latency_ms"]["mean"].get<double>();
+  // The node times calibrate reads come from the profile pass: their sum is what the fit reproduces.
+  double node_sum_ms = run["profile"]["node_sum_ms"].get<double>();
   // A CPU device far faster than any host, so every fitted efficiency is below 1.
   auto device = temp_dir() + "/roundtrip-cpu.yaml";
   std::ofstream(device) << R"(id: fast-cpu
@@ -125,8 +129,13 @@ modes: [{name: default, source: test}]
   EXPECT_TRUE(doc["calibrated"].get<bool>());
   const auto& totals = doc["totals"].is_array() ? doc["totals"][0] : doc["totals"];
   double predicted_ms = totals["time_s"].get<double>() * 1e3;
-  EXPECT_NEAR(predicted_ms, measured_ms, 0.25 * measured_ms)
-      << "predicted " << predicted_ms << " ms, measured " << measured_ms << " ms";
+  // Least squares with a per-op overhead (one kernel per node: an intercept) reproduces the sum of the
+  // times it was fitted on; a unit read 1000x off would miss by orders of magnitude.
+  EXPECT_NEAR(predicted_ms, node_sum_ms, 0.10 * node_sum_ms)
+      << "predicted " << predicted_ms << " ms, measured node sum " << node_sum_ms << " ms";
+  // And the whole run's latency, measured apart (other tests share the machine: a loose bound).
+  EXPECT_GT(predicted_ms, measured_ms / 3) << "measured " << measured_ms << " ms";
+  EXPECT_LT(predicted_ms, measured_ms * 3) << "measured " << measured_ms << " ms";
 }
 
 TEST(BenchCli, SweepsAndModesInOneCall) {
