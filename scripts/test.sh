@@ -27,13 +27,16 @@ mv "$prefix/usr" "$prefix/moved"  # the tree finds its libraries, modules and de
 (
   cd "$prefix"
   export PATH="$prefix/moved/bin:$PATH"
-  unset RIDGE_EXEC_MODULE RIDGE_ATEN_GEMM RIDGE_DEVICE_PATH
+  unset RIDGE_EXEC_MODULE RIDGE_ATEN_GEMM RIDGE_DEVICE_PATH RIDGE_MODEL_DIR
   installed="$prefix/moved"
   ridge analyze "$repo/models/resnet50.onnx" --summary >/dev/null
   # The device files and the executor module must come from the installed tree, not the build's paths.
   HOME="$prefix" ridge devices show t4 >/dev/null
-  HOME="$prefix" ridge devices show t4 --format json | grep -q "\"$installed/share/ridge/devices/t4.yaml\""
-  ridge models -f json | grep -q "\"$installed/share/ridge/models\""
+  HOME="$prefix" ridge devices show t4 --format json >t4.json
+  grep -q "\"$installed/share/ridge/devices/t4.yaml\"" t4.json
+  # Into files, not pipes: `grep -q` stops reading at the first match and ridge would get SIGPIPE.
+  ridge models -f json >models.json
+  grep -q "\"$installed/share/ridge/models\"" models.json
   data="$repo/tests/data/executor/bert"
   LD_DEBUG=files ridge run "$data/model.onnx" --inputs "$data/test_data_set_0" --save-outputs out 2>ld.log >/dev/null
   grep -q "calling init: $installed/lib/ridge/libridge_exec.so" ld.log
