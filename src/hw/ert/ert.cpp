@@ -446,10 +446,6 @@ FmaWidth derive_fma_width(double fma256_per_cycle, double fma512_per_cycle) {
   return w;
 }
 
-bool above_theoretical(double measured, double theoretical) {
-  return theoretical > 0 && measured > kAboveTheoreticalTolerance * theoretical;
-}
-
 ErtResult run_ert(const ErtOptions& o) {
   auto t0 = Clock::now();
   ErtResult r;
