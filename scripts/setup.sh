@@ -6,7 +6,7 @@ packages=(
   cmake ninja-build g++ clang clang-format libclang-rt-14-dev git
   libonnx-dev libprotobuf-dev protobuf-compiler
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev libopenblas0-pthread likwid
+  libeigen3-dev libxgboost-dev libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev libopenblas0-pthread likwid
   libonnx-testdata python3 python3-onnx python3-torch python3-torchvision
   time graphviz
 )

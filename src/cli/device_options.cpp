@@ -1,6 +1,14 @@
 #include "cli/device_options.h"
 
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "calib/predict.h"
 #include "graph/dtype.h"
+#include "util/error.h"
 
 namespace ridge::cli {
 
@@ -25,6 +33,42 @@ void add_device_options(CLI::App& app, DeviceOptions& o) {
   app.add_flag("--allow-tf32", o.allow_tf32, "let fp32 convolutions and matrix products use TF32 tensor units");
   app.add_option("--traffic", o.traffic, "memory traffic per node: unfused (default) or fused")
       ->check(CLI::IsMember({"unfused", "fused"}));
+}
+
+void add_calibrated_options(CLI::App& app, DeviceOptions& o) {
+  app.add_option("--exec-mode", o.exec_mode,
+                 "executor mode a calibrated device predicts: eager (default) or optimized (bench's --mode)")
+      ->check(CLI::IsMember({"eager", "optimized"}));
+  app.add_option("--threads", o.threads, "executor threads a calibrated device predicts (default: logical CPUs)")
+      ->check(CLI::Range(1, 4096));
+}
+
+roofline::Prediction predict_on_device(const analysis::Result& analysis, const hw::Device& device,
+                                       const hw::Roofline& roofline, const DeviceOptions& o,
+                                       const analysis::Request& request) {
+  auto prediction = roofline::predict(analysis.cost, roofline, predict_options(o, request));
+  const auto& calibration = device.calibration;
+  if (!calibration || calibration->model_file.empty()) {
+    if (!o.exec_mode.empty() || o.threads > 0)
+      throw Error(fmt::format(
+          "--exec-mode and --threads need a device with a shape-aware calibration; '{}' has none (fit one with "
+          "`ridge calibrate --device {} --sample`)",
+          device.id, device.file));
+    return prediction;
+  }
+  // Sweeps predict many points with one model: load it once.
+  static std::map<std::string, std::shared_ptr<calib::ShapeModel>> loaded;
+  auto& model = loaded[calibration->model_file];
+  if (!model) model = std::make_shared<calib::ShapeModel>(calib::ShapeModel::load(calibration->model_file));
+  if (prediction.precision != model->ceilings().precision)
+    throw Error(fmt::format("the calibration of '{}' was fitted for {}, not {}", device.id, model->ceilings().precision,
+                            prediction.precision));
+  calib::CalibratedOptions options;
+  options.mode = o.exec_mode.empty() ? "eager" : o.exec_mode;
+  options.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.model_file = calibration->model_file;
+  calib::apply(prediction, analysis.model.graph, analysis.cost, *model, options);
+  return prediction;
 }
 
 }  // namespace ridge::cli

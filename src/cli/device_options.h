@@ -5,6 +5,8 @@
 
 #include "analysis/run.h"
 #include "cli/common.h"
+#include "hw/device.h"
+#include "hw/roofline.h"
 #include "roofline/predict.h"
 
 namespace ridge::cli {
@@ -13,9 +15,23 @@ struct DeviceOptions {
   ModelOptions model;
   std::string device, precision, traffic = "unfused";
   bool allow_tf32 = false;
+  // The executor conditions a shape-aware calibration predicts (empty / 0: not given).
+  std::string exec_mode;
+  int threads = 0;
 };
 
 void add_device_options(CLI::App& app, DeviceOptions& options);
 roofline::PredictOptions predict_options(const DeviceOptions& options, const analysis::Request& request);
+
+// --exec-mode and --threads, for the commands that predict with a calibrated device.
+void add_calibrated_options(CLI::App& app, DeviceOptions& options);
+
+// The roofline prediction, then, when the device file carries a shape-aware calibration, that
+// model's prediction for the executor mode and thread count (eager and the machine's logical CPUs
+// unless given). --exec-mode or --threads without such a calibration is refused: they would
+// change nothing.
+roofline::Prediction predict_on_device(const analysis::Result& analysis, const hw::Device& device,
+                                       const hw::Roofline& roofline, const DeviceOptions& options,
+                                       const analysis::Request& request);
 
 }  // namespace ridge::cli

@@ -59,7 +59,7 @@ int run_predict(const PredictOptions& o) {
     if (batch > 0) point_request.bindings.batch = batch;
     auto analysis = analysis::rerun(pristine, point_request);
     for (const auto& roofline : rooflines) {
-      auto prediction = roofline::predict(analysis.cost, roofline, predict_options(o.device, point_request));
+      auto prediction = predict_on_device(analysis, device, roofline, o.device, point_request);
       points.push_back({roofline.mode, point_request.bindings.batch.value_or(1), std::move(prediction)});
     }
   }
@@ -81,9 +81,12 @@ Command add_predict_command(CLI::App& parent) {
       "Examples:\n"
       "  ridge predict models/resnet50.onnx --device h100-sxm --dtype bf16\n"
       "  ridge predict models/resnet50.onnx --device jetson-agx-orin-64gb --modes all --sweep batch=1,8\n"
-      "  ridge predict models/bert_base.onnx --dim seq=128 --device a100-sxm-80gb --training --format json");
+      "  ridge predict models/bert_base.onnx --dim seq=128 --device a100-sxm-80gb --training --format json\n"
+      "With a device calibrated by `ridge calibrate --sample`, each node's time is the fitted model's estimate\n"
+      "for --exec-mode and --threads, and the output states the calibration's validation error.");
   add_model_options(*app, o->device.model, true);
   add_device_options(*app, o->device);
+  add_calibrated_options(*app, o->device);
   app->add_option("--modes", o->modes, "power modes to sweep: all, or MODE1,MODE2,...");
   app->add_option("--sweep", o->sweep, "batch sizes to sweep: batch=1,2,4,8");
   add_format_option(*app, o->format);

@@ -61,12 +61,20 @@ struct PowerMode {
   std::string source;
 };
 
-// Efficiency factors fitted from measured per-node times (`ridge calibrate`).
+// A calibration fitted from measurements (`ridge calibrate`): either per-op-family efficiency
+// factors (from one model's node times), or a shape-aware model (calib/model.h) in a file beside
+// the device file, with its cross-validated error.
 struct Calibration {
   double overhead_s = 0;                     // fixed cost per op
   std::map<std::string, double> efficiency;  // op family -> fraction of the roofline attained
-  std::string fitted_from;                   // the measurement file
-  int nodes = 0;                             // how many measured nodes the fit used
+  std::string fitted_from;                   // the measurement file(s)
+  int nodes = 0;                             // how many measured nodes (layers) the fit used
+  std::string model_file;                    // shape-aware model, resolved against the device file
+  struct Validation {
+    int points = 0;
+    double median_abs = 0, p90_abs = 0, within_10 = 0;  // held-out relative errors (fractions)
+  };
+  std::optional<Validation> validation;
 };
 
 struct Device {

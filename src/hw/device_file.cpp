@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -18,6 +19,7 @@ const std::set<std::string> kLevels{"dram", "l3", "l2", "l1"};
 class Reader {
  public:
   explicit Reader(std::string name) : name_(std::move(name)) {}
+  const std::string& file() const { return name_; }
 
   [[noreturn]] void fail(const std::string& field, const std::string& what) const {
     throw Error(fmt::format("device file '{}': {} {}", name_, field, what));
@@ -167,6 +169,21 @@ Calibration read_calibration(const Reader& r, const YAML::Node& cal) {
   c.overhead_s = r.number(cal["overhead_s"], "calibration.overhead_s", false);
   c.fitted_from = r.text(cal["fitted_from"], "calibration.fitted_from");
   c.nodes = static_cast<int>(r.number(cal["nodes"], "calibration.nodes"));
+  if (auto model = cal["model"]) {
+    // Relative to the device file, so the pair can be moved together.
+    auto file = r.text(model, "calibration.model");
+    auto base = std::filesystem::path(r.file()).parent_path();
+    c.model_file = std::filesystem::path(file).is_absolute() || base.empty() ? file : (base / file).string();
+    if (auto v = cal["validation"]) {
+      Calibration::Validation validation;
+      validation.points = static_cast<int>(r.number(v["points"], "calibration.validation.points", false));
+      validation.median_abs = r.number(v["median_abs_error"], "calibration.validation.median_abs_error", false);
+      validation.p90_abs = r.number(v["p90_abs_error"], "calibration.validation.p90_abs_error", false);
+      validation.within_10 = r.number(v["within_10"], "calibration.validation.within_10", false);
+      c.validation = validation;
+    }
+    if (!cal["efficiency"]) return c;
+  }
   auto eff = cal["efficiency"];
   if (!eff || !eff.IsMap()) r.fail("calibration.efficiency", "must map op families to fractions");
   for (const auto& e : eff) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "report/format.h"
 
 namespace ridge::report {
@@ -10,7 +12,17 @@ namespace {
 using json = nlohmann::ordered_json;
 
 std::string calibration_text(const roofline::Prediction& p) {
-  return p.calibrated ? "calibrated from " + p.calibration_source : "uncalibrated (roofline ceilings)";
+  if (!p.calibration_model.empty()) {
+    std::string validation = "no held-out error";
+    if (p.validation)
+      validation =
+          fmt::format("held-out error: median {:.1f}%, p90 {:.1f}%, {:.0f}% of layers within +-10%",
+                      100 * p.validation->median_abs, 100 * p.validation->p90_abs, 100 * p.validation->within_10);
+    return fmt::format("calibrated estimate for {} mode, {} thread{} ({}; {})", p.exec_mode, p.threads,
+                       p.threads == 1 ? "" : "s", p.calibration_model, validation);
+  }
+  return p.calibrated ? "calibrated from " + p.calibration_source
+                      : "uncalibrated: times are roofline bounds (lower limits), not estimates";
 }
 
 double share(double part_s, double total_s) { return total_s > 0 ? 100 * part_s / total_s : 0.0; }
@@ -36,7 +48,19 @@ void add_device_fields(Document& doc, const roofline::Prediction& p, bool with_m
   if (with_mode) doc.field("mode", "", "", p.mode, kJson);
   doc.field("precision", "", "", p.precision, kJson);
   doc.field("calibrated", "", "", p.calibrated, kJson);
-  if (p.calibrated) doc.field("calibration_source", "", "", p.calibration_source, kJson);
+  // Whether time_s is an estimate (a fitted calibration) or a bound (the roofline alone).
+  doc.field("estimate", "", "", p.calibrated, kJson);
+  if (p.calibrated && p.calibration_model.empty()) doc.field("calibration_source", "", "", p.calibration_source, kJson);
+  if (!p.calibration_model.empty()) {
+    json calibration{{"model", p.calibration_model}, {"exec_mode", p.exec_mode}, {"threads", p.threads}};
+    if (p.validation)
+      calibration["validation"] = {{"points", p.validation->points},
+                                   {"median_abs_error", p.validation->median_abs},
+                                   {"p90_abs_error", p.validation->p90_abs},
+                                   {"within_10", p.validation->within_10}};
+    doc.field("calibration", "", "", calibration, kJson);
+  }
+  for (const auto& note : p.notes) doc.notes.push_back(note);
 }
 
 Table totals_table(const roofline::Prediction& p) {
@@ -50,9 +74,11 @@ Table totals_table(const roofline::Prediction& p) {
       .column(seconds("overhead_bound_s", "", kMachine))
       .column(percent("compute_percent", "time in compute-bound nodes", kHuman))
       .column(percent("memory_percent", "time in memory-bound nodes", kHuman))
-      .column(percent("overhead_percent", "time in overhead-bound nodes", kHuman));
+      .column(percent("overhead_percent", "time in overhead-bound nodes", kHuman))
+      .column(seconds("framework_overhead_s", "framework time outside the nodes"));
   t.add({p.time_s, p.throughput, p.compute_bound_s, p.memory_bound_s, p.overhead_bound_s,
-         share(p.compute_bound_s, p.time_s), share(p.memory_bound_s, p.time_s), share(p.overhead_bound_s, p.time_s)});
+         share(p.compute_bound_s, p.time_s), share(p.memory_bound_s, p.time_s), share(p.overhead_bound_s, p.time_s),
+         p.framework_overhead_s});
   return t;
 }
 
@@ -82,13 +108,18 @@ Document prediction_document(const roofline::Prediction& p) {
       .column({.key = "bound"})
       .column(seconds("time_s", "time"))
       .column({.key = "efficiency", .audience = kMachine})
+      .column(seconds("roofline_s", "", kMachine))
+      .column({.key = "estimated", .audience = kMachine})
+      .column({.key = "fused_into", .title = "fused into", .max_width = 30})
       .column({.key = "note", .audience = kJson});
   for (const auto& n : p.nodes) {
     // A node without work (Flatten, folded shape arithmetic) has no attainable rate to show.
     Value attainable = n.predicted && n.bound != roofline::Bound::kNone ? Value{n.attainable_flops} : Value{};
     Value time = n.predicted ? Value{n.time_s} : Value{std::string("not predicted")};
+    double roofline_s = n.roofline_s > 0 ? n.roofline_s : std::max(n.compute_s, n.memory_s);
     nodes.add({n.name, n.op, n.family, n.peak_key, n.peak_flops, attainable, n.compute_s, n.memory_s, n.overhead_s,
-               std::string(roofline::name(n.bound)), time, n.efficiency, n.note.empty() ? Value{} : Value{n.note}});
+               std::string(roofline::name(n.bound)), time, n.efficiency, roofline_s, n.estimated,
+               n.fused_into.empty() ? Value{} : Value{n.fused_into}, n.note.empty() ? Value{} : Value{n.note}});
   }
   doc.tables.push_back(totals_table(p));
   doc.field("ceilings", "ceilings used", ceilings_text, ceilings).at_end = true;

@@ -13,36 +13,11 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "util/csv.h"
 #include "util/error.h"
 
 namespace ridge::roofline {
 namespace {
-
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> fields;
-  std::string field;
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-        field += '"', ++i;
-      else if (c == '"')
-        quoted = false;
-      else
-        field += c;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.push_back(field);
-      field.clear();
-    } else if (c != '\r') {
-      field += c;
-    }
-  }
-  fields.push_back(field);
-  return fields;
-}
 
 // Solves A x = b (small, dense) by Gaussian elimination with partial pivoting.
 std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double> b) {
@@ -329,9 +304,22 @@ std::string calibrated_device_yaml(const std::string& device_file, const hw::Cal
   calibration["fitted_from"] = c.fitted_from;
   calibration["nodes"] = c.nodes;
   calibration["overhead_s"] = number(c.overhead_s);
-  YAML::Node efficiency(YAML::NodeType::Map);
-  for (const auto& [family, value] : c.efficiency) efficiency[family] = number(value);
-  calibration["efficiency"] = efficiency;
+  if (!c.model_file.empty()) {
+    calibration["model"] = c.model_file;
+    if (c.validation) {
+      YAML::Node v(YAML::NodeType::Map);
+      v["points"] = c.validation->points;
+      v["median_abs_error"] = number(c.validation->median_abs);
+      v["p90_abs_error"] = number(c.validation->p90_abs);
+      v["within_10"] = number(c.validation->within_10);
+      calibration["validation"] = v;
+    }
+  }
+  if (c.model_file.empty() || !c.efficiency.empty()) {
+    YAML::Node efficiency(YAML::NodeType::Map);
+    for (const auto& [family, value] : c.efficiency) efficiency[family] = number(value);
+    calibration["efficiency"] = efficiency;
+  }
   root.remove("calibration");
   root["calibration"] = calibration;
   YAML::Emitter e;

@@ -98,7 +98,8 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
   p.device_name = r.device_name;
   p.mode = r.mode;
   p.precision = o.precision;
-  p.calibrated = r.calibration.has_value();
+  // A shape-aware calibration is applied afterwards (calib::apply); here the raw roofline.
+  p.calibrated = r.calibration.has_value() && r.calibration->model_file.empty();
   if (p.calibrated) p.calibration_source = r.calibration->fitted_from;
   p.ceilings_used["bandwidth.dram"] = dram->second.label;
   const double overhead = p.calibrated ? r.calibration->overhead_s : r.overhead_s;

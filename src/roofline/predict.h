@@ -1,6 +1,7 @@
 #pragma once
 // Roofline prediction: each node's time on a device in a power mode, from its FLOPs and bytes.
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,17 @@ struct NodePrediction {
   int kernels = 0;        // kernel launches: forward, plus backward in a training step
   bool predicted = true;  // false for unknown/unresolved nodes (named, never zero)
   std::string note;
+  // Shape-aware calibration (calib::apply): the roofline bound the model started from, and the
+  // layer this node runs in when optimized mode fuses it (its time is then counted there).
+  double roofline_s = 0;
+  bool estimated = false;  // time_s comes from a fitted model (else it is the roofline bound)
+  std::string fused_into;
+};
+
+// How well a calibration predicted held-out measurements (cross-validated).
+struct ValidationError {
+  int points = 0;
+  double median_abs = 0, p90_abs = 0, within_10 = 0;  // fractions
 };
 
 struct Prediction {
@@ -53,6 +65,13 @@ struct Prediction {
   double throughput = 0;                             // samples/s
   std::map<std::string, int> unpredicted_ops;        // op type -> count (no cost: unknown or unresolved)
   std::map<std::string, std::string> ceilings_used;  // key -> label (datasheet/theoretical/measured)
+  // Set by calib::apply: the model file, the executor conditions predicted, its validation error,
+  // and the framework's time outside the nodes (included in time_s).
+  std::string calibration_model, exec_mode;
+  int threads = 0;
+  std::optional<ValidationError> validation;
+  double framework_overhead_s = 0;
+  std::vector<std::string> notes;
 };
 
 // Ops whose work runs on matrix (tensor) units when the device has them.

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# How well ridge predicts models it never timed, on this machine (issue 11, docs/benchmarks.md).
+#   1. `ridge ert --quick --profile`: this machine's device file (ceilings measured here).
+#   2. `ridge calibrate --sample`: the layer sample only -- no bundled model is timed for the fit.
+#   3. `ridge bench` every model at batch 1 and 8, eager and optimized, 1 and 2 threads (medians).
+#   4. `ridge predict` each point with the sample calibration: error = predicted / measured - 1.
+#   5. Leave one model out: calibrate from the other models' bench runs (`--measured DIR
+#      --exclude-model M`), predict M.
+# Prints the error of every point and the distribution (median |error|, p90, share within +-10%).
+#   RIDGE (default build/ridge)  OUT (default build/bench-accuracy)  MODELS  BATCHES (1 8)  THREADS (1 2)
+#   MAX_TIME seconds per bench point (default 3)  SAMPLE (default --quick; "" for the full sample)
+# Steps whose output exists are skipped, so an interrupted run resumes; delete OUT to start over.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ridge=${RIDGE:-build/ridge}
+out=${OUT:-build/bench-accuracy}
+models=${MODELS:-resnet50 mobilenet_v2 vgg16 densenet121 googlenet alexnet bert_base}
+batches=${BATCHES:-1 8}
+threads=${THREADS:-1 2}
+max_time=${MAX_TIME:-3}
+sample=${SAMPLE---quick}
+mkdir -p "$out/runs" "$out/pred" "$out/bench"
+extra() { [ "$1" = bert_base ] && echo "--dim seq=128" || true; }
+
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) logical CPUs; ridge $($ridge --version 2>/dev/null | head -1)"
+[ -f "$out/host.yaml" ] || $ridge ert --quick --profile "$out/host.yaml" >/dev/null
+if [ ! -f "$out/sample-cal.yaml" ]; then
+  start=$(date +%s)
+  $ridge calibrate --device "$out/host.yaml" --sample $sample --threads "${threads// /,}" -o "$out/sample-cal.yaml" \
+    > "$out/calibrate.txt" || true  # a layer that failed is listed; the others are fitted
+  echo "layer sample + fit: $(( $(date +%s) - start )) s"
+fi
+grep -E "held-out|layers fitted" "$out/calibrate.txt" || true
+
+for m in $models; do
+  for b in $batches; do
+    for t in $threads; do
+      run="$out/runs/$m-b$b-t$t.json"
+      [ -s "$run" ] || $ridge bench "models/$m.onnx" --batch "$b" $(extra "$m") --threads "$t" --mode both \
+        --max-time "$max_time" --csv "$out/bench" -f json > "$run"
+      for mode in eager optimized; do
+        p="$out/pred/sample-$m-b$b-t$t-$mode.json"
+        [ -s "$p" ] || $ridge predict "models/$m.onnx" --batch "$b" $(extra "$m") --device "$out/sample-cal.yaml" \
+          --exec-mode "$mode" --threads "$t" -f json > "$p"
+      done
+    done
+  done
+done
+
+# Leave one model out: the calibration never saw a run of the model it predicts.
+for m in $models; do
+  cal="$out/lomo-$m.yaml"
+  [ -f "$cal" ] || $ridge calibrate --device "$out/host.yaml" --measured "$out/bench" --exclude-model "models/$m.onnx" \
+    -o "$cal" > /dev/null
+  for b in $batches; do
+    for t in $threads; do
+      for mode in eager optimized; do
+        p="$out/pred/lomo-$m-b$b-t$t-$mode.json"
+        [ -s "$p" ] || $ridge predict "models/$m.onnx" --batch "$b" $(extra "$m") --device "$cal" \
+          --exec-mode "$mode" --threads "$t" -f json > "$p"
+      done
+    done
+  done
+done
+
+/usr/bin/python3 - "$out" <<'PY'
+import glob, json, os, statistics, sys
+out = sys.argv[1]
+def stats(errors):
+    a = sorted(abs(e) for e in errors)
+    if not a: return "no points"
+    p90 = a[max(0, -(-9 * len(a) // 10) - 1)]
+    within = sum(e <= 0.10 for e in a) / len(a)
+    return f"median |error| {100*statistics.median(a):.1f}%, p90 {100*p90:.1f}%, within +-10%: {sum(e <= 0.10 for e in a)}/{len(a)} ({100*within:.0f}%)"
+measured = {}
+for path in glob.glob(f"{out}/runs/*.json"):
+    name = os.path.basename(path)[:-5]
+    doc = json.load(open(path))
+    for run in doc["runs"]:
+        measured[(name, run["mode"])] = run["latency_ms"]["median"] / 1e3
+for kind in ("sample", "lomo"):
+    errors = []
+    print(f"\n{kind}: {'calibrated from the layer sample only' if kind == 'sample' else 'leave one model out (fitted on the other models bench runs)'}")
+    print(f"{'model':13} {'batch':>5} {'thr':>3} {'mode':9} {'measured ms':>11} {'predicted ms':>12} {'error':>7}")
+    for path in sorted(glob.glob(f"{out}/pred/{kind}-*.json")):
+        stem = os.path.basename(path)[len(kind) + 1:-5]
+        point, mode = stem.rsplit("-", 1)
+        if (point, mode) not in measured: continue
+        doc = json.load(open(path))
+        predicted = doc["totals"]["time_s"]
+        m = measured[(point, mode)]
+        e = predicted / m - 1
+        errors.append(e)
+        model, b, t = point.rsplit("-", 2)
+        print(f"{model:13} {b[1:]:>5} {t[1:]:>3} {mode:9} {1e3*m:11.2f} {1e3*predicted:12.2f} {100*e:+6.1f}%")
+    print(f"{kind}: {stats(errors)}")
+PY

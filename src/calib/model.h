@@ -1,0 +1,92 @@
+#pragma once
+// The shape-aware calibration model. Per layer kind and executor mode:
+//   log(time) = log(roofline floor) + linear(features) + trees(features)
+// The floor is max(FLOPs / ceiling, bytes / DRAM bandwidth) with the ceilings the model was fitted
+// against (stored with it). The linear stage (least squares with Eigen) carries the trends that
+// must extrapolate beyond the sampled sizes; gradient-boosted trees (XGBoost's C API) learn what a
+// straight line cannot (cache capacity steps, blocking effects, thread scaling), as nn-Meter's
+// kernel predictors do. Kinds with too few samples keep the linear stage only (or a constant ratio).
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "calib/sample.h"
+
+namespace ridge::calib {
+
+// Relative errors (predicted / measured - 1) summarised as users read them.
+struct ErrorStats {
+  int points = 0;
+  double median_abs = 0, p90_abs = 0;  // fractions (0.05 = 5%)
+  double within_10 = 0;                // share of points within +-10%
+};
+ErrorStats error_stats(const std::vector<double>& relative_errors);
+
+// The ceilings the floor is computed with (fp32 unless the model says otherwise).
+struct Ceilings {
+  double vector_flops = 0;  // FLOP/s of the vector units
+  double matrix_flops = 0;  // FLOP/s of matrix products (measured GEMM rate where known)
+  double dram_bytes_per_s = 0;
+  std::string precision = "fp32";
+};
+double floor_s(const LayerFeatures& f, const Ceilings& c);  // never below 1 ns
+
+struct FitOptions {
+  int folds = 5;     // cross-validation folds
+  int rounds = 150;  // boosting rounds
+  int max_depth = 4;
+  double learning_rate = 0.1;
+  int min_samples_for_trees = 24;
+  int min_samples_for_linear = 6;
+  int threads = 0;  // XGBoost threads (0: its default)
+  uint64_t seed = 0;
+};
+
+class KindModel;  // model.cpp: linear coefficients and the booster
+
+class ShapeModel {
+ public:
+  ShapeModel();
+  ~ShapeModel();
+  ShapeModel(ShapeModel&&) noexcept;
+  ShapeModel& operator=(ShapeModel&&) noexcept;
+
+  // Fits one model per (kind, mode) present in `samples`, and the framework overhead per mode and
+  // thread count from `overheads`; cross-validates (k folds) and keeps the held-out errors.
+  // Throws ridge::Error when there is nothing to fit.
+  static ShapeModel fit(const std::vector<Sample>& samples, const std::vector<OverheadSample>& overheads,
+                        const Ceilings& ceilings, const FitOptions& options = {});
+
+  // Seconds for one layer measured as a node; nullopt when no model covers its kind and mode.
+  std::optional<double> predict_s(const LayerFeatures& f, const std::string& mode) const;
+  // Framework time of a whole run of `nodes` nodes (per run + per node); 0 when never measured.
+  double framework_overhead_s(const std::string& mode, int threads, int nodes) const;
+
+  // Held-out (cross-validated) errors: "KIND/MODE" per model and "all" over every sample.
+  const std::map<std::string, ErrorStats>& validation() const { return validation_; }
+  // How many samples each "KIND/MODE" model was fitted on, and which stages it has.
+  std::map<std::string, std::string> describe() const;
+  const Ceilings& ceilings() const { return ceilings_; }
+  bool covers(Kind kind, const std::string& mode) const;
+
+  nlohmann::json to_json() const;
+  static ShapeModel from_json(const nlohmann::json& j);  // throws ridge::Error on a malformed file
+  void save(const std::string& path) const;
+  static ShapeModel load(const std::string& path);
+
+ private:
+  Ceilings ceilings_;
+  std::map<std::pair<Kind, std::string>, std::unique_ptr<KindModel>> models_;
+  struct Overhead {
+    double per_run_s = 0, per_node_s = 0;
+    int runs = 0;
+  };
+  std::map<std::pair<std::string, int>, Overhead> overheads_;  // (mode, threads)
+  std::map<std::string, ErrorStats> validation_;
+};
+
+}  // namespace ridge::calib

@@ -1,0 +1,173 @@
+#include "calib/sample.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "report/format.h"
+#include "util/csv.h"
+#include "util/error.h"
+
+namespace ridge::calib {
+namespace {
+
+// The numeric features, by column name: one table for writing and reading.
+struct NumberColumn {
+  const char* name;
+  double LayerFeatures::*member;
+};
+constexpr NumberColumn kNumbers[] = {
+    {"flops", &LayerFeatures::flops},
+    {"bytes", &LayerFeatures::bytes},
+    {"batch", &LayerFeatures::batch},
+    {"in_channels", &LayerFeatures::in_channels},
+    {"out_channels", &LayerFeatures::out_channels},
+    {"kernel", &LayerFeatures::kernel},
+    {"stride", &LayerFeatures::stride},
+    {"groups", &LayerFeatures::groups},
+    {"in_spatial", &LayerFeatures::in_spatial},
+    {"out_spatial", &LayerFeatures::out_spatial},
+    {"m", &LayerFeatures::m},
+    {"n", &LayerFeatures::n},
+    {"k", &LayerFeatures::k},
+    {"out_elements", &LayerFeatures::out_elements},
+    {"fused_ops", &LayerFeatures::fused_ops},
+    {"threads", &LayerFeatures::threads},
+};
+// Environment columns every sample file has (empty where unknown), so files concatenate.
+constexpr const char* kEnvironment[] = {"cpu", "torch", "ridge_revision", "timestamp"};
+
+std::string number(double v) { return fmt::format("{:.17g}", v); }
+
+// A header read by name: required columns must be there, the rest may be missing.
+class Columns {
+ public:
+  Columns(const std::string& header, const std::string& source) : source_(source) {
+    auto names = split_csv_line(header);
+    for (size_t i = 0; i < names.size(); ++i) index_[names[i]] = i;
+  }
+  size_t need(const std::string& name) const {
+    auto it = index_.find(name);
+    if (it == index_.end()) throw Error(fmt::format("'{}' is not a ridge sample file: no '{}' column", source_, name));
+    return it->second;
+  }
+  std::optional<size_t> find(const std::string& name) const {
+    auto it = index_.find(name);
+    if (it == index_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::string source_;
+  std::map<std::string, size_t> index_;
+};
+
+double parse_number(const std::string& text, const std::string& source, int line, const std::string& column) {
+  try {
+    size_t used = 0;
+    double v = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  throw Error(fmt::format("{} line {}: {} '{}' is not a number", source, line, column, text));
+}
+
+// Reads rows, calling `row(fields, line)`; every row must have the header's field count.
+void for_each_row(std::istream& in, const std::string& source, const std::function<void(const std::string&)>& header,
+                  const std::function<void(const std::vector<std::string>&, int)>& row) {
+  std::string line;
+  if (!std::getline(in, line)) throw Error(fmt::format("'{}' is empty", source));
+  header(line);
+  auto width = split_csv_line(line).size();
+  int number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty() || line == "\r") continue;
+    auto fields = split_csv_line(line);
+    if (fields.size() != width)
+      throw Error(fmt::format("{} line {}: {} fields, the header has {}", source, number, fields.size(), width));
+    row(fields, number);
+  }
+}
+
+}  // namespace
+
+void write_samples_csv(std::ostream& out, const std::vector<Sample>& samples) {
+  out << "source,label,mode,kind,op,family";
+  for (const auto& c : kNumbers) out << ',' << c.name;
+  out << ",measured_s";
+  for (const char* e : kEnvironment) out << ',' << e;
+  out << '\n';
+  for (const auto& s : samples) {
+    const auto& f = s.features;
+    out << report::csv_field(s.source) << ',' << report::csv_field(s.label) << ',' << s.mode << ',' << name(f.kind)
+        << ',' << f.op << ',' << f.family;
+    for (const auto& c : kNumbers) out << ',' << number(f.*c.member);
+    out << ',' << number(s.measured_s);
+    for (const char* e : kEnvironment) {
+      auto it = s.environment.find(e);
+      out << ',' << (it == s.environment.end() ? "" : report::csv_field(it->second));
+    }
+    out << '\n';
+  }
+}
+
+std::vector<Sample> read_samples_csv(std::istream& in, const std::string& source) {
+  std::optional<Columns> columns;
+  std::vector<Sample> samples;
+  for_each_row(
+      in, source, [&](const std::string& header) { columns.emplace(header, source); },
+      [&](const std::vector<std::string>& fields, int line) {
+        Sample s;
+        s.source = fields[columns->need("source")];
+        s.label = fields[columns->need("label")];
+        s.mode = fields[columns->need("mode")];
+        try {
+          s.features.kind = parse_kind(fields[columns->need("kind")]);
+        } catch (const Error& e) {
+          throw Error(fmt::format("{} line {}: {}", source, line, e.what()));
+        }
+        s.features.op = fields[columns->need("op")];
+        s.features.family = fields[columns->need("family")];
+        for (const auto& c : kNumbers)
+          s.features.*c.member = parse_number(fields[columns->need(c.name)], source, line, c.name);
+        s.measured_s = parse_number(fields[columns->need("measured_s")], source, line, "measured_s");
+        if (!(s.measured_s > 0)) throw Error(fmt::format("{} line {}: measured_s must be positive", source, line));
+        for (const char* e : kEnvironment)
+          if (auto i = columns->find(e); i && !fields[*i].empty()) s.environment[e] = fields[*i];
+        samples.push_back(std::move(s));
+      });
+  return samples;
+}
+
+void write_overhead_csv(std::ostream& out, const std::vector<OverheadSample>& samples) {
+  out << "source,mode,threads,nodes,node_sum_s,run_s\n";
+  for (const auto& s : samples)
+    out << report::csv_field(s.source) << ',' << s.mode << ',' << s.threads << ',' << s.nodes << ','
+        << number(s.node_sum_s) << ',' << number(s.run_s) << '\n';
+}
+
+std::vector<OverheadSample> read_overhead_csv(std::istream& in, const std::string& source) {
+  std::optional<Columns> columns;
+  std::vector<OverheadSample> samples;
+  for_each_row(
+      in, source, [&](const std::string& header) { columns.emplace(header, source); },
+      [&](const std::vector<std::string>& fields, int line) {
+        OverheadSample s;
+        s.source = fields[columns->need("source")];
+        s.mode = fields[columns->need("mode")];
+        s.threads = static_cast<int>(parse_number(fields[columns->need("threads")], source, line, "threads"));
+        s.nodes = static_cast<int>(parse_number(fields[columns->need("nodes")], source, line, "nodes"));
+        s.node_sum_s = parse_number(fields[columns->need("node_sum_s")], source, line, "node_sum_s");
+        s.run_s = parse_number(fields[columns->need("run_s")], source, line, "run_s");
+        if (s.nodes <= 0 || s.threads <= 0 || !(s.run_s > 0))
+          throw Error(fmt::format("{} line {}: nodes, threads and run_s must be positive", source, line));
+        samples.push_back(std::move(s));
+      });
+  return samples;
+}
+
+}  // namespace ridge::calib

@@ -1,0 +1,42 @@
+#pragma once
+// The evidence a shape-aware calibration is fitted on: measured layers (from the layer sample or
+// from the per-node profile of whole-model bench runs) and measured framework overhead, each kept
+// with where and how it was measured, in CSV files a user can read, merge and refit from.
+#include <istream>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "calib/features.h"
+
+namespace ridge::calib {
+
+struct Sample {
+  LayerFeatures features;
+  std::string mode = "eager";                      // executor mode measured: eager, optimized
+  double measured_s = 0;                           // the node's mean time (per-node profile)
+  std::string source;                              // "layer-sample", "bench:models/resnet50.onnx", ...
+  std::string label;                               // the configuration or node name
+  std::map<std::string, std::string> environment;  // cpu, torch, ridge_revision, timestamp, ...
+};
+
+// One measured graph run: the framework's time outside the node timers is
+// per_run + per_node x nodes, fitted per mode and thread count.
+struct OverheadSample {
+  std::string mode = "eager";
+  int threads = 1;
+  int nodes = 0;          // nodes the executor ran
+  double node_sum_s = 0;  // summed node times (profiled run)
+  double run_s = 0;       // the run's mean latency (unprofiled)
+  std::string source;
+};
+
+// CSV with a header; columns are found by name on reading, so files from older ridge versions
+// with fewer environment columns still load. Throws ridge::Error naming the file and line.
+void write_samples_csv(std::ostream& out, const std::vector<Sample>& samples);
+std::vector<Sample> read_samples_csv(std::istream& in, const std::string& source_name);
+void write_overhead_csv(std::ostream& out, const std::vector<OverheadSample>& samples);
+std::vector<OverheadSample> read_overhead_csv(std::istream& in, const std::string& source_name);
+
+}  // namespace ridge::calib

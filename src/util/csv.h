@@ -1,0 +1,11 @@
+#pragma once
+// Splitting one CSV line (RFC 4180 quoting: "a,b" and doubled quotes), for the CSV files ridge
+// reads back (measured node times, calibration samples). Quoting on output: report/format.h.
+#include <string>
+#include <vector>
+
+namespace ridge {
+
+std::vector<std::string> split_csv_line(const std::string& line);
+
+}  // namespace ridge
