@@ -15,6 +15,7 @@
 #include "onnx/model_reader.h"
 #include "report/bench_report.h"
 #include "util/error.h"
+#include "util/timestamp.h"
 
 namespace ridge::cli {
 namespace {
@@ -60,14 +61,6 @@ int64_t bound_batch(const graph::Model& model) {
   if (model.graph.inputs.empty()) return 1;
   const auto& v = model.graph.value(model.graph.inputs.front());
   return v.has_shape && !v.shape.empty() && v.shape[0].is_known() ? v.shape[0].value : 1;
-}
-
-std::string utc_now() {
-  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                     tm.tm_min, tm.tm_sec);
 }
 
 // One shape point of the matrix, bound, inferred and checked before anything is measured.

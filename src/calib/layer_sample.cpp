@@ -1,0 +1,663 @@
+#include "calib/layer_sample.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <set>
+#include <unordered_map>
+
+#include "analysis/run.h"
+#include "calib/predict.h"
+#include "exec/options.h"
+#include "util/error.h"
+#include "util/timestamp.h"
+
+namespace ridge::calib {
+namespace {
+
+using graph::Attribute;
+
+// Builds a graph::Model in memory. Weights point at a data file that does not exist, which the
+// executor answers with random values of the right scale (as for a bundled model without weights).
+class LayerGraph {
+ public:
+  LayerGraph() {
+    model_.ir_version = 8;
+    model_.opsets[""] = 17;
+    model_.producer = "ridge layer sample";
+  }
+
+  std::string input(const std::string& name, const std::vector<int64_t>& dims,
+                    graph::DType dtype = graph::DType::kFloat32) {
+    auto& v = value(name, dtype, dims);
+    v.is_graph_input = true;
+    model_.graph.inputs.push_back(model_.graph.intern(name));
+    return name;
+  }
+  std::string weight(const std::string& name, const std::vector<int64_t>& dims) {
+    auto& v = value(name, graph::DType::kFloat32, dims);
+    auto ref = std::make_shared<graph::TensorRef>();
+    ref->name = name;
+    ref->dtype = graph::DType::kFloat32;
+    ref->dims = dims;
+    ref->location.kind = graph::TensorLocation::Kind::kExternal;
+    ref->location.external_path = ".ridge-layer-sample-random-weights";
+    v.initializer = ref;
+    return name;
+  }
+  std::string ints(const std::string& name, const std::vector<int64_t>& values) {
+    std::vector<int64_t> dims{static_cast<int64_t>(values.size())};
+    auto& v = value(name, graph::DType::kInt64, dims);
+    auto data = std::make_shared<graph::ConstantData>();
+    data->dtype = graph::DType::kInt64;
+    data->dims = dims;
+    data->ints = values;
+    auto ref = std::make_shared<graph::TensorRef>();
+    ref->name = name;
+    ref->dtype = graph::DType::kInt64;
+    ref->dims = dims;
+    ref->location.kind = graph::TensorLocation::Kind::kTypedFields;
+    ref->typed_values = data;
+    v.initializer = ref;
+    v.constant = data;
+    return name;
+  }
+  // A float scalar with a known value (constants the executor must see, like GELU's 0.5).
+  std::string scalar(const std::string& name, double number) {
+    auto& v = value(name, graph::DType::kFloat32, {});
+    auto data = std::make_shared<graph::ConstantData>();
+    data->dtype = graph::DType::kFloat32;
+    data->reals = {number};
+    auto ref = std::make_shared<graph::TensorRef>();
+    ref->name = name;
+    ref->dtype = graph::DType::kFloat32;
+    ref->location.kind = graph::TensorLocation::Kind::kTypedFields;
+    ref->typed_values = data;
+    v.initializer = ref;
+    v.constant = data;
+    return name;
+  }
+  // Adds a node named after its op (numbered), returns its first output.
+  std::string node(const std::string& op, const std::vector<std::string>& inputs, std::vector<Attribute> attrs = {}) {
+    graph::Node n;
+    n.op_type = op;
+    n.name = fmt::format("{}_{}", op, model_.graph.nodes.size());
+    for (const auto& in : inputs) n.inputs.push_back(model_.graph.intern(in));
+    auto out = n.name + "_out";
+    n.outputs.push_back(model_.graph.intern(out));
+    n.attributes = std::move(attrs);
+    model_.graph.nodes.push_back(std::move(n));
+    return out;
+  }
+  graph::Model finish(const std::string& output) {
+    auto id = model_.graph.intern(output);
+    model_.graph.value(id).is_graph_output = true;
+    model_.graph.outputs.push_back(id);
+    model_.graph.link_and_sort();
+    return std::move(model_);
+  }
+
+ private:
+  graph::Model model_;
+  graph::Value& value(const std::string& name, graph::DType dtype, const std::vector<int64_t>& dims) {
+    auto& v = model_.graph.value(model_.graph.intern(name));
+    v.name = name;
+    v.dtype = dtype;
+    v.shape = graph::make_shape(dims);
+    v.has_shape = true;
+    return v;
+  }
+};
+
+Attribute int_attr(const std::string& name, int64_t value) {
+  Attribute a;
+  a.name = name;
+  a.kind = Attribute::Kind::kInt;
+  a.i = value;
+  return a;
+}
+Attribute ints_attr(const std::string& name, std::vector<int64_t> values) {
+  Attribute a;
+  a.name = name;
+  a.kind = Attribute::Kind::kInts;
+  a.ints = std::move(values);
+  return a;
+}
+Attribute float_attr(const std::string& name, double value) {
+  Attribute a;
+  a.name = name;
+  a.kind = Attribute::Kind::kFloat;
+  a.f = value;
+  return a;
+}
+
+using Params = std::map<std::string, int64_t>;
+
+// The epilogues optimized mode fuses into a convolution or a linear layer; eager mode runs each
+// as its own node, so the same graph samples the normalization and elementwise kinds too.
+enum Epilogue : int64_t { kNone = 0, kRelu = 1, kBatchNormRelu = 2, kBatchNormAddRelu = 3, kClip = 4, kGelu = 5 };
+
+std::string apply_activation(LayerGraph& b, const std::string& x, int64_t epilogue) {
+  if (epilogue == kClip) {
+    auto lo = b.scalar(x + "_min", 0);
+    auto hi = b.scalar(x + "_max", 6);
+    return b.node("Clip", {x, lo, hi});
+  }
+  if (epilogue == kGelu) {  // the Erf form PyTorch exports for GELU
+    auto half = b.scalar(x + "_half", 0.5);
+    auto one = b.scalar(x + "_one", 1);
+    auto root2 = b.scalar(x + "_root2", std::sqrt(2.0));
+    auto e = b.node("Erf", {b.node("Div", {x, root2})});
+    return b.node("Mul", {b.node("Mul", {x, half}), b.node("Add", {e, one})});
+  }
+  return epilogue == kNone ? x : b.node("Relu", {x});
+}
+
+std::string batchnorm(LayerGraph& b, const std::string& x, int64_t channels) {
+  return b.node("BatchNormalization", {x, b.weight(x + "_scale", {channels}), b.weight(x + "_bias", {channels}),
+                                       b.weight(x + "_mean", {channels}), b.weight(x + "_var", {channels})});
+}
+
+// [rows, width] views of an element count (the elementwise kinds care about the count).
+std::vector<int64_t> matrix_of(int64_t elements) {
+  int64_t width = std::min<int64_t>(elements, 256);
+  return {std::max<int64_t>(1, elements / width), width};
+}
+
+graph::Model build_conv(const Params& p, bool depthwise) {
+  LayerGraph b;
+  int64_t n = p.at("batch"), c = p.at("channels"), size = p.at("size"), k = p.at("kernel"), s = p.at("stride");
+  int64_t filters = depthwise ? c : p.at("filters");
+  int64_t groups = depthwise ? c : 1;
+  int64_t pad = k / 2;
+  int64_t out = (size + 2 * pad - k) / s + 1;
+  if (out < 1) throw Error("convolution output would be empty");
+  auto x = b.input("x", {n, c, size, size});
+  auto y = b.node("Conv", {x, b.weight("w", {filters, c / groups, k, k}), b.weight("b", {filters})},
+                  {ints_attr("kernel_shape", {k, k}), ints_attr("strides", {s, s}),
+                   ints_attr("pads", {pad, pad, pad, pad}), int_attr("group", groups)});
+  auto epilogue = p.at("epilogue");
+  if (epilogue == kBatchNormRelu || epilogue == kBatchNormAddRelu) y = batchnorm(b, y, filters);
+  if (epilogue == kBatchNormAddRelu) y = b.node("Add", {y, b.input("residual", {n, filters, out, out})});
+  return b.finish(apply_activation(b, y, epilogue == kBatchNormRelu || epilogue == kBatchNormAddRelu ? kRelu : epilogue));
+}
+
+graph::Model build_linear(const Params& p) {
+  LayerGraph b;
+  int64_t rows = p.at("rows"), in = p.at("inputs"), out = p.at("outputs");
+  auto x = b.input("x", {rows, in});
+  std::string y;
+  if (p.at("form") == 1) {  // Gemm, weight stored transposed (torchvision's classifiers)
+    y = b.node("Gemm", {x, b.weight("w", {out, in}), b.weight("b", {out})},
+               {float_attr("alpha", 1), float_attr("beta", 1), int_attr("transB", 1)});
+  } else {  // MatMul + bias Add (transformers)
+    y = b.node("Add", {b.node("MatMul", {x, b.weight("w", {in, out})}), b.weight("b", {out})});
+  }
+  return b.finish(apply_activation(b, y, p.at("epilogue")));
+}
+
+graph::Model build_batched_matmul(const Params& p) {
+  LayerGraph b;
+  int64_t n = p.at("batch"), m = p.at("m"), k = p.at("k"), cols = p.at("n");
+  return b.finish(b.node("MatMul", {b.input("a", {n, m, k}), b.input("b", {n, k, cols})}));
+}
+
+const std::vector<std::string> kUnaryOps{"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Clip"};
+const std::vector<std::string> kBinaryOps{"Add", "Mul", "Sub", "Div"};
+
+graph::Model build_unary(const Params& p) {
+  LayerGraph b;
+  const auto& op = kUnaryOps.at(static_cast<size_t>(p.at("op")));
+  auto x = b.input("x", matrix_of(p.at("elements")));
+  if (op == "Clip") return b.finish(apply_activation(b, x, kClip));
+  return b.finish(b.node(op, {x}));
+}
+
+graph::Model build_binary(const Params& p) {
+  LayerGraph b;
+  const auto& op = kBinaryOps.at(static_cast<size_t>(p.at("op")));
+  auto dims = matrix_of(p.at("elements"));
+  auto x = b.input("x", dims);
+  std::string other;
+  switch (p.at("broadcast")) {
+    case 0:
+      other = b.input("y", dims);
+      break;
+    case 1:
+      other = b.scalar("scalar", 1.5);
+      break;
+    default:
+      other = b.weight("row", {dims[1]});
+      break;
+  }
+  return b.finish(b.node(op, {x, other}));
+}
+
+graph::Model build_batchnorm(const Params& p) {
+  LayerGraph b;
+  int64_t c = p.at("channels"), size = p.at("size");
+  return b.finish(batchnorm(b, b.input("x", {p.at("batch"), c, size, size}), c));
+}
+
+graph::Model build_layernorm(const Params& p) {
+  LayerGraph b;
+  int64_t width = p.at("width");
+  return b.finish(b.node("LayerNormalization",
+                         {b.input("x", {p.at("rows"), width}), b.weight("scale", {width}), b.weight("bias", {width})},
+                         {int_attr("axis", -1), float_attr("epsilon", 1e-5)}));
+}
+
+graph::Model build_pool(const Params& p) {
+  LayerGraph b;
+  int64_t k = p.at("kernel"), s = p.at("stride"), size = p.at("size");
+  if (size < k) throw Error("pool window larger than its input");
+  auto x = b.input("x", {p.at("batch"), p.at("channels"), size, size});
+  return b.finish(b.node(p.at("op") == 0 ? "MaxPool" : "AveragePool", {x},
+                         {ints_attr("kernel_shape", {k, k}), ints_attr("strides", {s, s})}));
+}
+
+graph::Model build_global_pool(const Params& p) {
+  LayerGraph b;
+  int64_t size = p.at("size");
+  return b.finish(b.node("GlobalAveragePool", {b.input("x", {p.at("batch"), p.at("channels"), size, size})}));
+}
+
+graph::Model build_softmax(const Params& p) {
+  LayerGraph b;
+  return b.finish(b.node("Softmax", {b.input("x", {p.at("rows"), p.at("width")})}, {int_attr("axis", -1)}));
+}
+
+graph::Model build_reduce(const Params& p) {
+  LayerGraph b;
+  return b.finish(b.node("ReduceMean", {b.input("x", {p.at("rows"), p.at("width")})},
+                         {ints_attr("axes", {-1}), int_attr("keepdims", 1)}));
+}
+
+graph::Model build_concat(const Params& p) {
+  LayerGraph b;
+  int64_t n = p.at("batch"), c = p.at("channels"), size = p.at("size");
+  std::vector<std::string> parts;
+  for (int64_t i = 0; i < p.at("parts"); ++i) parts.push_back(b.input(fmt::format("x{}", i), {n, c, size, size}));
+  return b.finish(b.node("Concat", parts, {int_attr("axis", 1)}));
+}
+
+graph::Model build_transpose(const Params& p) {
+  LayerGraph b;
+  auto x = b.input("x", {p.at("batch"), p.at("tokens"), p.at("heads"), 64});
+  return b.finish(b.node("Transpose", {x}, {ints_attr("perm", {0, 2, 1, 3})}));
+}
+
+graph::Model build_gather(const Params& p) {
+  LayerGraph b;
+  auto ids = b.input("ids", {1, p.at("tokens")}, graph::DType::kInt64);
+  return b.finish(b.node("Gather", {b.weight("table", {p.at("vocabulary"), p.at("width")}), ids}, {int_attr("axis", 0)}));
+}
+
+graph::Model build_view(const Params& p) {
+  LayerGraph b;
+  auto dims = matrix_of(p.at("elements"));
+  auto x = b.input("x", dims);
+  switch (p.at("op")) {
+    case 0:
+      return b.finish(b.node("Reshape", {x, b.ints("shape", {dims[0] * dims[1]})}));
+    case 1:
+      return b.finish(b.node("Flatten", {x}, {int_attr("axis", 1)}));
+    default:
+      return b.finish(b.node("Unsqueeze", {x, b.ints("axes", {0})}));
+  }
+}
+
+// Many tiny nodes in a row: what a run costs per node beyond its kernels (the framework overhead).
+graph::Model build_chain(const Params& p) {
+  LayerGraph b;
+  auto x = b.input("x", {1, 64});
+  for (int64_t i = 0; i < p.at("length"); ++i) x = b.node(i % 2 ? "Relu" : "Neg", {x});
+  return b.finish(x);
+}
+
+struct ParamGrid {
+  std::string name;
+  std::vector<int64_t> values;
+};
+
+struct Template {
+  std::string name;
+  std::vector<ParamGrid> grid;
+  graph::Model (*build)(const Params&);
+};
+
+std::vector<int64_t> powers_of_two(int from_exponent, int to_exponent) {
+  std::vector<int64_t> v;
+  for (int e = from_exponent; e <= to_exponent; ++e) v.push_back(int64_t{1} << e);
+  return v;
+}
+
+// The grids span the shapes of image classifiers and transformers (channels 3..2048, spatial
+// 7..224, sequence 16..512, hidden 64..4096), so the fit interpolates rather than extrapolates.
+const std::vector<Template>& templates() {
+  static const std::vector<Template> table{
+      {"conv",
+       {{"batch", {1, 2, 4, 8}},
+        {"channels", {3, 16, 32, 64, 96, 128, 192, 256, 384, 512, 1024, 2048}},
+        {"filters", {16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024, 2048}},
+        {"size", {7, 14, 28, 56, 112, 224}},
+        {"kernel", {1, 1, 3, 3, 5, 7, 11}},
+        {"stride", {1, 1, 1, 2, 4}},
+        {"epilogue", {kNone, kRelu, kBatchNormRelu, kBatchNormAddRelu}}},
+       [](const Params& p) { return build_conv(p, false); }},
+      {"depthwise",
+       {{"batch", {1, 2, 4, 8}},
+        {"channels", {16, 32, 64, 96, 144, 192, 384, 576, 960}},
+        {"size", {7, 14, 28, 56, 112}},
+        {"kernel", {3, 3, 5}},
+        {"stride", {1, 2}},
+        {"epilogue", {kNone, kRelu, kClip, kBatchNormRelu}}},
+       [](const Params& p) { return build_conv(p, true); }},
+      {"linear",
+       {{"rows", {1, 2, 4, 8, 16, 64, 128, 256, 512, 1024}},
+        {"inputs", {64, 256, 512, 768, 1024, 2048, 3072, 4096, 9216, 25088}},
+        {"outputs", {10, 64, 256, 768, 1000, 1024, 2048, 3072, 4096}},
+        {"form", {0, 1}},
+        {"epilogue", {kNone, kRelu, kGelu}}},
+       build_linear},
+      {"batched_matmul",
+       {{"batch", {1, 4, 12, 24, 48, 96}},
+        {"m", {16, 32, 64, 128, 256, 512}},
+        {"k", {32, 64, 128, 256, 512}},
+        {"n", {16, 32, 64, 128, 256, 512}}},
+       build_batched_matmul},
+      {"unary",
+       {{"op", {0, 1, 2, 3, 4, 5, 6}}, {"elements", powers_of_two(8, 24)}},
+       build_unary},
+      {"binary",
+       {{"op", {0, 1, 2, 3}}, {"elements", powers_of_two(8, 24)}, {"broadcast", {0, 0, 1, 2}}},
+       build_binary},
+      {"batchnorm",
+       {{"batch", {1, 2, 8}}, {"channels", {16, 64, 128, 256, 512, 1024}}, {"size", {7, 14, 28, 56, 112}}},
+       build_batchnorm},
+      {"layernorm", {{"rows", powers_of_two(0, 11)}, {"width", {64, 128, 256, 512, 768, 1024}}}, build_layernorm},
+      {"pool",
+       {{"op", {0, 1}},
+        {"batch", {1, 2, 8}},
+        {"channels", {16, 64, 128, 256, 512}},
+        {"size", {7, 14, 28, 56, 112}},
+        {"kernel", {2, 3}},
+        {"stride", {1, 2}}},
+       build_pool},
+      {"global_pool",
+       {{"batch", {1, 2, 8}}, {"channels", {64, 256, 512, 1024, 2048}}, {"size", {7, 14, 28}}},
+       build_global_pool},
+      {"softmax", {{"rows", powers_of_two(0, 14)}, {"width", {16, 64, 128, 256, 512, 1000}}}, build_softmax},
+      {"reduce", {{"rows", powers_of_two(0, 12)}, {"width", {64, 256, 768, 1024}}}, build_reduce},
+      {"concat",
+       {{"batch", {1, 2, 8}}, {"parts", {2, 3, 4}}, {"channels", {16, 32, 64, 128, 256}}, {"size", {7, 14, 28, 56}}},
+       build_concat},
+      {"transpose",
+       {{"batch", {1, 2, 8}}, {"tokens", {16, 64, 128, 256, 512}}, {"heads", {4, 8, 12, 16}}},
+       build_transpose},
+      {"gather",
+       {{"vocabulary", {2, 512, 30522}}, {"width", {128, 768, 1024}}, {"tokens", {1, 16, 128, 512, 1024}}},
+       build_gather},
+      {"view", {{"op", {0, 1, 2}}, {"elements", powers_of_two(4, 22)}}, build_view},
+      {"chain", {{"length", {1, 4, 16, 64}}}, build_chain},
+  };
+  return table;
+}
+
+const Template& find_template(const std::string& name) {
+  for (const auto& t : templates())
+    if (t.name == name) return t;
+  throw Error(fmt::format("unknown layer template '{}'", name));
+}
+
+// A single measurement should stay well under the sampling budget on a small machine.
+constexpr double kMaxFlops = 3e9;
+constexpr double kMaxBytes = 5e8;
+
+bool within_limits(const analysis::Result& r) {
+  return static_cast<double>(r.cost.totals.flops) <= kMaxFlops && static_cast<double>(r.cost.totals.bytes) <= kMaxBytes;
+}
+
+analysis::Result analyze_config(const LayerConfig& config) {
+  analysis::Request request;
+  return analysis::rerun(build_layer_model(config), request);
+}
+
+// The worst relative error of a configuration's samples under `model` (0 when none is covered).
+double worst_error(const ShapeModel& model, const std::vector<Sample>& samples) {
+  double worst = 0;
+  for (const auto& s : samples) {
+    auto t = model.predict_s(s.features, s.mode);
+    if (t && s.measured_s > 0) worst = std::max(worst, std::abs(*t / s.measured_s - 1));
+  }
+  return worst;
+}
+
+}  // namespace
+
+std::string LayerConfig::label() const {
+  std::string text = layer;
+  for (const auto& [key, value] : param) text += fmt::format(" {}={}", key, value);
+  return text;
+}
+
+std::vector<std::string> layer_templates() {
+  std::vector<std::string> names;
+  for (const auto& t : templates()) names.push_back(t.name);
+  return names;
+}
+
+graph::Model build_layer_model(const LayerConfig& config) {
+  const auto& t = find_template(config.layer);
+  for (const auto& g : t.grid)
+    if (!config.param.count(g.name))
+      throw Error(fmt::format("layer '{}' needs parameter '{}'", config.layer, g.name));
+  try {
+    auto model = t.build(config.param);
+    model.path = "(layer sample: " + config.label() + ")";
+    return model;
+  } catch (const std::out_of_range&) {
+    throw Error(fmt::format("layer '{}': a parameter is out of range", config.label()));
+  }
+}
+
+std::vector<LayerConfig> draw_configs(int per_template, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<LayerConfig> configs;
+  std::set<std::string> seen;
+  for (const auto& t : templates()) {
+    int made = 0;
+    for (int attempt = 0; made < per_template && attempt < per_template * 20; ++attempt) {
+      LayerConfig c{t.name, {}};
+      for (const auto& g : t.grid) c.param[g.name] = g.values[rng() % g.values.size()];
+      if (!seen.insert(c.label()).second) continue;
+      try {
+        if (!within_limits(analyze_config(c))) continue;
+      } catch (const Error&) {
+        continue;  // shapes the template cannot take (an empty output)
+      }
+      configs.push_back(std::move(c));
+      ++made;
+    }
+  }
+  return configs;
+}
+
+std::vector<LayerConfig> neighbours(const LayerConfig& config, int count, uint64_t seed) {
+  const auto& t = find_template(config.layer);
+  std::mt19937_64 rng(seed);
+  std::vector<LayerConfig> out;
+  std::set<std::string> seen{config.label()};
+  for (int attempt = 0; static_cast<int>(out.size()) < count && attempt < count * 20; ++attempt) {
+    auto c = config;
+    int changes = 1 + static_cast<int>(rng() % 2);
+    for (int i = 0; i < changes; ++i) {
+      const auto& g = t.grid[rng() % t.grid.size()];
+      auto at = std::find(g.values.begin(), g.values.end(), c.param[g.name]);
+      auto index = static_cast<int64_t>(at - g.values.begin());
+      index += rng() % 2 ? 1 : -1;
+      index = std::clamp<int64_t>(index, 0, static_cast<int64_t>(g.values.size()) - 1);
+      c.param[g.name] = g.values[static_cast<size_t>(index)];
+    }
+    if (!seen.insert(c.label()).second) continue;
+    try {
+      if (!within_limits(analyze_config(c))) continue;
+    } catch (const Error&) {
+      continue;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+SampleRun measure_configs(exec::Engine& engine, const std::vector<LayerConfig>& configs, const SampleOptions& options,
+                          const std::string& stage, const std::function<void(const SampleProgress&)>& on_progress,
+                          int done_before, int total) {
+  SampleRun run;
+  run.configurations = static_cast<int>(configs.size());
+  if (total == 0) total = static_cast<int>(configs.size() * options.modes.size() * options.threads.size());
+  int done = done_before;
+  auto start = std::chrono::steady_clock::now();
+  for (const auto& config : configs) {
+    auto label = config.label();
+    analysis::Result analysis;
+    try {
+      analysis = analyze_config(config);
+    } catch (const Error& e) {
+      run.failures.push_back(fmt::format("{}: {}", label, e.what()));
+      done += static_cast<int>(options.modes.size() * options.threads.size());
+      continue;
+    }
+    const auto& g = analysis.model.graph;
+    std::unordered_map<std::string, int> index_of;
+    for (size_t n = 0; n < g.nodes.size(); ++n) index_of[g.nodes[n].name] = static_cast<int>(n);
+    for (auto mode : options.modes) {
+      auto plan = mode == exec::Mode::kOptimized ? plan_fusion(g, analysis.cost) : no_fusion(g);
+      for (int threads : options.threads) {
+        if (on_progress)
+          on_progress({done, total, stage, label,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+        ++done;
+        exec::BenchOptions bench;
+        bench.exec.threads = threads;
+        bench.exec.mode = mode;
+        bench.exec.profile_nodes = true;
+        bench.exec.seed = options.seed;
+        bench.warmup_seconds = options.seconds_per_run / 4;
+        bench.min_warmup = 1;
+        bench.stopping.min_samples = 5;
+        bench.stopping.max_seconds = options.seconds_per_run;
+        bench.stopping.target_relative_error = 0.02;
+        exec::BenchResult result;
+        try {
+          result = engine.bench(analysis.model, {}, bench);
+        } catch (const Error& e) {
+          run.failures.push_back(fmt::format("{} ({} mode, {} threads): {}", label, exec::name(mode), threads, e.what()));
+          continue;
+        }
+        std::map<std::string, std::string> environment{{"cpu", result.environment.cpu_model},
+                                                        {"torch", result.environment.torch_version},
+                                                        {"ridge_revision", result.environment.ridge_revision},
+                                                        {"timestamp", utc_now()}};
+        double node_sum_s = 0;
+        for (const auto& timing : result.nodes) {
+          node_sum_s += timing.mean_ms / 1e3;
+          auto found = index_of.find(timing.name);
+          if (found == index_of.end()) continue;  // a node the executor made (none today)
+          int n = found->second;
+          if (plan.leader[static_cast<size_t>(n)] != n || g.nodes[static_cast<size_t>(n)].unknown_op) continue;
+          Sample s;
+          s.features = layer_features(g, analysis.cost, plan, n, threads);
+          s.mode = std::string(exec::name(mode));
+          s.measured_s = timing.mean_ms / 1e3;
+          s.source = "layer-sample";
+          s.label = label + " node=" + timing.name;
+          s.environment = environment;
+          run.samples.push_back(std::move(s));
+        }
+        run.overheads.push_back({std::string(exec::name(mode)), threads, static_cast<int>(result.executed_nodes),
+                                 node_sum_s, result.latency_ms.mean / 1e3, "layer-sample: " + label});
+      }
+    }
+  }
+  return run;
+}
+
+SampleRun run_layer_sample(exec::Engine& engine, const SampleOptions& options,
+                           const std::function<void(const SampleProgress&)>& on_progress) {
+  if (options.threads.empty() || options.modes.empty()) throw Error("the layer sample needs a thread count and a mode");
+  int per_template = options.per_template > 0 ? options.per_template : options.quick ? 6 : 16;
+  int rounds = options.refine_rounds >= 0 ? options.refine_rounds : options.quick ? 1 : 2;
+  int per_config = static_cast<int>(options.modes.size() * options.threads.size());
+  auto configs = draw_configs(per_template, options.seed);
+  // Each refinement round measures about a quarter as many configurations again.
+  int refine_budget = std::max<int>(8, static_cast<int>(configs.size()) / 4);
+  int total = (static_cast<int>(configs.size()) + rounds * refine_budget) * per_config;
+
+  SampleRun all;
+  std::vector<std::vector<Sample>> samples_of;  // per configuration measured, in order
+  auto absorb = [&](const std::vector<LayerConfig>& batch, const SampleRun& part) {
+    for (const auto& c : batch) {
+      auto prefix = c.label() + " node=";
+      std::vector<Sample> mine;
+      for (const auto& s : part.samples)
+        if (s.label.rfind(prefix, 0) == 0) mine.push_back(s);
+      samples_of.push_back(std::move(mine));
+    }
+    all.samples.insert(all.samples.end(), part.samples.begin(), part.samples.end());
+    all.overheads.insert(all.overheads.end(), part.overheads.begin(), part.overheads.end());
+    all.failures.insert(all.failures.end(), part.failures.begin(), part.failures.end());
+    all.configurations += part.configurations;
+  };
+  int done = 0;
+  auto first = measure_configs(engine, configs, options, "sample", on_progress, done, total);
+  done += static_cast<int>(configs.size()) * per_config;
+  absorb(configs, first);
+
+  // Held-out errors pick where to sample next: the configurations measured last are predicted by a
+  // model fitted before they were measured (for the first round: on the other two thirds).
+  std::vector<LayerConfig> measured = configs;
+  std::vector<size_t> candidates;  // indices into `measured` whose errors decide the next round
+  std::vector<Sample> fit_on;
+  for (size_t i = 0; i < measured.size(); ++i) {
+    if (i % 3 == 2)
+      candidates.push_back(i);
+    else
+      fit_on.insert(fit_on.end(), samples_of[i].begin(), samples_of[i].end());
+  }
+  FitOptions fit_options;
+  fit_options.folds = 2;
+  fit_options.seed = options.seed;
+  for (int round = 1; round <= rounds; ++round) {
+    std::vector<std::pair<double, size_t>> errors;
+    try {
+      auto interim = ShapeModel::fit(fit_on, all.overheads, options.ceilings, fit_options);
+      for (auto i : candidates) errors.emplace_back(worst_error(interim, samples_of[i]), i);
+    } catch (const Error&) {
+      break;  // nothing to fit yet (every configuration failed): nothing to refine
+    }
+    std::sort(errors.rbegin(), errors.rend());
+    std::vector<LayerConfig> next;
+    std::set<std::string> known;
+    for (const auto& c : measured) known.insert(c.label());
+    for (const auto& [error, i] : errors) {
+      if (error <= 0.10 || static_cast<int>(next.size()) >= refine_budget) break;
+      for (auto& c : neighbours(measured[i], 2, options.seed + static_cast<uint64_t>(round * 7919 + i)))
+        if (known.insert(c.label()).second && static_cast<int>(next.size()) < refine_budget) next.push_back(c);
+    }
+    if (next.empty()) break;
+    fit_on = all.samples;
+    auto part = measure_configs(engine, next, options, fmt::format("refine {}", round), on_progress, done, total);
+    done += static_cast<int>(next.size()) * per_config;
+    candidates.clear();
+    for (size_t i = 0; i < next.size(); ++i) candidates.push_back(measured.size() + i);
+    measured.insert(measured.end(), next.begin(), next.end());
+    absorb(next, part);
+  }
+  return all;
+}
+
+}  // namespace ridge::calib

@@ -1,0 +1,74 @@
+#pragma once
+// The layer sample a shape-aware calibration is fitted on: single-layer graphs (with the epilogues
+// optimized mode fuses into them) over the shapes real models use, run on this machine's executor
+// in each mode and thread count asked for. Like nn-Meter's adaptive sampler it then samples more
+// where the model fitted so far predicts worst.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "calib/model.h"
+#include "calib/sample.h"
+#include "exec/engine.h"
+#include "graph/graph.h"
+
+namespace ridge::calib {
+
+// One configuration: a template (conv, depthwise, linear, ...) and its parameters.
+struct LayerConfig {
+  std::string layer;                     // template name, a row of the template table
+  std::map<std::string, int64_t> param;  // e.g. batch, channels, size, kernel, stride, epilogue
+  std::string label() const;             // "conv batch=1 channels=64 kernel=3 ..."
+};
+
+// The template names, in table order.
+std::vector<std::string> layer_templates();
+
+// The graph of one configuration, shapes bound and inferred, weights random at run time.
+// Throws ridge::Error for an unknown template or parameters it cannot take.
+graph::Model build_layer_model(const LayerConfig& config);
+
+// Configurations drawn from each template's parameter grid (log-spaced sizes), `per_template`
+// each, skipping those above the work limit; deterministic for a seed.
+std::vector<LayerConfig> draw_configs(int per_template, uint64_t seed);
+// Configurations one grid step away from `config` in one or two parameters.
+std::vector<LayerConfig> neighbours(const LayerConfig& config, int count, uint64_t seed);
+
+struct SampleOptions {
+  bool quick = false;  // fewer configurations, one refinement round: under two minutes on 2 cores
+  std::vector<int> threads{1};
+  std::vector<exec::Mode> modes{exec::Mode::kEager, exec::Mode::kOptimized};
+  uint64_t seed = 0;
+  Ceilings ceilings;             // the floor the refinement's interim fits use
+  double seconds_per_run = 0.1;  // measuring budget per configuration, mode and thread count
+  int per_template = 0;          // 0: 6 (quick) or 16
+  int refine_rounds = -1;        // -1: 1 (quick) or 2
+};
+
+struct SampleProgress {
+  int done = 0, total = 0;  // measurements (configuration x mode x threads) done and planned
+  std::string stage;        // "sample", "refine 1", ...
+  std::string label;
+  double elapsed_s = 0;
+};
+
+struct SampleRun {
+  std::vector<Sample> samples;
+  std::vector<OverheadSample> overheads;
+  std::vector<std::string> failures;  // configurations the executor refused, with the reason
+  int configurations = 0;
+};
+
+// Measures the sample. Samples carry `environment` (cpu, torch, ridge revision, time) and the
+// configuration as label. A configuration that fails is named in `failures`; the rest goes on.
+SampleRun run_layer_sample(exec::Engine& engine, const SampleOptions& options,
+                           const std::function<void(const SampleProgress&)>& on_progress = {});
+
+// Measures a list of configurations as run_layer_sample does (no refinement).
+SampleRun measure_configs(exec::Engine& engine, const std::vector<LayerConfig>& configs, const SampleOptions& options,
+                          const std::string& stage, const std::function<void(const SampleProgress&)>& on_progress,
+                          int done_before = 0, int total = 0);
+
+}  // namespace ridge::calib

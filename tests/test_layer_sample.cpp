@@ -1,0 +1,172 @@
+// The layer sample: the single-layer graphs it builds (costed by ridge's own cost model and checked
+// against hand-computed values), the draw and the neighbours the refinement uses, and the
+// measurement plumbing end to end on the real executor.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "analysis/run.h"
+#include "calib/features.h"
+#include "calib/layer_sample.h"
+#include "calib/predict.h"
+#include "exec/engine.h"
+#include "util/error.h"
+
+namespace ridge::test {
+namespace {
+
+using calib::Kind;
+using calib::LayerConfig;
+
+analysis::Result analyzed(const LayerConfig& c) { return analysis::rerun(calib::build_layer_model(c), {}); }
+
+int index_of(const graph::Graph& g, const std::string& op) {
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (g.nodes[n].op_type == op) return static_cast<int>(n);
+  ADD_FAILURE() << "no " << op << " node";
+  return 0;
+}
+
+LayerConfig conv(int64_t epilogue) {
+  return {"conv", {{"batch", 2},
+                   {"channels", 16},
+                   {"filters", 32},
+                   {"size", 14},
+                   {"kernel", 3},
+                   {"stride", 2},
+                   {"epilogue", epilogue}}};
+}
+
+TEST(LayerSample, ConvolutionGraphHasTheHandComputedShapeAndWork) {
+  auto r = analyzed(conv(0));
+  const auto& g = r.model.graph;
+  ASSERT_EQ(g.nodes.size(), 1u);
+  // 14x14, kernel 3, pad 1, stride 2 -> 7x7; MACs = 2 x 32 x 7 x 7 x 16 x 9.
+  EXPECT_EQ(graph::to_string(g.value(g.outputs[0]).shape), "2x32x7x7");
+  EXPECT_EQ(r.cost.nodes[0].macs, 2 * 32 * 7 * 7 * 16 * 9);
+  auto f = calib::features_of(g, g.nodes[0], r.cost.nodes[0]);
+  EXPECT_EQ(f.kind, Kind::kConv);
+  EXPECT_EQ(f.in_channels, 16);
+  EXPECT_EQ(f.out_channels, 32);
+  EXPECT_EQ(f.kernel, 9);
+  EXPECT_EQ(f.stride, 2);
+  EXPECT_EQ(f.batch, 2);
+  EXPECT_EQ(f.out_spatial, 49);
+}
+
+TEST(LayerSample, DepthwiseIsAGroupedConvolutionOneGroupPerChannel) {
+  LayerConfig c{"depthwise", {{"batch", 1}, {"channels", 32}, {"size", 28}, {"kernel", 3}, {"stride", 1}, {"epilogue", 0}}};
+  auto r = analyzed(c);
+  const auto& g = r.model.graph;
+  auto f = calib::features_of(g, g.nodes[0], r.cost.nodes[0]);
+  EXPECT_EQ(f.kind, Kind::kGroupedConv);
+  EXPECT_EQ(f.groups, 32);
+  EXPECT_EQ(r.cost.nodes[0].macs, 32 * 28 * 28 * 9);
+}
+
+TEST(LayerSample, OptimizedModeFusesTheEpilogueAsTheExecutorDoes) {
+  // Conv -> BatchNormalization -> Add(residual) -> Relu: eager runs four nodes, optimized one.
+  auto r = analyzed(conv(3));
+  const auto& g = r.model.graph;
+  ASSERT_EQ(g.nodes.size(), 4u);
+  auto plan = calib::plan_fusion(g, r.cost);
+  EXPECT_EQ(plan.executed(), 1);
+  int leader = index_of(g, "Conv");
+  auto f = calib::layer_features(g, r.cost, plan, leader, 1);
+  EXPECT_EQ(f.fused_ops, 3);
+  EXPECT_EQ(calib::no_fusion(g).executed(), 4);
+
+  // The linear layer's GELU epilogue is the Erf chain PyTorch exports: eager runs every node.
+  LayerConfig linear{"linear", {{"rows", 8}, {"inputs", 64}, {"outputs", 32}, {"form", 0}, {"epilogue", 5}}};
+  auto lr = analyzed(linear);
+  std::multiset<std::string> ops;
+  for (const auto& n : lr.model.graph.nodes) ops.insert(n.op_type);
+  EXPECT_EQ(ops, (std::multiset<std::string>{"MatMul", "Add", "Div", "Erf", "Add", "Mul", "Mul"}));
+}
+
+TEST(LayerSample, EveryTemplateBuildsAndCosts) {
+  auto configs = calib::draw_configs(2, 7);
+  std::set<std::string> layers;
+  for (const auto& c : configs) {
+    layers.insert(c.layer);
+    auto r = analyzed(c);
+    EXPECT_TRUE(r.cost.unknown_ops.empty()) << c.label();
+    EXPECT_TRUE(r.cost.unresolved_ops.empty()) << c.label();
+    // The draw keeps each measurement small.
+    EXPECT_LE(static_cast<double>(r.cost.totals.flops), 3e9) << c.label();
+  }
+  auto names = calib::layer_templates();
+  EXPECT_EQ(layers, std::set<std::string>(names.begin(), names.end()));
+}
+
+TEST(LayerSample, DrawIsDeterministicAndDistinct) {
+  auto a = calib::draw_configs(4, 11), b = calib::draw_configs(4, 11), c = calib::draw_configs(4, 12);
+  ASSERT_EQ(a.size(), b.size());
+  std::set<std::string> labels;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].label(), b[i].label());
+    labels.insert(a[i].label());
+  }
+  EXPECT_EQ(labels.size(), a.size());
+  bool differs = a.size() != c.size();
+  for (size_t i = 0; !differs && i < a.size(); ++i) differs = a[i].label() != c[i].label();
+  EXPECT_TRUE(differs);
+}
+
+TEST(LayerSample, NeighboursAreOneGridStepAway) {
+  auto base = conv(1);
+  base.param["channels"] = 64;  // mid-grid: both directions exist
+  auto near = calib::neighbours(base, 6, 3);
+  ASSERT_FALSE(near.empty());
+  for (const auto& n : near) {
+    EXPECT_EQ(n.layer, "conv");
+    int changed = 0;
+    for (const auto& [key, value] : n.param) changed += value != base.param.at(key);
+    EXPECT_GE(changed, 1) << n.label();
+    EXPECT_LE(changed, 2) << n.label();
+  }
+  // channels 64 sits between 32 and 96 in the grid: a changed channel count is one of those.
+  for (const auto& n : near)
+    if (n.param.at("channels") != 64) EXPECT_TRUE(n.param.at("channels") == 32 || n.param.at("channels") == 96);
+}
+
+TEST(LayerSample, RefusesUnknownTemplatesAndMissingParameters) {
+  EXPECT_THROW(calib::build_layer_model({"nonsense", {}}), Error);
+  EXPECT_THROW(calib::build_layer_model({"conv", {{"batch", 1}}}), Error);
+}
+
+TEST(LayerSample, MeasuresEveryExecutedLayerInEachMode) {
+  auto& engine = exec::load_engine();
+  calib::SampleOptions options;
+  options.threads = {1};
+  options.seconds_per_run = 0.02;
+  LayerConfig chain{"chain", {{"length", 4}}};
+  auto run = calib::measure_configs(engine, {conv(3), chain}, options, "test", {});
+  EXPECT_TRUE(run.failures.empty()) << run.failures.front();
+  EXPECT_EQ(run.configurations, 2);
+  // Eager: conv, bn, add, relu + 4 chain nodes; optimized: one fused conv + 4 chain nodes.
+  int eager = 0, optimized = 0;
+  for (const auto& s : run.samples) {
+    EXPECT_GT(s.measured_s, 0) << s.label;
+    EXPECT_EQ(s.source, "layer-sample");
+    EXPECT_FALSE(s.environment.at("timestamp").empty());
+    if (s.mode == "eager") ++eager;
+    if (s.mode == "optimized") {
+      ++optimized;
+      if (s.features.op == "Conv") EXPECT_EQ(s.features.fused_ops, 3);
+    }
+  }
+  EXPECT_EQ(eager, 8);
+  EXPECT_EQ(optimized, 5);
+  ASSERT_EQ(run.overheads.size(), 4u);  // one per configuration and mode
+  EXPECT_EQ(run.overheads[0].nodes, 4);
+  EXPECT_EQ(run.overheads[1].nodes, 1);
+  for (const auto& o : run.overheads) {
+    EXPECT_GT(o.run_s, 0);
+    EXPECT_GT(o.node_sum_s, 0);
+    EXPECT_EQ(o.threads, 1);
+  }
+}
+
+}  // namespace
+}  // namespace ridge::test
