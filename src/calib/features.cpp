@@ -56,7 +56,7 @@ Kind kind_of(const graph::Graph&, const graph::Node& node, const cost::NodeCost&
   if (cost.family == "normalization") return Kind::kNorm;
   if (cost.family == "reduction") return Kind::kReduce;
   if (cost.family == "elementwise") return Kind::kElementwise;
-  if (cost.family == "manipulation") return Kind::kDataMovement;
+  if (cost.family == "data-movement") return Kind::kDataMovement;
   return Kind::kOther;
 }
 

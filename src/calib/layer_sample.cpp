@@ -325,6 +325,7 @@ struct ParamGrid {
 
 struct Template {
   std::string name;
+  int weight;  // draws per unit of the sample size: the kinds that dominate model time get more
   std::vector<ParamGrid> grid;
   graph::Model (*build)(const Params&);
 };
@@ -339,7 +340,7 @@ std::vector<int64_t> powers_of_two(int from_exponent, int to_exponent) {
 // 7..224, sequence 16..512, hidden 64..4096), so the fit interpolates rather than extrapolates.
 const std::vector<Template>& templates() {
   static const std::vector<Template> table{
-      {"conv",
+      {"conv", 6,
        {{"batch", {1, 2, 4, 8}},
         {"channels", {3, 16, 32, 64, 96, 128, 192, 256, 384, 512, 1024, 2048}},
         {"filters", {16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024, 2048}},
@@ -348,7 +349,7 @@ const std::vector<Template>& templates() {
         {"stride", {1, 1, 1, 2, 4}},
         {"epilogue", {kNone, kRelu, kBatchNormRelu, kBatchNormAddRelu}}},
        [](const Params& p) { return build_conv(p, false); }},
-      {"depthwise",
+      {"depthwise", 4,
        {{"batch", {1, 2, 4, 8}},
         {"channels", {16, 32, 64, 96, 144, 192, 384, 576, 960}},
         {"size", {7, 14, 28, 56, 112}},
@@ -356,30 +357,30 @@ const std::vector<Template>& templates() {
         {"stride", {1, 2}},
         {"epilogue", {kNone, kRelu, kClip, kBatchNormRelu}}},
        [](const Params& p) { return build_conv(p, true); }},
-      {"linear",
+      {"linear", 4,
        {{"rows", {1, 2, 4, 8, 16, 64, 128, 256, 512, 1024}},
         {"inputs", {64, 256, 512, 768, 1024, 2048, 3072, 4096, 9216, 25088}},
         {"outputs", {10, 64, 256, 768, 1000, 1024, 2048, 3072, 4096}},
         {"form", {0, 1}},
         {"epilogue", {kNone, kRelu, kGelu}}},
        build_linear},
-      {"batched_matmul",
+      {"batched_matmul", 3,
        {{"batch", {1, 4, 12, 24, 48, 96}},
         {"m", {16, 32, 64, 128, 256, 512}},
         {"k", {32, 64, 128, 256, 512}},
         {"n", {16, 32, 64, 128, 256, 512}}},
        build_batched_matmul},
-      {"unary",
+      {"unary", 1,
        {{"op", {0, 1, 2, 3, 4, 5, 6}}, {"elements", powers_of_two(8, 24)}},
        build_unary},
-      {"binary",
+      {"binary", 1,
        {{"op", {0, 1, 2, 3}}, {"elements", powers_of_two(8, 24)}, {"broadcast", {0, 0, 1, 2}}},
        build_binary},
-      {"batchnorm",
+      {"batchnorm", 1,
        {{"batch", {1, 2, 8}}, {"channels", {16, 64, 128, 256, 512, 1024}}, {"size", {7, 14, 28, 56, 112}}},
        build_batchnorm},
-      {"layernorm", {{"rows", powers_of_two(0, 11)}, {"width", {64, 128, 256, 512, 768, 1024}}}, build_layernorm},
-      {"pool",
+      {"layernorm", 1, {{"rows", powers_of_two(0, 11)}, {"width", {64, 128, 256, 512, 768, 1024}}}, build_layernorm},
+      {"pool", 1,
        {{"op", {0, 1}},
         {"batch", {1, 2, 8}},
         {"channels", {16, 64, 128, 256, 512}},
@@ -387,22 +388,22 @@ const std::vector<Template>& templates() {
         {"kernel", {2, 3}},
         {"stride", {1, 2}}},
        build_pool},
-      {"global_pool",
+      {"global_pool", 1,
        {{"batch", {1, 2, 8}}, {"channels", {64, 256, 512, 1024, 2048}}, {"size", {7, 14, 28}}},
        build_global_pool},
-      {"softmax", {{"rows", powers_of_two(0, 14)}, {"width", {16, 64, 128, 256, 512, 1000}}}, build_softmax},
-      {"reduce", {{"rows", powers_of_two(0, 12)}, {"width", {64, 256, 768, 1024}}}, build_reduce},
-      {"concat",
+      {"softmax", 1, {{"rows", powers_of_two(0, 14)}, {"width", {16, 64, 128, 256, 512, 1000}}}, build_softmax},
+      {"reduce", 1, {{"rows", powers_of_two(0, 12)}, {"width", {64, 256, 768, 1024}}}, build_reduce},
+      {"concat", 1,
        {{"batch", {1, 2, 8}}, {"parts", {2, 3, 4}}, {"channels", {16, 32, 64, 128, 256}}, {"size", {7, 14, 28, 56}}},
        build_concat},
-      {"transpose",
+      {"transpose", 1,
        {{"batch", {1, 2, 8}}, {"tokens", {16, 64, 128, 256, 512}}, {"heads", {4, 8, 12, 16}}},
        build_transpose},
-      {"gather",
+      {"gather", 1,
        {{"vocabulary", {2, 512, 30522}}, {"width", {128, 768, 1024}}, {"tokens", {1, 16, 128, 512, 1024}}},
        build_gather},
-      {"view", {{"op", {0, 1, 2}}, {"elements", powers_of_two(4, 22)}}, build_view},
-      {"chain", {{"length", {1, 4, 16, 64}}}, build_chain},
+      {"view", 1, {{"op", {0, 1, 2}}, {"elements", powers_of_two(4, 22)}}, build_view},
+      {"chain", 1, {{"length", {1, 4, 16, 64}}}, build_chain},
   };
   return table;
 }
@@ -470,7 +471,8 @@ std::vector<LayerConfig> draw_configs(int per_template, uint64_t seed) {
   std::set<std::string> seen;
   for (const auto& t : templates()) {
     int made = 0;
-    for (int attempt = 0; made < per_template && attempt < per_template * 20; ++attempt) {
+    int wanted = per_template * t.weight;
+    for (int attempt = 0; made < wanted && attempt < wanted * 20; ++attempt) {
       LayerConfig c{t.name, {}};
       for (const auto& g : t.grid) c.param[g.name] = g.values[rng() % g.values.size()];
       if (!seen.insert(c.label()).second) continue;
@@ -589,7 +591,7 @@ SampleRun measure_configs(exec::Engine& engine, const std::vector<LayerConfig>& 
 SampleRun run_layer_sample(exec::Engine& engine, const SampleOptions& options,
                            const std::function<void(const SampleProgress&)>& on_progress) {
   if (options.threads.empty() || options.modes.empty()) throw Error("the layer sample needs a thread count and a mode");
-  int per_template = options.per_template > 0 ? options.per_template : options.quick ? 6 : 16;
+  int per_template = options.per_template > 0 ? options.per_template : options.quick ? 4 : 12;
   int rounds = options.refine_rounds >= 0 ? options.refine_rounds : options.quick ? 1 : 2;
   int per_config = static_cast<int>(options.modes.size() * options.threads.size());
   auto configs = draw_configs(per_template, options.seed);

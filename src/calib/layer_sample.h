@@ -31,7 +31,7 @@ std::vector<std::string> layer_templates();
 graph::Model build_layer_model(const LayerConfig& config);
 
 // Configurations drawn from each template's parameter grid (log-spaced sizes), `per_template`
-// each, skipping those above the work limit; deterministic for a seed.
+// times the template's weight each, skipping those above the work limit; deterministic for a seed.
 std::vector<LayerConfig> draw_configs(int per_template, uint64_t seed);
 // Configurations one grid step away from `config` in one or two parameters.
 std::vector<LayerConfig> neighbours(const LayerConfig& config, int count, uint64_t seed);
@@ -43,7 +43,7 @@ struct SampleOptions {
   uint64_t seed = 0;
   Ceilings ceilings;             // the floor the refinement's interim fits use
   double seconds_per_run = 0.1;  // measuring budget per configuration, mode and thread count
-  int per_template = 0;          // 0: 6 (quick) or 16
+  int per_template = 0;          // 0: 4 (quick) or 12, times each template's weight
   int refine_rounds = -1;        // -1: 1 (quick) or 2
 };
 

@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -16,7 +17,7 @@
 namespace ridge::calib {
 namespace {
 
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;  // 2: the trees also read the op code
 
 void check_xgb(int status, const char* what) {
   if (status != 0) throw Error(fmt::format("calibration: XGBoost {} failed: {}", what, XGBGetLastError()));
@@ -58,6 +59,19 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// The features, then the op as a code the trees can split on (a kind holds several ops: Gemm and
+// MatMul, MaxPool and GlobalAveragePool run different kernels). FNV-1a: stable across versions.
+double op_code(const std::string& op) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : op) h = (h ^ c) * 16777619u;
+  return static_cast<double>(h % 997);
+}
+std::vector<double> model_inputs(const LayerFeatures& f) {
+  auto x = feature_vector(f);
+  x.push_back(op_code(f.op));
+  return x;
+}
+
 }  // namespace
 
 // One (kind, mode): y = log(measured / floor) = constant, or linear(x) clamped to the range it
@@ -78,7 +92,7 @@ class KindModel {
   double linear_part(const std::vector<double>& x) const {
     if (!linear()) return constant;
     double y = beta[0];
-    for (size_t i = 0; i < x.size(); ++i)
+    for (size_t i = 0; i < mean.size(); ++i)
       if (scale[i] > 0) y += beta[i + 1] * (x[i] - mean[i]) / scale[i];
     return std::clamp(y, low, high);
   }
@@ -99,7 +113,8 @@ class KindModel {
   static std::unique_ptr<KindModel> fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
                                         const FitOptions& o) {
     auto model = std::make_unique<KindModel>();
-    size_t n = y.size(), d = x.empty() ? 0 : x[0].size();
+    // The last column is the op code: for the trees only (a category is no quantity for a line).
+    size_t n = y.size(), columns = x.empty() ? 0 : x[0].size(), d = columns > 0 ? columns - 1 : 0;
     model->samples = static_cast<int>(n);
     model->constant = median_of(y);
     if (static_cast<int>(n) < o.min_samples_for_linear) return model;
@@ -125,11 +140,29 @@ class KindModel {
             model->scale[j] > 0 ? (x[i][j] - model->mean[j]) / model->scale[j] : 0;
       b(static_cast<Eigen::Index>(i)) = y[i];
     }
-    Eigen::MatrixXd normal = a.transpose() * a;
-    const double penalty = 1.0;
-    for (Eigen::Index j = 1; j < normal.rows(); ++j) normal(j, j) += penalty;
-    normal(0, 0) += 1e-9;
-    Eigen::VectorXd solution = normal.ldlt().solve(a.transpose() * b);
+    // The penalty is chosen by leave-one-out error (closed form for ridge: residual / (1 - leverage)),
+    // so a kind with few samples gets a strong one (close to its mean) and a well-sampled kind a
+    // weak one (its trends).
+    Eigen::MatrixXd gram = a.transpose() * a;
+    Eigen::VectorXd moment = a.transpose() * b;
+    double best_loo = std::numeric_limits<double>::infinity();
+    Eigen::VectorXd solution;
+    for (double penalty : {0.01, 0.1, 1.0, 10.0, 100.0, 1000.0}) {
+      Eigen::MatrixXd normal = gram;
+      for (Eigen::Index j = 1; j < normal.rows(); ++j) normal(j, j) += penalty;
+      normal(0, 0) += 1e-9;
+      auto ldlt = normal.ldlt();
+      Eigen::VectorXd beta = ldlt.solve(moment);
+      Eigen::MatrixXd solved = ldlt.solve(a.transpose());  // (d+1) x n
+      Eigen::VectorXd residual = b - a * beta;
+      double loo = 0;
+      for (Eigen::Index i = 0; i < a.rows(); ++i) {
+        double leverage = a.row(i).dot(solved.col(i));
+        double r = residual(i) / std::max(1e-6, 1 - leverage);
+        loo += r * r;
+      }
+      if (loo < best_loo) best_loo = loo, solution = beta;
+    }
     model->beta.assign(solution.data(), solution.data() + solution.size());
     model->low = y[0], model->high = y[0];
     for (double v : y) model->low = std::min(model->low, v), model->high = std::max(model->high, v);
@@ -137,7 +170,7 @@ class KindModel {
 
     std::vector<float> labels(n);
     for (size_t i = 0; i < n; ++i) labels[i] = static_cast<float>(y[i] - model->linear_part(x[i]));
-    Matrix train(to_floats(x), n, d);
+    Matrix train(to_floats(x), n, columns);
     check_xgb(XGDMatrixSetFloatInfo(train.handle, "label", labels.data(), n), "labels");
     model->booster = std::make_unique<Booster>();
     check_xgb(XGBoosterCreate(&train.handle, 1, &model->booster->handle), "booster");
@@ -246,7 +279,7 @@ ShapeModel ShapeModel::fit(const std::vector<Sample>& samples, const std::vector
     std::vector<std::vector<double>> x;
     std::vector<double> y;
     for (auto i : indices) {
-      x.push_back(feature_vector(samples[i].features));
+      x.push_back(model_inputs(samples[i].features));
       y.push_back(std::log(samples[i].measured_s / floor_s(samples[i].features, ceilings)));
     }
     model.models_[key] = KindModel::fit(x, y, options);
@@ -308,7 +341,7 @@ ShapeModel ShapeModel::fit(const std::vector<Sample>& samples, const std::vector
 std::optional<double> ShapeModel::predict_s(const LayerFeatures& f, const std::string& mode) const {
   auto it = models_.find({f.kind, mode});
   if (it == models_.end()) return std::nullopt;
-  return floor_s(f, ceilings_) * std::exp(it->second->predict(feature_vector(f)));
+  return floor_s(f, ceilings_) * std::exp(it->second->predict(model_inputs(f)));
 }
 
 double ShapeModel::framework_overhead_s(const std::string& mode, int threads, int nodes) const {
