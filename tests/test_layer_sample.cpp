@@ -168,5 +168,26 @@ TEST(LayerSample, MeasuresEveryExecutedLayerInEachMode) {
   }
 }
 
+TEST(LayerSample, PlanAndExecutorAgreeOnTheFusedGeluChain) {
+  // MatMul + bias + the Erf form of GELU: the executor fuses the whole chain into the product
+  // (found numerically); the plan must find the same single layer by structure.
+  LayerConfig linear{"linear", {{"rows", 8}, {"inputs", 64}, {"outputs", 32}, {"form", 0}, {"epilogue", 5}}};
+  auto r = analyzed(linear);
+  auto plan = calib::plan_fusion(r.model.graph, r.cost);
+  EXPECT_EQ(plan.executed(), 1);
+  auto f = calib::layer_features(r.model.graph, r.cost, plan, index_of(r.model.graph, "MatMul"), 1);
+  EXPECT_EQ(f.fused_ops, 6);
+
+  calib::SampleOptions options;
+  options.threads = {1};
+  options.modes = {exec::Mode::kOptimized};
+  options.seconds_per_run = 0.02;
+  auto run = calib::measure_configs(exec::load_engine(), {linear}, options, "test", {});
+  ASSERT_EQ(run.overheads.size(), 1u);
+  EXPECT_EQ(run.overheads[0].nodes, plan.executed());
+  ASSERT_EQ(run.samples.size(), 1u);
+  EXPECT_EQ(run.samples[0].features.fused_ops, 6);
+}
+
 }  // namespace
 }  // namespace ridge::test

@@ -152,18 +152,65 @@ class Planner {
     }
   }
 
+  bool scalar_const(ValueId id) const {
+    if (!is_const(id)) return false;
+    const auto& v = g_.value(id);
+    if (!v.has_shape || !graph::is_fully_known(v.shape)) return false;
+    for (auto d : graph::known_dims(v.shape))
+      if (d != 1) return false;
+    return true;
+  }
+
+  // The executor evaluates the elementwise chain after a layer numerically and fuses it when it
+  // computes an activation oneDNN has (activation_fusion.h): exporters' GELU forms. Without running
+  // it, the chain is recognised by structure: elementwise nodes over the layer's output and scalar
+  // constants that alone read that output, one value leaving the chain, with an Erf or a Tanh in it.
+  bool fuse_gelu_chain(size_t n, ValueId out) {
+    static const std::set<std::string> elementwise{"Div", "Mul", "Add", "Sub", "Erf", "Tanh", "Pow", "Sqrt"};
+    std::set<ValueId> values{out};
+    std::vector<size_t> chain;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (auto v : std::vector<ValueId>(values.begin(), values.end()))
+        for (auto reader : readers(v)) {
+          if (std::find(chain.begin(), chain.end(), reader) != chain.end()) continue;
+          const auto& node = g_.nodes[reader];
+          if (!elementwise.count(node.op_type) || node.outputs.empty()) continue;
+          bool inside = true;
+          for (auto in : node.inputs) inside = inside && (values.count(in) || scalar_const(in));
+          if (!inside) continue;
+          chain.push_back(reader);
+          values.insert(node.outputs[0]);
+          grew = true;
+        }
+    }
+    bool gelu = false;
+    for (auto c : chain) gelu = gelu || g_.nodes[c].op_type == "Erf" || g_.nodes[c].op_type == "Tanh";
+    if (!gelu) return false;
+    std::vector<ValueId> leaving;
+    for (auto v : values) {
+      bool outside = pinned(v);
+      for (auto reader : readers(v)) outside = outside || std::find(chain.begin(), chain.end(), reader) == chain.end();
+      if (outside) leaving.push_back(v);
+    }
+    if (leaving.size() != 1 || leaving[0] == out) return false;
+    for (auto c : chain) plan_.leader[c] = static_cast<int>(n);
+    output_[n] = leaving[0];
+    return true;
+  }
+
   void fuse_activations() {
     for (size_t n = 0; n < g_.nodes.size(); ++n) {
       if (!alive(n) || !fusable_layer(n) || with_activation_.count(static_cast<int>(n))) continue;
       ValueId out = output_[n];
       if (pinned(out)) continue;
       auto users = readers(out);
-      if (users.size() == 1) {
-        const auto& op = g_.nodes[users[0]].op_type;
-        if (op == "Relu" || op == "Clip" || op == "HardSwish" || op == "Gelu") {
-          fuse(users[0], n);
-          with_activation_.insert(static_cast<int>(n));
-        }
+      const std::string single = users.size() == 1 ? g_.nodes[users[0]].op_type : "";
+      if (single == "Relu" || single == "Clip" || single == "HardSwish" || single == "Gelu") {
+        fuse(users[0], n);
+        with_activation_.insert(static_cast<int>(n));
+      } else if (fuse_gelu_chain(n, out)) {
+        with_activation_.insert(static_cast<int>(n));
       } else if (users.size() == 2) {  // SiLU: x * Sigmoid(x)
         size_t sig = g_.nodes[users[0]].op_type == "Sigmoid" ? users[0] : users[1];
         size_t mul = sig == users[0] ? users[1] : users[0];
