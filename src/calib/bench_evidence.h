@@ -1,0 +1,31 @@
+#pragma once
+// Whole-model `ridge bench` runs as calibration evidence: every node of the per-node profile
+// becomes a measured layer (its features from the model, analysed again at the run's batch and
+// input size, fused as the run's executor mode fuses), and every run a measurement of the
+// framework's overhead. What cannot be used (training runs, other precisions, missing models,
+// node names the model lacks) is said in notes, never dropped in silence.
+#include <string>
+#include <vector>
+
+#include "calib/sample.h"
+
+namespace ridge::calib {
+
+struct BenchEvidence {
+  std::vector<Sample> samples;            // one per measured node (per executed layer)
+  std::vector<OverheadSample> overheads;  // one per run with both a latency and a per-node profile
+  int runs = 0;                           // runs turned into evidence (skipped ones are in notes)
+  std::vector<std::string> notes;         // runs skipped and why, node rows not used and why
+  std::vector<std::string> models;        // distinct model paths read, as the runs recorded them
+};
+
+// Each path: a directory written by `ridge bench --csv DIR` (reads DIR/overall.csv and
+// DIR/nodes.csv; a path to either file stands for its directory), or a `ridge bench -f json`
+// output file. Runs whose recorded model path equals `exclude_model`, or has its file name, are
+// skipped (leave-one-model-out validation). Runs of a training step, of a precision other than
+// fp32, of a forced convolution algorithm or of channels-last memory are skipped with a note: the
+// calibration predicts fp32 inference with the executor's default choices.
+// Throws ridge::Error (one line, naming the file and line) on unreadable or malformed input.
+BenchEvidence read_bench_evidence(const std::vector<std::string>& paths, const std::string& exclude_model = "");
+
+}  // namespace ridge::calib
