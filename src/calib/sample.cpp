@@ -159,8 +159,15 @@ std::vector<OverheadSample> read_overhead_csv(std::istream& in, const std::strin
         OverheadSample s;
         s.source = fields[columns->need("source")];
         s.mode = fields[columns->need("mode")];
-        s.threads = static_cast<int>(parse_number(fields[columns->need("threads")], source, line, "threads"));
-        s.nodes = static_cast<int>(parse_number(fields[columns->need("nodes")], source, line, "nodes"));
+        // Counts are whole and fit an int (a cast of 1e20 would be undefined).
+        auto count = [&](const char* key) {
+          double v = parse_number(fields[columns->need(key)], source, line, key);
+          if (!(v >= 1 && v <= 1e9) || v != std::floor(v))
+            throw Error(fmt::format("{} line {}: {} must be a positive whole number", source, line, key));
+          return static_cast<int>(v);
+        };
+        s.threads = count("threads");
+        s.nodes = count("nodes");
         s.node_sum_s = parse_number(fields[columns->need("node_sum_s")], source, line, "node_sum_s");
         s.run_s = parse_number(fields[columns->need("run_s")], source, line, "run_s");
         if (s.nodes <= 0 || s.threads <= 0 || !(s.run_s > 0))

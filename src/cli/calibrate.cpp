@@ -2,14 +2,22 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
+#include "calib/bench_evidence.h"
+#include "calib/layer_sample.h"
+#include "calib/model.h"
+#include "calib/predict.h"
 #include "cli/command.h"
 #include "cli/device_options.h"
 #include "cli/output_options.h"
 #include "hw/device_db.h"
+#include "exec/engine.h"
 #include "report/format.h"
 #include "util/error.h"
 
@@ -18,10 +26,21 @@ namespace {
 
 struct CalibrateOptions {
   DeviceOptions predict;
-  std::string measured, output, format = "table";
+  std::vector<std::string> measured, sample_files;
+  std::string output, format = "table";
+  // Shape-aware calibration
+  bool sample = false, quick = false;
+  std::string threads, modes = "eager,optimized", exclude_model;
+  int folds = 5, sample_size = 0;
+  uint64_t seed = 0;
 };
 
-int run_calibrate(const CalibrateOptions& o) {
+// The per-family fit of one model's measured node times (the calibration before the shape-aware one).
+int run_family_calibration(const CalibrateOptions& o) {
+  if (o.measured.size() != 1)
+    throw Error("with a MODEL, calibrate fits its node times: give exactly one --measured CSV (or drop MODEL to fit "
+                "the shape-aware model from bench directories)");
+  const auto& measured_path = o.measured.front();
   auto request = make_request(o.predict.model);
   auto [device_id, mode_text] = hw::split_device_and_mode(o.predict.device);
   auto device = hw::find_device(device_id);
@@ -32,8 +51,8 @@ int run_calibrate(const CalibrateOptions& o) {
   auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode_text));
   auto prediction = roofline::predict(analysis.cost, roofline, predict_options(o.predict, request));
   roofline::RunSelection run;
-  auto measured = roofline::read_node_times(o.measured, &run);
-  auto fit = roofline::fit_calibration(prediction, measured, o.measured);
+  auto measured = roofline::read_node_times(measured_path, &run);
+  auto fit = roofline::fit_calibration(prediction, measured, measured_path);
   auto output = o.output.empty() ? device.id + ".calibrated.yaml" : o.output;
   {
     std::ofstream file(output);
@@ -45,9 +64,9 @@ int run_calibrate(const CalibrateOptions& o) {
   doc.subject = device.id;
   report::add_ridge_version(doc);
   doc.field("device", "device", device.id, device.id);
-  doc.field("measured", "measured", o.measured, o.measured);
+  doc.field("measured", "measured", measured_path, measured_path);
   if (run.runs > 1)
-    doc.notes.push_back(fmt::format("{} holds {} runs; calibrated on the last: {}", o.measured, run.runs, run.chosen));
+    doc.notes.push_back(fmt::format("{} holds {} runs; calibrated on the last: {}", measured_path, run.runs, run.chosen));
   doc.field("run", "", "", run.chosen, report::kJson);
   doc.field("nodes", "nodes fitted", std::to_string(fit.calibration.nodes), fit.calibration.nodes);
   doc.field("unmatched", "measured names that are no node of the model", std::to_string(fit.unmatched), fit.unmatched);
@@ -64,21 +83,248 @@ int run_calibrate(const CalibrateOptions& o) {
   return 0;
 }
 
+std::vector<int> parse_threads(const std::string& text) {
+  std::vector<int> threads;
+  if (text.empty()) {
+    threads.push_back(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    return threads;
+  }
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    auto comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    auto item = text.substr(pos, comma - pos);
+    size_t used = 0;
+    int value = 0;
+    try {
+      value = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || value < 1 || value > 4096)
+      throw Error(fmt::format("--threads: '{}' is not a thread count (give N or N1,N2,...)", item));
+    threads.push_back(value);
+    pos = comma + 1;
+  }
+  return threads;
+}
+
+std::vector<exec::Mode> parse_modes(const std::string& text) {
+  std::vector<exec::Mode> modes;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    auto comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    modes.push_back(exec::parse_mode(text.substr(pos, comma - pos)));
+    pos = comma + 1;
+  }
+  return modes;
+}
+
+// OUT.yaml -> OUT (the stem every file of a calibration shares).
+std::string stem_of(const std::string& output) {
+  auto ext = std::filesystem::path(output).extension().string();
+  return ext == ".yaml" || ext == ".yml" ? output.substr(0, output.size() - ext.size()) : output;
+}
+
+void write_text(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  std::ofstream file(path);
+  if (!file) throw Error(fmt::format("cannot write '{}'", path));
+  write(file);
+  if (!file.flush()) throw Error(fmt::format("cannot write '{}'", path));
+}
+
+std::string overhead_file_of(const std::string& samples_file) {
+  const std::string suffix = ".samples.csv";
+  if (samples_file.size() > suffix.size() && samples_file.ends_with(suffix))
+    return samples_file.substr(0, samples_file.size() - suffix.size()) + ".overhead.csv";
+  return "";
+}
+
+// The shape-aware calibration: evidence from the layer sample, bench runs and earlier sample files,
+// kept beside the output, then fitted and cross-validated per layer kind and mode.
+int run_shape_calibration(const CalibrateOptions& o) {
+  if (!o.sample && o.measured.empty() && o.sample_files.empty())
+    throw Error("nothing to calibrate from: give --sample (time a layer sample here), --measured DIR (bench runs) "
+                "or --samples FILE");
+  if ((o.quick || o.sample_size > 0) && !o.sample) throw Error("--quick and --sample-size apply to --sample");
+  if (!o.exclude_model.empty() && o.measured.empty()) throw Error("--exclude-model applies to --measured");
+  auto [device_id, mode_text] = hw::split_device_and_mode(o.predict.device);
+  auto device = hw::find_device(device_id);
+  if (device.file == "(detected)")
+    throw Error("calibrate needs a device file: measure this machine with `ridge ert --profile host.yaml` first");
+  auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode_text));
+  auto ceilings = calib::ceilings_of(roofline, "fp32");
+  auto output = o.output.empty() ? device.id + ".calibrated.yaml" : o.output;
+  auto stem = stem_of(output);
+
+  std::vector<calib::Sample> samples;
+  std::vector<calib::OverheadSample> overheads;
+  std::vector<std::string> sources, notes;
+  for (const auto& file : o.sample_files) {
+    std::ifstream in(file);
+    if (!in) throw Error(fmt::format("cannot read '{}'", file));
+    auto read = calib::read_samples_csv(in, file);
+    samples.insert(samples.end(), read.begin(), read.end());
+    sources.push_back(fmt::format("{} ({} samples)", file, read.size()));
+    auto overhead_file = overhead_file_of(file);
+    if (!overhead_file.empty() && std::filesystem::exists(overhead_file)) {
+      std::ifstream oin(overhead_file);
+      auto runs = calib::read_overhead_csv(oin, overhead_file);
+      overheads.insert(overheads.end(), runs.begin(), runs.end());
+    }
+  }
+  if (!o.measured.empty()) {
+    auto evidence = calib::read_bench_evidence(o.measured, o.exclude_model);
+    samples.insert(samples.end(), evidence.samples.begin(), evidence.samples.end());
+    overheads.insert(overheads.end(), evidence.overheads.begin(), evidence.overheads.end());
+    sources.push_back(fmt::format("{} bench run(s) of {} model(s) ({} nodes){}", evidence.runs, evidence.models.size(),
+                                  evidence.samples.size(),
+                                  o.exclude_model.empty() ? "" : ", excluding " + o.exclude_model));
+    notes.insert(notes.end(), evidence.notes.begin(), evidence.notes.end());
+  }
+  calib::SampleRun sampled;
+  if (o.sample) {
+    calib::SampleOptions options;
+    options.quick = o.quick;
+    options.threads = parse_threads(o.threads);
+    options.modes = parse_modes(o.modes);
+    options.seed = o.seed;
+    options.ceilings = ceilings;
+    options.per_template = o.sample_size;
+    auto& engine = exec::load_engine();
+    // Progress on stderr (stdout holds only the document): a line every few seconds.
+    auto last = -1.0;
+    sampled = calib::run_layer_sample(engine, options, [&](const calib::SampleProgress& p) {
+      if (p.elapsed_s - last < 5 && p.done > 0) return;
+      last = p.elapsed_s;
+      fmt::print(std::cerr, "calibrate: [{}/{}] {}: {}\n", p.done + 1, p.total, p.stage, p.label);
+    });
+    samples.insert(samples.end(), sampled.samples.begin(), sampled.samples.end());
+    overheads.insert(overheads.end(), sampled.overheads.begin(), sampled.overheads.end());
+    sources.push_back(fmt::format("layer sample: {} configurations, {} layers timed ({} thread(s); {})",
+                                  sampled.configurations, sampled.samples.size(), fmt::join(options.threads, ","),
+                                  o.modes));
+    for (const auto& f : sampled.failures) notes.push_back("not measured: " + f);
+  }
+  // The evidence is kept before fitting, so a fit that fails can be redone from the files.
+  auto samples_file = stem + ".samples.csv";
+  auto overhead_file = stem + ".overhead.csv";
+  write_text(samples_file, [&](std::ostream& out) { calib::write_samples_csv(out, samples); });
+  write_text(overhead_file, [&](std::ostream& out) { calib::write_overhead_csv(out, overheads); });
+
+  calib::FitOptions fit_options;
+  fit_options.folds = o.folds;
+  fit_options.seed = o.seed;
+  auto model = calib::ShapeModel::fit(samples, overheads, ceilings, fit_options);
+  auto model_file = stem + ".model.json";
+  model.save(model_file);
+
+  hw::Calibration calibration;
+  calibration.model_file = std::filesystem::path(model_file).filename().string();
+  calibration.fitted_from = fmt::format("{}", fmt::join(sources, "; "));
+  calibration.nodes = static_cast<int>(samples.size());
+  calibration.overhead_s = device.overhead_s;
+  if (auto all = model.validation().find("all"); all != model.validation().end())
+    calibration.validation =
+        hw::Calibration::Validation{all->second.points, all->second.median_abs, all->second.p90_abs,
+                                    all->second.within_10};
+  // The model file is named relative to the device file: both are written in the same directory.
+  write_text(output,
+             [&](std::ostream& out) { out << roofline::calibrated_device_yaml(device.file, calibration); });
+
+  report::Document doc;
+  doc.command = "calibrate";
+  doc.subject = device.id;
+  report::add_ridge_version(doc);
+  doc.field("device", "device", device.id, device.id);
+  doc.field("evidence", "evidence", fmt::format("{}", fmt::join(sources, "; ")), sources);
+  doc.field("samples", "layers fitted", std::to_string(samples.size()), static_cast<int64_t>(samples.size()));
+  auto& t = doc.table("models", "held-out error per layer kind and executor mode (" + std::to_string(o.folds) +
+                                    "-fold cross-validation):");
+  t.column({.key = "model"})
+      .column({.key = "fit"})
+      .column({.key = "points"})
+      .column({.key = "median_abs_error", .title = "median |error|", .style = report::Style::kFixed, .unit = "%",
+               .decimals = 1, .audience = report::kHuman})
+      .column({.key = "p90_abs_error", .title = "p90 |error|", .style = report::Style::kFixed, .unit = "%",
+               .decimals = 1, .audience = report::kHuman})
+      .column({.key = "within_10", .title = "within +-10%", .style = report::Style::kFixed, .unit = "%",
+               .decimals = 0, .audience = report::kHuman})
+      .column({.key = "median_abs_error", .audience = report::kMachine})
+      .column({.key = "p90_abs_error", .audience = report::kMachine})
+      .column({.key = "within_10", .audience = report::kMachine});
+  auto described = model.describe();
+  described.emplace("all", "every layer");
+  for (const auto& [key, fit] : described) {
+    auto stats = model.validation().find(key);
+    if (stats == model.validation().end()) {  // one sample: nothing to hold out
+      t.add({key, fit, int64_t{0}, {}, {}, {}, {}, {}, {}});
+      continue;
+    }
+    const auto& e = stats->second;
+    t.add({key, fit, static_cast<int64_t>(e.points), e.median_abs * 100, e.p90_abs * 100, e.within_10 * 100,
+           e.median_abs, e.p90_abs, e.within_10});
+  }
+  if (described.size() > model.validation().size())
+    t.footer.push_back("points 0: a single sample, nothing to hold out (sample more with --sample-size)");
+  doc.notes = notes;
+  doc.field("files", "kept", fmt::format("{}, {} (evidence), {} (model)", samples_file, overhead_file, model_file),
+            nlohmann::ordered_json{{"samples", samples_file}, {"overhead", overhead_file}, {"model", model_file}})
+      .at_end = true;
+  doc.field("output", "wrote", fmt::format("{}: use it with --device {}", output, output), output).at_end = true;
+  emit(doc, o.format);
+  return 0;
+}
+
+int run_calibrate(const CalibrateOptions& o) {
+  if (!o.predict.model.model.empty()) {
+    if (o.sample || !o.sample_files.empty())
+      throw Error("--sample and --samples fit the shape-aware calibration: give them without a MODEL");
+    return run_family_calibration(o);
+  }
+  return run_shape_calibration(o);
+}
+
 }  // namespace
 
 Command add_calibrate_command(CLI::App& parent) {
   auto o = std::make_shared<CalibrateOptions>();
-  auto* app =
-      parent.add_subcommand("calibrate", "fit per-op-family efficiency and per-op overhead from measured node times");
+  auto* app = parent.add_subcommand(
+      "calibrate", "fit how this device's executor falls below its roofline, from a layer sample or measured runs");
   app->footer(
-      "The measurements are a CSV with a node column (node or name) and a time column whose name\n"
-      "carries its unit (seconds, time_s, mean_ms, median_us, ...). Writes a copy of the device\n"
-      "file with a calibration section.\n"
-      "Example:\n"
-      "  ridge calibrate models/resnet50.onnx --device t4 --measured node_times.csv -o t4-calibrated.yaml");
+      "Shape-aware (no MODEL): times single-layer graphs here (--sample) and/or reads `ridge bench --csv DIR`\n"
+      "directories (--measured DIR...), fits per layer kind and mode log(time / roofline floor) from the layers'\n"
+      "features (Eigen least squares + XGBoost trees), cross-validates it, and writes OUT.yaml (a copy of the\n"
+      "device file naming the model), OUT.model.json, OUT.samples.csv and OUT.overhead.csv (the evidence).\n"
+      "Per family (with MODEL): fits one efficiency per op family and a per-op overhead to that model's\n"
+      "measured node times (a CSV with node and time columns, or a bench nodes.csv).\n"
+      "Examples:\n"
+      "  ridge ert --quick --profile host.yaml\n"
+      "  ridge calibrate --device host.yaml --sample --quick -o host-cal.yaml\n"
+      "  ridge calibrate --device host.yaml --sample --threads 1,2 --measured runs/ -o host-cal.yaml\n"
+      "  ridge calibrate models/resnet50.onnx --device t4 --measured node_times.csv -o t4-calibrated.yaml\n"
+      "See docs/calibration.md.");
   add_model_options(*app, o->predict.model, false);
+  // MODEL selects the per-family fit; the shape-aware calibration needs none.
+  app->get_option("model")->required(false)->description("ONNX model whose node times --measured holds (per-family fit)");
   add_device_options(*app, o->predict);
-  app->add_option("--measured", o->measured, "CSV of measured per-node times")->required();
+  app->add_option("--measured", o->measured,
+                  "measured times: with MODEL, one CSV of node times; without, `ridge bench --csv` directories or "
+                  "`ridge bench -f json` files (several models at once)");
+  app->add_flag("--sample", o->sample, "time a sample of single-layer graphs on this machine's executor");
+  app->add_flag("--quick", o->quick, "a smaller layer sample (under two minutes on 2 cores)");
+  app->add_option("--sample-size", o->sample_size,
+                  "configurations per template and unit of weight (default 4 with --quick, else 12; conv weighs 6)")
+      ->check(CLI::Range(1, 1000));
+  app->add_option("--threads", o->threads, "thread counts the layer sample runs with, N or N1,N2 (default: all CPUs)");
+  app->add_option("--modes", o->modes, "executor modes the layer sample runs: eager,optimized (default both)");
+  app->add_option("--samples", o->sample_files,
+                  "refit from kept evidence: OUT.samples.csv files of earlier calibrations (their .overhead.csv too)");
+  app->add_option("--exclude-model", o->exclude_model,
+                  "leave this model's bench runs out of --measured (leave-one-model-out validation)");
+  app->add_option("--folds", o->folds, "cross-validation folds (default 5)")->check(CLI::Range(2, 100));
+  app->add_option("--seed", o->seed, "seed of the sample draw and the fit (default 0)");
   app->add_option("-o,--output", o->output, "device file to write (default ID.calibrated.yaml)");
   add_format_option(*app, o->format);
   return {app, [o] { return run_calibrate(*o); }};

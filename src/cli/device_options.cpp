@@ -56,9 +56,10 @@ roofline::Prediction predict_on_device(const analysis::Result& analysis, const h
           device.id, device.file));
     return prediction;
   }
-  // Sweeps predict many points with one model: load it once.
-  static std::map<std::string, std::shared_ptr<calib::ShapeModel>> loaded;
-  auto& model = loaded[calibration->model_file];
+  // Sweeps predict many points with one model: load it once. Never destroyed: at exit XGBoost's own
+  // static state may be gone before this map's destructor would free the boosters.
+  static auto* loaded = new std::map<std::string, std::shared_ptr<calib::ShapeModel>>;
+  auto& model = (*loaded)[calibration->model_file];
   if (!model) model = std::make_shared<calib::ShapeModel>(calib::ShapeModel::load(calibration->model_file));
   if (prediction.precision != model->ceilings().precision)
     throw Error(fmt::format("the calibration of '{}' was fitted for {}, not {}", device.id, model->ceilings().precision,

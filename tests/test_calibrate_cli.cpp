@@ -1,0 +1,117 @@
+// `ridge calibrate` for the shape-aware calibration, end to end: a small layer sample timed here,
+// the files it keeps, a prediction with the device file it writes, a refit from the kept
+// evidence, and the options it refuses.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "support/paths.h"
+
+namespace ridge::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A CPU with round ceilings: 100 GFLOP/s, 10 GB/s.
+std::string device_file(const std::string& dir) {
+  auto path = dir + "/cpu.yaml";
+  std::ofstream(path) << R"(id: round-cpu
+name: Round CPU
+kind: cpu
+clocks: {cpu: {max_mhz: 3000, cores: 2, source: test}}
+units: [{name: simd, type: vector, clock: cpu, peak_flops: {fp32: 1.0e11}, source: test}]
+memory: [{level: dram, bandwidth: 1.0e10, source: test}]
+overhead: {seconds: 1.0e-6, source: test}
+modes: [{name: default, source: test}]
+)";
+  return path;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+size_t lines_of(const std::string& path) {
+  auto text = read_text(path);
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(CalibrateCli, LayerSampleFitsKeepsItsEvidenceAndPredicts) {
+  auto dir = temp_dir() + "/calibrate-sample";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto device = device_file(dir);
+  auto r = run_ridge("calibrate --device " + device + " --sample --sample-size 1 --threads 1 -o " + dir +
+                     "/cal.yaml -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  int64_t fitted = doc["samples"].get<int64_t>();
+  EXPECT_GT(fitted, 40);
+  // Every kind the sample covers has a cross-validated model in both modes.
+  std::set<std::string> models;
+  for (const auto& m : doc["models"]) models.insert(m["model"].get<std::string>());
+  for (auto key : {"all", "conv/eager", "conv/optimized", "grouped_conv/eager", "matmul/optimized", "elementwise/eager",
+                   "norm/eager", "pool/eager", "softmax/eager", "data_movement/eager"})
+    EXPECT_TRUE(models.count(key)) << key << " missing in " << r.out;
+  // The evidence is kept beside the device file: one CSV row per fitted layer.
+  EXPECT_EQ(lines_of(dir + "/cal.samples.csv"), static_cast<size_t>(fitted) + 1);
+  EXPECT_GT(lines_of(dir + "/cal.overhead.csv"), 1u);
+  EXPECT_TRUE(fs::exists(dir + "/cal.model.json"));
+  auto yaml = read_text(dir + "/cal.yaml");
+  EXPECT_NE(yaml.find("cal.model.json"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("peak_flops"), std::string::npos) << yaml;  // the device itself is kept
+
+  // Predictions with it are estimates for the mode and threads asked, naming the calibration.
+  auto p = run_ridge("predict " + model_path("alexnet") + " --device " + dir +
+                     "/cal.yaml --exec-mode optimized --threads 1 -f json");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  auto pred = nlohmann::json::parse(p.out);
+  EXPECT_EQ(pred["calibration"]["model"], dir + "/cal.model.json") << p.out;  // resolved beside the device file
+  EXPECT_EQ(pred["calibration"]["exec_mode"], "optimized");
+  EXPECT_EQ(pred["calibration"]["threads"], 1);
+  EXPECT_GT(pred["calibration"]["validation"]["points"].get<int>(), 0);
+  int fused = 0, estimated = 0;
+  for (const auto& n : pred["nodes"]) {
+    if (n.contains("fused_into") && !n["fused_into"].get<std::string>().empty()) ++fused;
+    if (n.value("estimated", false)) ++estimated;
+  }
+  EXPECT_GT(fused, 0) << "alexnet's Relus run inside its convolutions in optimized mode";
+  EXPECT_GT(estimated, 0);
+  EXPECT_GT(pred["totals"]["time_s"].get<double>(), 0);
+
+  // The kept evidence refits to the same model (same samples, same seed).
+  auto refit = run_ridge("calibrate --device " + device + " --samples " + dir + "/cal.samples.csv -o " + dir +
+                         "/refit.yaml -f json");
+  ASSERT_EQ(refit.exit_code, 0) << refit.err;
+  auto again = nlohmann::json::parse(refit.out);
+  EXPECT_EQ(again["samples"].get<int64_t>(), fitted);
+  EXPECT_EQ(again["models"][0], doc["models"][0]);  // "all": the same held-out errors
+}
+
+TEST(CalibrateCli, RefusesWhatItCannotHonour) {
+  auto dir = temp_dir() + "/calibrate-refusals";
+  fs::create_directories(dir);
+  auto device = device_file(dir);
+  for (const auto& args : std::vector<std::string>
+       {"--device " + device, "--device " + device + " --quick --measured " + dir,
+        "--device " + device + " --sample --threads 0", "--device " + device + " --sample --threads two",
+        "--device " + device + " --sample --modes fast", "--device " + device + " --exclude-model x.onnx --sample",
+        model_path("alexnet") + " --device " + device + " --sample",
+        "--device " + device + " --samples " + dir + "/missing.samples.csv", std::string("--device host --sample")}) {
+    auto r = run_ridge("calibrate " + args + " -o " + dir + "/out.yaml");
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("error"), std::string::npos) << args << ": " << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace ridge::test
