@@ -116,6 +116,7 @@ TEST(LayerSample, DrawIsDeterministicAndDistinct) {
 TEST(LayerSample, NeighboursAreOneGridStepAway) {
   auto base = conv(1);
   base.param["channels"] = 64;  // mid-grid: both directions exist
+  base.param["size"] = 56;      // a shape real networks have (the draw rejects others)
   auto near = calib::neighbours(base, 6, 3);
   ASSERT_FALSE(near.empty());
   for (const auto& n : near) {

@@ -328,7 +328,31 @@ struct Template {
   int weight;  // draws per unit of the sample size: the kinds that dominate model time get more
   std::vector<ParamGrid> grid;
   graph::Model (*build)(const Params&);
+  bool (*plausible)(const Params&) = nullptr;  // rejects combinations no real network has
 };
+
+// Shapes real networks have, so the sample spends its time where models do: a convolution's input
+// holds 50 K to 3.5 M elements per image (a 224x224 stem to a 7x7 last stage), RGB only at the
+// stem, output channels 1/4x to 4x the input's (bottlenecks), a 7x7 or 11x11 kernel only on a stem
+// (size >= 56), stride 4 only with such a kernel.
+bool plausible_conv(const Params& p) {
+  double c = static_cast<double>(p.at("channels")), size = static_cast<double>(p.at("size"));
+  double f = static_cast<double>(p.at("filters"));
+  int64_t k = p.at("kernel"), stride = p.at("stride");
+  double in = c * size * size;
+  if (in < 5e4 || in > 3.5e6) return false;
+  if (c == 3 ? size < 112 : (f > 4 * c || 4 * f < c)) return false;
+  if (k >= 7 && size < 56) return false;
+  return stride < 4 || k >= 7;
+}
+bool plausible_depthwise(const Params& p) {
+  double in = static_cast<double>(p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
+  return in >= 5e4 && in <= 2.5e6;
+}
+bool plausible_pool(const Params& p) {
+  double in = static_cast<double>(p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
+  return in >= 5e3 && in <= 3.5e6;
+}
 
 std::vector<int64_t> powers_of_two(int from_exponent, int to_exponent) {
   std::vector<int64_t> v;
@@ -348,7 +372,7 @@ const std::vector<Template>& templates() {
         {"kernel", {1, 1, 3, 3, 5, 7, 11}},
         {"stride", {1, 1, 1, 2, 4}},
         {"epilogue", {kNone, kRelu, kBatchNormRelu, kBatchNormAddRelu}}},
-       [](const Params& p) { return build_conv(p, false); }},
+       [](const Params& p) { return build_conv(p, false); }, plausible_conv},
       {"depthwise", 4,
        {{"batch", {1, 2, 4, 8}},
         {"channels", {16, 32, 64, 96, 144, 192, 384, 576, 960}},
@@ -356,7 +380,7 @@ const std::vector<Template>& templates() {
         {"kernel", {3, 3, 5}},
         {"stride", {1, 2}},
         {"epilogue", {kNone, kRelu, kClip, kBatchNormRelu}}},
-       [](const Params& p) { return build_conv(p, true); }},
+       [](const Params& p) { return build_conv(p, true); }, plausible_depthwise},
       {"linear", 4,
        {{"rows", {1, 2, 4, 8, 16, 64, 128, 256, 512, 1024}},
         {"inputs", {64, 256, 512, 768, 1024, 2048, 3072, 4096, 9216, 25088}},
@@ -387,7 +411,7 @@ const std::vector<Template>& templates() {
         {"size", {7, 14, 28, 56, 112}},
         {"kernel", {2, 3}},
         {"stride", {1, 2}}},
-       build_pool},
+       build_pool, plausible_pool},
       {"global_pool", 1,
        {{"batch", {1, 2, 8}}, {"channels", {64, 256, 512, 1024, 2048}}, {"size", {7, 14, 28}}},
        build_global_pool},
@@ -472,10 +496,10 @@ std::vector<LayerConfig> draw_configs(int per_template, uint64_t seed) {
   for (const auto& t : templates()) {
     int made = 0;
     int wanted = per_template * t.weight;
-    for (int attempt = 0; made < wanted && attempt < wanted * 20; ++attempt) {
+    for (int attempt = 0; made < wanted && attempt < wanted * 50; ++attempt) {
       LayerConfig c{t.name, {}};
       for (const auto& g : t.grid) c.param[g.name] = g.values[rng() % g.values.size()];
-      if (!seen.insert(c.label()).second) continue;
+      if (!seen.insert(c.label()).second || (t.plausible && !t.plausible(c.param))) continue;
       try {
         if (!within_limits(analyze_config(c))) continue;
       } catch (const Error&) {
@@ -504,7 +528,7 @@ std::vector<LayerConfig> neighbours(const LayerConfig& config, int count, uint64
       index = std::clamp<int64_t>(index, 0, static_cast<int64_t>(g.values.size()) - 1);
       c.param[g.name] = g.values[static_cast<size_t>(index)];
     }
-    if (!seen.insert(c.label()).second) continue;
+    if (!seen.insert(c.label()).second || (t.plausible && !t.plausible(c.param))) continue;
     try {
       if (!within_limits(analyze_config(c))) continue;
     } catch (const Error&) {
@@ -591,7 +615,7 @@ SampleRun measure_configs(exec::Engine& engine, const std::vector<LayerConfig>& 
 SampleRun run_layer_sample(exec::Engine& engine, const SampleOptions& options,
                            const std::function<void(const SampleProgress&)>& on_progress) {
   if (options.threads.empty() || options.modes.empty()) throw Error("the layer sample needs a thread count and a mode");
-  int per_template = options.per_template > 0 ? options.per_template : options.quick ? 4 : 12;
+  int per_template = options.per_template > 0 ? options.per_template : options.quick ? 8 : 24;
   int rounds = options.refine_rounds >= 0 ? options.refine_rounds : options.quick ? 1 : 2;
   int per_config = static_cast<int>(options.modes.size() * options.threads.size());
   auto configs = draw_configs(per_template, options.seed);

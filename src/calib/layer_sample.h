@@ -43,7 +43,7 @@ struct SampleOptions {
   uint64_t seed = 0;
   Ceilings ceilings;             // the floor the refinement's interim fits use
   double seconds_per_run = 0.1;  // measuring budget per configuration, mode and thread count
-  int per_template = 0;          // 0: 4 (quick) or 12, times each template's weight
+  int per_template = 0;          // 0: 8 (quick) or 24, times each template's weight
   int refine_rounds = -1;        // -1: 1 (quick) or 2
 };
 
