@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "calib/model.h"
+#include "calib/predict.h"
 #include "hw/device_file.h"
 #include "hw/roofline.h"
 #include "report/compare_report.h"
@@ -433,6 +435,110 @@ TEST(CompareCli, BadInputGetsOneLine) {
   expect_one_line_error(
       run_ridge("compare " + model_path("alexnet") + " --device t4 --measured " + bench_file("cli-other", {run})),
       "none of the 4 measured nodes is a node of");
+}
+
+// Conv -> BatchNormalization -> Add(residual) -> Relu, Flatten, MatMul -> Add(bias), and a Shape
+// that folds away: optimized mode runs conv (+bn, residual, relu), flatten and fc (+bias).
+std::string fusable_model() {
+  ModelBuilder b;
+  b.input("x", {int64_t{1}, int64_t{8}, int64_t{6}, int64_t{6}}).output("y").output("s");
+  b.weight("w", {8, 8, 3, 3}).weight("scale", {8}).weight("shift", {8}).weight("mean", {8}).weight("var", {8});
+  b.weight("fc", {288, 10}).weight("bias", {10});
+  auto& conv = b.node("Conv", {"x", "w"}, {"c"}, "conv");
+  set_ints(conv, "pads", {1, 1, 1, 1});
+  b.node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"bn"}, "bn");
+  b.node("Add", {"bn", "x"}, {"sum"}, "residual");
+  b.node("Relu", {"sum"}, {"r"}, "relu");
+  auto& flat = b.node("Flatten", {"r"}, {"f"}, "flatten");
+  set_int(flat, "axis", 1);
+  b.node("MatMul", {"f", "fc"}, {"m"}, "fc");
+  b.node("Add", {"m", "bias"}, {"y"}, "fc_bias");
+  b.node("Shape", {"x"}, {"s"}, "shape");
+  return b.save("compare-fusable");
+}
+
+// A device with a shape-aware calibration: the measured file's mode and threads decide what the
+// calibration predicts (the same as `ridge predict --exec-mode --threads`), and nodes optimized
+// mode fuses are counted in their layer, whose ceiling is the group's.
+TEST(CompareCli, CalibratedDeviceFollowsTheRunsModeAndThreads) {
+  auto model = fusable_model();
+  auto device_path = temp_dir() + "/compare-cpu.yaml";
+  const std::string device_yaml = R"(id: round-cpu
+name: Round CPU
+kind: cpu
+clocks: {cpu: {max_mhz: 1000, min_mhz: 100, source: test}}
+units: [{name: alu, type: vector, clock: cpu, peak_flops: {fp32: 1.0e11}, source: test}]
+memory: [{level: dram, bandwidth: 1.0e10, source: test}]
+overhead: {seconds: 1.0e-6, source: test}
+modes: [{name: base, source: test}]
+)";
+  std::ofstream(device_path) << device_yaml;
+  // Every layer of either mode at 3x its floor, views at 2 us, on one thread.
+  auto r = analyze_file(model);
+  const auto& g = r.model.graph;
+  auto device = hw::load_device_file(device_path);
+  auto ceilings = calib::ceilings_of(hw::roofline_for(device, hw::resolve_mode(device, "")));
+  std::vector<calib::Sample> samples;
+  for (const char* mode : {"eager", "optimized"}) {
+    auto plan = std::string(mode) == "optimized" ? calib::plan_fusion(g, r.cost) : calib::no_fusion(g);
+    for (size_t n = 0; n < g.nodes.size(); ++n) {
+      if (plan.leader[n] != static_cast<int>(n)) continue;
+      calib::Sample s;
+      s.mode = mode;
+      s.features = calib::layer_features(g, r.cost, plan, static_cast<int>(n), 1);
+      s.measured_s = s.features.kind == calib::Kind::kView ? 2e-6 : 3 * calib::floor_s(s.features, ceilings);
+      samples.push_back(s);
+    }
+  }
+  calib::ShapeModel::fit(samples, {}, ceilings).save(temp_dir() + "/compare-cpu-model.json");
+  auto calibrated = temp_dir() + "/compare-cpu-calibrated.yaml";
+  std::ofstream(calibrated)
+      << device_yaml << "calibration: {model: compare-cpu-model.json, fitted_from: test, nodes: 11, overhead_s: 0}\n";
+
+  json run{{"batch", 1},
+           {"input_size", "1x8x6x6"},
+           {"mode", "optimized"},
+           {"samples", 20},
+           {"latency_ms", {{"median", 0.05}}},
+           {"nodes",
+            {{{"name", "conv"}, {"op", "Conv"}, {"mean_ms", 0.03}},
+             {{"name", "flatten"}, {"op", "Flatten"}, {"mean_ms", 0.002}},
+             {{"name", "fc"}, {"op", "MatMul"}, {"mean_ms", 0.01}}}}};
+  auto bench = bench_file("cli-optimized", {run}, 1);
+  auto result = run_ridge("compare " + model + " --device " + calibrated + " --measured " + bench + " -f json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto j = json::parse(result.out);
+  EXPECT_EQ(j["calibration"]["exec_mode"], "optimized");
+  EXPECT_EQ(j["calibration"]["threads"], 1);
+  EXPECT_EQ(j["totals"]["compared_nodes"], 3);
+  EXPECT_EQ(j["totals"]["fused_nodes"], 5);  // bn, residual, relu, fc_bias fused; shape removed
+  EXPECT_EQ(j["totals"]["not_measured_nodes"], 0);
+  std::map<std::string, json> nodes;
+  for (const auto& n : j["nodes"]) nodes[n["name"]] = n;
+  EXPECT_EQ(nodes["relu"]["status"], "fused");
+  EXPECT_EQ(nodes["relu"]["fused_into"], "conv");
+  EXPECT_EQ(nodes["shape"]["status"], "removed");
+
+  // The same prediction as `ridge predict` for that mode and thread count.
+  auto predict =
+      run_ridge("predict " + model + " --device " + calibrated + " --exec-mode optimized --threads 1 -f json");
+  ASSERT_EQ(predict.exit_code, 0) << predict.err;
+  auto p = json::parse(predict.out);
+  std::map<std::string, json> predicted;
+  for (const auto& n : p["nodes"]) predicted[n["name"]] = n;
+  EXPECT_DOUBLE_EQ(j["totals"]["predicted_s"].get<double>(), p["totals"]["time_s"].get<double>());
+  double conv_s = predicted["conv"]["time_s"].get<double>();
+  EXPECT_DOUBLE_EQ(nodes["conv"]["predicted_s"].get<double>(), conv_s);
+  EXPECT_NEAR(nodes["conv"]["error"].get<double>(), conv_s / 30e-6 - 1, 1e-12);
+  double group_roofline_s = 0;
+  for (const char* name : {"conv", "bn", "residual", "relu"})
+    group_roofline_s += predicted[name]["roofline_s"].get<double>();
+  EXPECT_NEAR(nodes["conv"]["roofline_s"].get<double>(), group_roofline_s, 1e-18);
+  EXPECT_NEAR(nodes["conv"]["ceiling_fraction"].get<double>(), group_roofline_s / 30e-6, 1e-12);
+  auto table = run_ridge("compare " + model + " --device " + calibrated + " --measured " + bench);
+  EXPECT_NE(table.out.find("calibrated: " + temp_dir() + "/compare-cpu-model.json for optimized mode, 1 thread ("),
+            std::string::npos)
+      << table.out;
 }
 
 // Measured now on the executor, a model small enough to take a fraction of a second.

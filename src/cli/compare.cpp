@@ -167,6 +167,15 @@ Command add_compare_command(CLI::App& parent) {
   add_model_options(*app, o->device.model, false, true);
   add_device_options(*app, o->device);
   add_calibrated_options(*app, o->device);
+  // Here they also choose the run (--measured) or how it runs (--run), calibrated device or not.
+  app->get_option("--exec-mode")
+      ->description(
+          "executor mode: the run of --measured's file to compare, or how --run runs (default eager); a device with a "
+          "shape-aware calibration predicts that mode");
+  app->get_option("--threads")
+      ->description(
+          "executor threads: must match --measured's file; --run's thread count (default: ATen's); a device with a "
+          "shape-aware calibration predicts them");
   app->add_option("--measured", o->measured,
                   "the measurements: a `ridge bench -f json` file; with several runs, the one --batch and "
                   "--exec-mode select. Its mode, threads and precision are the prediction's");
