@@ -16,6 +16,7 @@ Command add_graph_command(CLI::App& parent);
 Command add_ops_command(CLI::App& parent);
 Command add_devices_command(CLI::App& parent);
 Command add_predict_command(CLI::App& parent);
+Command add_compare_command(CLI::App& parent);
 Command add_calibrate_command(CLI::App& parent);
 Command add_ert_command(CLI::App& parent);
 Command add_run_command(CLI::App& parent);

@@ -50,11 +50,12 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("ridge {} ({})", ridge::kVersion, ridge::kRevision));
   app.require_subcommand(1);
   std::vector<ridge::cli::Command> commands{
-      ridge::cli::add_analyze_command(app), ridge::cli::add_graph_command(app),
-      ridge::cli::add_ops_command(app),     ridge::cli::add_devices_command(app),
-      ridge::cli::add_predict_command(app), ridge::cli::add_calibrate_command(app),
-      ridge::cli::add_ert_command(app),     ridge::cli::add_run_command(app),
-      ridge::cli::add_bench_command(app),   ridge::cli::add_models_command(app)};
+      ridge::cli::add_analyze_command(app),   ridge::cli::add_graph_command(app),
+      ridge::cli::add_ops_command(app),       ridge::cli::add_devices_command(app),
+      ridge::cli::add_predict_command(app),   ridge::cli::add_compare_command(app),
+      ridge::cli::add_calibrate_command(app), ridge::cli::add_ert_command(app),
+      ridge::cli::add_run_command(app),       ridge::cli::add_bench_command(app),
+      ridge::cli::add_models_command(app)};
   bool known = false;
   for (const auto* command : app.get_subcommands({})) known = known || (argc > 1 && command->get_name() == argv[1]);
   if (argc > 1 && argv[1][0] != '-' && !known) {

@@ -1,0 +1,94 @@
+#pragma once
+// `ridge compare`: a prediction against a measured run, node by node and for the whole model.
+// The measured side is one run of `ridge bench` (its JSON, or a BenchResult measured now); nodes
+// are matched by name, and those only one side has are kept and named, never dropped.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/measurement.h"
+#include "report/document.h"
+#include "roofline/predict.h"
+
+namespace ridge::report {
+
+struct MeasuredNode {
+  std::string name, op;
+  double seconds = 0;  // mean over the profiled runs
+};
+
+// One measured point, as `ridge bench -f json` writes a run.
+struct MeasuredRun {
+  std::string source;  // the bench JSON file, or "measured now"
+  std::string model;   // the model the run measured, as bench named it
+  std::string mode = "eager", precision = "fp32", conv_algo = "auto", input_size;
+  int64_t batch = 1;
+  int threads = 0;  // 0: the file does not say
+  int64_t samples = 0;
+  double latency_s = 0;  // median latency of the whole run
+  std::vector<MeasuredNode> nodes;
+};
+
+// Which run of a bench file to compare: unset / empty matches any.
+struct RunSelection {
+  std::optional<int64_t> batch;
+  std::string mode;
+};
+
+// Reads a `ridge bench -f json` file and picks the inference run `want` selects. Throws
+// ridge::Error with one line: unreadable or malformed file, no run or several runs matching (the
+// message lists the runs the file holds), a run without per-node times.
+MeasuredRun read_bench_json(const std::string& path, const RunSelection& want);
+MeasuredRun measured_run(const exec::BenchResult& result, std::string source);
+// "batch 1, eager, fp32, input 1x3x224x224": how a run is named in messages and headers.
+std::string run_label(const MeasuredRun& run);
+
+enum class Match {
+  kCompared,      // predicted and measured
+  kNotMeasured,   // predicted, absent from the run
+  kNotPredicted,  // measured, without a prediction (no cost rule, or not a node of the model)
+  kFused,         // runs inside another layer (optimized mode): its time is counted there
+  kRemoved,       // folded or a no-op in optimized mode: no kernel runs
+};
+std::string_view name(Match match);
+
+struct NodeComparison {
+  std::string name, op, bound;  // bound: the roofline prediction's (compute/memory/overhead/none)
+  Match match = Match::kCompared;
+  std::string fused_into;  // the layer a fused node runs in
+  std::string note;        // why a node is not compared
+  std::optional<double> predicted_s, measured_s;
+  // The roofline bound time (of the node and the nodes fused into it): max(FLOPs / peak, bytes / bandwidth).
+  std::optional<double> roofline_s;
+  // Compared nodes: predicted - measured; its share of the sum of |predicted - measured| over the
+  // compared nodes; predicted / measured - 1 and roofline_s / measured_s (none where measured is 0).
+  std::optional<double> difference_s, share, error, ceiling_fraction;
+};
+
+struct Comparison {
+  std::string model;  // the model compared
+  std::vector<std::pair<std::string, std::string>> inputs;
+  roofline::Prediction prediction;  // its nodes are in `nodes`
+  MeasuredRun measured;             // its nodes are in `nodes`
+  // Whole model: the prediction's total (framework overhead included) against the run's median.
+  double predicted_s = 0, measured_s = 0;
+  std::optional<double> error;
+  // Sums over the compared nodes, and over the nodes only one side has.
+  double predicted_nodes_s = 0, measured_nodes_s = 0, abs_difference_s = 0;
+  double not_measured_s = 0, not_predicted_s = 0;
+  int compared = 0, not_measured = 0, not_predicted = 0, fused = 0;
+  // Largest |predicted - measured| first; then the nodes only one side has, longest first;
+  // then fused and removed nodes in graph order.
+  std::vector<NodeComparison> nodes;
+  std::vector<std::string> notes;
+};
+
+// Throws ridge::Error when no measured node is a node of the prediction (another model's run).
+Comparison compare(std::string model, const roofline::Prediction& prediction, const MeasuredRun& measured);
+
+// People see the `top` nodes with the largest difference (0: all) and every node only one side
+// has; JSON gets everything; `-f csv` one row for the whole model, then one per node.
+Document compare_document(const Comparison& comparison, int top);
+
+}  // namespace ridge::report
