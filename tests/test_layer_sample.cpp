@@ -20,9 +20,10 @@ using calib::LayerConfig;
 
 analysis::Result analyzed(const LayerConfig& c) { return analysis::rerun(calib::build_layer_model(c), {}); }
 
+// The first node of type `op` that is not one of the layout edges around a sampled layer.
 int index_of(const graph::Graph& g, const std::string& op) {
   for (size_t n = 0; n < g.nodes.size(); ++n)
-    if (g.nodes[n].op_type == op) return static_cast<int>(n);
+    if (g.nodes[n].op_type == op && g.nodes[n].name.rfind("edge_", 0) != 0) return static_cast<int>(n);
   ADD_FAILURE() << "no " << op << " node";
   return 0;
 }
@@ -40,11 +41,14 @@ LayerConfig conv(int64_t epilogue) {
 TEST(LayerSample, ConvolutionGraphHasTheHandComputedShapeAndWork) {
   auto r = analyzed(conv(0));
   const auto& g = r.model.graph;
-  ASSERT_EQ(g.nodes.size(), 1u);
+  // The layer between its two layout edges (depthwise 1x1 convolutions, see layer_sample.cpp).
+  ASSERT_EQ(g.nodes.size(), 3u);
+  auto conv_at = static_cast<size_t>(index_of(g, "Conv"));
+  EXPECT_EQ(g.nodes[conv_at].name, "Conv_1");
   // 14x14, kernel 3, pad 1, stride 2 -> 7x7; MACs = 2 x 32 x 7 x 7 x 16 x 9.
   EXPECT_EQ(graph::to_string(g.value(g.outputs[0]).shape), "2x32x7x7");
-  EXPECT_EQ(r.cost.nodes[0].macs, 2 * 32 * 7 * 7 * 16 * 9);
-  auto f = calib::features_of(g, g.nodes[0], r.cost.nodes[0]);
+  EXPECT_EQ(r.cost.nodes[conv_at].macs, 2 * 32 * 7 * 7 * 16 * 9);
+  auto f = calib::features_of(g, g.nodes[conv_at], r.cost.nodes[conv_at]);
   EXPECT_EQ(f.kind, Kind::kConv);
   EXPECT_EQ(f.in_channels, 16);
   EXPECT_EQ(f.out_channels, 32);
@@ -58,23 +62,26 @@ TEST(LayerSample, DepthwiseIsAGroupedConvolutionOneGroupPerChannel) {
   LayerConfig c{"depthwise", {{"batch", 1}, {"channels", 32}, {"size", 28}, {"kernel", 3}, {"stride", 1}, {"epilogue", 0}}};
   auto r = analyzed(c);
   const auto& g = r.model.graph;
-  auto f = calib::features_of(g, g.nodes[0], r.cost.nodes[0]);
+  auto at = static_cast<size_t>(index_of(g, "Conv"));
+  auto f = calib::features_of(g, g.nodes[at], r.cost.nodes[at]);
   EXPECT_EQ(f.kind, Kind::kGroupedConv);
   EXPECT_EQ(f.groups, 32);
-  EXPECT_EQ(r.cost.nodes[0].macs, 32 * 28 * 28 * 9);
+  EXPECT_EQ(f.kernel, 9);
+  EXPECT_EQ(r.cost.nodes[at].macs, 32 * 28 * 28 * 9);
 }
 
 TEST(LayerSample, OptimizedModeFusesTheEpilogueAsTheExecutorDoes) {
-  // Conv -> BatchNormalization -> Add(residual) -> Relu: eager runs four nodes, optimized one.
+  // Conv -> BatchNormalization -> Add(residual) -> Relu between the two edges: eager runs six
+  // nodes, optimized three (the edges and one fused layer).
   auto r = analyzed(conv(3));
   const auto& g = r.model.graph;
-  ASSERT_EQ(g.nodes.size(), 4u);
+  ASSERT_EQ(g.nodes.size(), 6u);
   auto plan = calib::plan_fusion(g, r.cost);
-  EXPECT_EQ(plan.executed(), 1);
+  EXPECT_EQ(plan.executed(), 3);
   int leader = index_of(g, "Conv");
   auto f = calib::layer_features(g, r.cost, plan, leader, 1);
   EXPECT_EQ(f.fused_ops, 3);
-  EXPECT_EQ(calib::no_fusion(g).executed(), 4);
+  EXPECT_EQ(calib::no_fusion(g).executed(), 6);
 
   // The linear layer's GELU epilogue is the Erf chain PyTorch exports: eager runs every node.
   LayerConfig linear{"linear", {{"rows", 8}, {"inputs", 64}, {"outputs", 32}, {"form", 0}, {"epilogue", 5}}};
@@ -145,7 +152,8 @@ TEST(LayerSample, MeasuresEveryExecutedLayerInEachMode) {
   auto run = calib::measure_configs(engine, {conv(3), chain}, options, "test", {});
   EXPECT_TRUE(run.failures.empty()) << run.failures.front();
   EXPECT_EQ(run.configurations, 2);
-  // Eager: conv, bn, add, relu + 4 chain nodes; optimized: one fused conv + 4 chain nodes.
+  // Eager: conv, bn, add, relu + 4 chain nodes; optimized: one fused conv + 4 chain nodes (the
+  // layout edges run but are not samples).
   int eager = 0, optimized = 0;
   for (const auto& s : run.samples) {
     EXPECT_GT(s.measured_s, 0) << s.label;
@@ -160,8 +168,8 @@ TEST(LayerSample, MeasuresEveryExecutedLayerInEachMode) {
   EXPECT_EQ(eager, 8);
   EXPECT_EQ(optimized, 5);
   ASSERT_EQ(run.overheads.size(), 4u);  // one per configuration and mode
-  EXPECT_EQ(run.overheads[0].nodes, 4);
-  EXPECT_EQ(run.overheads[1].nodes, 1);
+  EXPECT_EQ(run.overheads[0].nodes, 6);
+  EXPECT_EQ(run.overheads[1].nodes, 3);
   for (const auto& o : run.overheads) {
     EXPECT_GT(o.run_s, 0);
     EXPECT_GT(o.node_sum_s, 0);

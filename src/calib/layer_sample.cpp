@@ -81,10 +81,11 @@ class LayerGraph {
     return name;
   }
   // Adds a node named after its op (numbered), returns its first output.
-  std::string node(const std::string& op, const std::vector<std::string>& inputs, std::vector<Attribute> attrs = {}) {
+  std::string node(const std::string& op, const std::vector<std::string>& inputs, std::vector<Attribute> attrs = {},
+                   const std::string& name = "") {
     graph::Node n;
     n.op_type = op;
-    n.name = fmt::format("{}_{}", op, model_.graph.nodes.size());
+    n.name = name.empty() ? fmt::format("{}_{}", op, model_.graph.nodes.size()) : name;
     for (const auto& in : inputs) n.inputs.push_back(model_.graph.intern(in));
     auto out = n.name + "_out";
     n.outputs.push_back(model_.graph.intern(out));
@@ -111,6 +112,10 @@ class LayerGraph {
     return v;
   }
 };
+
+constexpr const char* kEdgeIn = "edge_in";
+constexpr const char* kEdgeOut = "edge_out";
+bool is_edge(const std::string& node_name) { return node_name == kEdgeIn || node_name == kEdgeOut; }
 
 Attribute int_attr(const std::string& name, int64_t value) {
   Attribute a;
@@ -161,6 +166,16 @@ std::string batchnorm(LayerGraph& b, const std::string& x, int64_t channels) {
                                        b.weight(x + "_mean", {channels}), b.weight(x + "_var", {channels})});
 }
 
+// Optimized mode keeps activations in oneDNN's blocked layout from layer to layer; a layer alone
+// would convert its input and output, which inside a network it does not. A cheap depthwise 1x1
+// convolution before and after it (never sampled) hands it blocked data as its neighbours would.
+// The stem (3 channels) reads the plain image, as in a network.
+std::string edge(LayerGraph& b, const std::string& x, int64_t channels, const std::string& name) {
+  if (channels == 3) return x;
+  return b.node("Conv", {x, b.weight(name + "_w", {channels, 1, 1, 1})},
+                {ints_attr("kernel_shape", {1, 1}), int_attr("group", channels)}, name);
+}
+
 // [rows, width] views of an element count (the elementwise kinds care about the count).
 std::vector<int64_t> matrix_of(int64_t elements) {
   int64_t width = std::min<int64_t>(elements, 256);
@@ -175,14 +190,15 @@ graph::Model build_conv(const Params& p, bool depthwise) {
   int64_t pad = k / 2;
   int64_t out = (size + 2 * pad - k) / s + 1;
   if (out < 1) throw Error("convolution output would be empty");
-  auto x = b.input("x", {n, c, size, size});
+  auto x = edge(b, b.input("x", {n, c, size, size}), c, kEdgeIn);
   auto y = b.node("Conv", {x, b.weight("w", {filters, c / groups, k, k}), b.weight("b", {filters})},
                   {ints_attr("kernel_shape", {k, k}), ints_attr("strides", {s, s}),
                    ints_attr("pads", {pad, pad, pad, pad}), int_attr("group", groups)});
   auto epilogue = p.at("epilogue");
   if (epilogue == kBatchNormRelu || epilogue == kBatchNormAddRelu) y = batchnorm(b, y, filters);
   if (epilogue == kBatchNormAddRelu) y = b.node("Add", {y, b.input("residual", {n, filters, out, out})});
-  return b.finish(apply_activation(b, y, epilogue == kBatchNormRelu || epilogue == kBatchNormAddRelu ? kRelu : epilogue));
+  y = apply_activation(b, y, epilogue == kBatchNormRelu || epilogue == kBatchNormAddRelu ? kRelu : epilogue);
+  return b.finish(edge(b, y, filters, kEdgeOut));
 }
 
 graph::Model build_linear(const Params& p) {
@@ -254,9 +270,11 @@ graph::Model build_pool(const Params& p) {
   LayerGraph b;
   int64_t k = p.at("kernel"), s = p.at("stride"), size = p.at("size");
   if (size < k) throw Error("pool window larger than its input");
-  auto x = b.input("x", {p.at("batch"), p.at("channels"), size, size});
-  return b.finish(b.node(p.at("op") == 0 ? "MaxPool" : "AveragePool", {x},
-                         {ints_attr("kernel_shape", {k, k}), ints_attr("strides", {s, s})}));
+  int64_t c = p.at("channels");
+  auto x = edge(b, b.input("x", {p.at("batch"), c, size, size}), c, kEdgeIn);
+  auto y = b.node(p.at("op") == 0 ? "MaxPool" : "AveragePool", {x},
+                  {ints_attr("kernel_shape", {k, k}), ints_attr("strides", {s, s})});
+  return b.finish(edge(b, y, c, kEdgeOut));
 }
 
 graph::Model build_global_pool(const Params& p) {
@@ -332,8 +350,8 @@ struct Template {
 };
 
 // Shapes real networks have, so the sample spends its time where models do: a convolution's input
-// holds 50 K to 3.5 M elements per image (a 224x224 stem to a 7x7 last stage), RGB only at the
-// stem, output channels 1/4x to 4x the input's (bottlenecks), a 7x7 or 11x11 kernel only on a stem
+// holds 50 K to 3.5 M elements per image (a 224x224 stem to a 7x7 last stage), RGB only at a
+// stem (a 3x3 or wider kernel), output channels 1/4x to 4x the input's (bottlenecks), a 7x7 or 11x11 kernel only on a stem
 // (size >= 56), stride 4 only with such a kernel.
 bool plausible_conv(const Params& p) {
   double c = static_cast<double>(p.at("channels")), size = static_cast<double>(p.at("size"));
@@ -341,7 +359,7 @@ bool plausible_conv(const Params& p) {
   int64_t k = p.at("kernel"), stride = p.at("stride");
   double in = c * size * size;
   if (in < 5e4 || in > 3.5e6) return false;
-  if (c == 3 ? size < 112 : (f > 4 * c || 4 * f < c)) return false;
+  if (c == 3 ? size < 112 || k < 3 : (f > 4 * c || 4 * f < c)) return false;
   if (k >= 7 && size < 56) return false;
   return stride < 4 || k >= 7;
 }
@@ -592,7 +610,7 @@ SampleRun measure_configs(exec::Engine& engine, const std::vector<LayerConfig>& 
         for (const auto& timing : result.nodes) {
           node_sum_s += timing.mean_ms / 1e3;
           auto found = index_of.find(timing.name);
-          if (found == index_of.end()) continue;  // a node the executor made (none today)
+          if (found == index_of.end() || is_edge(timing.name)) continue;  // made by the executor; a layout edge
           int n = found->second;
           if (plan.leader[static_cast<size_t>(n)] != n || g.nodes[static_cast<size_t>(n)].unknown_op) continue;
           Sample s;
