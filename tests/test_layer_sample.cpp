@@ -91,6 +91,19 @@ TEST(LayerSample, OptimizedModeFusesTheEpilogueAsTheExecutorDoes) {
   EXPECT_EQ(ops, (std::multiset<std::string>{"MatMul", "Add", "Div", "Erf", "Add", "Mul", "Mul"}));
 }
 
+TEST(LayerSample, LargeWeightsAreReadFromMemoryNotCache) {
+  // 1024 x 1024 fp32 weights (4 MB): a node streaming twice the last-level cache runs first, as the
+  // rest of a network would between two runs of this layer; small weights need none.
+  LayerConfig big{"linear", {{"rows", 1}, {"inputs", 1024}, {"outputs", 1024}, {"form", 1}, {"epilogue", 0}}};
+  auto r = analyzed(big);
+  const auto& g = r.model.graph;
+  ASSERT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.nodes[0].name, "edge_flush");
+  EXPECT_GE(g.value(g.nodes[0].inputs[0]).shape[0].value, int64_t{2} << 20);
+  LayerConfig small{"linear", {{"rows", 1}, {"inputs", 256}, {"outputs", 256}, {"form", 1}, {"epilogue", 0}}};
+  EXPECT_EQ(analyzed(small).model.graph.nodes.size(), 1u);
+}
+
 TEST(LayerSample, EveryTemplateBuildsAndCosts) {
   auto configs = calib::draw_configs(2, 7);
   std::set<std::string> layers;
