@@ -53,7 +53,7 @@ if [ "${RIDGE_SKIP_SANITIZE:-0}" != 1 ]; then
 fi
 
 # Every parser of outside input, each from a seed corpus of real files. The model loader gets the
-# budget it always had (RIDGE_FUZZ_SECONDS, default 60 s); the five smaller parsers a share of it
+# budget it always had (RIDGE_FUZZ_SECONDS, default 60 s); the smaller parsers a share of it
 # each (RIDGE_FUZZ_EXTRA_SECONDS, default 15 s): about 2 minutes in all.
 model_seconds=${RIDGE_FUZZ_SECONDS:-60}
 extra_seconds=${RIDGE_FUZZ_EXTRA_SECONDS:-15}
@@ -61,10 +61,10 @@ echo "== fuzz the parsers (model loader ${model_seconds} s, the others ${extra_s
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGE_FUZZ=ON \
   -DRIDGE_TESTS=OFF >/dev/null
 cmake --build build-fuzz --target fuzz_model_reader fuzz_device_yaml fuzz_node_times fuzz_tensor_proto fuzz_einsum \
-  fuzz_calib_samples
+  fuzz_calib_samples fuzz_bench_json
 corpus=build-fuzz/corpus
 rm -rf "$corpus"
-mkdir -p "$corpus"/{model_reader,device_yaml,node_times,tensor_proto,einsum,calib_samples}
+mkdir -p "$corpus"/{model_reader,device_yaml,node_times,tensor_proto,einsum,calib_samples,bench_json}
 cp models/*.onnx "$corpus"/model_reader/
 testdata=/usr/share/libonnx-testdata/data/node
 for t in test_if test_loop11 test_scan9_sum test_lstm_defaults test_reshape_extended_dims test_conv_with_strides_padding; do
@@ -74,6 +74,7 @@ cp devices/*.yaml "$corpus"/device_yaml/
 cp tests/fuzz/corpus/node_times/* "$corpus"/node_times/
 cp tests/fuzz/corpus/einsum/* "$corpus"/einsum/
 cp tests/fuzz/corpus/calib_samples/* "$corpus"/calib_samples/
+cp tests/fuzz/corpus/bench_json/* "$corpus"/bench_json/
 for f in tests/data/executor/*/test_data_set_0/input_*.pb; do
   if [ "$(stat -c %s "$f")" -le 65536 ]; then
     cp "$f" "$corpus/tensor_proto/$(basename "$(dirname "$(dirname "$f")")")_$(basename "$f")"
@@ -96,4 +97,5 @@ fuzz node_times "$extra_seconds" 4096
 fuzz tensor_proto "$extra_seconds" 65536
 fuzz einsum "$extra_seconds" 256
 fuzz calib_samples "$extra_seconds" 8192
+fuzz bench_json "$extra_seconds" 65536
 echo "fuzzing: no crash"

@@ -214,7 +214,7 @@ TEST(CompareReport, DocumentInEveryFormat) {
 
   // People: the whole model and the calibration in the header, the top nodes, the one-sided nodes.
   auto text = print(doc, report::Format::kTable);
-  EXPECT_NE(text.find("device: Round numbers (round), mode full; precision fp32; uncalibrated: roofline bounds"),
+  EXPECT_NE(text.find("device: Round numbers (round), mode full; precision fp32; uncalibrated: times are roofline bounds"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("whole model: predicted 702.7 us vs measured 1.500 ms (median): error -53.2%"), std::string::npos)
@@ -279,8 +279,8 @@ TEST(CompareReport, FusedNodesAndCalibrationHeader) {
   EXPECT_EQ(row(c, "shape").match, report::Match::kRemoved);
   EXPECT_NEAR(*c.error, 4.1e-4 / 5e-4 - 1, 1e-12);
   auto text = print(report::compare_document(c, 0), report::Format::kTable);
-  EXPECT_NE(text.find("calibrated: cpu-cal.json for optimized mode, 2 threads (held-out error: median 12.0%, p90 "
-                      "30.0%)"),
+  EXPECT_NE(text.find("calibrated estimate for optimized mode, 2 threads (cpu-cal.json; held-out error: median "
+                      "12.0%, p90 30.0%,"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("2 nodes run inside the layer before them"), std::string::npos) << text;
@@ -536,7 +536,7 @@ modes: [{name: base, source: test}]
   EXPECT_NEAR(nodes["conv"]["roofline_s"].get<double>(), group_roofline_s, 1e-18);
   EXPECT_NEAR(nodes["conv"]["ceiling_fraction"].get<double>(), group_roofline_s / 30e-6, 1e-12);
   auto table = run_ridge("compare " + model + " --device " + calibrated + " --measured " + bench);
-  EXPECT_NE(table.out.find("calibrated: " + temp_dir() + "/compare-cpu-model.json for optimized mode, 1 thread ("),
+  EXPECT_NE(table.out.find("calibrated estimate for optimized mode, 1 thread (" + temp_dir() + "/compare-cpu-model.json;"),
             std::string::npos)
       << table.out;
 }

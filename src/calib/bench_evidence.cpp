@@ -368,7 +368,7 @@ bool all_digits(const std::string& s) {
 }
 
 // The bindings bench used, recovered from what it recorded: the batch, and either the swept size
-// (bound as cli/bench.cpp's bind_input_size does) or the first input's whole shape.
+// (bound as bench bound it: shape::bind_input_size) or the first input's whole shape.
 shape::Bindings bindings_for(const graph::Model& model, int64_t batch, const std::string& input_size) {
   shape::Bindings b;
   b.batch = batch;
@@ -377,24 +377,8 @@ shape::Bindings bindings_for(const graph::Model& model, int64_t batch, const std
   if (all_digits(input_size)) {
     if (input_size.size() > 9) throw Error(fmt::format("input size {} is not a size", input_size));
     int64_t size = std::stoll(input_size);
-    bool any = false;
-    for (auto id : g.inputs) {
-      const auto& v = g.value(id);
-      if (!v.has_shape || v.shape.empty()) continue;
-      auto dim = [&](size_t i) { return v.shape[i].is_known() ? v.shape[i].value : -1; };
-      std::vector<int64_t> shape;
-      if (v.shape.size() == 4 && dim(1) > 0)
-        shape = {batch, dim(1), size, size};
-      else if (v.shape.size() == 2)
-        shape = {batch, size};
-      else if (v.shape.size() == 3 && dim(2) > 0)
-        shape = {batch, size, dim(2)};
-      else
-        continue;
-      b.inputs[v.name] = shape;
-      any = true;
-    }
-    if (!any) throw Error(fmt::format("input size {}: no input is an image or a sequence", input_size));
+    if (!shape::bind_input_size(model, b, size))
+      throw Error(fmt::format("input size {}: no input is an image or a sequence", input_size));
     return b;
   }
   auto dims = graph::parse_dims(input_size);

@@ -371,22 +371,23 @@ struct Template {
 };
 
 // Shapes real networks have, so the sample spends its time where models do: a convolution's input
-// holds 50 K to 3.5 M elements per image (a 224x224 stem to a 7x7 last stage), RGB only at a
-// stem (a 3x3 or wider kernel), output channels 1/4x to 4x the input's (bottlenecks), a 7x7 or 11x11 kernel only on a stem
-// (size >= 56), stride 4 only with such a kernel.
+// holds 5 K to 3.5 M elements per image (a 224x224 stem to a 7x7 last stage of 160 channels), RGB
+// only at a stem (a 3x3 or wider kernel), output channels 1/8x to 8x the input's (bottlenecks and
+// MobileNet's 6x expansions), a 7x7 or 11x11 kernel only on a stem (size >= 56), stride 4 only
+// with such a kernel.
 bool plausible_conv(const Params& p) {
   double c = static_cast<double>(p.at("channels")), size = static_cast<double>(p.at("size"));
   double f = static_cast<double>(p.at("filters"));
   int64_t k = p.at("kernel"), stride = p.at("stride");
   double in = c * size * size;
-  if (in < 5e4 || in > 3.5e6) return false;
-  if (c == 3 ? size < 112 || k < 3 : (f > 4 * c || 4 * f < c)) return false;
+  if (in < 5e3 || in > 3.5e6) return false;
+  if (c == 3 ? size < 112 || k < 3 : (f > 8 * c || 8 * f < c)) return false;
   if (k >= 7 && size < 56) return false;
   return stride < 4 || k >= 7;
 }
 bool plausible_depthwise(const Params& p) {
   double in = static_cast<double>(p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
-  return in >= 5e4 && in <= 2.5e6;
+  return in >= 1e4 && in <= 2.5e6;
 }
 bool plausible_pool(const Params& p) {
   double in = static_cast<double>(p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
@@ -405,8 +406,8 @@ const std::vector<Template>& templates() {
   static const std::vector<Template> table{
       {"conv", 6,
        {{"batch", {1, 2, 4, 8}},
-        {"channels", {3, 16, 32, 64, 96, 128, 192, 256, 384, 512, 1024, 2048}},
-        {"filters", {16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024, 2048}},
+        {"channels", {3, 16, 24, 32, 64, 96, 128, 160, 192, 256, 320, 384, 512, 576, 960, 1024, 2048}},
+        {"filters", {16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 384, 512, 576, 960, 1024, 1280, 2048}},
         {"size", {7, 14, 28, 56, 112, 224}},
         {"kernel", {1, 1, 3, 3, 5, 7, 11}},
         {"stride", {1, 1, 1, 2, 4}},

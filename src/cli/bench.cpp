@@ -36,25 +36,8 @@ struct BenchCliOptions {
 // The batch is --batch's, else the one the file fixes, else 1. H and W the file fixes are rebound
 // (shapes re-inferred; a graph that forbids the size is a one-line error naming the node).
 void bind_input_size(const graph::Model& model, analysis::Request& request, int64_t size) {
-  bool any = false;
-  for (auto id : model.graph.inputs) {
-    const auto& v = model.graph.value(id);
-    if (!v.has_shape || v.shape.empty()) continue;
-    auto dim = [&](size_t i) { return v.shape[i].is_known() ? v.shape[i].value : -1; };
-    int64_t batch = request.bindings.batch.value_or(dim(0) > 0 ? dim(0) : 1);
-    std::vector<int64_t> shape;
-    if (v.shape.size() == 4 && dim(1) > 0)
-      shape = {batch, dim(1), size, size};
-    else if (v.shape.size() == 2)
-      shape = {batch, size};
-    else if (v.shape.size() == 3 && dim(2) > 0)
-      shape = {batch, size, dim(2)};
-    else
-      continue;
-    request.bindings.inputs[v.name] = shape;
-    any = true;
-  }
-  if (!any) throw Error("--sweep input: no input is an image (N,C,H,W) or a sequence (N,S[,F]) with known channels");
+  if (!shape::bind_input_size(model, request.bindings, size))
+    throw Error("--sweep input: no input is an image (N,C,H,W) or a sequence (N,S[,F]) with known channels");
 }
 
 int64_t bound_batch(const graph::Model& model) {

@@ -1,5 +1,7 @@
 #include "report/compare_report.h"
 
+#include "report/prediction_report.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -159,19 +161,6 @@ std::vector<Value> node_row(const NodeComparison& n) {
           text_or_none(n.note)};
 }
 
-std::string calibration_text(const roofline::Prediction& p) {
-  if (!p.calibration_model.empty()) {
-    std::string validation = "no held-out error";
-    if (p.validation)
-      validation = fmt::format("held-out error: median {:.1f}%, p90 {:.1f}%", 100 * p.validation->median_abs,
-                               100 * p.validation->p90_abs);
-    return fmt::format("calibrated: {} for {} mode, {} thread{} ({})", p.calibration_model, p.exec_mode, p.threads,
-                       p.threads == 1 ? "" : "s", validation);
-  }
-  if (p.calibrated) return "calibrated per op family from " + p.calibration_source;
-  return "uncalibrated: roofline bounds";
-}
-
 void add_prediction_fields(Document& doc, const roofline::Prediction& p) {
   doc.field("device", "device",
             fmt::format("{} ({}){}; precision {}; {}", p.device_name, p.device_id,
@@ -179,17 +168,7 @@ void add_prediction_fields(Document& doc, const roofline::Prediction& p) {
             {{"id", p.device_id}, {"name", p.device_name}});
   if (!p.mode.empty()) doc.field("mode", "", "", p.mode, kJson);
   doc.field("precision", "", "", p.precision, kJson);
-  doc.field("calibrated", "", "", p.calibrated, kJson);
-  if (p.calibrated && p.calibration_model.empty()) doc.field("calibration_source", "", "", p.calibration_source, kJson);
-  if (!p.calibration_model.empty()) {
-    ordered calibration{{"model", p.calibration_model}, {"exec_mode", p.exec_mode}, {"threads", p.threads}};
-    if (p.validation)
-      calibration["validation"] = {{"points", p.validation->points},
-                                   {"median_abs_error", p.validation->median_abs},
-                                   {"p90_abs_error", p.validation->p90_abs},
-                                   {"within_10", p.validation->within_10}};
-    doc.field("calibration", "", "", calibration, kJson);
-  }
+  add_calibration_fields(doc, p);
 }
 
 void add_measured_field(Document& doc, const MeasuredRun& m) {

@@ -11,20 +11,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string calibration_text(const roofline::Prediction& p) {
-  if (!p.calibration_model.empty()) {
-    std::string validation = "no held-out error";
-    if (p.validation)
-      validation =
-          fmt::format("held-out error: median {:.1f}%, p90 {:.1f}%, {:.0f}% of layers within +-10%",
-                      100 * p.validation->median_abs, 100 * p.validation->p90_abs, 100 * p.validation->within_10);
-    return fmt::format("calibrated estimate for {} mode, {} thread{} ({}; {})", p.exec_mode, p.threads,
-                       p.threads == 1 ? "" : "s", p.calibration_model, validation);
-  }
-  return p.calibrated ? "calibrated from " + p.calibration_source
-                      : "uncalibrated: times are roofline bounds (lower limits), not estimates";
-}
-
 double share(double part_s, double total_s) { return total_s > 0 ? 100 * part_s / total_s : 0.0; }
 
 Column seconds(std::string key, std::string title, unsigned audience = kEveryone) {
@@ -47,19 +33,7 @@ void add_device_fields(Document& doc, const roofline::Prediction& p, bool with_m
             {{"id", p.device_id}, {"name", p.device_name}});
   if (with_mode) doc.field("mode", "", "", p.mode, kJson);
   doc.field("precision", "", "", p.precision, kJson);
-  doc.field("calibrated", "", "", p.calibrated, kJson);
-  // Whether time_s is an estimate (a fitted calibration) or a bound (the roofline alone).
-  doc.field("estimate", "", "", p.calibrated, kJson);
-  if (p.calibrated && p.calibration_model.empty()) doc.field("calibration_source", "", "", p.calibration_source, kJson);
-  if (!p.calibration_model.empty()) {
-    json calibration{{"model", p.calibration_model}, {"exec_mode", p.exec_mode}, {"threads", p.threads}};
-    if (p.validation)
-      calibration["validation"] = {{"points", p.validation->points},
-                                   {"median_abs_error", p.validation->median_abs},
-                                   {"p90_abs_error", p.validation->p90_abs},
-                                   {"within_10", p.validation->within_10}};
-    doc.field("calibration", "", "", calibration, kJson);
-  }
+  add_calibration_fields(doc, p);
   for (const auto& note : p.notes) doc.notes.push_back(note);
 }
 
@@ -83,6 +57,36 @@ Table totals_table(const roofline::Prediction& p) {
 }
 
 }  // namespace
+
+std::string calibration_text(const roofline::Prediction& p) {
+  if (!p.calibration_model.empty()) {
+    std::string validation = "no held-out error";
+    if (p.validation)
+      validation =
+          fmt::format("held-out error: median {:.1f}%, p90 {:.1f}%, {:.0f}% of layers within +-10%",
+                      100 * p.validation->median_abs, 100 * p.validation->p90_abs, 100 * p.validation->within_10);
+    return fmt::format("calibrated estimate for {} mode, {} thread{} ({}; {})", p.exec_mode, p.threads,
+                       p.threads == 1 ? "" : "s", p.calibration_model, validation);
+  }
+  return p.calibrated ? "calibrated from " + p.calibration_source
+                      : "uncalibrated: times are roofline bounds (lower limits), not estimates";
+}
+
+void add_calibration_fields(Document& doc, const roofline::Prediction& p) {
+  doc.field("calibrated", "", "", p.calibrated, kJson);
+  // Whether time_s is an estimate (a fitted calibration) or a bound (the roofline alone).
+  doc.field("estimate", "", "", p.calibrated, kJson);
+  if (p.calibrated && p.calibration_model.empty()) doc.field("calibration_source", "", "", p.calibration_source, kJson);
+  if (!p.calibration_model.empty()) {
+    json calibration{{"model", p.calibration_model}, {"exec_mode", p.exec_mode}, {"threads", p.threads}};
+    if (p.validation)
+      calibration["validation"] = {{"points", p.validation->points},
+                                   {"median_abs_error", p.validation->median_abs},
+                                   {"p90_abs_error", p.validation->p90_abs},
+                                   {"within_10", p.validation->within_10}};
+    doc.field("calibration", "", "", calibration, kJson);
+  }
+}
 
 Document prediction_document(const roofline::Prediction& p) {
   Document doc;

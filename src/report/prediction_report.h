@@ -9,6 +9,12 @@ namespace ridge::report {
 
 Document prediction_document(const roofline::Prediction& p);
 
+// Which calibration made the times, for people ("calibrated estimate for eager mode, 2 threads
+// (MODEL; held-out error ...)" or "uncalibrated: ... roofline bounds"), and its JSON fields
+// (calibrated, estimate, calibration_source or calibration {model, exec_mode, threads, validation}).
+std::string calibration_text(const roofline::Prediction& p);
+void add_calibration_fields(Document& doc, const roofline::Prediction& p);
+
 struct PredictionPoint {
   std::string mode;
   int64_t batch = 1;

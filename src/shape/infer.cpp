@@ -226,4 +226,26 @@ InferenceSummary infer_shapes(graph::Model& model) {
   return summary;
 }
 
+bool bind_input_size(const graph::Model& model, Bindings& bindings, int64_t size) {
+  bool any = false;
+  for (auto id : model.graph.inputs) {
+    const auto& v = model.graph.value(id);
+    if (!v.has_shape || v.shape.empty()) continue;
+    auto dim = [&](size_t i) { return v.shape[i].is_known() ? v.shape[i].value : -1; };
+    int64_t batch = bindings.batch.value_or(dim(0) > 0 ? dim(0) : 1);
+    std::vector<int64_t> shape;
+    if (v.shape.size() == 4 && dim(1) > 0)
+      shape = {batch, dim(1), size, size};
+    else if (v.shape.size() == 2)
+      shape = {batch, size};
+    else if (v.shape.size() == 3 && dim(2) > 0)
+      shape = {batch, size, dim(2)};
+    else
+      continue;
+    bindings.inputs[v.name] = shape;
+    any = true;
+  }
+  return any;
+}
+
 }  // namespace ridge::shape

@@ -32,6 +32,12 @@ inline constexpr const char* kDefaultDimsKey = "ridge.default_dims";
 // or dim, a given shape has the wrong rank, or a symbolic dim stays unbound.
 std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindings);
 
+// One point of an input-size sweep (`ridge bench --sweep input=S`) as whole-shape bindings: images
+// (rank 4, known channels) get H = W = size, sequences (rank 2, or 3 with a known feature dim)
+// dim 1 = size; the batch is bindings.batch, else the one the file fixes, else 1. Returns false
+// when no input is an image or a sequence.
+bool bind_input_size(const graph::Model& model, Bindings& bindings, int64_t size);
+
 // "--input x=1x3x320x320, --dim seq=128": the explicit bindings, to say under which ones an
 // inference error arose; empty when there are none.
 std::string describe(const Bindings& bindings);
