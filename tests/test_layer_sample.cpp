@@ -99,7 +99,10 @@ TEST(LayerSample, LargeWeightsAreReadFromMemoryNotCache) {
   const auto& g = r.model.graph;
   ASSERT_EQ(g.nodes.size(), 2u);
   EXPECT_EQ(g.nodes[0].name, "edge_flush");
-  EXPECT_GE(g.value(g.nodes[0].inputs[0]).shape[0].value, int64_t{2} << 20);
+  // Twice the last-level cache streamed: 8 to 64 MB of floats read (and as many written).
+  auto flushed = g.value(g.nodes[0].inputs[0]).shape[0].value;
+  EXPECT_GE(flushed, int64_t{2} << 20);
+  EXPECT_LE(flushed, int64_t{16} << 20);
   LayerConfig small{"linear", {{"rows", 1}, {"inputs", 256}, {"outputs", 256}, {"form", 1}, {"epilogue", 0}}};
   EXPECT_EQ(analyzed(small).model.graph.nodes.size(), 1u);
 }
@@ -113,7 +116,7 @@ TEST(LayerSample, EveryTemplateBuildsAndCosts) {
     EXPECT_TRUE(r.cost.unknown_ops.empty()) << c.label();
     EXPECT_TRUE(r.cost.unresolved_ops.empty()) << c.label();
     // The draw keeps each measurement small.
-    EXPECT_LE(static_cast<double>(r.cost.totals.flops), 3e9) << c.label();
+    EXPECT_LE(static_cast<double>(r.cost.totals.flops), 8e9) << c.label();
   }
   auto names = calib::layer_templates();
   EXPECT_EQ(layers, std::set<std::string>(names.begin(), names.end()));
