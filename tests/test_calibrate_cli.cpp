@@ -96,16 +96,52 @@ TEST(CalibrateCli, LayerSampleFitsKeepsItsEvidenceAndPredicts) {
   EXPECT_EQ(again["models"][0], doc["models"][0]);  // "all": the same held-out errors
 }
 
+// Whole-model bench runs of two models as evidence, and leave-one-model-out: the calibration
+// fitted without AlexNet's runs still predicts AlexNet (from MobileNetV2's layers).
+TEST(CalibrateCli, BenchRunsOfSeveralModelsAndOneLeftOut) {
+  auto dir = temp_dir() + "/calibrate-measured";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto device = device_file(dir);
+  for (const auto& model : {model_path("alexnet"), model_path("mobilenet_v2")}) {
+    auto bench =
+        run_ridge("bench " + model + " --mode both --iters 3 --warmup 0 --threads 1 -f json --csv " + dir + "/runs");
+    ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  }
+  auto both =
+      run_ridge("calibrate --device " + device + " --measured " + dir + "/runs -o " + dir + "/both.yaml -f json");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  auto all = nlohmann::json::parse(both.out);
+  EXPECT_NE(all["evidence"][0].get<std::string>().find("4 bench run(s) of 2 model(s)"), std::string::npos) << both.out;
+  auto lomo = run_ridge("calibrate --device " + device + " --measured " + dir + "/runs --exclude-model " +
+                        model_path("alexnet") + " -o " + dir + "/lomo.yaml -f json");
+  ASSERT_EQ(lomo.exit_code, 0) << lomo.err;
+  auto without = nlohmann::json::parse(lomo.out);
+  EXPECT_NE(without["evidence"][0].get<std::string>().find("2 bench run(s) of 1 model(s)"), std::string::npos)
+      << lomo.out;
+  // AlexNet has 20 nodes in eager mode (one run) and fewer in optimized mode: that many layers fewer.
+  int64_t left_out = all["samples"].get<int64_t>() - without["samples"].get<int64_t>();
+  EXPECT_GT(left_out, 20);
+  EXPECT_LT(left_out, 40);
+  auto p = run_ridge("predict " + model_path("alexnet") + " --device " + dir +
+                     "/lomo.yaml --exec-mode eager --threads 1 -f json");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  auto pred = nlohmann::json::parse(p.out);
+  EXPECT_TRUE(pred["estimate"].get<bool>());
+  EXPECT_GT(pred["totals"]["time_s"].get<double>(), 0);
+}
+
 TEST(CalibrateCli, RefusesWhatItCannotHonour) {
   auto dir = temp_dir() + "/calibrate-refusals";
   fs::create_directories(dir);
   auto device = device_file(dir);
-  for (const auto& args : std::vector<std::string>
-       {"--device " + device, "--device " + device + " --quick --measured " + dir,
-        "--device " + device + " --sample --threads 0", "--device " + device + " --sample --threads two",
-        "--device " + device + " --sample --modes fast", "--device " + device + " --exclude-model x.onnx --sample",
-        model_path("alexnet") + " --device " + device + " --sample",
-        "--device " + device + " --samples " + dir + "/missing.samples.csv", std::string("--device host --sample")}) {
+  for (const auto& args : std::vector<std::string>{
+           "--device " + device, "--device " + device + " --quick --measured " + dir,
+           "--device " + device + " --sample --threads 0", "--device " + device + " --sample --threads two",
+           "--device " + device + " --sample --modes fast", "--device " + device + " --exclude-model x.onnx --sample",
+           model_path("alexnet") + " --device " + device + " --sample",
+           "--device " + device + " --samples " + dir + "/missing.samples.csv",
+           std::string("--device host --sample")}) {
     auto r = run_ridge("calibrate " + args + " -o " + dir + "/out.yaml");
     EXPECT_NE(r.exit_code, 0) << args;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;

@@ -214,8 +214,9 @@ TEST(CompareReport, DocumentInEveryFormat) {
 
   // People: the whole model and the calibration in the header, the top nodes, the one-sided nodes.
   auto text = print(doc, report::Format::kTable);
-  EXPECT_NE(text.find("device: Round numbers (round), mode full; precision fp32; uncalibrated: times are roofline bounds"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("device: Round numbers (round), mode full; precision fp32; uncalibrated: times are roofline bounds"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("whole model: predicted 702.7 us vs measured 1.500 ms (median): error -53.2%"), std::string::npos)
       << text;
@@ -536,8 +537,9 @@ modes: [{name: base, source: test}]
   EXPECT_NEAR(nodes["conv"]["roofline_s"].get<double>(), group_roofline_s, 1e-18);
   EXPECT_NEAR(nodes["conv"]["ceiling_fraction"].get<double>(), group_roofline_s / 30e-6, 1e-12);
   auto table = run_ridge("compare " + model + " --device " + calibrated + " --measured " + bench);
-  EXPECT_NE(table.out.find("calibrated estimate for optimized mode, 1 thread (" + temp_dir() + "/compare-cpu-model.json;"),
-            std::string::npos)
+  EXPECT_NE(
+      table.out.find("calibrated estimate for optimized mode, 1 thread (" + temp_dir() + "/compare-cpu-model.json;"),
+      std::string::npos)
       << table.out;
 }
 

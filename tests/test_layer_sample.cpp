@@ -29,13 +29,14 @@ int index_of(const graph::Graph& g, const std::string& op) {
 }
 
 LayerConfig conv(int64_t epilogue) {
-  return {"conv", {{"batch", 2},
-                   {"channels", 16},
-                   {"filters", 32},
-                   {"size", 14},
-                   {"kernel", 3},
-                   {"stride", 2},
-                   {"epilogue", epilogue}}};
+  return {"conv",
+          {{"batch", 2},
+           {"channels", 16},
+           {"filters", 32},
+           {"size", 14},
+           {"kernel", 3},
+           {"stride", 2},
+           {"epilogue", epilogue}}};
 }
 
 TEST(LayerSample, ConvolutionGraphHasTheHandComputedShapeAndWork) {
@@ -59,7 +60,8 @@ TEST(LayerSample, ConvolutionGraphHasTheHandComputedShapeAndWork) {
 }
 
 TEST(LayerSample, DepthwiseIsAGroupedConvolutionOneGroupPerChannel) {
-  LayerConfig c{"depthwise", {{"batch", 1}, {"channels", 32}, {"size", 28}, {"kernel", 3}, {"stride", 1}, {"epilogue", 0}}};
+  LayerConfig c{"depthwise",
+                {{"batch", 1}, {"channels", 32}, {"size", 28}, {"kernel", 3}, {"stride", 1}, {"epilogue", 0}}};
   auto r = analyzed(c);
   const auto& g = r.model.graph;
   auto at = static_cast<size_t>(index_of(g, "Conv"));
@@ -151,7 +153,9 @@ TEST(LayerSample, NeighboursAreOneGridStepAway) {
   }
   // channels 64 sits between 32 and 96 in the grid: a changed channel count is one of those.
   for (const auto& n : near)
-    if (n.param.at("channels") != 64) EXPECT_TRUE(n.param.at("channels") == 32 || n.param.at("channels") == 96);
+    if (n.param.at("channels") != 64) {
+      EXPECT_TRUE(n.param.at("channels") == 32 || n.param.at("channels") == 96);
+    }
 }
 
 TEST(LayerSample, RefusesUnknownTemplatesAndMissingParameters) {
@@ -178,7 +182,9 @@ TEST(LayerSample, MeasuresEveryExecutedLayerInEachMode) {
     if (s.mode == "eager") ++eager;
     if (s.mode == "optimized") {
       ++optimized;
-      if (s.features.op == "Conv") EXPECT_EQ(s.features.fused_ops, 3);
+      if (s.features.op == "Conv") {
+        EXPECT_EQ(s.features.fused_ops, 3);
+      }
     }
   }
   EXPECT_EQ(eager, 8);

@@ -1,6 +1,7 @@
 #include "calib/layer_sample.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -9,8 +10,6 @@
 #include <random>
 #include <set>
 #include <unordered_map>
-
-#include <unistd.h>
 
 #include "analysis/run.h"
 #include "calib/predict.h"
@@ -346,7 +345,8 @@ graph::Model build_transpose(const Params& p) {
 graph::Model build_gather(const Params& p) {
   LayerGraph b;
   auto ids = b.input("ids", {1, p.at("tokens")}, graph::DType::kInt64);
-  return b.finish(b.node("Gather", {b.weight("table", {p.at("vocabulary"), p.at("width")}), ids}, {int_attr("axis", 0)}));
+  return b.finish(
+      b.node("Gather", {b.weight("table", {p.at("vocabulary"), p.at("width")}), ids}, {int_attr("axis", 0)}));
 }
 
 graph::Model build_view(const Params& p) {
@@ -418,7 +418,8 @@ std::vector<int64_t> powers_of_two(int from_exponent, int to_exponent) {
 // 7..224, sequence 16..512, hidden 64..4096), so the fit interpolates rather than extrapolates.
 const std::vector<Template>& templates() {
   static const std::vector<Template> table{
-      {"conv", 6,
+      {"conv",
+       6,
        {{"batch", {1, 2, 4, 8}},
         {"channels", {3, 16, 24, 32, 64, 96, 128, 160, 192, 256, 320, 384, 512, 576, 960, 1024, 2048}},
         {"filters", {16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 384, 512, 576, 960, 1024, 1280, 2048}},
@@ -426,16 +427,20 @@ const std::vector<Template>& templates() {
         {"kernel", {1, 1, 3, 3, 5, 7, 11}},
         {"stride", {1, 1, 1, 2, 4}},
         {"epilogue", {kNone, kRelu, kBatchNormRelu, kBatchNormAddRelu}}},
-       [](const Params& p) { return build_conv(p, false); }, plausible_conv},
-      {"depthwise", 4,
+       [](const Params& p) { return build_conv(p, false); },
+       plausible_conv},
+      {"depthwise",
+       4,
        {{"batch", {1, 2, 4, 8}},
         {"channels", {16, 32, 64, 96, 144, 192, 384, 576, 960}},
         {"size", {7, 14, 28, 56, 112}},
         {"kernel", {3, 3, 5}},
         {"stride", {1, 2}},
         {"epilogue", {kNone, kRelu, kClip, kBatchNormRelu}}},
-       [](const Params& p) { return build_conv(p, true); }, plausible_depthwise},
-      {"linear", 4,
+       [](const Params& p) { return build_conv(p, true); },
+       plausible_depthwise},
+      {"linear",
+       4,
        {{"rows", {1, 2, 4, 8, 16, 64, 128, 256, 512, 1024}},
         {"inputs", {64, 256, 512, 768, 1024, 2048, 3072, 4096, 9216, 25088}},
         {"outputs", {10, 64, 256, 768, 1000, 1024, 2048, 3072, 4096}},
@@ -445,56 +450,65 @@ const std::vector<Template>& templates() {
       // The two shapes of fully connected layer that dominate whole models: a classifier's
       // matrix-vector products over weights far larger than any cache, and a transformer's
       // projections over batch x sequence rows.
-      {"classifier", 2,
+      {"classifier",
+       2,
        {{"rows", {1, 2, 4, 8, 16}},
         {"inputs", {1024, 1280, 2048, 4096, 9216, 25088}},
         {"outputs", {1000, 4096}},
         {"form", {1}},
         {"epilogue", {kNone, kRelu}}},
        build_linear},
-      {"transformer_linear", 2,
+      {"transformer_linear",
+       2,
        {{"rows", {128, 256, 512, 1024, 2048}},
         {"inputs", {768, 1024, 3072}},
         {"outputs", {768, 1024, 2304, 3072}},
         {"form", {0}},
         {"epilogue", {kNone, kGelu}}},
        build_linear},
-      {"batched_matmul", 3,
+      {"batched_matmul",
+       3,
        {{"batch", {1, 4, 12, 24, 48, 96}},
         {"m", {16, 32, 64, 128, 256, 512}},
         {"k", {32, 64, 128, 256, 512}},
         {"n", {16, 32, 64, 128, 256, 512}}},
        build_batched_matmul},
-      {"unary", 1,
-       {{"op", {0, 1, 2, 3, 4, 5, 6}}, {"elements", powers_of_two(8, 24)}},
-       build_unary},
-      {"binary", 1,
+      {"unary", 1, {{"op", {0, 1, 2, 3, 4, 5, 6}}, {"elements", powers_of_two(8, 24)}}, build_unary},
+      {"binary",
+       1,
        {{"op", {0, 1, 2, 3}}, {"elements", powers_of_two(8, 24)}, {"broadcast", {0, 0, 1, 2}}},
        build_binary},
-      {"batchnorm", 1,
+      {"batchnorm",
+       1,
        {{"batch", {1, 2, 8}}, {"channels", {16, 64, 128, 256, 512, 1024}}, {"size", {7, 14, 28, 56, 112}}},
        build_batchnorm},
       {"layernorm", 1, {{"rows", powers_of_two(0, 11)}, {"width", {64, 128, 256, 512, 768, 1024}}}, build_layernorm},
-      {"pool", 1,
+      {"pool",
+       1,
        {{"op", {0, 1}},
         {"batch", {1, 2, 8}},
         {"channels", {16, 64, 128, 256, 512}},
         {"size", {7, 14, 28, 56, 112}},
         {"kernel", {2, 3}},
         {"stride", {1, 2}}},
-       build_pool, plausible_pool},
-      {"global_pool", 1,
+       build_pool,
+       plausible_pool},
+      {"global_pool",
+       1,
        {{"batch", {1, 2, 8}}, {"channels", {64, 256, 512, 1024, 2048}}, {"size", {7, 14, 28}}},
        build_global_pool},
       {"softmax", 1, {{"rows", powers_of_two(0, 14)}, {"width", {16, 64, 128, 256, 512, 1000}}}, build_softmax},
       {"reduce", 1, {{"rows", powers_of_two(0, 12)}, {"width", {64, 256, 768, 1024}}}, build_reduce},
-      {"concat", 1,
+      {"concat",
+       1,
        {{"batch", {1, 2, 8}}, {"parts", {2, 3, 4}}, {"channels", {16, 32, 64, 128, 256}}, {"size", {7, 14, 28, 56}}},
        build_concat},
-      {"transpose", 1,
+      {"transpose",
+       1,
        {{"batch", {1, 2, 8}}, {"tokens", {16, 64, 128, 256, 512}}, {"heads", {4, 8, 12, 16}}},
        build_transpose},
-      {"gather", 1,
+      {"gather",
+       1,
        {{"vocabulary", {2, 512, 30522}}, {"width", {128, 768, 1024}}, {"tokens", {1, 16, 128, 512, 1024}}},
        build_gather},
       {"view", 1, {{"op", {0, 1, 2}}, {"elements", powers_of_two(4, 22)}}, build_view},
@@ -549,8 +563,7 @@ std::vector<std::string> layer_templates() {
 graph::Model build_layer_model(const LayerConfig& config) {
   const auto& t = find_template(config.layer);
   for (const auto& g : t.grid)
-    if (!config.param.count(g.name))
-      throw Error(fmt::format("layer '{}' needs parameter '{}'", config.layer, g.name));
+    if (!config.param.count(g.name)) throw Error(fmt::format("layer '{}' needs parameter '{}'", config.layer, g.name));
   try {
     auto model = t.build(config.param);
     model.path = "(layer sample: " + config.label() + ")";
@@ -652,13 +665,14 @@ SampleRun measure_configs(exec::Engine& engine, const std::vector<LayerConfig>& 
         try {
           result = engine.bench(analysis.model, {}, bench);
         } catch (const Error& e) {
-          run.failures.push_back(fmt::format("{} ({} mode, {} threads): {}", label, exec::name(mode), threads, e.what()));
+          run.failures.push_back(
+              fmt::format("{} ({} mode, {} threads): {}", label, exec::name(mode), threads, e.what()));
           continue;
         }
         std::map<std::string, std::string> environment{{"cpu", result.environment.cpu_model},
-                                                        {"torch", result.environment.torch_version},
-                                                        {"ridge_revision", result.environment.ridge_revision},
-                                                        {"timestamp", utc_now()}};
+                                                       {"torch", result.environment.torch_version},
+                                                       {"ridge_revision", result.environment.ridge_revision},
+                                                       {"timestamp", utc_now()}};
         double node_sum_s = 0;
         for (const auto& timing : result.nodes) {
           node_sum_s += timing.mean_ms / 1e3;

@@ -6,8 +6,8 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <sstream>

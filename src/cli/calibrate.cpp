@@ -16,8 +16,8 @@
 #include "cli/command.h"
 #include "cli/device_options.h"
 #include "cli/output_options.h"
-#include "hw/device_db.h"
 #include "exec/engine.h"
+#include "hw/device_db.h"
 #include "report/format.h"
 #include "util/error.h"
 
@@ -38,8 +38,9 @@ struct CalibrateOptions {
 // The per-family fit of one model's measured node times (the calibration before the shape-aware one).
 int run_family_calibration(const CalibrateOptions& o) {
   if (o.measured.size() != 1)
-    throw Error("with a MODEL, calibrate fits its node times: give exactly one --measured CSV (or drop MODEL to fit "
-                "the shape-aware model from bench directories)");
+    throw Error(
+        "with a MODEL, calibrate fits its node times: give exactly one --measured CSV (or drop MODEL to fit "
+        "the shape-aware model from bench directories)");
   const auto& measured_path = o.measured.front();
   auto request = make_request(o.predict.model);
   auto [device_id, mode_text] = hw::split_device_and_mode(o.predict.device);
@@ -66,7 +67,8 @@ int run_family_calibration(const CalibrateOptions& o) {
   doc.field("device", "device", device.id, device.id);
   doc.field("measured", "measured", measured_path, measured_path);
   if (run.runs > 1)
-    doc.notes.push_back(fmt::format("{} holds {} runs; calibrated on the last: {}", measured_path, run.runs, run.chosen));
+    doc.notes.push_back(
+        fmt::format("{} holds {} runs; calibrated on the last: {}", measured_path, run.runs, run.chosen));
   doc.field("run", "", "", run.chosen, report::kJson);
   doc.field("nodes", "nodes fitted", std::to_string(fit.calibration.nodes), fit.calibration.nodes);
   doc.field("unmatched", "measured names that are no node of the model", std::to_string(fit.unmatched), fit.unmatched);
@@ -145,8 +147,9 @@ std::string overhead_file_of(const std::string& samples_file) {
 // kept beside the output, then fitted and cross-validated per layer kind and mode.
 int run_shape_calibration(const CalibrateOptions& o) {
   if (!o.sample && o.measured.empty() && o.sample_files.empty())
-    throw Error("nothing to calibrate from: give --sample (time a layer sample here), --measured DIR (bench runs) "
-                "or --samples FILE");
+    throw Error(
+        "nothing to calibrate from: give --sample (time a layer sample here), --measured DIR (bench runs) "
+        "or --samples FILE");
   if ((o.quick || o.sample_size > 0) && !o.sample) throw Error("--quick and --sample-size apply to --sample");
   if (!o.exclude_model.empty() && o.measured.empty()) throw Error("--exclude-model applies to --measured");
   auto [device_id, mode_text] = hw::split_device_and_mode(o.predict.device);
@@ -226,12 +229,10 @@ int run_shape_calibration(const CalibrateOptions& o) {
   calibration.nodes = static_cast<int>(samples.size());
   calibration.overhead_s = device.overhead_s;
   if (auto all = model.validation().find("all"); all != model.validation().end())
-    calibration.validation =
-        hw::Calibration::Validation{all->second.points, all->second.median_abs, all->second.p90_abs,
-                                    all->second.within_10};
+    calibration.validation = hw::Calibration::Validation{all->second.points, all->second.median_abs,
+                                                         all->second.p90_abs, all->second.within_10};
   // The model file is named relative to the device file: both are written in the same directory.
-  write_text(output,
-             [&](std::ostream& out) { out << roofline::calibrated_device_yaml(device.file, calibration); });
+  write_text(output, [&](std::ostream& out) { out << roofline::calibrated_device_yaml(device.file, calibration); });
 
   report::Document doc;
   doc.command = "calibrate";
@@ -245,12 +246,24 @@ int run_shape_calibration(const CalibrateOptions& o) {
   t.column({.key = "model"})
       .column({.key = "fit"})
       .column({.key = "points"})
-      .column({.key = "median_abs_error", .title = "median |error|", .style = report::Style::kFixed, .unit = "%",
-               .decimals = 1, .audience = report::kHuman})
-      .column({.key = "p90_abs_error", .title = "p90 |error|", .style = report::Style::kFixed, .unit = "%",
-               .decimals = 1, .audience = report::kHuman})
-      .column({.key = "within_10", .title = "within +-10%", .style = report::Style::kFixed, .unit = "%",
-               .decimals = 0, .audience = report::kHuman})
+      .column({.key = "median_abs_error",
+               .title = "median |error|",
+               .style = report::Style::kFixed,
+               .unit = "%",
+               .decimals = 1,
+               .audience = report::kHuman})
+      .column({.key = "p90_abs_error",
+               .title = "p90 |error|",
+               .style = report::Style::kFixed,
+               .unit = "%",
+               .decimals = 1,
+               .audience = report::kHuman})
+      .column({.key = "within_10",
+               .title = "within +-10%",
+               .style = report::Style::kFixed,
+               .unit = "%",
+               .decimals = 0,
+               .audience = report::kHuman})
       .column({.key = "median_abs_error", .audience = report::kMachine})
       .column({.key = "p90_abs_error", .audience = report::kMachine})
       .column({.key = "within_10", .audience = report::kMachine});
@@ -307,7 +320,8 @@ Command add_calibrate_command(CLI::App& parent) {
       "See docs/calibration.md.");
   add_model_options(*app, o->predict.model, false);
   // MODEL selects the per-family fit; the shape-aware calibration needs none.
-  app->get_option("model")->required(false)->description("ONNX model whose node times --measured holds (per-family fit)");
+  app->get_option("model")->required(false)->description(
+      "ONNX model whose node times --measured holds (per-family fit)");
   add_device_options(*app, o->predict);
   app->add_option("--measured", o->measured,
                   "measured times: with MODEL, one CSV of node times; without, `ridge bench --csv` directories or "

@@ -1,7 +1,5 @@
 #include "report/compare_report.h"
 
-#include "report/prediction_report.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include <unordered_map>
 
 #include "report/format.h"
+#include "report/prediction_report.h"
 #include "util/error.h"
 
 namespace ridge::report {

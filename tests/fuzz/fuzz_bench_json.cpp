@@ -17,7 +17,8 @@
 namespace {
 
 std::string scratch_file() {
-  auto dir = std::filesystem::exists("/dev/shm") ? std::filesystem::path("/dev/shm") : std::filesystem::temp_directory_path();
+  auto dir =
+      std::filesystem::exists("/dev/shm") ? std::filesystem::path("/dev/shm") : std::filesystem::temp_directory_path();
   return (dir / ("ridge-fuzz-bench-" + std::to_string(getpid()) + ".json")).string();
 }
 
