@@ -200,26 +200,6 @@ TEST(CalibSamples, BadFilesGetOneLine) {
   }
 }
 
-// Conv -> BatchNormalization -> Add(residual) -> Relu, then Flatten -> MatMul -> Add(bias), plus
-// a Shape of the input that folds away: the plan the executor's optimized mode makes.
-std::string fusable_model() {
-  ModelBuilder b;
-  b.input("x", {int64_t{1}, int64_t{8}, int64_t{6}, int64_t{6}}).output("y").output("s");
-  b.weight("w", {8, 8, 3, 3}).weight("scale", {8}).weight("shift", {8}).weight("mean", {8}).weight("var", {8});
-  b.weight("fc", {288, 10}).weight("bias", {10});
-  auto& conv = b.node("Conv", {"x", "w"}, {"c"}, "conv");
-  set_ints(conv, "pads", {1, 1, 1, 1});
-  b.node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"bn"}, "bn");
-  b.node("Add", {"bn", "x"}, {"sum"}, "residual");
-  b.node("Relu", {"sum"}, {"r"}, "relu");
-  auto& flat = b.node("Flatten", {"r"}, {"f"}, "flatten");
-  set_int(flat, "axis", 1);
-  b.node("MatMul", {"f", "fc"}, {"m"}, "fc");
-  b.node("Add", {"m", "bias"}, {"y"}, "fc_bias");
-  b.node("Shape", {"x"}, {"s"}, "shape");
-  return b.save("fusable");
-}
-
 TEST(CalibFusion, MirrorsTheExecutorsOptimizedMode) {
   auto r = analyze_file(fusable_model());
   const auto& g = r.model.graph;

@@ -45,4 +45,10 @@ Result run(const Request& request) {
   return rerun(onnx::load_model(request.model_path, options), request);
 }
 
+int64_t bound_batch(const graph::Model& model) {
+  if (model.graph.inputs.empty()) return 1;
+  const auto& v = model.graph.value(model.graph.inputs.front());
+  return v.has_shape && !v.shape.empty() && v.shape[0].is_known() ? v.shape[0].value : 1;
+}
+
 }  // namespace ridge::analysis

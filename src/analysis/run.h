@@ -32,4 +32,7 @@ Result run(const Request& request);
 // Re-binds and re-costs an already loaded model (sweeps load the file once).
 Result rerun(graph::Model model, const Request& request);
 
+// The batch a bound model runs: the first dim of its first input (1 when it has none).
+int64_t bound_batch(const graph::Model& model);
+
 }  // namespace ridge::analysis

@@ -40,12 +40,6 @@ void bind_input_size(const graph::Model& model, analysis::Request& request, int6
     throw Error("--sweep input: no input is an image (N,C,H,W) or a sequence (N,S[,F]) with known channels");
 }
 
-int64_t bound_batch(const graph::Model& model) {
-  if (model.graph.inputs.empty()) return 1;
-  const auto& v = model.graph.value(model.graph.inputs.front());
-  return v.has_shape && !v.shape.empty() && v.shape[0].is_known() ? v.shape[0].value : 1;
-}
-
 // One shape point of the matrix, bound, inferred and checked before anything is measured.
 struct Point {
   std::string label;
@@ -149,7 +143,7 @@ int run_bench(const BenchCliOptions& o) {
     const auto& point = *point_of[i];
     const auto& model = point.prepared.analysis.model;
     result.model = o.model.model;
-    result.batch = bound_batch(model);
+    result.batch = analysis::bound_batch(model);
     result.input_size = point.input_size;
     result.throughput =
         result.latency_ms.mean > 0 ? static_cast<double>(result.batch) * 1e3 / result.latency_ms.mean : 0;

@@ -38,13 +38,6 @@ bool has_shape_aware_calibration(const hw::Device& device) {
   return device.calibration && !device.calibration->model_file.empty();
 }
 
-// The batch the model is bound to: the first dim of its first input.
-int64_t bound_batch(const graph::Model& model) {
-  if (model.graph.inputs.empty()) return 1;
-  const auto& v = model.graph.value(model.graph.inputs.front());
-  return v.has_shape && !v.shape.empty() && v.shape[0].is_known() ? v.shape[0].value : 1;
-}
-
 bool first_dim_is_symbolic(const graph::Model& model) {
   if (model.graph.inputs.empty()) return false;
   const auto& v = model.graph.value(model.graph.inputs.front());
@@ -54,7 +47,7 @@ bool first_dim_is_symbolic(const graph::Model& model) {
 // The run and the prediction must be of the same shapes: a bench sweep over input sizes records
 // the size ("256"), otherwise the first input's shape ("1x3x224x224").
 void check_same_shapes(const report::MeasuredRun& run, const analysis::Result& analysis) {
-  int64_t batch = bound_batch(analysis.model);
+  int64_t batch = ridge::analysis::bound_batch(analysis.model);
   if (batch != run.batch)
     throw Error(fmt::format("the run in '{}' measured batch {}, the model is bound to batch {}: give --batch {}",
                             run.source, run.batch, batch, run.batch));
@@ -131,7 +124,7 @@ report::Comparison compare_with_run(const CompareOptions& o, const hw::Device& d
              o.device.threads > 0 ? fmt::format(", {} threads", o.device.threads) : "");
   auto result = engine.bench(prepared.analysis.model, prepared.inputs, bench);
   result.model = o.device.model.model;
-  result.batch = bound_batch(prepared.analysis.model);
+  result.batch = ridge::analysis::bound_batch(prepared.analysis.model);
   result.input_size = prepared.analysis.inputs.empty() ? "" : prepared.analysis.inputs.front().second;
   fmt::print(std::cerr, "compare: measured {:.3f} ms (median of {} runs, {} threads)\n", result.latency_ms.median,
              result.latency_ms.samples, result.environment.threads);

@@ -44,6 +44,11 @@ void set_ints(::onnx::NodeProto& node, const std::string& name, std::vector<int6
 void set_float(::onnx::NodeProto& node, const std::string& name, float value);
 void set_string(::onnx::NodeProto& node, const std::string& name, const std::string& value);
 
+// Conv -> BatchNormalization -> Add(residual) -> Relu, Flatten, MatMul -> Add(bias), and a Shape
+// of the input that folds away: optimized mode runs conv (+bn, residual, relu), flatten and fc
+// (+bias). Saved to a unique temporary file; returns its path.
+std::string fusable_model();
+
 // Loads, binds and costs a file with ridge.
 analysis::Result analyze_file(const std::string& path, shape::Bindings bindings = {}, cost::CostOptions options = {});
 // Costs of the node named `name` (fails the test when absent).
