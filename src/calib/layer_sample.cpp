@@ -151,7 +151,18 @@ using Params = std::map<std::string, int64_t>;
 
 // The epilogues optimized mode fuses into a convolution or a linear layer; eager mode runs each
 // as its own node, so the same graph samples the normalization and elementwise kinds too.
-enum Epilogue : int64_t { kNone = 0, kRelu = 1, kBatchNormRelu = 2, kBatchNormAddRelu = 3, kClip = 4, kGelu = 5 };
+// Exporters fold a BatchNormalization after a convolution into its weights (PyTorch's eval-mode
+// export does), so the sample's convolutions end as exported networks' do: ReLU, ReLU6 (Clip), or
+// a residual Add and ReLU. The BatchNormalization forms stay for graphs exported unfolded.
+enum Epilogue : int64_t {
+  kNone = 0,
+  kRelu = 1,
+  kBatchNormRelu = 2,
+  kBatchNormAddRelu = 3,
+  kClip = 4,
+  kGelu = 5,
+  kAddRelu = 6
+};
 
 std::string apply_activation(LayerGraph& b, const std::string& x, int64_t epilogue) {
   if (epilogue == kClip) {
@@ -204,8 +215,10 @@ graph::Model build_conv(const Params& p, bool depthwise) {
                    ints_attr("pads", {pad, pad, pad, pad}), int_attr("group", groups)});
   auto epilogue = p.at("epilogue");
   if (epilogue == kBatchNormRelu || epilogue == kBatchNormAddRelu) y = batchnorm(b, y, filters);
-  if (epilogue == kBatchNormAddRelu) y = b.node("Add", {y, b.input("residual", {n, filters, out, out})});
-  y = apply_activation(b, y, epilogue == kBatchNormRelu || epilogue == kBatchNormAddRelu ? kRelu : epilogue);
+  if (epilogue == kBatchNormAddRelu || epilogue == kAddRelu)
+    y = b.node("Add", {y, b.input("residual", {n, filters, out, out})});
+  bool relu = epilogue == kBatchNormRelu || epilogue == kBatchNormAddRelu || epilogue == kAddRelu;
+  y = apply_activation(b, y, relu ? kRelu : epilogue);
   return b.finish(edge(b, y, filters, kEdgeOut));
 }
 
@@ -426,7 +439,7 @@ const std::vector<Template>& templates() {
         {"size", {7, 14, 28, 56, 112, 224}},
         {"kernel", {1, 1, 3, 3, 5, 7, 11}},
         {"stride", {1, 1, 1, 2, 4}},
-        {"epilogue", {kNone, kRelu, kBatchNormRelu, kBatchNormAddRelu}}},
+        {"epilogue", {kNone, kRelu, kRelu, kAddRelu, kClip}}},
        [](const Params& p) { return build_conv(p, false); },
        plausible_conv},
       {"depthwise",
@@ -436,7 +449,7 @@ const std::vector<Template>& templates() {
         {"size", {7, 14, 28, 56, 112}},
         {"kernel", {3, 3, 5}},
         {"stride", {1, 2}},
-        {"epilogue", {kNone, kRelu, kClip, kBatchNormRelu}}},
+        {"epilogue", {kNone, kRelu, kClip, kClip}}},
        [](const Params& p) { return build_conv(p, true); },
        plausible_depthwise},
       {"linear",
