@@ -140,8 +140,9 @@ TEST(CalibrateCli, RefusesWhatItCannotHonour) {
            "--device " + device + " --sample --threads 0", "--device " + device + " --sample --threads two",
            "--device " + device + " --sample --modes fast", "--device " + device + " --exclude-model x.onnx --sample",
            model_path("alexnet") + " --device " + device + " --sample",
-           "--device " + device + " --samples " + dir + "/missing.samples.csv",
-           std::string("--device host --sample")}) {
+           "--device " + device + " --samples " + dir + "/missing.samples.csv", std::string("--device host --sample"),
+           "--device " + device + " --sample --batch 8", "--device " + device + " --sample --precision bf16",
+           "--device " + device + " --sample --dim seq=128"}) {
     auto r = run_ridge("calibrate " + args + " -o " + dir + "/out.yaml");
     EXPECT_NE(r.exit_code, 0) << args;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;

@@ -151,6 +151,17 @@ int run_shape_calibration(const CalibrateOptions& o) {
         "nothing to calibrate from: give --sample (time a layer sample here), --measured DIR (bench runs) "
         "or --samples FILE");
   if ((o.quick || o.sample_size > 0) && !o.sample) throw Error("--quick and --sample-size apply to --sample");
+  // The shape-aware fit binds and costs each layer itself, in fp32: the model options would change
+  // nothing, so they are refused rather than dropped.
+  const auto& m = o.predict.model;
+  if (m.batch > 0 || !m.dims.empty() || !m.inputs.empty() || !m.dtype.empty() || !m.weight_dtype.empty() || m.strict ||
+      o.predict.allow_tf32 || o.predict.traffic != "unfused")
+    throw Error(
+        "--batch, --dim, --input, --dtype, --weight-dtype, --strict, --allow-tf32 and --traffic apply to the "
+        "per-family fit of a MODEL, not to the shape-aware calibration");
+  if (!o.predict.precision.empty() && o.predict.precision != "fp32")
+    throw Error(fmt::format("the shape-aware calibration is fitted in fp32 (the executor's precision), not {}",
+                            o.predict.precision));
   if (!o.exclude_model.empty() && o.measured.empty()) throw Error("--exclude-model applies to --measured");
   auto [device_id, mode_text] = hw::split_device_and_mode(o.predict.device);
   auto device = hw::find_device(device_id);
@@ -329,7 +340,7 @@ Command add_calibrate_command(CLI::App& parent) {
   app->add_flag("--sample", o->sample, "time a sample of single-layer graphs on this machine's executor");
   app->add_flag("--quick", o->quick, "a smaller layer sample (under two minutes on 2 cores)");
   app->add_option("--sample-size", o->sample_size,
-                  "configurations per template and unit of weight (default 4 with --quick, else 12; conv weighs 6)")
+                  "configurations per template and unit of weight (default 8 with --quick, else 24; conv weighs 6)")
       ->check(CLI::Range(1, 1000));
   app->add_option("--threads", o->threads, "thread counts the layer sample runs with, N or N1,N2 (default: all CPUs)");
   app->add_option("--modes", o->modes, "executor modes the layer sample runs: eager,optimized (default both)");
