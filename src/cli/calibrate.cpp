@@ -19,6 +19,7 @@
 #include "exec/engine.h"
 #include "hw/device_db.h"
 #include "report/format.h"
+#include "util/csv.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -91,11 +92,7 @@ std::vector<int> parse_threads(const std::string& text) {
     threads.push_back(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     return threads;
   }
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    auto comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    auto item = text.substr(pos, comma - pos);
+  for (const auto& item : split_csv_line(text)) {
     size_t used = 0;
     int value = 0;
     try {
@@ -106,20 +103,13 @@ std::vector<int> parse_threads(const std::string& text) {
     if (used != item.size() || value < 1 || value > 4096)
       throw Error(fmt::format("--threads: '{}' is not a thread count (give N or N1,N2,...)", item));
     threads.push_back(value);
-    pos = comma + 1;
   }
   return threads;
 }
 
 std::vector<exec::Mode> parse_modes(const std::string& text) {
   std::vector<exec::Mode> modes;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    auto comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    modes.push_back(exec::parse_mode(text.substr(pos, comma - pos)));
-    pos = comma + 1;
-  }
+  for (const auto& item : split_csv_line(text)) modes.push_back(exec::parse_mode(item));
   return modes;
 }
 
