@@ -133,6 +133,16 @@ std::string overhead_file_of(const std::string& samples_file) {
   return "";
 }
 
+// A share people read in percent (the row holds it x 100); machines get the fraction in its own column.
+report::Column percent_column(std::string key, std::string title, int decimals) {
+  return {.key = std::move(key),
+          .title = std::move(title),
+          .style = report::Style::kFixed,
+          .unit = "%",
+          .decimals = decimals,
+          .audience = report::kHuman};
+}
+
 // The shape-aware calibration: evidence from the layer sample, bench runs and earlier sample files,
 // kept beside the output, then fitted and cross-validated per layer kind and mode.
 int run_shape_calibration(const CalibrateOptions& o) {
@@ -247,24 +257,9 @@ int run_shape_calibration(const CalibrateOptions& o) {
   t.column({.key = "model"})
       .column({.key = "fit"})
       .column({.key = "points"})
-      .column({.key = "median_abs_error",
-               .title = "median |error|",
-               .style = report::Style::kFixed,
-               .unit = "%",
-               .decimals = 1,
-               .audience = report::kHuman})
-      .column({.key = "p90_abs_error",
-               .title = "p90 |error|",
-               .style = report::Style::kFixed,
-               .unit = "%",
-               .decimals = 1,
-               .audience = report::kHuman})
-      .column({.key = "within_10",
-               .title = "within +-10%",
-               .style = report::Style::kFixed,
-               .unit = "%",
-               .decimals = 0,
-               .audience = report::kHuman})
+      .column(percent_column("median_abs_error", "median |error|", 1))
+      .column(percent_column("p90_abs_error", "p90 |error|", 1))
+      .column(percent_column("within_10", "within +-10%", 0))
       .column({.key = "median_abs_error", .audience = report::kMachine})
       .column({.key = "p90_abs_error", .audience = report::kMachine})
       .column({.key = "within_10", .audience = report::kMachine});
