@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,13 +15,37 @@ std::string source_path(const std::string& relative) { return std::string(RIDGE_
 
 std::string model_path(const std::string& name) { return source_path("models/" + name + ".onnx"); }
 
+namespace {
+// A fresh directory per test process, removed when the process ends: directories named by PID alone
+// outlived their process, and a later process given the same PID appended to the old files.
+class ProcessTempDir {
+ public:
+  ProcessTempDir() {
+    auto pattern = (std::filesystem::temp_directory_path() / "ridge-tests-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      std::perror("mkdtemp");
+      std::abort();
+    }
+    path_ = pattern;
+  }
+  ~ProcessTempDir() {
+    // RIDGE_KEEP_TEST_FILES keeps them for a look after a failure.
+    if (std::getenv("RIDGE_KEEP_TEST_FILES") != nullptr) return;
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ProcessTempDir(const ProcessTempDir&) = delete;
+  ProcessTempDir& operator=(const ProcessTempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+}  // namespace
+
 std::string temp_dir() {
-  static const std::string dir = [] {
-    auto path = std::filesystem::temp_directory_path() / ("ridge-tests-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(path);
-    return path.string();
-  }();
-  return dir;
+  static const ProcessTempDir dir;
+  return dir.path();
 }
 
 namespace {
