@@ -5,6 +5,7 @@
 #include "cli/command.h"
 #include "cli/common.h"
 #include "cli/output_options.h"
+#include "cli/store_options.h"
 #include "graph/shape.h"
 #include "onnx/model_reader.h"
 #include "report/analysis_report.h"
@@ -15,6 +16,7 @@ namespace {
 
 struct AnalyzeOptions {
   ModelOptions model;
+  StoreOptions store;
   std::string format = "table";
   std::string sweep;
   bool summary = false;
@@ -24,7 +26,9 @@ int run_analyze(const AnalyzeOptions& o) {
   auto request = make_request(o.model);
   if (o.sweep.empty()) {
     auto result = analysis::run(request);
-    emit(report::analysis_document(request, result, !o.summary), o.format);
+    auto doc = report::analysis_document(request, result, !o.summary);
+    emit(doc, o.format);
+    keep_result(o.store, doc, params_of(o.model, analysis::bound_batch(result.model)));
     return 0;
   }
   if (o.summary) throw Error("--summary applies to one analysis; a sweep prints one row of totals per point already");
@@ -40,7 +44,9 @@ int run_analyze(const AnalyzeOptions& o) {
       point.bindings.dims[key] = v;
     points.push_back({std::to_string(v), analysis::rerun(pristine, point)});
   }
-  emit(report::analysis_sweep_document(request, key, points), o.format);
+  auto doc = report::analysis_sweep_document(request, key, points);
+  emit(doc, o.format);
+  keep_result(o.store, doc, params_of(o.model));
   return 0;
 }
 
@@ -57,6 +63,7 @@ Command add_analyze_command(CLI::App& parent) {
   add_model_options(*app, options->model, true);
   app->add_option("--sweep", options->sweep, "one row per point: batch=1,2,4,8 or DIM=v1,v2,...");
   add_format_option(*app, options->format);
+  add_store_options(*app, options->store);
   app->add_flag("--summary", options->summary, "omit the per-node rows (op-type summary and totals only)");
   return {app, [options] { return run_analyze(*options); }};
 }

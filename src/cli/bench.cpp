@@ -9,6 +9,7 @@
 #include "cli/common.h"
 #include "cli/exec_options.h"
 #include "cli/output_options.h"
+#include "cli/store_options.h"
 #include "exec/bench_matrix.h"
 #include "exec/layer_costs.h"
 #include "exec/prepare.h"
@@ -30,6 +31,7 @@ struct BenchCliOptions {
   bool no_per_node = false;
   int top = 10;
   std::string format = "table", csv_dir;
+  StoreOptions store;
 };
 
 // Input-size sweep: images (rank 4) get H = W = size; sequences (rank 2 or 3) get dim 1 = size.
@@ -118,6 +120,22 @@ exec::BenchOptions bench_options(const BenchCliOptions& o, const std::string& mo
   return options;
 }
 
+store::Params params_of(const exec::BenchResult& r) {
+  store::Params p;
+  p.model = r.model;
+  p.batch = r.batch;
+  p.input_size = r.input_size;
+  p.mode = r.mode;
+  p.precision = r.precision;
+  p.memory_format = r.memory_format;
+  p.conv_algo = r.conv_algo;
+  p.threads = r.environment.threads;
+  p.training = r.training;
+  if (r.training) p.optimizer = r.optimizer;
+  p.device = r.environment.device;
+  return p;
+}
+
 int run_bench(const BenchCliOptions& o) {
   auto base = make_request(o.model);
   // Every point is bound, inferred and checked (ops, memory) before libtorch is loaded.
@@ -153,11 +171,14 @@ int run_bench(const BenchCliOptions& o) {
   // Each point is written as it completes, so a run that fails later (or is killed) keeps it.
   auto on_result = [&](size_t i, const exec::BenchResult& result) {
     if (!o.csv_dir.empty()) report::append_bench_csv(o.csv_dir, {result});
-    fmt::print(std::cerr, "bench: [{}/{}] {}: {:.3f} ms\n", i + 1, matrix.size(), matrix[i].label,
+    keep_result(o.store, report::bench_run_document(result, o.top), params_of(result));
+    if (!invocation().quiet)
+      fmt::print(std::cerr, "bench: [{}/{}] {}: {:.3f} ms\n", i + 1, matrix.size(), matrix[i].label,
                result.latency_ms.mean);
   };
   auto on_failure = [&](size_t i, const std::string& why) {
-    fmt::print(std::cerr, "bench: [{}/{}] {}: failed: {}\n", i + 1, matrix.size(), matrix[i].label, why);
+    if (!invocation().quiet)
+      fmt::print(std::cerr, "bench: [{}/{}] {}: failed: {}\n", i + 1, matrix.size(), matrix[i].label, why);
   };
   auto [runs, failures] = exec::run_bench_matrix(engine, matrix, finish, on_result, on_failure);
   size_t total = matrix.size();
@@ -201,6 +222,7 @@ Command add_bench_command(CLI::App& parent) {
   app->add_flag("--no-per-node", o->no_per_node, "skip the per-node profile pass");
   app->add_option("--top", o->top, "slowest nodes listed in the table (default 10)")->check(integer_in(0, 100000));
   add_format_option(*app, o->format);
+  add_store_options(*app, o->store);
   app->add_option("--csv", o->csv_dir,
                   "append every measured point to DIR/overall.csv, layers.csv and nodes.csv (`ridge calibrate "
                   "--measured`) as it completes; each row names its run (batch, input, mode, precision, threads, "

@@ -16,6 +16,7 @@
 #include "cli/command.h"
 #include "cli/device_options.h"
 #include "cli/output_options.h"
+#include "cli/store_options.h"
 #include "exec/engine.h"
 #include "hw/device_db.h"
 #include "report/format.h"
@@ -34,7 +35,14 @@ struct CalibrateOptions {
   std::string threads, modes = "eager,optimized", exclude_model;
   int folds = 5, sample_size = 0;
   uint64_t seed = 0;
+  StoreOptions store;
 };
+
+void keep_calibration(const CalibrateOptions& o, const report::Document& doc) {
+  auto params = params_of(o.predict.model);
+  params.device = o.predict.device;
+  keep_result(o.store, doc, params);
+}
 
 // The per-family fit of one model's measured node times (the calibration before the shape-aware one).
 int run_family_calibration(const CalibrateOptions& o) {
@@ -83,6 +91,7 @@ int run_family_calibration(const CalibrateOptions& o) {
   if (!fit.dropped.empty()) t.footer.push_back("empty: not fitted (no positive slope)");
   doc.field("output", "wrote", fmt::format("{}: use it with --device {}", output, output), output).at_end = true;
   emit(doc, o.format);
+  keep_calibration(o, doc);
   return 0;
 }
 
@@ -283,6 +292,7 @@ int run_shape_calibration(const CalibrateOptions& o) {
       .at_end = true;
   doc.field("output", "wrote", fmt::format("{}: use it with --device {}", output, output), output).at_end = true;
   emit(doc, o.format);
+  keep_calibration(o, doc);
   return 0;
 }
 
@@ -337,6 +347,7 @@ Command add_calibrate_command(CLI::App& parent) {
   app->add_option("--seed", o->seed, "seed of the sample draw and the fit (default 0)");
   app->add_option("-o,--output", o->output, "device file to write (default ID.calibrated.yaml)");
   add_format_option(*app, o->format);
+  add_store_options(*app, o->store);
   return {app, [o] { return run_calibrate(*o); }};
 }
 

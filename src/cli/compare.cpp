@@ -6,6 +6,7 @@
 #include "cli/command.h"
 #include "cli/device_options.h"
 #include "cli/output_options.h"
+#include "cli/store_options.h"
 #include "exec/engine.h"
 #include "exec/prepare.h"
 #include "hw/device_db.h"
@@ -23,6 +24,7 @@ struct CompareOptions {
   double max_time = 10;
   int top = 20;
   std::string format = "table";
+  StoreOptions store;
 };
 
 hw::Device load_device(const std::string& device_id) {
@@ -147,7 +149,13 @@ int run_compare(const CompareOptions& o) {
   auto device = load_device(device_id);
   auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode_text));
   auto comparison = o.run ? compare_with_run(o, device, roofline) : compare_with_file(o, device, roofline);
-  emit(report::compare_document(comparison, o.top), o.format);
+  auto doc = report::compare_document(comparison, o.top);
+  emit(doc, o.format);
+  auto params = params_of(o.device.model);
+  params.device = o.device.device;
+  params.mode = o.device.exec_mode;
+  if (o.device.threads > 0) params.threads = o.device.threads;
+  keep_result(o.store, doc, params);
   return 0;
 }
 
@@ -178,6 +186,7 @@ Command add_compare_command(CLI::App& parent) {
   app->add_option("--top", o->top, "nodes people see, largest difference first (default 20; 0: all)")
       ->check(integer_in(0, 1000000));
   add_format_option(*app, o->format);
+  add_store_options(*app, o->store);
   app->footer(
       "Per node: predicted and measured time, error = predicted / measured - 1, share of the summed\n"
       "|predicted - measured|, roofline bound, and the fraction of its ceiling achieved (roofline time /\n"

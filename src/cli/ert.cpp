@@ -6,6 +6,7 @@
 #include "cli/command.h"
 #include "cli/common.h"
 #include "cli/output_options.h"
+#include "cli/store_options.h"
 #include "report/ert_report.h"
 #include "util/error.h"
 
@@ -16,6 +17,7 @@ Command add_ert_command(CLI::App& parent) {
     bool quick = false;
     int threads = 0;
     std::string format = "table", profile, csv;
+    StoreOptions store;
   };
   auto o = std::make_shared<Options>();
   auto* app =
@@ -28,6 +30,7 @@ Command add_ert_command(CLI::App& parent) {
   app->add_option("--threads", o->threads, "largest thread count (default: every online CPU)")
       ->check(integer_in(1, 4096));
   add_format_option(*app, o->format);
+  add_store_options(*app, o->store);
   app->add_option("--profile", o->profile, "write the measured roofline as a device file (YAML)");
   app->add_option("--csv", o->csv, "also write every measured point as CSV (what -f csv prints)");
   return {app, [o] {
@@ -50,7 +53,12 @@ Command add_ert_command(CLI::App& parent) {
               report::print_csv_rows(out, points);
               if (!out.flush()) throw Error("cannot write '" + o->csv + "'");
             }
-            emit(report::ert_document(result), o->format);
+            auto doc = report::ert_document(result);
+            emit(doc, o->format);
+            store::Params params;
+            params.device = "host";
+            params.threads = result.threads;
+            keep_result(o->store, doc, params);
             return 0;
           }};
 }

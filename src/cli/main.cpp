@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "cli/command.h"
+#include "cli/store_options.h"
 #include "util/build_info.h"
 #include "util/error.h"
 
@@ -55,7 +56,9 @@ int main(int argc, char** argv) {
       ridge::cli::add_predict_command(app),   ridge::cli::add_compare_command(app),
       ridge::cli::add_calibrate_command(app), ridge::cli::add_ert_command(app),
       ridge::cli::add_run_command(app),       ridge::cli::add_bench_command(app),
-      ridge::cli::add_models_command(app)};
+      ridge::cli::add_models_command(app),    ridge::cli::add_results_command(app),
+      ridge::cli::add_store_command(app)};
+  ridge::cli::set_command_line(argc, argv);
   bool known = false;
   for (const auto* command : app.get_subcommands({})) known = known || (argc > 1 && command->get_name() == argv[1]);
   if (argc > 1 && argv[1][0] != '-' && !known) {

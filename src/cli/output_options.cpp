@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "cli/store_options.h"
+
 namespace ridge::cli {
 
 CLI::Option* add_format_option(CLI::App& app, std::string& format) {
@@ -10,6 +12,7 @@ CLI::Option* add_format_option(CLI::App& app, std::string& format) {
 }
 
 void emit(const report::Document& doc, const std::string& format) {
+  if (invocation().quiet) return;  // a sweep cell: the sweep prints progress, the store keeps the result
   report::print(std::cout, doc, report::parse_format(format));
   std::cout.flush();
 }

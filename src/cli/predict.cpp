@@ -6,6 +6,7 @@
 #include "cli/command.h"
 #include "cli/device_options.h"
 #include "cli/output_options.h"
+#include "cli/store_options.h"
 #include "hw/device_db.h"
 #include "onnx/model_reader.h"
 #include "report/prediction_report.h"
@@ -16,6 +17,7 @@ namespace {
 
 struct PredictOptions {
   DeviceOptions device;
+  StoreOptions store;
   std::string modes, sweep, format = "table";
 };
 
@@ -63,10 +65,15 @@ int run_predict(const PredictOptions& o) {
       points.push_back({roofline.mode, point_request.bindings.batch.value_or(1), std::move(prediction)});
     }
   }
-  if (points.size() == 1)
-    emit(report::prediction_document(points[0].prediction), o.format);
-  else
-    emit(report::prediction_sweep_document(points), o.format);
+  auto doc = points.size() == 1 ? report::prediction_document(points[0].prediction)
+                                : report::prediction_sweep_document(points);
+  emit(doc, o.format);
+  auto params = params_of(o.device.model, points.size() == 1 ? points[0].batch : 0);
+  params.device = o.device.device + (o.modes.empty() ? "" : ":" + o.modes);
+  params.precision = o.device.precision.empty() ? o.device.model.dtype : o.device.precision;
+  params.mode = o.device.exec_mode;
+  if (o.device.threads > 0) params.threads = o.device.threads;
+  keep_result(o.store, doc, params);
   return 0;
 }
 
@@ -90,6 +97,7 @@ Command add_predict_command(CLI::App& parent) {
   app->add_option("--modes", o->modes, "power modes to sweep: all, or MODE1,MODE2,...");
   app->add_option("--sweep", o->sweep, "batch sizes to sweep: batch=1,2,4,8");
   add_format_option(*app, o->format);
+  add_store_options(*app, o->store);
   return {app, [o] { return run_predict(*o); }};
 }
 

@@ -237,6 +237,14 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
   return doc;
 }
 
+Document bench_run_document(const exec::BenchResult& run, int top_nodes) {
+  auto doc = bench_document({run}, top_nodes);
+  auto layers = layers_table({run});
+  layers.audience = kStoreOnly;
+  doc.tables.push_back(std::move(layers));
+  return doc;
+}
+
 Table overall_table(const std::vector<exec::BenchResult>& runs) {
   Table t;
   t.key = "overall";
@@ -319,8 +327,61 @@ Table node_times_table(const std::vector<exec::BenchResult>& runs) {
 
 namespace ridge::report {
 
+namespace {
+// The cell of `row` under column `key` (none when the table has no such column).
+Value cell(const Table& t, const std::vector<Value>& row, const std::string& key) {
+  for (size_t c = 0; c < t.columns.size(); ++c)
+    if (t.columns[c].key == key) return row[c];
+  return {};
+}
+double number(const Value& v) {
+  if (const auto* d = std::get_if<double>(&v)) return *d;
+  if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  return 0;
+}
+}  // namespace
+
+Table metrics_table(const Table& overall, const std::string& label) {
+  Table t;
+  t.key = "metrics";
+  t.column({.key = "label"})
+      .column({.key = "model"})
+      .column({.key = "batch"})
+      .column({.key = "precision"})
+      .column({.key = "memory_format"})
+      .column({.key = "images_per_s"})
+      .column({.key = "measured_s"})
+      .column({.key = "iterations"});
+  for (const auto& row : overall.rows) {
+    auto samples = cell(overall, row, "samples");
+    // The timed runs only (warm-up excluded): mean x runs.
+    Value measured = number(samples) > 0 ? Value{number(cell(overall, row, "mean_ms")) * number(samples) / 1e3} : Value{};
+    std::string row_label = label;
+    if (row_label.empty())  // the run itself: "resnet50 batch 8 eager fp32"
+      row_label = fmt::format("{} batch {} {} {}", human_text(cell(overall, row, "model"), {}),
+                              human_text(cell(overall, row, "batch"), {}), human_text(cell(overall, row, "mode"), {}),
+                              human_text(cell(overall, row, "precision"), {}));
+    t.add({row_label, cell(overall, row, "model"), cell(overall, row, "batch"), cell(overall, row, "precision"),
+           cell(overall, row, "memory_format"), cell(overall, row, "throughput"), measured, samples});
+  }
+  return t;
+}
+
+Table benchmark_results_table(const Table& overall) {
+  Table t;
+  t.key = "benchmark_results";
+  t.column({.key = "model"}).column({.key = "mode"}).column({.key = "batch"}).column({.key = "latency_ms"});
+  for (const auto& row : overall.rows)
+    t.add({cell(overall, row, "model"), cell(overall, row, "mode"), cell(overall, row, "batch"),
+           cell(overall, row, "mean_ms")});
+  return t;
+}
+
 void append_bench_csv(const std::string& directory, const std::vector<exec::BenchResult>& runs) {
-  append_csv_file(directory, "overall.csv", overall_table(runs));
+  auto overall = overall_table(runs);
+  append_csv_file(directory, "metrics.csv", metrics_table(overall, ""));
+  append_csv_file(directory, "benchmark_results.csv", benchmark_results_table(overall));
+  append_csv_file(directory, "overall.csv", overall);
   append_csv_file(directory, "layers.csv", layers_table(runs));
   append_csv_file(directory, "nodes.csv", node_times_table(runs));
 }

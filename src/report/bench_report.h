@@ -13,13 +13,24 @@ namespace ridge::report {
 // the profile and the environment for JSON; `-f csv` prints the overall table.
 Document bench_document(const std::vector<exec::BenchResult>& runs, int top_nodes);
 
+// One run as the results store keeps it: its document, plus the layers table no printer shows,
+// which `ridge results --export` writes as layers.csv.
+Document bench_run_document(const exec::BenchResult& run, int top_nodes);
+
 // The tables of the CSV files; every row carries what distinguishes its run (batch, input, mode,
 // precision, memory format, threads, conv algorithm, training and optimizer, revision, time).
 Table overall_table(const std::vector<exec::BenchResult>& runs);
 Table layers_table(const std::vector<exec::BenchResult>& runs);
 Table node_times_table(const std::vector<exec::BenchResult>& runs);
 
-// Appends `runs` to DIR/overall.csv, layers.csv and nodes.csv (created with their header; a file
+// Derived from overall tables (of this run or stored ones), in the layouts other tooling reads:
+// metrics.csv (label, model, batch, precision, memory_format, images_per_s, measured_s, iterations)
+// and benchmark_results.csv (model, mode, batch, latency_ms). `label` names the rows
+// (a sweep cell); empty: each row is named by its run ("MODEL batch 8 eager fp32").
+Table metrics_table(const Table& overall, const std::string& label);
+Table benchmark_results_table(const Table& overall);
+
+// Appends `runs` to DIR/overall.csv, layers.csv, nodes.csv, metrics.csv and benchmark_results.csv (created with their header; a file
 // whose header differs is refused, never mixed). Throws ridge::Error naming the file.
 void append_bench_csv(const std::string& directory, const std::vector<exec::BenchResult>& runs);
 

@@ -58,6 +58,9 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 CommandResult run_ridge(const std::string& args) {
+  // Results go to this process's own store, never to one in the working directory or the user's.
+  static const bool isolated = ::setenv("RIDGE_STORE", (temp_dir() + "/ridge-results.db").c_str(), 1) == 0;
+  (void)isolated;
   static int counter = 0;
   auto base = temp_dir() + "/cmd" + std::to_string(++counter);
   std::string command = std::string(RIDGE_BINARY) + " " + args + " >" + base + ".out 2>" + base + ".err";

@@ -1,0 +1,121 @@
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/common.h"
+#include "cli/output_options.h"
+#include "cli/store_options.h"
+#include "report/document_codec.h"
+#include "report/results_report.h"
+#include "store/store.h"
+#include "util/error.h"
+
+namespace ridge::cli {
+namespace {
+
+struct ResultsOptions {
+  std::string store, format = "table", export_dir;
+  store::Filter filter;
+  int64_t batch = 0;
+  bool show = false;
+};
+
+int run_results(ResultsOptions o) {
+  StoreOptions where{o.store, false};
+  auto path = store_path(where);
+  store::Store store(path, true);
+  if (o.batch > 0) o.filter.batch = o.batch;
+  if (!o.export_dir.empty()) {
+    auto records = store.query(o.filter);
+    auto files = report::export_bench_csv(records, o.export_dir);
+    if (files.empty()) throw Error("no stored bench result matches: nothing to export");
+    for (const auto& f : files) fmt::print("wrote {}\n", f);
+    return 0;
+  }
+  if (o.show) {
+    // The stored documents themselves, as the commands printed them.
+    auto records = store.query(o.filter);
+    if (records.empty()) throw Error("no stored result matches");
+    for (const auto& r : records) {
+      if (r.document.is_null()) {
+        fmt::print("result {}: {} failed: {}\n", r.id, r.command, r.error);
+        continue;
+      }
+      if (o.format == "table" || o.format == "md") fmt::print("result {} ({}, {}):\n", r.id, r.command, r.environment.created_at);
+      emit(report::decode_document(r.document), o.format);
+    }
+    return 0;
+  }
+  emit(report::results_document(store.query(o.filter, false), path), o.format);
+  return 0;
+}
+
+int run_merge(const std::vector<std::string>& inputs, const std::string& output) {
+  store::Store target(output);
+  int64_t total = 0;
+  for (const auto& input : inputs) {
+    auto before = target.count();
+    auto added = target.merge_from(input);
+    total += added;
+    store::Store source(input, true);
+    fmt::print("{}: {} results, {} added, {} already in {}\n", input, source.count(), added,
+               source.count() - added, output);
+    (void)before;
+  }
+  fmt::print("{} now holds {} results ({} added)\n", output, target.count(), total);
+  return 0;
+}
+
+}  // namespace
+
+Command add_results_command(CLI::App& parent) {
+  auto o = std::make_shared<ResultsOptions>();
+  auto* app = parent.add_subcommand("results", "list, show and export the results kept in the results store");
+  app->add_option("--store", o->store, "results store (default: $RIDGE_STORE, else ./ridge-results.db)");
+  app->add_option("--id", o->filter.ids, "only these result ids (repeatable)");
+  app->add_option("--command", o->filter.command, "only results of this command (analyze, predict, bench, ...)")
+      ->check(CLI::IsMember({"analyze", "predict", "bench", "compare", "ert", "calibrate"}));
+  app->add_option("--model", o->filter.model, "only this model (a path, or part of one: resnet50)");
+  app->add_option("--device", o->filter.device, "only this device (predict, compare: the --device given)");
+  app->add_option("--batch", o->batch, "only this batch size")->check(integer_in(1, int64_t{1} << 40));
+  app->add_option("--mode", o->filter.mode, "only this executor mode (eager, optimized)");
+  app->add_option("--precision", o->filter.precision, "only this precision (fp32, bf16, ...)");
+  app->add_option("--status", o->filter.status, "only ok or failed results")->check(CLI::IsMember({"ok", "failed"}));
+  app->add_option("--sweep", o->filter.sweep, "only the cells of this sweep (its name)");
+  app->add_option("--stage", o->filter.stage, "only cells run by this stage (sanity, quick, full)");
+  app->add_option("--since", o->filter.since, "only results from this UTC time on (2026-11-24 or 2026-11-24T10:00:00Z)");
+  app->add_option("--last", o->filter.last, "only the N newest")->check(integer_in(1, int64_t{1} << 40));
+  add_format_option(*app, o->format);
+  app->add_flag("--show", o->show, "print the selected results' documents as their commands printed them (any -f)");
+  app->add_option("--export", o->export_dir,
+                  "write the selected bench results to DIR/overall.csv, layers.csv, metrics.csv and "
+                  "benchmark_results.csv (replacing them)");
+  app->footer(
+      "Every analyze, predict, bench (one result per measured point), compare, ert and calibrate run is kept,\n"
+      "with its environment (host, CPU/GPU, threads, library versions, ridge revision, command line, time).\n"
+      "Examples:\n"
+      "  ridge results --last 10\n"
+      "  ridge results --command bench --model resnet50 --batch 8 -f csv\n"
+      "  ridge results --id 12 --show -f json\n"
+      "  ridge results --sweep my-study --export results/");
+  return {app, [o] { return run_results(*o); }};
+}
+
+Command add_store_command(CLI::App& parent) {
+  auto inputs = std::make_shared<std::vector<std::string>>();
+  auto output = std::make_shared<std::string>();
+  auto* app = parent.add_subcommand("store", "maintain results stores: merge");
+  app->require_subcommand(1);
+  auto* merge = app->add_subcommand("merge", "copy the results of stores into one, each result once");
+  merge->add_option("inputs", *inputs, "stores to merge from")->required()->check(CLI::ExistingFile);
+  merge->add_option("-o,--output", *output, "the store to merge into (created when missing)")->required();
+  merge->footer(
+      "A result is identified by the uid drawn when it was saved: merging the same store twice, or stores\n"
+      "that share results, adds each result once.\n"
+      "Example:\n"
+      "  ridge store merge shard-0.db shard-1.db -o ridge-results.db");
+  return {app, [inputs, output] { return run_merge(*inputs, *output); }};
+}
+
+}  // namespace ridge::cli

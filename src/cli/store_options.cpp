@@ -1,0 +1,104 @@
+#include "cli/store_options.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <iostream>
+
+#include "report/document_codec.h"
+#include "report/results_report.h"
+#include "store/environment.h"
+#include "store/store.h"
+#include "util/error.h"
+
+namespace ridge::cli {
+namespace {
+
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+                           std::string::npos)
+    return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+const report::Field* find_field(const report::Document& doc, const std::string& key) {
+  for (const auto& f : doc.fields)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
+Invocation& invocation() {
+  static Invocation current;
+  return current;
+}
+
+void set_command_line(int argc, char** argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) line += (i ? " " : "") + shell_quote(argv[i]);
+  invocation().command_line = line;
+}
+
+store::Params params_of(const ModelOptions& model, int64_t bound_batch) {
+  store::Params p;
+  p.model = model.model;
+  if (bound_batch > 0)
+    p.batch = bound_batch;
+  else if (model.batch > 0)
+    p.batch = model.batch;
+  p.precision = model.dtype;
+  p.training = model.training;
+  if (model.training) p.optimizer = model.optimizer;
+  return p;
+}
+
+void add_store_options(CLI::App& app, StoreOptions& options) {
+  auto* no_store = app.add_flag("--no-store", options.disabled, "do not save this result in the results store");
+  app.add_option("--store", options.path,
+                 "results store to save this result in (default: $RIDGE_STORE, else ./ridge-results.db)")
+      ->excludes(no_store);
+}
+
+std::string store_path(const StoreOptions& options) {
+  if (!options.path.empty()) return options.path;
+  if (!invocation().store_path.empty()) return invocation().store_path;
+  return store::default_store_path();
+}
+
+void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params) {
+  if (options.disabled) return;
+  auto path = store_path(options);
+  store::Record record;
+  record.command = doc.command;
+  record.subject = doc.subject;
+  record.params = std::move(params);
+  record.environment = store::collect_environment(invocation().command_line);
+  record.cell = invocation().cell;
+  if (const auto* f = find_field(doc, "random_weights"); f && f->json.is_boolean())
+    record.environment.random_weights = f->json.get<bool>();
+  if (const auto* f = find_field(doc, "calibration"); f && !f->json.is_null())
+    record.environment.calibration = f->json.is_string() ? f->json.get<std::string>() : f->json.dump();
+  if (const auto* f = find_field(doc, "environment"); f && f->json.is_object()) {
+    // bench's environment: the libraries that measured.
+    if (f->json.contains("torch_version")) record.environment.versions["torch"] = f->json["torch_version"];
+    if (f->json.contains("backend")) record.environment.versions["backend"] = f->json["backend"];
+    if (!record.params.threads && f->json.contains("threads"))
+      record.params.threads = f->json["threads"].get<int64_t>();
+  }
+  record.document = report::encode_document(doc);
+  record.summary = report::headline(doc);
+  try {
+    store::Store store(path);
+    store.save(record);
+  } catch (const Error& e) {
+    throw Error(fmt::format("the result above was not saved: {} (--no-store skips the store)", e.what()));
+  }
+  invocation().stored_ids.push_back(record.id);
+  if (!invocation().quiet && ::isatty(STDERR_FILENO))
+    fmt::print(stderr, "ridge: saved as result {} in {}\n", record.id, path);
+}
+
+}  // namespace ridge::cli

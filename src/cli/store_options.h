@@ -1,0 +1,41 @@
+#pragma once
+// --store / --no-store, and keeping a command's result in the results store.
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/common.h"
+#include "report/document.h"
+#include "store/record.h"
+
+namespace ridge::cli {
+
+struct StoreOptions {
+  std::string path;  // empty: $RIDGE_STORE, else ridge-results.db
+  bool disabled = false;
+};
+
+// What the process is running: the command line every result records, and, while a sweep runs a
+// cell, the cell its results belong to (and that the cell prints nothing).
+struct Invocation {
+  std::string command_line;
+  store::Cell cell;
+  bool quiet = false;
+  std::string store_path;           // a sweep's store, for every cell it runs
+  std::vector<int64_t> stored_ids;  // results this process saved, in order
+};
+Invocation& invocation();
+// Records argv as one shell-quoted line.
+void set_command_line(int argc, char** argv);
+
+void add_store_options(CLI::App& app, StoreOptions& options);
+// The store path these options select.
+std::string store_path(const StoreOptions& options);
+// Saves `doc` with its parameters and the environment. A result that cannot be saved (an
+// unwritable path, a damaged store) throws ridge::Error after the result was printed.
+// The parameters a model option set fixes (model path, batch, training, optimizer, dtype).
+store::Params params_of(const ModelOptions& model, int64_t bound_batch = 0);
+
+void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params);
+
+}  // namespace ridge::cli

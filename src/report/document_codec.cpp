@@ -1,0 +1,147 @@
+#include "report/document_codec.h"
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace ridge::report {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json encode_table(const Table& t);
+Table decode_table(const json& j);
+
+// Cells: null, bool, integer, real, string as themselves; a nested table as {"table": {...}}. JSON
+// keeps integers and reals apart (1 and 1.0), so an int64 cell comes back an int64.
+json encode_value(const Value& value) {
+  struct Visitor {
+    json operator()(std::monostate) const { return nullptr; }
+    json operator()(bool b) const { return b; }
+    json operator()(int64_t v) const { return v; }
+    json operator()(double v) const { return v; }
+    json operator()(const std::string& s) const { return s; }
+    json operator()(const std::shared_ptr<const Table>& t) const {
+      return t ? json{{"table", encode_table(*t)}} : json(nullptr);
+    }
+  };
+  return std::visit(Visitor{}, value);
+}
+
+Value decode_value(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null:
+      return {};
+    case json::value_t::boolean:
+      return j.get<bool>();
+    case json::value_t::number_integer:
+      return j.get<int64_t>();
+    case json::value_t::number_unsigned:
+      return static_cast<int64_t>(j.get<uint64_t>());
+    case json::value_t::number_float:
+      return j.get<double>();
+    case json::value_t::string:
+      return j.get<std::string>();
+    case json::value_t::object:
+      if (j.contains("table")) return std::shared_ptr<const Table>(std::make_shared<Table>(decode_table(j["table"])));
+      break;
+    default:
+      break;
+  }
+  throw Error("stored document: a cell is neither a value nor a nested table");
+}
+
+json encode_table(const Table& t) {
+  json columns = json::array();
+  for (const auto& c : t.columns)
+    columns.push_back({{"key", c.key},
+                       {"title", c.title},
+                       {"style", static_cast<int>(c.style)},
+                       {"unit", c.unit},
+                       {"decimals", c.decimals},
+                       {"audience", c.audience},
+                       {"json_path", c.json_path},
+                       {"max_width", c.max_width}});
+  json rows = json::array();
+  for (const auto& row : t.rows) {
+    json cells = json::array();
+    for (const auto& v : row) cells.push_back(encode_value(v));
+    rows.push_back(std::move(cells));
+  }
+  return {{"key", t.key},         {"title", t.title}, {"layout", static_cast<int>(t.layout)},
+          {"audience", t.audience}, {"columns", columns}, {"rows", rows},
+          {"footer", t.footer}};
+}
+
+template <typename T>
+T member(const json& j, const char* key, T fallback) {
+  auto it = j.find(key);
+  return it == j.end() || it->is_null() ? fallback : it->get<T>();
+}
+
+Table decode_table(const json& j) {
+  if (!j.is_object()) throw Error("stored document: a table is not an object");
+  Table t;
+  t.key = member<std::string>(j, "key", "");
+  t.title = member<std::string>(j, "title", "");
+  t.layout = static_cast<Table::Layout>(member<int>(j, "layout", 0));
+  t.audience = member<unsigned>(j, "audience", kEveryone);
+  for (const auto& c : j.at("columns"))
+    t.columns.push_back({.key = member<std::string>(c, "key", ""),
+                         .title = member<std::string>(c, "title", ""),
+                         .style = static_cast<Style>(member<int>(c, "style", 0)),
+                         .unit = member<std::string>(c, "unit", ""),
+                         .decimals = member<int>(c, "decimals", 3),
+                         .audience = member<unsigned>(c, "audience", kEveryone),
+                         .json_path = member<std::string>(c, "json_path", ""),
+                         .max_width = member<size_t>(c, "max_width", 0)});
+  for (const auto& r : j.at("rows")) {
+    std::vector<Value> row;
+    for (const auto& cell : r) row.push_back(decode_value(cell));
+    t.add(std::move(row));
+  }
+  t.footer = member<std::vector<std::string>>(j, "footer", {});
+  return t;
+}
+
+}  // namespace
+
+json encode_document(const Document& doc) {
+  json fields = json::array();
+  for (const auto& f : doc.fields)
+    fields.push_back({{"key", f.key},
+                      {"label", f.label},
+                      {"text", f.text},
+                      {"json", f.json},
+                      {"audience", f.audience},
+                      {"at_end", f.at_end}});
+  json tables = json::array();
+  for (const auto& t : doc.tables) tables.push_back(encode_table(t));
+  return {{"command", doc.command}, {"subject", doc.subject}, {"fields", fields},
+          {"tables", tables},       {"notes", doc.notes},     {"csv_table", doc.csv_table},
+          {"notes_at_top", doc.notes_at_top}};
+}
+
+Document decode_document(const json& j) {
+  try {
+    if (!j.is_object()) throw Error("stored document: not a JSON object");
+    Document doc;
+    doc.command = member<std::string>(j, "command", "");
+    doc.subject = member<std::string>(j, "subject", "");
+    for (const auto& f : j.at("fields")) {
+      auto& field = doc.field(member<std::string>(f, "key", ""), member<std::string>(f, "label", ""),
+                              member<std::string>(f, "text", ""), f.contains("json") ? f["json"] : json(),
+                              member<unsigned>(f, "audience", kEveryone));
+      field.at_end = member<bool>(f, "at_end", false);
+    }
+    for (const auto& t : j.at("tables")) doc.tables.push_back(decode_table(t));
+    doc.notes = member<std::vector<std::string>>(j, "notes", {});
+    doc.csv_table = member<std::string>(j, "csv_table", "");
+    doc.notes_at_top = member<bool>(j, "notes_at_top", false);
+    return doc;
+  } catch (const json::exception& e) {
+    throw Error(fmt::format("stored document is malformed: {}", e.what()));
+  }
+}
+
+}  // namespace ridge::report

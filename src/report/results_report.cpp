@@ -1,0 +1,158 @@
+#include "report/results_report.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "report/bench_report.h"
+#include "report/document_codec.h"
+#include "report/format.h"
+#include "report/printer.h"
+
+namespace ridge::report {
+namespace {
+
+Value optional_integer(const std::optional<int64_t>& v) { return v ? Value{*v} : Value{}; }
+
+const Value* first_cell(const Document& doc, const std::string& table, const std::string& column) {
+  const auto* t = doc.find(table);
+  if (!t || t->rows.empty()) return nullptr;
+  for (size_t c = 0; c < t->columns.size(); ++c)
+    if (t->columns[c].key == column) return &t->rows.front()[c];
+  return nullptr;
+}
+
+double as_number(const Value* v) {
+  if (!v) return -1;
+  if (const auto* d = std::get_if<double>(v)) return *d;
+  if (const auto* i = std::get_if<int64_t>(v)) return static_cast<double>(*i);
+  return -1;
+}
+
+}  // namespace
+
+std::string headline(const Document& doc) {
+  if (double ms = as_number(first_cell(doc, "runs", "mean_ms")); ms >= 0) return fmt::format("mean {:.3f} ms", ms);
+  if (double s = as_number(first_cell(doc, "totals", "time_s")); s >= 0) return duration(s) + " predicted";
+  if (double f = as_number(first_cell(doc, "totals", "flops")); f >= 0) return si(f, "FLOP");
+  if (const auto* points = doc.find("points")) return fmt::format("{} points", points->rows.size());
+  const Field* peak = nullptr;
+  const Field* bandwidth = nullptr;
+  for (const auto& f : doc.fields) {
+    if (f.key == "whole_model" || f.key == "output") return f.text;
+    if (f.key == "peak_flops") peak = &f;
+    if (f.key == "bandwidth") bandwidth = &f;
+  }
+  // ert: the measured ceilings.
+  if (peak && bandwidth && peak->json.contains("fp32") && bandwidth->json.contains("dram"))
+    return fmt::format("fp32 {}, DRAM {}", si(peak->json["fp32"].get<double>(), "FLOP/s"),
+                       si(bandwidth->json["dram"].get<double>(), "B/s"));
+  return "";
+}
+
+Document results_document(const std::vector<store::Record>& records, const std::string& store_path) {
+  Document doc;
+  doc.command = "results";
+  doc.subject = store_path;
+  doc.field("store", "store", fmt::format("{} ({} results selected)", store_path, records.size()), store_path);
+  auto& t = doc.table("results", "");
+  t.column({.key = "id"})
+      .column({.key = "created_at", .title = "time (UTC)"})
+      .column({.key = "command"})
+      .column({.key = "model", .max_width = 28})
+      .column({.key = "device"})
+      .column({.key = "batch"})
+      .column({.key = "input_size", .title = "input", .audience = kMachine})
+      .column({.key = "mode"})
+      .column({.key = "precision", .title = "prec."})
+      .column({.key = "memory_format", .audience = kMachine})
+      .column({.key = "conv_algo", .audience = kMachine})
+      .column({.key = "threads"})
+      .column({.key = "training", .audience = kMachine})
+      .column({.key = "optimizer", .audience = kMachine})
+      .column({.key = "status"})
+      .column({.key = "result", .max_width = 40})
+      .column({.key = "error", .audience = kMachine})
+      .column({.key = "sweep", .audience = kMachine})
+      .column({.key = "cell", .audience = kMachine})
+      .column({.key = "stage", .audience = kMachine})
+      .column({.key = "shard", .audience = kMachine})
+      .column({.key = "host", .audience = kMachine})
+      .column({.key = "cpu", .audience = kMachine})
+      .column({.key = "gpu", .audience = kMachine})
+      .column({.key = "revision", .audience = kMachine})
+      .column({.key = "versions", .audience = kJson})
+      .column({.key = "command_line", .audience = kMachine})
+      .column({.key = "random_weights", .audience = kMachine})
+      .column({.key = "calibration", .audience = kMachine})
+      .column({.key = "uid", .audience = kMachine});
+  for (const auto& r : records) {
+    const auto& p = r.params;
+    const auto& e = r.environment;
+    Table versions;
+    versions.key = "versions";
+    versions.layout = Table::Layout::kRecord;
+    std::vector<Value> version_row;
+    for (const auto& [library, version] : e.versions.items()) {
+      versions.column({.key = library});
+      version_row.emplace_back(version.is_string() ? version.get<std::string>() : version.dump());
+    }
+    versions.add(std::move(version_row));
+    auto text = [](const std::string& s) { return s.empty() ? Value{} : Value{s}; };
+    t.add({r.id,
+           e.created_at,
+           r.command,
+           text(p.model.empty() ? r.subject : p.model),
+           text(p.device),
+           optional_integer(p.batch),
+           text(p.input_size),
+           text(p.mode),
+           text(p.precision),
+           text(p.memory_format),
+           text(p.conv_algo),
+           optional_integer(p.threads),
+           p.training ? Value{*p.training} : Value{},
+           text(p.optimizer),
+           r.status,
+           r.status == "ok" ? text(r.summary) : text(r.error),
+           text(r.error),
+           text(r.cell.sweep),
+           text(r.cell.key),
+           text(r.cell.stage),
+           text(r.cell.shard),
+           text(e.host),
+           text(e.cpu),
+           text(e.gpu),
+           text(e.revision),
+           Value{std::shared_ptr<const Table>(std::make_shared<Table>(std::move(versions)))},
+           text(e.command_line),
+           e.random_weights ? Value{*e.random_weights} : Value{},
+           text(e.calibration),
+           r.uid});
+  }
+  if (records.empty()) t.footer.push_back("no stored result matches");
+  return doc;
+}
+
+std::vector<std::string> export_bench_csv(const std::vector<store::Record>& records, const std::string& directory) {
+  std::vector<std::string> files{"overall.csv", "layers.csv", "metrics.csv", "benchmark_results.csv"};
+  std::filesystem::create_directories(directory);
+  for (const auto& f : files) std::filesystem::remove(std::filesystem::path(directory) / f);
+  for (const auto& r : records) {
+    if (r.command != "bench" || r.status != "ok" || r.document.is_null()) continue;
+    auto doc = decode_document(r.document);
+    const auto* overall = doc.find("overall");
+    if (!overall) continue;
+    append_csv_file(directory, "overall.csv", *overall);
+    if (const auto* layers = doc.find("layers")) append_csv_file(directory, "layers.csv", *layers);
+    append_csv_file(directory, "metrics.csv", metrics_table(*overall, r.cell.key));
+    append_csv_file(directory, "benchmark_results.csv", benchmark_results_table(*overall));
+  }
+  std::vector<std::string> written;
+  for (const auto& f : files)
+    if (std::filesystem::exists(std::filesystem::path(directory) / f))
+      written.push_back((std::filesystem::path(directory) / f).string());
+  return written;
+}
+
+}  // namespace ridge::report
