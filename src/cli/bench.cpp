@@ -174,7 +174,7 @@ int run_bench(const BenchCliOptions& o) {
     keep_result(o.store, report::bench_run_document(result, o.top), params_of(result));
     if (!invocation().quiet)
       fmt::print(std::cerr, "bench: [{}/{}] {}: {:.3f} ms\n", i + 1, matrix.size(), matrix[i].label,
-               result.latency_ms.mean);
+                 result.latency_ms.mean);
   };
   auto on_failure = [&](size_t i, const std::string& why) {
     if (!invocation().quiet)
@@ -184,6 +184,8 @@ int run_bench(const BenchCliOptions& o) {
   size_t total = matrix.size();
   if (!runs.empty()) emit(report::bench_document(runs, o.top), o.format);
   if (failures.empty()) return 0;
+  // A sweep cell is one point: its failure is the cell's error, which the sweep stores.
+  if (invocation().quiet) throw Error(failures.front());
   for (const auto& f : failures) fmt::print(std::cerr, "ridge: error: {}\n", f);
   if (!runs.empty())
     fmt::print(std::cerr, "ridge: {} of {} points failed; the {} measured are above{}\n", failures.size(), total,

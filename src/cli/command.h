@@ -24,5 +24,7 @@ Command add_bench_command(CLI::App& parent);
 Command add_models_command(CLI::App& parent);
 Command add_results_command(CLI::App& parent);
 Command add_store_command(CLI::App& parent);
+Command add_sweep_command(CLI::App& parent);
+Command add_status_command(CLI::App& parent);
 
 }  // namespace ridge::cli

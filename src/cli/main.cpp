@@ -7,7 +7,7 @@
 #include <new>
 #include <string_view>
 
-#include "cli/command.h"
+#include "cli/app.h"
 #include "cli/store_options.h"
 #include "util/build_info.h"
 #include "util/error.h"
@@ -50,14 +50,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ridge: how a DNN performs on your hardware, and why"};
   app.set_version_flag("--version", fmt::format("ridge {} ({})", ridge::kVersion, ridge::kRevision));
   app.require_subcommand(1);
-  std::vector<ridge::cli::Command> commands{
-      ridge::cli::add_analyze_command(app),   ridge::cli::add_graph_command(app),
-      ridge::cli::add_ops_command(app),       ridge::cli::add_devices_command(app),
-      ridge::cli::add_predict_command(app),   ridge::cli::add_compare_command(app),
-      ridge::cli::add_calibrate_command(app), ridge::cli::add_ert_command(app),
-      ridge::cli::add_run_command(app),       ridge::cli::add_bench_command(app),
-      ridge::cli::add_models_command(app),    ridge::cli::add_results_command(app),
-      ridge::cli::add_store_command(app)};
+  auto commands = ridge::cli::add_commands(app);
   ridge::cli::set_command_line(argc, argv);
   bool known = false;
   for (const auto* command : app.get_subcommands({})) known = known || (argc > 1 && command->get_name() == argv[1]);

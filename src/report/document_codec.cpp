@@ -68,7 +68,7 @@ json encode_table(const Table& t) {
     for (const auto& v : row) cells.push_back(encode_value(v));
     rows.push_back(std::move(cells));
   }
-  return {{"key", t.key},         {"title", t.title}, {"layout", static_cast<int>(t.layout)},
+  return {{"key", t.key},           {"title", t.title},   {"layout", static_cast<int>(t.layout)},
           {"audience", t.audience}, {"columns", columns}, {"rows", rows},
           {"footer", t.footer}};
 }
@@ -117,8 +117,12 @@ json encode_document(const Document& doc) {
                       {"at_end", f.at_end}});
   json tables = json::array();
   for (const auto& t : doc.tables) tables.push_back(encode_table(t));
-  return {{"command", doc.command}, {"subject", doc.subject}, {"fields", fields},
-          {"tables", tables},       {"notes", doc.notes},     {"csv_table", doc.csv_table},
+  return {{"command", doc.command},
+          {"subject", doc.subject},
+          {"fields", fields},
+          {"tables", tables},
+          {"notes", doc.notes},
+          {"csv_table", doc.csv_table},
           {"notes_at_top", doc.notes_at_top}};
 }
 

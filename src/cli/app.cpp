@@ -1,0 +1,44 @@
+#include "cli/app.h"
+
+#include <algorithm>
+#include <new>
+
+#include "util/error.h"
+
+namespace ridge::cli {
+
+std::vector<Command> add_commands(CLI::App& app) {
+  return {add_analyze_command(app), add_graph_command(app),   add_ops_command(app),       add_devices_command(app),
+          add_predict_command(app), add_compare_command(app), add_calibrate_command(app), add_ert_command(app),
+          add_run_command(app),     add_bench_command(app),   add_models_command(app),    add_results_command(app),
+          add_store_command(app),   add_sweep_command(app),   add_status_command(app)};
+}
+
+int run_in_process(const std::vector<std::string>& args, std::string& error) {
+  CLI::App app{"ridge"};
+  app.require_subcommand(1);
+  auto commands = add_commands(app);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    error = e.what();
+    return e.get_exit_code() == 0 ? 0 : 2;
+  }
+  try {
+    for (auto& command : commands)
+      if (command.app->parsed()) return command.run();
+  } catch (const Error& e) {
+    error = e.what();
+    return 1;
+  } catch (const std::bad_alloc&) {
+    error = "out of memory";
+    return 1;
+  } catch (const std::exception& e) {
+    error = std::string("internal error: ") + e.what();
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace ridge::cli

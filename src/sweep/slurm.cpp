@@ -1,0 +1,175 @@
+#include "sweep/slurm.h"
+
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "util/error.h"
+
+extern char** environ;
+
+namespace ridge::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string quote(const std::string& word) {
+  if (!word.empty() &&
+      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+          std::string::npos)
+    return word;
+  std::string q = "'";
+  for (char c : word) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string absolute(const std::string& path) { return fs::absolute(path).lexically_normal().string(); }
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out.flush()) throw Error(fmt::format("cannot write {}", path));
+  fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::string shard_store(const std::string& dir, int shard) { return fmt::format("{}/shard-{}.db", dir, shard); }
+
+std::string default_slurm_dir(const Matrix& matrix, const std::string& main_store) {
+  return (fs::absolute(main_store).parent_path() / "ridge-slurm" / matrix.name).lexically_normal().string();
+}
+
+SlurmPlan plan_slurm(const Matrix& matrix, size_t cells, const std::string& ridge_binary, const std::string& main_store,
+                     const std::vector<std::string>& sweep_args, const SlurmOptions& o) {
+  if (cells == 0) throw Error("the sweep has no cells to run");
+  if (o.parallel < 1) throw Error("--parallel must be at least 1");
+  SlurmPlan plan;
+  plan.dir = absolute(o.dir.empty() ? default_slurm_dir(matrix, main_store) : o.dir);
+  plan.shards = static_cast<int>(std::min<size_t>(static_cast<size_t>(o.parallel), cells));
+  plan.array_path = plan.dir + "/array.sbatch";
+  plan.merge_path = plan.dir + "/merge.sbatch";
+  std::string directives;
+  if (!o.partition.empty()) directives += fmt::format("#SBATCH --partition={}\n", o.partition);
+  if (!o.gres.empty()) directives += fmt::format("#SBATCH --gres={}\n", o.gres);
+  if (!o.time.empty()) directives += fmt::format("#SBATCH --time={}\n", o.time);
+  std::string passed;
+  for (const auto& a : sweep_args) passed += " " + quote(a);
+  auto store = absolute(main_store);
+  plan.array_script = fmt::format(
+      "#!/bin/bash\n"
+      "# ridge sweep '{name}': one array task per shard; each writes its own store (SQLite is not safe\n"
+      "# for concurrent writers on a shared filesystem). Cells already in the main store are skipped.\n"
+      "#SBATCH --job-name=ridge-{name}\n"
+      "#SBATCH --array=0-{last}\n"
+      "#SBATCH --output={dir}/shard-%a.out\n"
+      "#SBATCH --error={dir}/shard-%a.err\n"
+      "{directives}"
+      "set -euo pipefail\n"
+      "exec {ridge} sweep {file} --shard \"${{SLURM_ARRAY_TASK_ID}}/{shards}\" --store "
+      "\"{dir}/shard-${{SLURM_ARRAY_TASK_ID}}.db\" "
+      "--done-in {store}{passed}\n",
+      fmt::arg("name", matrix.name), fmt::arg("last", plan.shards - 1), fmt::arg("dir", quote(plan.dir)),
+      fmt::arg("directives", directives), fmt::arg("ridge", quote(absolute(ridge_binary))),
+      fmt::arg("file", quote(absolute(matrix.file))), fmt::arg("shards", plan.shards), fmt::arg("store", quote(store)),
+      fmt::arg("passed", passed));
+  std::string shards;
+  for (int k = 0; k < plan.shards; ++k) shards += " " + quote(shard_store(plan.dir, k));
+  plan.merge_script = fmt::format(
+      "#!/bin/bash\n"
+      "# ridge sweep '{name}': merges the shard stores into the main store once every array task has\n"
+      "# ended (submitted with --dependency=afterany:ARRAY_JOB; a shard that never started has no store).\n"
+      "#SBATCH --job-name=ridge-{name}-merge\n"
+      "#SBATCH --output={dir}/merge.out\n"
+      "#SBATCH --error={dir}/merge.err\n"
+      "{directives}"
+      "set -euo pipefail\n"
+      "stores=()\n"
+      "for s in{shards}; do [ -f \"$s\" ] && stores+=(\"$s\"); done\n"
+      "[ ${{#stores[@]}} -eq 0 ] && {{ echo 'no shard store to merge' >&2; exit 1; }}\n"
+      "exec {ridge} store merge \"${{stores[@]}}\" -o {store}\n",
+      fmt::arg("name", matrix.name), fmt::arg("dir", quote(plan.dir)), fmt::arg("directives", directives),
+      fmt::arg("shards", shards), fmt::arg("ridge", quote(absolute(ridge_binary))), fmt::arg("store", quote(store)));
+  return plan;
+}
+
+int run_program(const std::vector<std::string>& argv, std::string& output) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_fds[1]);
+  if (rc != 0) {
+    ::close(pipe_fds[0]);
+    return -1;
+  }
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) output.append(buffer, static_cast<size_t>(n));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  if (!path) return false;
+  std::stringstream dirs(path);
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && ::access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+Submitted submit_slurm(const SlurmPlan& plan) {
+  if (!on_path("sbatch"))
+    throw Error("sbatch is not on PATH: run on a SLURM login node, or use --dry-run to see the scripts");
+  fs::create_directories(plan.dir);
+  write_file(plan.array_path, plan.array_script);
+  write_file(plan.merge_path, plan.merge_script);
+  auto sbatch = [](std::vector<std::string> argv) {
+    std::string out;
+    int rc = run_program(argv, out);
+    out = trim(out);
+    if (rc != 0 || out.empty()) throw Error(fmt::format("sbatch failed ({}): {}", rc, out.empty() ? "no output" : out));
+    // --parsable prints "JOBID" or "JOBID;CLUSTER".
+    return out.substr(0, out.find(';'));
+  };
+  Submitted s;
+  s.array_job = sbatch({"sbatch", "--parsable", plan.array_path});
+  s.merge_job = sbatch({"sbatch", "--parsable", "--dependency=afterany:" + s.array_job, plan.merge_path});
+  std::ofstream jobs(plan.dir + "/jobs");
+  jobs << "array " << s.array_job << "\nmerge " << s.merge_job << "\nshards " << plan.shards << "\n";
+  return s;
+}
+
+Submitted recorded_jobs(const std::string& dir) {
+  Submitted s;
+  std::ifstream in(dir + "/jobs");
+  for (std::string key, value; in >> key >> value;) {
+    if (key == "array") s.array_job = value;
+    if (key == "merge") s.merge_job = value;
+  }
+  return s;
+}
+
+}  // namespace ridge::sweep
