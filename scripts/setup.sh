@@ -8,7 +8,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev
   libeigen3-dev libxgboost-dev libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev libopenblas0-pthread likwid
   libonnx-testdata python3 python3-onnx python3-torch python3-torchvision
-  time graphviz
+  time graphviz slurm-wlm munge
 )
 missing=()
 for p in "${packages[@]}"; do
