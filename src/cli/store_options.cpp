@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <map>
+#include <memory>
 
 #include "report/document_codec.h"
 #include "report/results_report.h"
@@ -31,6 +33,15 @@ const report::Field* find_field(const report::Document& doc, const std::string& 
 }
 
 }  // namespace
+
+store::Store& open_store(const std::string& path) {
+  // One connection per store for the whole process: a sweep saves every cell through it, so opening
+  // the file and checkpointing its WAL when the connection closes are paid once, not per result.
+  static std::map<std::string, std::unique_ptr<store::Store>> open;
+  auto& slot = open[path];
+  if (!slot) slot = std::make_unique<store::Store>(path);
+  return *slot;
+}
 
 Invocation& invocation() {
   static Invocation current;
@@ -92,8 +103,7 @@ void keep_result(const StoreOptions& options, const report::Document& doc, store
   record.document = report::encode_document(doc);
   record.summary = report::headline(doc);
   try {
-    store::Store store(path);
-    store.save(record);
+    open_store(path).save(record);
   } catch (const Error& e) {
     throw Error(fmt::format("the result above was not saved: {} (--no-store skips the store)", e.what()));
   }

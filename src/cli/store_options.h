@@ -7,6 +7,7 @@
 #include "cli/common.h"
 #include "report/document.h"
 #include "store/record.h"
+#include "store/store.h"
 
 namespace ridge::cli {
 
@@ -31,6 +32,8 @@ void set_command_line(int argc, char** argv);
 void add_store_options(CLI::App& app, StoreOptions& options);
 // The store path these options select.
 std::string store_path(const StoreOptions& options);
+// The store at `path`, opened once per process and kept open.
+store::Store& open_store(const std::string& path);
 // Saves `doc` with its parameters and the environment. A result that cannot be saved (an
 // unwritable path, a damaged store) throws ridge::Error after the result was printed.
 // The parameters a model option set fixes (model path, batch, training, optimizer, dtype).

@@ -109,7 +109,7 @@ int run_sweep_command(const SweepOptions& o) {
     return 0;
   }
 
-  store::Store store(store_file);
+  auto& store = open_store(store_file);
   if (o.dry_run) {
     emit(plan_document(matrix, cells, sweep::stored_cell_status(matrix.name, store, o.done_in), o.stage), o.format);
     return 0;

@@ -52,16 +52,19 @@ Value decode_value(const json& j) {
 }
 
 json encode_table(const Table& t) {
+  // Attributes at their defaults are left out: a stored bench run has hundreds of nested columns.
   json columns = json::array();
-  for (const auto& c : t.columns)
-    columns.push_back({{"key", c.key},
-                       {"title", c.title},
-                       {"style", static_cast<int>(c.style)},
-                       {"unit", c.unit},
-                       {"decimals", c.decimals},
-                       {"audience", c.audience},
-                       {"json_path", c.json_path},
-                       {"max_width", c.max_width}});
+  for (const auto& c : t.columns) {
+    json column = {{"key", c.key}};
+    if (!c.title.empty()) column["title"] = c.title;
+    if (c.style != Style::kText) column["style"] = static_cast<int>(c.style);
+    if (!c.unit.empty()) column["unit"] = c.unit;
+    if (c.decimals != 3) column["decimals"] = c.decimals;
+    if (c.audience != kEveryone) column["audience"] = c.audience;
+    if (!c.json_path.empty()) column["json_path"] = c.json_path;
+    if (c.max_width != 0) column["max_width"] = c.max_width;
+    columns.push_back(std::move(column));
+  }
   json rows = json::array();
   for (const auto& row : t.rows) {
     json cells = json::array();
