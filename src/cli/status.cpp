@@ -150,11 +150,12 @@ int run_status(const StatusOptions& o) {
         auto it = status.find(c.key);
         if (it != status.end()) (it->second == "ok" ? done : failed) += 1;
       }
-      auto state = tasks.count(k) ? tasks[k] : (sweep::on_path("squeue") ? "not queued" : "unknown (no squeue)");
+      std::string state = tasks.count(k)                                       ? tasks[k]
+                          : !sweep::on_path("squeue")                          ? "unknown (no squeue)"
+                          : done + failed == static_cast<int64_t>(mine.size()) ? "ended"
+                                                                               : "not queued";
       t.add({fmt::format("{}/{}", k, shards), static_cast<int64_t>(mine.size()), done, failed, state});
     }
-    auto merge_state = task_states(jobs.merge_job);
-    (void)merge_state;
   }
   emit(doc, o.format);
   return 0;
