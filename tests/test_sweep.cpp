@@ -3,9 +3,11 @@
 // a rerun skipping them, a failed cell stored with its error while the others run, SLURM scripts.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "support/paths.h"
 #include "sweep/matrix.h"
@@ -234,6 +236,47 @@ TEST(SweepCli, SlurmDryRunPrintsTheArrayAndTheMergeJob) {
   auto bad = run_ridge("sweep " + file + " --shard 3/2");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("--shard '3/2'"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace ridge::test
+
+namespace ridge::test {
+namespace {
+
+// A sweep killed with SIGKILL keeps every cell that completed: the rerun skips them and runs the rest.
+TEST(SweepCli, AKillLosesAtMostTheCellInFlight) {
+  auto dir = temp_dir() + "/sweep-kill";
+  fs::create_directories(dir);
+  auto file = write_sweep("kill", "models: [" + model_path("alexnet") + "]\nbatch: [1, 2, 3, 4, 5, 6]\nthreads: [1]\n");
+  auto store = dir + "/store.db";
+  std::string sweep =
+      std::string(RIDGE_BINARY) + " sweep " + file + " --store " + store + " --max-time 0.3 --warmup 0 --no-per-node";
+  auto pid_file = dir + "/pid";
+  ASSERT_EQ(std::system((sweep + " >/dev/null 2>&1 & echo $! > " + pid_file).c_str()), 0);
+  std::string pid;
+  std::ifstream(pid_file) >> pid;
+  ASSERT_FALSE(pid.empty());
+  // Wait for the first stored cell (up to 60 s on a loaded machine), then kill the sweep mid-run.
+  size_t stored = 0;
+  for (int i = 0; i < 600 && stored == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!fs::exists(store)) continue;
+    auto listed = run_ridge("results --store " + store + " -f json");
+    if (listed.exit_code == 0) stored = nlohmann::json::parse(listed.out)["results"].size();
+  }
+  ASSERT_EQ(std::system(("kill -9 " + pid + " 2>/dev/null").c_str()), 0) << "the sweep ended before it was killed";
+  ASSERT_GE(stored, 1u);
+  auto kept = nlohmann::json::parse(run_ridge("results --store " + store + " -f json").out)["results"].size();
+  EXPECT_GE(kept, stored);
+  EXPECT_LT(kept, 6u);
+  auto rerun = run_ridge("sweep " + file + " --store " + store + " --max-time 0.3 --warmup 0 --no-per-node -f json");
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+  auto summary = nlohmann::json::parse(rerun.out);
+  EXPECT_EQ(summary["skipped"].get<size_t>(), kept);
+  EXPECT_EQ(summary["done"].get<size_t>(), 6 - kept);
+  auto all = nlohmann::json::parse(run_ridge("results --store " + store + " -f json").out)["results"];
+  EXPECT_EQ(all.size(), 6u);  // each cell once
 }
 
 }  // namespace
