@@ -22,5 +22,6 @@ Command add_ert_command(CLI::App& parent);
 Command add_run_command(CLI::App& parent);
 Command add_bench_command(CLI::App& parent);
 Command add_models_command(CLI::App& parent);
+Command add_doctor_command(CLI::App& parent);
 
 }  // namespace ridge::cli

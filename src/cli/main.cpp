@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
       ridge::cli::add_predict_command(app),   ridge::cli::add_compare_command(app),
       ridge::cli::add_calibrate_command(app), ridge::cli::add_ert_command(app),
       ridge::cli::add_run_command(app),       ridge::cli::add_bench_command(app),
-      ridge::cli::add_models_command(app)};
+      ridge::cli::add_models_command(app),    ridge::cli::add_doctor_command(app)};
   bool known = false;
   for (const auto* command : app.get_subcommands({})) known = known || (argc > 1 && command->get_name() == argv[1]);
   if (argc > 1 && argv[1][0] != '-' && !known) {

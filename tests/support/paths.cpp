@@ -57,10 +57,11 @@ std::string slurp(const std::string& path) {
 }
 }  // namespace
 
-CommandResult run_ridge(const std::string& args) {
+CommandResult run_ridge(const std::string& args, const std::string& environment) {
   static int counter = 0;
   auto base = temp_dir() + "/cmd" + std::to_string(++counter);
-  std::string command = std::string(RIDGE_BINARY) + " " + args + " >" + base + ".out 2>" + base + ".err";
+  std::string command = (environment.empty() ? "" : environment + " ") + std::string(RIDGE_BINARY) + " " + args + " >" +
+                        base + ".out 2>" + base + ".err";
   int status = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
