@@ -15,6 +15,7 @@
 #include "exec/prepare.h"
 #include "onnx/model_reader.h"
 #include "report/bench_report.h"
+#include "report/choices_report.h"
 #include "util/error.h"
 #include "util/timestamp.h"
 
@@ -28,7 +29,7 @@ struct BenchCliOptions {
   int64_t iters = 0;
   double max_time = 10, warmup = 0.5, target_rse = 0.01, learning_rate = 1e-3;
   int64_t min_runs = 10;
-  bool no_per_node = false;
+  bool no_per_node = false, list_algorithms = false;
   int top = 10;
   std::string format = "table", csv_dir;
   StoreOptions store;
@@ -140,9 +141,10 @@ int run_bench(const BenchCliOptions& o) {
   auto base = make_request(o.model);
   // Every point is bound, inferred and checked (ops, memory) before libtorch is loaded.
   auto points = plan_points(o, base);
-  std::vector<std::string> modes = o.exec.mode == "both" ? exec::mode_names() : std::vector<std::string>{o.exec.mode};
+  std::vector<std::string> modes =
+      o.exec.mode == exec::kBothModes ? exec::mode_names() : std::vector<std::string>{o.exec.mode};
   std::vector<std::string> algorithms =
-      o.exec.conv_algo == "all" ? exec::conv_algo_names() : std::vector<std::string>{o.exec.conv_algo};
+      o.exec.conv_algo == exec::kAllConvAlgos ? exec::conv_algo_names() : std::vector<std::string>{o.exec.conv_algo};
   auto options = bench_options(o, modes.front(), algorithms.front());
   auto& engine = exec::load_engine();
   std::vector<exec::BenchPoint> matrix;
@@ -204,7 +206,11 @@ Command add_bench_command(CLI::App& parent) {
   app->add_option("--optimizer", o->model.optimizer, "optimizer of the training step: sgd (default), momentum, adam")
       ->check(CLI::IsMember({"sgd", "momentum", "adam"}))
       ->needs(training);
-  add_exec_options(*app, o->exec, {"eager", "optimized", "both"}, {"auto", "direct", "gemm", "fft", "winograd", "all"});
+  auto modes = exec::mode_names();
+  modes.emplace_back(exec::kBothModes);
+  auto algorithms = exec::conv_algo_names();
+  algorithms.emplace_back(exec::kAllConvAlgos);
+  add_exec_options(*app, o->exec, modes, algorithms);
   app->add_option("--sweep", o->sweeps,
                   "measure several points in one call: batch=1,2,4 and/or input=224,256 (images: H=W; sequences: "
                   "length); repeatable, points are all combinations, each checked before the first is measured");
@@ -223,7 +229,21 @@ Command add_bench_command(CLI::App& parent) {
       ->check(CLI::Range(0.0, 1e6));
   app->add_flag("--no-per-node", o->no_per_node, "skip the per-node profile pass");
   app->add_option("--top", o->top, "slowest nodes listed in the table (default 10)")->check(integer_in(0, 100000));
-  add_format_option(*app, o->format);
+  auto* format = add_format_option(*app, o->format);
+  auto* list = app->add_flag("--list-algorithms", o->list_algorithms,
+                             "print the values of --conv-algo, --mode, --precision and --memory-format with what each "
+                             "does and what it applies to, and exit (no MODEL)");
+  // MODEL is required unless --list-algorithms is given, which takes no other option but -f.
+  app->get_option("model")->required(false);
+  app->parse_complete_callback([o, app, list, format] {
+    if (!o->list_algorithms) {
+      if (o->model.model.empty()) throw CLI::RequiredError("model");
+      return;
+    }
+    for (const auto* option : app->get_options())
+      if (option != list && option != format && option->count() > 0 && option != app->get_help_ptr())
+        throw CLI::ExcludesError(list->get_name(), option->get_name());
+  });
   add_store_options(*app, o->store);
   app->add_option("--csv", o->csv_dir,
                   "append every measured point to DIR/overall.csv, layers.csv and nodes.csv (`ridge calibrate "
@@ -236,8 +256,13 @@ Command add_bench_command(CLI::App& parent) {
       "  ridge bench models/resnet50.onnx --batch 8 --threads 2\n"
       "  ridge bench models/mobilenet_v2.onnx --sweep batch=1,2,4 --mode both --csv results/\n"
       "  ridge bench models/resnet50.onnx --conv-algo all --max-time 2 -f md\n"
-      "  ridge bench models/bert_base.onnx --dim seq=128 --training --optimizer adam --iters 5");
-  return {app, [o] { return run_bench(*o); }};
+      "  ridge bench models/bert_base.onnx --dim seq=128 --training --optimizer adam --iters 5\n"
+      "  ridge bench --list-algorithms");
+  return {app, [o] {
+            if (!o->list_algorithms) return run_bench(*o);
+            emit(report::choices_document(exec::choices(true)), o->format);
+            return 0;
+          }};
 }
 
 }  // namespace ridge::cli

@@ -16,9 +16,9 @@ void add_exec_options(CLI::App& command, ExecCliOptions& o, const std::vector<st
                   "intra-op threads (default: ATen's: one per logical CPU the process may use, or OMP_NUM_THREADS)")
       ->check(integer_in(1, 1024));
   command.add_option("--precision", o.precision, "fp32 (default) or bf16 (autocast: convolutions and matmuls in bf16)")
-      ->check(CLI::IsMember({"fp32", "bf16"}));
+      ->check(CLI::IsMember(exec::precision_names()));
   command.add_option("--memory-format", o.memory_format, "nchw (default) or channels-last for 4-D activations")
-      ->check(CLI::IsMember({"nchw", "channels-last"}));
+      ->check(CLI::IsMember(exec::memory_format_names()));
   command
       .add_option("--mode", o.mode,
                   "eager (default): node by node as exported; optimized: constants and shape subgraphs folded, "

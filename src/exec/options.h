@@ -28,8 +28,26 @@ Precision parse_precision(std::string_view text);
 MemoryFormat parse_memory_format(std::string_view text);
 Mode parse_mode(std::string_view text);
 ConvAlgo parse_conv_algo(std::string_view text);
+std::vector<std::string> precision_names();
+std::vector<std::string> memory_format_names();
 std::vector<std::string> mode_names();
 std::vector<std::string> conv_algo_names();
+
+// Values `ridge bench` adds, each standing for several runs: every mode, every algorithm.
+inline constexpr std::string_view kBothModes = "both";
+inline constexpr std::string_view kAllConvAlgos = "all";
+
+// One value of an execution option with what it does and what it applies to, for
+// `ridge bench --list-algorithms`; the names come from the tables the parsers use.
+struct Choice {
+  std::string option;  // "--conv-algo"
+  std::string name;    // "winograd"
+  std::string description;
+  std::string applies_to;
+};
+// Every value of --conv-algo, --mode, --precision and --memory-format in table order; `bench` adds
+// "all" and "both".
+std::vector<Choice> choices(bool bench);
 
 struct ExecOptions {
   Device device = Device::kCpu;

@@ -58,6 +58,12 @@ std::map<std::string, fs::path> device_files() {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> device_file_paths() {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& [id, path] : device_files()) files.emplace_back(id, path.string());
+  return files;
+}
+
 std::vector<Device> list_devices() {
   std::vector<Device> devices;
   for (const auto& [id, path] : device_files()) devices.push_back(load_device_file(path.string()));

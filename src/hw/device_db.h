@@ -12,6 +12,9 @@ namespace ridge::hw {
 // devices/ directory ridge was built from.
 std::vector<std::string> device_search_path();
 
+// The device files on the search path: id (the file's stem) and path, the first file per id.
+std::vector<std::pair<std::string, std::string>> device_file_paths();
+
 // All devices on the search path (first file wins per id), plus "host". Sorted by id.
 std::vector<Device> list_devices();
 

@@ -30,7 +30,7 @@ HostCpu detect_host_cpu() {
   HostCpu cpu;
   std::ifstream info("/proc/cpuinfo");
   std::string line;
-  std::set<std::string> flags;
+  auto& flags = cpu.flags;
   double reported_mhz = 0;
   while (std::getline(info, line)) {
     auto colon = line.find(':');

@@ -1,5 +1,6 @@
 #pragma once
 // The machine ridge runs on, detected from /proc/cpuinfo and sysfs, with theoretical peaks.
+#include <set>
 #include <string>
 
 #include "hw/device.h"
@@ -17,6 +18,7 @@ struct HostCpu {
   int fma_units = 0;                                   // FMA pipes of that width per core
   std::string simd_note;                               // why these were chosen
   std::vector<std::pair<std::string, double>> caches;  // level (l1/l2/l3) -> bytes per instance
+  std::set<std::string> flags;                         // ISA flags ("flags" on x86, "Features" on Arm)
 };
 
 HostCpu detect_host_cpu();

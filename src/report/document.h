@@ -44,8 +44,9 @@ struct Column {
   std::string unit;  // appended by kSi / kFixed ("FLOP/s", "FLOP/B", "%")
   int decimals = 3;
   unsigned audience = kEveryone;
-  std::string json_path;  // dotted path inside a JSON row ("latency_ms.mean"); empty: the key
-  size_t max_width = 0;   // people see at most this many characters (the tail, after "...")
+  std::string json_path;      // dotted path inside a JSON row ("latency_ms.mean"); empty: the key
+  size_t max_width = 0;       // people see at most this many characters (the tail, after "...")
+  bool left_aligned = false;  // free text: people see every cell left-aligned, those starting with a digit too
 
   const std::string& heading() const { return title.empty() ? key : title; }
   const std::string& path() const { return json_path.empty() ? key : json_path; }

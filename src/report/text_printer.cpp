@@ -51,6 +51,8 @@ TextTable human_table(const Table& t) {
     visible.push_back(c);
   }
   TextTable table(header);
+  for (size_t i = 0; i < visible.size(); ++i)
+    if (t.columns[visible[i]].left_aligned) table.align_left(i);
   for (const auto& row : t.rows) {
     std::vector<std::string> cells;
     for (auto c : visible) cells.push_back(human_text(row[c], t.columns[c]));

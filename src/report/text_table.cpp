@@ -23,7 +23,7 @@ void TextTable::print(std::ostream& out) const {
     std::string text;
     for (size_t c = 0; c < header_.size(); ++c) {
       const std::string& cell = c < cells.size() ? cells[c] : "";
-      bool right = !is_header && c > 0 && looks_numeric(cell);
+      bool right = !is_header && c > 0 && !(c < left_.size() && left_[c]) && looks_numeric(cell);
       text += c ? "  " : "";
       text += right ? fmt::format("{:>{}}", cell, width[c]) : fmt::format("{:<{}}", cell, width[c]);
     }

@@ -57,13 +57,14 @@ std::string slurp(const std::string& path) {
 }
 }  // namespace
 
-CommandResult run_ridge(const std::string& args) {
+CommandResult run_ridge(const std::string& args, const std::string& environment) {
   // Results go to this process's own store, never to one in the working directory or the user's.
   static const bool isolated = ::setenv("RIDGE_STORE", (temp_dir() + "/ridge-results.db").c_str(), 1) == 0;
   (void)isolated;
   static int counter = 0;
   auto base = temp_dir() + "/cmd" + std::to_string(++counter);
-  std::string command = std::string(RIDGE_BINARY) + " " + args + " >" + base + ".out 2>" + base + ".err";
+  std::string command = (environment.empty() ? "" : environment + " ") + std::string(RIDGE_BINARY) + " " + args + " >" +
+                        base + ".out 2>" + base + ".err";
   int status = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

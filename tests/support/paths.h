@@ -12,7 +12,8 @@ struct CommandResult {
   int exit_code = 0;
   std::string out, err;
 };
-// Runs the ridge binary with `args` (shell-quoted by the caller).
-CommandResult run_ridge(const std::string& args);
+// Runs the ridge binary with `args` (shell-quoted by the caller); `environment` ("PATH=/tmp/x
+// RIDGE_STORE=...") is set for it alone.
+CommandResult run_ridge(const std::string& args, const std::string& environment = "");
 
 }  // namespace ridge::test

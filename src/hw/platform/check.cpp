@@ -1,0 +1,17 @@
+#include "hw/platform/check.h"
+
+namespace ridge::hw::platform {
+
+std::string_view name(Status status) {
+  switch (status) {
+    case Status::kOk:
+      return "ok";
+    case Status::kMissing:
+      return "missing";
+    case Status::kNotApplicable:
+      return "not applicable";
+  }
+  return "?";
+}
+
+}  // namespace ridge::hw::platform
