@@ -31,7 +31,8 @@ void bind_record(Statement& s, const Record& r) {
   int i = 0;
   // In kColumns' order.
   auto next = [&](const auto& value) { s.bind(++i, value); };
-  for (const auto* text : {&r.uid, &r.command, &r.subject, &r.status, &r.error, &r.summary, &p.model, &p.device}) next(*text);
+  for (const auto* text : {&r.uid, &r.command, &r.subject, &r.status, &r.error, &r.summary, &p.model, &p.device})
+    next(*text);
   next(p.batch);
   for (const auto* text : {&p.input_size, &p.mode, &p.precision, &p.memory_format, &p.conv_algo}) next(*text);
   next(p.threads);
@@ -80,11 +81,12 @@ Record read_record(const Statement& s, bool with_document) {
 
 }  // namespace
 
-Store::Store(const std::string& path, bool must_exist) : db_([&] {
-  if (must_exist && !std::filesystem::exists(path))
-    throw Error(fmt::format("no results store at {} (run a command, or give --store)", path));
-  return Connection(path, true);
-}()) {
+Store::Store(const std::string& path, bool must_exist)
+    : db_([&] {
+        if (must_exist && !std::filesystem::exists(path))
+          throw Error(fmt::format("no results store at {} (run a command, or give --store)", path));
+        return Connection(path, true);
+      }()) {
   // WAL: readers never block the writer and concurrent writers queue on the busy timeout instead
   // of failing; NORMAL sync is durable across a crash of ridge (not of the OS) and keeps a save
   // well under a millisecond.
@@ -93,6 +95,9 @@ Store::Store(const std::string& path, bool must_exist) : db_([&] {
     Statement check(db_, "PRAGMA schema_version");  // fails on a file that is not a database
     check.step();
   } catch (const Error&) {
+    // Only SQLite's "not a database" means that; a lock held past the busy timeout or an I/O error
+    // keeps SQLite's own message.
+    if ((sqlite3_errcode(db_.handle()) & 0xff) != SQLITE_NOTADB) throw;
     throw Error(fmt::format("{} is not a ridge results store (not an SQLite database)", path));
   }
   db_.execute("PRAGMA journal_mode = WAL");
@@ -165,8 +170,7 @@ std::map<std::string, std::string> Store::cell_status(const std::string& sweep) 
 }
 
 int64_t Store::merge_from(const std::string& other) {
-  if (std::filesystem::equivalent(other, path()))
-    throw Error(fmt::format("{}: merging a store into itself", other));
+  if (std::filesystem::equivalent(other, path())) throw Error(fmt::format("{}: merging a store into itself", other));
   { Store source(other, true); }  // brings the source's schema up to date, or refuses it
   Statement attach(db_, "ATTACH DATABASE ?1 AS source");
   attach.bind(1, other);
@@ -174,8 +178,8 @@ int64_t Store::merge_from(const std::string& other) {
   int64_t added = 0;
   try {
     Transaction transaction(db_);
-    db_.execute(fmt::format("INSERT OR IGNORE INTO main.results ({0}) SELECT {0} FROM source.results ORDER BY id",
-                            kColumns));
+    db_.execute(
+        fmt::format("INSERT OR IGNORE INTO main.results ({0}) SELECT {0} FROM source.results ORDER BY id", kColumns));
     added = db_.changes();
     transaction.commit();
   } catch (...) {
