@@ -174,7 +174,7 @@ int run_bench(const BenchCliOptions& o) {
     keep_result(o.store, report::bench_run_document(result, o.top), params_of(result));
     if (!invocation().quiet)
       fmt::print(std::cerr, "bench: [{}/{}] {}: {:.3f} ms\n", i + 1, matrix.size(), matrix[i].label,
-               result.latency_ms.mean);
+                 result.latency_ms.mean);
   };
   auto on_failure = [&](size_t i, const std::string& why) {
     if (!invocation().quiet)

@@ -42,7 +42,8 @@ int run_results(ResultsOptions o) {
         fmt::print("result {}: {} failed: {}\n", r.id, r.command, r.error);
         continue;
       }
-      if (o.format == "table" || o.format == "md") fmt::print("result {} ({}, {}):\n", r.id, r.command, r.environment.created_at);
+      if (o.format == "table" || o.format == "md")
+        fmt::print("result {} ({}, {}):\n", r.id, r.command, r.environment.created_at);
       emit(report::decode_document(r.document), o.format);
     }
     return 0;
@@ -59,8 +60,8 @@ int run_merge(const std::vector<std::string>& inputs, const std::string& output)
     auto added = target.merge_from(input);
     total += added;
     store::Store source(input, true);
-    fmt::print("{}: {} results, {} added, {} already in {}\n", input, source.count(), added,
-               source.count() - added, output);
+    fmt::print("{}: {} results, {} added, {} already in {}\n", input, source.count(), added, source.count() - added,
+               output);
     (void)before;
   }
   fmt::print("{} now holds {} results ({} added)\n", output, target.count(), total);
@@ -84,7 +85,8 @@ Command add_results_command(CLI::App& parent) {
   app->add_option("--status", o->filter.status, "only ok or failed results")->check(CLI::IsMember({"ok", "failed"}));
   app->add_option("--sweep", o->filter.sweep, "only the cells of this sweep (its name)");
   app->add_option("--stage", o->filter.stage, "only cells run by this stage (sanity, quick, full)");
-  app->add_option("--since", o->filter.since, "only results from this UTC time on (2026-11-24 or 2026-11-24T10:00:00Z)");
+  app->add_option("--since", o->filter.since,
+                  "only results from this UTC time on (2026-11-24 or 2026-11-24T10:00:00Z)");
   app->add_option("--last", o->filter.last, "only the N newest")->check(integer_in(1, int64_t{1} << 40));
   add_format_option(*app, o->format);
   app->add_flag("--show", o->show, "print the selected results' documents as their commands printed them (any -f)");

@@ -355,7 +355,8 @@ Table metrics_table(const Table& overall, const std::string& label) {
   for (const auto& row : overall.rows) {
     auto samples = cell(overall, row, "samples");
     // The timed runs only (warm-up excluded): mean x runs.
-    Value measured = number(samples) > 0 ? Value{number(cell(overall, row, "mean_ms")) * number(samples) / 1e3} : Value{};
+    Value measured =
+        number(samples) > 0 ? Value{number(cell(overall, row, "mean_ms")) * number(samples) / 1e3} : Value{};
     std::string row_label = label;
     if (row_label.empty())  // the run itself: "resnet50 batch 8 eager fp32"
       row_label = fmt::format("{} batch {} {} {}", human_text(cell(overall, row, "model"), {}),

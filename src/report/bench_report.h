@@ -30,8 +30,8 @@ Table node_times_table(const std::vector<exec::BenchResult>& runs);
 Table metrics_table(const Table& overall, const std::string& label);
 Table benchmark_results_table(const Table& overall);
 
-// Appends `runs` to DIR/overall.csv, layers.csv, nodes.csv, metrics.csv and benchmark_results.csv (created with their header; a file
-// whose header differs is refused, never mixed). Throws ridge::Error naming the file.
+// Appends `runs` to DIR/overall.csv, layers.csv, nodes.csv, metrics.csv and benchmark_results.csv (created with their
+// header; a file whose header differs is refused, never mixed). Throws ridge::Error naming the file.
 void append_bench_csv(const std::string& directory, const std::vector<exec::BenchResult>& runs);
 
 }  // namespace ridge::report

@@ -34,10 +34,10 @@ struct Cell {
 };
 
 struct Record {
-  int64_t id = 0;         // row id in this store (not kept by merges)
-  std::string uid;        // unique everywhere: merges skip a uid they already hold
-  std::string command;    // analyze, predict, bench, compare, ert, calibrate
-  std::string subject;    // the model or device the document is about
+  int64_t id = 0;             // row id in this store (not kept by merges)
+  std::string uid;            // unique everywhere: merges skip a uid they already hold
+  std::string command;        // analyze, predict, bench, compare, ert, calibrate
+  std::string subject;        // the model or device the document is about
   std::string status = "ok";  // ok or failed
   std::string error;          // why it failed
   std::string summary;        // the headline figure people see in listings ("mean 12.345 ms")

@@ -67,9 +67,10 @@ void migrate(Connection& db, int up_to) {
     return static_cast<int>(version.integer(0));
   }();
   if (current > schema_version())
-    throw Error(fmt::format("results store {} has schema version {}, newer than this ridge knows ({}): use a newer "
-                            "ridge, or another --store",
-                            db.path(), current, schema_version()));
+    throw Error(
+        fmt::format("results store {} has schema version {}, newer than this ridge knows ({}): use a newer "
+                    "ridge, or another --store",
+                    db.path(), current, schema_version()));
   for (int next = current + 1; next <= target; ++next) {
     Transaction transaction(db);
     // Another writer may have migrated while this one waited for the lock.

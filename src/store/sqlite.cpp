@@ -75,7 +75,8 @@ void Statement::reset() {
 bool Statement::is_null(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
 std::string Statement::text(int column) const {
   const auto* bytes = sqlite3_column_text(statement_, column);
-  return bytes ? std::string(reinterpret_cast<const char*>(bytes), static_cast<size_t>(sqlite3_column_bytes(statement_, column)))
+  return bytes ? std::string(reinterpret_cast<const char*>(bytes),
+                             static_cast<size_t>(sqlite3_column_bytes(statement_, column)))
                : std::string();
 }
 int64_t Statement::integer(int column) const { return sqlite3_column_int64(statement_, column); }
