@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <type_traits>
+#include <utility>
+
 #include "util/error.h"
 
 namespace ridge::report {
@@ -37,6 +40,8 @@ Value decode_value(const json& j) {
     case json::value_t::number_integer:
       return j.get<int64_t>();
     case json::value_t::number_unsigned:
+      if (!std::in_range<int64_t>(j.get<uint64_t>()))
+        throw Error("stored document: an integer cell is beyond the range of int64");
       return static_cast<int64_t>(j.get<uint64_t>());
     case json::value_t::number_float:
       return j.get<double>();
@@ -76,31 +81,81 @@ json encode_table(const Table& t) {
           {"footer", t.footer}};
 }
 
+// The member `key` of `j`, `fallback` when absent or null. An integral member must be a JSON integer
+// that fits T: a damaged store must not reach a conversion out of range (undefined for a real).
 template <typename T>
 T member(const json& j, const char* key, T fallback) {
   auto it = j.find(key);
-  return it == j.end() || it->is_null() ? fallback : it->get<T>();
+  if (it == j.end() || it->is_null()) return fallback;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (it->is_number_unsigned() && std::in_range<T>(it->template get<uint64_t>()))
+      return static_cast<T>(it->template get<uint64_t>());
+    if (it->is_number_integer() && !it->is_number_unsigned() && std::in_range<T>(it->template get<int64_t>()))
+      return static_cast<T>(it->template get<int64_t>());
+    throw Error(fmt::format("stored document: '{}' is not an integer in range", key));
+  } else {
+    return it->template get<T>();
+  }
 }
+
+// Enumeration members: a number that names no enumerator is refused (the switches name them all, so
+// a new enumerator without a case here is a -Wswitch warning).
+[[noreturn]] void unknown(const char* key, int value) {
+  throw Error(fmt::format("stored document: unknown {} {}", key, value));
+}
+Style style_member(const json& j) {
+  int value = member<int>(j, "style", 0);
+  switch (auto style = static_cast<Style>(value)) {
+    case Style::kText:
+    case Style::kSi:
+    case Style::kBytes:
+    case Style::kFixed:
+    case Style::kGeneral:
+    case Style::kDuration:
+      return style;
+  }
+  unknown("style", value);
+}
+Table::Layout layout_member(const json& j) {
+  int value = member<int>(j, "layout", 0);
+  switch (auto layout = static_cast<Table::Layout>(value)) {
+    case Table::Layout::kRows:
+    case Table::Layout::kRecord:
+    case Table::Layout::kList:
+      return layout;
+  }
+  unknown("layout", value);
+}
+
+// Printers format reals with this many decimals or significant digits; more is a damaged store.
+constexpr int kMaxDecimals = 30;
 
 Table decode_table(const json& j) {
   if (!j.is_object()) throw Error("stored document: a table is not an object");
   Table t;
   t.key = member<std::string>(j, "key", "");
   t.title = member<std::string>(j, "title", "");
-  t.layout = static_cast<Table::Layout>(member<int>(j, "layout", 0));
+  t.layout = layout_member(j);
   t.audience = member<unsigned>(j, "audience", kEveryone);
-  for (const auto& c : j.at("columns"))
+  for (const auto& c : j.at("columns")) {
     t.columns.push_back({.key = member<std::string>(c, "key", ""),
                          .title = member<std::string>(c, "title", ""),
-                         .style = static_cast<Style>(member<int>(c, "style", 0)),
+                         .style = style_member(c),
                          .unit = member<std::string>(c, "unit", ""),
                          .decimals = member<int>(c, "decimals", 3),
                          .audience = member<unsigned>(c, "audience", kEveryone),
                          .json_path = member<std::string>(c, "json_path", ""),
                          .max_width = member<size_t>(c, "max_width", 0)});
+    if (int d = t.columns.back().decimals; d < 0 || d > kMaxDecimals)
+      throw Error(fmt::format("stored document: column '{}' has {} decimals", t.columns.back().key, d));
+  }
   for (const auto& r : j.at("rows")) {
     std::vector<Value> row;
     for (const auto& cell : r) row.push_back(decode_value(cell));
+    // Table::add would call a bad width a ridge bug; here it is a damaged store.
+    if (row.size() != t.columns.size())
+      throw Error(fmt::format("stored document: table '{}' has {} columns, a row has {} cells", t.key, t.columns.size(),
+                              row.size()));
     t.add(std::move(row));
   }
   t.footer = member<std::vector<std::string>>(j, "footer", {});

@@ -1,18 +1,22 @@
 #include <fmt/format.h>
 
 #include "report/printer.h"
+#include "util/error.h"
 
 namespace ridge::report {
 namespace {
 
 using json = nlohmann::ordered_json;
 
-// Sets `value` at a dotted path ("latency_ms.mean"), creating the objects on the way.
+// Sets `value` at a dotted path ("latency_ms.mean"), creating the objects on the way. A path through a
+// value that is not an object ("a" set, then "a.b": a document from a damaged store) is refused.
 void set_path(json& target, const std::string& path, json value) {
   json* node = &target;
   size_t start = 0;
   for (auto dot = path.find('.'); dot != std::string::npos; dot = path.find('.', start)) {
     node = &(*node)[path.substr(start, dot - start)];
+    if (!node->is_null() && !node->is_object())
+      throw Error(fmt::format("JSON key '{}' runs through '{}', which is not an object", path, path.substr(0, dot)));
     start = dot + 1;
   }
   (*node)[path.substr(start)] = std::move(value);

@@ -95,6 +95,9 @@ Store::Store(const std::string& path, bool must_exist)
     Statement check(db_, "PRAGMA schema_version");  // fails on a file that is not a database
     check.step();
   } catch (const Error&) {
+    // Only SQLite's "not a database" means that; a lock held past the busy timeout or an I/O error
+    // keeps SQLite's own message.
+    if ((sqlite3_errcode(db_.handle()) & 0xff) != SQLITE_NOTADB) throw;
     throw Error(fmt::format("{} is not a ridge results store (not an SQLite database)", path));
   }
   db_.execute("PRAGMA journal_mode = WAL");
