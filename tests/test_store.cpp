@@ -546,6 +546,9 @@ TEST(Store, FiltersSelectWhatTheySay) {
   EXPECT_EQ(ids_of(store, {.model = "alexnet"}), (Ids{1, 2, 5}));
   EXPECT_EQ(ids_of(store, {.model = "resnet50"}), (Ids{3, 4}));
   EXPECT_EQ(ids_of(store, {.model = "vgg"}), (Ids{}));
+  // '_' and '%' are characters of a path, not wildcards.
+  EXPECT_EQ(ids_of(store, {.model = "alex_et"}), (Ids{}));
+  EXPECT_EQ(ids_of(store, {.model = "res%50"}), (Ids{}));
   EXPECT_EQ(ids_of(store, {.device = "t4"}), (Ids{2}));
   EXPECT_EQ(ids_of(store, {.batch = 2}), (Ids{2, 4, 5}));
   EXPECT_EQ(ids_of(store, {.batch = 1}), (Ids{1, 3}));
@@ -709,6 +712,25 @@ TEST(Store, AFileThatIsNotADatabaseIsRefused) {
     }
   }
   EXPECT_EQ(std::filesystem::file_size(path), before);
+}
+
+// Someone else's SQLite database is refused, never given a results table.
+TEST(Store, AnotherApplicationsDatabaseIsRefused) {
+  auto path = new_store_path("foreign");
+  {
+    store::Connection db(path, true);
+    db.execute("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine')");
+  }
+  try {
+    store::Store store(path);
+    ADD_FAILURE() << "opened another application's database as a store";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a ridge results store"), std::string::npos) << e.what();
+  }
+  store::Connection db(path, false);
+  store::Statement tables(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'");
+  ASSERT_TRUE(tables.step());
+  EXPECT_EQ(tables.integer(0), 1);
 }
 
 int64_t user_version(store::Connection& db) {

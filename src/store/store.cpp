@@ -100,6 +100,16 @@ Store::Store(const std::string& path, bool must_exist)
     if ((sqlite3_errcode(db_.handle()) & 0xff) != SQLITE_NOTADB) throw;
     throw Error(fmt::format("{} is not a ridge results store (not an SQLite database)", path));
   }
+  {
+    // Someone else's SQLite database (tables, but no ridge schema version) is never migrated.
+    Statement foreign(
+        db_,
+        "SELECT (SELECT user_version FROM pragma_user_version) = 0 AND EXISTS (SELECT 1 FROM sqlite_master "
+        "WHERE type = 'table')");
+    foreign.step();
+    if (foreign.integer(0) != 0)
+      throw Error(fmt::format("{} is an SQLite database but not a ridge results store: give another --store", path));
+  }
   db_.execute("PRAGMA journal_mode = WAL");
   db_.execute("PRAGMA synchronous = NORMAL");
   migrate(db_);
@@ -129,9 +139,9 @@ std::vector<Record> Store::query(const Filter& f, bool with_documents) {
   text_clause("command", f.command);
   // A model matches by path or by file name (resnet50 matches models/resnet50.onnx).
   if (!f.model.empty()) {
+    // instr, not LIKE: '_' and '%' in a path are characters, not wildcards.
     texts.push_back(f.model);
-    texts.push_back("%" + f.model + "%");
-    where += fmt::format(" AND (model = ?{} OR model LIKE ?{})", texts.size() - 1, texts.size());
+    where += fmt::format(" AND instr(model, ?{}) > 0", texts.size());
   }
   text_clause("device", f.device);
   text_clause("mode", f.mode);
