@@ -79,6 +79,14 @@ void migrate(Connection& db, int up_to) {
     bool done = again.integer(0) >= next;
     again.reset();
     if (done) continue;
+    if (next == 1) {
+      // Tables but no ridge schema version: someone else's database, never given ours.
+      Statement tables(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'");
+      tables.step();
+      if (tables.integer(0) > 0)
+        throw Error(
+            fmt::format("{} is an SQLite database but not a ridge results store: give another --store", db.path()));
+    }
     db.execute(migrations()[static_cast<size_t>(next - 1)]);
     db.execute(fmt::format("PRAGMA user_version = {}", next));
     transaction.commit();

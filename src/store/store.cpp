@@ -100,19 +100,11 @@ Store::Store(const std::string& path, bool must_exist)
     if ((sqlite3_errcode(db_.handle()) & 0xff) != SQLITE_NOTADB) throw;
     throw Error(fmt::format("{} is not a ridge results store (not an SQLite database)", path));
   }
-  {
-    // Someone else's SQLite database (tables, but no ridge schema version) is never migrated.
-    Statement foreign(
-        db_,
-        "SELECT (SELECT user_version FROM pragma_user_version) = 0 AND EXISTS (SELECT 1 FROM sqlite_master "
-        "WHERE type = 'table')");
-    foreign.step();
-    if (foreign.integer(0) != 0)
-      throw Error(fmt::format("{} is an SQLite database but not a ridge results store: give another --store", path));
-  }
+  // Migrations first (they refuse another application's database before anything is changed), then
+  // the journal mode, which is stored in the file.
+  migrate(db_);
   db_.execute("PRAGMA journal_mode = WAL");
   db_.execute("PRAGMA synchronous = NORMAL");
-  migrate(db_);
 }
 
 int64_t Store::save(Record& record) {
