@@ -239,6 +239,24 @@ int64_t count_in(const std::string& store) {
   return static_cast<int64_t>(results_json("--store " + store)["results"].size());
 }
 
+// The export rebuilds from stored documents exactly what bench --csv wrote as it measured (layers.csv
+// from each run's overall row and nodes).
+TEST(ResultsCli, ExportEqualsWhatBenchWroteByteForByte) {
+  auto dir = temp_dir() + "/export-equal";
+  auto store = dir + "/store.db";
+  auto bench =
+      run_ridge("bench " + model_path("alexnet") + " --sweep batch=1,2 --max-time 0.2 --warmup 0 --threads 1 " +
+                "--csv " + dir + "/direct --store " + store);
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  auto exported = run_ridge("results --store " + store + " --export " + dir + "/exported");
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  for (const char* file : {"overall.csv", "layers.csv", "metrics.csv", "benchmark_results.csv"}) {
+    auto direct = slurp(dir + "/direct/" + file);
+    EXPECT_FALSE(direct.empty()) << file;
+    EXPECT_EQ(slurp(dir + "/exported/" + file), direct) << file;
+  }
+}
+
 TEST(ResultsCli, NoStoreLeavesTheStoreUntouched) {
   auto store = fresh_dir("nostore") + "/s.db";
   auto model = model_path("alexnet");

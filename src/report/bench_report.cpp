@@ -6,6 +6,7 @@
 
 #include "report/format.h"
 #include "report/printer.h"
+#include "util/error.h"
 
 namespace ridge::report {
 namespace {
@@ -32,9 +33,8 @@ Column ms(std::string key, std::string title, std::string json_path, unsigned au
 
 Value nested(Table t) { return std::shared_ptr<const Table>(std::make_shared<Table>(std::move(t))); }
 
-Value optional_count(int64_t v) { return v < 0 ? Value{} : Value{v}; }
-
 // The columns that say which run a CSV row belongs to, first in every bench CSV.
+constexpr size_t kRunColumns = 10;
 void add_run_columns(Table& t) {
   // model, algorithm, input_size first: the layout layer-wise tooling reads.
   t.column({.key = "model"})
@@ -238,11 +238,9 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
 }
 
 Document bench_run_document(const exec::BenchResult& run, int top_nodes) {
-  auto doc = bench_document({run}, top_nodes);
-  auto layers = layers_table({run});
-  layers.audience = kStoreOnly;
-  doc.tables.push_back(std::move(layers));
-  return doc;
+  // layers.csv is rebuilt from the overall table and the run's nodes when exported: storing it too
+  // would double the document.
+  return bench_document({run}, top_nodes);
 }
 
 Table overall_table(const std::vector<exec::BenchResult>& runs) {
@@ -273,7 +271,7 @@ Table overall_table(const std::vector<exec::BenchResult>& runs) {
   return t;
 }
 
-Table layers_table(const std::vector<exec::BenchResult>& runs) {
+Table layers_table(const Table& overall, const Table& nodes) {
   Table t;
   t.key = "layers";
   add_run_columns(t);
@@ -289,19 +287,40 @@ Table layers_table(const std::vector<exec::BenchResult>& runs) {
       .column({.key = "workspace_bytes"})
       .column({.key = "achieved_gflops"});
   add_provenance_columns(t);
+  if (overall.rows.empty()) return t;
+  const auto& run = overall.rows.front();
+  auto index = [](const Table& table, const std::string& key) {
+    for (size_t c = 0; c < table.columns.size(); ++c)
+      if (table.columns[c].key == key) return c;
+    throw Error(fmt::format("internal: table '{}' has no column '{}'", table.key, key));
+  };
+  auto count = [](const Value& v) {  // -1: the cost model has no figure
+    const auto* i = std::get_if<int64_t>(&v);
+    return i && *i >= 0 ? Value{*i} : Value{};
+  };
+  for (const auto& n : nodes.rows) {
+    std::vector<Value> row(run.begin(), run.begin() + static_cast<std::ptrdiff_t>(kRunColumns));
+    const auto& flops = n[index(nodes, "predicted_flops")];
+    const auto& mean = n[index(nodes, "mean_ms")];
+    const auto* f = std::get_if<int64_t>(&flops);
+    const auto* ms = std::get_if<double>(&mean);
+    Value achieved = f && *f > 0 && ms && *ms > 0 ? Value{static_cast<double>(*f) / *ms / 1e6} : Value{};
+    for (Value v :
+         {n[index(nodes, "name")], n[index(nodes, "op")], n[index(nodes, "algorithm")], n[index(nodes, "in_channels")],
+          n[index(nodes, "out_channels")], n[index(nodes, "kernel_size")], mean, n[index(nodes, "percent")],
+          count(flops), count(n[index(nodes, "workspace_bytes")]), achieved})
+      row.push_back(v);
+    row.push_back(run[index(overall, "ridge_revision")]);
+    row.push_back(run[index(overall, "timestamp")]);
+    t.add(std::move(row));
+  }
+  return t;
+}
+
+Table layers_table(const std::vector<exec::BenchResult>& runs) {
+  Table t = layers_table(overall_table({}), nodes_table({}));
   for (const auto& r : runs)
-    for (const auto& n : r.nodes) {
-      auto row = run_cells(r);
-      Value achieved = n.predicted_flops > 0 && n.mean_ms > 0
-                           ? Value{static_cast<double>(n.predicted_flops) / n.mean_ms / 1e6}
-                           : Value{};
-      for (Value v : {Value{n.name}, Value{n.op_type}, Value{n.algorithm}, Value{n.in_channels}, Value{n.out_channels},
-                      Value{n.kernel_size}, Value{n.mean_ms}, Value{n.percent}, optional_count(n.predicted_flops),
-                      optional_count(n.workspace_bytes), achieved})
-        row.push_back(v);
-      append_provenance(row, r);
-      t.add(std::move(row));
-    }
+    for (auto& row : layers_table(overall_table({r}), nodes_table(r)).rows) t.rows.push_back(std::move(row));
   return t;
 }
 

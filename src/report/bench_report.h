@@ -13,14 +13,15 @@ namespace ridge::report {
 // the profile and the environment for JSON; `-f csv` prints the overall table.
 Document bench_document(const std::vector<exec::BenchResult>& runs, int top_nodes);
 
-// One run as the results store keeps it: its document, plus the layers table no printer shows,
-// which `ridge results --export` writes as layers.csv.
+// One run as the results store keeps it (its document alone).
 Document bench_run_document(const exec::BenchResult& run, int top_nodes);
 
 // The tables of the CSV files; every row carries what distinguishes its run (batch, input, mode,
 // precision, memory format, threads, conv algorithm, training and optimizer, revision, time).
 Table overall_table(const std::vector<exec::BenchResult>& runs);
 Table layers_table(const std::vector<exec::BenchResult>& runs);
+// The layers of one run from its overall row and its nodes table (a stored document's `nodes`).
+Table layers_table(const Table& overall, const Table& nodes);
 Table node_times_table(const std::vector<exec::BenchResult>& runs);
 
 // Derived from overall tables (of this run or stored ones), in the layouts other tooling reads:

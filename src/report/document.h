@@ -24,7 +24,7 @@ enum Audience : unsigned {
   kCsv = 1u << 2,
   kMachine = kJson | kCsv,
   kEveryone = kHuman | kMachine,
-  kStoreOnly = 0,  // no printer shows it; the results store keeps it for its exports
+  kStoreOnly = 0,  // no printer shows it; only the results store keeps it
 };
 
 // How people see a number (machines always get the raw value).

@@ -25,7 +25,10 @@ json encode_value(const Value& value) {
     json operator()(double v) const { return v; }
     json operator()(const std::string& s) const { return s; }
     json operator()(const std::shared_ptr<const Table>& t) const {
-      return t ? json{{"table", encode_table(*t)}} : json(nullptr);
+      if (!t) return nullptr;
+      json cell = json::object();
+      cell["table"] = encode_table(*t);  // moved in: an initializer list would copy the whole table
+      return cell;
     }
   };
   return std::visit(Visitor{}, value);
@@ -76,9 +79,16 @@ json encode_table(const Table& t) {
     for (const auto& v : row) cells.push_back(encode_value(v));
     rows.push_back(std::move(cells));
   }
-  return {{"key", t.key},           {"title", t.title},   {"layout", static_cast<int>(t.layout)},
-          {"audience", t.audience}, {"columns", columns}, {"rows", rows},
-          {"footer", t.footer}};
+  // Members are moved in one by one: an initializer list copies its elements, rows and all.
+  json table = json::object();
+  table["key"] = t.key;
+  table["title"] = t.title;
+  table["layout"] = static_cast<int>(t.layout);
+  table["audience"] = t.audience;
+  table["columns"] = std::move(columns);
+  table["rows"] = std::move(rows);
+  table["footer"] = t.footer;
+  return table;
 }
 
 // The member `key` of `j`, `fallback` when absent or null. An integral member must be a JSON integer
@@ -175,13 +185,15 @@ json encode_document(const Document& doc) {
                       {"at_end", f.at_end}});
   json tables = json::array();
   for (const auto& t : doc.tables) tables.push_back(encode_table(t));
-  return {{"command", doc.command},
-          {"subject", doc.subject},
-          {"fields", fields},
-          {"tables", tables},
-          {"notes", doc.notes},
-          {"csv_table", doc.csv_table},
-          {"notes_at_top", doc.notes_at_top}};
+  json encoded = json::object();
+  encoded["command"] = doc.command;
+  encoded["subject"] = doc.subject;
+  encoded["fields"] = std::move(fields);
+  encoded["tables"] = std::move(tables);
+  encoded["notes"] = doc.notes;
+  encoded["csv_table"] = doc.csv_table;
+  encoded["notes_at_top"] = doc.notes_at_top;
+  return encoded;
 }
 
 Document decode_document(const json& j) {

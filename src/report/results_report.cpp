@@ -144,7 +144,13 @@ std::vector<std::string> export_bench_csv(const std::vector<store::Record>& reco
     const auto* overall = doc.find("overall");
     if (!overall) continue;
     append_csv_file(directory, "overall.csv", *overall);
-    if (const auto* layers = doc.find("layers")) append_csv_file(directory, "layers.csv", *layers);
+    // The run's nodes (a nested table of its row in `runs`) and its overall row make its layers.
+    const auto* runs = doc.find("runs");
+    if (runs && !runs->rows.empty())
+      for (size_t c = 0; c < runs->columns.size(); ++c)
+        if (runs->columns[c].key == "nodes")
+          if (const auto* nodes = std::get_if<std::shared_ptr<const Table>>(&runs->rows.front()[c]); nodes && *nodes)
+            append_csv_file(directory, "layers.csv", layers_table(*overall, **nodes));
     append_csv_file(directory, "metrics.csv", metrics_table(*overall, r.cell.key));
     append_csv_file(directory, "benchmark_results.csv", benchmark_results_table(*overall));
   }
