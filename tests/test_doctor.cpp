@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "exec/options.h"
-#include "hw/platform/program.h"
 #include "support/paths.h"
+#include "util/program.h"
 
 namespace ridge::test {
 namespace {
@@ -278,8 +278,8 @@ TEST(Doctor, AnInvalidDeviceFileIsNamed) {
 }
 
 TEST(Doctor, VersionLinesOfRealTools) {
-  using hw::platform::version_line;
-  using hw::platform::version_number;
+  using ridge::version_line;
+  using ridge::version_number;
   std::string ncu =
       "NVIDIA (R) Nsight Compute Command Line Profiler\nCopyright (c) 2018-2025 NVIDIA Corporation\n"
       "Version 2025.3.0.0 (build 36273991) (public-release)\n";
@@ -292,13 +292,13 @@ TEST(Doctor, VersionLinesOfRealTools) {
 }
 
 TEST(Doctor, ProgramsThatHangAreKilled) {
-  auto slow = hw::platform::run_program("/bin/sh", {"-c", "echo started; sleep 30"}, 0.3);
+  auto slow = ridge::run_program("/bin/sh", {"-c", "echo started; sleep 30"}, 0.3);
   EXPECT_TRUE(slow.started);
   EXPECT_TRUE(slow.timed_out);
   EXPECT_EQ(slow.output, "started\n");
-  auto absent = hw::platform::run_program("/no/such/program", {"--version"});
+  auto absent = ridge::run_program("/no/such/program", {"--version"});
   EXPECT_FALSE(absent.started && absent.exit_code == 0);
-  auto quick = hw::platform::run_program("/bin/sh", {"-c", "echo out; echo err >&2; exit 3"});
+  auto quick = ridge::run_program("/bin/sh", {"-c", "echo out; echo err >&2; exit 3"});
   EXPECT_FALSE(quick.timed_out);
   EXPECT_EQ(quick.exit_code, 3);
   EXPECT_EQ(quick.output, "out\nerr\n");

@@ -13,6 +13,7 @@
 #include "sweep/runner.h"
 #include "sweep/slurm.h"
 #include "util/error.h"
+#include "util/program.h"
 
 namespace ridge::cli {
 namespace {
@@ -26,16 +27,15 @@ struct StatusOptions {
 std::map<int, std::string> task_states(const std::string& job) {
   std::map<int, std::string> states;
   if (job.empty()) return states;
-  std::string out;
-  if (sweep::on_path("squeue") && sweep::run_program({"squeue", "-h", "-r", "-j", job, "-o", "%K %T"}, out) == 0) {
-    std::istringstream in(out);
+  if (auto squeue = find_on_path("squeue")) {
+    auto run = run_program(*squeue, {"-h", "-r", "-j", job, "-o", "%K %T"});
+    std::istringstream in(run.exit_code == 0 ? run.output : "");
     for (std::string task, state; in >> task >> state;)
       if (task.find_first_not_of("0123456789") == std::string::npos) states[std::stoi(task)] = state;
   }
-  out.clear();
-  if (sweep::on_path("sacct") &&
-      sweep::run_program({"sacct", "-n", "-X", "-P", "-j", job, "-o", "JobID,State"}, out) == 0) {
-    std::istringstream in(out);
+  if (auto sacct = find_on_path("sacct")) {
+    auto run = run_program(*sacct, {"-n", "-X", "-P", "-j", job, "-o", "JobID,State"});
+    std::istringstream in(run.exit_code == 0 ? run.output : "");
     for (std::string line; std::getline(in, line);) {
       auto bar = line.find('|'), underscore = line.find('_');
       if (bar == std::string::npos || underscore == std::string::npos || underscore > bar) continue;
@@ -151,7 +151,7 @@ int run_status(const StatusOptions& o) {
         if (it != status.end()) (it->second == "ok" ? done : failed) += 1;
       }
       std::string state = tasks.count(k)                                       ? tasks[k]
-                          : !sweep::on_path("squeue")                          ? "unknown (no squeue)"
+                          : !find_on_path("squeue")                            ? "unknown (no squeue)"
                           : done + failed == static_cast<int64_t>(mine.size()) ? "ended"
                                                                                : "not queued";
       t.add({fmt::format("{}/{}", k, shards), static_cast<int64_t>(mine.size()), done, failed, state});

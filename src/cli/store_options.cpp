@@ -12,19 +12,10 @@
 #include "store/environment.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/program.h"
 
 namespace ridge::cli {
 namespace {
-
-std::string shell_quote(const std::string& word) {
-  if (!word.empty() &&
-      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-          std::string::npos)
-    return word;
-  std::string quoted = "'";
-  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
 
 const report::Field* find_field(const report::Document& doc, const std::string& key) {
   for (const auto& f : doc.fields)

@@ -1,33 +1,17 @@
 #include "sweep/slurm.h"
 
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "util/error.h"
-
-extern char** environ;
+#include "util/program.h"
 
 namespace ridge::sweep {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string quote(const std::string& word) {
-  if (!word.empty() &&
-      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-          std::string::npos)
-    return word;
-  std::string q = "'";
-  for (char c : word) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 std::string absolute(const std::string& path) { return fs::absolute(path).lexically_normal().string(); }
 
@@ -65,7 +49,7 @@ SlurmPlan plan_slurm(const Matrix& matrix, size_t cells, const std::string& ridg
   if (!o.gres.empty()) directives += fmt::format("#SBATCH --gres={}\n", o.gres);
   if (!o.time.empty()) directives += fmt::format("#SBATCH --time={}\n", o.time);
   std::string passed;
-  for (const auto& a : sweep_args) passed += " " + quote(a);
+  for (const auto& a : sweep_args) passed += " " + shell_quote(a);
   auto store = absolute(main_store);
   plan.array_script = fmt::format(
       "#!/bin/bash\n"
@@ -80,12 +64,12 @@ SlurmPlan plan_slurm(const Matrix& matrix, size_t cells, const std::string& ridg
       "exec {ridge} sweep {file} --shard \"${{SLURM_ARRAY_TASK_ID}}/{shards}\" --store "
       "\"{dir}/shard-${{SLURM_ARRAY_TASK_ID}}.db\" "
       "--done-in {store}{passed}\n",
-      fmt::arg("name", matrix.name), fmt::arg("last", plan.shards - 1), fmt::arg("dir", quote(plan.dir)),
-      fmt::arg("directives", directives), fmt::arg("ridge", quote(absolute(ridge_binary))),
-      fmt::arg("file", quote(absolute(matrix.file))), fmt::arg("shards", plan.shards), fmt::arg("store", quote(store)),
-      fmt::arg("passed", passed));
+      fmt::arg("name", matrix.name), fmt::arg("last", plan.shards - 1), fmt::arg("dir", shell_quote(plan.dir)),
+      fmt::arg("directives", directives), fmt::arg("ridge", shell_quote(absolute(ridge_binary))),
+      fmt::arg("file", shell_quote(absolute(matrix.file))), fmt::arg("shards", plan.shards),
+      fmt::arg("store", shell_quote(store)), fmt::arg("passed", passed));
   std::string shards;
-  for (int k = 0; k < plan.shards; ++k) shards += " " + quote(shard_store(plan.dir, k));
+  for (int k = 0; k < plan.shards; ++k) shards += " " + shell_quote(shard_store(plan.dir, k));
   plan.merge_script = fmt::format(
       "#!/bin/bash\n"
       "# ridge sweep '{name}': merges the shard stores into the main store once every array task has\n"
@@ -99,64 +83,32 @@ SlurmPlan plan_slurm(const Matrix& matrix, size_t cells, const std::string& ridg
       "for s in{shards}; do [ -f \"$s\" ] && stores+=(\"$s\"); done\n"
       "[ ${{#stores[@]}} -eq 0 ] && {{ echo 'no shard store to merge' >&2; exit 1; }}\n"
       "exec {ridge} store merge \"${{stores[@]}}\" -o {store}\n",
-      fmt::arg("name", matrix.name), fmt::arg("dir", quote(plan.dir)), fmt::arg("directives", directives),
-      fmt::arg("shards", shards), fmt::arg("ridge", quote(absolute(ridge_binary))), fmt::arg("store", quote(store)));
+      fmt::arg("name", matrix.name), fmt::arg("dir", shell_quote(plan.dir)), fmt::arg("directives", directives),
+      fmt::arg("shards", shards), fmt::arg("ridge", shell_quote(absolute(ridge_binary))),
+      fmt::arg("store", shell_quote(store)));
   return plan;
 }
 
-int run_program(const std::vector<std::string>& argv, std::string& output) {
-  int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return -1;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
-  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_fds[1]);
-  if (rc != 0) {
-    ::close(pipe_fds[0]);
-    return -1;
-  }
-  char buffer[4096];
-  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) output.append(buffer, static_cast<size_t>(n));
-  ::close(pipe_fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-bool on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  if (!path) return false;
-  std::stringstream dirs(path);
-  for (std::string dir; std::getline(dirs, dir, ':');)
-    if (!dir.empty() && ::access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
-  return false;
-}
-
 Submitted submit_slurm(const SlurmPlan& plan) {
-  if (!on_path("sbatch"))
+  auto sbatch_path = find_on_path("sbatch");
+  if (!sbatch_path)
     throw Error("sbatch is not on PATH: run on a SLURM login node, or use --dry-run to see the scripts");
   fs::create_directories(plan.dir);
   write_file(plan.array_path, plan.array_script);
   write_file(plan.merge_path, plan.merge_script);
-  auto sbatch = [](std::vector<std::string> argv) {
-    std::string out;
-    int rc = run_program(argv, out);
-    out = trim(out);
-    if (rc != 0 || out.empty()) throw Error(fmt::format("sbatch failed ({}): {}", rc, out.empty() ? "no output" : out));
+  auto sbatch = [&](const std::vector<std::string>& args) {
+    auto run = run_program(*sbatch_path, args, 60);
+    auto out = trim(run.output);
+    if (!run.started) throw Error(fmt::format("sbatch: {}", run.error));
+    if (run.timed_out) throw Error("sbatch did not answer within 60 s");
+    if (run.exit_code != 0 || out.empty())
+      throw Error(fmt::format("sbatch failed ({}): {}", run.exit_code, out.empty() ? "no output" : out));
     // --parsable prints "JOBID" or "JOBID;CLUSTER".
     return out.substr(0, out.find(';'));
   };
   Submitted s;
-  s.array_job = sbatch({"sbatch", "--parsable", plan.array_path});
-  s.merge_job = sbatch({"sbatch", "--parsable", "--dependency=afterany:" + s.array_job, plan.merge_path});
+  s.array_job = sbatch({"--parsable", plan.array_path});
+  s.merge_job = sbatch({"--parsable", "--dependency=afterany:" + s.array_job, plan.merge_path});
   std::ofstream jobs(plan.dir + "/jobs");
   jobs << "array " << s.array_job << "\nmerge " << s.merge_job << "\nshards " << plan.shards << "\n";
   return s;

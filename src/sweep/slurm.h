@@ -40,9 +40,4 @@ Submitted submit_slurm(const SlurmPlan& plan);
 // The job ids recorded in DIR/jobs (empty when none).
 Submitted recorded_jobs(const std::string& dir);
 
-// Runs a command, returning its exit status and stdout+stderr; -1 when it cannot start.
-int run_program(const std::vector<std::string>& argv, std::string& output);
-// Whether `program` is on PATH.
-bool on_path(const std::string& program);
-
 }  // namespace ridge::sweep

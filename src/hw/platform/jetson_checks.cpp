@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "hw/platform/checks.h"
-#include "hw/platform/program.h"
+#include "util/program.h"
 
 namespace ridge::hw::platform {
 namespace {

@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "hw/platform/checks.h"
-#include "hw/platform/program.h"
+#include "util/program.h"
 
 namespace ridge::hw::platform {
 namespace {

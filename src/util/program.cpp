@@ -1,4 +1,4 @@
-#include "hw/platform/program.h"
+#include "util/program.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace ridge::hw::platform {
+namespace ridge {
 
 std::optional<std::string> find_on_path(const std::string& name) {
   if (name.empty() || name.find('/') != std::string::npos) return std::nullopt;
@@ -159,4 +159,14 @@ std::string version_number(const std::string& line) {
   return {};
 }
 
-}  // namespace ridge::hw::platform
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() &&
+      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+          std::string::npos)
+    return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+}  // namespace ridge

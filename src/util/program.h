@@ -1,11 +1,12 @@
 #pragma once
-// Finding programs on PATH and asking them their version, for `ridge doctor`: an absent, hanging or
-// failing program is a result to report, never a crash.
+// Finding programs on PATH, running them and asking them their version (`ridge doctor`, SLURM's
+// commands), and quoting words for a shell: an absent, hanging or failing program is a result to
+// report, never a crash.
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace ridge::hw::platform {
+namespace ridge {
 
 // The first executable regular file called `name` in the directories of $PATH (empty entries are the
 // working directory, as the shell takes them); nullopt when there is none or PATH is unset.
@@ -30,4 +31,7 @@ std::string version_line(const std::string& output);
 // when there is none.
 std::string version_number(const std::string& line);
 
-}  // namespace ridge::hw::platform
+// `word` as one word of a POSIX shell command line: as is when it is plain, else in single quotes.
+std::string shell_quote(const std::string& word);
+
+}  // namespace ridge
