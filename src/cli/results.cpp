@@ -56,13 +56,10 @@ int run_merge(const std::vector<std::string>& inputs, const std::string& output)
   store::Store target(output);
   int64_t total = 0;
   for (const auto& input : inputs) {
-    auto before = target.count();
+    auto held = store::Store(input, true).count();
     auto added = target.merge_from(input);
     total += added;
-    store::Store source(input, true);
-    fmt::print("{}: {} results, {} added, {} already in {}\n", input, source.count(), added, source.count() - added,
-               output);
-    (void)before;
+    fmt::print("{}: {} results, {} added, {} already in {}\n", input, held, added, held - added, output);
   }
   fmt::print("{} now holds {} results ({} added)\n", output, target.count(), total);
   return 0;
