@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -93,12 +92,7 @@ int run_status(const StatusOptions& o) {
   }
   auto jobs = sweep::recorded_jobs(dir);
   auto tasks = task_states(jobs.array_job);
-  int shards = 0;
-  {
-    std::ifstream in(dir + "/jobs");
-    for (std::string key, value; in >> key >> value;)
-      if (key == "shards") shards = std::stoi(value);
-  }
+  int shards = jobs.shards;
   int64_t running_tasks = 0;
   for (const auto& [task, state] : tasks) running_tasks += state == "RUNNING";
 

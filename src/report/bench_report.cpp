@@ -289,9 +289,8 @@ Table layers_table(const Table& overall, const Table& nodes) {
   add_provenance_columns(t);
   if (overall.rows.empty()) return t;
   const auto& run = overall.rows.front();
-  auto index = [](const Table& table, const std::string& key) {
-    for (size_t c = 0; c < table.columns.size(); ++c)
-      if (table.columns[c].key == key) return c;
+  auto at = [](const Table& table, const std::vector<Value>& row, const std::string& key) -> const Value& {
+    if (const auto* v = table.cell(row, key)) return *v;
     throw Error(fmt::format("internal: table '{}' has no column '{}'", table.key, key));
   };
   auto count = [](const Value& v) {  // -1: the cost model has no figure
@@ -300,18 +299,17 @@ Table layers_table(const Table& overall, const Table& nodes) {
   };
   for (const auto& n : nodes.rows) {
     std::vector<Value> row(run.begin(), run.begin() + static_cast<std::ptrdiff_t>(kRunColumns));
-    const auto& flops = n[index(nodes, "predicted_flops")];
-    const auto& mean = n[index(nodes, "mean_ms")];
+    const auto& flops = at(nodes, n, "predicted_flops");
+    const auto& mean = at(nodes, n, "mean_ms");
     const auto* f = std::get_if<int64_t>(&flops);
     const auto* ms = std::get_if<double>(&mean);
     Value achieved = f && *f > 0 && ms && *ms > 0 ? Value{static_cast<double>(*f) / *ms / 1e6} : Value{};
-    for (Value v :
-         {n[index(nodes, "name")], n[index(nodes, "op")], n[index(nodes, "algorithm")], n[index(nodes, "in_channels")],
-          n[index(nodes, "out_channels")], n[index(nodes, "kernel_size")], mean, n[index(nodes, "percent")],
-          count(flops), count(n[index(nodes, "workspace_bytes")]), achieved})
+    for (Value v : {at(nodes, n, "name"), at(nodes, n, "op"), at(nodes, n, "algorithm"), at(nodes, n, "in_channels"),
+                    at(nodes, n, "out_channels"), at(nodes, n, "kernel_size"), mean, at(nodes, n, "percent"),
+                    count(flops), count(at(nodes, n, "workspace_bytes")), achieved})
       row.push_back(v);
-    row.push_back(run[index(overall, "ridge_revision")]);
-    row.push_back(run[index(overall, "timestamp")]);
+    row.push_back(at(overall, run, "ridge_revision"));
+    row.push_back(at(overall, run, "timestamp"));
     t.add(std::move(row));
   }
   return t;
@@ -349,15 +347,10 @@ namespace ridge::report {
 namespace {
 // The cell of `row` under column `key` (none when the table has no such column).
 Value cell(const Table& t, const std::vector<Value>& row, const std::string& key) {
-  for (size_t c = 0; c < t.columns.size(); ++c)
-    if (t.columns[c].key == key) return row[c];
-  return {};
+  const auto* v = t.cell(row, key);
+  return v ? *v : Value{};
 }
-double number(const Value& v) {
-  if (const auto* d = std::get_if<double>(&v)) return *d;
-  if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-  return 0;
-}
+double number(const Value& v) { return number_or(&v, 0); }
 }  // namespace
 
 Table metrics_table(const Table& overall, const std::string& label) {

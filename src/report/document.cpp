@@ -21,6 +21,19 @@ Table& Table::add(std::vector<Value> row) {
   return *this;
 }
 
+const Value* Table::cell(const std::vector<Value>& row, const std::string& key) const {
+  for (size_t c = 0; c < columns.size() && c < row.size(); ++c)
+    if (columns[c].key == key) return &row[c];
+  return nullptr;
+}
+
+double number_or(const Value* value, double fallback) {
+  if (!value) return fallback;
+  if (const auto* d = std::get_if<double>(value)) return *d;
+  if (const auto* i = std::get_if<int64_t>(value)) return static_cast<double>(*i);
+  return fallback;
+}
+
 Field& Document::field(std::string key, std::string label, std::string text, nlohmann::ordered_json json,
                        unsigned audience) {
   fields.push_back({std::move(key), std::move(label), std::move(text), std::move(json), audience, false});

@@ -69,6 +69,8 @@ struct Table {
   Table& column(Column c);
   // Appends a row; throws when its width is not the column count (a builder bug, caught by tests).
   Table& add(std::vector<Value> row);
+  // The cell of `row` under the column `key`; nullptr when the table has no such column.
+  const Value* cell(const std::vector<Value>& row, const std::string& key) const;
 };
 
 // A document-level value: people read "label: text", JSON gets `json` at `key` (a dotted path).
@@ -94,6 +96,9 @@ struct Document {
                unsigned audience = kEveryone);
   const Table* find(const std::string& key) const;
 };
+
+// A numeric cell as a double (integers converted); `fallback` for none, text or a table.
+double number_or(const Value* value, double fallback);
 
 // A cell as people see it under `column`'s style.
 std::string human_text(const Value& value, const Column& column);

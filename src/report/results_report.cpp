@@ -16,18 +16,10 @@ Value optional_integer(const std::optional<int64_t>& v) { return v ? Value{*v} :
 
 const Value* first_cell(const Document& doc, const std::string& table, const std::string& column) {
   const auto* t = doc.find(table);
-  if (!t || t->rows.empty()) return nullptr;
-  for (size_t c = 0; c < t->columns.size(); ++c)
-    if (t->columns[c].key == column) return &t->rows.front()[c];
-  return nullptr;
+  return t && !t->rows.empty() ? t->cell(t->rows.front(), column) : nullptr;
 }
 
-double as_number(const Value* v) {
-  if (!v) return -1;
-  if (const auto* d = std::get_if<double>(v)) return *d;
-  if (const auto* i = std::get_if<int64_t>(v)) return static_cast<double>(*i);
-  return -1;
-}
+double as_number(const Value* v) { return number_or(v, -1); }
 
 }  // namespace
 
@@ -146,11 +138,9 @@ std::vector<std::string> export_bench_csv(const std::vector<store::Record>& reco
     append_csv_file(directory, "overall.csv", *overall);
     // The run's nodes (a nested table of its row in `runs`) and its overall row make its layers.
     const auto* runs = doc.find("runs");
-    if (runs && !runs->rows.empty())
-      for (size_t c = 0; c < runs->columns.size(); ++c)
-        if (runs->columns[c].key == "nodes")
-          if (const auto* nodes = std::get_if<std::shared_ptr<const Table>>(&runs->rows.front()[c]); nodes && *nodes)
-            append_csv_file(directory, "layers.csv", layers_table(*overall, **nodes));
+    const auto* cell = runs && !runs->rows.empty() ? runs->cell(runs->rows.front(), "nodes") : nullptr;
+    if (const auto* nodes = cell ? std::get_if<std::shared_ptr<const Table>>(cell) : nullptr; nodes && *nodes)
+      append_csv_file(directory, "layers.csv", layers_table(*overall, **nodes));
     append_csv_file(directory, "metrics.csv", metrics_table(*overall, r.cell.key));
     append_csv_file(directory, "benchmark_results.csv", benchmark_results_table(*overall));
   }

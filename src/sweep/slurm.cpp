@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -107,10 +109,11 @@ Submitted submit_slurm(const SlurmPlan& plan) {
     return out.substr(0, out.find(';'));
   };
   Submitted s;
+  s.shards = plan.shards;
   s.array_job = sbatch({"--parsable", plan.array_path});
   s.merge_job = sbatch({"--parsable", "--dependency=afterany:" + s.array_job, plan.merge_path});
   std::ofstream jobs(plan.dir + "/jobs");
-  jobs << "array " << s.array_job << "\nmerge " << s.merge_job << "\nshards " << plan.shards << "\n";
+  jobs << "array " << s.array_job << "\nmerge " << s.merge_job << "\nshards " << s.shards << "\n";
   return s;
 }
 
@@ -120,6 +123,7 @@ Submitted recorded_jobs(const std::string& dir) {
   for (std::string key, value; in >> key >> value;) {
     if (key == "array") s.array_job = value;
     if (key == "merge") s.merge_job = value;
+    if (key == "shards") s.shards = std::max(0, std::atoi(value.c_str()));  // a damaged file: no shards
   }
   return s;
 }

@@ -32,6 +32,7 @@ std::string default_slurm_dir(const Matrix& matrix, const std::string& main_stor
 
 struct Submitted {
   std::string array_job, merge_job;
+  int shards = 0;
 };
 // Writes the scripts and submits them with sbatch (the merge after the array: afterany, so failed
 // tasks still get their results merged). Records the job ids in DIR/jobs. Throws ridge::Error with
