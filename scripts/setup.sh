@@ -9,6 +9,7 @@ packages=(
   libeigen3-dev libxgboost-dev libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev libopenblas0-pthread likwid
   libonnx-testdata python3 python3-onnx python3-torch python3-torchvision
   time graphviz slurm-wlm munge
+  node-vega esbuild librsvg2-bin fonts-dejavu-core chromium
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -11,7 +11,8 @@ std::vector<Command> add_commands(CLI::App& app) {
   return {add_analyze_command(app), add_graph_command(app),   add_ops_command(app),       add_devices_command(app),
           add_predict_command(app), add_compare_command(app), add_calibrate_command(app), add_ert_command(app),
           add_run_command(app),     add_bench_command(app),   add_models_command(app),    add_results_command(app),
-          add_store_command(app),   add_sweep_command(app),   add_status_command(app),    add_doctor_command(app)};
+          add_store_command(app),   add_sweep_command(app),   add_status_command(app),    add_doctor_command(app),
+          add_plot_command(app)};
 }
 
 int run_in_process(const std::vector<std::string>& args, std::string& error) {

@@ -27,5 +27,6 @@ Command add_store_command(CLI::App& parent);
 Command add_sweep_command(CLI::App& parent);
 Command add_status_command(CLI::App& parent);
 Command add_doctor_command(CLI::App& parent);
+Command add_plot_command(CLI::App& parent);
 
 }  // namespace ridge::cli

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "report/format.h"
 
@@ -103,6 +104,8 @@ Document prediction_document(const roofline::Prediction& p) {
   nodes.column({.key = "name", .title = "node", .max_width = 40})
       .column({.key = "op"})
       .column({.key = "family", .audience = kMachine})
+      .column({.key = "flops", .audience = kMachine})
+      .column({.key = "bytes", .audience = kMachine})
       .column({.key = "ceiling"})
       .column({.key = "peak_flops", .audience = kMachine})
       .column({.key = "attainable_flops", .title = "attainable", .style = Style::kSi, .unit = "FLOP/s"})
@@ -121,9 +124,12 @@ Document prediction_document(const roofline::Prediction& p) {
     Value attainable = n.predicted && n.bound != roofline::Bound::kNone ? Value{n.attainable_flops} : Value{};
     Value time = n.predicted ? Value{n.time_s} : Value{std::string("not predicted")};
     double roofline_s = n.roofline_s > 0 ? n.roofline_s : std::max(n.compute_s, n.memory_s);
-    nodes.add({n.name, n.op, n.family, n.peak_key, n.peak_flops, attainable, n.compute_s, n.memory_s, n.overhead_s,
-               std::string(roofline::name(n.bound)), time, n.efficiency, roofline_s, n.estimated,
-               n.fused_into.empty() ? Value{} : Value{n.fused_into}, n.note.empty() ? Value{} : Value{n.note}});
+    // Whole numbers of FLOPs and bytes (exact in JSON); none for a node not predicted.
+    auto whole = [&](double v) { return n.predicted ? Value{static_cast<int64_t>(std::llround(v))} : Value{}; };
+    nodes.add({n.name, n.op, n.family, whole(n.flops), whole(n.bytes), n.peak_key, n.peak_flops, attainable,
+               n.compute_s, n.memory_s, n.overhead_s, std::string(roofline::name(n.bound)), time, n.efficiency,
+               roofline_s, n.estimated, n.fused_into.empty() ? Value{} : Value{n.fused_into},
+               n.note.empty() ? Value{} : Value{n.note}});
   }
   doc.tables.push_back(totals_table(p));
   doc.field("ceilings", "ceilings used", ceilings_text, ceilings).at_end = true;

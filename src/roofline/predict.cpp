@@ -124,6 +124,8 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
       p.nodes.push_back(np);
       continue;
     }
+    np.flops = flops;
+    np.bytes = bytes;
     auto choice = choose_ceiling(r, n.family, o);
     p.ceilings_used["peak_flops." + choice.key] = choice.ceiling->label;
     np.peak_key = choice.key;
@@ -153,7 +155,9 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
     auto choice = choose_ceiling(r, "elementwise", o);
     np.peak_key = choice.key;
     np.peak_flops = choice.ceiling->value;
-    np.compute_s = static_cast<double>(cost.training->optimizer_flops) / np.peak_flops;
+    np.flops = static_cast<double>(cost.training->optimizer_flops);
+    np.bytes = static_cast<double>(cost.training->optimizer_bytes);
+    np.compute_s = np.flops / np.peak_flops;
     np.memory_s = static_cast<double>(cost.training->optimizer_bytes) / bandwidth;
     np.overhead_s = overhead;
     np.kernels = 1;

@@ -33,8 +33,10 @@ Bound parse_bound(std::string_view text);  // throws ridge::Error listing the na
 
 struct NodePrediction {
   std::string name, op, family;
-  std::string peak_key;         // the ceiling used, e.g. "fp16_tensor"
-  double peak_flops = 0;        // that ceiling
+  double flops = 0,
+         bytes = 0;       // the work timed (forward, plus backward in a training step; bytes as --traffic counts them)
+  std::string peak_key;   // the ceiling used, e.g. "fp16_tensor"
+  double peak_flops = 0;  // that ceiling
   double attainable_flops = 0;  // min(peak, intensity x bandwidth)
   double compute_s = 0, memory_s = 0, overhead_s = 0, time_s = 0;
   Bound bound = Bound::kNone;

@@ -1,0 +1,287 @@
+// `ridge plot KIND ... -o FILE.svg|png|pdf|html|vg.json`: figures drawn by Vega from a model and
+// devices, from a command's JSON output (--from) or from the results store. Argument parsing only;
+// the figures are built in report/figure.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "cli/command.h"
+#include "cli/common.h"
+#include "cli/device_options.h"
+#include "cli/output_options.h"
+#include "cli/plot_options.h"
+#include "hw/device_db.h"
+#include "onnx/model_reader.h"
+#include "report/analysis_report.h"
+#include "report/figure/render.h"
+#include "report/figure/roofline_figure.h"
+#include "report/figure/sources.h"
+#include "report/prediction_report.h"
+#include "report/printer.h"
+#include "util/error.h"
+
+namespace ridge::cli {
+namespace fig = report::figure;
+
+fig::Json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read '" + path + "'");
+  try {
+    return fig::Json::parse(in);
+  } catch (const std::exception& e) {
+    throw Error("'" + path + "' is not JSON: " + std::string(e.what()).substr(0, 120));
+  }
+}
+
+void add_plot_output_options(CLI::App& app, PlotOutput& o) {
+  app.add_option("-o,--output", o.path, "figure file: .html (interactive), .svg, .png, .pdf or .vg.json (the spec)")
+      ->required();
+  app.add_option("--width", o.width_px, "PNG width in pixels (default: twice the figure's size)")
+      ->check(integer_in(16, 20000));
+  app.add_option("--title", o.title, "the figure's title (default: what it shows)");
+  add_format_option(app, o.format);
+}
+
+int finish_plot(const fig::Figure& figure, const PlotOutput& o, int series, const std::string& source) {
+  fig::write_figure(figure, o.path, {.width_px = o.width_px});
+  report::Document doc;
+  doc.command = "plot";
+  doc.subject = figure.title;
+  doc.field("output", "wrote", o.path, o.path);
+  doc.field("kind", "figure", figure.kind, figure.kind);
+  doc.field("source", "from", source, source);
+  int points = 0;
+  for (const auto& data : figure.spec.at("data"))
+    if (data.value("name", "") == "points") points = static_cast<int>(data.at("values").size());
+  doc.field("points", "points", std::to_string(points), points);
+  doc.field("series", "series", std::to_string(series), series);
+  doc.notes = figure.notes;
+  emit(doc, o.format);
+  return 0;
+}
+
+namespace {
+
+struct RooflineOptions {
+  DeviceOptions model;  // the model options and precision/traffic; `device` unused (see devices)
+  std::vector<std::string> devices, from;
+  std::string modes, measured, ceilings;
+  bool with_training = false, hierarchical = false;
+  PlotOutput out;
+};
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    auto comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    out.push_back(text.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+int run_plot_roofline(const RooflineOptions& o) {
+  fig::RooflineInput input;
+  std::string source;
+  std::vector<std::string> modes =
+      o.modes.empty() || o.modes == "all" ? std::vector<std::string>{} : split_commas(o.modes);
+  // Devices and modes first: a bad one is refused before any model work.
+  std::vector<std::pair<hw::Device, hw::Roofline>> targets;
+  for (const auto& spec : o.devices) {
+    auto [id, mode_text] = hw::split_device_and_mode(spec);
+    auto device = hw::find_device(id);
+    std::vector<std::string> device_modes;
+    if (o.modes == "all") {
+      for (const auto& m : device.modes) device_modes.push_back(m.name);
+    } else if (!modes.empty()) {
+      if (!mode_text.empty()) throw Error("give the mode either in --device ID:MODE or in --modes, not both");
+      device_modes = modes;
+    } else {
+      device_modes.push_back(mode_text);
+    }
+    for (const auto& m : device_modes)
+      targets.emplace_back(device, hw::roofline_for(device, hw::resolve_mode(device, m)));
+  }
+  auto series_of = [&](const hw::Roofline& r) { return r.device_id + (r.mode.empty() ? "" : " " + r.mode); };
+  // Which ceilings: every one for one device and mode; with several, those the predictions used (and
+  // every memory level), or the keys given, so the chart stays readable.
+  std::string which = o.ceilings.empty() ? (targets.size() > 1 ? "used" : "all") : o.ceilings;
+  std::set<std::string> keys;
+  if (which != "all" && which != "used")
+    for (const auto& key : split_commas(which)) keys.insert(key);
+  for (const auto& [device, roofline] : targets) {
+    for (const auto& key : keys)
+      if (!roofline.peak_flops.count(key) && !roofline.bandwidth.count(key))
+        throw Error("device '" + device.id + "' has no ceiling '" + key + "' (see `ridge devices show " + device.id +
+                    "`)");
+    auto ceilings = fig::ceilings_of(roofline, series_of(roofline));
+    input.ceilings.insert(input.ceilings.end(), ceilings.begin(), ceilings.end());
+  }
+  std::set<std::string> used;  // "fp32", "dram": filled by the predictions below
+  if (!o.model.model.model.empty()) {
+    if (targets.empty()) throw Error("a roofline of a model needs a device: --device ID (see `ridge devices`)");
+    auto request = make_request(o.model.model);
+    std::vector<bool> phases{request.options.training};
+    if (o.with_training) {
+      if (request.options.training) throw Error("--with-training adds the training step to inference; drop --training");
+      phases.push_back(true);
+    }
+    for (bool training : phases) {
+      auto phase_request = request;
+      phase_request.options.training = training;
+      auto analysis = analysis::run(phase_request);
+      for (const auto& [device, roofline] : targets) {
+        auto options = o.model;
+        options.device = device.id;
+        auto prediction = predict_on_device(analysis, device, roofline, options, phase_request);
+        for (const auto& node : prediction.nodes)
+          if (!node.peak_key.empty()) used.insert(node.peak_key);
+        auto doc = report::to_json(report::prediction_document(prediction));
+        auto series = series_of(roofline) + (o.with_training ? (training ? " training" : " inference") : "");
+        auto points = fig::prediction_points(doc, series);
+        input.points.insert(input.points.end(), points.begin(), points.end());
+      }
+      if (!o.measured.empty() && !training) {
+        auto bench = read_json_file(o.measured);
+        if (fig::document_kind(bench) != "bench")
+          throw Error("'" + o.measured + "' is not the JSON of `ridge bench -f json`");
+        auto analysis_json = report::to_json(report::analysis_document(phase_request, analysis, true));
+        auto batch = analysis::bound_batch(analysis.model);
+        int used = 0;
+        for (const auto& run : bench.at("runs")) {
+          if (run.value("batch", int64_t{0}) != batch || run.value("training", false)) continue;
+          std::vector<std::string> unmatched;
+          auto series = "measured " + bench["environment"].value("device", std::string("cpu")) + " " +
+                        run.value("mode", std::string()) + " " + run.value("precision", std::string());
+          auto points = fig::measured_points(run, analysis_json, series, unmatched);
+          input.points.insert(input.points.end(), points.begin(), points.end());
+          ++used;
+          if (!unmatched.empty())
+            throw Error(
+                fmt::format("{} measured node(s) of '{}' are not in the model (first: {}): was it measured "
+                            "on another model?",
+                            unmatched.size(), o.measured, unmatched.front()));
+        }
+        if (used == 0)
+          throw Error(
+              fmt::format("'{}' has no inference run at batch {}: give --batch to match it", o.measured, batch));
+      }
+    }
+    source = o.model.model.model;
+  }
+  for (const auto& path : o.from) {
+    auto doc = read_json_file(path);
+    auto kind = fig::document_kind(doc);
+    if (kind == "predict") {
+      auto series = doc["device"].value("id", std::string()) + " " + doc.value("mode", std::string());
+      auto points = fig::prediction_points(doc, series);
+      input.points.insert(input.points.end(), points.begin(), points.end());
+      if (targets.empty()) {  // the device the prediction was made for, unless --device gave ceilings
+        auto device = hw::find_device(doc["device"].value("id", std::string()));
+        auto roofline = hw::roofline_for(device, hw::resolve_mode(device, doc.value("mode", std::string())));
+        auto ceilings = fig::ceilings_of(roofline, series);
+        input.ceilings.insert(input.ceilings.end(), ceilings.begin(), ceilings.end());
+      }
+    } else if (kind == "kernels") {
+      auto points = fig::kernel_points(doc, path);
+      input.points.insert(input.points.end(), points.begin(), points.end());
+      input.hierarchical = true;
+    } else {
+      throw Error("'" + path +
+                  "' is not a JSON output ridge can draw a roofline from (`ridge predict -f json`, or "
+                  "profiler kernels with kernels[].name, time_s, flops, bytes.{l1,l2,dram})");
+    }
+    source += (source.empty() ? "" : ", ") + path;
+  }
+  if (o.hierarchical) input.hierarchical = true;
+  if (which == "used" && !used.empty()) keys = used;
+  if (!keys.empty())
+    std::erase_if(input.ceilings, [&](const fig::RooflineCeiling& c) { return c.compute && !keys.count(c.key); });
+  if (input.points.empty() && input.ceilings.empty())
+    throw Error("nothing to plot: give a MODEL with --device, or --from FILE.json");
+  std::set<std::string> series;
+  for (const auto& c : input.ceilings) series.insert(c.series);
+  for (const auto& p : input.points) series.insert(p.series);
+  input.title = o.out.title;
+  if (input.title.empty())
+    input.title = (input.hierarchical ? "Hierarchical roofline" : "Roofline") +
+                  (source.empty() ? std::string() : ": " + source) +
+                  (targets.size() == 1 ? " on " + series_of(targets[0].second) : "");
+  return finish_plot(fig::roofline_figure(input), o.out, static_cast<int>(series.size()), source);
+}
+
+struct RenderOptions {
+  std::string spec;
+  PlotOutput out;
+};
+
+int run_plot_render(const RenderOptions& o) {
+  fig::Figure figure{.kind = "spec", .spec = read_json_file(o.spec)};
+  if (!figure.spec.is_object() || !figure.spec.contains("marks"))
+    throw Error("'" + o.spec + "' is not a Vega specification (no marks)");
+  figure.title = figure.spec.contains("description") && figure.spec["description"].is_string()
+                     ? figure.spec["description"].get<std::string>()
+                     : o.spec;
+  return finish_plot(figure, o.out, 0, o.spec);
+}
+
+}  // namespace
+
+Command add_plot_command(CLI::App& parent) {
+  auto* app = parent.add_subcommand("plot", "figures: rooflines, sweeps, layer breakdowns (HTML, SVG, PNG, PDF)");
+  app->require_subcommand(1);
+  app->footer(
+      "Vega draws every figure: .html pages are interactive (hover a point for its numbers) and work offline;\n"
+      ".svg comes from Vega's headless renderer (Node + node-vega), .png and .pdf from that SVG (rsvg-convert).\n"
+      "Where a renderer is missing the Vega specification is written beside the file (FILE.vg.json).");
+  std::vector<std::pair<CLI::App*, std::function<int()>>> kinds;
+
+  auto r = std::make_shared<RooflineOptions>();
+  auto* roofline = app->add_subcommand("roofline", "a model's layers (or profiler kernels) on device rooflines");
+  roofline->footer(
+      "Ceilings: every compute unit and precision and every memory level of each device and power mode,\n"
+      "labelled datasheet / theoretical / measured. Points: arithmetic intensity against achieved FLOP/s\n"
+      "(predicted, or measured with --measured), coloured by op family, sized by their share of the time.\n"
+      "Examples:\n"
+      "  ridge plot roofline models/resnet50.onnx --device jetson-agx-orin-64gb --modes all -o r.png\n"
+      "  ridge plot roofline models/alexnet.onnx -d h100-sxm -d a100-sxm-80gb --with-training -o r.html\n"
+      "  ridge plot roofline models/alexnet.onnx -d host.yaml --measured bench.json -o measured.svg\n"
+      "  ridge plot roofline --from prediction.json -o r.pdf");
+  add_model_options(*roofline, r->model.model, true);
+  roofline->get_option("model")->required(false)->description("ONNX model file (optional with --from)");
+  roofline->add_option("-d,--device", r->devices, "device ID[:MODE] or device.yaml; repeat for several on one chart");
+  roofline->add_option("--modes", r->modes, "power modes of every device: all, or MODE1,MODE2,...");
+  roofline->add_option("--precision", r->model.precision, "arithmetic precision (default: the model's)");
+  roofline->add_flag("--allow-tf32", r->model.allow_tf32, "let fp32 matrix products use TF32 tensor units");
+  roofline->add_option("--traffic", r->model.traffic, "memory traffic per node: unfused (default) or fused")
+      ->check(CLI::IsMember({"unfused", "fused"}));
+  roofline->add_option("--ceilings", r->ceilings,
+                       "compute ceilings drawn: all (default for one device and mode), used (those the predictions "
+                       "used; default for several), or KEY,KEY (fp32,fp16_tensor,...)");
+  roofline->add_flag("--with-training", r->with_training, "also draw the training step as a series of its own");
+  roofline->add_option("--measured", r->measured,
+                       "a `ridge bench -f json` output of this model: measured node times as a series");
+  roofline->add_option("--from", r->from, "a `ridge predict -f json` output, or profiler kernels JSON (repeatable)");
+  roofline->add_flag("--hierarchical", r->hierarchical, "one point per memory level per kernel (profiler kernels)");
+  add_plot_output_options(*roofline, r->out);
+  kinds.emplace_back(roofline, [r] { return run_plot_roofline(*r); });
+
+  auto g = std::make_shared<RenderOptions>();
+  auto* render = app->add_subcommand("render", "render a Vega specification (FILE.vg.json) ridge wrote earlier");
+  render->add_option("spec", g->spec, "the .vg.json file")->required();
+  add_plot_output_options(*render, g->out);
+  kinds.emplace_back(render, [g] { return run_plot_render(*g); });
+
+  for (auto& [kind, run] : add_plot_kinds(*app)) kinds.emplace_back(kind, run);
+  return {app, [kinds] {
+            for (const auto& [kind, run] : kinds)
+              if (kind->parsed()) return run();
+            return 0;
+          }};
+}
+
+}  // namespace ridge::cli

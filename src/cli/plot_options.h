@@ -1,0 +1,28 @@
+#pragma once
+// What every `ridge plot KIND` shares: the output file and its size, the title, the format of the
+// summary printed, reading a command's JSON output, and writing the figure.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/figure/figure.h"
+
+namespace ridge::cli {
+
+struct PlotOutput {
+  std::string path, title, format = "table";
+  int width_px = 0;
+};
+
+void add_plot_output_options(CLI::App& app, PlotOutput& options);
+// Writes the figure and prints what was written (file, kind, points, series, notes) in --format.
+int finish_plot(const report::figure::Figure& figure, const PlotOutput& options, int series, const std::string& source);
+// A JSON file, or ridge::Error naming it.
+report::figure::Json read_json_file(const std::string& path);
+
+// The figure kinds beyond roofline and render (cli/plot_kinds.cpp): each a subcommand of `plot`.
+std::vector<std::pair<CLI::App*, std::function<int()>>> add_plot_kinds(CLI::App& plot);
+
+}  // namespace ridge::cli
