@@ -152,20 +152,14 @@ int run_plot_roofline(const RooflineOptions& o) {
         auto analysis_json = report::to_json(report::analysis_document(phase_request, analysis, true));
         auto batch = analysis::bound_batch(analysis.model);
         int used = 0;
-        for (const auto& run : bench.at("runs")) {
-          if (run.value("batch", int64_t{0}) != batch || run.value("training", false)) continue;
-          std::vector<std::string> unmatched;
-          auto series = "measured " + bench["environment"].value("device", std::string("cpu")) + " " +
-                        run.value("mode", std::string()) + " " + run.value("precision", std::string());
-          auto points = fig::measured_points(run, analysis_json, series, unmatched);
-          input.points.insert(input.points.end(), points.begin(), points.end());
-          ++used;
-          if (!unmatched.empty())
-            throw Error(
-                fmt::format("{} measured node(s) of '{}' are not in the model (first: {}): was it measured "
-                            "on another model?",
-                            unmatched.size(), o.measured, unmatched.front()));
-        }
+        std::vector<std::string> unmatched;
+        auto points = fig::bench_points(bench, analysis_json, batch, used, unmatched);
+        if (!unmatched.empty())
+          throw Error(
+              fmt::format("{} measured node(s) of '{}' are not in the model (first: {}): was it measured "
+                          "on another model?",
+                          unmatched.size(), o.measured, unmatched.front()));
+        input.points.insert(input.points.end(), points.begin(), points.end());
         if (used == 0)
           throw Error(
               fmt::format("'{}' has no inference run at batch {}: give --batch to match it", o.measured, batch));
@@ -177,12 +171,19 @@ int run_plot_roofline(const RooflineOptions& o) {
     auto doc = read_json_file(path);
     auto kind = fig::document_kind(doc);
     if (kind == "predict") {
-      auto series = doc["device"].value("id", std::string()) + " " + doc.value("mode", std::string());
+      auto field = [&](const fig::Json& object, const char* key) {
+        auto it = object.is_object() ? object.find(key) : object.end();
+        return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+      };
+      auto device_id = field(doc.contains("device") ? doc["device"] : fig::Json(), "id");
+      auto mode = field(doc, "mode");
+      auto series = device_id + " " + mode;
       auto points = fig::prediction_points(doc, series);
       input.points.insert(input.points.end(), points.begin(), points.end());
       if (targets.empty()) {  // the device the prediction was made for, unless --device gave ceilings
-        auto device = hw::find_device(doc["device"].value("id", std::string()));
-        auto roofline = hw::roofline_for(device, hw::resolve_mode(device, doc.value("mode", std::string())));
+        if (device_id.empty()) throw Error("'" + path + "' names no device (device.id)");
+        auto device = hw::find_device(device_id);
+        auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode));
         auto ceilings = fig::ceilings_of(roofline, series);
         input.ceilings.insert(input.ceilings.end(), ceilings.begin(), ceilings.end());
       }

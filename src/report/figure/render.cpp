@@ -212,6 +212,8 @@ std::string page_script() {
     if (box) { box.hidden = false; box.textContent = errors.join('\n'); }
   }
   window.addEventListener('error', function (e) { fail(e.message); });
+  var consoleError = console.error;  // Vega reports bad specs and data there
+  console.error = function () { fail(Array.prototype.join.call(arguments, ' ')); consoleError.apply(console, arguments); };
   var specs = document.querySelectorAll('script.ridge-spec');
   body.setAttribute('data-figures', String(specs.length));
   body.setAttribute('data-errors', '0');

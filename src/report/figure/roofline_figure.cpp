@@ -63,12 +63,13 @@ Figure roofline_figure(const RooflineInput& input) {
   Figure fig{.kind = input.hierarchical ? "hierarchical-roofline" : "roofline", .title = input.title};
   // Series peaks, and the points that can be drawn.
   std::map<std::string, SeriesPeaks> peaks;
-  std::vector<std::string> series_order;
-  auto note_series = [&](const std::string& s) {
-    if (std::find(series_order.begin(), series_order.end(), s) == series_order.end()) series_order.push_back(s);
+  // Ceiling series are told apart by colour, point series by shape.
+  std::vector<std::string> ceiling_series, series_order;
+  auto note = [](std::vector<std::string>& list, const std::string& s) {
+    if (std::find(list.begin(), list.end(), s) == list.end()) list.push_back(s);
   };
   for (const auto& c : input.ceilings) {
-    note_series(c.series);
+    note(ceiling_series, c.series);
     auto& p = peaks[c.series];
     (c.compute ? p.max_flops : p.max_bandwidth) = std::max(c.compute ? p.max_flops : p.max_bandwidth, c.value);
   }
@@ -76,9 +77,10 @@ Figure roofline_figure(const RooflineInput& input) {
   std::vector<const RooflinePoint*> drawn;
   std::vector<std::string> skipped;
   for (const auto& p : input.points) {
-    if (p.flops > 0 && p.bytes > 0 && p.time_s > 0) {
+    if (p.flops > 0 && p.bytes > 0 && p.time_s > 0 && std::isfinite(p.flops / p.bytes) &&
+        std::isfinite(p.flops / p.time_s) && std::isfinite(p.flops) && std::isfinite(p.time_s)) {
       drawn.push_back(&p);
-      note_series(p.series);
+      note(series_order, p.series);
     } else {
       skipped.push_back(p.name);
     }
@@ -163,7 +165,7 @@ Figure roofline_figure(const RooflineInput& input) {
         {"type", "ordinal"},
         {"domain", {{"data", "points"}, {"field", "family"}, {"sort", true}}},
         {"range", {{"scheme", "tableau10"}}}},
-       {{"name", "series_color"}, {"type", "ordinal"}, {"domain", series_order}, {"range", {{"scheme", "dark2"}}}},
+       {{"name", "series_color"}, {"type", "ordinal"}, {"domain", ceiling_series}, {"range", {{"scheme", "dark2"}}}},
        {{"name", "dash"},
         {"type", "ordinal"},
         {"domain", {hw::kDatasheet, hw::kTheoretical, hw::kMeasured}},

@@ -1,5 +1,6 @@
 #include "report/figure/sources.h"
 
+#include <cmath>
 #include <map>
 
 #include "util/error.h"
@@ -7,12 +8,24 @@
 namespace ridge::report::figure {
 namespace {
 
+// A finite, non-negative number, else 0 (a figure then names the point instead of drawing it).
 double number(const Json& object, const char* key) {
+  if (!object.is_object()) return 0;
   auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<double>() : 0.0;
+  if (it == object.end() || !it->is_number()) return 0;
+  auto v = it->get<double>();
+  return std::isfinite(v) && v > 0 ? v : 0.0;
+}
+
+const Json& array_at(const Json& object, const char* key) {
+  static const Json empty = Json::array();
+  if (!object.is_object()) return empty;
+  auto it = object.find(key);
+  return it != object.end() && it->is_array() ? *it : empty;
 }
 
 std::string text(const Json& object, const char* key) {
+  if (!object.is_object()) return "";
   auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
@@ -31,13 +44,15 @@ std::string document_kind(const Json& doc) {
 
 std::vector<RooflinePoint> prediction_points(const Json& doc, const std::string& series) {
   std::vector<RooflinePoint> points;
-  for (const auto& node : doc.at("nodes")) {
+  for (const auto& node : array_at(doc, "nodes")) {
     RooflinePoint p{
         .series = series, .name = text(node, "name"), .op = text(node, "op"), .family = text(node, "family")};
     p.flops = number(node, "flops");
     p.bytes = number(node, "bytes");
     p.time_s = number(node, "time_s");  // "not predicted" is text: 0, so the node is named, not drawn
-    p.time_kind = doc.value("estimate", false) ? "calibrated estimate" : "predicted";
+    auto estimate = doc.find("estimate");
+    p.time_kind =
+        estimate != doc.end() && estimate->is_boolean() && estimate->get<bool>() ? "calibrated estimate" : "predicted";
     points.push_back(std::move(p));
   }
   return points;
@@ -46,9 +61,9 @@ std::vector<RooflinePoint> prediction_points(const Json& doc, const std::string&
 std::vector<RooflinePoint> measured_points(const Json& run, const Json& analysis, const std::string& series,
                                            std::vector<std::string>& unmatched) {
   std::map<std::string, const Json*> by_name;
-  for (const auto& node : analysis.at("nodes")) by_name[text(node, "name")] = &node;
+  for (const auto& node : array_at(analysis, "nodes")) by_name[text(node, "name")] = &node;
   std::vector<RooflinePoint> points;
-  for (const auto& node : run.at("nodes")) {
+  for (const auto& node : array_at(run, "nodes")) {
     auto name = text(node, "name");
     auto it = by_name.find(name);
     if (it == by_name.end()) {
@@ -65,11 +80,29 @@ std::vector<RooflinePoint> measured_points(const Json& run, const Json& analysis
   return points;
 }
 
+std::vector<RooflinePoint> bench_points(const Json& bench, const Json& analysis, int64_t batch, int& runs,
+                                        std::vector<std::string>& unmatched) {
+  std::vector<RooflinePoint> points;
+  runs = 0;
+  auto device = bench.is_object() && bench.contains("environment") ? text(bench["environment"], "device") : "";
+  for (const auto& run : array_at(bench, "runs")) {
+    auto training =
+        run.is_object() && run.contains("training") && run["training"].is_boolean() && run["training"].get<bool>();
+    if (training || number(run, "batch") != static_cast<double>(batch)) continue;
+    ++runs;
+    auto series = "measured " + (device.empty() ? std::string("cpu") : device) + " " + text(run, "mode") + " " +
+                  text(run, "precision");
+    auto more = measured_points(run, analysis, series, unmatched);
+    points.insert(points.end(), more.begin(), more.end());
+  }
+  return points;
+}
+
 std::vector<RooflinePoint> kernel_points(const Json& doc, const std::string& series) {
   std::vector<RooflinePoint> points;
-  for (const auto& kernel : doc.at("kernels")) {
-    auto bytes = kernel.find("bytes");
-    if (bytes == kernel.end() || !bytes->is_object()) {
+  for (const auto& kernel : array_at(doc, "kernels")) {
+    auto bytes = kernel.is_object() ? kernel.find("bytes") : kernel.end();
+    if (!kernel.is_object() || bytes == kernel.end() || !bytes->is_object()) {
       points.push_back({.series = series, .name = text(kernel, "name")});  // named in the notes, not drawn
       continue;
     }

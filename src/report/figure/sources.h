@@ -24,6 +24,11 @@ std::vector<RooflinePoint> prediction_points(const Json& doc, const std::string&
 std::vector<RooflinePoint> measured_points(const Json& run, const Json& analysis, const std::string& series,
                                            std::vector<std::string>& unmatched);
 
+// The measured points of every inference run at `batch` in a bench document, one series per run
+// ("measured cpu eager fp32"); how many runs matched is returned in `runs`.
+std::vector<RooflinePoint> bench_points(const Json& bench, const Json& analysis, int64_t batch, int& runs,
+                                        std::vector<std::string>& unmatched);
+
 // Profiler kernels (`kernels[]`: name, time_s, flops, bytes.{l1,l2,dram}, optional op) as one point per
 // memory level with bytes, for the hierarchical roofline.
 std::vector<RooflinePoint> kernel_points(const Json& doc, const std::string& series);
