@@ -263,6 +263,37 @@ TEST(PlotRoofline, FromAPredictionJsonDrawsTheSamePoints) {
     EXPECT_EQ(data_values(from, "points")[i]["flops_per_s"], data_values(live, "points")[i]["flops_per_s"]);
 }
 
+// Measured node times from `ridge bench -f json` become a series with the analysis' FLOPs and bytes.
+TEST(PlotRoofline, MeasuredBenchTimesAreASeries) {
+  auto dir = temp_dir();
+  auto bench = run_ridge("bench " + model_path("alexnet") + " --no-store --max-time 0.5 --min-runs 2 -f json");
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  std::ofstream(dir + "/bench.json") << bench.out;
+  auto plot = run_ridge("plot roofline " + model_path("alexnet") + " -d t4 --measured " + dir + "/bench.json -o " + dir +
+                        "/m.vg.json -f json");
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  auto analyze = Json::parse(run_ridge("analyze " + model_path("alexnet") + " --no-store -f json").out);
+  auto spec = json_file(dir + "/m.vg.json");
+  auto run = Json::parse(bench.out)["runs"][0];
+  size_t measured = 0;
+  for (const auto& p : data_values(spec, "points")) {
+    if (p["time_kind"] != "measured") continue;
+    ++measured;
+    EXPECT_EQ(p["series"], "measured cpu eager fp32");
+    const auto& node = row_where(run["nodes"], "name", p["name"].get<std::string>());
+    EXPECT_DOUBLE_EQ(p["time_s"].get<double>(), node["mean_ms"].get<double>() / 1000);
+    const auto& cost = row_where(analyze["nodes"], "name", p["name"].get<std::string>());
+    EXPECT_EQ(p["flops"].get<double>(), cost["flops"].get<double>());
+    EXPECT_EQ(p["bytes"].get<double>(), cost["bytes"].get<double>());
+  }
+  EXPECT_EQ(measured, 19u);
+  // A bench of another batch size does not match the model as bound: refused, not mixed.
+  auto other = run_ridge("plot roofline " + model_path("alexnet") + " -d t4 --batch 2 --measured " + dir +
+                         "/bench.json -o " + dir + "/m2.vg.json");
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("no inference run at batch 2"), std::string::npos) << other.err;
+}
+
 TEST(PlotRoofline, SvgHasOneLabelledMarkPerPointAndPngHasTheRequestedWidth) {
   auto dir = temp_dir();
   auto plot = run_ridge("plot roofline " + model_path("alexnet") + " -d jetson-agx-orin-64gb --modes all -o " + dir +

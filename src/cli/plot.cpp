@@ -3,6 +3,7 @@
 // the figures are built in report/figure.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -208,10 +209,19 @@ int run_plot_roofline(const RooflineOptions& o) {
   for (const auto& c : input.ceilings) series.insert(c.series);
   for (const auto& p : input.points) series.insert(p.series);
   input.title = o.out.title;
-  if (input.title.empty())
-    input.title = (input.hierarchical ? "Hierarchical roofline" : "Roofline") +
-                  (source.empty() ? std::string() : ": " + source) +
-                  (targets.size() == 1 ? " on " + series_of(targets[0].second) : "");
+  if (input.title.empty()) {
+    input.title = input.hierarchical ? "Hierarchical roofline" : "Roofline";
+    if (!o.model.model.model.empty()) input.title += ": " + std::filesystem::path(o.model.model.model).stem().string();
+    std::set<std::string> device_ids;
+    for (const auto& [device, roofline] : targets) device_ids.insert(device.id);
+    if (device_ids.size() == 1)
+      input.title += " on " + *device_ids.begin() +
+                     (targets.size() > 1                    ? " (" + std::to_string(targets.size()) + " power modes)"
+                      : targets[0].second.mode == "default" ? ""
+                                                            : " " + targets[0].second.mode);
+    else if (device_ids.size() > 1)
+      input.title += " on " + std::to_string(device_ids.size()) + " devices";
+  }
   return finish_plot(fig::roofline_figure(input), o.out, static_cast<int>(series.size()), source);
 }
 

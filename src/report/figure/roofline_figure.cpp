@@ -263,7 +263,7 @@ Figure roofline_figure(const RooflineInput& input) {
       if (std::find(unique.begin(), unique.end(), name) == unique.end()) unique.push_back(name);
     std::string names;
     for (size_t i = 0; i < unique.size() && i < 5; ++i) names += (i ? ", " : "") + unique[i];
-    fig.notes.push_back(std::to_string(skipped.size()) + " point(s) without FLOPs, bytes or time are not drawn (" +
+    fig.notes.push_back(std::to_string(unique.size()) + " node(s) without FLOPs, bytes or time are not drawn (" +
                         names + (unique.size() > 5 ? ", ..." : "") + ")");
   }
   return fig;
