@@ -42,6 +42,11 @@ mv "$prefix/usr" "$prefix/moved"  # the tree finds its libraries, modules and de
   grep -q "calling init: $installed/lib/ridge/libridge_exec.so" ld.log
   grep -Eq "calling init: $installed/(bin/\.\./)?lib/ridge/libridge_core\.so" ld.log  # found via the RUNPATH
   [ -f out/output_0.pb ]
+  # Figures: the Vega script and renderer are installed beside the binary.
+  [ -f "$installed/share/ridge/vega.js" ] && [ -f "$installed/share/ridge/vega-render.js" ]
+  ridge plot roofline "$repo/models/alexnet.onnx" -d t4 -o fig.html >/dev/null
+  ridge plot roofline "$repo/models/alexnet.onnx" -d t4 -o fig.svg >/dev/null
+  grep -q "aria-label=\"node: " fig.svg
 )
 echo "installed layout: ok"
 
