@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "hw/device_db.h"
@@ -13,14 +12,17 @@
 #include "report/figure/render.h"
 #include "report/figure/roofline_figure.h"
 #include "report/figure/sources.h"
+#include "support/browser.h"
 #include "support/paths.h"
 #include "util/error.h"
-#include "util/program.h"
 
 namespace ridge::report::figure {
 namespace {
 
+using test::count_of;
+using test::distinct_colours;
 using test::model_path;
+using test::png_size;
 using test::run_ridge;
 using test::temp_dir;
 
@@ -32,36 +34,6 @@ std::string slurp(const std::string& path) {
 }
 
 Json json_file(const std::string& path) { return Json::parse(slurp(path)); }
-
-size_t count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
-  return n;
-}
-
-// Width and height from a PNG's IHDR chunk (the first chunk, at a fixed offset).
-std::pair<uint32_t, uint32_t> png_size(const std::string& bytes) {
-  EXPECT_GE(bytes.size(), 24u);
-  EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-  auto be32 = [&](size_t at) {
-    return (uint32_t(uint8_t(bytes[at])) << 24) | (uint32_t(uint8_t(bytes[at + 1])) << 16) |
-           (uint32_t(uint8_t(bytes[at + 2])) << 8) | uint32_t(uint8_t(bytes[at + 3]));
-  };
-  return {be32(16), be32(20)};
-}
-
-// How many distinct colours an image has, counted by Pillow (Debian's python3-pil): a blank render
-// has one or two.
-int distinct_colours(const std::string& png_path) {
-  auto run = run_program("/usr/bin/python3",
-                         {"-c",
-                          "import sys; from PIL import Image; im = Image.open(sys.argv[1]).convert('RGB'); "
-                          "print(len(im.getcolors(1 << 24)))",
-                          png_path},
-                         60);
-  EXPECT_EQ(run.exit_code, 0) << run.output;
-  return std::atoi(run.output.c_str());
-}
 
 RooflineInput simple_input() {
   RooflineInput in{.title = "simple"};
@@ -246,7 +218,7 @@ TEST(PlotRoofline, BadInputGetsOneLine) {
   auto bad_mode =
       run_ridge("plot roofline " + model_path("alexnet") + " -d jetson-agx-orin-64gb:TURBO -o " + dir + "/x.svg");
   EXPECT_EQ(bad_mode.exit_code, 1);
-  for (const auto& r : {no_device, bad_ext, foreign, bad_mode}) EXPECT_EQ(count(r.err, "\n"), 1u) << r.err;
+  for (const auto& r : {no_device, bad_ext, foreign, bad_mode}) EXPECT_EQ(count_of(r.err, "\n"), 1u) << r.err;
 }
 
 TEST(PlotRoofline, FromAPredictionJsonDrawsTheSamePoints) {
@@ -269,8 +241,8 @@ TEST(PlotRoofline, MeasuredBenchTimesAreASeries) {
   auto bench = run_ridge("bench " + model_path("alexnet") + " --no-store --max-time 0.5 --min-runs 2 -f json");
   ASSERT_EQ(bench.exit_code, 0) << bench.err;
   std::ofstream(dir + "/bench.json") << bench.out;
-  auto plot = run_ridge("plot roofline " + model_path("alexnet") + " -d t4 --measured " + dir + "/bench.json -o " + dir +
-                        "/m.vg.json -f json");
+  auto plot = run_ridge("plot roofline " + model_path("alexnet") + " -d t4 --measured " + dir + "/bench.json -o " +
+                        dir + "/m.vg.json -f json");
   ASSERT_EQ(plot.exit_code, 0) << plot.err;
   auto analyze = Json::parse(run_ridge("analyze " + model_path("alexnet") + " --no-store -f json").out);
   auto spec = json_file(dir + "/m.vg.json");
@@ -303,11 +275,11 @@ TEST(PlotRoofline, SvgHasOneLabelledMarkPerPointAndPngHasTheRequestedWidth) {
   EXPECT_EQ(points, 19u * hw::find_device("jetson-agx-orin-64gb").modes.size());
   auto svg = slurp(dir + "/r.svg");
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
-  EXPECT_EQ(count(svg, "aria-label=\"node: "), points);  // every point names its node (the tooltip's text)
+  EXPECT_EQ(count_of(svg, "aria-label=\"node: "), points);  // every point names its node (the tooltip's text)
 
   auto png = run_ridge("plot roofline " + model_path("alexnet") + " -d t4 --width 900 -o " + dir + "/r.png");
   ASSERT_EQ(png.exit_code, 0) << png.err;
-  auto [width, height] = png_size(slurp(dir + "/r.png"));
+  auto [width, height] = png_size(dir + "/r.png");
   EXPECT_EQ(width, 900u);
   EXPECT_GT(height, 300u);
   EXPECT_GT(distinct_colours(dir + "/r.png"), 20);  // lines, points, text: not blank
@@ -330,14 +302,13 @@ TEST(PlotRoofline, WithoutTheRendererTheSpecIsKeptAndTheErrorSaysHow) {
   // ... and rendering it later gives the figure.
   auto later = run_ridge("plot render " + dir + "/r.vg.json -o " + dir + "/r.svg");
   ASSERT_EQ(later.exit_code, 0) << later.err;
-  EXPECT_EQ(count(slurp(dir + "/r.svg"), "aria-label=\"node: "), 19u);
+  EXPECT_EQ(count_of(slurp(dir + "/r.svg"), "aria-label=\"node: "), 19u);
 }
 
 // The HTML page opened from disk by a real browser: no errors, every figure rendered with one mark
 // per point, each naming its node (Vega's tooltip text), and a screenshot that is not blank.
 TEST(PlotRoofline, HtmlRendersInHeadlessChromium) {
-  auto chromium = find_on_path("chromium");
-  if (!chromium) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it)";
+  if (!test::chromium()) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it)";
   auto dir = temp_dir();
   auto plot = run_ridge("plot roofline " + model_path("alexnet") + " -d h100-sxm -d t4 --with-training -o " + dir +
                         "/r.html -f json");
@@ -345,30 +316,17 @@ TEST(PlotRoofline, HtmlRendersInHeadlessChromium) {
   auto points = Json::parse(plot.out)["points"].get<size_t>();
   auto html = slurp(dir + "/r.html");
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org"));  // no fetches: everything inline
-  std::vector<std::string> common{"--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000",
-                                  "--user-data-dir=" + dir + "/chromium-profile"};
-  // The DOM (the inlined Vega script makes it larger than run_program keeps) goes to a file.
-  std::string command = shell_quote(*chromium);
-  for (const auto& arg : common) command += " " + shell_quote(arg);
-  command += " --dump-dom " + shell_quote("file://" + dir + "/r.html") + " > " + shell_quote(dir + "/dom.html");
-  auto dump = run_program("/bin/sh", {"-c", command}, 120);
-  ASSERT_EQ(dump.exit_code, 0) << dump.output.substr(0, 2000);
-  auto dom = slurp(dir + "/dom.html");
-  std::smatch body;
-  ASSERT_TRUE(std::regex_search(dom, body, std::regex("<body[^>]*>"))) << dump.output.substr(0, 2000);
-  auto tag = body.str();
-  EXPECT_NE(tag.find("data-figures=\"1\""), std::string::npos) << tag;
-  EXPECT_NE(tag.find("data-rendered=\"1\""), std::string::npos) << tag;
-  EXPECT_NE(tag.find("data-errors=\"0\""), std::string::npos) << tag;
-  EXPECT_EQ(count(dom, "aria-label=\"node: "), points);
+  auto page = test::render_page(dir + "/r.html", dir);
+  ASSERT_TRUE(page.ok) << page.log;
+  EXPECT_NE(page.body.find("data-figures=\"1\""), std::string::npos) << page.body;
+  EXPECT_NE(page.body.find("data-rendered=\"1\""), std::string::npos) << page.body;
+  EXPECT_NE(page.body.find("data-errors=\"0\""), std::string::npos) << page.body;
+  EXPECT_EQ(count_of(page.dom, "aria-label=\"node: "), points);
   // 2 devices x (19 nodes with work in inference + the same 19 and the optimizer step in training).
   EXPECT_EQ(points, 2u * 19u + 2u * (19u + 1u));
 
-  auto args = common;
-  args.insert(args.end(), {"--window-size=1200,900", "--screenshot=" + dir + "/shot.png", "file://" + dir + "/r.html"});
-  auto shot = run_program(*chromium, args, 120);
-  ASSERT_EQ(shot.exit_code, 0) << shot.output.substr(0, 2000);
-  auto [width, height] = png_size(slurp(dir + "/shot.png"));
+  ASSERT_TRUE(test::screenshot(dir + "/r.html", dir + "/shot.png", 1200, 900, dir));
+  auto [width, height] = png_size(dir + "/shot.png");
   EXPECT_EQ(width, 1200u);
   EXPECT_EQ(height, 900u);
   EXPECT_GT(distinct_colours(dir + "/shot.png"), 20);
