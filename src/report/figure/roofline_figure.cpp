@@ -138,6 +138,23 @@ Figure roofline_figure(const RooflineInput& input) {
     row["x1"] = x1, row["y1"] = y1, row["x2"] = x2, row["y2"] = y2;
     ceilings.push_back(std::move(row));
   }
+  // Ceilings of one series at the same value and source (fp32 and fp64 tensor on an H100) would print
+  // their labels on top of each other: the first carries one label naming them all.
+  for (size_t i = 0; i < ceilings.size(); ++i) {
+    auto& first = ceilings[i];
+    if (first["text"] == "") continue;
+    std::string keys = first["key"];
+    for (size_t j = i + 1; j < ceilings.size(); ++j) {
+      auto& other = ceilings[j];
+      if (other["series"] == first["series"] && other["kind"] == first["kind"] && other["value"] == first["value"] &&
+          other["label"] == first["label"]) {
+        keys += ", " + other["key"].get<std::string>();
+        other["text"] = "";
+      }
+    }
+    auto text = first["text"].get<std::string>();
+    first["text"] = keys + text.substr(first["key"].get<std::string>().size());
+  }
   add_data(spec, "ceilings", std::move(ceilings));
 
   Json points = Json::array();
