@@ -199,6 +199,7 @@ int run_plot_roofline(const RooflineOptions& o) {
     }
     source += (source.empty() ? "" : ", ") + path;
   }
+  if (source.empty()) source = "the device files";
   if (o.hierarchical) input.hierarchical = true;
   if (which == "used" && !used.empty()) keys = used;
   if (!keys.empty())
