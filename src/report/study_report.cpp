@@ -125,10 +125,20 @@ std::vector<figure::Figure> study_figures(const Study& study) {
       auto ceilings = fig::ceilings_of(r, series_of(r));
       input.ceilings.insert(input.ceilings.end(), ceilings.begin(), ceilings.end());
     }
+    std::set<std::string> used;  // the compute ceilings the predictions used ("fp32", "fp16_tensor")
     for (size_t i = 0; i < d.predictions.size() && i < d.rooflines.size(); ++i) {
-      auto points = fig::prediction_points(to_json(d.predictions[i]), series_of(d.rooflines[i]));
+      auto doc = to_json(d.predictions[i]);
+      auto points = fig::prediction_points(doc, series_of(d.rooflines[i]));
       input.points.insert(input.points.end(), points.begin(), points.end());
+      if (doc.contains("nodes") && doc["nodes"].is_array())
+        for (const auto& n : doc["nodes"])
+          if (n.contains("ceiling") && n["ceiling"].is_string() && !n["ceiling"].get<std::string>().empty())
+            used.insert(n["ceiling"].get<std::string>());
     }
+    // Several modes on one chart: only the compute ceilings the predictions used (every memory level),
+    // as `ridge plot roofline` does, so the chart stays readable.
+    if (d.rooflines.size() > 1 && !used.empty())
+      std::erase_if(input.ceilings, [&](const fig::RooflineCeiling& c) { return c.compute && !used.count(c.key); });
     input.title = "Roofline: " + (study.model.empty() ? d.name : file_name(study.model) + " on " + d.name);
     if (input.ceilings.empty() && input.points.empty()) continue;
     auto figure = fig::roofline_figure(input);
