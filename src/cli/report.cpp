@@ -146,7 +146,7 @@ Command add_report_command(CLI::App& parent) {
       "Stored results are selected like `ridge results` selects them; with a MODEL, only that model's results\n"
       "(its file name) unless --of-model says otherwise (--of-model all: every model).\n"
       "Examples:\n"
-      "  ridge bench models/alexnet.onnx --batch 1,8 && ridge predict models/alexnet.onnx -d host.yaml\n"
+      "  ridge bench models/alexnet.onnx --sweep batch=1,8 && ridge predict models/alexnet.onnx -d host.yaml\n"
       "  ridge report models/alexnet.onnx -d host.yaml -d jetson-agx-orin-64gb --modes all -o report.html\n"
       "  ridge report models/resnet50.onnx -d h100-sxm --markdown study/\n"
       "  ridge report --sweep my-study --store study.db -o study.html");

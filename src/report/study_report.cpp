@@ -361,9 +361,13 @@ Table predicted_vs_measured_table(const Study& study) {
       .column({.key = "predicted_s", .title = "predicted", .style = Style::kDuration})
       .column({.key = "ratio", .title = "measured / predicted", .style = Style::kFixed, .unit = "x", .decimals = 2})
       .column({.key = "calibration", .title = "calibration used", .left_aligned = true});
-  auto stored = stored_documents(study);
-  auto predictions = all_predictions(study, stored);
-  for (const auto& s : stored) {
+  // Every prediction row (single predictions and the points of predict sweeps) of the same model and batch.
+  auto predictions = predictions_table(study);
+  auto text = [&](const std::vector<Value>& row, const char* key) {
+    const auto* v = predictions.cell(row, key);
+    return v && std::holds_alternative<std::string>(*v) ? std::get<std::string>(*v) : std::string();
+  };
+  for (const auto& s : stored_documents(study)) {
     if (s.record->command != "bench" || !s.json.contains("runs")) continue;
     auto model =
         file_name(s.record->params.model.empty() ? s.json.value("model", std::string()) : s.record->params.model);
@@ -373,15 +377,23 @@ Table predicted_vs_measured_table(const Study& study) {
       double measured = run.value("latency_ms", Json::object()).value("mean", 0.0) / 1e3;
       auto label = fmt::format("{} {} {}", run.value("mode", std::string()), run.value("precision", std::string()),
                                run.value("conv_algo", std::string()));
-      for (const auto& p : predictions) {
-        if (file_name(p.model) != model || (p.batch > 0 && p.batch != batch)) continue;
-        if (!p.json.contains("totals")) continue;
-        double predicted = p.json["totals"].value("time_s", 0.0);
-        t.add({model, batch, s.record->id, label, measured, p.label, predicted,
-               predicted > 0 ? Value{measured / predicted} : Value{}, calibration_of(p.json)});
+      for (const auto& row : predictions.rows) {
+        auto predicted_batch = static_cast<int64_t>(number_or(predictions.cell(row, "batch"), 0));
+        if (text(row, "model") != model || (predicted_batch > 0 && predicted_batch != batch)) continue;
+        double predicted = number_or(predictions.cell(row, "time_s"), 0);
+        auto name = text(row, "prediction");
+        auto where = text(row, "device") + (text(row, "mode").empty() ? "" : " " + text(row, "mode"));
+        if (name != where) name += " (" + where + ")";
+        t.add({model, batch, s.record->id, label, measured, name, predicted,
+               predicted > 0 ? Value{measured / predicted} : Value{}, text(row, "calibration")});
       }
     }
   }
+  if (!t.rows.empty())
+    t.footer.push_back(
+        "Each measured run is paired with every prediction of the same model and batch, whatever its device: the "
+        "pairs that matter are predictions for the machine that measured (a device file from `ridge ert --profile`, "
+        "calibrated by `ridge calibrate`).");
   return t;
 }
 
