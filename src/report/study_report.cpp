@@ -31,19 +31,31 @@ namespace {
 // A stored result's document, decoded once, in both forms.
 struct Stored {
   const store::Record* record = nullptr;
+  size_t index = 0;  // in Study::records
   Document doc;
   Json json;
 };
 
-std::vector<Stored> stored_documents(const Study& study) {
-  std::vector<Stored> out;
-  for (const auto& r : study.records) {
-    if (r.status != "ok" || r.document.is_null()) continue;
-    Stored s{&r, decode_document(r.document), {}};
-    s.json = to_json(s.doc);
-    out.push_back(std::move(s));
+// The documents of the study's ok results. Every section reads them: they are decoded once per set of
+// results (by uid, a result's identity everywhere) and re-pointed at this study's records.
+const std::vector<Stored>& stored_documents(const Study& study) {
+  thread_local std::string cached_key;
+  thread_local std::vector<Stored> cached;
+  std::string key;
+  for (const auto& r : study.records) key += r.uid + (r.uid.empty() ? std::to_string(r.id) : "") + r.status + ";";
+  if (key != cached_key || key.empty()) {
+    cached.clear();
+    for (size_t i = 0; i < study.records.size(); ++i) {
+      const auto& r = study.records[i];
+      if (r.status != "ok" || r.document.is_null()) continue;
+      Stored s{&r, i, decode_document(r.document), {}};
+      s.json = to_json(s.doc);
+      cached.push_back(std::move(s));
+    }
+    cached_key = key;
   }
-  return out;
+  for (auto& s : cached) s.record = &study.records[s.index];
+  return cached;
 }
 
 // A live prediction: its device, mode and the JSON form.
@@ -146,7 +158,7 @@ std::vector<figure::Figure> study_figures(const Study& study) {
     out.push_back(std::move(figure));
   }
   std::vector<Json> documents;
-  auto stored = stored_documents(study);
+  const auto& stored = stored_documents(study);
   for (const auto& s : stored) documents.push_back(s.json);
   for (const auto& d : study.devices)
     for (const auto& p : d.predictions) documents.push_back(to_json(p));
@@ -181,7 +193,7 @@ std::vector<std::string> study_warnings(const Study& study, const std::vector<fi
                       "are not meaningful",
                       r.params.model.empty() ? r.subject : r.params.model));
   }
-  auto stored = stored_documents(study);
+  const auto& stored = stored_documents(study);
   for (const auto& p : all_predictions(study, stored)) {
     const auto& j = p.json;
     if (!j.value("calibrated", false))
@@ -290,7 +302,7 @@ Table predictions_table(const Study& study) {
       .column({.key = "memory_bound_s", .title = "memory-bound", .style = Style::kDuration})
       .column({.key = "overhead_bound_s", .title = "overhead-bound", .style = Style::kDuration})
       .column({.key = "calibration", .title = "calibration used", .left_aligned = true});
-  auto stored = stored_documents(study);
+  const auto& stored = stored_documents(study);
   for (const auto& p : all_predictions(study, stored)) {
     const auto& j = p.json;
     auto number = [&](const Json& o, const char* key) {
