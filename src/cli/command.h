@@ -28,5 +28,6 @@ Command add_sweep_command(CLI::App& parent);
 Command add_status_command(CLI::App& parent);
 Command add_doctor_command(CLI::App& parent);
 Command add_plot_command(CLI::App& parent);
+Command add_report_command(CLI::App& parent);
 
 }  // namespace ridge::cli

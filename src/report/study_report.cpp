@@ -1,0 +1,688 @@
+#include "report/study_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "report/document_codec.h"
+#include "report/figure/render.h"
+#include "report/figure/result_figures.h"
+#include "report/figure/roofline_figure.h"
+#include "report/figure/sources.h"
+#include "report/format.h"
+#include "report/html_document.h"
+#include "report/human_table.h"
+#include "report/printer.h"
+#include "report/results_report.h"
+#include "util/error.h"
+
+namespace ridge::report {
+namespace fs = std::filesystem;
+namespace fig = figure;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+// A stored result's document, decoded once, in both forms.
+struct Stored {
+  const store::Record* record = nullptr;
+  size_t index = 0;  // in Study::records
+  Document doc;
+  Json json;
+};
+
+// The documents of the study's ok results. Every section reads them: they are decoded once per set of
+// results (by uid, a result's identity everywhere) and re-pointed at this study's records.
+const std::vector<Stored>& stored_documents(const Study& study) {
+  thread_local std::string cached_key;
+  thread_local std::vector<Stored> cached;
+  std::string key;
+  for (const auto& r : study.records) key += r.uid + (r.uid.empty() ? std::to_string(r.id) : "") + r.status + ";";
+  if (key != cached_key || key.empty()) {
+    cached.clear();
+    for (size_t i = 0; i < study.records.size(); ++i) {
+      const auto& r = study.records[i];
+      if (r.status != "ok" || r.document.is_null()) continue;
+      Stored s{&r, i, decode_document(r.document), {}};
+      s.json = to_json(s.doc);
+      cached.push_back(std::move(s));
+    }
+    cached_key = key;
+  }
+  for (auto& s : cached) s.record = &study.records[s.index];
+  return cached;
+}
+
+// A live prediction: its device, mode and the JSON form.
+struct Predicted {
+  std::string label;  // "h100-sxm default" or "result 4"
+  std::string model;
+  int64_t batch = 0;
+  const Document* doc = nullptr;
+  Json json;
+};
+
+std::string series_of(const hw::Roofline& r) { return r.device_id + (r.mode.empty() ? "" : " " + r.mode); }
+
+std::vector<Predicted> all_predictions(const Study& study, const std::vector<Stored>& stored) {
+  std::vector<Predicted> out;
+  for (const auto& d : study.devices)
+    for (size_t i = 0; i < d.predictions.size() && i < d.rooflines.size(); ++i)
+      out.push_back(
+          {series_of(d.rooflines[i]), study.model, study.batch, &d.predictions[i], to_json(d.predictions[i])});
+  for (const auto& s : stored)
+    if (s.record->command == "predict")
+      out.push_back({fmt::format("result {}", s.record->id), s.record->params.model, s.record->params.batch.value_or(0),
+                     &s.doc, s.json});
+  return out;
+}
+
+std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
+
+// The calibration a prediction used, as people read it, from its JSON fields.
+std::string calibration_of(const Json& p) {
+  if (p.contains("calibration") && p["calibration"].is_object()) {
+    const auto& c = p["calibration"];
+    std::string text = fmt::format("calibrated model {} ({} mode, {} threads)", c.value("model", std::string("?")),
+                                   c.value("exec_mode", std::string("?")), c.value("threads", 0));
+    if (c.contains("validation") && c["validation"].is_object())
+      text += fmt::format("; held-out error median {:.1f}%, p90 {:.1f}%",
+                          100 * c["validation"].value("median_abs_error", 0.0),
+                          100 * c["validation"].value("p90_abs_error", 0.0));
+    return text;
+  }
+  if (p.value("calibrated", false))
+    return "calibrated from " + p.value("calibration_source", std::string("the device file"));
+  return "uncalibrated (roofline bound)";
+}
+
+std::string mode_of(const Json& p) { return p.value("mode", std::string()); }
+std::string device_of(const Json& p) {
+  return p.contains("device") && p["device"].is_object() ? p["device"].value("id", std::string()) : "";
+}
+
+Value text_or_none(const std::string& s) { return s.empty() ? Value{} : Value{s}; }
+
+std::string heading_title(std::string title) {
+  while (!title.empty() && (title.back() == ':' || title.back() == ' ')) title.pop_back();
+  return title;
+}
+
+const Field* find_field(const Document& doc, const std::string& key) {
+  for (const auto& f : doc.fields)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+// "Conv x2, Foo x1" from a JSON object of op counts; empty for none.
+std::string op_counts_of(const Json& j) {
+  if (!j.is_object() || j.empty()) return "";
+  std::map<std::string, int> ops;
+  for (const auto& [op, n] : j.items()) ops[op] = n.is_number() ? n.get<int>() : 0;
+  return op_counts(ops);
+}
+
+}  // namespace
+
+std::vector<figure::Figure> study_figures(const Study& study) {
+  std::vector<fig::Figure> out;
+  for (const auto& d : study.devices) {
+    fig::RooflineInput input;
+    for (const auto& r : d.rooflines) {
+      auto ceilings = fig::ceilings_of(r, series_of(r));
+      input.ceilings.insert(input.ceilings.end(), ceilings.begin(), ceilings.end());
+    }
+    std::set<std::string> used;  // the compute ceilings the predictions used ("fp32", "fp16_tensor")
+    for (size_t i = 0; i < d.predictions.size() && i < d.rooflines.size(); ++i) {
+      auto doc = to_json(d.predictions[i]);
+      auto points = fig::prediction_points(doc, series_of(d.rooflines[i]));
+      input.points.insert(input.points.end(), points.begin(), points.end());
+      if (doc.contains("nodes") && doc["nodes"].is_array())
+        for (const auto& n : doc["nodes"])
+          if (n.contains("ceiling") && n["ceiling"].is_string() && !n["ceiling"].get<std::string>().empty())
+            used.insert(n["ceiling"].get<std::string>());
+    }
+    // Several modes on one chart: only the compute ceilings the predictions used (every memory level),
+    // as `ridge plot roofline` does, so the chart stays readable.
+    if (d.rooflines.size() > 1 && !used.empty())
+      std::erase_if(input.ceilings, [&](const fig::RooflineCeiling& c) { return c.compute && !used.count(c.key); });
+    input.title = "Roofline: " + (study.model.empty() ? d.name : file_name(study.model) + " on " + d.name);
+    if (input.ceilings.empty() && input.points.empty()) continue;
+    auto figure = fig::roofline_figure(input);
+    figure.kind = "roofline";
+    out.push_back(std::move(figure));
+  }
+  std::vector<Json> documents;
+  const auto& stored = stored_documents(study);
+  for (const auto& s : stored) documents.push_back(s.json);
+  for (const auto& d : study.devices)
+    for (const auto& p : d.predictions) documents.push_back(to_json(p));
+  if (!documents.empty())
+    for (auto& f : fig::result_figures(documents)) out.push_back(std::move(f));
+  return out;
+}
+
+std::vector<std::string> study_warnings(const Study& study, const std::vector<figure::Figure>& figures) {
+  std::vector<std::string> out;
+  auto add = [&](std::string w) {
+    if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(std::move(w));
+  };
+  if (study.analysis) {
+    const auto& a = *study.analysis;
+    std::string model = file_name(study.model);
+    if (const auto* f = find_field(a, "unknown_ops"); f && !op_counts_of(f->json).empty())
+      add(fmt::format("{}: ops without a cost rule (their FLOPs and bytes are not in the totals): {}", model,
+                      op_counts_of(f->json)));
+    if (const auto* f = find_field(a, "unresolved_ops"); f && !op_counts_of(f->json).empty())
+      add(fmt::format("{}: nodes with unresolved shapes, not costed: {}", model, op_counts_of(f->json)));
+    if (const auto* f = find_field(a, "estimated_nodes"); f && f->json.is_number() && f->json.get<int64_t>() > 0)
+      add(fmt::format("{}: {} node(s) are estimated (control flow decided at run time)", model,
+                      f->json.get<int64_t>()));
+    for (const auto& n : a.notes) add("analysis: " + n);
+  }
+  for (const auto& r : study.records) {
+    if (r.status != "ok") add(fmt::format("result {} ({} {}) failed: {}", r.id, r.command, r.params.model, r.error));
+    if (r.environment.random_weights.value_or(false))
+      add(
+          fmt::format("{}: measured with RANDOM weights (the model file holds none): latencies are valid, outputs "
+                      "are not meaningful",
+                      r.params.model.empty() ? r.subject : r.params.model));
+  }
+  const auto& stored = stored_documents(study);
+  for (const auto& p : all_predictions(study, stored)) {
+    const auto& j = p.json;
+    if (!j.value("calibrated", false))
+      add(fmt::format("prediction {}: uncalibrated: times are roofline bounds (lower limits), not estimates", p.label));
+    if (auto ops = op_counts_of(j.value("unpredicted_ops", Json::object())); !ops.empty())
+      add(fmt::format("prediction {}: nodes not predicted (no cost): {}", p.label, ops));
+    int estimated = 0;
+    if (j.contains("nodes") && j["nodes"].is_array())
+      for (const auto& n : j["nodes"])
+        if (n.value("estimated", false)) ++estimated;
+    if (estimated) add(fmt::format("prediction {}: {} node time(s) are estimated", p.label, estimated));
+  }
+  for (const auto& s : stored) {
+    if (s.record->command == "analyze") {
+      if (const auto* f = find_field(s.doc, "unknown_ops"); f && !op_counts_of(f->json).empty())
+        add(fmt::format("result {}: ops without a cost rule: {}", s.record->id, op_counts_of(f->json)));
+    }
+    for (const auto& n : s.doc.notes) add(fmt::format("result {} ({}): {}", s.record->id, s.record->command, n));
+  }
+  for (const auto& f : figures)
+    for (const auto& n : f.notes) add(fmt::format("figure \"{}\": {}", f.title, n));
+  return out;
+}
+
+Table environment_table(const Study& study) {
+  Table t;
+  t.key = "environment";
+  t.column({.key = "source", .left_aligned = true})
+      .column({.key = "host"})
+      .column({.key = "cpu", .title = "CPU"})
+      .column({.key = "gpu", .title = "GPU"})
+      .column({.key = "threads"})
+      .column({.key = "versions", .title = "libraries", .left_aligned = true})
+      .column({.key = "revision", .title = "ridge revision"});
+  auto versions_text = [](const Json& v) {
+    std::string text;
+    for (const auto& [library, version] : v.items())
+      text += fmt::format("{}{} {}", text.empty() ? "" : ", ", library,
+                          version.is_string() ? version.get<std::string>() : version.dump());
+    return text;
+  };
+  const auto& h = study.host;
+  t.add({std::string("this machine (report)"), text_or_none(h.host), text_or_none(h.cpu), text_or_none(h.gpu),
+         study.logical_cpus > 0 ? Value{fmt::format("{} logical CPUs", study.logical_cpus)} : Value{},
+         text_or_none(versions_text(h.versions)), text_or_none(h.revision)});
+  // One row per distinct environment of the stored results, naming the results it produced.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> groups;  // key -> ids
+  std::map<std::string, std::vector<Value>> rows;
+  for (const auto& r : study.records) {
+    const auto& e = r.environment;
+    auto threads = r.params.threads ? std::to_string(*r.params.threads) : std::string();
+    auto key = e.host + "\n" + e.cpu + "\n" + e.gpu + "\n" + threads + "\n" + e.versions.dump() + "\n" + e.revision;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) {
+      groups.push_back({key, {}});
+      it = groups.end() - 1;
+      rows[key] = {Value{},
+                   text_or_none(e.host),
+                   text_or_none(e.cpu),
+                   text_or_none(e.gpu),
+                   text_or_none(threads),
+                   text_or_none(versions_text(e.versions)),
+                   text_or_none(e.revision)};
+    }
+    it->second.push_back(r.id);
+  }
+  for (auto& [key, ids] : groups) {
+    std::string source = ids.size() == 1 ? "result " : "results ";
+    for (size_t i = 0; i < ids.size(); ++i) source += (i ? ", " : "") + std::to_string(ids[i]);
+    auto row = rows[key];
+    row[0] = source;
+    t.add(std::move(row));
+  }
+  return t;
+}
+
+Table run_matrix_table(const Study& study) {
+  auto doc = results_document(study.records, study.store_path);
+  Table t = doc.tables.front();
+  t.key = "run_matrix";
+  t.footer.clear();
+  for (auto& c : t.columns) {
+    if (c.key == "command_line") {
+      c.audience = kEveryone;
+      c.title = "command line";
+      c.left_aligned = true;
+    }
+    if (c.key == "model") c.max_width = 40;
+  }
+  if (study.records.empty()) t.footer.push_back("no stored result was selected");
+  return t;
+}
+
+Table predictions_table(const Study& study) {
+  Table t;
+  t.key = "predictions";
+  t.column({.key = "prediction"})
+      .column({.key = "model"})
+      .column({.key = "batch"})
+      .column({.key = "device"})
+      .column({.key = "mode"})
+      .column({.key = "precision"})
+      .column({.key = "time_s", .title = "latency", .style = Style::kDuration})
+      .column({.key = "throughput", .title = "samples/s", .style = Style::kFixed, .decimals = 1})
+      .column({.key = "compute_bound_s", .title = "compute-bound", .style = Style::kDuration})
+      .column({.key = "memory_bound_s", .title = "memory-bound", .style = Style::kDuration})
+      .column({.key = "overhead_bound_s", .title = "overhead-bound", .style = Style::kDuration})
+      .column({.key = "calibration", .title = "calibration used", .left_aligned = true});
+  const auto& stored = stored_documents(study);
+  for (const auto& p : all_predictions(study, stored)) {
+    const auto& j = p.json;
+    auto number = [&](const Json& o, const char* key) {
+      return o.contains(key) && o[key].is_number() ? Value{o[key].get<double>()} : Value{};
+    };
+    auto batch = p.batch > 0 ? Value{p.batch} : Value{};
+    if (j.contains("totals") && j["totals"].is_object()) {
+      const auto& totals = j["totals"];
+      t.add({p.label, text_or_none(file_name(p.model)), batch, device_of(j), text_or_none(mode_of(j)),
+             j.value("precision", std::string()), number(totals, "time_s"), number(totals, "throughput"),
+             number(totals, "compute_bound_s"), number(totals, "memory_bound_s"), number(totals, "overhead_bound_s"),
+             calibration_of(j)});
+    } else if (j.contains("points") && j["points"].is_array()) {  // a sweep over batch and modes
+      for (const auto& pt : j["points"]) {
+        const auto& totals = pt.contains("totals") && pt["totals"].is_object() ? pt["totals"] : pt;
+        t.add({p.label, text_or_none(file_name(p.model)), pt.value("batch", int64_t{0}), device_of(j),
+               pt.value("mode", std::string()), j.value("precision", std::string()), number(totals, "time_s"),
+               number(totals, "throughput"), number(totals, "compute_bound_s"), number(totals, "memory_bound_s"),
+               number(totals, "overhead_bound_s"), calibration_of(j)});
+      }
+    }
+  }
+  return t;
+}
+
+Table measurements_table(const Study& study) {
+  Table t;
+  t.key = "measurements";
+  t.column({.key = "result"})
+      .column({.key = "model"})
+      .column({.key = "batch"})
+      .column({.key = "input_size", .title = "input"})
+      .column({.key = "mode"})
+      .column({.key = "precision"})
+      .column({.key = "threads"})
+      .column({.key = "mean_s", .title = "mean", .style = Style::kDuration})
+      .column({.key = "std_s", .title = "std", .style = Style::kDuration})
+      .column({.key = "median_s", .title = "median", .style = Style::kDuration})
+      .column({.key = "p90_s", .title = "p90", .style = Style::kDuration})
+      .column({.key = "throughput", .title = "samples/s", .style = Style::kFixed, .decimals = 1})
+      .column({.key = "samples", .title = "runs"})
+      .column({.key = "stop_reason", .title = "stopped by"});
+  for (const auto& s : stored_documents(study)) {
+    if (s.record->command != "bench" || !s.json.contains("runs")) continue;
+    for (const auto& run : s.json["runs"]) {
+      const auto& l = run.value("latency_ms", Json::object());
+      auto ms = [&](const char* key) { return l.contains(key) ? Value{l[key].get<double>() / 1e3} : Value{}; };
+      t.add({s.record->id, file_name(s.record->params.model), run.value("batch", int64_t{0}),
+             run.value("input_size", std::string()), run.value("mode", std::string()),
+             run.value("precision", std::string()),
+             s.record->params.threads ? Value{*s.record->params.threads} : Value{}, ms("mean"), ms("std"), ms("median"),
+             ms("p90"), run.value("throughput", 0.0), run.value("samples", int64_t{0}),
+             run.value("stop_reason", std::string())});
+    }
+  }
+  return t;
+}
+
+Table predicted_vs_measured_table(const Study& study) {
+  Table t;
+  t.key = "predicted_vs_measured";
+  t.column({.key = "model"})
+      .column({.key = "batch"})
+      .column({.key = "measured_by", .title = "measured (result)"})
+      .column({.key = "run"})
+      .column({.key = "measured_s", .title = "measured", .style = Style::kDuration})
+      .column({.key = "prediction"})
+      .column({.key = "predicted_s", .title = "predicted", .style = Style::kDuration})
+      .column({.key = "ratio", .title = "measured / predicted", .style = Style::kFixed, .unit = "x", .decimals = 2})
+      .column({.key = "calibration", .title = "calibration used", .left_aligned = true});
+  // Every prediction row (single predictions and the points of predict sweeps) of the same model and batch.
+  auto predictions = predictions_table(study);
+  auto text = [&](const std::vector<Value>& row, const char* key) {
+    const auto* v = predictions.cell(row, key);
+    return v && std::holds_alternative<std::string>(*v) ? std::get<std::string>(*v) : std::string();
+  };
+  for (const auto& s : stored_documents(study)) {
+    if (s.record->command != "bench" || !s.json.contains("runs")) continue;
+    auto model =
+        file_name(s.record->params.model.empty() ? s.json.value("model", std::string()) : s.record->params.model);
+    for (const auto& run : s.json["runs"]) {
+      if (run.value("training", false)) continue;
+      auto batch = run.value("batch", int64_t{0});
+      double measured = run.value("latency_ms", Json::object()).value("mean", 0.0) / 1e3;
+      auto label = fmt::format("{} {} {}", run.value("mode", std::string()), run.value("precision", std::string()),
+                               run.value("conv_algo", std::string()));
+      for (const auto& row : predictions.rows) {
+        auto predicted_batch = static_cast<int64_t>(number_or(predictions.cell(row, "batch"), 0));
+        if (text(row, "model") != model || (predicted_batch > 0 && predicted_batch != batch)) continue;
+        double predicted = number_or(predictions.cell(row, "time_s"), 0);
+        auto name = text(row, "prediction");
+        auto where = text(row, "device") + (text(row, "mode").empty() ? "" : " " + text(row, "mode"));
+        if (name != where) name += " (" + where + ")";
+        t.add({model, batch, s.record->id, label, measured, name, predicted,
+               predicted > 0 ? Value{measured / predicted} : Value{}, text(row, "calibration")});
+      }
+    }
+  }
+  if (!t.rows.empty())
+    t.footer.push_back(
+        "Each measured run is paired with every prediction of the same model and batch, whatever its device: the "
+        "pairs that matter are predictions for the machine that measured (a device file from `ridge ert --profile`, "
+        "calibrated by `ridge calibrate`).");
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTML
+
+namespace {
+
+using fig::escape_html;
+
+std::string section(const std::string& id, const std::string& title, const std::string& body) {
+  return fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n{}</section>\n", id, escape_html(title), body);
+}
+
+std::string paragraph(const std::string& text, const std::string& css = "") {
+  return fmt::format("<p{}>{}</p>\n", css.empty() ? "" : " class=\"" + css + "\"", escape_html(text));
+}
+
+std::string details(const std::string& summary, const std::string& body, bool open = false) {
+  return fmt::format("<details{}><summary>{}</summary>\n{}</details>\n", open ? " open" : "", escape_html(summary),
+                     body);
+}
+
+std::string report_title(const Study& study) {
+  if (!study.title.empty()) return study.title;
+  return study.model.empty() ? "ridge report" : "ridge report: " + file_name(study.model);
+}
+
+// The nodes of one bench run as a table (JSON-only in the bench document: every column shown here).
+const Table* nested_table(const Table& runs, const std::vector<Value>& row, const std::string& key) {
+  const auto* v = runs.cell(row, key);
+  if (!v) return nullptr;
+  const auto* t = std::get_if<std::shared_ptr<const Table>>(v);
+  return t && *t ? t->get() : nullptr;
+}
+
+std::string analysis_html(const Study& study) {
+  if (!study.analysis) return paragraph("No MODEL was given: run `ridge report MODEL ...` for its complexity.");
+  const auto& a = *study.analysis;
+  std::string out;
+  Document header = a;
+  header.tables.clear();
+  header.notes.clear();  // shown with the warnings
+  for (const auto& key : {"totals", "training", "op_types"})
+    if (const auto* t = a.find(key)) header.tables.push_back(*t);
+  out += document_html(header);
+  return out;
+}
+
+}  // namespace
+
+std::string study_html(const Study& study) {
+  auto figures = study_figures(study);
+  auto warnings = study_warnings(study, figures);
+  auto title = report_title(study);
+  int figure_id = 0;
+  auto figure_block = [&](const fig::Figure& f) { return fig::figure_html(f, fmt::format("figure-{}", ++figure_id)); };
+
+  std::string body;
+  body += "<h1>" + escape_html(title) + "</h1>\n";
+  body += paragraph(
+      fmt::format("Generated {} by ridge {} on {}{}.", study.host.created_at, study.host.revision, study.host.host,
+                  study.store_path.empty()
+                      ? std::string()
+                      : fmt::format(" from {} ({} stored results selected)", study.store_path, study.records.size())),
+      "meta");
+  body +=
+      "<nav><a href=\"#warnings\">Warnings</a> | <a href=\"#environment\">Environment</a> | <a href=\"#runs\">What "
+      "was run</a> | <a href=\"#analysis\">Complexity</a> | <a href=\"#rooflines\">Rooflines</a> | <a "
+      "href=\"#predictions\">Predictions</a> | <a href=\"#measurements\">Measurements</a> | <a "
+      "href=\"#accuracy\">Predicted against measured</a> | <a href=\"#layers\">Per-layer tables</a></nav>\n";
+
+  std::string w;
+  if (warnings.empty()) {
+    w = paragraph("None.");
+  } else {
+    w = "<ul class=\"warnings\">\n";
+    for (const auto& line : warnings) w += "<li class=\"warning\">" + escape_html(line) + "</li>\n";
+    w += "</ul>\n";
+  }
+  body += section("warnings", fmt::format("Warnings ({})", warnings.size()), w);
+  body += section("environment", "Environment", table_html(environment_table(study)));
+  body += section("runs", "What was run", table_html(run_matrix_table(study)));
+  body += section("analysis", "Complexity (analysis)", analysis_html(study));
+
+  std::string roofs, measured, accuracy;
+  for (const auto& f : figures) {
+    if (f.kind == "roofline")
+      roofs += figure_block(f);
+    else if (f.kind == "accuracy")
+      accuracy += figure_block(f);
+    else
+      measured += figure_block(f);
+  }
+  if (roofs.empty()) roofs = paragraph("No device was given: add --device ID (repeatable) for rooflines.");
+  body += section("rooflines", "Rooflines", roofs);
+  auto predictions = predictions_table(study);
+  body += section("predictions", "Predictions",
+                  predictions.rows.empty() ? paragraph("No prediction: give a MODEL and --device, or select stored "
+                                                       "predict results.")
+                                           : table_html(predictions));
+  auto measurements = measurements_table(study);
+  body += section(
+      "measurements", "Measurements",
+      (measurements.rows.empty() ? paragraph("No stored bench result was selected.") : table_html(measurements)) +
+          measured);
+  auto pvm = predicted_vs_measured_table(study);
+  body += section("accuracy", "Predicted against measured",
+                  (pvm.rows.empty() ? paragraph("No measured run has a prediction of the same model and batch.")
+                                    : table_html(pvm)) +
+                      accuracy);
+
+  std::string layers;
+  if (study.analysis)
+    if (const auto* t = study.analysis->find("nodes"))
+      layers += details("Analysis per node: " + file_name(study.model), table_html(*t), true);
+  for (const auto& d : study.devices)
+    for (size_t i = 0; i < d.predictions.size() && i < d.rooflines.size(); ++i)
+      if (const auto* t = d.predictions[i].find("nodes"))
+        layers += details("Prediction per node: " + series_of(d.rooflines[i]), table_html(*t));
+  for (const auto& s : stored_documents(study)) {
+    const auto* runs = s.doc.find("runs");
+    if (s.record->command != "bench" || !runs) continue;
+    for (const auto& row : runs->rows) {
+      const auto* label = runs->cell(row, "run");
+      auto name = fmt::format("Measured per node: result {} ({} {})", s.record->id, file_name(s.record->params.model),
+                              label ? human_text(*label, Column{}) : "");
+      std::string tables;
+      if (const auto* ops = nested_table(*runs, row, "op_types")) tables += table_html(*ops);
+      if (const auto* nodes = nested_table(*runs, row, "nodes"); nodes && !nodes->rows.empty())
+        tables += table_html(*nodes, {.audience = kEveryone});
+      if (!tables.empty()) layers += details(name, tables);
+    }
+  }
+  if (layers.empty()) layers = paragraph("No per-layer data.");
+  body += section("layers", "Per-layer tables", layers);
+
+  std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+                     escape_html(title) + "</title>\n" + fig::page_style() +
+                     "<style>\nul.warnings li { margin: 0.2em 0; } .meta { color: #666; } caption { text-align: left; "
+                     "font-weight: bold; padding: 0.3em 0; } dl.fields dt { font-weight: bold; float: left; clear: "
+                     "left; margin-right: 0.5em; } dl.fields dd { margin: 0 0 0.2em 0; } details { margin: 0.8em 0; "
+                     "} summary { cursor: pointer; font-weight: bold; } table.record th { cursor: default; text-align: "
+                     "left; font-weight: normal; }\n</style>\n<script>" +
+                     fig::vega_script() + "</script>\n</head>\n<body>\n<div id=\"ridge-errors\" hidden></div>\n" +
+                     body + fig::page_script() + sortable_table_script() + "</body>\n</html>\n";
+  return page;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown
+
+namespace {
+
+std::string markdown_table(const Table& t) {
+  std::ostringstream out;
+  if (t.layout == Table::Layout::kList) {
+    for (const auto& row : t.rows)
+      if (!row.empty()) out << "- " << human_text(row.front(), t.columns.front()) << "\n";
+  } else {
+    human_table(t).print_markdown(out);
+  }
+  for (const auto& line : t.footer) out << "\n" << line << "\n";
+  return out.str();
+}
+
+std::string placeholder(const std::string& prompt) { return "> _Your interpretation: " + prompt + "_\n"; }
+
+}  // namespace
+
+MarkdownOutput write_study_markdown(const Study& study, const std::string& directory, const FigureProgress& progress) {
+  MarkdownOutput result;
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  if (ec) throw Error("cannot create directory '" + directory + "': " + ec.message());
+  auto figures = study_figures(study);
+  auto warnings = study_warnings(study, figures);
+
+  // Figures first (the slow part); the text names each by its file.
+  std::vector<std::string> names(figures.size());
+  for (size_t i = 0; i < figures.size(); ++i) {
+    names[i] = fmt::format("fig-{}.png", i + 1);
+    if (progress) progress(i + 1, figures.size(), figures[i].title);
+    auto path = (fs::path(directory) / names[i]).string();
+    try {
+      fig::write_figure(figures[i], path);
+      result.figures.push_back(path);
+    } catch (const Error& e) {
+      result.failures.push_back(fmt::format("{}: {}", names[i], e.what()));
+    }
+  }
+  auto figure_md = [&](size_t i) {
+    std::string out =
+        fmt::format("![{}]({})\n\n*Figure {}: {}*\n", figures[i].title, names[i], i + 1, figures[i].title);
+    for (const auto& n : figures[i].notes) out += "\n- note: " + n + "\n";
+    return out + "\n";
+  };
+
+  std::ostringstream md;
+  md << "# " << (study.model.empty() ? std::string("Roofline study") : "Roofline study: " + file_name(study.model))
+     << "\n\n";
+  md << fmt::format(
+      "_Generated {} by ridge {} on {}{}. Sections marked \"Your interpretation\" are for the "
+      "author._\n\n",
+      study.host.created_at, study.host.revision, study.host.host,
+      study.store_path.empty() ? std::string()
+                               : fmt::format(" from `{}` ({} stored results)", study.store_path, study.records.size()));
+  md << "## Warnings\n\n";
+  if (warnings.empty()) md << "None.\n";
+  for (const auto& w : warnings) md << "- **warning:** " << w << "\n";
+
+  md << "\n## 1. Experiment design\n\n";
+  md << placeholder("the question this study answers, the model and devices chosen, and why.") << "\n";
+  md << "### Environment\n\n" << markdown_table(environment_table(study)) << "\n";
+  md << "### Run matrix\n\n";
+  auto matrix = run_matrix_table(study);
+  md << (matrix.rows.empty() ? "No stored result was selected.\n" : markdown_table(matrix)) << "\n";
+
+  md << "## 2. Complexity (analysis)\n\n";
+  if (study.analysis) {
+    const auto& a = *study.analysis;
+    for (const auto& f : a.fields)
+      if ((f.audience & kHuman) && !f.at_end && !f.text.empty()) md << "- " << f.label << ": " << f.text << "\n";
+    for (const auto& key : {"totals", "training", "op_types"})
+      if (const auto* t = a.find(key))
+        md << "\n### " << (t->title.empty() ? std::string("Totals") : heading_title(t->title)) << "\n\n"
+           << markdown_table(*t);
+    for (const auto& f : a.fields)
+      if ((f.audience & kHuman) && f.at_end && !f.text.empty()) md << "\n- " << f.label << ": " << f.text << "\n";
+  } else {
+    md << "No MODEL was given (`ridge report MODEL ...` adds its complexity).\n";
+  }
+  md << "\n" << placeholder("which layers dominate the work and the data movement, and what that implies.") << "\n";
+
+  md << "## 3. Measurement\n\n";
+  auto measurements = measurements_table(study);
+  md << (measurements.rows.empty() ? "No stored bench result was selected.\n" : markdown_table(measurements)) << "\n";
+  for (size_t i = 0; i < figures.size(); ++i)
+    if (figures[i].kind != "roofline" && figures[i].kind != "accuracy") md << figure_md(i);
+  md << placeholder("how stable the measurements are, and how latency scales.") << "\n";
+
+  md << "## 4. Roofline\n\n";
+  bool any_roofline = false;
+  for (size_t i = 0; i < figures.size(); ++i)
+    if (figures[i].kind == "roofline") {
+      md << figure_md(i);
+      any_roofline = true;
+    }
+  if (!any_roofline) md << "No device was given (`--device ID` adds its roofline).\n\n";
+  auto predictions = predictions_table(study);
+  if (!predictions.rows.empty()) md << "### Predictions\n\n" << markdown_table(predictions) << "\n";
+  auto pvm = predicted_vs_measured_table(study);
+  md << "### Predicted against measured\n\n";
+  md << (pvm.rows.empty() ? "No measured run has a prediction of the same model and batch.\n" : markdown_table(pvm))
+     << "\n";
+  for (size_t i = 0; i < figures.size(); ++i)
+    if (figures[i].kind == "accuracy") md << figure_md(i);
+  md << placeholder("which layers are compute-, memory- or overhead-bound on each device and mode.") << "\n";
+
+  md << "## 5. Analysis\n\n";
+  md << placeholder(
+            "why measured and predicted times differ (overheads, cache effects, kernels that miss the "
+            "ceilings).")
+     << "\n";
+  md << placeholder("what would move the model closer to its roofline (batch, precision, fusion, power mode).") << "\n";
+  md << "### Conclusions\n\n" << placeholder("the answer to the question of section 1.") << "\n";
+
+  if (study.analysis)
+    if (const auto* t = study.analysis->find("nodes"))
+      md << "## Appendix: per-layer analysis\n\n" << markdown_table(*t) << "\n";
+
+  result.path = (fs::path(directory) / "report.md").string();
+  std::ofstream out(result.path, std::ios::trunc);
+  out << md.str();
+  out.close();
+  if (!out) throw Error("cannot write " + result.path);
+  return result;
+}
+
+}  // namespace ridge::report
