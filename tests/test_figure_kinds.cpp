@@ -246,6 +246,23 @@ TEST(ResultSources, OtherDocumentsAreRefusedByName) {
   EXPECT_EQ(fig::input_extent(""), 0);
 }
 
+TEST(ResultSources, FiltersSelectRunsOfEveryDocument) {
+  auto set = results_of({bench(Json::array({run(1, "eager", 10), run(2, "eager", 16), run(2, "optimized", 12)})),
+                         predict(Json::array({pnode("c", "Conv", 0.001)}), 0.001, 1),
+                         predict(Json::array({pnode("c", "Conv", 0.002)}), 0.002, 2)});
+  EXPECT_EQ(set.predicted[1].batch, 2);  // throughput x latency
+  store::Filter filter;
+  filter.batch = 2;
+  filter.mode = "optimized";
+  fig::keep_selected(set, filter);
+  ASSERT_EQ(set.measured.size(), 1u);
+  EXPECT_EQ(set.measured[0].mode, "optimized");
+  ASSERT_EQ(set.predicted.size(), 1u);  // a prediction has no executor mode
+  EXPECT_EQ(set.predicted[0].batch, 2);
+  ASSERT_EQ(set.notes.size(), 1u);
+  EXPECT_NE(set.notes[0].find("3 result(s) not selected"), std::string::npos);
+}
+
 TEST(ResultFigures, EveryFigureTheDocumentsSupportInOrder) {
   auto nodes = Json::array({node("c1", "Conv", 6, 1e9, "auto"), node("r", "Relu", 1, 1e6)});
   auto b = bench(Json::array({run(1, "eager", 10, nodes), run(1, "optimized", 8, nodes), run(2, "eager", 16, nodes),
@@ -326,6 +343,11 @@ TEST(PlotKindsCli, SweepModesBreakdownAndAccuracyFromBenchAndPredict) {
   expect_plot("modes --from " + b + " -o " + dir + "/modes.vg.json", "modes", 4);
   expect_plot("breakdown --from " + b + " --from " + p + " --top 3 -o " + dir + "/breakdown.vg.json", "breakdown", 4);
   expect_plot("accuracy --from " + b + " --from " + p + " -o " + dir + "/accuracy.svg", "accuracy", 3);
+  auto batch2 =
+      run_ridge("plot breakdown --from " + b + " --batch 2 --mode optimized -o " + dir + "/b2.vg.json -f json");
+  ASSERT_EQ(batch2.exit_code, 0) << batch2.err;
+  std::ifstream spec(dir + "/b2.vg.json");
+  EXPECT_NE(Json::parse(spec)["description"].get<std::string>().find("(batch 2)"), std::string::npos);
   // Error paths: one line, exit 1.
   auto wrong = run_ridge("plot accuracy --from " + b + " -o " + dir + "/x.svg");
   EXPECT_EQ(wrong.exit_code, 1);

@@ -22,12 +22,12 @@ namespace {
 struct ResultInputs {
   std::vector<std::string> from;
   ResultFilterOptions stored;
-  std::vector<CLI::Option*> store_options;  // any given: read the store too
+  std::vector<CLI::Option*> filter_options;  // [0] is --store
 };
 
 void add_result_inputs(CLI::App& app, ResultInputs& in) {
   app.add_option("--from", in.from, "a `ridge bench -f json` or `ridge predict -f json` output (repeatable)");
-  in.store_options = add_result_filter_options(app, in.stored);
+  in.filter_options = add_result_filter_options(app, in.stored);
 }
 
 struct Loaded {
@@ -35,16 +35,15 @@ struct Loaded {
   std::string source;
 };
 
-// --from files, then stored results (always without --from; with it, when a store option is given).
+// --from files, and stored results (without --from, or with --store); --model, --batch, --mode,
+// --precision and --device select runs of both.
 Loaded load(const ResultInputs& in) {
   Loaded out;
   for (const auto& path : in.from) {
     fig::add_document(out.results, read_json_file(path), "'" + path + "'");
     out.source += (out.source.empty() ? "" : ", ") + path;
   }
-  bool any_store_option = false;
-  for (const auto* option : in.store_options) any_store_option |= option->count() > 0;
-  if (in.from.empty() || any_store_option) {
+  if (in.from.empty() || in.filter_options.front()->count() > 0) {
     auto path = store_path(in.stored);
     store::Store store(path, true);
     auto records = store.query(result_filter(in.stored));
@@ -53,6 +52,7 @@ Loaded load(const ResultInputs& in) {
     fig::add_records(out.results, records);
     out.source += (out.source.empty() ? "" : ", ") + path + " (" + std::to_string(records.size()) + " results)";
   }
+  fig::keep_selected(out.results, result_filter(in.stored));
   return out;
 }
 
@@ -73,8 +73,9 @@ int finish(fig::Figure figure, const Loaded& loaded, const PlotOutput& out, cons
 std::vector<std::pair<CLI::App*, std::function<int()>>> add_plot_kinds(CLI::App& plot) {
   std::vector<std::pair<CLI::App*, std::function<int()>>> kinds;
   const char* inputs_footer =
-      "Inputs: --from FILE.json (bench and/or predict outputs), and/or stored results selected by --store,\n"
-      "--model, --batch, --mode, ... (read from the store when no --from is given, or when one of them is).\n";
+      "Inputs: --from FILE.json (bench and/or predict outputs), and/or stored results (read from the store\n"
+      "when no --from is given, or with --store); --model, --batch, --mode, --precision and --device select\n"
+      "the runs of both, the other filters the stored results.\n";
 
   struct SweepCli {
     ResultInputs in;

@@ -126,11 +126,14 @@ Figure breakdown_figure(const ResultSet& results, const BreakdownOptions& o) {
   if (predicted) sources.emplace_back("predicted");
 
   std::string what = measured && predicted ? "measured and predicted" : measured ? "measured" : "predicted";
-  fig.title = !o.title.empty() ? o.title
-                               : std::string("Time per ") + (o.by == "op" ? "op type" : "layer") + ", " + what +
-                                     (measured ? " (" + run_label(*measured, results.measured, {"batch", "input"}) +
-                                                     ", batch " + std::to_string(measured->batch) + ")"
-                                               : "");
+  std::string run_text;
+  if (measured) {
+    auto label = run_label(*measured, results.measured, {"batch", "input"});
+    run_text = " (" + (label == "measured" ? "" : label + ", ") + "batch " + std::to_string(measured->batch) + ")";
+  }
+  fig.title = !o.title.empty()
+                  ? o.title
+                  : std::string("Time per ") + (o.by == "op" ? "op type" : "layer") + ", " + what + run_text;
   int bar = sources.size() > 1 ? 11 : 14;
   int height = std::max(120, static_cast<int>(entries.size() * sources.size()) * bar + 10 * int(entries.size()));
   Json spec = base_spec(fig.title, 520, height);

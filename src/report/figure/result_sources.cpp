@@ -141,6 +141,24 @@ void add_records(ResultSet& set, const std::vector<store::Record>& records) {
                         " stored result(s) of other commands than bench and predict are left out");
 }
 
+void keep_selected(ResultSet& set, const store::Filter& f) {
+  auto model_ok = [&](const std::string& model) {
+    return f.model.empty() || model.empty() || model.find(f.model) != std::string::npos;
+  };
+  auto batch_ok = [&](int64_t batch) { return !f.batch || *f.batch == batch; };
+  auto before = set.measured.size() + set.predicted.size();
+  std::erase_if(set.measured, [&](const MeasuredRun& r) {
+    return !model_ok(r.model) || !batch_ok(r.batch) || (!f.mode.empty() && r.mode != f.mode) ||
+           (!f.precision.empty() && r.precision != f.precision);
+  });
+  std::erase_if(set.predicted, [&](const PredictedRun& p) {
+    return !model_ok(p.model) || !batch_ok(p.batch) || (!f.device.empty() && p.device != f.device) ||
+           (!f.precision.empty() && p.precision != f.precision);
+  });
+  auto dropped = before - set.measured.size() - set.predicted.size();
+  if (dropped > 0) set.notes.push_back(std::to_string(dropped) + " result(s) not selected by the filters are left out");
+}
+
 std::string run_label(const MeasuredRun& run, const std::vector<MeasuredRun>& runs,
                       const std::vector<std::string>& except) {
   auto skip = [&](const char* dim) { return std::find(except.begin(), except.end(), dim) != except.end(); };

@@ -8,6 +8,7 @@
 
 #include "report/figure/figure.h"
 #include "store/record.h"
+#include "store/store.h"
 
 namespace ridge::report::figure {
 
@@ -50,6 +51,11 @@ ResultSet read_results(const std::vector<Json>& documents);
 // Adds stored bench and predict results (named "result ID"); failed results and those of other
 // commands are counted in the notes. A stored prediction takes its model from the record.
 void add_records(ResultSet& set, const std::vector<store::Record>& records);
+
+// Keeps the runs `filter` selects: model (a part of its path), batch, executor mode and precision for
+// measured runs; model, device, batch and precision for predictions (whose mode is a power mode).
+// Counts what it dropped in the notes.
+void keep_selected(ResultSet& set, const store::Filter& filter);
 
 // A short name of what distinguishes `run` from the others of `runs` (mode, precision, algorithm,
 // memory format, input size, batch, training): "optimized bf16"; "measured" when nothing does.
