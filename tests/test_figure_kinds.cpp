@@ -111,6 +111,9 @@ TEST(SweepFigure, AchievedFlopsAreFlopsOverLatencyMeasuredAndPredicted) {
   EXPECT_DOUBLE_EQ((*p1)["y"].get<double>(), 2e9 / 0.002);
   EXPECT_EQ((*p1)["series"], "predicted t4 default fp32");
   EXPECT_EQ((*m1)["series"], (*m2)["series"]);  // one line: batch is the x axis, not a series
+  auto twice = fig::sweep_figure(results_of({b, p, p}), {.x = "batch", .y = "flops"});
+  EXPECT_EQ(points(twice).size(), 3u);  // the repeated prediction is drawn once
+  ASSERT_EQ(twice.notes.size(), 1u);
 }
 
 TEST(SweepFigure, LatencyHasErrorBarsAndThroughputIsTheRunsOwn) {

@@ -105,6 +105,15 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.kind != b.kind ? a.kind < b.kind : a.series != b.series ? a.series < b.series : a.x < b.x;
   });
+  // One point per series and x: the first result given (a stored prediction can repeat a sweep's point).
+  auto repeated = std::unique(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.kind == b.kind && a.series == b.series && a.x == b.x;
+  });
+  auto duplicates = std::distance(repeated, rows.end());
+  rows.erase(repeated, rows.end());
+  if (duplicates > 0)
+    fig.notes.push_back(std::to_string(duplicates) + " result(s) repeating a series at the same " + o.x +
+                        " size are not drawn (the first is)");
   double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0, y_lo = x_lo, y_hi = 0;
   std::set<std::string> series;
   std::set<double> xs;
