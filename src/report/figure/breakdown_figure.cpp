@@ -61,7 +61,6 @@ Figure breakdown_figure(const ResultSet& results, const BreakdownOptions& o) {
     for (const auto& l : measured->layers) {
       auto& e = entry(l);
       e.measured_s += l.time_s, e.has_measured = true, measured_total += l.time_s;
-      if (o.by == "op" || e.layers == 0) ++e.layers;
     }
   if (predicted)
     for (const auto& l : predicted->layers) {
@@ -71,16 +70,15 @@ Figure breakdown_figure(const ResultSet& results, const BreakdownOptions& o) {
       }
       auto& e = entry(l);
       e.predicted_s += l.time_s, e.has_predicted = true, predicted_total += l.time_s;
-      if (o.by == "op" ? !e.has_measured : e.layers == 0) ++e.layers;
     }
-  if (o.by == "op" && measured && predicted) {
-    // An op's layer count: the larger of the two sides' counts.
-    std::map<std::string, std::pair<int, int>> counts;
+  // The layers behind a bar: one per layer; per op type, the larger of the two sides' counts.
+  std::map<std::string, std::pair<int, int>> counts;
+  if (measured)
     for (const auto& l : measured->layers) ++counts[l.op].first;
+  if (predicted)
     for (const auto& l : predicted->layers)
       if (l.time_s > 0) ++counts[l.op].second;
-    for (auto& e : entries) e.layers = std::max(counts[e.label].first, counts[e.label].second);
-  }
+  for (auto& e : entries) e.layers = o.by == "op" ? std::max(counts[e.label].first, counts[e.label].second) : 1;
   bool rank_measured = measured != nullptr;
   std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
     return rank_measured ? a.measured_s > b.measured_s : a.predicted_s > b.predicted_s;
