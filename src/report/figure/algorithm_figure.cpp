@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -131,8 +132,11 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
                     {"zero", false}}});
   spec["axes"] = Json::array({{{"orient", "top"}, {"scale", "x"}, {"title", "--conv-algo"}},
                               {{"orient", "left"}, {"scale", "y"}, {"labelLimit", 260}, {"labelFontSize", 10}}});
-  spec["legends"] =
-      Json::array({{{"fill", "color"}, {"title", "x fastest"}, {"type", "gradient"}, {"format", ".2~f"}}});
+  spec["legends"] = Json::array({{{"fill", "color"},
+                                  {"title", "x fastest"},
+                                  {"type", "gradient"},
+                                  {"format", ".2~f"},
+                                  {"gradientLength", std::max(60, cell_h * static_cast<int>(layers.size()))}}});
   Json cells{{"type", "rect"},
              {"name", "cells"},
              {"from", {{"data", "points"}}},
@@ -177,6 +181,9 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
                   {"baseline", {{"value", "middle"}}},
                   {"fontSize", {{"value", 9}}},
                   {"fontWeight", {{"signal", "datum.fastest ? 'bold' : 'normal'"}}},
+                  {"fill",
+                   {{"signal",
+                     "datum.relative > " + std::to_string(std::sqrt(std::max(worst, 1.01))) + " ? 'white' : 'black'"}}},
                   {"text", {{"signal", "format(datum.time_ms, '.3~r') + (datum.fastest ? ' *' : '')"}}}}}}}};
   spec["marks"] = Json::array({cells, outline, labels});
   fig.spec = std::move(spec);
