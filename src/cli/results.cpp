@@ -15,19 +15,17 @@ namespace ridge::cli {
 namespace {
 
 struct ResultsOptions {
-  std::string store, format = "table", export_dir;
-  store::Filter filter;
-  int64_t batch = 0;
+  std::string format = "table", export_dir;
+  ResultFilterOptions filter;
   bool show = false;
 };
 
-int run_results(ResultsOptions o) {
-  StoreOptions where{o.store, false};
-  auto path = store_path(where);
+int run_results(const ResultsOptions& o) {
+  auto path = store_path(o.filter);
   store::Store store(path, true);
-  if (o.batch > 0) o.filter.batch = o.batch;
+  auto filter = result_filter(o.filter);
   if (!o.export_dir.empty()) {
-    auto records = store.query(o.filter);
+    auto records = store.query(filter);
     auto files = report::export_bench_csv(records, o.export_dir);
     if (files.empty()) throw Error("no stored bench result matches: nothing to export");
     for (const auto& f : files) fmt::print("wrote {}\n", f);
@@ -35,7 +33,7 @@ int run_results(ResultsOptions o) {
   }
   if (o.show) {
     // The stored documents themselves, as the commands printed them.
-    auto records = store.query(o.filter);
+    auto records = store.query(filter);
     if (records.empty()) throw Error("no stored result matches");
     for (const auto& r : records) {
       if (r.document.is_null()) {
@@ -48,7 +46,7 @@ int run_results(ResultsOptions o) {
     }
     return 0;
   }
-  emit(report::results_document(store.query(o.filter, false), path), o.format);
+  emit(report::results_document(store.query(filter, false), path), o.format);
   return 0;
 }
 
@@ -70,21 +68,7 @@ int run_merge(const std::vector<std::string>& inputs, const std::string& output)
 Command add_results_command(CLI::App& parent) {
   auto o = std::make_shared<ResultsOptions>();
   auto* app = parent.add_subcommand("results", "list, show and export the results kept in the results store");
-  app->add_option("--store", o->store, "results store (default: $RIDGE_STORE, else ./ridge-results.db)");
-  app->add_option("--id", o->filter.ids, "only these result ids (repeatable)");
-  app->add_option("--command", o->filter.command, "only results of this command (analyze, predict, bench, ...)")
-      ->check(CLI::IsMember({"analyze", "predict", "bench", "compare", "ert", "calibrate"}));
-  app->add_option("--model", o->filter.model, "only this model (a path, or part of one: resnet50)");
-  app->add_option("--device", o->filter.device, "only this device (predict, compare: the --device given)");
-  app->add_option("--batch", o->batch, "only this batch size")->check(integer_in(1, int64_t{1} << 40));
-  app->add_option("--mode", o->filter.mode, "only this executor mode (eager, optimized)");
-  app->add_option("--precision", o->filter.precision, "only this precision (fp32, bf16, ...)");
-  app->add_option("--status", o->filter.status, "only ok or failed results")->check(CLI::IsMember({"ok", "failed"}));
-  app->add_option("--sweep", o->filter.sweep, "only the cells of this sweep (its name)");
-  app->add_option("--stage", o->filter.stage, "only cells run by this stage (sanity, quick, full)");
-  app->add_option("--since", o->filter.since,
-                  "only results from this UTC time on (2026-11-24 or 2026-11-24T10:00:00Z)");
-  app->add_option("--last", o->filter.last, "only the N newest")->check(integer_in(1, int64_t{1} << 40));
+  add_result_filter_options(*app, o->filter);
   add_format_option(*app, o->format);
   app->add_flag("--show", o->show, "print the selected results' documents as their commands printed them (any -f)");
   app->add_option("--export", o->export_dir,

@@ -71,6 +71,34 @@ std::string store_path(const StoreOptions& options) {
   return store::default_store_path();
 }
 
+std::vector<CLI::Option*> add_result_filter_options(CLI::App& app, ResultFilterOptions& o) {
+  auto& f = o.filter;
+  return {
+      app.add_option("--store", o.store, "results store (default: $RIDGE_STORE, else ./ridge-results.db)"),
+      app.add_option("--id", f.ids, "only these result ids (repeatable)"),
+      app.add_option("--command", f.command, "only results of this command (analyze, predict, bench, ...)")
+          ->check(CLI::IsMember({"analyze", "predict", "bench", "compare", "ert", "calibrate"})),
+      app.add_option("--model", f.model, "only this model (a path, or part of one: resnet50)"),
+      app.add_option("--device", f.device, "only this device (predict, compare: the --device given)"),
+      app.add_option("--batch", o.batch, "only this batch size")->check(integer_in(1, int64_t{1} << 40)),
+      app.add_option("--mode", f.mode, "only this executor mode (eager, optimized)"),
+      app.add_option("--precision", f.precision, "only this precision (fp32, bf16, ...)"),
+      app.add_option("--status", f.status, "only ok or failed results")->check(CLI::IsMember({"ok", "failed"})),
+      app.add_option("--sweep", f.sweep, "only the cells of this sweep (its name)"),
+      app.add_option("--stage", f.stage, "only cells run by this stage (sanity, quick, full)"),
+      app.add_option("--since", f.since, "only results from this UTC time on (2026-11-24 or 2026-11-24T10:00:00Z)"),
+      app.add_option("--last", f.last, "only the N newest")->check(integer_in(1, int64_t{1} << 40)),
+  };
+}
+
+store::Filter result_filter(const ResultFilterOptions& o) {
+  auto filter = o.filter;
+  if (o.batch > 0) filter.batch = o.batch;
+  return filter;
+}
+
+std::string store_path(const ResultFilterOptions& o) { return store_path(StoreOptions{o.store, false}); }
+
 void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params) {
   if (options.disabled) return;
   auto path = store_path(options);

@@ -39,6 +39,19 @@ store::Store& open_store(const std::string& path);
 // The parameters a model option set fixes (model path, batch, training, optimizer, dtype).
 store::Params params_of(const ModelOptions& model, int64_t bound_batch = 0);
 
+// The options that select stored results (`ridge results`, `ridge plot KIND`): --store, --id,
+// --command, --model, --device, --batch, --mode, --precision, --status, --sweep, --stage, --since, --last.
+struct ResultFilterOptions {
+  std::string store;  // empty: $RIDGE_STORE, else ridge-results.db
+  store::Filter filter;
+  int64_t batch = 0;
+};
+// Registers them on `app`; returns the options registered (to tell whether any was given).
+std::vector<CLI::Option*> add_result_filter_options(CLI::App& app, ResultFilterOptions& options);
+// The filter they select (--batch applied), and the store they name.
+store::Filter result_filter(const ResultFilterOptions& options);
+std::string store_path(const ResultFilterOptions& options);
+
 void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params);
 
 }  // namespace ridge::cli

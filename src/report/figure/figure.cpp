@@ -53,7 +53,7 @@ void add_tooltip(Json& encode_block, const std::vector<TooltipField>& fields) {
   std::string object = "{", line;
   for (const auto& [label, expr] : fields) {
     object += (object.size() > 1 ? ", " : "") + quoted(label) + ": " + expr;
-    line += (line.empty() ? "" : " + '; ' + ") + quoted(label + ": ") + " + " + expr;
+    line += (line.empty() ? "" : " + '; ' + ") + quoted(label + ": ") + " + (" + expr + ")";
   }
   encode_block["tooltip"] = {{"signal", object + "}"}};
   encode_block["description"] = {{"signal", line}};

@@ -1,0 +1,193 @@
+#include "report/figure/algorithm_figure.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "util/error.h"
+
+namespace ridge::report::figure {
+namespace {
+
+std::string group_key(const MeasuredRun& r) {
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}", r.model, r.batch, input_shape(r), r.mode, r.precision, r.memory_format,
+                     r.training);
+}
+
+}  // namespace
+
+Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
+  std::map<std::string, std::vector<const MeasuredRun*>> groups;
+  std::vector<std::string> order;
+  for (const auto& r : results.measured) {
+    if (r.layers.empty()) continue;
+    auto key = group_key(r);
+    if (!groups.count(key)) order.push_back(key);
+    auto& g = groups[key];
+    if (std::none_of(g.begin(), g.end(), [&](const MeasuredRun* x) { return x->conv_algo == r.conv_algo; }))
+      g.push_back(&r);
+  }
+  std::string best;
+  for (const auto& key : order)
+    if (best.empty() || groups[key].size() > groups[best].size()) best = key;
+  if (best.empty() || groups[best].size() < 2)
+    throw Error(
+        "algorithms needs bench results with per-node times over several --conv-algo values of the same model "
+        "and point (ridge bench MODEL --conv-algo all -f json)");
+  const auto& runs = groups[best];
+  Figure fig{.kind = "algorithms"};
+  int other_groups = static_cast<int>(order.size()) - 1;
+  if (other_groups > 0)
+    fig.notes.push_back(std::to_string(other_groups) +
+                        " other group(s) of runs (another batch, mode or precision) not drawn");
+  // Layers: those with an algorithm in any run, in the first run's order.
+  // Convolutions (an op named *Conv*) that name an algorithm; other nodes that name one (matrix
+  // products) only when the model has no convolution.
+  std::vector<std::pair<std::string, std::string>> layers;  // name, op
+  std::set<std::string> seen;
+  auto is_conv = [](const LayerTime& l) { return l.op.find("Conv") != std::string::npos; };
+  bool any_conv = false;
+  for (const auto* r : runs)
+    for (const auto& l : r->layers) any_conv |= !l.algorithm.empty() && is_conv(l);
+  std::set<std::string> left_out;
+  for (const auto* r : runs)
+    for (const auto& l : r->layers) {
+      if (l.algorithm.empty()) continue;
+      if (any_conv && !is_conv(l)) {
+        left_out.insert(l.name);
+        continue;
+      }
+      if (seen.insert(l.name).second) layers.emplace_back(l.name, l.op);
+    }
+  if (!left_out.empty())
+    fig.notes.push_back(std::to_string(left_out.size()) + " node(s) that are not convolutions are left out");
+  if (layers.empty())
+    throw Error("algorithms needs bench results whose nodes name their convolution algorithm (a model with Conv)");
+  std::vector<std::string> algos;
+  for (const auto* r : runs) algos.push_back(r->conv_algo);
+  Json points = Json::array(), fastest = Json::array();
+  int missing = 0;
+  std::map<std::string, int> wins;
+  for (const auto& [name, op] : layers) {
+    std::vector<std::pair<const MeasuredRun*, const LayerTime*>> cells;
+    double best_time = std::numeric_limits<double>::infinity();
+    const MeasuredRun* best_run = nullptr;
+    for (const auto* r : runs) {
+      auto it = std::find_if(r->layers.begin(), r->layers.end(), [&](const LayerTime& l) { return l.name == name; });
+      if (it == r->layers.end() || it->time_s <= 0) {
+        ++missing;
+        continue;
+      }
+      cells.emplace_back(r, &*it);
+      if (it->time_s < best_time) best_time = it->time_s, best_run = r;
+    }
+    for (const auto& [r, l] : cells) {
+      bool is_best = r == best_run;
+      points.push_back(Json{{"layer", name},
+                            {"op", op},
+                            {"conv_algo", r->conv_algo},
+                            {"algorithm", l->algorithm},
+                            {"time_s", l->time_s},
+                            {"time_ms", l->time_s * 1000},
+                            {"relative", l->time_s / best_time},
+                            {"fastest", is_best}});
+      if (is_best) {
+        fastest.push_back(Json{{"layer", name},
+                               {"op", op},
+                               {"conv_algo", r->conv_algo},
+                               {"algorithm", l->algorithm},
+                               {"time_s", l->time_s}});
+        ++wins[r->conv_algo];
+      }
+    }
+  }
+  if (missing > 0) fig.notes.push_back(std::to_string(missing) + " cell(s) without a measured time are left blank");
+  std::string win_text;
+  for (const auto& a : algos)
+    if (wins[a] > 0) win_text += (win_text.empty() ? "" : ", ") + a + " " + std::to_string(wins[a]);
+  const auto& first = *runs.front();
+  fig.title = !o.title.empty() ? o.title
+                               : fmt::format("Convolution time per layer and algorithm (batch {}, {} {}; fastest: {})",
+                                             first.batch, first.mode, first.precision, win_text);
+  int cell_w = 84, cell_h = 18;
+  Json spec = base_spec(fig.title, std::max(200, cell_w * static_cast<int>(algos.size())),
+                        std::max(60, cell_h * static_cast<int>(layers.size())));
+  std::vector<std::string> layer_names;
+  for (const auto& l : layers) layer_names.push_back(l.first);
+  double worst = 1;
+  for (const auto& p : points) worst = std::max(worst, p["relative"].get<double>());
+  add_data(spec, "points", std::move(points));
+  add_data(spec, "fastest", std::move(fastest));
+  spec["scales"] =
+      Json::array({{{"name", "x"}, {"type", "band"}, {"domain", algos}, {"range", "width"}, {"padding", 0.04}},
+                   {{"name", "y"}, {"type", "band"}, {"domain", layer_names}, {"range", "height"}, {"padding", 0.06}},
+                   {{"name", "color"},
+                    {"type", "log"},
+                    {"domain", {1, std::max(worst, 1.01)}},
+                    {"range", {{"scheme", "yelloworangered"}}},
+                    {"zero", false}}});
+  spec["axes"] = Json::array({{{"orient", "top"}, {"scale", "x"}, {"title", "--conv-algo"}},
+                              {{"orient", "left"}, {"scale", "y"}, {"labelLimit", 260}, {"labelFontSize", 10}}});
+  spec["legends"] = Json::array({{{"fill", "color"},
+                                  {"title", "x fastest"},
+                                  {"type", "gradient"},
+                                  {"format", ".2~f"},
+                                  {"gradientLength", std::max(60, cell_h * static_cast<int>(layers.size()))}}});
+  Json cells{{"type", "rect"},
+             {"name", "cells"},
+             {"from", {{"data", "points"}}},
+             {"encode",
+              {{"enter",
+                {{"x", {{"scale", "x"}, {"field", "conv_algo"}}},
+                 {"width", {{"scale", "x"}, {"band", 1}}},
+                 {"y", {{"scale", "y"}, {"field", "layer"}}},
+                 {"height", {{"scale", "y"}, {"band", 1}}},
+                 {"fill", {{"scale", "color"}, {"field", "relative"}}}}},
+               {"hover", {{"fillOpacity", {{"value", 0.7}}}}},
+               {"update", {{"fillOpacity", {{"value", 1}}}}}}}};
+  add_tooltip(cells["encode"]["enter"], {{"layer", "datum.layer"},
+                                         {"op", "datum.op"},
+                                         {"--conv-algo", "datum.conv_algo"},
+                                         {"ran", "datum.algorithm"},
+                                         {"time", ms_expr("time_s")},
+                                         {"vs fastest", "format(datum.relative, '.3~f') + 'x'"},
+                                         {"fastest", "datum.fastest ? 'yes' : 'no'"}});
+  Json outline{{"type", "rect"},
+               {"from", {{"data", "fastest"}}},
+               {"interactive", false},
+               {"encode",
+                {{"enter",
+                  {{"x", {{"scale", "x"}, {"field", "conv_algo"}}},
+                   {"width", {{"scale", "x"}, {"band", 1}}},
+                   {"y", {{"scale", "y"}, {"field", "layer"}}},
+                   {"height", {{"scale", "y"}, {"band", 1}}},
+                   {"fillOpacity", {{"value", 0}}},
+                   {"stroke", {{"value", "#000"}}},
+                   {"strokeWidth", {{"value", 2}}}}}}}};
+  Json labels{{"type", "text"},
+              {"from", {{"data", "points"}}},
+              {"interactive", false},
+              {"encode",
+               {{"enter",
+                 {{"x", {{"scale", "x"}, {"field", "conv_algo"}}},
+                  {"dx", {{"scale", "x"}, {"band", 0.5}}},
+                  {"y", {{"scale", "y"}, {"field", "layer"}}},
+                  {"dy", {{"scale", "y"}, {"band", 0.5}}},
+                  {"align", {{"value", "center"}}},
+                  {"baseline", {{"value", "middle"}}},
+                  {"fontSize", {{"value", 9}}},
+                  {"fontWeight", {{"signal", "datum.fastest ? 'bold' : 'normal'"}}},
+                  {"fill",
+                   {{"signal",
+                     "datum.relative > " + std::to_string(std::sqrt(std::max(worst, 1.01))) + " ? 'white' : 'black'"}}},
+                  {"text", {{"signal", "format(datum.time_ms, '.3~r') + (datum.fastest ? ' *' : '')"}}}}}}}};
+  spec["marks"] = Json::array({cells, outline, labels});
+  fig.spec = std::move(spec);
+  return fig;
+}
+
+}  // namespace ridge::report::figure

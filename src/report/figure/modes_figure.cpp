@@ -1,0 +1,167 @@
+#include "report/figure/modes_figure.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "util/error.h"
+
+namespace ridge::report::figure {
+namespace {
+
+std::string group_key(const MeasuredRun& r) {
+  return fmt::format("{}|{}|{}|{}|{}|{}", r.model, input_shape(r), r.precision, r.memory_format, r.conv_algo,
+                     r.training);
+}
+
+}  // namespace
+
+Figure modes_figure(const ResultSet& results, const ModesOptions& o) {
+  // group -> batch -> mode -> run (the first of each)
+  std::map<std::string, std::map<int64_t, std::map<std::string, const MeasuredRun*>>> groups;
+  std::vector<std::string> order;
+  for (const auto& r : results.measured) {
+    auto key = group_key(r);
+    if (!groups.count(key)) order.push_back(key);
+    groups[key][r.batch].try_emplace(r.mode, &r);
+  }
+  auto paired = [&](const std::string& key) {
+    int n = 0;
+    for (const auto& [batch, modes] : groups[key]) n += modes.count("eager") && modes.count("optimized");
+    return n;
+  };
+  std::string best;
+  for (const auto& key : order)
+    if (paired(key) > 0 && (best.empty() || paired(key) > paired(best))) best = key;
+  if (best.empty())
+    throw Error(
+        "modes needs bench results of the same model in eager and optimized mode at one batch size at least "
+        "(ridge bench MODEL --mode both -f json)");
+  Figure fig{.kind = "modes"};
+  int others = 0;
+  for (const auto& key : order)
+    if (key != best) ++others;
+  if (others > 0)
+    fig.notes.push_back(std::to_string(others) +
+                        " other group(s) of runs (another precision, algorithm or input) not drawn");
+  Json points = Json::array(), speedups = Json::array();
+  std::vector<std::string> batches, modes;
+  std::set<std::string> mode_set;
+  int unpaired = 0;
+  const MeasuredRun* first = nullptr;
+  for (const auto& [batch, by_mode] : groups[best]) {
+    batches.push_back(std::to_string(batch));
+    for (const auto& [mode, r] : by_mode) {
+      if (!first) first = r;
+      mode_set.insert(mode);
+      points.push_back(Json{{"batch", std::to_string(batch)},
+                            {"mode", mode},
+                            {"mean_ms", r->mean_ms},
+                            {"min_ms", r->min_ms},
+                            {"max_ms", r->max_ms},
+                            {"std_ms", r->std_ms},
+                            {"throughput", r->throughput}});
+    }
+    auto eager = by_mode.find("eager"), optimized = by_mode.find("optimized");
+    if (eager == by_mode.end() || optimized == by_mode.end()) {
+      ++unpaired;
+      continue;
+    }
+    double speedup = eager->second->mean_ms / optimized->second->mean_ms;
+    speedups.push_back(Json{{"batch", std::to_string(batch)},
+                            {"mode", "optimized"},
+                            {"eager_ms", eager->second->mean_ms},
+                            {"optimized_ms", optimized->second->mean_ms},
+                            {"speedup", speedup},
+                            {"label", fmt::format("{:.2f}x", speedup)}});
+  }
+  // eager first, then optimized, then anything else
+  for (const char* m : {"eager", "optimized"})
+    if (mode_set.erase(m)) modes.emplace_back(m);
+  modes.insert(modes.end(), mode_set.begin(), mode_set.end());
+  for (auto& p : points) {
+    auto it = std::find_if(speedups.begin(), speedups.end(), [&](const Json& s) { return s["batch"] == p["batch"]; });
+    p["speedup"] = it != speedups.end() ? (*it)["speedup"] : Json(nullptr);
+  }
+  if (unpaired > 0)
+    fig.notes.push_back(std::to_string(unpaired) + " batch size(s) measured in one mode only have no speedup");
+  std::string speedup_text;
+  for (const auto& s : speedups)
+    speedup_text += fmt::format("{}{} at batch {}", speedup_text.empty() ? "" : ", ", s["label"].get<std::string>(),
+                                s["batch"].get<std::string>());
+  fig.title = !o.title.empty()
+                  ? o.title
+                  : fmt::format("Eager against optimized ({}): speedup {}", first->precision, speedup_text);
+  Json spec = base_spec(fig.title, std::max(240, 110 * static_cast<int>(batches.size())), 320);
+  double top = 0;
+  for (const auto& p : points)
+    top = std::max(top, p["max_ms"].get<double>() > 0 ? p["max_ms"].get<double>() : p["mean_ms"].get<double>());
+  add_data(spec, "points", std::move(points));
+  add_data(spec, "speedups", std::move(speedups));
+  spec["scales"] = Json::array(
+      {{{"name", "x"}, {"type", "band"}, {"domain", batches}, {"range", "width"}, {"padding", 0.2}},
+       {{"name", "y"}, {"type", "linear"}, {"domain", {0, top * 1.15}}, {"range", "height"}, {"nice", true}},
+       {{"name", "color"}, {"type", "ordinal"}, {"domain", modes}, {"range", {"#9c9ede", "#393b79", "#e7969c"}}}});
+  spec["axes"] = Json::array({{{"orient", "bottom"}, {"scale", "x"}, {"title", "batch size"}},
+                              {{"orient", "left"},
+                               {"scale", "y"},
+                               {"title", "mean latency (ms; bars: min to max)"},
+                               {"grid", true},
+                               {"gridOpacity", 0.15}}});
+  spec["legends"] = Json::array({{{"fill", "color"}, {"title", "mode"}, {"orient", "right"}}});
+  Json bars{{"type", "rect"},
+            {"from", {{"data", "bars"}}},
+            {"encode",
+             {{"enter",
+               {{"x", {{"scale", "pos"}, {"field", "mode"}}},
+                {"width", {{"scale", "pos"}, {"band", 1}}},
+                {"y", {{"scale", "y"}, {"field", "mean_ms"}}},
+                {"y2", {{"scale", "y"}, {"value", 0}}},
+                {"fill", {{"scale", "color"}, {"field", "mode"}}}}},
+              {"hover", {{"fillOpacity", {{"value", 0.7}}}}},
+              {"update", {{"fillOpacity", {{"value", 1}}}}}}}};
+  add_tooltip(bars["encode"]["enter"],
+              {{"mode", "datum.mode"},
+               {"batch", "datum.batch"},
+               {"mean", "format(datum.mean_ms, '.4~r') + ' ms'"},
+               {"min - max", "format(datum.min_ms, '.4~r') + ' - ' + format(datum.max_ms, '.4~r') + ' ms'"},
+               {"throughput", "format(datum.throughput, '.4~r') + ' samples/s'"},
+               {"speedup", "datum.speedup ? format(datum.speedup, '.3~r') + 'x (eager / optimized)' : 'n/a'"}});
+  Json ranges{{"type", "rule"},
+              {"from", {{"data", "bars"}}},
+              {"interactive", false},
+              {"encode",
+               {{"enter",
+                 {{"x", {{"scale", "pos"}, {"field", "mode"}, {"band", 0.5}}},
+                  {"y", {{"scale", "y"}, {"field", "min_ms"}}},
+                  {"y2", {{"scale", "y"}, {"field", "max_ms"}}},
+                  {"stroke", {{"value", "#222"}}}}}}}};
+  Json labels{
+      {"type", "text"},
+      {"from", {{"data", "bars"}}},
+      {"interactive", false},
+      {"encode",
+       {{"enter",
+         {{"x", {{"scale", "pos"}, {"field", "mode"}, {"band", 0.5}}},
+          {"y", {{"scale", "y"}, {"signal", "max(datum.mean_ms, datum.max_ms)"}}},
+          {"dy", {{"value", -4}}},
+          {"align", {{"value", "center"}}},
+          {"baseline", {{"value", "bottom"}}},
+          {"fontSize", {{"value", 11}}},
+          {"fontWeight", {{"value", "bold"}}},
+          {"text",
+           {{"signal", "datum.mode === 'optimized' && datum.speedup ? format(datum.speedup, '.2f') + 'x' : ''"}}}}}}}};
+  spec["marks"].push_back(
+      {{"type", "group"},
+       {"from", {{"facet", {{"data", "points"}, {"name", "bars"}, {"groupby", "batch"}}}}},
+       {"encode", {{"enter", {{"x", {{"scale", "x"}, {"field", "batch"}}}}}}},
+       {"signals", Json::array({{{"name", "width"}, {"update", "bandwidth('x')"}}})},
+       {"scales", Json::array({{{"name", "pos"}, {"type", "band"}, {"range", "width"}, {"domain", modes}}})},
+       {"marks", Json::array({bars, ranges, labels})}});
+  fig.spec = std::move(spec);
+  return fig;
+}
+
+}  // namespace ridge::report::figure

@@ -1,0 +1,389 @@
+// The result figures (report/figure: sweep, breakdown, accuracy, algorithms, modes) on hand-built
+// bench and predict documents with hand-computed values, their SVG rendering, and `ridge plot KIND`
+// end to end on a tiny model.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "report/figure/accuracy_figure.h"
+#include "report/figure/algorithm_figure.h"
+#include "report/figure/breakdown_figure.h"
+#include "report/figure/modes_figure.h"
+#include "report/figure/render.h"
+#include "report/figure/result_figures.h"
+#include "report/figure/result_sources.h"
+#include "report/figure/sweep_figure.h"
+#include "support/model_builder.h"
+#include "support/paths.h"
+#include "util/error.h"
+
+namespace ridge::test {
+namespace {
+
+using report::figure::Json;
+namespace fig = report::figure;
+
+Json node(const std::string& name, const std::string& op, double mean_ms, double flops = 0,
+          const std::string& algorithm = "") {
+  Json n{{"name", name}, {"op", op}, {"mean_ms", mean_ms}, {"percent", 0}};
+  if (!algorithm.empty()) n["algorithm"] = algorithm;
+  if (flops > 0) n["predicted_flops"] = flops;
+  return n;
+}
+
+Json run(int64_t batch, const std::string& mode, double mean_ms, Json nodes = Json::array(),
+         const std::string& conv_algo = "auto") {
+  return Json{{"batch", batch},
+              {"input_size", std::to_string(batch) + "x3x8x8"},
+              {"mode", mode},
+              {"precision", "fp32"},
+              {"memory_format", "nchw"},
+              {"conv_algo", conv_algo},
+              {"training", false},
+              {"latency_ms",
+               {{"mean", mean_ms}, {"std", 1.0}, {"min", mean_ms - 2}, {"median", mean_ms}, {"max", mean_ms + 3}}},
+              {"throughput", static_cast<double>(batch) * 1000 / mean_ms},
+              {"samples", 10},
+              {"nodes", std::move(nodes)}};
+}
+
+Json bench(Json runs) {
+  return Json{{"model", "tiny.onnx"}, {"environment", {{"device", "cpu"}}}, {"runs", std::move(runs)}, {"notes", {}}};
+}
+
+Json predict(Json nodes, double time_s, int64_t batch = 1) {
+  return Json{{"device", {{"id", "t4"}, {"name", "T4"}}},
+              {"mode", "default"},
+              {"precision", "fp32"},
+              {"ceilings", Json::object()},
+              {"nodes", std::move(nodes)},
+              {"totals", {{"time_s", time_s}, {"throughput", static_cast<double>(batch) / time_s}}}};
+}
+
+Json pnode(const std::string& name, const std::string& op, double time_s, double flops = 1e6) {
+  return Json{{"name", name}, {"op", op}, {"flops", flops}, {"bytes", 1e3}, {"time_s", time_s}};
+}
+
+fig::ResultSet results_of(const std::vector<Json>& docs) { return fig::read_results(docs); }
+
+const Json& points(const fig::Figure& f) { return fig::data_values(f.spec, "points"); }
+
+const Json* point_where(const fig::Figure& f, const std::string& key, const Json& value, const std::string& key2 = "",
+                        const Json& value2 = nullptr) {
+  for (const auto& p : points(f))
+    if (p[key] == value && (key2.empty() || p[key2] == value2)) return &p;
+  return nullptr;
+}
+
+// The marks of the SVG whose accessible label (the tooltip's text) begins with `prefix`.
+int labelled_marks(const std::string& svg_path, const std::string& prefix) {
+  std::ifstream in(svg_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto svg = text.str();
+  std::string needle = "aria-label=\"" + prefix;
+  int count = 0;
+  for (auto pos = svg.find(needle); pos != std::string::npos; pos = svg.find(needle, pos + 1)) ++count;
+  return count;
+}
+
+std::string render_svg(const fig::Figure& f, const std::string& stem) {
+  auto path = temp_dir() + "/" + stem + ".svg";
+  fig::write_figure(f, path, {});
+  return path;
+}
+
+TEST(SweepFigure, AchievedFlopsAreFlopsOverLatencyMeasuredAndPredicted) {
+  auto b = bench(Json::array({run(1, "eager", 10, {node("c1", "Conv", 6, 1e9), node("c2", "Conv", 3, 1e9)}),
+                              run(2, "eager", 16, {node("c1", "Conv", 9, 2e9), node("c2", "Conv", 6, 2e9)})}));
+  auto p = predict(Json::array({pnode("c1", "Conv", 0.001, 1.5e9), pnode("c2", "Conv", 0.001, 0.5e9)}), 0.002);
+  auto f = fig::sweep_figure(results_of({b, p}), {.x = "batch", .y = "flops"});
+  EXPECT_EQ(f.kind, "sweep");
+  ASSERT_EQ(points(f).size(), 3u);
+  auto* m1 = point_where(f, "kind", "measured", "x", 1.0);
+  auto* m2 = point_where(f, "kind", "measured", "x", 2.0);
+  auto* p1 = point_where(f, "kind", "predicted", "x", 1.0);
+  ASSERT_TRUE(m1 && m2 && p1);
+  EXPECT_DOUBLE_EQ((*m1)["y"].get<double>(), 2e9 / 0.010);
+  EXPECT_DOUBLE_EQ((*m2)["y"].get<double>(), 4e9 / 0.016);
+  EXPECT_DOUBLE_EQ((*p1)["y"].get<double>(), 2e9 / 0.002);
+  EXPECT_EQ((*p1)["series"], "predicted t4 default fp32");
+  EXPECT_EQ((*m1)["series"], (*m2)["series"]);  // one line: batch is the x axis, not a series
+  auto twice = fig::sweep_figure(results_of({b, p, p}), {.x = "batch", .y = "flops"});
+  EXPECT_EQ(points(twice).size(), 3u);  // the repeated prediction is drawn once
+  ASSERT_EQ(twice.notes.size(), 1u);
+}
+
+TEST(SweepFigure, LatencyHasErrorBarsAndThroughputIsTheRunsOwn) {
+  auto b =
+      bench(Json::array({run(1, "eager", 10), run(1, "optimized", 8), run(4, "eager", 30), run(4, "optimized", 20)}));
+  auto f = fig::sweep_figure(results_of({b}));
+  ASSERT_EQ(points(f).size(), 4u);
+  auto* e4 = point_where(f, "series", "eager", "x", 4.0);
+  ASSERT_TRUE(e4);
+  EXPECT_DOUBLE_EQ((*e4)["y"].get<double>(), 30);
+  EXPECT_DOUBLE_EQ((*e4)["lo"].get<double>(), 28);  // min
+  EXPECT_DOUBLE_EQ((*e4)["hi"].get<double>(), 33);  // max
+  auto s = fig::sweep_figure(results_of({b}), {.error = "std"});
+  auto* o1 = point_where(s, "series", "optimized", "x", 1.0);
+  ASSERT_TRUE(o1);
+  EXPECT_DOUBLE_EQ((*o1)["lo"].get<double>(), 7);
+  EXPECT_DOUBLE_EQ((*o1)["hi"].get<double>(), 9);
+  auto t = fig::sweep_figure(results_of({b}), {.y = "throughput"});
+  EXPECT_DOUBLE_EQ((*point_where(t, "series", "optimized", "x", 4.0))["y"].get<double>(), 4 * 1000.0 / 20);
+  EXPECT_THROW(fig::sweep_figure(results_of({b}), {.x = "input", .y = "flops"}), Error);  // no FLOPs
+}
+
+TEST(ModesFigure, SpeedupIsEagerOverOptimizedPerBatch) {
+  auto b = bench(Json::array({run(1, "eager", 20), run(1, "optimized", 16), run(2, "eager", 30),
+                              run(2, "optimized", 40), run(4, "eager", 50)}));
+  auto f = fig::modes_figure(results_of({b}));
+  EXPECT_EQ(points(f).size(), 5u);
+  const auto& speedups = fig::data_values(f.spec, "speedups");
+  ASSERT_EQ(speedups.size(), 2u);
+  EXPECT_DOUBLE_EQ(speedups[0]["speedup"].get<double>(), 1.25);
+  EXPECT_EQ(speedups[0]["label"], "1.25x");
+  EXPECT_DOUBLE_EQ(speedups[1]["speedup"].get<double>(), 0.75);
+  EXPECT_NE(f.title.find("1.25x at batch 1"), std::string::npos) << f.title;
+  ASSERT_EQ(f.notes.size(), 1u);  // batch 4 was measured eager only
+  EXPECT_NE(f.notes[0].find("one mode only"), std::string::npos);
+  EXPECT_THROW(fig::modes_figure(results_of({bench(Json::array({run(1, "eager", 20)}))})), Error);
+}
+
+TEST(AlgorithmFigure, FastestAlgorithmIsMarkedPerConvolution) {
+  auto nodes = [](double a, double b, const std::string& algo) {
+    return Json::array(
+        {node("conv1", "Conv", a, 0, algo), node("relu", "Relu", 0.1), node("conv2", "Conv", b, 0, algo)});
+  };
+  auto b = bench(
+      Json::array({run(1, "eager", 10, nodes(2, 4, "auto"), "auto"), run(1, "eager", 10, nodes(1, 5, "gemm"), "gemm"),
+                   run(1, "eager", 10, nodes(3, 2, "winograd"), "winograd")}));
+  auto f = fig::algorithm_figure(results_of({b}));
+  ASSERT_EQ(points(f).size(), 6u);  // 2 convolutions x 3 algorithms; relu names no algorithm
+  const auto& fastest = fig::data_values(f.spec, "fastest");
+  ASSERT_EQ(fastest.size(), 2u);
+  EXPECT_EQ(fastest[0]["layer"], "conv1");
+  EXPECT_EQ(fastest[0]["conv_algo"], "gemm");
+  EXPECT_EQ(fastest[1]["layer"], "conv2");
+  EXPECT_EQ(fastest[1]["conv_algo"], "winograd");
+  auto* cell = point_where(f, "layer", "conv2", "conv_algo", "gemm");
+  ASSERT_TRUE(cell);
+  EXPECT_DOUBLE_EQ((*cell)["relative"].get<double>(), 2.5);
+  EXPECT_FALSE((*cell)["fastest"].get<bool>());
+  EXPECT_TRUE((*point_where(f, "layer", "conv1", "conv_algo", "gemm"))["fastest"].get<bool>());
+  EXPECT_THROW(fig::algorithm_figure(results_of({bench(Json::array({run(1, "eager", 10, nodes(2, 4, "auto"))}))})),
+               Error);
+}
+
+TEST(AccuracyFigure, TitleStatesTheFractionWithinTenPercent) {
+  auto b = bench(Json::array({run(1, "eager", 10,
+                                  {node("a", "Conv", 1.05), node("b", "Conv", 2.5), node("c", "Gemm", 2.8),
+                                   node("d", "Relu", 0.5), node("extra", "Relu", 0.2)})}));
+  auto p = predict(Json::array({pnode("a", "Conv", 0.001), pnode("b", "Conv", 0.002), pnode("c", "Gemm", 0.003),
+                                pnode("d", "Relu", 0.001), pnode("e", "Relu", 0.001)}),
+                   0.008);
+  auto f = fig::accuracy_figure(results_of({b, p}));
+  ASSERT_EQ(points(f).size(), 4u);
+  EXPECT_NE(f.title.find("50% of 4 within 10%"), std::string::npos) << f.title;
+  EXPECT_TRUE((*point_where(f, "name", "a"))["within"].get<bool>());   // -4.8%
+  EXPECT_FALSE((*point_where(f, "name", "b"))["within"].get<bool>());  // -20%
+  EXPECT_TRUE((*point_where(f, "name", "c"))["within"].get<bool>());   // +7.1%
+  EXPECT_NEAR((*point_where(f, "name", "d"))["error"].get<double>(), 1.0, 1e-12);
+  EXPECT_EQ(fig::data_values(f.spec, "diagonal").size(), 2u);
+  ASSERT_FALSE(f.notes.empty());
+  EXPECT_NE(f.notes[0].find("1 measured layer(s) are not in the prediction"), std::string::npos);
+  try {
+    fig::accuracy_figure(results_of({b}));
+    FAIL() << "a bench result alone is not enough";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("accuracy needs a predict and a bench result of the same model"),
+              std::string::npos);
+  }
+  auto other = predict(Json::array({pnode("x", "Conv", 0.001), pnode("y", "Conv", 0.001)}), 0.002);
+  EXPECT_THROW(fig::accuracy_figure(results_of({b, other})), Error);  // no layer in common
+}
+
+TEST(BreakdownFigure, TopLayersInOrderAndTheRestSummed) {
+  auto b = bench(Json::array({run(1, "eager", 20,
+                                  {node("l1", "Conv", 1), node("l2", "Relu", 5), node("l3", "Conv", 3),
+                                   node("l4", "Gemm", 4), node("l5", "Relu", 2)})}));
+  auto p = predict(Json::array({pnode("l1", "Conv", 0.002), pnode("l2", "Relu", 0.001), pnode("l3", "Conv", 0.003),
+                                pnode("l4", "Gemm", 0.004), pnode("l5", "Relu", 0.0005)}),
+                   0.0105);
+  auto f = fig::breakdown_figure(results_of({b, p}), {.top = 3});
+  const auto& rows = points(f);
+  ASSERT_EQ(rows.size(), 8u);  // (3 layers + other) x measured, predicted
+  std::vector<std::string> order;
+  for (const auto& r : rows)
+    if (r["source"] == "measured") order.push_back(r["label"]);
+  EXPECT_EQ(order, (std::vector<std::string>{"l2", "l4", "l3", "other (2 layers)"}));
+  auto* other_measured = point_where(f, "label", "other (2 layers)", "source", "measured");
+  auto* other_predicted = point_where(f, "label", "other (2 layers)", "source", "predicted");
+  ASSERT_TRUE(other_measured && other_predicted);
+  EXPECT_DOUBLE_EQ((*other_measured)["time_ms"].get<double>(), 3);  // l1 + l5
+  EXPECT_NEAR((*other_predicted)["time_s"].get<double>(), 0.0025, 1e-15);
+  EXPECT_NEAR((*point_where(f, "label", "l2", "source", "measured"))["share"].get<double>(), 5.0 / 15, 1e-12);
+
+  auto ops = fig::breakdown_figure(results_of({b}), {.by = "op"});
+  ASSERT_EQ(points(ops).size(), 3u);
+  EXPECT_EQ(points(ops)[0]["label"], "Relu");  // 7 ms
+  EXPECT_DOUBLE_EQ(points(ops)[0]["time_ms"].get<double>(), 7);
+  EXPECT_EQ(points(ops)[0]["layers"], 2);
+  EXPECT_THROW(fig::breakdown_figure(results_of({})), Error);
+}
+
+TEST(ResultSources, OtherDocumentsAreRefusedByName) {
+  fig::ResultSet set;
+  Json analyze{{"op_types", Json::array()}, {"nodes", Json::array()}, {"totals", Json::object()}};
+  try {
+    fig::add_document(set, analyze, "'a.json'");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'a.json' is a 'analyze' document"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(fig::add_document(set, Json{{"x", 1}}, "f"), Error);
+  EXPECT_EQ(fig::input_extent("1x3x224x224"), 224);
+  EXPECT_EQ(fig::input_extent("128"), 128);
+  EXPECT_EQ(fig::input_extent(""), 0);
+}
+
+TEST(ResultSources, FiltersSelectRunsOfEveryDocument) {
+  auto set = results_of({bench(Json::array({run(1, "eager", 10), run(2, "eager", 16), run(2, "optimized", 12)})),
+                         predict(Json::array({pnode("c", "Conv", 0.001)}), 0.001, 1),
+                         predict(Json::array({pnode("c", "Conv", 0.002)}), 0.002, 2)});
+  EXPECT_EQ(set.predicted[1].batch, 2);  // throughput x latency
+  store::Filter filter;
+  filter.batch = 2;
+  filter.mode = "optimized";
+  fig::keep_selected(set, filter);
+  ASSERT_EQ(set.measured.size(), 1u);
+  EXPECT_EQ(set.measured[0].mode, "optimized");
+  ASSERT_EQ(set.predicted.size(), 1u);  // a prediction has no executor mode
+  EXPECT_EQ(set.predicted[0].batch, 2);
+  ASSERT_EQ(set.notes.size(), 1u);
+  EXPECT_NE(set.notes[0].find("3 result(s) not selected"), std::string::npos);
+}
+
+TEST(ResultFigures, EveryFigureTheDocumentsSupportInOrder) {
+  auto nodes = Json::array({node("c1", "Conv", 6, 1e9, "auto"), node("r", "Relu", 1, 1e6)});
+  auto b = bench(Json::array({run(1, "eager", 10, nodes), run(1, "optimized", 8, nodes), run(2, "eager", 16, nodes),
+                              run(2, "optimized", 12, nodes)}));
+  auto p = predict(Json::array({pnode("c1", "Conv", 0.005), pnode("r", "Relu", 0.001)}), 0.006);
+  Json analyze{{"op_types", Json::array()}, {"nodes", Json::array()}, {"totals", Json::object()}};
+  auto figures = fig::result_figures({b, p, analyze});
+  std::vector<std::string> kinds;
+  for (const auto& f : figures) kinds.push_back(f.kind);
+  EXPECT_EQ(kinds,
+            (std::vector<std::string>{"sweep", "sweep", "sweep", "modes", "breakdown", "breakdown-op", "accuracy"}));
+  EXPECT_TRUE(fig::result_figures({analyze}).empty());
+}
+
+TEST(ResultFigures, SvgHasOneLabelledMarkPerPoint) {
+  auto nodes = [](double a, const std::string& algo) {
+    return Json::array({node("conv1", "Conv", a, 1e9, algo), node("conv2", "Conv", a * 2, 1e9, algo)});
+  };
+  auto b = bench(Json::array({run(1, "eager", 10, nodes(2, "auto")), run(1, "optimized", 8, nodes(1.5, "auto")),
+                              run(2, "eager", 16, nodes(3, "auto")), run(2, "optimized", 12, nodes(2.5, "auto")),
+                              run(1, "eager", 11, nodes(2.5, "gemm"), "gemm")}));
+  auto p = predict(Json::array({pnode("conv1", "Conv", 0.002), pnode("conv2", "Conv", 0.0041)}), 0.0061);
+  auto results = results_of({b, p});
+  struct Case {
+    fig::Figure figure;
+    std::string prefix;
+  };
+  std::vector<Case> cases{{fig::sweep_figure(results), "series: "},
+                          {fig::modes_figure(results), "mode: "},
+                          {fig::breakdown_figure(results), "layer: "},
+                          {fig::accuracy_figure(results), "layer: "},
+                          {fig::algorithm_figure(results), "layer: "}};
+  for (const auto& c : cases) {
+    auto path = render_svg(c.figure, c.figure.kind);
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "no SVG renderer (node-vega) here";
+    EXPECT_EQ(labelled_marks(path, c.prefix), static_cast<int>(points(c.figure).size())) << c.figure.kind;
+  }
+}
+
+// A tiny model with a symbolic batch: two convolutions, a relu, a flatten and a matrix product.
+std::string tiny_model() {
+  ModelBuilder m;
+  m.input("x", {std::string("N"), int64_t{4}, int64_t{6}, int64_t{6}}).output("y");
+  m.weight("w1", {4, 4, 3, 3}).weight("w2", {4, 4, 3, 3}).weight("fc", {144, 5});
+  set_ints(m.node("Conv", {"x", "w1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c1"}, {"r1"}, "relu1");
+  set_ints(m.node("Conv", {"r1", "w2"}, {"c2"}, "conv2"), "pads", {1, 1, 1, 1});
+  set_int(m.node("Flatten", {"c2"}, {"f"}, "flatten"), "axis", 1);
+  m.node("MatMul", {"f", "fc"}, {"y"}, "fc");
+  return m.save("tiny_plot");
+}
+
+const std::string kQuick = " --max-time 0.1 --warmup 0 --min-runs 2 --threads 1";
+
+std::string write_output(const std::string& args, const std::string& name) {
+  auto r = run_ridge(args);
+  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+  auto path = temp_dir() + "/" + name;
+  std::ofstream(path) << r.out;
+  return path;
+}
+
+void expect_plot(const std::string& args, const std::string& kind, int min_points) {
+  auto r = run_ridge("plot " + args + " -f json");
+  ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+  auto doc = Json::parse(r.out);
+  EXPECT_EQ(doc["kind"], kind) << r.out;
+  EXPECT_GE(doc["points"].get<int>(), min_points) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(doc["output"].get<std::string>()));
+}
+
+TEST(PlotKindsCli, SweepModesBreakdownAndAccuracyFromBenchAndPredict) {
+  auto model = tiny_model();
+  auto dir = temp_dir();
+  auto b = write_output("bench " + model + kQuick + " --no-store --sweep batch=1,2 --mode both -f json", "b.json");
+  auto p = write_output("predict " + model + " -d t4 --no-store -f json", "p.json");
+  expect_plot("sweep --from " + b + " --from " + p + " --y flops -o " + dir + "/sweep.vg.json", "sweep", 5);
+  expect_plot("modes --from " + b + " -o " + dir + "/modes.vg.json", "modes", 4);
+  expect_plot("breakdown --from " + b + " --from " + p + " --top 3 -o " + dir + "/breakdown.vg.json", "breakdown", 4);
+  expect_plot("accuracy --from " + b + " --from " + p + " -o " + dir + "/accuracy.svg", "accuracy", 3);
+  auto batch2 =
+      run_ridge("plot breakdown --from " + b + " --batch 2 --mode optimized -o " + dir + "/b2.vg.json -f json");
+  ASSERT_EQ(batch2.exit_code, 0) << batch2.err;
+  std::ifstream spec(dir + "/b2.vg.json");
+  EXPECT_NE(Json::parse(spec)["description"].get<std::string>().find("(batch 2)"), std::string::npos);
+  // Error paths: one line, exit 1.
+  auto wrong = run_ridge("plot accuracy --from " + b + " -o " + dir + "/x.svg");
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.err.find("accuracy needs a predict and a bench result of the same model"), std::string::npos)
+      << wrong.err;
+  EXPECT_EQ(std::count(wrong.err.begin(), wrong.err.end(), '\n'), 1) << wrong.err;
+  auto analyze = write_output("analyze " + model + " --no-store -f json", "a.json");
+  auto bad = run_ridge("plot sweep --from " + analyze + " -o " + dir + "/x.svg");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("'analyze' document"), std::string::npos) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  auto none = run_ridge("plot modes --store " + dir + "/missing.db -o " + dir + "/x.svg");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(std::count(none.err.begin(), none.err.end(), '\n'), 1) << none.err;
+}
+
+TEST(PlotKindsCli, AlgorithmsAndModesFromTheStore) {
+  auto model = tiny_model();
+  auto dir = temp_dir();
+  auto store = dir + "/results.db";
+  auto r = run_ridge("bench " + model + kQuick + " --conv-algo auto,gemm --store " + store);
+  if (r.exit_code != 0) {  // --conv-algo takes one value or all
+    r = run_ridge("bench " + model + kQuick + " --conv-algo all --store " + store);
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_plot("algorithms --store " + store + " -o " + dir + "/algos.vg.json", "algorithms", 4);
+  auto modes = run_ridge("bench " + model + kQuick + " --mode both --store " + store);
+  ASSERT_EQ(modes.exit_code, 0) << modes.err;
+  expect_plot("modes --store " + store + " --command bench -o " + dir + "/modes.vg.json", "modes", 2);
+  auto none = run_ridge("plot modes --store " + store + " --model nothing-like-this -o " + dir + "/x.svg");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("no stored result matches"), std::string::npos) << none.err;
+}
+
+}  // namespace
+}  // namespace ridge::test
