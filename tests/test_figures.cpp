@@ -276,6 +276,23 @@ TEST(PlotRoofline, MeasuredBenchTimesAreASeries) {
   EXPECT_NE(other.err.find("no inference run at batch 2"), std::string::npos) << other.err;
 }
 
+// A stored prediction draws by id, like its printed JSON does.
+TEST(PlotRoofline, AStoredPredictionDrawsById) {
+  auto dir = temp_dir();
+  auto store = dir + "/stored.db";
+  ASSERT_EQ(run_ridge("predict " + model_path("alexnet") + " -d t4 --store " + store).exit_code, 0);
+  auto listed = Json::parse(run_ridge("results --store " + store + " -f json").out);
+  ASSERT_EQ(listed["results"].size(), 1u);
+  auto id = listed["results"][0]["id"].get<int64_t>();
+  auto plot = run_ridge("plot roofline --store " + store + " --result " + std::to_string(id) + " -o " + dir +
+                        "/stored.vg.json -f json");
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  EXPECT_EQ(Json::parse(plot.out)["points"], 19);
+  auto missing = run_ridge("plot roofline --store " + store + " --result 99 -o " + dir + "/x.svg");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("no result 99"), std::string::npos) << missing.err;
+}
+
 TEST(PlotRoofline, SvgHasOneLabelledMarkPerPointAndPngHasTheRequestedWidth) {
   auto dir = temp_dir();
   auto plot = run_ridge("plot roofline " + model_path("alexnet") + " -d jetson-agx-orin-64gb --modes all -o " + dir +

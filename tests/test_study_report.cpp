@@ -13,6 +13,7 @@
 
 #include "hw/device_db.h"
 #include "hw/roofline.h"
+#include "support/browser.h"
 #include "support/paths.h"
 
 namespace ridge::test {
@@ -26,12 +27,6 @@ std::string slurp(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-int count_of(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-  return n;
 }
 
 // A store with one bench result and one prediction of alexnet, made once per test process.
@@ -199,17 +194,6 @@ TEST(StudyReport, RunMatrixListsEveryStoredResult) {
   EXPECT_NE(body.find("--max-time 0.5"), std::string::npos);  // the command line that ran it
 }
 
-// Width and height of a PNG's IHDR chunk (0 when the file is not a PNG).
-std::pair<uint32_t, uint32_t> png_size(const std::string& bytes) {
-  static const std::string signature("\x89PNG\r\n\x1a\n", 8);
-  if (bytes.size() < 24 || bytes.compare(0, 8, signature) != 0 || bytes.compare(12, 4, "IHDR") != 0) return {0, 0};
-  auto be32 = [&](size_t at) {
-    return (uint32_t(uint8_t(bytes[at])) << 24) | (uint32_t(uint8_t(bytes[at + 1])) << 16) |
-           (uint32_t(uint8_t(bytes[at + 2])) << 8) | uint32_t(uint8_t(bytes[at + 3]));
-  };
-  return {be32(16), be32(20)};
-}
-
 TEST(StudyReport, MarkdownWriteUpWithPngFigures) {
   auto dir = temp_dir() + "/study-md";
   auto r =
@@ -226,7 +210,7 @@ TEST(StudyReport, MarkdownWriteUpWithPngFigures) {
   int figures = 0;
   for (int i = 1; md.find("](fig-" + std::to_string(i) + ".png)") != std::string::npos; ++i) {
     ++figures;
-    auto [width, height] = png_size(slurp(dir + "/fig-" + std::to_string(i) + ".png"));
+    auto [width, height] = png_size(dir + "/fig-" + std::to_string(i) + ".png");
     EXPECT_GT(width, 0u) << i;
     EXPECT_GT(height, 0u) << i;
   }
@@ -269,6 +253,40 @@ TEST(StudyReport, StoredResultsAloneMakeAReport) {
   EXPECT_EQ(count_of(matrix, "<tr>"), 1);
   EXPECT_NE(html.find("No MODEL was given"), std::string::npos);
   EXPECT_NE(html.find("data-key=\"measurements\""), std::string::npos);
+}
+
+// The page as a reader gets it: opened from disk by headless Chromium, every figure renders (one mark
+// per point of its data), no script error, and the screenshot is not blank.
+TEST(StudyReport, RendersInHeadlessChromium) {
+  if (!chromium()) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it)";
+  auto dir = temp_dir() + "/browser";
+  fs::create_directories(dir);
+  auto out = dir + "/report.html";
+  auto r = run_ridge("report " + model_path("alexnet") + " -d jetson-agx-orin-64gb --modes all --store " +
+                     study_store() + " -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto specs = specs_of(slurp(out));
+  ASSERT_GE(specs.size(), 3u);  // the roofline and the stored results' figures
+  auto page = render_page(out, dir);
+  ASSERT_TRUE(page.ok) << page.log;
+  auto figures = std::to_string(specs.size());
+  EXPECT_NE(page.body.find("data-figures=\"" + figures + "\""), std::string::npos) << page.body;
+  EXPECT_NE(page.body.find("data-rendered=\"" + figures + "\""), std::string::npos) << page.body;
+  EXPECT_NE(page.body.find("data-errors=\"0\""), std::string::npos) << page.body;
+  // The roofline's points are drawn, each naming its node (the text of its tooltip).
+  size_t roofline_points = 0;
+  for (const auto& spec : specs)
+    for (const auto& data : spec["data"])
+      if (data["name"] == "points" && spec["title"]["text"].get<std::string>().rfind("Roofline", 0) == 0)
+        roofline_points += data["values"].size();
+  EXPECT_EQ(roofline_points, 4u * 19u);  // 4 power modes x AlexNet's 19 nodes with work
+  EXPECT_EQ(count_of(page.dom, "aria-label=\"node: "), roofline_points);
+  EXPECT_NE(page.dom.find("<svg"), std::string::npos);
+  ASSERT_TRUE(screenshot(out, dir + "/shot.png", 1200, 2400, dir));
+  auto [width, height] = png_size(dir + "/shot.png");
+  EXPECT_EQ(width, 1200u);
+  EXPECT_EQ(height, 2400u);
+  EXPECT_GT(distinct_colours(dir + "/shot.png"), 50);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // the figures are built in report/figure.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,9 +14,11 @@
 #include "cli/device_options.h"
 #include "cli/output_options.h"
 #include "cli/plot_options.h"
+#include "cli/store_options.h"
 #include "hw/device_db.h"
 #include "onnx/model_reader.h"
 #include "report/analysis_report.h"
+#include "report/document_codec.h"
 #include "report/figure/render.h"
 #include "report/figure/roofline_figure.h"
 #include "report/figure/sources.h"
@@ -68,6 +71,8 @@ namespace {
 struct RooflineOptions {
   DeviceOptions model;  // the model options and precision/traffic; `device` unused (see devices)
   std::vector<std::string> devices, from;
+  std::vector<int64_t> results;
+  StoreOptions store;
   std::string modes, measured, ceilings;
   bool with_training = false, hierarchical = false;
   PlotOutput out;
@@ -168,8 +173,23 @@ int run_plot_roofline(const RooflineOptions& o) {
     }
     source = o.model.model.model;
   }
-  for (const auto& path : o.from) {
-    auto doc = read_json_file(path);
+  // --from files and stored results (--result ID) are read alike: documents in their JSON form.
+  std::vector<std::pair<std::string, fig::Json>> documents;
+  for (const auto& path : o.from) documents.emplace_back(path, read_json_file(path));
+  if (!o.results.empty()) {
+    auto path = store_path(o.store);
+    store::Store store(path, true);
+    store::Filter filter;
+    filter.ids = o.results;
+    auto records = store.query(filter);
+    for (auto id : o.results)
+      if (std::none_of(records.begin(), records.end(), [&](const store::Record& r) { return r.id == id; }))
+        throw Error("no result " + std::to_string(id) + " in " + path + " (see `ridge results`)");
+    for (const auto& record : records)
+      documents.emplace_back("result " + std::to_string(record.id),
+                             report::to_json(report::decode_document(record.document)));
+  }
+  for (const auto& [path, doc] : documents) {
     auto kind = fig::document_kind(doc);
     if (kind == "predict") {
       auto field = [&](const fig::Json& object, const char* key) {
@@ -278,6 +298,9 @@ Command add_plot_command(CLI::App& parent) {
   roofline->add_option("--measured", r->measured,
                        "a `ridge bench -f json` output of this model: measured node times as a series");
   roofline->add_option("--from", r->from, "a `ridge predict -f json` output, or profiler kernels JSON (repeatable)");
+  roofline->add_option("--result", r->results, "a stored `ridge predict` result to draw, by id (see `ridge results`)");
+  roofline->add_option("--store", r->store.path,
+                       "results store of --result (default: $RIDGE_STORE, else ./ridge-results.db)");
   roofline->add_flag("--hierarchical", r->hierarchical, "one point per memory level per kernel (profiler kernels)");
   add_plot_output_options(*roofline, r->out);
   kinds.emplace_back(roofline, [r] { return run_plot_roofline(*r); });

@@ -21,7 +21,10 @@ std::string chromium_command(const std::string& scratch_dir) {
   std::string command = shell_quote(*chromium());
   for (const char* arg : {"--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000"})
     command += std::string(" ") + arg;
-  return command + " " + shell_quote("--user-data-dir=" + scratch_dir + "/chromium-profile");
+  // A fresh profile per run: a Chromium still closing would otherwise own the profile and take the next
+  // run's request over, exiting 0 without doing it.
+  static int runs = 0;
+  return command + " " + shell_quote("--user-data-dir=" + scratch_dir + "/chromium-profile-" + std::to_string(++runs));
 }
 
 }  // namespace
