@@ -8,6 +8,7 @@
 
 #include "calib/predict.h"
 #include "graph/dtype.h"
+#include "hw/device_db.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -70,6 +71,39 @@ roofline::Prediction predict_on_device(const analysis::Result& analysis, const h
   options.model_file = calibration->model_file;
   calib::apply(prediction, analysis.model.graph, analysis.cost, *model, options);
   return prediction;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    auto comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    out.push_back(text.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::vector<DeviceModes> resolve_device_modes(const std::vector<std::string>& specs, const std::string& modes) {
+  auto listed = modes.empty() || modes == "all" ? std::vector<std::string>{} : split_commas(modes);
+  std::vector<DeviceModes> out;
+  for (const auto& spec : specs) {
+    auto [id, mode_text] = hw::split_device_and_mode(spec);
+    DeviceModes d{.device = hw::find_device(id)};
+    std::vector<std::string> names;
+    if (modes == "all") {
+      for (const auto& m : d.device.modes) names.push_back(m.name);
+    } else if (!listed.empty()) {
+      if (!mode_text.empty()) throw Error("give the mode either in --device ID:MODE or in --modes, not both");
+      names = listed;
+    } else {
+      names.push_back(mode_text);
+    }
+    for (const auto& name : names) d.rooflines.push_back(hw::roofline_for(d.device, hw::resolve_mode(d.device, name)));
+    out.push_back(std::move(d));
+  }
+  return out;
 }
 
 }  // namespace ridge::cli

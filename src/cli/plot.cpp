@@ -78,40 +78,13 @@ struct RooflineOptions {
   PlotOutput out;
 };
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    auto comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    out.push_back(text.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
-}
-
 int run_plot_roofline(const RooflineOptions& o) {
   fig::RooflineInput input;
   std::string source;
-  std::vector<std::string> modes =
-      o.modes.empty() || o.modes == "all" ? std::vector<std::string>{} : split_commas(o.modes);
   // Devices and modes first: a bad one is refused before any model work.
   std::vector<std::pair<hw::Device, hw::Roofline>> targets;
-  for (const auto& spec : o.devices) {
-    auto [id, mode_text] = hw::split_device_and_mode(spec);
-    auto device = hw::find_device(id);
-    std::vector<std::string> device_modes;
-    if (o.modes == "all") {
-      for (const auto& m : device.modes) device_modes.push_back(m.name);
-    } else if (!modes.empty()) {
-      if (!mode_text.empty()) throw Error("give the mode either in --device ID:MODE or in --modes, not both");
-      device_modes = modes;
-    } else {
-      device_modes.push_back(mode_text);
-    }
-    for (const auto& m : device_modes)
-      targets.emplace_back(device, hw::roofline_for(device, hw::resolve_mode(device, m)));
-  }
+  for (auto& d : resolve_device_modes(o.devices, o.modes))
+    for (auto& roofline : d.rooflines) targets.emplace_back(d.device, std::move(roofline));
   auto series_of = [&](const hw::Roofline& r) { return r.device_id + (r.mode.empty() ? "" : " " + r.mode); };
   // Which ceilings: every one for one device and mode; with several, those the predictions used (and
   // every memory level), or the keys given, so the chart stays readable.

@@ -23,27 +23,13 @@ struct PredictOptions {
 
 int run_predict(const PredictOptions& o) {
   auto request = make_request(o.device.model);
-  auto [device_id, mode_text] = hw::split_device_and_mode(o.device.device);
-  auto device = hw::find_device(device_id);
+  // The device and its modes are resolved (and bad ones rejected) before any model work.
+  auto resolved = resolve_device_modes({o.device.device}, o.modes);
+  const auto& device = resolved.front().device;
   if (device.file == "(detected)")
     throw Error(
         "device 'host' has no DRAM bandwidth or measured peaks yet: measure this machine with `ridge ert --profile "
         "host.yaml`, then predict with --device host.yaml");
-  std::vector<std::string> modes;
-  if (o.modes == "all") {
-    for (const auto& m : device.modes) modes.push_back(m.name);
-  } else if (!o.modes.empty()) {
-    if (!mode_text.empty()) throw Error("give the mode either in --device ID:MODE or in --modes, not both");
-    size_t pos = 0;
-    while (pos <= o.modes.size()) {
-      auto comma = o.modes.find(',', pos);
-      if (comma == std::string::npos) comma = o.modes.size();
-      modes.push_back(o.modes.substr(pos, comma - pos));
-      pos = comma + 1;
-    }
-  } else {
-    modes.push_back(mode_text);
-  }
   std::vector<int64_t> batches{request.bindings.batch.value_or(0)};
   if (!o.sweep.empty()) {
     auto [key, values] = parse_sweep(o.sweep);
@@ -51,9 +37,7 @@ int run_predict(const PredictOptions& o) {
     check_sweep_conflicts(request, key);
     batches = values;
   }
-  // Modes are resolved (and bad ones rejected) before any model work.
-  std::vector<hw::Roofline> rooflines;
-  for (const auto& mode : modes) rooflines.push_back(hw::roofline_for(device, hw::resolve_mode(device, mode)));
+  const auto& rooflines = resolved.front().rooflines;
   auto pristine = onnx::load_model(request.model_path);
   std::vector<report::PredictionPoint> points;
   for (auto batch : batches) {

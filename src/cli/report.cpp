@@ -33,18 +33,6 @@ struct ReportOptions {
   int64_t of_batch = 0;
 };
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    auto comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    out.push_back(text.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
-}
-
 int run_report(ReportOptions o) {
   if (o.output.empty() == o.markdown.empty()) throw Error("give one output: -o report.html, or --markdown DIR");
   report::Study study;
@@ -53,25 +41,10 @@ int run_report(ReportOptions o) {
   study.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
 
   // Devices and modes first: a bad one is refused before any work.
-  std::vector<std::string> modes =
-      o.modes.empty() || o.modes == "all" ? std::vector<std::string>{} : split_commas(o.modes);
   std::vector<hw::Device> devices;
-  for (const auto& spec : o.devices) {
-    auto [id, mode_text] = hw::split_device_and_mode(spec);
-    auto device = hw::find_device(id);
-    std::vector<std::string> device_modes;
-    if (o.modes == "all") {
-      for (const auto& m : device.modes) device_modes.push_back(m.name);
-    } else if (!modes.empty()) {
-      if (!mode_text.empty()) throw Error("give the mode either in --device ID:MODE or in --modes, not both");
-      device_modes = modes;
-    } else {
-      device_modes.push_back(mode_text);
-    }
-    report::StudyDevice d{.id = device.id, .name = device.name};
-    for (const auto& m : device_modes) d.rooflines.push_back(hw::roofline_for(device, hw::resolve_mode(device, m)));
-    study.devices.push_back(std::move(d));
-    devices.push_back(std::move(device));
+  for (auto& d : resolve_device_modes(o.devices, o.modes)) {
+    study.devices.push_back({.id = d.device.id, .name = d.device.name, .rooflines = std::move(d.rooflines)});
+    devices.push_back(std::move(d.device));
   }
 
   // The stored results: those the filters select (of MODEL's file by default, when one is given).
