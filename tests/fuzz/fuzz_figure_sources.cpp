@@ -1,10 +1,13 @@
-// libFuzzer target: arbitrary JSON as the input of `ridge plot roofline --from` / `--measured` (a
-// hand-edited or foreign file), through report/figure's readers and the roofline builder. Any input
+// libFuzzer target: arbitrary JSON as the input of `ridge plot KIND --from` / `--measured` (a
+// hand-edited or foreign file), through report/figure's readers, the roofline builder and every result
+// figure `ridge report` draws. Any input
 // must end in a figure whose spec serialises, or a ridge::Error; never a crash or another exception.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "report/figure/result_figures.h"
+#include "report/figure/result_sources.h"
 #include "report/figure/roofline_figure.h"
 #include "report/figure/sources.h"
 #include "util/error.h"
@@ -27,6 +30,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     auto figure = fig::roofline_figure(input);
     (void)figure.spec.dump();
+  } catch (const ridge::Error&) {
+  }
+  try {
+    fig::ResultSet set;
+    fig::add_document(set, json, "fuzz");
+  } catch (const ridge::Error&) {
+  }
+  try {
+    for (const auto& figure : fig::result_figures({json, json})) (void)figure.spec.dump();
   } catch (const ridge::Error&) {
   }
   return 0;
