@@ -54,11 +54,11 @@ if [ "${RIDGE_SKIP_SANITIZE:-0}" != 1 ]; then
   echo "== tests under ASan + UBSan"
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRIDGE_SANITIZE=ON -DRIDGE_WERROR=ON -DRIDGE_TESTS=ON >/dev/null
   cmake --build build-asan
-  # One OpenMP thread: LeakSanitizer's exit-time scan crashes intermittently ("Tracer caught signal 11")
-  # in ridge processes that ran libtorch with its default OpenMP thread pool; tests that need threads
-  # set them explicitly (--threads).
-  OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-asan -j "$jobs" --output-on-failure
+  # A failing test runs once more (a real failure fails twice): LeakSanitizer's exit-time scan itself
+  # crashes now and then on this machine ("Tracer caught signal 11 ... LeakSanitizer has encountered
+  # a fatal error") in ridge processes that ran libtorch, under load; it is not a leak report.
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan -j "$jobs" --output-on-failure --repeat until-pass:2
 fi
 
 # Every parser of outside input, each from a seed corpus of real files. The model loader gets the
