@@ -77,7 +77,10 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
     double best_time = std::numeric_limits<double>::infinity();
     const MeasuredRun* best_run = nullptr;
     for (const auto* r : runs) {
-      auto it = std::find_if(r->layers.begin(), r->layers.end(), [&](const LayerTime& l) { return l.name == name; });
+      // A named copy: clang 14 cannot capture a structured binding.
+      const std::string& layer_name = name;
+      auto it =
+          std::find_if(r->layers.begin(), r->layers.end(), [&](const LayerTime& l) { return l.name == layer_name; });
       if (it == r->layers.end() || it->time_s <= 0) {
         ++missing;
         continue;
