@@ -12,12 +12,7 @@
 namespace ridge::report::figure {
 
 Figure accuracy_figure(const ResultSet& results, const AccuracyOptions& o) {
-  const PredictedRun* predicted = nullptr;
-  for (const auto& p : results.predicted)
-    if (!p.layers.empty()) {
-      predicted = &p;
-      break;
-    }
+  const PredictedRun* predicted = first_with_layers(results.predicted);
   const MeasuredRun* measured = nullptr;
   for (const auto& r : results.measured) {
     if (r.layers.empty() || r.training) continue;

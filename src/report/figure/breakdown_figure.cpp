@@ -21,12 +21,7 @@ Figure breakdown_figure(const ResultSet& results, const BreakdownOptions& o) {
   if (o.by != "layer" && o.by != "op") throw Error("breakdown: --by is layer or op, not '" + o.by + "'");
   if (o.top < 1) throw Error("breakdown: --top must be at least 1");
   Figure fig{.kind = o.by == "op" ? "breakdown-op" : "breakdown"};
-  const PredictedRun* predicted = nullptr;
-  for (const auto& p : results.predicted)
-    if (!p.layers.empty()) {
-      predicted = &p;
-      break;
-    }
+  const PredictedRun* predicted = first_with_layers(results.predicted);
   const MeasuredRun* measured = nullptr;
   int with_layers = 0;
   for (const auto& r : results.measured) {

@@ -207,4 +207,10 @@ double input_extent(const std::string& input_size) {
   }
 }
 
+const PredictedRun* first_with_layers(const std::vector<PredictedRun>& predicted) {
+  for (const auto& p : predicted)
+    if (!p.layers.empty()) return &p;
+  return nullptr;
+}
+
 }  // namespace ridge::report::figure

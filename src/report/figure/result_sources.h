@@ -57,6 +57,9 @@ void add_records(ResultSet& set, const std::vector<store::Record>& records);
 // Counts what it dropped in the notes.
 void keep_selected(ResultSet& set, const store::Filter& filter);
 
+// The first prediction with per-layer times (nullptr when none has them).
+const PredictedRun* first_with_layers(const std::vector<PredictedRun>& predicted);
+
 // A short name of what distinguishes `run` from the others of `runs` (mode, precision, algorithm,
 // memory format, input size, batch, training): "optimized bf16"; "measured" when nothing does.
 // `except` names the dimensions left out ("batch", "input", "mode", "conv_algo").
