@@ -29,5 +29,7 @@ Command add_status_command(CLI::App& parent);
 Command add_doctor_command(CLI::App& parent);
 Command add_plot_command(CLI::App& parent);
 Command add_report_command(CLI::App& parent);
+Command add_import_command(CLI::App& parent);
+Command add_ncu_command(CLI::App& parent);
 
 }  // namespace ridge::cli
