@@ -17,6 +17,8 @@ struct NcuImportOptions {
   std::vector<int64_t> batches;  // the batch of each file's run, where known (0: unknown)
   std::string device;            // a device of ridge's database: fractions of its ceilings
   std::string model;             // an ONNX model: kernels mapped to its layers and compared
+  int64_t batch = 0;             // the batch of runs without one of their own (0: the model's)
+  int64_t repetitions = 1;       // times each run ran the model
   std::string format = "table";
   StoreOptions store;
 };

@@ -1,0 +1,27 @@
+#pragma once
+// One profiler metric value as ncu prints it ("1,048,576" with unit "Kbyte", "1.59" with unit
+// "cycle/nsecond", "nan"), converted to base units: bytes, seconds, hertz, cycles, instructions,
+// sectors, ... A unit ridge does not know is kept as text and its value left unscaled, so no number
+// is silently rescaled by a guess.
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ridge::profile {
+
+struct MetricValue {
+  std::optional<double> value;  // in `base_unit`; empty: the export had none ("nan", "n/a", "")
+  std::string base_unit;        // "byte", "second", "hertz", "cycle", "inst", "%", ... or the unit as printed
+  bool unit_known = true;       // false: an unknown unit, value as printed
+};
+
+// The number in `text` (thousands separators allowed), or empty for "", "nan", "n/a", "N/A" and
+// anything that is not a whole number in decimal or exponent notation.
+std::optional<double> parse_metric_number(std::string_view text);
+
+// `text` in `unit` converted to the base unit. Units: byte with SI prefixes (Kbyte = 1000 bytes,
+// as ncu prints them) or binary ones (Kibyte = 1024), second/msecond/usecond/nsecond and
+// s/ms/us/ns, hz/khz/mhz/ghz, and rates "A/B" of any two of those (cycle/nsecond, byte/second).
+MetricValue parse_metric_value(std::string_view text, std::string_view unit);
+
+}  // namespace ridge::profile
