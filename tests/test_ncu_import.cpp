@@ -1,4 +1,4 @@
-// `ridge import ncu`: the real Nsight Compute exports in ../shared/data/profiler-samples, files
+// `ridge import ncu`: the real Nsight Compute exports in tests/data/ncu/real (copied from ../shared/data/profiler-samples), files
 // written from ncu's documented layouts (raw page, per-kernel summary, NVTX ranges) whose figures
 // are computed by hand here, and malformed files.
 #include <fmt/format.h>
@@ -26,7 +26,7 @@ using profile::parse_metric_value;
 using profile::read_ncu_export;
 
 std::string sample(const std::string& name) {
-  return source_path("../shared/data/profiler-samples/ncu_samples/" + name);
+  return source_path("tests/data/ncu/real/" + name);
 }
 std::string data(const std::string& name) { return source_path("tests/data/ncu/" + name); }
 

@@ -1,0 +1,32 @@
+// libFuzzer target: arbitrary text through the Nsight Compute CSV reader (`ridge import ncu`), then
+// each launch's roofline figures and the mapping to a small model's layers. Any input must end in
+// kernels or a ridge::Error.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "profile/layer_map.h"
+#include "profile/ncu_export.h"
+#include "profile/ncu_kernel.h"
+#include "report/ncu_report.h"
+#include "util/error.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  try {
+    auto exported =
+        ridge::profile::parse_ncu_export(std::string(reinterpret_cast<const char*>(data), size), "fuzz.csv");
+    ridge::report::NcuRun run;
+    run.path = run.label = "fuzz.csv";
+    for (const auto& launch : exported.launches)
+      run.kernels.push_back(ridge::profile::kernel_figures(launch, "fuzz.csv"));
+    static const std::vector<ridge::profile::ModelLayer> layers{
+        {"conv1", "Conv", "conv"}, {"relu1", "Relu", "elementwise"}, {"fc", "Gemm", "matmul"}};
+    run.layers = ridge::profile::map_kernels_to_layers(run.kernels, layers);
+    ridge::report::NcuImport import;
+    import.runs.push_back(std::move(run));
+    ridge::report::ncu_import_document(import);
+  } catch (const ridge::Error&) {
+  }
+  return 0;
+}
