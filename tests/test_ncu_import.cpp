@@ -1,6 +1,6 @@
-// `ridge import ncu`: the real Nsight Compute exports in tests/data/ncu/real (copied from ../shared/data/profiler-samples), files
-// written from ncu's documented layouts (raw page, per-kernel summary, NVTX ranges) whose figures
-// are computed by hand here, and malformed files.
+// `ridge import ncu`: the real Nsight Compute exports in tests/data/ncu/real (copied from
+// ../shared/data/profiler-samples), files written from ncu's documented layouts (raw page, per-kernel summary, NVTX
+// ranges) whose figures are computed by hand here, and malformed files.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -25,9 +25,7 @@ using profile::kernel_figures;
 using profile::parse_metric_value;
 using profile::read_ncu_export;
 
-std::string sample(const std::string& name) {
-  return source_path("tests/data/ncu/real/" + name);
-}
+std::string sample(const std::string& name) { return source_path("tests/data/ncu/real/" + name); }
 std::string data(const std::string& name) { return source_path("tests/data/ncu/" + name); }
 
 std::vector<profile::KernelFigures> kernels_of(const std::string& path) {
@@ -382,6 +380,46 @@ TEST(NcuImport, ImportedKernelsAreStored) {
                         " --hierarchical -d v100-sxm2 -f json -o " + dir + "/stored.vg.json");
   ASSERT_EQ(plot.exit_code, 0) << plot.err;
   EXPECT_EQ(json::parse(plot.out)["points"], 9) << plot.out;
+}
+
+}  // namespace
+}  // namespace ridge::test
+
+namespace ridge::test {
+namespace {
+
+// `ridge calibrate MODEL --measured EXPORT`: the export's kernels, mapped to layers, are the node
+// times; --repetitions divides them.
+TEST(NcuImport, CalibrateFitsTheMappedKernelTimes) {
+  auto model = two_conv_model();
+  auto metrics = [](const std::string& time_us) {
+    return std::vector<std::array<std::string, 3>>{{"gpu__time_duration.sum", "usecond", time_us}};
+  };
+  std::vector<Launch> launches{{"implicit_convolve_sgemm", "conv1", metrics("30")},
+                               {"elementwise_kernel", "relu1", metrics("8")},
+                               {"implicit_convolve_sgemm", "conv2", metrics("50")},
+                               {"memcpy_kernel", "", metrics("5")}};
+  auto dir = temp_dir();
+  std::ofstream(dir + "/cal.csv") << details_csv(launches, true);
+  auto once = run_ridge("calibrate " + model + " --device t4 --measured " + dir + "/cal.csv -o " + dir +
+                        "/t4a.yaml --no-store -f json");
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  auto a = json::parse(once.out);
+  EXPECT_EQ(a["nodes"], 3);
+  EXPECT_EQ(a["unmatched"], 0);
+  bool said = false;
+  for (const auto& note : a["notes"]) said |= note.get<std::string>().find("1 of 4 kernels") != std::string::npos;
+  EXPECT_TRUE(said) << a["notes"].dump();
+  auto twice = run_ridge("calibrate " + model + " --device t4 --measured " + dir + "/cal.csv --repetitions 2 -o " +
+                         dir + "/t4b.yaml --no-store -f json");
+  ASSERT_EQ(twice.exit_code, 0) << twice.err;
+  auto b = json::parse(twice.out);
+  // Half the time per layer: the fitted overhead halves.
+  EXPECT_NEAR(b["overhead_s"].get<double>(), a["overhead_s"].get<double>() / 2, 1e-12);
+  auto refused = run_ridge("calibrate " + model + " --device t4 --measured " + source_path("tests/data/ncu/README.md") +
+                           " --repetitions 2 --no-store");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("--repetitions applies to an Nsight Compute export"), std::string::npos) << refused.err;
 }
 
 }  // namespace

@@ -19,6 +19,9 @@
 #include "cli/store_options.h"
 #include "exec/engine.h"
 #include "hw/device_db.h"
+#include "profile/layer_map.h"
+#include "profile/ncu_export.h"
+#include "profile/ncu_kernel.h"
 #include "report/format.h"
 #include "util/csv.h"
 #include "util/error.h"
@@ -34,6 +37,7 @@ struct CalibrateOptions {
   bool sample = false, quick = false;
   std::string threads, modes = "eager,optimized", exclude_model;
   int folds = 5, sample_size = 0;
+  int64_t repetitions = 1;  // model passes in an ncu export given to --measured
   uint64_t seed = 0;
   StoreOptions store;
 };
@@ -42,6 +46,29 @@ void keep_calibration(const CalibrateOptions& o, const report::Document& doc) {
   auto params = params_of(o.predict.model);
   params.device = o.predict.device;
   keep_result(o.store, doc, params);
+}
+
+// Node times from an Nsight Compute export: its kernels mapped to the model's layers (NVTX ranges,
+// else op family and order), each layer's kernel time summed. Kernels mapped to no layer are said.
+std::vector<roofline::MeasuredNode> ncu_node_times(const profile::NcuExport& exported, const cost::ModelCost& cost,
+                                                   int64_t repetitions, std::vector<std::string>& notes) {
+  const auto& path = exported.path;
+  std::vector<profile::KernelFigures> kernels;
+  for (const auto& launch : exported.launches) kernels.push_back(profile::kernel_figures(launch, path));
+  auto map = profile::map_kernels_to_layers(kernels, profile::model_layers(cost));
+  size_t unmapped = 0;
+  for (const auto& a : map.of_kernel) unmapped += a.layer.empty();
+  if (unmapped > 0)
+    notes.push_back(
+        fmt::format("{} of {} kernels in {} map to no layer and are not fitted", unmapped, kernels.size(), path));
+  for (const auto& note : map.notes) notes.push_back(path + ": " + note);
+  std::vector<roofline::MeasuredNode> nodes;
+  for (const auto& [layer, seconds] : profile::layer_seconds(kernels, map, repetitions))
+    nodes.push_back({layer, seconds});
+  if (nodes.empty())
+    throw Error(fmt::format(
+        "{}: no kernel could be mapped to a layer of the model (see `ridge import ncu {} -m MODEL`)", path, path));
+  return nodes;
 }
 
 // The per-family fit of one model's measured node times (the calibration before the shape-aware one).
@@ -61,7 +88,16 @@ int run_family_calibration(const CalibrateOptions& o) {
   auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode_text));
   auto prediction = roofline::predict(analysis.cost, roofline, predict_options(o.predict, request));
   roofline::RunSelection run;
-  auto measured = roofline::read_node_times(measured_path, &run);
+  std::vector<std::string> ncu_notes;
+  std::vector<roofline::MeasuredNode> measured;
+  std::ifstream in(measured_path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (profile::is_ncu_export(text)) {
+    measured = ncu_node_times(profile::parse_ncu_export(text, measured_path), analysis.cost, o.repetitions, ncu_notes);
+  } else {
+    if (o.repetitions > 1) throw Error("--repetitions applies to an Nsight Compute export given to --measured");
+    measured = roofline::read_node_times(measured_path, &run);
+  }
   auto fit = roofline::fit_calibration(prediction, measured, measured_path);
   auto output = o.output.empty() ? device.id + ".calibrated.yaml" : o.output;
   {
@@ -79,6 +115,7 @@ int run_family_calibration(const CalibrateOptions& o) {
     doc.notes.push_back(
         fmt::format("{} holds {} runs; calibrated on the last: {}", measured_path, run.runs, run.chosen));
   doc.field("run", "", "", run.chosen, report::kJson);
+  for (auto& note : ncu_notes) doc.notes.push_back(std::move(note));
   doc.field("nodes", "nodes fitted", std::to_string(fit.calibration.nodes), fit.calibration.nodes);
   doc.field("unmatched", "measured names that are no node of the model", std::to_string(fit.unmatched), fit.unmatched);
   doc.field("without_work", "nodes without work (matched, not fitted)", std::to_string(fit.without_work),
@@ -317,7 +354,8 @@ Command add_calibrate_command(CLI::App& parent) {
       "features (Eigen least squares + XGBoost trees), cross-validates it, and writes OUT.yaml (a copy of the\n"
       "device file naming the model), OUT.model.json, OUT.samples.csv and OUT.overhead.csv (the evidence).\n"
       "Per family (with MODEL): fits one efficiency per op family and a per-op overhead to that model's\n"
-      "measured node times (a CSV with node and time columns, or a bench nodes.csv).\n"
+      "measured node times (a CSV with node and time columns, a bench nodes.csv, or an Nsight Compute CSV\n"
+      "export whose kernels map to the model's layers, as `ridge import ncu -m MODEL` maps them).\n"
       "Examples:\n"
       "  ridge ert --quick --profile host.yaml\n"
       "  ridge calibrate --device host.yaml --sample --quick -o host-cal.yaml\n"
@@ -330,8 +368,12 @@ Command add_calibrate_command(CLI::App& parent) {
       "ONNX model whose node times --measured holds (per-family fit)");
   add_device_options(*app, o->predict);
   app->add_option("--measured", o->measured,
-                  "measured times: with MODEL, one CSV of node times; without, `ridge bench --csv` directories or "
-                  "`ridge bench -f json` files (several models at once)");
+                  "measured times: with MODEL, one CSV of node times or one Nsight Compute CSV export; without, "
+                  "`ridge bench --csv` directories or `ridge bench -f json` files (several models at once)");
+  app->add_option("--repetitions", o->repetitions,
+                  "with an Nsight Compute export: times the program ran the model under ncu (layer times are "
+                  "divided by it; default 1)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   app->add_flag("--sample", o->sample, "time a sample of single-layer graphs on this machine's executor");
   app->add_flag("--quick", o->quick, "a smaller layer sample (under two minutes on 2 cores)");
   app->add_option("--sample-size", o->sample_size,

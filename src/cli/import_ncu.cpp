@@ -28,11 +28,10 @@ report::AnalyticModel analyse(const NcuImportOptions& o, int64_t batch) {
   report::AnalyticModel out;
   out.path = o.model;
   out.batch = analysis::bound_batch(analysis.model);
-  for (const auto& node : analysis.cost.nodes) {
-    if (node.flops == 0 && node.bytes() == 0) continue;
-    out.layers.push_back(
-        {node.name, node.op_type, node.family, static_cast<double>(node.flops), static_cast<double>(node.bytes())});
-  }
+  for (const auto& node : analysis.cost.nodes)
+    if (node.flops > 0 || node.bytes() > 0)  // the layers profile::model_layers lists
+      out.layers.push_back(
+          {node.name, node.op_type, node.family, static_cast<double>(node.flops), static_cast<double>(node.bytes())});
   out.flops = static_cast<double>(analysis.cost.totals.flops);
   out.bytes = static_cast<double>(analysis.cost.totals.bytes);
   return out;

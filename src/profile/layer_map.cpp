@@ -66,6 +66,28 @@ const ModelLayer* layer_in(const std::string& text, const std::vector<ModelLayer
 
 }  // namespace
 
+std::vector<ModelLayer> model_layers(const cost::ModelCost& cost) {
+  std::vector<ModelLayer> layers;
+  for (const auto& node : cost.nodes)
+    if (node.flops > 0 || node.bytes() > 0) layers.push_back({node.name, node.op_type, node.family});
+  return layers;
+}
+
+std::vector<std::pair<std::string, double>> layer_seconds(const std::vector<KernelFigures>& kernels,
+                                                          const LayerMap& map, int64_t repetitions) {
+  std::vector<std::pair<std::string, double>> out;
+  std::map<std::string, size_t> at;
+  for (size_t i = 0; i < kernels.size() && i < map.of_kernel.size(); ++i) {
+    const auto& layer = map.of_kernel[i].layer;
+    if (layer.empty() || !kernels[i].time_s) continue;
+    auto [it, inserted] = at.emplace(layer, out.size());
+    if (inserted) out.emplace_back(layer, 0.0);
+    out[it->second].second += *kernels[i].time_s * static_cast<double>(std::max<int64_t>(1, kernels[i].invocations)) /
+                              static_cast<double>(std::max<int64_t>(1, repetitions));
+  }
+  return out;
+}
+
 std::string kernel_family(const std::string& kernel_name) {
   auto name = lower(kernel_name);
   for (const auto& p : kFamilies)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/cost.h"
 #include "profile/ncu_kernel.h"
 
 namespace ridge::profile {
@@ -26,6 +27,15 @@ struct LayerMap {
   std::vector<LayerAssignment> of_kernel;  // one per kernel, in the kernels' order
   std::vector<std::string> notes;          // families or ranges that could not be mapped, and why
 };
+
+// The layers of a costed model that do work (FLOPs or bytes), in graph order: views and folded
+// constants launch no kernel.
+std::vector<ModelLayer> model_layers(const cost::ModelCost& cost);
+
+// Each mapped layer's measured seconds (launch time x invocations, summed over its kernels, divided
+// by `repetitions`), in the order the layers first appear; unmapped and untimed kernels add nothing.
+std::vector<std::pair<std::string, double>> layer_seconds(const std::vector<KernelFigures>& kernels,
+                                                          const LayerMap& map, int64_t repetitions = 1);
 
 // The op family a kernel's name shows (cuDNN, cuBLAS, CUTLASS and PyTorch kernel names), or "".
 std::string kernel_family(const std::string& kernel_name);
