@@ -223,10 +223,10 @@ void add_layer_table(Document& doc, const NcuImport& import) {
       .column({.key = "time_s", .title = "time", .style = Style::kDuration})
       .column({.key = "flops_measured", .title = "FLOPs measured", .style = Style::kSi})
       .column({.key = "flops_ridge", .title = "FLOPs ridge", .style = Style::kSi})
-      .column({.key = "flops_ratio", .title = "ratio", .style = Style::kFixed, .decimals = 2})
+      .column({.key = "flops_ratio", .title = "FLOP ratio", .style = Style::kFixed, .decimals = 2})
       .column({.key = "dram_bytes_measured", .title = "DRAM measured", .style = Style::kBytes})
       .column({.key = "bytes_ridge", .title = "bytes ridge", .style = Style::kBytes})
-      .column({.key = "bytes_ratio", .title = "ratio", .style = Style::kFixed, .decimals = 2});
+      .column({.key = "bytes_ratio", .title = "byte ratio", .style = Style::kFixed, .decimals = 2});
   double passes = static_cast<double>(std::max<int64_t>(1, import.repetitions));
   for (const auto& run : import.runs) {
     const auto* model = model_for(import, run.batch);

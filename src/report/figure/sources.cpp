@@ -1,7 +1,10 @@
 #include "report/figure/sources.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "util/error.h"
 
@@ -99,16 +102,33 @@ std::vector<RooflinePoint> bench_points(const Json& bench, const Json& analysis,
 }
 
 std::vector<RooflinePoint> kernel_points(const Json& doc, const std::string& series) {
+  // A kernel launched several times (or in several runs) is one point per launch: its label gets
+  // the run and launch ID, so each launch's levels are joined, not every launch of the name.
+  std::map<std::string, int> launches;
+  std::set<std::string> runs;
+  for (const auto& kernel : array_at(doc, "kernels")) {
+    ++launches[text(kernel, "name")];
+    runs.insert(text(kernel, "run"));
+  }
+  std::map<std::string, int> seen;
   std::vector<RooflinePoint> points;
   for (const auto& kernel : array_at(doc, "kernels")) {
+    auto name = text(kernel, "name");
+    auto label = name;
+    if (runs.size() > 1 && !text(kernel, "run").empty()) label = text(kernel, "run") + ": " + label;
+    if (launches[name] > 1) {
+      auto id = kernel.is_object() ? kernel.find("id") : kernel.end();
+      label += id != kernel.end() && id->is_number_integer() ? fmt::format(" #{}", id->get<int64_t>())
+                                                             : fmt::format(" #{}", ++seen[name]);
+    }
     auto bytes = kernel.is_object() ? kernel.find("bytes") : kernel.end();
     if (!kernel.is_object() || bytes == kernel.end() || !bytes->is_object()) {
-      points.push_back({.series = series, .name = text(kernel, "name")});  // named in the notes, not drawn
+      points.push_back({.series = series, .name = label});  // named in the notes, not drawn
       continue;
     }
     for (const char* level : {"l1", "l2", "dram"}) {
-      RooflinePoint p{.series = series, .name = text(kernel, "name"), .op = text(kernel, "op"), .level = level};
-      p.family = p.op.empty() ? p.name.substr(0, p.name.find('(')) : p.op;
+      RooflinePoint p{.series = series, .name = label, .op = text(kernel, "op"), .level = level};
+      p.family = p.op.empty() ? name.substr(0, name.find('(')) : p.op;
       p.flops = number(kernel, "flops");
       p.bytes = number(*bytes, level);
       p.time_s = number(kernel, "time_s");
