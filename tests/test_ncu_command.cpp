@@ -222,7 +222,7 @@ TEST(NcuCommand, DiagnosesNcuMessages) {
 // --- `ridge ncu command` ---
 
 TEST(NcuCommand, CliPrintsOneShellLinePerPoint) {
-  auto r = run_ridge("ncu command --sweep batch=1,8 -o out -- ./app --batch '{batch}'");
+  auto r = run_ridge("ncu command --sweep batch=1,8 --output-dir out -- ./app --batch '{batch}'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines;
   std::istringstream in(r.out);
@@ -307,7 +307,7 @@ TEST(NcuRun, WritesTheCsvAndTheProgramsLog) {
   auto dir = fresh_dir("ncu-run-ok");
   auto ncu = fake_ncu(dir);
   auto out = dir + "/out";
-  auto r = run_ridge("ncu run --no-import --ncu " + ncu + " -o " + out + " -f json -- ./app --batch 4");
+  auto r = run_ridge("ncu run --no-import --ncu " + ncu + " --output-dir " + out + " -f json -- ./app --batch 4");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto csv = slurp(out + "/ncu.csv");
   EXPECT_NE(csv.find(kHeader), std::string::npos) << csv;
@@ -328,7 +328,8 @@ TEST(NcuRun, NoPermissionToTheCountersIsOneLineWithTheFix) {
                     "Performance Counters on the target device 0. For instructions on enabling permissions and to "
                     "get more information see https://developer.nvidia.com/ERR_NVGPUCTRPERM'\n"
                     "exit 1\n");
-  auto r = run_ridge("ncu run --no-import --ncu " + ncu + " -o " + dir + "/out --sweep batch=1,8 -- ./app '{batch}'");
+  auto r = run_ridge("ncu run --no-import --ncu " + ncu + " --output-dir " + dir +
+                     "/out --sweep batch=1,8 -- ./app '{batch}'");
   EXPECT_EQ(r.exit_code, 1);
   auto last = r.err.substr(r.err.rfind('\n', r.err.size() - 2) + 1);
   expect_one_line(last);
@@ -339,12 +340,14 @@ TEST(NcuRun, NoPermissionToTheCountersIsOneLineWithTheFix) {
 }
 
 TEST(NcuRun, MissingNcuIsOneLine) {
-  auto r = run_ridge("ncu run --no-import --ncu /nonexistent/ncu -o " + fresh_dir("ncu-missing") + " -- ./app");
+  auto r =
+      run_ridge("ncu run --no-import --ncu /nonexistent/ncu --output-dir " + fresh_dir("ncu-missing") + " -- ./app");
   EXPECT_EQ(r.exit_code, 1);
   expect_one_line(r.err);
   EXPECT_NE(r.err.find("ncu not found"), std::string::npos) << r.err;
   if (fs::exists("/usr/local/cuda/bin/ncu")) GTEST_SKIP() << "/usr/local/cuda/bin/ncu exists here";
-  auto p = run_ridge("ncu run --no-import -o " + fresh_dir("ncu-missing-path") + " -- ./app", "PATH=/nonexistent");
+  auto p =
+      run_ridge("ncu run --no-import --output-dir " + fresh_dir("ncu-missing-path") + " -- ./app", "PATH=/nonexistent");
   EXPECT_EQ(p.exit_code, 1);
   expect_one_line(p.err);
   EXPECT_NE(p.err.find("ncu not found: install Nsight Compute"), std::string::npos) << p.err;
@@ -355,7 +358,8 @@ TEST(NcuRun, NoKernelsProfiledSaysWhichFiltersToCheck) {
   auto dir = fresh_dir("ncu-run-none");
   auto ncu = script(dir, "ncu",
                     "echo '==PROF== Connected to process 1 (app)'\necho '==WARNING== No kernels were profiled.'\n");
-  auto r = run_ridge("ncu run --no-import --ncu " + ncu + " -o " + dir + "/out --kernel-name nothing -- ./app");
+  auto r =
+      run_ridge("ncu run --no-import --ncu " + ncu + " --output-dir " + dir + "/out --kernel-name nothing -- ./app");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no kernels"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--target-processes all"), std::string::npos) << r.err;
@@ -365,8 +369,8 @@ TEST(NcuRun, AFailingPointKeepsTheOthers) {
   auto dir = fresh_dir("ncu-run-sweep");
   auto ncu = fake_ncu(dir, "8");
   auto out = dir + "/out";
-  auto r =
-      run_ridge("ncu run --no-import --ncu " + ncu + " -o " + out + " --sweep batch=1,8 -- ./app --batch '{batch}'");
+  auto r = run_ridge("ncu run --no-import --ncu " + ncu + " --output-dir " + out +
+                     " --sweep batch=1,8 -- ./app --batch '{batch}'");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(fs::exists(out + "/ncu-batch=1.csv"));
   EXPECT_NE(slurp(out + "/ncu-batch=1.csv").find("relu_kernel"), std::string::npos);
@@ -382,8 +386,8 @@ TEST(NcuRun, AFailingPointKeepsTheOthers) {
 TEST(NcuRun, ImportsWhatItWrote) {
   auto dir = fresh_dir("ncu-run-import");
   auto ncu = fake_ncu(dir);
-  auto r =
-      run_ridge("ncu run --no-store --ncu " + ncu + " -o " + dir + "/out --sweep batch=2 -f json -- ./app '{batch}'");
+  auto r = run_ridge("ncu run --no-store --ncu " + ncu + " --output-dir " + dir +
+                     "/out --sweep batch=2 -f json -- ./app '{batch}'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = json::parse(r.out);
   std::map<std::string, double> times;

@@ -39,7 +39,7 @@ void add_common_options(CLI::App& app, NcuCliOptions& o) {
                  "profile only kernels inside this NVTX range (ncu --nvtx --nvtx-include syntax: 'range/', "
                  "'domain@range/'); repeatable")
       ->allow_extra_args(false);
-  app.add_option("--kernel-name,-k", o.ncu.kernel_name,
+  app.add_option("--kernel-name", o.ncu.kernel_name,
                  "profile only kernels whose name matches this regular expression (ncu --kernel-name regex:X)");
   app.add_option("--launch-skip", o.ncu.launch_skip, "kernel launches to skip before profiling (after the filters)")
       ->check(CLI::NonNegativeNumber);
@@ -167,7 +167,7 @@ Command add_ncu_command(CLI::App& parent) {
   auto* command = app->add_subcommand("command", "print the ncu command line(s) of the hierarchical roofline");
   add_common_options(*command, *print);
   command->add_option("--ncu", print->ncu.ncu, "the ncu program named in the lines (default: ncu)");
-  command->add_option("--output-dir,-o", print->ncu.output_dir,
+  command->add_option("--output-dir", print->ncu.output_dir,
                       "the directory the lines have ncu write the CSVs to (default: the working directory)");
   add_format_option(*command, print->format);
   command->footer(std::string(kFooter) +
@@ -188,7 +188,7 @@ Command add_ncu_command(CLI::App& parent) {
   add_common_options(*run_app, run->ncu);
   run_app->add_option("--ncu", run->ncu_path,
                       "the ncu program (default: ncu on PATH, else " + std::string(kCudaNcu) + ")");
-  run_app->add_option("--output-dir,-o", run->ncu.ncu.output_dir,
+  run_app->add_option("--output-dir", run->ncu.ncu.output_dir,
                       "the directory for the CSVs and the programs' logs (default: ./ncu-YYYYmmdd-HHMMSS)");
   run_app->add_flag("--no-import", run->no_import,
                     "only write the CSVs (and print where they are); import them later with ridge import ncu");
@@ -203,7 +203,7 @@ Command add_ncu_command(CLI::App& parent) {
       "that cannot be profiled (vGPU, MIG) stops at once with one line saying how to fix it.\n"
       "Examples:\n"
       "  ridge ncu run -- ./app --batch 8\n"
-      "  ridge ncu run --sweep batch=1,8,32 -d a100 -o runs/ncu -- python3 infer.py --batch {batch}");
+      "  ridge ncu run --sweep batch=1,8,32 -d a100 --output-dir runs/ncu -- python3 infer.py --batch {batch}");
 
   return {app, [command, print, run_app, run] {
             if (command->parsed()) {
