@@ -53,6 +53,22 @@ struct SpawnResources {
   }
 };
 
+// Starts `path` with `args` as argv[1...]; false with `result.error` set when it cannot be started.
+bool spawn(const std::string& path, const std::vector<std::string>& args, const posix_spawn_file_actions_t& actions,
+           pid_t& pid, ProgramOutput& result) {
+  std::vector<std::string> argv_text{path};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  if (int err = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ); err != 0) {
+    result.error = std::string("cannot run: ") + std::strerror(err);
+    return false;
+  }
+  result.started = true;
+  return true;
+}
+
 }  // namespace
 
 ProgramOutput run_program(const std::string& path, const std::vector<std::string>& args, double timeout_s) {
@@ -67,17 +83,8 @@ ProgramOutput run_program(const std::string& path, const std::vector<std::string
   posix_spawn_file_actions_addopen(&r.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&r.actions, r.pipe_fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&r.actions, r.pipe_fds[1], STDERR_FILENO);
-  std::vector<std::string> argv_text{path};
-  argv_text.insert(argv_text.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
   pid_t pid = 0;
-  if (int err = ::posix_spawn(&pid, path.c_str(), &r.actions, nullptr, argv.data(), environ); err != 0) {
-    result.error = std::string("cannot run: ") + std::strerror(err);
-    return result;
-  }
-  result.started = true;
+  if (!spawn(path, args, r.actions, pid, result)) return result;
   ::close(r.pipe_fds[1]);
   r.pipe_fds[1] = -1;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
@@ -117,6 +124,36 @@ ProgramOutput run_program(const std::string& path, const std::vector<std::string
     ::usleep(10000);
   }
   if (!result.timed_out && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  return result;
+}
+
+ProgramOutput run_program_logged(const std::string& path, const std::vector<std::string>& args,
+                                 const std::string& log_path) {
+  ProgramOutput result;
+  // Opened here, not by the child, so that an unwritable log is an error of its own.
+  int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd < 0) {
+    result.error = "cannot write " + log_path + ": " + std::strerror(errno);
+    return result;
+  }
+  SpawnResources r;
+  r.pipe_fds[0] = log_fd;  // closed on every way out
+  posix_spawn_file_actions_init(&r.actions);
+  r.actions_ready = true;
+  posix_spawn_file_actions_addopen(&r.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&r.actions, log_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&r.actions, log_fd, STDERR_FILENO);
+  pid_t pid = 0;
+  if (!spawn(path, args, r.actions, pid, result)) return result;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      result.error = std::string("waitpid: ") + std::strerror(errno);
+      return result;
+    }
+  }
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.error = std::string("killed by signal ") + ::strsignal(WTERMSIG(status));
   return result;
 }
 

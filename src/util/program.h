@@ -23,6 +23,11 @@ struct ProgramOutput {
 // Runs `path` with `args` (no shell), stdin from /dev/null, and collects its output; a program still
 // running after `timeout_s` is killed.
 ProgramOutput run_program(const std::string& path, const std::vector<std::string>& args, double timeout_s = 10);
+// Runs `path` with `args` (no shell) until it exits, stdin from /dev/null, its stdout and stderr written
+// to the file `log_path` (created or truncated): for long runs whose whole output is kept (`ridge ncu
+// run`). `output` stays empty.
+ProgramOutput run_program_logged(const std::string& path, const std::vector<std::string>& args,
+                                 const std::string& log_path);
 
 // The version line of a `--version` output: the first line naming a version, else the first non-empty
 // line ("slurm 22.05.8").
