@@ -424,3 +424,31 @@ TEST(NcuImport, CalibrateFitsTheMappedKernelTimes) {
 
 }  // namespace
 }  // namespace ridge::test
+
+#include "profile/ncu_metrics.h"
+
+namespace ridge::test {
+namespace {
+
+// What `ridge ncu command` asks ncu for is exactly what the import turns into figures: an export of
+// the table's metrics (each 1, in base units, on Volta) gives every figure and names nothing missing.
+TEST(NcuImport, TheCommandsMetricSetGivesEveryFigure) {
+  std::vector<std::array<std::string, 3>> metrics;
+  for (const auto& m : profile::ncu_roofline_metrics()) metrics.push_back({m.name, "", "1"});
+  auto csv = details_csv({{"k", "", metrics}}, false);
+  for (auto pos = csv.find("\"8.0\""); pos != std::string::npos; pos = csv.find("\"8.0\"", pos))
+    csv.replace(pos, 5, "\"7.0\"");
+  auto exported = profile::parse_ncu_export(csv, "set.csv");
+  ASSERT_EQ(exported.launches.size(), 1u);
+  auto k = kernel_figures(exported.launches[0], "set.csv");
+  EXPECT_TRUE(k.not_counted.empty()) << k.not_counted.front();
+  EXPECT_DOUBLE_EQ(*k.time_s, 1);  // gpu__time_duration.sum, preferred to cycles / clock (also 1)
+  EXPECT_DOUBLE_EQ(at(k, "fp64"), 4);
+  EXPECT_DOUBLE_EQ(at(k, "fp32"), 4);
+  EXPECT_DOUBLE_EQ(at(k, "fp16"), 4);
+  EXPECT_DOUBLE_EQ(at(k, "tensor"), 512);
+  EXPECT_TRUE(k.l1_bytes && k.l2_bytes && k.dram_bytes);
+}
+
+}  // namespace
+}  // namespace ridge::test
