@@ -92,8 +92,10 @@ void nest(std::vector<TorchOp>& ops, std::vector<size_t> order) {
     if (!stack.empty()) {
       const auto& top = ops[stack.back()];
       op.parent = static_cast<int>(stack.back());
-      // A child that overruns its parent by the trace's rounding counts only up to the parent's end.
-      children_s[stack.back()] += std::min(op.duration_s, top.start_s + top.duration_s - op.start_s);
+      // Exporters round ts and dur each to whole microseconds, so a child can overrun its parent by
+      // one: it is cut at the parent's end, or its time would be counted twice.
+      op.duration_s = std::min(op.duration_s, top.start_s + top.duration_s - op.start_s);
+      children_s[stack.back()] += op.duration_s;
     }
     stack.push_back(i);
   }
@@ -443,7 +445,8 @@ TorchSummary summarize(const TorchTrace& trace) {
     auto [it, inserted] = op_row.emplace(std::make_pair(op.name, op.layer), s.ops.size());
     if (inserted) {
       s.ops.push_back({.name = op.name, .kind = kind_name(op.kind), .layer = op.layer});
-      if (s.has_gpu) s.ops.back().cuda_s = 0;
+      // A runtime call's kernels are its op's: the call itself shows none rather than a zero.
+      if (s.has_gpu && op.kind != TorchOp::Kind::kRuntime) s.ops.back().cuda_s = 0;
     }
     auto& row = s.ops[it->second];
     row.calls += 1;
