@@ -1,12 +1,66 @@
-// `ridge import torch FILE...` (placeholder while the importer is written).
+// `ridge import torch FILE...`: PyTorch profiler traces (Chrome-trace JSON) read into per-op,
+// per-kernel and per-layer measured times.
+#include <memory>
+#include <optional>
+
 #include "cli/import_commands.h"
+#include "cli/output_options.h"
+#include "cli/store_options.h"
+#include "onnx/model_reader.h"
+#include "profile/torch_trace.h"
+#include "report/torch_trace_report.h"
 #include "util/error.h"
 
 namespace ridge::cli {
+namespace {
+
+struct TorchImportOptions {
+  std::vector<std::string> files;
+  std::string model;
+  std::string format = "table";
+  StoreOptions store;
+};
+
+int run_torch_import(const TorchImportOptions& o) {
+  std::optional<graph::Model> model;
+  if (!o.model.empty()) model = onnx::load_model(o.model);
+  std::vector<report::TorchImport> imports;
+  for (const auto& file : o.files) {
+    report::TorchImport i;
+    i.trace = profile::read_torch_trace(file);
+    i.mapping = profile::map_layers(i.trace, model ? &model->graph : nullptr);
+    i.summary = profile::summarize(i.trace);
+    imports.push_back(std::move(i));
+  }
+  auto doc = report::torch_trace_document(imports, o.model);
+  emit(doc, o.format);
+  store::Params params;
+  params.model = o.model;
+  keep_result(o.store, doc, params);
+  return 0;
+}
+
+}  // namespace
 
 Command add_import_torch_command(CLI::App& import) {
-  auto* app = import.add_subcommand("torch", "PyTorch profiler traces (Chrome-trace JSON)");
-  return {app, []() -> int { throw Error("ridge import torch: not implemented yet"); }};
+  auto options = std::make_shared<TorchImportOptions>();
+  auto* app = import.add_subcommand(
+      "torch",
+      "PyTorch profiler traces (Chrome-trace JSON from torch.profiler's export_chrome_trace): measured time per op, "
+      "per GPU kernel and per layer, per ProfilerStep");
+  app->add_option("files", options->files,
+                  "trace files (.json), Kineto ({\"traceEvents\": [...]}) or legacy autograd-profiler ([...]) layout")
+      ->required();
+  app->add_option("--model,-m", options->model,
+                  "the ONNX export of the profiled model: layers become its nodes (by range names matching node "
+                  "names or module paths, else by op type and order); without it, layers are the trace's "
+                  "record_function / nn.Module ranges");
+  add_format_option(*app, options->format);
+  add_store_options(*app, options->store);
+  app->footer(
+      "Times are the trace's own (microseconds). Per-layer times are means per ProfilerStep; `-f csv` prints the "
+      "layers table, which `ridge calibrate MODEL --measured FILE.csv` reads.");
+  return {app, [options] { return run_torch_import(*options); }};
 }
 
 }  // namespace ridge::cli
