@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -366,7 +367,7 @@ TEST(NcuImport, MalformedFilesGetOneLine) {
 
 TEST(NcuImport, ImportedKernelsAreStored) {
   auto dir = temp_dir();
-  auto store = dir + "/r.db";
+  auto store = dir + "/ncu-import.db";
   auto r = run_ridge("import ncu --store " + store + " --batch 8 " + data("raw_page.csv"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto list = run_ridge("results --store " + store + " -f json");
@@ -448,6 +449,29 @@ TEST(NcuImport, TheCommandsMetricSetGivesEveryFigure) {
   EXPECT_DOUBLE_EQ(at(k, "fp16"), 4);
   EXPECT_DOUBLE_EQ(at(k, "tensor"), 512);
   EXPECT_TRUE(k.l1_bytes && k.l2_bytes && k.dram_bytes);
+}
+
+}  // namespace
+}  // namespace ridge::test
+
+namespace ridge::test {
+namespace {
+
+// `ridge report` on a store holding an import: the kernels' hierarchical roofline, with the ceilings
+// of the device the import named, in the roofline section.
+TEST(NcuImport, TheReportDrawsStoredKernels) {
+  auto dir = temp_dir() + "/ncu-report";
+  std::filesystem::create_directories(dir);
+  auto store = dir + "/s.db";
+  ASSERT_EQ(run_ridge("import ncu --store " + store + " -d v100-sxm2 " + data("raw_page.csv")).exit_code, 0);
+  auto r = run_ridge("report --store " + store + " --markdown " + dir + "/md");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(dir + "/md/report.md");
+  std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto title = md.find("Hierarchical roofline: result 1 (import ncu on v100-sxm2)");
+  ASSERT_NE(title, std::string::npos) << md;
+  EXPECT_GT(title, md.find("## 4. Roofline"));
+  EXPECT_LT(title, md.find("## 5. Analysis"));
 }
 
 }  // namespace

@@ -271,9 +271,9 @@ TEST(TorchTrace, LayersCsvRoundTripsThroughCalibrate) {
 TEST(TorchTrace, StoresTheDocument) {
   auto dir = temp_dir();
   auto r = run_ridge("import torch " + data("cuda_by_hand.json") + " -m " + data("tiny_cnn.onnx") + " --store " + dir +
-                     "/r.db -f json");
+                     "/torch-trace.db -f json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto q = run_ridge("results --store " + dir + "/r.db -f json");
+  auto q = run_ridge("results --store " + dir + "/torch-trace.db -f json");
   ASSERT_EQ(q.exit_code, 0) << q.err;
   auto doc = nlohmann::json::parse(q.out);
   ASSERT_EQ(doc["results"].size(), 1u);

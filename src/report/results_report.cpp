@@ -28,6 +28,12 @@ std::string headline(const Document& doc) {
   if (double s = as_number(first_cell(doc, "totals", "time_s")); s >= 0) return duration(s) + " predicted";
   if (double f = as_number(first_cell(doc, "totals", "flops")); f >= 0) return si(f, "FLOP");
   if (const auto* points = doc.find("points")) return fmt::format("{} points", points->rows.size());
+  // Imported profiler exports: how many kernels, and the kernel time where every one was timed.
+  if (const auto* kernels = doc.find("kernels"); kernels && doc.command.rfind("import", 0) == 0) {
+    auto text = fmt::format("{} kernel{}", kernels->rows.size(), kernels->rows.size() == 1 ? "" : "s");
+    if (double s = as_number(first_cell(doc, "runs", "time_s")); s >= 0) text += ", " + duration(s) + " kernel time";
+    return text;
+  }
   const Field* peak = nullptr;
   const Field* bandwidth = nullptr;
   for (const auto& f : doc.fields) {

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "hw/device_db.h"
 #include "report/document_codec.h"
 #include "report/figure/render.h"
 #include "report/figure/result_figures.h"
@@ -127,6 +128,9 @@ std::string op_counts_of(const Json& j) {
   return op_counts(ops);
 }
 
+// Rooflines of models and of imported profiler kernels share the report's roofline section.
+bool is_roofline(const std::string& kind) { return kind == "roofline" || kind == "hierarchical-roofline"; }
+
 }  // namespace
 
 std::vector<figure::Figure> study_figures(const Study& study) {
@@ -157,8 +161,37 @@ std::vector<figure::Figure> study_figures(const Study& study) {
     figure.kind = "roofline";
     out.push_back(std::move(figure));
   }
-  std::vector<Json> documents;
   const auto& stored = stored_documents(study);
+  for (const auto& s : stored) {
+    // Imported profiler kernels: a hierarchical roofline on the device the import named (its
+    // ceilings from the study's device, else the database), one point per memory level.
+    if (fig::document_kind(s.json) != "kernels") continue;
+    fig::RooflineInput input;
+    input.hierarchical = true;
+    auto series = fmt::format("result {}", s.record->id);
+    input.points = fig::kernel_points(s.json, series);
+    bool drawable = std::any_of(input.points.begin(), input.points.end(),
+                                [](const auto& p) { return p.flops > 0 && p.bytes > 0 && p.time_s > 0; });
+    if (!drawable) continue;
+    auto device_id = s.record->params.device.substr(0, s.record->params.device.find(':'));
+    if (!device_id.empty()) {
+      std::optional<hw::Roofline> roofline;
+      for (const auto& d : study.devices)
+        if (d.id == device_id && !d.rooflines.empty()) roofline = d.rooflines.front();
+      if (!roofline) try {
+          auto device = hw::find_device(device_id);
+          roofline = hw::roofline_for(device, hw::resolve_mode(device, ""));
+        } catch (const Error&) {  // a device file no longer at hand: the kernels without ceilings
+        }
+      if (roofline) input.ceilings = fig::ceilings_of(*roofline, series);
+    }
+    input.title = fmt::format("Hierarchical roofline: result {} ({}{})", s.record->id, s.record->command,
+                              device_id.empty() ? "" : " on " + device_id);
+    auto figure = fig::roofline_figure(input);
+    figure.kind = "hierarchical-roofline";
+    out.push_back(std::move(figure));
+  }
+  std::vector<Json> documents;
   for (const auto& s : stored) documents.push_back(s.json);
   for (const auto& d : study.devices)
     for (const auto& p : d.predictions) documents.push_back(to_json(p));
@@ -493,7 +526,7 @@ std::string study_html(const Study& study) {
 
   std::string roofs, measured, accuracy;
   for (const auto& f : figures) {
-    if (f.kind == "roofline")
+    if (is_roofline(f.kind))
       roofs += figure_block(f);
     else if (f.kind == "accuracy")
       accuracy += figure_block(f);
@@ -644,13 +677,13 @@ MarkdownOutput write_study_markdown(const Study& study, const std::string& direc
   auto measurements = measurements_table(study);
   md << (measurements.rows.empty() ? "No stored bench result was selected.\n" : markdown_table(measurements)) << "\n";
   for (size_t i = 0; i < figures.size(); ++i)
-    if (figures[i].kind != "roofline" && figures[i].kind != "accuracy") md << figure_md(i);
+    if (!is_roofline(figures[i].kind) && figures[i].kind != "accuracy") md << figure_md(i);
   md << placeholder("how stable the measurements are, and how latency scales.") << "\n";
 
   md << "## 4. Roofline\n\n";
   bool any_roofline = false;
   for (size_t i = 0; i < figures.size(); ++i)
-    if (figures[i].kind == "roofline") {
+    if (is_roofline(figures[i].kind)) {
       md << figure_md(i);
       any_roofline = true;
     }
