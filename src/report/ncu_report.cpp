@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "report/format.h"
 
@@ -102,6 +103,7 @@ void add_kernel_table(Document& doc, const NcuImport& import) {
     t.column({.key = "peak_key", .audience = kMachine})
         .column({.key = "of_peak_pct", .title = "of peak", .style = Style::kFixed, .unit = "%", .decimals = 1})
         .column({.key = "of_dram_bw_pct", .title = "of DRAM BW", .style = Style::kFixed, .unit = "%", .decimals = 1});
+  std::set<std::string> no_ceiling;  // main precisions the device file has no peak for
   for (const auto& run : import.runs) {
     for (size_t i = 0; i < run.kernels.size(); ++i) {
       const auto& k = run.kernels[i];
@@ -137,6 +139,7 @@ void add_kernel_table(Document& doc, const NcuImport& import) {
         auto achieved = ratio(flops, k.time_s);
         auto bandwidth = ratio(k.dram_bytes, k.time_s);
         row.push_back(key.empty() ? Value{} : Value{key});
+        if (!key.empty() && peak == import.roofline->peak_flops.end()) no_ceiling.insert(key);
         row.push_back(peak != import.roofline->peak_flops.end() && !std::holds_alternative<std::monostate>(achieved)
                           ? Value{100 * std::get<double>(achieved) / peak->second.value}
                           : Value{});
@@ -147,6 +150,13 @@ void add_kernel_table(Document& doc, const NcuImport& import) {
       t.add(std::move(row));
     }
   }
+  bool partial = false;
+  for (const auto& run : import.runs)
+    for (const auto& k : run.kernels) partial |= !k.failed && !k.not_counted.empty() && k.flops();
+  if (partial) t.footer.push_back("FLOPs: the precisions counted; the notes name those that were not");
+  for (const auto& key : no_ceiling)
+    t.footer.push_back(
+        fmt::format("of peak, empty: {} has no {} ceiling in its device file", import.roofline->device_id, key));
   if (device) {
     t.footer.push_back(
         fmt::format("of peak: achieved FLOP/s over {}'s peak of the kernel's main precision (fp64, fp32, fp16; tensor: "
