@@ -99,7 +99,10 @@ int run_ncu_import(const NcuImportOptions& o) {
     for (const auto& k : run.kernels) measured |= !k.failed;
   // One stored result per run, so a sweep's runs are found by their batch.
   for (const auto& run : import.runs) {
-    report::NcuImport one = import;
+    report::NcuImport one;  // this run alone, with the import's device and model
+    one.roofline = import.roofline;
+    one.model = import.model;
+    one.repetitions = import.repetitions;
     one.runs = {run};
     store::Params params;
     params.model = o.model;

@@ -21,16 +21,10 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-struct Scaled {
-  double factor = 1;
-  std::string base;
-  bool known = true;
-};
-
 // One side of a unit: an optional prefix on a base unit ncu uses. Units of counted things (inst,
 // warp, sector, request, thread, block, cycle) get SI prefixes too: ncu scales them with
 // --print-units auto.
-Scaled scale_of(std::string_view unit) {
+UnitScale scale_of(std::string_view unit) {
   static const std::pair<const char*, const char*> kAliases[] = {
       {"s", "second"},   {"ms", "msecond"}, {"us", "usecond"}, {"ns", "nsecond"}, {"b", "byte"},
       {"bytes", "byte"}, {"hz", "hertz"},   {"khz", "khertz"}, {"mhz", "mhertz"}, {"ghz", "ghertz"},
@@ -89,9 +83,13 @@ Scaled scale_of(std::string_view unit) {
 std::optional<double> parse_metric_number(std::string_view text) {
   text = trim(text);
   std::string digits;
-  digits.reserve(text.size());
-  for (char c : text)
-    if (c != ',') digits += c;
+  if (text.find(',') == std::string_view::npos) {
+    digits.assign(text);
+  } else {
+    digits.reserve(text.size());
+    for (char c : text)
+      if (c != ',') digits += c;
+  }
   if (digits.empty()) return std::nullopt;
   double value = 0;
   const char* begin = digits.data();
@@ -102,27 +100,28 @@ std::optional<double> parse_metric_number(std::string_view text) {
   return value;
 }
 
-MetricValue parse_metric_value(std::string_view text, std::string_view unit) {
-  MetricValue out;
+UnitScale unit_scale(std::string_view unit) {
   auto slash = unit.find('/');
-  Scaled scale;
   if (slash == std::string_view::npos) {
-    scale = scale_of(unit);
-  } else {
-    auto top = scale_of(unit.substr(0, slash)), bottom = scale_of(unit.substr(slash + 1));
-    scale.known = top.known && bottom.known;
-    if (scale.known) {
-      scale.factor = top.factor / bottom.factor;
-      // cycle/second is a clock: hertz, like the "hz" ncu prints for the same metric elsewhere.
-      scale.base = bottom.base == "second" && top.base == "cycle" ? "hertz" : top.base + "/" + bottom.base;
-    } else {
-      scale.base = std::string(trim(unit));
-    }
+    return scale_of(unit);
   }
+  auto top = scale_of(unit.substr(0, slash)), bottom = scale_of(unit.substr(slash + 1));
+  if (!top.known || !bottom.known) return {1, std::string(trim(unit)), false};
+  // cycle/second is a clock: hertz, like the "hz" ncu prints for the same metric elsewhere.
+  return {top.factor / bottom.factor,
+          bottom.base == "second" && top.base == "cycle" ? "hertz" : top.base + "/" + bottom.base, true};
+}
+
+MetricValue scaled_value(std::string_view text, const UnitScale& scale) {
+  MetricValue out;
   out.base_unit = scale.base;
   out.unit_known = scale.known;
   if (auto number = parse_metric_number(text)) out.value = *number * scale.factor;
   return out;
+}
+
+MetricValue parse_metric_value(std::string_view text, std::string_view unit) {
+  return scaled_value(text, unit_scale(unit));
 }
 
 }  // namespace ridge::profile

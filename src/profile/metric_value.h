@@ -19,6 +19,17 @@ struct MetricValue {
 // anything that is not a whole number in decimal or exponent notation.
 std::optional<double> parse_metric_number(std::string_view text);
 
+// What a unit means: the factor to its base unit. Readers of large exports work it out once per
+// distinct unit string.
+struct UnitScale {
+  double factor = 1;
+  std::string base;  // the base unit, or the unit as printed when unknown
+  bool known = true;
+};
+UnitScale unit_scale(std::string_view unit);
+// `text` (a number as parse_metric_number reads it) in a unit of this scale.
+MetricValue scaled_value(std::string_view text, const UnitScale& scale);
+
 // `text` in `unit` converted to the base unit. Units: byte with SI prefixes (Kbyte = 1000 bytes,
 // as ncu prints them) or binary ones (Kibyte = 1024), second/msecond/usecond/nsecond and
 // s/ms/us/ns, hz/khz/mhz/ghz, and rates "A/B" of any two of those (cycle/nsecond, byte/second).

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 #include "util/csv.h"
@@ -53,39 +52,72 @@ bool is_nvtx(const std::string& column) {
          lower.find("start/end") != std::string::npos;
 }
 
+// Columns that vary between the rows of one launch (details) or kernel (summary): not its identity.
+bool varies_per_row(const std::string& c) {
+  return c == "Section Name" || c == "Metric Name" || c == "Metric Unit" || c == "Metric Value" || c == "Minimum" ||
+         c == "Maximum" || c == "Average" || c.rfind("Rule ", 0) == 0 || c.rfind("Estimated Speedup", 0) == 0;
+}
+
+constexpr size_t kNone = static_cast<size_t>(-1);
+
+// A header line, with what every row needs worked out once.
 struct Header {
   std::vector<std::string> columns;
   std::unordered_map<std::string, size_t> index;
   NcuLayout layout = NcuLayout::kDetails;
+  std::vector<size_t> key_columns;     // the columns that tell launches (kernels, for a summary) apart
+  std::vector<size_t> nvtx_columns;    // NVTX ranges
+  std::vector<size_t> metric_columns;  // raw page: the metrics
+  size_t metric_name = kNone, metric_unit = kNone, value = kNone;
 
-  const std::string* at(const std::vector<std::string>& row, const char* name) const {
+  size_t at(const char* name) const {
     auto it = index.find(name);
-    return it == index.end() || it->second >= row.size() ? nullptr : &row[it->second];
+    return it == index.end() ? kNone : it->second;
   }
   std::string text(const std::vector<std::string>& row, const char* name) const {
-    auto* value = at(row, name);
-    return value ? *value : std::string();
+    auto i = at(name);
+    return i == kNone || i >= row.size() ? std::string() : row[i];
   }
 };
 
-bool header_of(const std::string& line, Header& header) {
-  if (line.empty() || line.front() != '"') return false;
-  auto columns = split_csv_line(line);
+bool header_of(std::string_view line, Header& header) {
+  // Cheap test first: every data row starts with a quote too.
+  if (line.empty() || line.front() != '"' || line.find("\"Kernel Name\"") == std::string_view::npos) return false;
+  std::vector<std::string> columns;
+  split_csv_line(line, columns);
   bool kernel = false, id = false;
   for (const auto& c : columns) {
     kernel |= c == "Kernel Name";
     id |= c == "ID" || c == "Process ID";
   }
   if (!kernel || !id) return false;
+  header = Header{};
   header.columns = std::move(columns);
-  header.index.clear();
   for (size_t i = 0; i < header.columns.size(); ++i) header.index.emplace(header.columns[i], i);
-  if (header.index.count("Metric Name") && header.index.count("Metric Value"))
+  header.metric_name = header.at("Metric Name");
+  header.metric_unit = header.at("Metric Unit");
+  if (header.metric_name != kNone && header.at("Metric Value") != kNone) {
     header.layout = NcuLayout::kDetails;
-  else if (header.index.count("Metric Name") && header.index.count("Average"))
+    header.value = header.at("Metric Value");
+  } else if (header.metric_name != kNone && header.at("Average") != kNone) {
     header.layout = NcuLayout::kSummary;
-  else
+    header.value = header.at("Average");
+  } else {
     header.layout = NcuLayout::kRaw;
+  }
+  auto id_column = header.at("ID"), process = header.at("Process ID");
+  for (size_t i = 0; i < header.columns.size(); ++i) {
+    const auto& c = header.columns[i];
+    if (is_nvtx(c)) header.nvtx_columns.push_back(i);
+    if (header.layout == NcuLayout::kRaw && !is_identity(c) && !is_nvtx(c)) header.metric_columns.push_back(i);
+    // A details page numbers its launches: ID and process tell them apart. A summary row's kernel is
+    // every column that does not vary per metric.
+    if (header.layout == NcuLayout::kDetails && id_column != kNone) {
+      if (i == id_column || i == process) header.key_columns.push_back(i);
+    } else if (!varies_per_row(c)) {
+      header.key_columns.push_back(i);
+    }
+  }
   return true;
 }
 
@@ -101,45 +133,54 @@ void fill_identity(const Header& h, const std::vector<std::string>& row, NcuLaun
   launch.grid = h.text(row, "Grid Size");
   launch.device = h.text(row, "Device");
   launch.cc = h.text(row, "CC");
-  std::string nvtx;
-  for (size_t i = 0; i < h.columns.size() && i < row.size(); ++i)
-    if (is_nvtx(h.columns[i]) && !row[i].empty()) nvtx += (nvtx.empty() ? "" : "; ") + row[i];
-  launch.nvtx = nvtx;
+  for (auto i : h.nvtx_columns)
+    if (i < row.size() && !row[i].empty()) launch.nvtx += (launch.nvtx.empty() ? "" : "; ") + row[i];
 }
 
-// The key that tells launches (details: one per ID and process) or kernels (summary: one per
-// identity) apart, within one header's block of rows.
-std::string launch_key(const Header& h, const std::vector<std::string>& row) {
-  std::string key;
-  for (size_t i = 0; i < h.columns.size() && i < row.size(); ++i) {
-    const auto& c = h.columns[i];
-    if (c == "Section Name" || c == "Metric Name" || c == "Metric Unit" || c == "Metric Value" || c == "Minimum" ||
-        c == "Maximum" || c == "Average" || c.rfind("Rule ", 0) == 0 || c.rfind("Estimated Speedup", 0) == 0)
-      continue;
+void key_of(const Header& h, const std::vector<std::string>& row, std::string& key) {
+  key.clear();
+  for (auto i : h.key_columns) {
     key += row[i];
     key += '\x1f';
   }
-  return key;
 }
 
-std::vector<std::string> lines_of(std::string_view text) {
-  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start <= text.size()) {
-    auto end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string line(text.substr(start, end - start));
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(std::move(line));
-    if (end == text.size()) break;
-    start = end + 1;
+// The lines of `text` as views (no copy), without a UTF-8 byte-order mark or CR line ends.
+class Lines {
+ public:
+  explicit Lines(std::string_view text) : text_(text) {
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") text_.remove_prefix(3);
   }
-  return lines;
+  bool next(std::string_view& line) {
+    if (done_) return false;
+    auto end = text_.find('\n', start_);
+    if (end == std::string_view::npos) {
+      end = text_.size();
+      done_ = true;
+    }
+    line = text_.substr(start_, end - start_);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    start_ = end + 1;
+    ++number_;
+    return true;
+  }
+  size_t number() const { return number_; }
+
+ private:
+  std::string_view text_;
+  size_t start_ = 0, number_ = 0;
+  bool done_ = false;
+};
+
+bool is_message(std::string_view line) {
+  return line.substr(0, 9) == "==ERROR==" || line.substr(0, 11) == "==WARNING==";
 }
 
-bool is_message(const std::string& line) {
-  return line.rfind("==ERROR==", 0) == 0 || line.rfind("==WARNING==", 0) == 0;
+// Unit strings repeat on every row: each is understood once.
+const UnitScale& scale_of(std::unordered_map<std::string, UnitScale>& cache, const std::string& unit) {
+  auto it = cache.find(unit);
+  if (it == cache.end()) it = cache.emplace(unit, unit_scale(unit)).first;
+  return it->second;
 }
 
 }  // namespace
@@ -163,7 +204,8 @@ bool NcuLaunch::failed() const {
 
 bool is_ncu_export(std::string_view text) {
   Header header;
-  for (const auto& line : lines_of(text))
+  Lines lines(text);
+  for (std::string_view line; lines.next(line);)
     if (header_of(line, header)) return true;
   return false;
 }
@@ -171,35 +213,39 @@ bool is_ncu_export(std::string_view text) {
 NcuExport parse_ncu_export(std::string_view text, const std::string& path) {
   NcuExport out;
   out.path = path;
-  auto lines = lines_of(text);
+  Lines lines(text);
   Header header;
-  bool have_header = false, have_layout = false;
+  bool have_header = false;
   std::vector<std::string> units;  // a raw page's unit row
   std::unordered_map<std::string, size_t> by_key;
-  size_t block = 0;
-  for (size_t n = 0; n < lines.size(); ++n) {
-    const auto& line = lines[n];
+  std::unordered_map<std::string, UnitScale> scales;
+  std::vector<std::string> row;
+  std::string key, last_key;
+  size_t last_launch = 0, block = 0;
+  for (std::string_view line; lines.next(line);) {
+    size_t n = lines.number();
     if (is_message(line)) {
-      out.messages.push_back(line);
+      out.messages.emplace_back(line);
       continue;
     }
     if (line.empty() || line.front() != '"') continue;  // program output, ==PROF== lines
     Header next;
     if (header_of(line, next)) {
-      if (have_layout && next.layout != out.layout)
-        throw Error(fmt::format("{}:{}: a {} header after {} rows: one export holds one layout", path, n + 1,
+      if (have_header && next.layout != out.layout)
+        throw Error(fmt::format("{}:{}: a {} header after {} rows: one export holds one layout", path, n,
                                 layout_name(next.layout), layout_name(out.layout)));
       header = std::move(next);
       out.layout = header.layout;
-      have_header = have_layout = true;
+      have_header = true;
       units.clear();
+      last_key.clear();
       ++block;
       continue;
     }
     if (!have_header) continue;
-    auto row = split_csv_line(line);
+    split_csv_line(line, row);
     if (row.size() != header.columns.size()) {
-      if (out.skipped_rows++ == 0) out.first_skipped_line = n + 1;
+      if (out.skipped_rows++ == 0) out.first_skipped_line = n;
       continue;
     }
     if (header.layout == NcuLayout::kRaw) {
@@ -210,33 +256,37 @@ NcuExport parse_ncu_export(std::string_view text, const std::string& path) {
       }
       NcuLaunch launch;
       fill_identity(header, row, launch);
-      launch.line = n + 1;
-      for (size_t i = 0; i < header.columns.size(); ++i) {
-        const auto& c = header.columns[i];
-        if (is_identity(c) || is_nvtx(c)) continue;
-        launch.metrics[c] = parse_metric_value(row[i], units.empty() ? std::string() : units[i]);
-      }
+      launch.line = n;
+      for (auto i : header.metric_columns)
+        launch.metrics[header.columns[i]] = scaled_value(row[i], scale_of(scales, units.empty() ? "" : units[i]));
       out.launches.push_back(std::move(launch));
       continue;
     }
-    auto key = std::to_string(block) + '\x1e' + launch_key(header, row);
-    auto [it, inserted] = by_key.emplace(key, out.launches.size());
-    if (inserted) {
-      NcuLaunch launch;
-      fill_identity(header, row, launch);
-      launch.line = n + 1;
-      if (header.layout == NcuLayout::kSummary) {
-        auto count = parse_metric_number(header.text(row, "Invocations"));
-        launch.invocations = count && *count >= 1 ? static_cast<int64_t>(*count) : 1;
+    // Details and summary: the rows of one launch (kernel) come together, so the last key is checked first.
+    key_of(header, row, key);
+    key += '\x1e' + std::to_string(block);
+    if (key != last_key) {
+      auto [it, inserted] = by_key.emplace(key, out.launches.size());
+      if (inserted) {
+        NcuLaunch launch;
+        fill_identity(header, row, launch);
+        launch.line = n;
+        if (header.layout == NcuLayout::kSummary) {
+          auto count = parse_metric_number(header.text(row, "Invocations"));
+          launch.invocations = count && *count >= 1 ? static_cast<int64_t>(*count) : 1;
+        }
+        out.launches.push_back(std::move(launch));
       }
-      out.launches.push_back(std::move(launch));
+      last_launch = it->second;
+      last_key = key;
     }
-    auto& launch = out.launches[it->second];
-    auto name = header.text(row, "Metric Name");
+    const auto& name = row[header.metric_name];
     if (name.empty()) continue;  // a rule's row without a metric
-    auto value = header.layout == NcuLayout::kSummary ? header.text(row, "Average") : header.text(row, "Metric Value");
+    const auto& unit = header.metric_unit == kNone ? std::string() : row[header.metric_unit];
     // The same metric in two sections of one launch is one measurement: the first row stands.
-    launch.metrics.emplace(name, parse_metric_value(value, header.text(row, "Metric Unit")));
+    auto& metrics = out.launches[last_launch].metrics;
+    if (metrics.find(name) == metrics.end())
+      metrics.emplace(name, scaled_value(row[header.value], scale_of(scales, unit)));
   }
   if (!have_header) {
     if (!out.messages.empty()) throw Error(fmt::format("{}: ncu wrote no results: {}", path, out.messages.front()));
@@ -252,9 +302,17 @@ NcuExport parse_ncu_export(std::string_view text, const std::string& path) {
 NcuExport read_ncu_export(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot read '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_ncu_export(text.str(), path);
+  // One read into a string of the file's size: exports run to hundreds of MB.
+  std::string text;
+  in.seekg(0, std::ios::end);
+  auto size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size > 0) {
+    text.resize(static_cast<size_t>(size));
+    in.read(text.data(), size);
+    text.resize(static_cast<size_t>(in.gcount()));
+  }
+  return parse_ncu_export(text, path);
 }
 
 }  // namespace ridge::profile

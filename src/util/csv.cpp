@@ -2,29 +2,54 @@
 
 namespace ridge {
 
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> fields;
-  std::string field;
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
+void split_csv_line(std::string_view line, std::vector<std::string>& fields) {
+  size_t count = 0;
+  auto next = [&]() -> std::string& {
+    if (count == fields.size()) fields.emplace_back();
+    auto& field = fields[count++];
+    field.clear();
+    return field;
+  };
+  std::string* field = &next();
+  size_t i = 0;
+  while (i < line.size()) {
     char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-        field += '"', ++i;
-      else if (c == '"')
-        quoted = false;
-      else
-        field += c;
-    } else if (c == '"') {
-      quoted = true;
+    if (c == '"') {
+      // A quoted run: copied in spans up to each quote; a doubled quote is one quote.
+      ++i;
+      while (i < line.size()) {
+        auto quote = line.find('"', i);
+        if (quote == std::string_view::npos) {
+          field->append(line.substr(i));
+          i = line.size();
+          break;
+        }
+        field->append(line.substr(i, quote - i));
+        i = quote + 1;
+        if (i < line.size() && line[i] == '"') {
+          *field += '"';
+          ++i;
+        } else {
+          break;
+        }
+      }
     } else if (c == ',') {
-      fields.push_back(field);
-      field.clear();
-    } else if (c != '\r') {
-      field += c;
+      field = &next();
+      ++i;
+    } else {
+      auto end = line.find_first_of(",\"\r", i);
+      if (end == std::string_view::npos) end = line.size();
+      field->append(line.substr(i, end - i));
+      i = end;
+      if (i < line.size() && line[i] == '\r') ++i;
     }
   }
-  fields.push_back(field);
+  fields.resize(count);
+}
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> fields;
+  split_csv_line(std::string_view(line), fields);
   return fields;
 }
 

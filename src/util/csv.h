@@ -2,10 +2,13 @@
 // Splitting one CSV line (RFC 4180 quoting: "a,b" and doubled quotes), for the CSV files ridge
 // reads back (measured node times, calibration samples). Quoting on output: report/format.h.
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ridge {
 
 std::vector<std::string> split_csv_line(const std::string& line);
+// The same into `fields`, reusing its strings' storage: for readers of large files (ncu exports).
+void split_csv_line(std::string_view line, std::vector<std::string>& fields);
 
 }  // namespace ridge
