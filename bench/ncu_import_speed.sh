@@ -28,17 +28,7 @@ with open(path, "w") as f:
             f.write(f'"{i}","4242","python3","127.0.0.1","{kernel}","1","7","(256, 1, 1)","(1024, 1, 1)","0","8.0",'
                     f'"Command line profiler metrics","{name}","{unit}","{random.randint(1, 10**9):,}"\n')
 PY
-median_ms() {  # COMMAND...: the median wall time of 5 runs, in ms
-  local times=()
-  for _ in 1 2 3 4 5; do
-    local start end
-    start=$(date +%s%N)
-    "$@" >/dev/null 2>&1
-    end=$(date +%s%N)
-    times+=($(((end - start) / 1000000)))
-  done
-  printf '%s\n' "${times[@]}" | sort -n | sed -n 3p
-}
+source "$(dirname "$0")/timing.sh"
 echo "export: $launches launches x 16 metrics, $(du -h "$csv" | cut -f1)"
 ridge_ms=$(median_ms "$ridge" import ncu --no-store -f json "$csv")
 python_ms=$(median_ms python3 bench/ncu_import_speed.py "$csv")

@@ -6,17 +6,7 @@ set -euo pipefail
 ridge=${1:-build/ridge}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-median_ms() {  # COMMAND...: the median wall time of 5 runs, in ms
-  local times=()
-  for _ in 1 2 3 4 5; do
-    local start end
-    start=$(date +%s%N)
-    "$@" >/dev/null 2>&1
-    end=$(date +%s%N)
-    times+=($(((end - start) / 1000000)))
-  done
-  printf '%s\n' "${times[@]}" | sort -n | sed -n 3p
-}
+source "$(dirname "$0")/timing.sh"
 model=models/resnet50.onnx
 for ext in vg.json html svg png pdf; do
   echo "plot roofline -> .$ext: $(median_ms "$ridge" plot roofline "$model" -d jetson-agx-orin-64gb --modes all -o "$out/r.$ext") ms"
