@@ -34,27 +34,28 @@ UnitScale scale_of(std::string_view unit) {
   std::string text = lower(trim(unit));
   for (const auto& [alias, full] : kAliases)
     if (text == alias) text = full;
-  if (text.empty()) return {1, "", true};
-  if (text == "%") return {1, "%", true};
+  if (text.empty()) return {1, 1, "", true};
+  if (text == "%") return {1, 1, "%", true};
   for (const char* base : kBases) {
     std::string_view b(base);
-    if (text == b) return {1, std::string(b), true};
+    if (text == b) return {1, 1, std::string(b), true};
     if (text.size() == b.size() + 1 && text.compare(1, std::string::npos, b) == 0) {
       switch (text[0]) {
         case 'k':
-          return {1e3, std::string(b), true};
+          return {1e3, 1, std::string(b), true};
         case 'm':
-          return {b == "second" ? 1e-3 : 1e6, std::string(b), true};  // msecond, but Mbyte, MHz
+          return b == "second" ? UnitScale{1, 1e3, std::string(b), true}
+                               : UnitScale{1e6, 1, std::string(b), true};  // msecond, but Mbyte, MHz
         case 'g':
-          return {1e9, std::string(b), true};
+          return {1e9, 1, std::string(b), true};
         case 't':
-          return {1e12, std::string(b), true};
+          return {1e12, 1, std::string(b), true};
         case 'p':
-          return {b == "second" ? 1e-12 : 1e15, std::string(b), true};
+          return b == "second" ? UnitScale{1, 1e12, std::string(b), true} : UnitScale{1e15, 1, std::string(b), true};
         case 'u':
-          return {1e-6, std::string(b), true};
+          return {1, 1e6, std::string(b), true};
         case 'n':
-          return {1e-9, std::string(b), true};
+          return {1, 1e9, std::string(b), true};
         default:
           break;
       }
@@ -63,19 +64,19 @@ UnitScale scale_of(std::string_view unit) {
     if (text.size() == b.size() + 2 && text[1] == 'i' && text.compare(2, std::string::npos, b) == 0) {
       switch (text[0]) {
         case 'k':
-          return {1024.0, std::string(b), true};
+          return {1024.0, 1, std::string(b), true};
         case 'm':
-          return {1024.0 * 1024, std::string(b), true};
+          return {1024.0 * 1024, 1, std::string(b), true};
         case 'g':
-          return {1024.0 * 1024 * 1024, std::string(b), true};
+          return {1024.0 * 1024 * 1024, 1, std::string(b), true};
         case 't':
-          return {1024.0 * 1024 * 1024 * 1024, std::string(b), true};
+          return {1024.0 * 1024 * 1024 * 1024, 1, std::string(b), true};
         default:
           break;
       }
     }
   }
-  return {1, std::string(trim(unit)), false};
+  return {1, 1, std::string(trim(unit)), false};
 }
 
 }  // namespace
@@ -106,9 +107,9 @@ UnitScale unit_scale(std::string_view unit) {
     return scale_of(unit);
   }
   auto top = scale_of(unit.substr(0, slash)), bottom = scale_of(unit.substr(slash + 1));
-  if (!top.known || !bottom.known) return {1, std::string(trim(unit)), false};
+  if (!top.known || !bottom.known) return {1, 1, std::string(trim(unit)), false};
   // cycle/second is a clock: hertz, like the "hz" ncu prints for the same metric elsewhere.
-  return {top.factor / bottom.factor,
+  return {top.factor * bottom.divisor, top.divisor * bottom.factor,
           bottom.base == "second" && top.base == "cycle" ? "hertz" : top.base + "/" + bottom.base, true};
 }
 
@@ -116,7 +117,7 @@ MetricValue scaled_value(std::string_view text, const UnitScale& scale) {
   MetricValue out;
   out.base_unit = scale.base;
   out.unit_known = scale.known;
-  if (auto number = parse_metric_number(text)) out.value = *number * scale.factor;
+  if (auto number = parse_metric_number(text)) out.value = *number * scale.factor / scale.divisor;
   return out;
 }
 

@@ -22,7 +22,10 @@ std::optional<double> parse_metric_number(std::string_view text);
 // What a unit means: the factor to its base unit. Readers of large exports work it out once per
 // distinct unit string.
 struct UnitScale {
+  // value x factor / divisor: sub-units divide by a whole power of ten (12.5 usecond is 12.5 / 1e6 s,
+  // the double nearest 1.25e-5, where 12.5 x 1e-6 is not).
   double factor = 1;
+  double divisor = 1;
   std::string base;  // the base unit, or the unit as printed when unknown
   bool known = true;
 };
