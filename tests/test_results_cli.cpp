@@ -263,7 +263,7 @@ TEST(ResultsCli, NoStoreLeavesTheStoreUntouched) {
   ASSERT_EQ(run_ridge("analyze " + model + " --summary --store " + store).exit_code, 0);
   auto before = slurp(store);
   ASSERT_FALSE(before.empty());
-  run_ridge("--version");  // run_ridge points RIDGE_STORE at its own store once, at its first call
+  run_ridge("--version");  // run_ridge points RIDGE_STORE at the test's own store (unless a test set it)
   const char* saved = std::getenv("RIDGE_STORE");
   std::string previous = saved ? saved : "";
   ::setenv("RIDGE_STORE", store.c_str(), 1);
@@ -290,7 +290,7 @@ TEST(ResultsCli, NoStoreLeavesTheStoreUntouched) {
 TEST(ResultsCli, RidgeStoreEnvironmentIsTheDefault) {
   auto store = fresh_dir("env") + "/from-env.db";
   auto model = model_path("alexnet");
-  run_ridge("--version");  // run_ridge points RIDGE_STORE at its own store once, at its first call
+  run_ridge("--version");  // run_ridge points RIDGE_STORE at the test's own store (unless a test set it)
   const char* saved = std::getenv("RIDGE_STORE");
   std::string previous = saved ? saved : "";
   ::setenv("RIDGE_STORE", store.c_str(), 1);

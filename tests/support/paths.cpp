@@ -1,5 +1,6 @@
 #include "support/paths.h"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,7 +46,16 @@ class ProcessTempDir {
 
 std::string temp_dir() {
   static const ProcessTempDir dir;
-  return dir.path();
+  // One subdirectory per test, so tests that run in one process (a --gtest_filter run) never see
+  // each other's files; ctest runs each test in its own process anyway.
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  if (test == nullptr) return dir.path();
+  std::string name = std::string(test->test_suite_name()) + "." + test->name();
+  for (auto& c : name)
+    if (c == '/') c = '_';  // parameterized tests: "Suite/Test.Name/param"
+  auto path = dir.path() + "/" + name;
+  std::filesystem::create_directories(path);
+  return path;
 }
 
 namespace {
@@ -58,9 +68,14 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 CommandResult run_ridge(const std::string& args, const std::string& environment) {
-  // Results go to this process's own store, never to one in the working directory or the user's.
-  static const bool isolated = ::setenv("RIDGE_STORE", (temp_dir() + "/ridge-results.db").c_str(), 1) == 0;
-  (void)isolated;
+  // Results go to the test's own store (never one in the working directory or the user's), unless
+  // the test pointed RIDGE_STORE elsewhere itself.
+  static std::string ours;
+  const char* current = std::getenv("RIDGE_STORE");
+  if (current == nullptr || ours == current) {
+    ours = temp_dir() + "/ridge-results.db";
+    ::setenv("RIDGE_STORE", ours.c_str(), 1);
+  }
   static int counter = 0;
   auto base = temp_dir() + "/cmd" + std::to_string(++counter);
   // In sanitizer builds, ridge processes that load libtorch (bench, run, sweep, calibrate, compare, ert)
