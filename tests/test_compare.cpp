@@ -362,6 +362,10 @@ TEST(CompareBenchFile, BadFilesGetOneLine) {
   auto malformed = temp_dir() + "/malformed.json";
   std::ofstream(malformed) << "{\"runs\": [\n{\"batch\": 1,";
   expect_error(malformed, "is not valid JSON: parse error at line 2");
+  // A number beyond a double's range is nlohmann's out_of_range, not a parse error (found by fuzzing).
+  auto huge = temp_dir() + "/huge-number.json";
+  std::ofstream(huge) << R"({"runs": [{"batch": 0.04644784874E63139}]})";
+  expect_error(huge, "is not valid JSON: number overflow");
   auto no_runs = temp_dir() + "/no-runs.json";
   std::ofstream(no_runs) << R"({"model": "x.onnx"})";
   expect_error(no_runs, "it has no runs[]");

@@ -62,8 +62,9 @@ json parse_file(const std::string& path) {
   if (!in) throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
   try {
     return json::parse(in);
-  } catch (const json::parse_error& e) {
-    // "[json.exception.parse_error.101] parse error at line 1, ...": the part after the tag.
+  } catch (const json::exception& e) {
+    // "[json.exception.parse_error.101] parse error at line 1, ...": the part after the tag. A number
+    // too large for a double is out_of_range.406, not a parse_error: any JSON exception is bad input.
     std::string why = e.what();
     if (auto tag_end = why.find("] "); tag_end != std::string::npos) why = why.substr(tag_end + 2);
     std::replace(why.begin(), why.end(), '\n', ' ');
