@@ -94,9 +94,6 @@ int run_ncu_import(const NcuImportOptions& o) {
     run.layers = profile::map_kernels_to_layers(run.kernels, layers);
   }
   emit(report::ncu_import_document(import), o.format);
-  bool measured = false;
-  for (const auto& run : import.runs)
-    for (const auto& k : run.kernels) measured |= !k.failed;
   // One stored result per run, so a sweep's runs are found by their batch.
   for (const auto& run : import.runs) {
     report::NcuImport one;  // this run alone, with the import's device and model
@@ -113,9 +110,6 @@ int run_ncu_import(const NcuImportOptions& o) {
       params.batch = import.model.at(run.batch).batch;
     keep_result(o.store, report::ncu_import_document(one), params);
   }
-  if (!measured)
-    throw Error(fmt::format("no kernel in {} could be profiled: every metric is nan (see ncu's messages above)",
-                            o.files.size() == 1 ? o.files.front() : "the exports"));
   return 0;
 }
 

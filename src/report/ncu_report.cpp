@@ -311,6 +311,10 @@ void add_notes(Document& doc, const NcuImport& import) {
       for (const auto& line : k.not_counted) ++not_counted[line];
     }
   }
+  size_t kernels = 0;
+  for (const auto& run : import.runs) kernels += run.kernels.size();
+  if (!failed.empty() && failed.size() == kernels)
+    doc.notes.push_back("nothing was measured: ncu could profile none of the launches (see its messages above)");
   if (!failed.empty())
     doc.notes.push_back(fmt::format("{} launch{} could not be profiled (every metric is nan), no figures: {}",
                                     failed.size(), failed.size() == 1 ? "" : "es", join(failed, ", ")));
