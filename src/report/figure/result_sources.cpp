@@ -24,13 +24,28 @@ std::string text(const Json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// A foreign or hand-edited file may hold anything where ridge writes a boolean or a list: these read
+// what is there, and fall back (Json::value would throw on a string run or a "yes").
+bool flag(const Json& object, const char* key, bool fallback) {
+  if (!object.is_object()) return fallback;
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+const Json& list_at(const Json& object, const char* key) {
+  static const Json empty = Json::array();
+  if (!object.is_object()) return empty;
+  auto it = object.find(key);
+  return it != object.end() && it->is_array() ? *it : empty;
+}
+
 int64_t batch_of(double throughput, double time_s) {
   return throughput > 0 && time_s > 0 ? std::llround(throughput * time_s) : 0;
 }
 
 void add_bench(ResultSet& set, const Json& doc, const std::string& source) {
   auto model = text(doc, "model");
-  for (const auto& r : doc.at("runs")) {
+  for (const auto& r : list_at(doc, "runs")) {
     MeasuredRun run{.source = source,
                     .model = model,
                     .mode = text(r, "mode"),
@@ -39,7 +54,7 @@ void add_bench(ResultSet& set, const Json& doc, const std::string& source) {
                     .conv_algo = text(r, "conv_algo"),
                     .input_size = text(r, "input_size")};
     run.batch = static_cast<int64_t>(number(r, "batch"));
-    run.training = r.value("training", false);
+    run.training = flag(r, "training", false);
     const Json& l = r.contains("latency_ms") ? r["latency_ms"] : Json::object();
     run.mean_ms = number(l, "mean"), run.std_ms = number(l, "std");
     run.min_ms = number(l, "min"), run.max_ms = number(l, "max");
@@ -65,7 +80,7 @@ PredictedRun prediction_head(const Json& doc, const std::string& source) {
                  .device = doc.contains("device") ? text(doc["device"], "id") : std::string(),
                  .power_mode = text(doc, "mode"),
                  .precision = text(doc, "precision")};
-  p.calibrated = doc.value("calibrated", false);
+  p.calibrated = flag(doc, "calibrated", false);
   return p;
 }
 
@@ -75,7 +90,7 @@ void add_predict(ResultSet& set, const Json& doc, const std::string& source) {
   p.time_s = number(totals, "time_s");
   p.throughput = number(totals, "throughput");
   p.batch = batch_of(p.throughput, p.time_s);
-  for (const auto& n : doc.at("nodes")) {
+  for (const auto& n : list_at(doc, "nodes")) {
     LayerTime layer{.name = text(n, "name"), .op = text(n, "op")};
     layer.time_s = number(n, "time_s");  // "not predicted" is text: 0
     layer.flops = number(n, "flops");
@@ -86,7 +101,7 @@ void add_predict(ResultSet& set, const Json& doc, const std::string& source) {
 }
 
 void add_predict_sweep(ResultSet& set, const Json& doc, const std::string& source) {
-  for (const auto& point : doc.at("points")) {
+  for (const auto& point : list_at(doc, "points")) {
     auto p = prediction_head(doc, source);
     p.power_mode = text(point, "mode");
     const Json& totals = point.contains("totals") ? point["totals"] : point;
@@ -94,7 +109,7 @@ void add_predict_sweep(ResultSet& set, const Json& doc, const std::string& sourc
     p.throughput = number(totals, "throughput");
     p.batch = static_cast<int64_t>(number(point, "batch"));
     if (p.batch == 0) p.batch = batch_of(p.throughput, p.time_s);
-    p.calibrated = point.value("calibrated", p.calibrated);
+    p.calibrated = flag(point, "calibrated", p.calibrated);
     set.predicted.push_back(std::move(p));
   }
 }
