@@ -95,6 +95,19 @@ std::string render_svg(const fig::Figure& f, const std::string& stem) {
   return path;
 }
 
+// A hand-edited bench JSON with a string for a run and for a flag: the good run is read, the rest
+// left out (found by fuzz_figure_sources: Json::value threw on them).
+TEST(ResultSources, ForeignValuesAreReadAsFarAsTheyGo) {
+  auto doc = Json::parse(R"({"model": "m.onnx", "environment": {}, "runs": ["not a run",
+      {"batch": 2, "training": "yes", "latency_ms": {"mean": 4.0}}]})");
+  fig::ResultSet set;
+  fig::add_document(set, doc, "hand.json");
+  ASSERT_EQ(set.measured.size(), 1u);
+  EXPECT_EQ(set.measured[0].batch, 2);
+  EXPECT_FALSE(set.measured[0].training);
+  EXPECT_DOUBLE_EQ(set.measured[0].mean_ms, 4.0);
+}
+
 TEST(SweepFigure, AchievedFlopsAreFlopsOverLatencyMeasuredAndPredicted) {
   auto b = bench(Json::array({run(1, "eager", 10, {node("c1", "Conv", 6, 1e9), node("c2", "Conv", 3, 1e9)}),
                               run(2, "eager", 16, {node("c1", "Conv", 9, 2e9), node("c2", "Conv", 6, 2e9)})}));
