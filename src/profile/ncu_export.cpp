@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <optional>
 #include <unordered_map>
 
 #include "util/csv.h"
@@ -121,8 +122,15 @@ bool header_of(std::string_view line, Header& header) {
   return true;
 }
 
+// A count or ID as a whole number; empty when the cell holds none, or one beyond int64's range.
+std::optional<int64_t> whole_number(const std::string& text) {
+  auto v = parse_metric_number(text);
+  if (!v || *v < 0 || *v >= 9.2e18) return std::nullopt;
+  return static_cast<int64_t>(*v);
+}
+
 void fill_identity(const Header& h, const std::vector<std::string>& row, NcuLaunch& launch) {
-  if (auto id = parse_metric_number(h.text(row, "ID"))) launch.id = static_cast<int64_t>(*id);
+  if (auto id = whole_number(h.text(row, "ID"))) launch.id = *id;
   launch.process_id = h.text(row, "Process ID");
   launch.process = h.text(row, "Process Name");
   launch.host = h.text(row, "Host Name");
@@ -272,8 +280,8 @@ NcuExport parse_ncu_export(std::string_view text, const std::string& path) {
         fill_identity(header, row, launch);
         launch.line = n;
         if (header.layout == NcuLayout::kSummary) {
-          auto count = parse_metric_number(header.text(row, "Invocations"));
-          launch.invocations = count && *count >= 1 ? static_cast<int64_t>(*count) : 1;
+          auto count = whole_number(header.text(row, "Invocations"));
+          launch.invocations = count && *count >= 1 ? *count : 1;
         }
         out.launches.push_back(std::move(launch));
       }

@@ -40,7 +40,10 @@ int64_t int_arg(const json& args, const char* key) {
   auto it = args.find(key);
   if (it == args.end()) return -1;
   if (it->is_number_integer() || it->is_number_unsigned()) return it->get<int64_t>();
-  if (it->is_number_float()) return static_cast<int64_t>(it->get<double>());
+  if (it->is_number_float()) {  // whole numbers in int64's range only: a cast beyond it is undefined
+    double v = it->get<double>();
+    return v >= 0 && v < 9.2e18 ? static_cast<int64_t>(v) : -1;
+  }
   return -1;
 }
 
