@@ -109,6 +109,7 @@ void add_kernel_table(Document& doc, const NcuImport& import) {
       const auto& k = run.kernels[i];
       const auto& where = run.layers.of_kernel[i];
       auto flops = k.flops();
+      auto family = profile::kernel_family(k.name);
       auto precision = [&](const char* key) -> Value {
         auto it = k.flops_by_precision.find(key);
         return it == k.flops_by_precision.end() ? Value{} : Value{it->second};
@@ -119,7 +120,7 @@ void add_kernel_table(Document& doc, const NcuImport& import) {
                              k.name,
                              where.layer.empty() ? Value{} : Value{where.layer},
                              where.method.empty() ? Value{} : Value{where.method},
-                             profile::kernel_family(k.name).empty() ? Value{} : Value{profile::kernel_family(k.name)},
+                             family.empty() ? Value{} : Value{family},
                              k.invocations,
                              optional_value(k.time_s),
                              optional_value(flops),
