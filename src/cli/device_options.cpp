@@ -9,6 +9,7 @@
 #include "calib/predict.h"
 #include "graph/dtype.h"
 #include "hw/device_db.h"
+#include "roofline/energy.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -70,6 +71,7 @@ roofline::Prediction predict_on_device(const analysis::Result& analysis, const h
   options.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.model_file = calibration->model_file;
   calib::apply(prediction, analysis.model.graph, analysis.cost, *model, options);
+  roofline::add_energy(prediction, roofline);  // from the calibrated times
   return prediction;
 }
 

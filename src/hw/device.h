@@ -14,6 +14,9 @@ namespace ridge::hw {
 inline constexpr const char* kDatasheet = "datasheet";
 inline constexpr const char* kTheoretical = "theoretical";
 inline constexpr const char* kMeasured = "measured";
+// Derived by a stated rule from other figures (energy coefficients from TDP and clocks) until a
+// measurement replaces it; outputs always show the label.
+inline constexpr const char* kEstimate = "estimate";
 
 struct Sourced {
   double value = 0;
@@ -77,6 +80,17 @@ struct Calibration {
   std::optional<Validation> validation;
 };
 
+// The energy roofline of one power mode (Choi et al., "A roofline model of energy", 2013):
+// E = e_flop * W + e_byte * Q + p_static * T, W FLOPs, Q DRAM bytes, T seconds.
+struct EnergyCoefficients {
+  std::string mode;                        // the power mode they hold for
+  std::map<std::string, double> e_flop_j;  // ceiling key ("fp32", "fp16_tensor") -> J per FLOP; "*": any key
+  double e_byte_j = 0;                     // J per DRAM byte
+  double p_static_w = 0;                   // W drawn whatever runs (idle, leakage, the rest of the board)
+  std::string source;
+  std::string label = kMeasured;  // measured, datasheet, or estimate
+};
+
 struct Device {
   std::string id, name, kind;  // kind: gpu, cpu, soc
   std::map<std::string, ClockDomain> clocks;
@@ -85,7 +99,8 @@ struct Device {
   std::optional<Sourced> tdp_w, idle_w;
   double overhead_s = 0;  // fixed per-op cost (kernel launch / dispatch)
   std::string overhead_source;
-  std::vector<PowerMode> modes;  // the first is the default
+  std::vector<PowerMode> modes;            // the first is the default
+  std::vector<EnergyCoefficients> energy;  // per mode, from a publication or `ridge calibrate --energy`
   std::optional<Calibration> calibration;
   std::string file;  // where it was loaded from
 };

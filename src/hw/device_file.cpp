@@ -218,6 +218,43 @@ void read_modes(const Reader& r, const YAML::Node& modes, Device& d) {
   for (size_t i = 0; i < modes.size(); ++i) d.modes.push_back(read_mode(r, modes[i], fmt::format("modes[{}]", i), d));
 }
 
+// energy: [{mode, e_flop_j (a number, or a map of ceiling keys), e_byte_j, p_static_w, source, label}]
+EnergyCoefficients read_energy_entry(const Reader& r, const YAML::Node& n, const std::string& field, const Device& d) {
+  if (!n.IsMap()) r.fail(field, "must be a mapping");
+  EnergyCoefficients e;
+  e.mode = r.text(n["mode"], field + ".mode");
+  bool known = false;
+  for (const auto& m : d.modes) known = known || m.name == e.mode;
+  if (!known) r.fail(field + ".mode", "names no mode in modes: '" + e.mode + "'");
+  auto flop = n["e_flop_j"];
+  if (flop && flop.IsMap()) {
+    for (const auto& k : flop)
+      e.e_flop_j[k.first.as<std::string>()] = r.number(k.second, field + ".e_flop_j." + k.first.as<std::string>());
+    if (e.e_flop_j.empty()) r.fail(field + ".e_flop_j", "must not be empty");
+  } else {
+    e.e_flop_j["*"] = r.number(flop, field + ".e_flop_j");
+  }
+  e.e_byte_j = r.number(n["e_byte_j"], field + ".e_byte_j");
+  e.p_static_w = r.number(n["p_static_w"], field + ".p_static_w", false);
+  e.source = r.source(n, field);
+  auto text = r.text(n["label"], field + ".label", false);
+  e.label = text.empty() ? kMeasured : text;
+  if (e.label != kDatasheet && e.label != kMeasured && e.label != kEstimate)
+    r.fail(field + ".label", "must be measured, datasheet or estimate");
+  return e;
+}
+
+void read_energy(const Reader& r, const YAML::Node& energy, Device& d) {
+  if (!energy) return;
+  if (!energy.IsSequence()) r.fail("energy", "must list {mode, e_flop_j, e_byte_j, p_static_w, source} entries");
+  for (size_t i = 0; i < energy.size(); ++i) {
+    auto e = read_energy_entry(r, energy[i], fmt::format("energy[{}]", i), d);
+    for (const auto& other : d.energy)
+      if (other.mode == e.mode) r.fail(fmt::format("energy[{}].mode", i), "repeats mode '" + e.mode + "'");
+    d.energy.push_back(std::move(e));
+  }
+}
+
 }  // namespace
 
 Device parse_device_yaml(const std::string& text, const std::string& name) {
@@ -233,6 +270,7 @@ Device parse_device_yaml(const std::string& text, const std::string& name) {
     read_power_and_overhead(r, root, d);
     if (auto cal = root["calibration"]) d.calibration = read_calibration(r, cal);
     read_modes(r, root["modes"], d);
+    read_energy(r, root["energy"], d);
   } catch (const YAML::Exception& e) {  // a node of the wrong kind (a mapping as a key, "maybe" as a bool)
     throw Error(fmt::format("device file '{}': {}{}", name, e.msg,
                             e.mark.is_null() ? "" : fmt::format(" (line {})", e.mark.line + 1)));

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "hw/energy.h"
 #include "util/error.h"
 
 namespace ridge::hw {
@@ -29,6 +30,19 @@ double parse_frequency_mhz(const std::string& text, const std::string& spec) {
 }
 
 }  // namespace
+
+double EnergyRoofline::e_flop(const std::string& key) const {
+  auto it = e_flop_j.find(key);
+  if (it == e_flop_j.end()) it = e_flop_j.find("*");
+  return it == e_flop_j.end() ? 0 : it->second;
+}
+
+std::string ceiling_key(const ComputeUnit& unit, const std::string& precision) {
+  return unit.key_prefix + precision +
+         (unit.type == UnitType::kMatrix ? "_tensor"
+          : unit.type == UnitType::kGemm ? "_gemm"
+                                         : "");
+}
 
 double Roofline::ridge_point(const std::string& peak_key) const {
   auto p = peak_flops.find(peak_key);
@@ -120,10 +134,7 @@ Roofline roofline_for(const Device& device, const PowerMode& mode) {
     double scale = clock_ratio(unit.clock) * (unit.scales_with_cores ? core_ratio(unit.clock) : 1.0);
     bool derived = std::fabs(scale - 1.0) > 1e-12;
     for (const auto& [precision, peak] : unit.peak_flops) {
-      auto key = unit.key_prefix + precision +
-                 (unit.type == UnitType::kMatrix ? "_tensor"
-                  : unit.type == UnitType::kGemm ? "_gemm"
-                                                 : "");
+      auto key = ceiling_key(unit, precision);
       std::string source = unit.source;
       if (derived)
         source += fmt::format(" (scaled by {:.4f} for mode {}: clock{})", scale, mode.name,
@@ -139,6 +150,7 @@ Roofline roofline_for(const Device& device, const PowerMode& mode) {
       source += fmt::format(" (scaled by {:.4f} for mode {}: memory clock)", scale, mode.name);
     r.bandwidth[level.level] = {level.bandwidth * scale, source, level.label};
   }
+  r.energy = energy_roofline(device, mode, &r.energy_missing);
   return r;
 }
 

@@ -15,6 +15,18 @@ struct Ceiling {
   std::string label;  // datasheet, theoretical or measured
 };
 
+// A mode's energy ceilings (hw/energy.h): J per FLOP of each compute ceiling, J per DRAM byte, and
+// the static power drawn for as long as anything runs.
+struct EnergyRoofline {
+  std::map<std::string, double> e_flop_j;  // ceiling key -> J/FLOP; "*" stands for any other key
+  double e_byte_j = 0, p_static_w = 0;
+  std::string source;
+  std::string label;  // measured, datasheet or estimate
+
+  // J per FLOP on the ceiling `key` (its own figure, else "*"); 0 when neither exists.
+  double e_flop(const std::string& key) const;
+};
+
 struct Roofline {
   std::string device_id, device_name, mode;
   std::map<std::string, Ceiling> peak_flops;  // "fp32", "fp16_tensor", "cpu_fp32", ...
@@ -24,6 +36,8 @@ struct Roofline {
   std::map<std::string, double> clocks_mhz;  // the mode's clocks
   std::map<std::string, int> cores;
   std::optional<Calibration> calibration;
+  std::optional<EnergyRoofline> energy;
+  std::string energy_missing;  // why `energy` is empty (no TDP in the device file, ...)
 
   // FLOP per byte where the compute ceiling meets the DRAM bandwidth ceiling.
   double ridge_point(const std::string& peak_key) const;
@@ -33,8 +47,11 @@ struct Roofline {
 // Throws ridge::Error for an unknown mode or a frequency/core count the device cannot run.
 PowerMode resolve_mode(const Device& device, const std::string& mode);
 
+// The key of a unit's ceiling for a precision: "fp32", "fp16_tensor", "fp32_gemm", "cpu_fp32".
+std::string ceiling_key(const ComputeUnit& unit, const std::string& precision);
+
 // Peaks scale with the mode's clock of each unit's domain (and its online cores for CPU units);
-// bandwidths scale with their memory clock.
+// bandwidths scale with their memory clock; energy ceilings come from energy_roofline (hw/energy.h).
 Roofline roofline_for(const Device& device, const PowerMode& mode);
 
 }  // namespace ridge::hw

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "roofline/energy.h"
 #include "util/error.h"
 #include "util/name_table.h"
 
@@ -169,6 +170,7 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
     p.nodes.push_back(np);
   }
   p.throughput = p.time_s > 0 ? static_cast<double>(o.batch) / p.time_s : 0;
+  add_energy(p, r);
   return p;
 }
 

@@ -49,6 +49,8 @@ struct NodePrediction {
   double roofline_s = 0;
   bool estimated = false;  // time_s comes from a fitted model (else it is the roofline bound)
   std::string fused_into;
+  // Energy (roofline/energy.h): e_flop x FLOPs + e_byte x bytes + p_static x time_s, and its mean power.
+  double energy_j = 0, power_w = 0;
 };
 
 // How well a calibration predicted held-out measurements (cross-validated).
@@ -73,6 +75,10 @@ struct Prediction {
   int threads = 0;
   std::optional<ValidationError> validation;
   double framework_overhead_s = 0;
+  // Energy per inference and average power, when the roofline has energy ceilings (else why not).
+  bool energy_predicted = false;
+  double energy_j = 0, power_w = 0;
+  std::string energy_label, energy_source, energy_missing;
   std::vector<std::string> notes;
 };
 

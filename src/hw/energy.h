@@ -1,0 +1,32 @@
+#pragma once
+// The energy ceilings of a device in a power mode: coefficients the device file gives for the mode
+// (published or fitted by `ridge calibrate --energy`), else an estimate derived from the datasheet's
+// TDP (and idle power) and the mode's clocks, labelled "estimate" wherever it is shown.
+#include <optional>
+#include <string>
+
+#include "hw/device.h"
+#include "hw/roofline.h"
+
+namespace ridge::hw {
+
+// The rule of the datasheet estimate, named so that outputs and docs/energy.md can state it.
+// Static power: the datasheet idle power, else this share of TDP.
+inline constexpr double kStaticShareOfTdp = 0.15;
+// At the reference clocks a kernel at a unit's peak draws TDP: e_flop = (TDP - p_static) / peak.
+// A stream at full DRAM bandwidth draws this share of that dynamic power: e_byte = share x
+// (TDP - p_static) / bandwidth.
+inline constexpr double kMemoryShareOfDynamic = 0.6;
+// Dynamic energy per operation goes as V^2; V is taken as linear in the domain's clock, from this
+// fraction of the top voltage at the lowest clock to the top voltage at the reference clock.
+inline constexpr double kLowestVoltageRatio = 0.6;
+
+// (V(f) / V(reference))^2 for a clock domain at `mhz` under the rule above.
+double voltage_squared_ratio(const ClockDomain& domain, double mhz);
+
+// The mode's energy ceilings: the device file's coefficients for the mode; else those of another mode
+// scaled to this one's clocks; else the datasheet estimate. nullopt, with the reason in `why`, when the device file has neither
+// coefficients for the mode nor a TDP to estimate them from.
+std::optional<EnergyRoofline> energy_roofline(const Device& device, const PowerMode& mode, std::string* why = nullptr);
+
+}  // namespace ridge::hw
