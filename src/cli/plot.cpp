@@ -284,6 +284,7 @@ Command add_plot_command(CLI::App& parent) {
   add_plot_output_options(*render, g->out);
   kinds.emplace_back(render, [g] { return run_plot_render(*g); });
 
+  kinds.push_back(add_energy_roofline_kind(*app));
   for (auto& [kind, run] : add_plot_kinds(*app)) kinds.emplace_back(kind, run);
   return {app, [kinds] {
             for (const auto& [kind, run] : kinds)

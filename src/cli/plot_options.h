@@ -24,5 +24,7 @@ report::figure::Json read_json_file(const std::string& path);
 
 // The figure kinds beyond roofline and render (cli/plot_kinds.cpp): each a subcommand of `plot`.
 std::vector<std::pair<CLI::App*, std::function<int()>>> add_plot_kinds(CLI::App& plot);
+// `plot energy-roofline` (cli/plot_energy_roofline.cpp).
+std::pair<CLI::App*, std::function<int()>> add_energy_roofline_kind(CLI::App& plot);
 
 }  // namespace ridge::cli

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "hw/energy.h"
 #include "report/format.h"
 
 namespace ridge::report {
@@ -57,6 +58,74 @@ Value ceiling_value(const std::map<std::string, hw::Ceiling>& ceilings, const st
   return it->second.value;
 }
 
+// The compute ceilings whose energy per FLOP people see per mode: fp32 and the main tensor key (the
+// first matrix unit's fp16, else its first precision).
+std::vector<std::string> main_energy_keys(const hw::Device& device) {
+  std::vector<std::string> keys;
+  for (const auto& unit : device.units)
+    if (unit.key_prefix.empty() && unit.peak_flops.count("fp32")) {
+      keys.push_back(hw::ceiling_key(unit, "fp32"));
+      break;
+    }
+  for (const auto& unit : device.units)
+    if (unit.type == hw::UnitType::kMatrix && !unit.peak_flops.empty()) {
+      auto precision = unit.peak_flops.count("fp16") ? std::string("fp16") : unit.peak_flops.begin()->first;
+      keys.push_back(hw::ceiling_key(unit, precision));
+      break;
+    }
+  return keys;
+}
+
+// JSON `energy`: the mode's coefficients with their label and source, or why there are none.
+json energy_json(const hw::Roofline& r) {
+  if (!r.energy) return {{"missing", r.energy_missing}};
+  const auto& e = *r.energy;
+  return {{"e_flop_j", e.e_flop_j},
+          {"e_byte_j", e.e_byte_j},
+          {"p_static_w", e.p_static_w},
+          {"label", e.label},
+          {"source", e.source}};
+}
+
+// One row per power mode: the coefficients predictions in that mode use (file, scaled or estimated).
+Table energy_modes_table(const hw::Device& device, const std::string& shown_mode) {
+  auto keys = main_energy_keys(device);
+  Table t;
+  t.key = "energy_modes";
+  t.title = "energy coefficients per power mode (E = e_flop x FLOPs + e_byte x bytes + p_static x time):";
+  t.column({.key = "mode"});
+  for (const auto& key : keys)
+    t.column({.key = "e_flop_" + key + "_j",
+              .title = "e_flop " + key,
+              .style = Style::kSi,
+              .unit = "J/FLOP",
+              .json_path = "e_flop_j." + key});
+  t.column({.key = "e_byte_j", .title = "e_byte", .style = Style::kSi, .unit = "J/B"})
+      .column({.key = "p_static_w", .title = "p_static", .style = Style::kFixed, .unit = "W", .decimals = 1})
+      .column({.key = "label"})
+      .column({.key = "shown", .title = "shown above", .audience = kHuman})
+      .column({.key = "source", .audience = kMachine});
+  std::vector<std::string> missing;
+  for (const auto& mode : device.modes) {
+    std::string why;
+    auto e = hw::energy_roofline(device, mode, &why);
+    if (!e) {
+      missing.push_back(why);
+      continue;
+    }
+    std::vector<Value> row{mode.name};
+    for (const auto& key : keys) {
+      double v = e->e_flop(key);
+      row.push_back(v > 0 ? Value{v} : Value{});
+    }
+    row.insert(row.end(), {e->e_byte_j, e->p_static_w, e->label,
+                           mode.name == shown_mode ? Value{std::string("yes")} : Value{}, e->source});
+    t.add(std::move(row));
+  }
+  if (!missing.empty()) t.footer.push_back("energy not predicted: " + missing.front());
+  return t;
+}
+
 }  // namespace
 
 Document roofline_document(const hw::Device& device, const hw::Roofline& r) {
@@ -87,6 +156,20 @@ Document roofline_document(const hw::Device& device, const hw::Roofline& r) {
     t.add({"bandwidth " + key, si(c.value, "B/s"), c.value, std::string("B/s"), Value{}, c.label, c.source});
   t.add({std::string("overhead per op"), fixed(r.overhead_s * 1e6, 1) + " us", r.overhead_s, std::string("s"), Value{},
          std::string(), device.overhead_source});
+  // This mode's energy ceilings (hw/energy.h), with the label and the rule or source they come from.
+  doc.field("energy", "", "", energy_json(r), kJson);
+  if (r.energy) {
+    const auto& e = *r.energy;
+    for (const auto& [key, j] : e.e_flop_j)
+      t.add({"energy per FLOP " + key, si(j, "J/FLOP"), j, std::string("J/FLOP"), Value{}, e.label, e.source});
+    t.add({std::string("energy per DRAM byte"), si(e.e_byte_j, "J/B"), e.e_byte_j, std::string("J/B"), Value{}, e.label,
+           e.source});
+    t.add({std::string("static power"), fixed(e.p_static_w, 1) + " W", e.p_static_w, std::string("W"), Value{}, e.label,
+           e.source});
+  } else {
+    doc.notes.push_back("energy not predicted: " + r.energy_missing);
+  }
+  if (!device.modes.empty()) doc.tables.push_back(energy_modes_table(device, r.mode));
   return doc;
 }
 
@@ -99,12 +182,15 @@ Document device_list_document(const std::vector<hw::Device>& devices) {
       .column({.key = "kind"})
       .column({.key = "fp32_flops", .title = "fp32", .style = Style::kSi, .unit = "FLOP/s"})
       .column({.key = "dram_bytes_per_s", .title = "dram", .style = Style::kSi, .unit = "B/s"})
+      .column({.key = "energy", .title = "energy coefficients"})
       .column({.key = "modes"});
   for (const auto& d : devices) {
     auto r = hw::roofline_for(d, d.modes.front());
     std::string modes;
     for (const auto& m : d.modes) modes += (modes.empty() ? "" : ", ") + m.name;
-    t.add({d.id, d.name, d.kind, ceiling_value(r.peak_flops, "fp32"), ceiling_value(r.bandwidth, "dram"), modes});
+    // measured / datasheet / estimate in the default mode, or none (no TDP, no coefficients).
+    t.add({d.id, d.name, d.kind, ceiling_value(r.peak_flops, "fp32"), ceiling_value(r.bandwidth, "dram"),
+           r.energy ? r.energy->label : std::string("none"), modes});
   }
   return doc;
 }

@@ -8,15 +8,21 @@ namespace ridge::report {
 
 std::string si(double value, const char* unit) {
   if (value == 0) return fmt::format("0{}{}", *unit ? " " : "", unit);
-  static const char* kPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
-  int index = 0;
+  static const char* kPrefixes[] = {"p", "n", "u", "m", "", "k", "M", "G", "T", "P", "E"};
+  constexpr int kOne = 4;  // the index of no prefix
+  int index = kOne;
   double scaled = std::fabs(value);
-  while (scaled >= 999.5 && index < 6) {
+  while (scaled >= 999.5 && index < 10) {
     scaled /= 1000;
     ++index;
   }
+  // Below one: milli down to pico (energies of a layer: "3.42 mJ"), rounding as above.
+  while (scaled < 0.9995 && index > 0) {
+    scaled *= 1000;
+    --index;
+  }
   int decimals = scaled >= 99.95 ? 0 : scaled >= 9.995 ? 1 : 2;
-  if (index == 0 && std::floor(scaled) == scaled) decimals = 0;
+  if (index == kOne && std::floor(scaled) == scaled) decimals = 0;
   return fmt::format("{}{:.{}f} {}{}", value < 0 ? "-" : "", scaled, decimals, kPrefixes[index], unit);
 }
 

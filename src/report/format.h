@@ -6,7 +6,7 @@
 
 namespace ridge::report {
 
-// "4.09 G" style with three significant digits; "0" for zero.
+// "4.09 G" style with three significant digits ("3.42 m" below one, down to pico); "0" for zero.
 std::string si(double value, const char* unit = "");
 std::string si_bytes(double bytes);  // "102 MB"
 std::string fixed(double value, int decimals);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hw/device.h"
 #include "report/format.h"
 
 namespace ridge::report {
@@ -26,6 +27,21 @@ Column percent(std::string key, std::string title, unsigned audience) {
           .audience = audience};
 }
 
+// Energy figures exist only where the roofline had energy ceilings: elsewhere the cell is empty, never 0.
+Value energy_value(const roofline::Prediction& p, double value) { return p.energy_predicted ? Value{value} : Value{}; }
+
+Column joules(std::string key, std::string title, unsigned audience = kEveryone) {
+  return {.key = std::move(key), .title = std::move(title), .style = Style::kSi, .unit = "J", .audience = audience};
+}
+Column watts(std::string key, std::string title, unsigned audience = kEveryone) {
+  return {.key = std::move(key),
+          .title = std::move(title),
+          .style = Style::kFixed,
+          .unit = "W",
+          .decimals = 1,
+          .audience = audience};
+}
+
 void add_device_fields(Document& doc, const roofline::Prediction& p, bool with_mode) {
   add_ridge_version(doc);
   doc.field("device", "device",
@@ -36,6 +52,11 @@ void add_device_fields(Document& doc, const roofline::Prediction& p, bool with_m
   doc.field("precision", "", "", p.precision, kJson);
   add_calibration_fields(doc, p);
   for (const auto& note : p.notes) doc.notes.push_back(note);
+}
+
+// "mean power (estimate)": people see the label of the energy coefficients beside every energy figure.
+std::string energy_title(const roofline::Prediction& p, const std::string& title) {
+  return p.energy_predicted && !p.energy_label.empty() ? title + " (" + p.energy_label + ")" : title;
 }
 
 Table totals_table(const roofline::Prediction& p) {
@@ -50,14 +71,36 @@ Table totals_table(const roofline::Prediction& p) {
       .column(percent("compute_percent", "time in compute-bound nodes", kHuman))
       .column(percent("memory_percent", "time in memory-bound nodes", kHuman))
       .column(percent("overhead_percent", "time in overhead-bound nodes", kHuman))
-      .column(seconds("framework_overhead_s", "framework time outside the nodes"));
+      .column(seconds("framework_overhead_s", "framework time outside the nodes"))
+      .column(joules("energy_per_inference_j", energy_title(p, "predicted energy per inference")))
+      .column(watts("power_mean_w", energy_title(p, "mean power")));
   t.add({p.time_s, p.throughput, p.compute_bound_s, p.memory_bound_s, p.overhead_bound_s,
          share(p.compute_bound_s, p.time_s), share(p.memory_bound_s, p.time_s), share(p.overhead_bound_s, p.time_s),
-         p.framework_overhead_s});
+         p.framework_overhead_s, energy_value(p, p.energy_j), energy_value(p, p.power_w)});
   return t;
 }
 
 }  // namespace
+
+std::string energy_text(const roofline::Prediction& p) {
+  if (!p.energy_predicted) return "not predicted: " + p.energy_missing;
+  return fmt::format("{} coefficients: {}", p.energy_label, p.energy_source);
+}
+
+void add_energy_field(Document& doc, const roofline::Prediction& p) {
+  json energy{{"predicted", p.energy_predicted}};
+  if (p.energy_predicted) {
+    energy["label"] = p.energy_label;
+    energy["source"] = p.energy_source;
+  } else {
+    energy["missing"] = p.energy_missing;
+  }
+  doc.field("energy", "energy", energy_text(p), energy);
+  if (p.energy_predicted && p.energy_label == hw::kEstimate)
+    doc.notes.push_back(
+        "energy and power are estimates: the device file gives no measured energy coefficients for this mode, so "
+        "they follow the rule in docs/energy.md (E = e_flop x FLOPs + e_byte x bytes + p_static x time)");
+}
 
 std::string calibration_text(const roofline::Prediction& p) {
   if (!p.calibration_model.empty()) {
@@ -94,6 +137,7 @@ Document prediction_document(const roofline::Prediction& p) {
   doc.command = "predict";
   doc.subject = p.device_id;
   add_device_fields(doc, p, true);
+  add_energy_field(doc, p);
   json ceilings = json::object();
   std::string ceilings_text;
   for (const auto& [key, label] : p.ceilings_used) {
@@ -114,6 +158,8 @@ Document prediction_document(const roofline::Prediction& p) {
       .column(seconds("overhead_s", "", kMachine))
       .column({.key = "bound"})
       .column(seconds("time_s", "time"))
+      .column(joules("energy_j", "energy"))
+      .column(watts("power_w", "power"))
       .column({.key = "efficiency", .audience = kMachine})
       .column(seconds("roofline_s", "", kMachine))
       .column({.key = "estimated", .audience = kMachine})
@@ -126,9 +172,29 @@ Document prediction_document(const roofline::Prediction& p) {
     double roofline_s = n.roofline_s > 0 ? n.roofline_s : std::max(n.compute_s, n.memory_s);
     // Whole numbers of FLOPs and bytes (exact in JSON); none for a node not predicted.
     auto whole = [&](double v) { return n.predicted ? Value{static_cast<int64_t>(std::llround(v))} : Value{}; };
-    nodes.add({n.name, n.op, n.family, whole(n.flops), whole(n.bytes), n.peak_key, n.peak_flops, attainable,
-               n.compute_s, n.memory_s, n.overhead_s, std::string(roofline::name(n.bound)), time, n.efficiency,
-               roofline_s, n.estimated, n.fused_into.empty() ? Value{} : Value{n.fused_into},
+    // Energy of the nodes add_energy charged (those that do work); none for the rest.
+    bool charged = p.energy_predicted && n.predicted && n.bound != roofline::Bound::kNone;
+    Value energy = charged ? Value{n.energy_j} : Value{};
+    Value power = charged && n.time_s > 0 ? Value{n.power_w} : Value{};
+    nodes.add({n.name,
+               n.op,
+               n.family,
+               whole(n.flops),
+               whole(n.bytes),
+               n.peak_key,
+               n.peak_flops,
+               attainable,
+               n.compute_s,
+               n.memory_s,
+               n.overhead_s,
+               std::string(roofline::name(n.bound)),
+               time,
+               energy,
+               power,
+               n.efficiency,
+               roofline_s,
+               n.estimated,
+               n.fused_into.empty() ? Value{} : Value{n.fused_into},
                n.note.empty() ? Value{} : Value{n.note}});
   }
   doc.tables.push_back(totals_table(p));
@@ -159,13 +225,36 @@ Document prediction_sweep_document(const std::vector<PredictionPoint>& points) {
       .column(percent("compute_percent", "compute %", kHuman))
       .column(percent("memory_percent", "memory %", kHuman))
       .column(percent("overhead_percent", "overhead %", kHuman))
+      .column(joules("energy_per_inference_j", "energy/inference", kHuman | kCsv))
+      .column(watts("power_mean_w", "power", kHuman | kCsv))
+      .column({.key = "energy_from", .title = "energy from", .audience = kHuman})
       .column({.key = "calibrated", .audience = kMachine})
+      .column({.key = "energy_predicted", .audience = kMachine, .json_path = "energy.predicted"})
+      .column({.key = "energy_label", .audience = kMachine, .json_path = "energy.label"})
+      .column({.key = "energy_source", .audience = kJson, .json_path = "energy.source"})
+      .column({.key = "energy_missing", .audience = kJson, .json_path = "energy.missing"})
       .column({.key = "totals", .audience = kJson});
+  // Each distinct source of energy coefficients once, with the modes it holds for.
+  std::vector<std::pair<std::string, std::vector<std::string>>> sources;
   for (const auto& pt : points) {
     const auto& p = pt.prediction;
+    auto text_if = [](bool shown, const std::string& text) { return shown ? Value{text} : Value{}; };
     t.add({pt.mode, pt.batch, p.time_s, p.throughput, p.compute_bound_s, p.memory_bound_s, p.overhead_bound_s,
            share(p.compute_bound_s, p.time_s), share(p.memory_bound_s, p.time_s), share(p.overhead_bound_s, p.time_s),
-           p.calibrated, std::shared_ptr<const Table>(std::make_shared<Table>(totals_table(p)))});
+           energy_value(p, p.energy_j), energy_value(p, p.power_w),
+           p.energy_predicted ? Value{p.energy_label} : Value{std::string("not predicted")}, p.calibrated,
+           p.energy_predicted, text_if(p.energy_predicted, p.energy_label),
+           text_if(p.energy_predicted, p.energy_source), text_if(!p.energy_predicted, p.energy_missing),
+           std::shared_ptr<const Table>(std::make_shared<Table>(totals_table(p)))});
+    auto text = energy_text(p);
+    auto it = std::find_if(sources.begin(), sources.end(), [&](const auto& s) { return s.first == text; });
+    if (it == sources.end()) it = sources.insert(sources.end(), {text, {}});
+    if (std::find(it->second.begin(), it->second.end(), pt.mode) == it->second.end()) it->second.push_back(pt.mode);
+  }
+  for (const auto& [text, modes] : sources) {
+    std::string names;
+    for (const auto& m : modes) names += (names.empty() ? "" : ", ") + m;
+    doc.notes.push_back(fmt::format("energy of mode{} {}: {}", modes.size() == 1 ? "" : "s", names, text));
   }
   return doc;
 }

@@ -15,6 +15,12 @@ Document prediction_document(const roofline::Prediction& p);
 std::string calibration_text(const roofline::Prediction& p);
 void add_calibration_fields(Document& doc, const roofline::Prediction& p);
 
+// The energy coefficients behind a prediction's energy figures, for people ("estimate coefficients:
+// estimate from TDP ...") or why there are none ("not predicted: ..."); and the JSON field `energy`
+// ({predicted, label, source} or {predicted: false, missing}) with the note an estimate carries.
+std::string energy_text(const roofline::Prediction& p);
+void add_energy_field(Document& doc, const roofline::Prediction& p);
+
 struct PredictionPoint {
   std::string mode;
   int64_t batch = 1;

@@ -61,6 +61,20 @@ std::vector<RooflinePoint> prediction_points(const Json& doc, const std::string&
   return points;
 }
 
+std::vector<EnergyPoint> energy_points(const Json& doc) {
+  std::vector<EnergyPoint> points;
+  for (const auto& node : array_at(doc, "nodes"))
+    points.push_back({.name = text(node, "name"),
+                      .op = text(node, "op"),
+                      .family = text(node, "family"),
+                      .ceiling = text(node, "ceiling"),
+                      .flops = number(node, "flops"),
+                      .bytes = number(node, "bytes"),
+                      .energy_j = number(node, "energy_j"),
+                      .time_s = number(node, "time_s")});
+  return points;
+}
+
 std::vector<RooflinePoint> measured_points(const Json& run, const Json& analysis, const std::string& series,
                                            std::vector<std::string>& unmatched) {
   std::map<std::string, const Json*> by_name;

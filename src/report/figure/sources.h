@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "report/figure/energy_roofline_figure.h"
 #include "report/figure/roofline_figure.h"
 
 namespace ridge::report::figure {
@@ -17,6 +18,11 @@ std::string document_kind(const Json& doc);
 // One point per predicted node of a `ridge predict -f json` document (nodes[].flops, bytes, time_s).
 // Nodes without work or not predicted are passed on with zeros so the figure names them in its notes.
 std::vector<RooflinePoint> prediction_points(const Json& doc, const std::string& series);
+
+// The energy roofline's points of a `ridge predict -f json` document: nodes[].flops, bytes, energy_j,
+// time_s and ceiling. A node without energy (none predicted, or no work) is passed on with zeros so
+// the figure names it in its notes.
+std::vector<EnergyPoint> energy_points(const Json& doc);
 
 // One point per node of a measured bench run (`ridge bench -f json`: runs[i].nodes[].mean_ms), with
 // FLOPs and bytes from an analysis of the same model and input (`ridge analyze -f json` nodes), matched
