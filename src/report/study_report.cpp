@@ -11,6 +11,7 @@
 
 #include "hw/device_db.h"
 #include "report/document_codec.h"
+#include "report/figure/energy_roofline_figure.h"
 #include "report/figure/render.h"
 #include "report/figure/result_figures.h"
 #include "report/figure/roofline_figure.h"
@@ -129,7 +130,38 @@ std::string op_counts_of(const Json& j) {
 }
 
 // Rooflines of models and of imported profiler kernels share the report's roofline section.
-bool is_roofline(const std::string& kind) { return kind == "roofline" || kind == "hierarchical-roofline"; }
+bool is_roofline(const std::string& kind) {
+  return kind == "roofline" || kind == "hierarchical-roofline" || kind == "energy-roofline";
+}
+
+// The energy roofline of a device with energy ceilings: its modes as curves on the compute ceiling
+// that carries most of the first prediction's FLOPs, that prediction's nodes as points.
+std::optional<fig::Figure> energy_figure(const Study& study, const StudyDevice& d) {
+  if (d.rooflines.empty() || !d.rooflines.front().energy) return std::nullopt;
+  fig::EnergyRooflineInput input;
+  input.modes = d.rooflines;
+  input.points_series = d.rooflines.front().mode;
+  std::map<std::string, double> flops;
+  if (!d.predictions.empty()) {
+    auto doc = to_json(d.predictions.front());
+    input.points = fig::energy_points(doc);
+    if (doc.contains("energy") && doc["energy"].is_object())
+      input.points_label = doc["energy"].value("label", std::string());
+    for (const auto& p : input.points)
+      if (!p.ceiling.empty()) flops[p.ceiling] += p.flops;
+  }
+  for (const auto& [key, f] : flops)
+    if (input.peak_key.empty() || f > flops[input.peak_key]) input.peak_key = key;
+  if (input.peak_key.empty()) input.peak_key = d.rooflines.front().peak_flops.count("fp32") ? "fp32" : "";
+  if (input.peak_key.empty() || !d.rooflines.front().peak_flops.count(input.peak_key)) return std::nullopt;
+  input.title = "Energy roofline: " + (study.model.empty() ? d.name : file_name(study.model) + " on " + d.name) + " (" +
+                input.peak_key + ")";
+  try {
+    return fig::energy_roofline_figure(input);
+  } catch (const Error&) {  // no mode with energy on that ceiling and a DRAM bandwidth: no figure to show
+    return std::nullopt;
+  }
+}
 
 }  // namespace
 
@@ -160,6 +192,7 @@ std::vector<figure::Figure> study_figures(const Study& study) {
     auto figure = fig::roofline_figure(input);
     figure.kind = "roofline";
     out.push_back(std::move(figure));
+    if (auto energy = energy_figure(study, d)) out.push_back(std::move(*energy));
   }
   const auto& stored = stored_documents(study);
   for (const auto& s : stored) {
@@ -334,7 +367,14 @@ Table predictions_table(const Study& study) {
       .column({.key = "compute_bound_s", .title = "compute-bound", .style = Style::kDuration})
       .column({.key = "memory_bound_s", .title = "memory-bound", .style = Style::kDuration})
       .column({.key = "overhead_bound_s", .title = "overhead-bound", .style = Style::kDuration})
+      .column({.key = "energy_per_inference_j", .title = "energy", .style = Style::kSi, .unit = "J"})
+      .column({.key = "energy_label", .title = "energy from"})
       .column({.key = "calibration", .title = "calibration used", .left_aligned = true});
+  // The label of a prediction's energy coefficients (estimate, measured), or none without energy.
+  auto energy_label = [](const Json& energy) {
+    return energy.is_object() && energy.value("predicted", false) ? Value{energy.value("label", std::string())}
+                                                                  : Value{};
+  };
   const auto& stored = stored_documents(study);
   for (const auto& p : all_predictions(study, stored)) {
     const auto& j = p.json;
@@ -347,14 +387,15 @@ Table predictions_table(const Study& study) {
       t.add({p.label, text_or_none(file_name(p.model)), batch, device_of(j), text_or_none(mode_of(j)),
              j.value("precision", std::string()), number(totals, "time_s"), number(totals, "throughput"),
              number(totals, "compute_bound_s"), number(totals, "memory_bound_s"), number(totals, "overhead_bound_s"),
-             calibration_of(j)});
+             number(totals, "energy_per_inference_j"), energy_label(j.value("energy", Json())), calibration_of(j)});
     } else if (j.contains("points") && j["points"].is_array()) {  // a sweep over batch and modes
       for (const auto& pt : j["points"]) {
         const auto& totals = pt.contains("totals") && pt["totals"].is_object() ? pt["totals"] : pt;
         t.add({p.label, text_or_none(file_name(p.model)), pt.value("batch", int64_t{0}), device_of(j),
                pt.value("mode", std::string()), j.value("precision", std::string()), number(totals, "time_s"),
                number(totals, "throughput"), number(totals, "compute_bound_s"), number(totals, "memory_bound_s"),
-               number(totals, "overhead_bound_s"), calibration_of(j)});
+               number(totals, "overhead_bound_s"), number(totals, "energy_per_inference_j"),
+               energy_label(pt.value("energy", Json())), calibration_of(j)});
       }
     }
   }
