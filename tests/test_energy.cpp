@@ -1,0 +1,425 @@
+// The energy roofline: the datasheet estimate and its voltage scaling, energy coefficients in device
+// files, energy per node and per inference in predictions, the FLOP-per-joule curve, and the outputs
+// (predict, devices show, plot energy-roofline), against values computed by hand in this file.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "hw/device_file.h"
+#include "hw/energy.h"
+#include "hw/roofline.h"
+#include "report/figure/energy_roofline_figure.h"
+#include "report/format.h"
+#include "roofline/energy.h"
+#include "roofline/predict.h"
+#include "support/model_builder.h"
+#include "support/paths.h"
+#include "util/error.h"
+
+namespace ridge::test {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Round numbers: TDP 100 W, idle 20 W, one fp32 unit of 1 TFLOP/s on a GPU clock of 200..1000 MHz,
+// 100 GB/s DRAM on a memory clock of 400..2000 MHz. Mode "half" runs the GPU at 600 MHz (the middle of
+// its range), "slow" both clocks at their lowest.
+const std::string kDevice = R"(id: joule
+name: Round joules
+kind: gpu
+clocks:
+  gpu: {max_mhz: 1000, min_mhz: 200, source: test}
+  emc: {max_mhz: 2000, min_mhz: 400, source: test}
+units: [{name: alu, type: vector, clock: gpu, peak_flops: {fp32: 1.0e12}, source: test}]
+memory: [{level: dram, bandwidth: 1.0e11, clock: emc, source: test}]
+power: {tdp_w: 100, idle_w: 20, source: test datasheet}
+overhead: {seconds: 1.0e-5, source: test}
+modes:
+  - {name: full, source: test}
+  - {name: half, clocks: {gpu: 600}, source: test}
+  - {name: slow, clocks: {gpu: 200, emc: 400}, source: test}
+)";
+
+hw::Device device(const std::string& text = kDevice) { return hw::parse_device_yaml(text, "joule.yaml"); }
+
+hw::EnergyRoofline energy_of(const hw::Device& d, const std::string& mode) {
+  std::string why;
+  auto e = hw::energy_roofline(d, hw::resolve_mode(d, mode), &why);
+  if (!e) throw std::runtime_error("no energy: " + why);
+  return *e;
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  auto at = text.find(from);
+  if (at == std::string::npos) throw std::runtime_error("no '" + from + "' in the device text");
+  return text.replace(at, from.size(), to);
+}
+
+std::string with_energy(const std::string& energy) { return kDevice + energy; }
+
+std::string write(const std::string& name, const std::string& text) {
+  auto path = temp_dir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// ---- the datasheet estimate ----
+
+TEST(EnergyEstimate, FromTdpIdlePeakAndBandwidth) {
+  auto e = energy_of(device(), "full");
+  EXPECT_EQ(e.label, "estimate");
+  EXPECT_DOUBLE_EQ(e.p_static_w, 20);               // the idle power
+  EXPECT_DOUBLE_EQ(e.e_flop("fp32"), 80.0 / 1e12);  // (100 - 20) W at 1e12 FLOP/s
+  EXPECT_DOUBLE_EQ(e.e_byte_j, 0.6 * 80.0 / 1e11);  // 60% of it at 1e11 B/s
+  EXPECT_NE(e.source.find("TDP 100 W"), std::string::npos) << e.source;
+  EXPECT_NE(e.source.find("idle power 20 W"), std::string::npos) << e.source;
+}
+
+TEST(EnergyEstimate, WithoutIdlePowerStaticIsFifteenPercentOfTdp) {
+  auto d = device(replaced(kDevice, "idle_w: 20, ", ""));
+  auto e = energy_of(d, "full");
+  EXPECT_DOUBLE_EQ(e.p_static_w, 15);
+  EXPECT_DOUBLE_EQ(e.e_flop("fp32"), 85.0 / 1e12);
+  EXPECT_DOUBLE_EQ(e.e_byte_j, 0.6 * 85.0 / 1e11);
+}
+
+TEST(EnergyEstimate, LowerClocksScaleEnergyPerOperationByVoltageSquared) {
+  auto d = device();
+  // half: GPU at 600 MHz, position (600 - 200) / (1000 - 200) = 0.5, V = 0.6 + 0.4 x 0.5 = 0.8 Vmax.
+  auto half = energy_of(d, "half");
+  EXPECT_DOUBLE_EQ(half.e_flop("fp32"), 80e-12 * 0.8 * 0.8);
+  EXPECT_DOUBLE_EQ(half.e_byte_j, 0.6 * 80.0 / 1e11);  // memory clock unchanged
+  EXPECT_DOUBLE_EQ(half.p_static_w, 20);
+  // slow: both clocks at their lowest, V = 0.6 Vmax for both.
+  auto slow = energy_of(d, "slow");
+  EXPECT_DOUBLE_EQ(slow.e_flop("fp32"), 80e-12 * 0.36);
+  EXPECT_DOUBLE_EQ(slow.e_byte_j, 0.6 * 80.0 / 1e11 * 0.36);
+  // The ratio itself, at a quarter of the range: (0.6 + 0.4 x 0.25)^2.
+  EXPECT_DOUBLE_EQ(hw::voltage_squared_ratio(d.clocks.at("gpu"), 400), 0.7 * 0.7);
+  EXPECT_DOUBLE_EQ(hw::voltage_squared_ratio(d.clocks.at("gpu"), 1000), 1.0);
+}
+
+TEST(EnergyEstimate, NoTdpAndNoCoefficientsMeansNoEnergyAndSaysWhy) {
+  auto d = device(replaced(kDevice, "power: {tdp_w: 100, idle_w: 20, source: test datasheet}\n", ""));
+  std::string why;
+  EXPECT_FALSE(hw::energy_roofline(d, d.modes.front(), &why));
+  EXPECT_NE(why.find("no TDP"), std::string::npos) << why;
+  auto r = hw::roofline_for(d, d.modes.front());
+  EXPECT_FALSE(r.energy);
+  EXPECT_EQ(r.energy_missing, why);
+}
+
+// ---- coefficients in device files ----
+
+TEST(EnergyFile, NumberAndMapOfCoefficients) {
+  auto d = device(with_energy(R"(energy:
+  - {mode: full, e_flop_j: 5.0e-11, e_byte_j: 3.0e-10, p_static_w: 12, source: "bench run 7"}
+  - {mode: half, e_flop_j: {fp32: 4.0e-11, "*": 6.0e-11}, e_byte_j: 2.0e-10, p_static_w: 11, source: paper, label: datasheet}
+)"));
+  ASSERT_EQ(d.energy.size(), 2u);
+  auto full = energy_of(d, "full");
+  EXPECT_EQ(full.label, "measured");  // the default label of given coefficients
+  EXPECT_EQ(full.source, "bench run 7");
+  EXPECT_DOUBLE_EQ(full.e_flop("fp32"), 5e-11);
+  EXPECT_DOUBLE_EQ(full.e_flop("fp16"), 5e-11);  // a number holds for every ceiling
+  EXPECT_DOUBLE_EQ(full.e_byte_j, 3e-10);
+  EXPECT_DOUBLE_EQ(full.p_static_w, 12);
+  auto half = energy_of(d, "half");
+  EXPECT_EQ(half.label, "datasheet");
+  EXPECT_DOUBLE_EQ(half.e_flop("fp32"), 4e-11);
+  EXPECT_DOUBLE_EQ(half.e_flop("int8_tensor"), 6e-11);  // "*" for the keys not named
+}
+
+TEST(EnergyFile, AnotherModesCoefficientsAreScaledToThisModesClocks) {
+  auto d = device(with_energy(R"(energy:
+  - {mode: full, e_flop_j: 5.0e-11, e_byte_j: 3.0e-10, p_static_w: 12, source: "bench run 7"}
+)"));
+  auto half = energy_of(d, "half");
+  EXPECT_EQ(half.label, "estimate");
+  EXPECT_DOUBLE_EQ(half.e_flop("fp32"), 5e-11 * 0.64);  // (0.8 / 1.0)^2
+  EXPECT_DOUBLE_EQ(half.e_byte_j, 3e-10);               // same memory clock
+  EXPECT_DOUBLE_EQ(half.p_static_w, 12);                // static power is kept
+  auto slow = energy_of(d, "slow");
+  EXPECT_DOUBLE_EQ(slow.e_flop("fp32"), 5e-11 * 0.36);
+  EXPECT_DOUBLE_EQ(slow.e_byte_j, 3e-10 * 0.36);
+  EXPECT_NE(slow.source.find("mode full"), std::string::npos) << slow.source;
+}
+
+TEST(EnergyFile, BadEntriesAreRefusedWithTheField) {
+  auto expect_error = [](const std::string& energy, const std::string& message) {
+    try {
+      device(with_energy(energy));
+      ADD_FAILURE() << "accepted: " << energy;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  };
+  expect_error("energy: [{mode: turbo, e_flop_j: 1e-11, e_byte_j: 1e-10, p_static_w: 1, source: s}]\n",
+               "names no mode");
+  expect_error(
+      "energy: [{mode: full, e_flop_j: 1e-11, e_byte_j: 1e-10, p_static_w: 1, source: s}, {mode: full, e_flop_j: "
+      "2e-11, "
+      "e_byte_j: 1e-10, p_static_w: 1, source: s}]\n",
+      "repeats mode 'full'");
+  expect_error("energy: [{mode: full, e_flop_j: 1e-11, e_byte_j: 1e-10, p_static_w: 1, source: s, label: guess}]\n",
+               "energy[0].label");
+  expect_error("energy: [{mode: full, e_flop_j: -1e-11, e_byte_j: 1e-10, p_static_w: 1, source: s}]\n",
+               "energy[0].e_flop_j");
+  expect_error("energy: [{mode: full, e_flop_j: {}, e_byte_j: 1e-10, p_static_w: 1, source: s}]\n",
+               "must not be empty");
+  expect_error("energy: {mode: full}\n", "energy");
+  expect_error("energy: [3]\n", "energy[0]");
+  // Odd YAML: a sequence where a number belongs, a mapping as a key, text as a number.
+  for (const char* odd : {"energy: [{mode: full, e_flop_j: [1, 2], e_byte_j: 1e-10, p_static_w: 1, source: s}]\n",
+                          "energy: [{mode: full, e_flop_j: {{a: 1}: 2}, e_byte_j: 1e-10, p_static_w: 1, source: s}]\n",
+                          "energy: [{mode: full, e_flop_j: {fp32: [1]}, e_byte_j: 1e-10, p_static_w: 1, source: s}]\n",
+                          "energy: [{mode: [full], e_flop_j: 1e-11, e_byte_j: 1e-10, p_static_w: 1, source: s}]\n",
+                          "energy: [{mode: full, e_flop_j: lots, e_byte_j: 1e-10, p_static_w: 1, source: s}]\n"})
+    EXPECT_THROW(device(with_energy(odd)), Error) << odd;
+}
+
+// ---- predictions ----
+
+// gemm: A[256,1024] x W[1024,1024] (compute-bound); add: two 2^20 vectors (memory-bound);
+// relu: 16 elements (overhead-bound).
+std::string three_node_model() {
+  ModelBuilder b;
+  b.input("a", {int64_t{256}, int64_t{1024}}).weight("w", {1024, 1024});
+  b.input("x", {int64_t{1} << 20}).input("y", {int64_t{1} << 20}).input("s", {int64_t{16}});
+  b.output("g").output("z").output("r");
+  b.node("MatMul", {"a", "w"}, {"g"}, "gemm");
+  b.node("Add", {"x", "y"}, {"z"}, "add");
+  b.node("Relu", {"s"}, {"r"}, "relu");
+  return b.save("three");
+}
+
+TEST(EnergyPrediction, EachNodeIsEFlopWPlusEByteQPlusPStaticT) {
+  auto d = device();
+  for (const char* mode : {"full", "half"}) {
+    auto r = hw::roofline_for(d, hw::resolve_mode(d, mode));
+    auto p = roofline::predict(analyze_file(three_node_model()).cost, r, {});
+    ASSERT_TRUE(p.energy_predicted);
+    EXPECT_EQ(p.energy_label, "estimate");
+    // Independent coefficients: the rule applied by hand.
+    double e_flop = 80e-12 * (std::string(mode) == "half" ? 0.64 : 1.0), e_byte = 4.8e-10, p_static = 20;
+    double total = 0;
+    for (const auto& n : p.nodes) {
+      ASSERT_TRUE(n.predicted) << n.name;
+      double expected = e_flop * n.flops + e_byte * n.bytes + p_static * n.time_s;
+      EXPECT_NEAR(n.energy_j, expected, 1e-12 * expected) << mode << " " << n.name;
+      EXPECT_NEAR(n.power_w, expected / n.time_s, 1e-9 * expected / n.time_s) << n.name;
+      total += expected;
+    }
+    // The gemm by hand in full mode: 2 x 256 x 1024 x 1024 FLOPs.
+    if (std::string(mode) == "full") {
+      EXPECT_DOUBLE_EQ(p.nodes[0].flops, 2.0 * 256 * 1024 * 1024);
+    }
+    EXPECT_NEAR(p.energy_j, total, 1e-12 * total);
+    EXPECT_NEAR(p.power_w, total / p.time_s, 1e-9 * total / p.time_s);
+  }
+}
+
+TEST(EnergyPrediction, WithoutEnergyCeilingsNothingIsChargedAndWhyIsKept) {
+  auto d = device(replaced(kDevice, "power: {tdp_w: 100, idle_w: 20, source: test datasheet}\n", ""));
+  auto p = roofline::predict(analyze_file(three_node_model()).cost, hw::roofline_for(d, d.modes.front()), {});
+  EXPECT_FALSE(p.energy_predicted);
+  EXPECT_NE(p.energy_missing.find("no TDP"), std::string::npos);
+  EXPECT_EQ(p.energy_j, 0);
+}
+
+// ---- the energy roofline curve ----
+
+TEST(EnergyRoofline, FlopsPerJouleAtTheLimitsAndTheRidgePoint) {
+  auto d = device();
+  auto r = hw::roofline_for(d, d.modes.front());
+  // Exact at the ridge point (1e12 / 1e11 = 10 FLOP/B): 1 / (80e-12 + 4.8e-10 / 10 + 20 / 1e12).
+  EXPECT_DOUBLE_EQ(roofline::flops_per_joule(r, "fp32", 10), 1 / (80e-12 + 48e-12 + 20e-12));
+  // High intensity: compute-bound, bytes negligible: 1 / (e_flop + p_static / peak) = 1e10 FLOP/J.
+  EXPECT_NEAR(roofline::flops_per_joule(r, "fp32", 1e7), 1e10, 1e10 * 1e-5);
+  // Low intensity: memory-bound, I / (e_byte + p_static / B) = I / (4.8e-10 + 2e-10).
+  double low = 1e-6;  // the e_flop term is 80e-12 x 1e-6 / 6.8e-10 ~ 1e-7 of the figure
+  EXPECT_NEAR(roofline::flops_per_joule(r, "fp32", low), low / 6.8e-10, low / 6.8e-10 * 1e-5);
+  // Energy balance: e_byte / e_flop = 6 FLOP/B.
+  EXPECT_DOUBLE_EQ(roofline::energy_balance(*r.energy, "fp32"), 6);
+  // No key, no intensity, no energy: 0, never a made-up figure.
+  EXPECT_EQ(roofline::flops_per_joule(r, "fp16_tensor", 10), 0);
+  EXPECT_EQ(roofline::flops_per_joule(r, "fp32", 0), 0);
+  r.energy.reset();
+  EXPECT_EQ(roofline::flops_per_joule(r, "fp32", 10), 0);
+}
+
+TEST(EnergyRooflineFigure, OneCurvePerModeAndNodesAsPoints) {
+  namespace fig = report::figure;
+  auto d = device();
+  fig::EnergyRooflineInput in{.title = "t", .peak_key = "fp32", .points_series = "full", .points_label = "estimate"};
+  for (const auto& m : d.modes) in.modes.push_back(hw::roofline_for(d, m));
+  in.points = {{.name = "gemm",
+                .op = "MatMul",
+                .family = "matmul",
+                .ceiling = "fp32",
+                .flops = 1e9,
+                .bytes = 1e7,
+                .energy_j = 0.1,
+                .time_s = 1e-3},
+               {.name = "flatten", .op = "Flatten"}};
+  auto f = fig::energy_roofline_figure(in);
+  EXPECT_EQ(f.kind, "energy-roofline");
+  const auto& curves = fig::data_values(f.spec, "curves");
+  std::map<std::string, int> per_mode;
+  for (const auto& c : curves) {
+    ++per_mode[c["series"].get<std::string>()];
+    auto mode = c["series"].get<std::string>();
+    const hw::Roofline* r = nullptr;
+    for (const auto& m : in.modes)
+      if (m.mode == mode) r = &m;
+    ASSERT_TRUE(r);
+    EXPECT_DOUBLE_EQ(c["flops_per_joule"].get<double>(),
+                     roofline::flops_per_joule(*r, "fp32", c["intensity"].get<double>()));
+    EXPECT_EQ(c["label"], "estimate");
+  }
+  EXPECT_EQ(per_mode.size(), 3u);
+  // Equal samples per mode: the same log-spaced intensities, plus each ridge point inside the axis.
+  EXPECT_EQ(per_mode["full"], per_mode["half"]);
+  EXPECT_GT(per_mode["full"], fig::kEnergyCurveSamplesPerDecade);
+  // The curves differ: a lower GPU clock spends less per FLOP at high intensity.
+  double top_full = 0, top_slow = 0;
+  for (const auto& b : fig::data_values(f.spec, "bends")) {
+    if (b["series"] == "full") top_full = b["top_flops_per_joule"].get<double>();
+    if (b["series"] == "slow") top_slow = b["top_flops_per_joule"].get<double>();
+    if (b["series"] == "full") {
+      EXPECT_DOUBLE_EQ(b["ridge_point"].get<double>(), 10);
+    }
+  }
+  EXPECT_GT(top_full, 0);
+  EXPECT_NE(top_full, top_slow);
+  const auto& points = fig::data_values(f.spec, "points");
+  ASSERT_EQ(points.size(), 1u);  // the Flatten is named in the notes, not drawn at zero
+  EXPECT_DOUBLE_EQ(points[0]["intensity"].get<double>(), 100);
+  EXPECT_DOUBLE_EQ(points[0]["flops_per_joule"].get<double>(), 1e10);
+  bool named = false, estimate = false;
+  for (const auto& n : f.notes) {
+    named = named || n.find("flatten") != std::string::npos;
+    estimate = estimate || n.find("estimate") != std::string::npos;
+  }
+  EXPECT_TRUE(named);
+  EXPECT_TRUE(estimate);
+  // No mode with energy: refused.
+  for (auto& m : in.modes) m.energy.reset();
+  EXPECT_THROW(fig::energy_roofline_figure(in), Error);
+}
+
+// ---- outputs ----
+
+TEST(EnergyOutputs, SiPrefixesBelowOne) {
+  EXPECT_EQ(report::si(3.42e-3, "J"), "3.42 mJ");
+  EXPECT_EQ(report::si(8e-12, "J/FLOP"), "8.00 pJ/FLOP");
+  EXPECT_EQ(report::si(0.5, "W"), "500 mW");
+  EXPECT_EQ(report::si(4.09e9, "FLOP"), "4.09 GFLOP");
+  EXPECT_EQ(report::si(1, "J"), "1 J");
+}
+
+TEST(EnergyOutputs, PredictJsonCarriesEnergyPerNodeAndPerInference) {
+  auto dev = write("joule.yaml", kDevice);
+  auto model = three_node_model();
+  auto out = run_ridge("predict " + model + " -d " + dev + " --no-store -f json");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  auto j = Json::parse(out.out);
+  EXPECT_EQ(j["energy"]["predicted"], true);
+  EXPECT_EQ(j["energy"]["label"], "estimate");
+  EXPECT_NE(j["energy"]["source"].get<std::string>().find("TDP 100 W"), std::string::npos);
+  double sum = 0;
+  for (const auto& n : j["nodes"]) {
+    double expected =
+        80e-12 * n["flops"].get<double>() + 4.8e-10 * n["bytes"].get<double>() + 20 * n["time_s"].get<double>();
+    EXPECT_NEAR(n["energy_j"].get<double>(), expected, expected * 1e-12);
+    EXPECT_NEAR(n["power_w"].get<double>(), expected / n["time_s"].get<double>(), 1e-6);
+    sum += n["energy_j"].get<double>();
+  }
+  EXPECT_NEAR(j["totals"]["energy_per_inference_j"].get<double>(), sum, sum * 1e-12);
+  EXPECT_NEAR(j["totals"]["power_mean_w"].get<double>(), sum / j["totals"]["time_s"].get<double>(), 1e-6);
+  // People see that the figures are estimates.
+  auto table = run_ridge("predict " + model + " -d " + dev + " --no-store");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("energy: estimate coefficients"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("predicted energy per inference (estimate)"), std::string::npos);
+  EXPECT_NE(table.out.find("docs/energy.md"), std::string::npos);
+  auto md = run_ridge("predict " + model + " -d " + dev + " --no-store -f md");
+  EXPECT_NE(md.out.find("estimate"), std::string::npos);
+  auto csv = run_ridge("predict " + model + " -d " + dev + " --no-store -f csv");
+  EXPECT_NE(csv.out.find("energy_j,power_w"), std::string::npos) << csv.out;
+}
+
+TEST(EnergyOutputs, WithoutEnergyTheFiguresAreEmptyNotZero) {
+  auto dev = write("nojoule.yaml", replaced(kDevice, "power: {tdp_w: 100, idle_w: 20, source: test datasheet}\n", ""));
+  auto out = run_ridge("predict " + three_node_model() + " -d " + dev + " --no-store -f json");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  auto j = Json::parse(out.out);
+  EXPECT_EQ(j["energy"]["predicted"], false);
+  EXPECT_NE(j["energy"]["missing"].get<std::string>().find("no TDP"), std::string::npos);
+  EXPECT_FALSE(j["totals"].contains("energy_per_inference_j"));
+  for (const auto& n : j["nodes"]) EXPECT_FALSE(n.contains("energy_j"));
+  auto table = run_ridge("predict " + three_node_model() + " -d " + dev + " --no-store");
+  EXPECT_NE(table.out.find("energy: not predicted"), std::string::npos) << table.out;
+}
+
+TEST(EnergyOutputs, EveryModeOfASweepHasItsEnergy) {
+  auto dev = write("joule.yaml", kDevice);
+  auto out = run_ridge("predict " + three_node_model() + " -d " + dev + " --modes all --no-store -f json");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  auto j = Json::parse(out.out);
+  ASSERT_EQ(j["points"].size(), 3u);
+  for (const auto& pt : j["points"]) {
+    EXPECT_EQ(pt["energy"]["label"], "estimate");
+    EXPECT_GT(pt["totals"]["energy_per_inference_j"].get<double>(), 0);
+  }
+  auto table = run_ridge("predict " + three_node_model() + " -d " + dev + " --modes all --no-store");
+  EXPECT_NE(table.out.find("energy/inference"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("energy of modes full, half, slow: estimate"), std::string::npos) << table.out;
+}
+
+TEST(EnergyOutputs, DevicesShowListsEachModesCoefficients) {
+  auto dev = write("joule.yaml", kDevice);
+  auto out = run_ridge("devices show " + dev + ":half -f json");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  auto j = Json::parse(out.out);
+  EXPECT_DOUBLE_EQ(j["energy"]["e_flop_j"]["fp32"].get<double>(), 80e-12 * 0.64);
+  EXPECT_DOUBLE_EQ(j["energy"]["p_static_w"].get<double>(), 20);
+  ASSERT_EQ(j["energy_modes"].size(), 3u);
+  EXPECT_EQ(j["energy_modes"][2]["mode"], "slow");
+  EXPECT_DOUBLE_EQ(j["energy_modes"][2]["e_flop_j"]["fp32"].get<double>(), 80e-12 * 0.36);
+  EXPECT_DOUBLE_EQ(j["energy_modes"][2]["e_byte_j"].get<double>(), 4.8e-10 * 0.36);
+  EXPECT_EQ(j["energy_modes"][2]["label"], "estimate");
+  auto table = run_ridge("devices show " + dev);
+  EXPECT_NE(table.out.find("energy coefficients per power mode"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("80.0 pJ/FLOP"), std::string::npos) << table.out;
+}
+
+TEST(EnergyOutputs, PlotEnergyRooflineWritesCurvesPerModeAndThePredictedNodes) {
+  auto dev = write("joule.yaml", kDevice);
+  auto spec_path = temp_dir() + "/energy.vg.json";
+  auto out =
+      run_ridge("plot energy-roofline " + three_node_model() + " -d " + dev + ":half -o " + spec_path + " -f json");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  auto summary = Json::parse(out.out);
+  EXPECT_EQ(summary["kind"], "energy-roofline");
+  EXPECT_EQ(summary["series"], 3);
+  EXPECT_EQ(summary["points"], 3);
+  std::ifstream in(spec_path);
+  auto spec = Json::parse(in);
+  for (const auto& p : report::figure::data_values(spec, "points")) {
+    EXPECT_EQ(p["series"], "half");
+    EXPECT_DOUBLE_EQ(p["flops_per_joule"].get<double>(), p["flops"].get<double>() / p["energy_j"].get<double>());
+  }
+  auto bad = run_ridge("plot energy-roofline -d " + dev + " --ceiling fp16_tensor -o " + spec_path);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("no ceiling 'fp16_tensor'"), std::string::npos) << bad.err;
+  auto none = write("nojoule.yaml", replaced(kDevice, "power: {tdp_w: 100, idle_w: 20, source: test datasheet}\n", ""));
+  auto missing = run_ridge("plot energy-roofline -d " + none + " -o " + spec_path);
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("no TDP"), std::string::npos) << missing.err;
+}
+
+}  // namespace
+}  // namespace ridge::test
