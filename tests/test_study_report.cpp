@@ -274,13 +274,17 @@ TEST(StudyReport, RendersInHeadlessChromium) {
   EXPECT_NE(page.body.find("data-rendered=\"" + figures + "\""), std::string::npos) << page.body;
   EXPECT_NE(page.body.find("data-errors=\"0\""), std::string::npos) << page.body;
   // The roofline's points are drawn, each naming its node (the text of its tooltip).
-  size_t roofline_points = 0;
+  size_t roofline_points = 0, energy_points = 0;
   for (const auto& spec : specs)
-    for (const auto& data : spec["data"])
-      if (data["name"] == "points" && spec["title"]["text"].get<std::string>().rfind("Roofline", 0) == 0)
-        roofline_points += data["values"].size();
+    for (const auto& data : spec["data"]) {
+      if (data["name"] != "points") continue;
+      auto title = spec["title"]["text"].get<std::string>();
+      if (title.rfind("Roofline", 0) == 0) roofline_points += data["values"].size();
+      if (title.rfind("Energy roofline", 0) == 0) energy_points += data["values"].size();
+    }
   EXPECT_EQ(roofline_points, 4u * 19u);  // 4 power modes x AlexNet's 19 nodes with work
-  EXPECT_EQ(count_of(page.dom, "aria-label=\"node: "), roofline_points);
+  EXPECT_EQ(energy_points, 19u);         // the energy roofline: the first mode's nodes on every mode's curve
+  EXPECT_EQ(count_of(page.dom, "aria-label=\"node: "), roofline_points + energy_points);
   EXPECT_NE(page.dom.find("<svg"), std::string::npos);
   ASSERT_TRUE(screenshot(out, dir + "/shot.png", 1200, 2400, dir));
   auto [width, height] = png_size(dir + "/shot.png");
