@@ -483,7 +483,9 @@ int run_calibrate(const CalibrateOptions& o) {
 Command add_calibrate_command(CLI::App& parent) {
   auto o = std::make_shared<CalibrateOptions>();
   auto* app = parent.add_subcommand(
-      "calibrate", "fit how this device's executor falls below its roofline, from a layer sample or measured runs");
+      "calibrate",
+      "fit how this device's executor falls below its roofline, from a layer sample or measured runs; with "
+      "--energy, the energy coefficients of a power mode");
   app->footer(
       "Shape-aware (no MODEL): times single-layer graphs here (--sample) and/or reads `ridge bench --csv DIR`\n"
       "directories (--measured DIR...), fits per layer kind and mode log(time / roofline floor) from the layers'\n"
@@ -502,7 +504,7 @@ Command add_calibrate_command(CLI::App& parent) {
       "  ridge calibrate --device host.yaml --sample --quick -o host-cal.yaml\n"
       "  ridge calibrate --device host.yaml --sample --threads 1,2 --measured runs/ -o host-cal.yaml\n"
       "  ridge calibrate models/resnet50.onnx --device t4 --measured node_times.csv -o t4-calibrated.yaml\n"
-      "  ridge calibrate --energy --device jetson-orin-nano-8gb:15W --measured runs/ -o orin-energy.yaml\n"
+      "  ridge calibrate --energy --device jetson-orin-nano-8gb:MAXN --measured runs/ -o orin-energy.yaml\n"
       "See docs/calibration.md and docs/calibrate-energy.md.");
   add_model_options(*app, o->predict.model, false);
   // MODEL selects the per-family fit; the shape-aware calibration needs none.
