@@ -367,8 +367,8 @@ bool all_digits(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// The bindings bench used, recovered from what it recorded: the batch, and either the swept size
-// (bound as bench bound it: shape::bind_input_size) or the first input's whole shape.
+}  // namespace
+
 shape::Bindings bindings_for(const graph::Model& model, int64_t batch, const std::string& input_size) {
   shape::Bindings b;
   b.batch = batch;
@@ -395,6 +395,8 @@ shape::Bindings bindings_for(const graph::Model& model, int64_t batch, const std
     }
   return b;
 }
+
+namespace {
 
 class Analyses {
  public:

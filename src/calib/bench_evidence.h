@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "calib/sample.h"
+#include "graph/graph.h"
+#include "shape/infer.h"
 
 namespace ridge::calib {
 
@@ -26,6 +28,11 @@ struct BenchEvidence {
 // fp32, of a forced convolution algorithm or of channels-last memory are skipped with a note: the
 // calibration predicts fp32 inference with the executor's default choices.
 // Throws ridge::Error (one line, naming the file and line) on unreadable or malformed input.
+// The bindings a bench run used, recovered from what it recorded: the batch, and either the swept
+// size (bound as bench bound it: shape::bind_input_size) or the first input's whole shape ("8x3x224x224").
+// Throws ridge::Error when the size fits no input.
+shape::Bindings bindings_for(const graph::Model& model, int64_t batch, const std::string& input_size);
+
 BenchEvidence read_bench_evidence(const std::vector<std::string>& paths, const std::string& exclude_model = "");
 
 }  // namespace ridge::calib

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "calib/bench_evidence.h"
+#include "calib/energy_runs.h"
 #include "calib/layer_sample.h"
 #include "calib/model.h"
 #include "calib/predict.h"
@@ -23,6 +24,7 @@
 #include "profile/ncu_export.h"
 #include "profile/ncu_kernel.h"
 #include "report/format.h"
+#include "roofline/energy_fit.h"
 #include "util/csv.h"
 #include "util/error.h"
 
@@ -35,6 +37,7 @@ struct CalibrateOptions {
   std::string output, format = "table";
   // Shape-aware calibration
   bool sample = false, quick = false;
+  bool energy = false;  // fit the energy roofline of the mode (E = e_flop W + e_byte Q + p_static T)
   std::string threads, modes = "eager,optimized", exclude_model;
   int folds = 5, sample_size = 0;
   int64_t repetitions = 1;  // model passes in an ncu export given to --measured
@@ -333,7 +336,140 @@ int run_shape_calibration(const CalibrateOptions& o) {
   return 0;
 }
 
+// "0.0123 (+-0.0004)", or the figure alone when there is no standard error.
+std::string with_error(double value, const std::optional<double>& error, bool at_bound) {
+  if (at_bound) return fmt::format("{:.4g} (held at 0)", value);
+  return error ? fmt::format("{:.4g} +- {:.2g}", value, *error) : fmt::format("{:.4g}", value);
+}
+
+// The energy roofline of one power mode, fitted to measured runs' energies.
+int run_energy_calibration(const CalibrateOptions& o) {
+  const auto& m = o.predict.model;
+  if (!m.model.empty())
+    throw Error(
+        "--energy fits a device's energy coefficients from --measured runs: give no MODEL (the runs name theirs)");
+  if (o.sample || o.quick || o.sample_size > 0 || !o.sample_files.empty() || !o.exclude_model.empty() ||
+      o.repetitions > 1)
+    throw Error(
+        "--sample, --quick, --sample-size, --samples, --exclude-model and --repetitions fit time calibrations, not "
+        "--energy (a layer sample under a power source is not supported yet: measure it and give an energy CSV)");
+  if (m.batch > 0 || !m.dims.empty() || !m.inputs.empty() || !m.dtype.empty() || !m.weight_dtype.empty() || m.strict ||
+      !o.predict.precision.empty() || o.predict.allow_tf32)
+    throw Error(
+        "--batch, --dim, --input, --dtype, --weight-dtype, --strict, --precision and --allow-tf32 do not apply to "
+        "--energy: each run is analysed at the batch, input size and precision it recorded");
+  if (o.measured.empty())
+    throw Error(
+        "--energy needs --measured: bench results with energy (`ridge bench --power ... --csv DIR` or -f json) or an "
+        "energy CSV (flops, bytes, time_s, energy_j)");
+  auto [device_id, mode_text] = hw::split_device_and_mode(o.predict.device);
+  auto device = hw::find_device(device_id);
+  if (device.file == "(detected)")
+    throw Error(
+        "calibrate --energy writes a copy of a device file: give one (`ridge ert --profile host.yaml` makes it)");
+  auto mode = hw::resolve_mode(device, mode_text);
+  if (std::none_of(device.modes.begin(), device.modes.end(),
+                   [&](const hw::PowerMode& p) { return p.name == mode.name; }))
+    throw Error(
+        fmt::format("energy coefficients are kept per named power mode, and '{}' is none of {}'s: add it to "
+                    "the device file's modes first",
+                    mode.name, device.id));
+  auto roofline = hw::roofline_for(device, mode);
+  auto traffic = o.predict.traffic == "fused" ? roofline::Traffic::kFused : roofline::Traffic::kUnfused;
+  auto read = calib::read_energy_runs(o.measured, roofline, traffic);
+  if (read.runs.empty())
+    throw Error(fmt::format("no run with an energy figure in {}{}", fmt::join(o.measured, ", "),
+                            read.skipped.empty()
+                                ? ""
+                                : fmt::format(" ({} skipped, first: {})", read.skipped.size(), read.skipped.front())));
+  auto fit = roofline::fit_energy(read.runs);
+  // No device draws nothing per FLOP or per byte: a fit that holds either at 0 says the runs cannot
+  // tell it from the others (static power may be 0: a board measured without its idle draw).
+  for (int j = 0; j < 2; ++j)
+    if (fit.at_bound[j])
+      throw Error(fmt::format(
+          "energy fit: the runs want {} negative (held at 0, median |error| {:.1f}%): they cannot tell it from the "
+          "other coefficients; measure runs of more different batch sizes or models with different intensities",
+          roofline::kEnergyCoefficientNames[j], fit.median_rel * 100));
+
+  hw::EnergyCoefficients coefficients;
+  coefficients.mode = mode.name;
+  coefficients.e_flop_j["*"] = fit.e_flop_j;
+  coefficients.e_byte_j = fit.e_byte_j;
+  coefficients.p_static_w = fit.p_static_w;
+  coefficients.label = hw::kMeasured;
+  coefficients.source = fmt::format(
+      "fitted by `ridge calibrate --energy` to {} run(s) in {} (W, Q as `ridge predict --traffic {}` counts them; "
+      "T the measured mean latency): median |error| {:.1f}%, max {:.1f}%, R^2 {:.4f}",
+      read.runs.size(), fmt::join(o.measured, ", "), o.predict.traffic, fit.median_rel * 100, fit.max_rel * 100,
+      fit.r2);
+  auto output = o.output.empty() ? device.id + ".energy.yaml" : o.output;
+  write_text(output, [&](std::ostream& out) { out << roofline::energy_device_yaml(device.file, coefficients); });
+
+  report::Document doc;
+  doc.command = "calibrate";
+  doc.subject = device.id;
+  report::add_ridge_version(doc);
+  doc.field("device", "device", device.id, device.id);
+  doc.field("mode", "power mode", mode.name, mode.name);
+  doc.field("measured", "measured", fmt::format("{}", fmt::join(o.measured, ", ")), o.measured);
+  doc.field("traffic", "W, Q counted as", fmt::format("`ridge predict --traffic {}` counts them", o.predict.traffic),
+            o.predict.traffic);
+  doc.field("e_flop_j", "e_flop", with_error(fit.e_flop_j, fit.standard_error[0], fit.at_bound[0]) + " J/FLOP",
+            fit.e_flop_j);
+  doc.field("e_byte_j", "e_byte", with_error(fit.e_byte_j, fit.standard_error[1], fit.at_bound[1]) + " J/B",
+            fit.e_byte_j);
+  doc.field("p_static_w", "p_static", with_error(fit.p_static_w, fit.standard_error[2], fit.at_bound[2]) + " W",
+            fit.p_static_w);
+  nlohmann::ordered_json errors;
+  for (int j = 0; j < 3; ++j)
+    errors[roofline::kEnergyCoefficientNames[j]] =
+        fit.standard_error[j] ? nlohmann::ordered_json(*fit.standard_error[j]) : nlohmann::ordered_json();
+  doc.field("standard_error", "", "", errors, report::kJson);
+  std::vector<std::string> bound;
+  for (int j = 0; j < 3; ++j)
+    if (fit.at_bound[j]) bound.push_back(roofline::kEnergyCoefficientNames[j]);
+  doc.field("at_bound", "", "", bound, report::kJson);
+  doc.field("error.median_rel", "median |error|", fmt::format("{:.2f}%", fit.median_rel * 100), fit.median_rel);
+  doc.field("error.max_rel", "max |error|", fmt::format("{:.2f}%", fit.max_rel * 100), fit.max_rel);
+  doc.field("r2", "R^2", fmt::format("{:.4f}", fit.r2), fit.r2);
+  doc.field("degrees_of_freedom", "", "", fit.degrees_of_freedom, report::kJson);
+  auto& t =
+      doc.table("runs", fmt::format("{} run(s) fitted (E = e_flop W + e_byte Q + p_static T):", read.runs.size()));
+  t.column({.key = "label", .title = "run", .left_aligned = true})
+      .column({.key = "source", .audience = report::kMachine})
+      .column({.key = "flops", .title = "W", .style = report::Style::kSi, .unit = "FLOP"})
+      .column({.key = "bytes", .title = "Q", .style = report::Style::kSi, .unit = "B"})
+      .column({.key = "time_s", .title = "T", .style = report::Style::kDuration})
+      .column({.key = "measured_j", .title = "measured J", .style = report::Style::kGeneral, .decimals = 4})
+      .column({.key = "fitted_j", .title = "fitted J", .style = report::Style::kGeneral, .decimals = 4})
+      .column({.key = "rel_error",
+               .title = "error",
+               .style = report::Style::kFixed,
+               .unit = "%",
+               .decimals = 1,
+               .audience = report::kHuman})
+      .column({.key = "rel_error", .audience = report::kMachine});
+  for (size_t i = 0; i < read.runs.size(); ++i) {
+    const auto& r = read.runs[i];
+    t.add({r.label, r.source, r.flops, r.bytes, r.time_s, r.energy_j, fit.fitted_j[i], fit.relative_error[i] * 100,
+           fit.relative_error[i]});
+  }
+  if (fit.degrees_of_freedom == 0) t.footer.push_back("as many runs as free coefficients: no standard errors");
+  for (const auto& s : read.skipped) doc.notes.push_back("skipped: " + s);
+  for (const auto& n : read.notes) doc.notes.push_back(n);
+  doc.field("output", "wrote",
+            fmt::format("{}: use it with --device {}:{} (other modes get these coefficients scaled, as estimates)",
+                        output, output, mode.name),
+            output)
+      .at_end = true;
+  emit(doc, o.format);
+  keep_calibration(o, doc);
+  return 0;
+}
+
 int run_calibrate(const CalibrateOptions& o) {
+  if (o.energy) return run_energy_calibration(o);
   if (!o.predict.model.model.empty()) {
     if (o.sample || !o.sample_files.empty())
       throw Error("--sample and --samples fit the shape-aware calibration: give them without a MODEL");
@@ -347,7 +483,9 @@ int run_calibrate(const CalibrateOptions& o) {
 Command add_calibrate_command(CLI::App& parent) {
   auto o = std::make_shared<CalibrateOptions>();
   auto* app = parent.add_subcommand(
-      "calibrate", "fit how this device's executor falls below its roofline, from a layer sample or measured runs");
+      "calibrate",
+      "fit how this device's executor falls below its roofline, from a layer sample or measured runs; with "
+      "--energy, the energy coefficients of a power mode");
   app->footer(
       "Shape-aware (no MODEL): times single-layer graphs here (--sample) and/or reads `ridge bench --csv DIR`\n"
       "directories (--measured DIR...), fits per layer kind and mode log(time / roofline floor) from the layers'\n"
@@ -356,12 +494,18 @@ Command add_calibrate_command(CLI::App& parent) {
       "Per family (with MODEL): fits one efficiency per op family and a per-op overhead to that model's\n"
       "measured node times (a CSV with node and time columns, a bench nodes.csv, or an Nsight Compute CSV\n"
       "export whose kernels map to the model's layers, as `ridge import ncu -m MODEL` maps them).\n"
+      "Energy (--energy): fits E = e_flop W + e_byte Q + p_static T of the mode (--device ID:MODE) by\n"
+      "non-negative least squares on relative errors to --measured runs: `ridge bench --power` results\n"
+      "(--csv DIR or -f json; W and Q from ridge's analysis of each run's model, counted as predict --traffic\n"
+      "counts them; T the mean latency) or an energy CSV (flops, bytes, time_s, energy_j, optional label);\n"
+      "writes OUT.yaml (default ID.energy.yaml) with an energy: entry for the mode.\n"
       "Examples:\n"
       "  ridge ert --quick --profile host.yaml\n"
       "  ridge calibrate --device host.yaml --sample --quick -o host-cal.yaml\n"
       "  ridge calibrate --device host.yaml --sample --threads 1,2 --measured runs/ -o host-cal.yaml\n"
       "  ridge calibrate models/resnet50.onnx --device t4 --measured node_times.csv -o t4-calibrated.yaml\n"
-      "See docs/calibration.md.");
+      "  ridge calibrate --energy --device jetson-orin-nano-8gb:MAXN --measured runs/ -o orin-energy.yaml\n"
+      "See docs/calibration.md and docs/calibrate-energy.md.");
   add_model_options(*app, o->predict.model, false);
   // MODEL selects the per-family fit; the shape-aware calibration needs none.
   app->get_option("model")->required(false)->description(
@@ -369,11 +513,15 @@ Command add_calibrate_command(CLI::App& parent) {
   add_device_options(*app, o->predict);
   app->add_option("--measured", o->measured,
                   "measured times: with MODEL, one CSV of node times or one Nsight Compute CSV export; without, "
-                  "`ridge bench --csv` directories or `ridge bench -f json` files (several models at once)");
+                  "`ridge bench --csv` directories or `ridge bench -f json` files (several models at once); with "
+                  "--energy, those with energy figures or energy CSVs");
   app->add_option("--repetitions", o->repetitions,
                   "with an Nsight Compute export: times the program ran the model under ncu (layer times are "
                   "divided by it; default 1)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  app->add_flag(
+      "--energy", o->energy,
+      "fit the energy roofline of the device's mode (e_flop, e_byte, p_static) to --measured runs with energy");
   app->add_flag("--sample", o->sample, "time a sample of single-layer graphs on this machine's executor");
   app->add_flag("--quick", o->quick, "a smaller layer sample (under two minutes on 2 cores)");
   app->add_option("--sample-size", o->sample_size,
@@ -387,7 +535,8 @@ Command add_calibrate_command(CLI::App& parent) {
                   "leave this model's bench runs out of --measured (leave-one-model-out validation)");
   app->add_option("--folds", o->folds, "cross-validation folds (default 5)")->check(CLI::Range(2, 100));
   app->add_option("--seed", o->seed, "seed of the sample draw and the fit (default 0)");
-  app->add_option("-o,--output", o->output, "device file to write (default ID.calibrated.yaml)");
+  app->add_option("-o,--output", o->output,
+                  "device file to write (default ID.calibrated.yaml; with --energy ID.energy.yaml)");
   add_format_option(*app, o->format);
   add_store_options(*app, o->store);
   return {app, [o] { return run_calibrate(*o); }};
