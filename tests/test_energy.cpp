@@ -71,8 +71,9 @@ TEST(EnergyEstimate, FromTdpIdlePeakAndBandwidth) {
   auto e = energy_of(device(), "full");
   EXPECT_EQ(e.label, "estimate");
   EXPECT_DOUBLE_EQ(e.p_static_w, 20);               // the idle power
-  EXPECT_DOUBLE_EQ(e.e_flop("fp32"), 80.0 / 1e12);  // (100 - 20) W at 1e12 FLOP/s
-  EXPECT_DOUBLE_EQ(e.e_byte_j, 0.6 * 80.0 / 1e11);  // 60% of it at 1e11 B/s
+  // (100 - 20) W split 1 : 0.6 between the unit (50 W at 1e12 FLOP/s) and DRAM (30 W at 1e11 B/s).
+  EXPECT_DOUBLE_EQ(e.e_flop("fp32"), 50.0 / 1e12);
+  EXPECT_DOUBLE_EQ(e.e_byte_j, 30.0 / 1e11);
   EXPECT_NE(e.source.find("TDP 100 W"), std::string::npos) << e.source;
   EXPECT_NE(e.source.find("idle power 20 W"), std::string::npos) << e.source;
 }
@@ -81,21 +82,21 @@ TEST(EnergyEstimate, WithoutIdlePowerStaticIsFifteenPercentOfTdp) {
   auto d = device(replaced(kDevice, "idle_w: 20, ", ""));
   auto e = energy_of(d, "full");
   EXPECT_DOUBLE_EQ(e.p_static_w, 15);
-  EXPECT_DOUBLE_EQ(e.e_flop("fp32"), 85.0 / 1e12);
-  EXPECT_DOUBLE_EQ(e.e_byte_j, 0.6 * 85.0 / 1e11);
+  EXPECT_DOUBLE_EQ(e.e_flop("fp32"), 85.0 / 1.6 / 1e12);
+  EXPECT_DOUBLE_EQ(e.e_byte_j, 85.0 * 0.6 / 1.6 / 1e11);
 }
 
 TEST(EnergyEstimate, LowerClocksScaleEnergyPerOperationByVoltageSquared) {
   auto d = device();
   // half: GPU at 600 MHz, position (600 - 200) / (1000 - 200) = 0.5, V = 0.6 + 0.4 x 0.5 = 0.8 Vmax.
   auto half = energy_of(d, "half");
-  EXPECT_DOUBLE_EQ(half.e_flop("fp32"), 80e-12 * 0.8 * 0.8);
-  EXPECT_DOUBLE_EQ(half.e_byte_j, 0.6 * 80.0 / 1e11);  // memory clock unchanged
+  EXPECT_DOUBLE_EQ(half.e_flop("fp32"), 50e-12 * 0.8 * 0.8);
+  EXPECT_DOUBLE_EQ(half.e_byte_j, 30.0 / 1e11);  // memory clock unchanged
   EXPECT_DOUBLE_EQ(half.p_static_w, 20);
   // slow: both clocks at their lowest, V = 0.6 Vmax for both.
   auto slow = energy_of(d, "slow");
-  EXPECT_DOUBLE_EQ(slow.e_flop("fp32"), 80e-12 * 0.36);
-  EXPECT_DOUBLE_EQ(slow.e_byte_j, 0.6 * 80.0 / 1e11 * 0.36);
+  EXPECT_DOUBLE_EQ(slow.e_flop("fp32"), 50e-12 * 0.36);
+  EXPECT_DOUBLE_EQ(slow.e_byte_j, 30.0 / 1e11 * 0.36);
   // The ratio itself, at a quarter of the range: (0.6 + 0.4 x 0.25)^2.
   EXPECT_DOUBLE_EQ(hw::voltage_squared_ratio(d.clocks.at("gpu"), 400), 0.7 * 0.7);
   EXPECT_DOUBLE_EQ(hw::voltage_squared_ratio(d.clocks.at("gpu"), 1000), 1.0);
@@ -203,7 +204,7 @@ TEST(EnergyPrediction, EachNodeIsEFlopWPlusEByteQPlusPStaticT) {
     ASSERT_TRUE(p.energy_predicted);
     EXPECT_EQ(p.energy_label, "estimate");
     // Independent coefficients: the rule applied by hand.
-    double e_flop = 80e-12 * (std::string(mode) == "half" ? 0.64 : 1.0), e_byte = 4.8e-10, p_static = 20;
+    double e_flop = 50e-12 * (std::string(mode) == "half" ? 0.64 : 1.0), e_byte = 3e-10, p_static = 20;
     double total = 0;
     for (const auto& n : p.nodes) {
       ASSERT_TRUE(n.predicted) << n.name;
@@ -234,13 +235,14 @@ TEST(EnergyPrediction, WithoutEnergyCeilingsNothingIsChargedAndWhyIsKept) {
 TEST(EnergyRoofline, FlopsPerJouleAtTheLimitsAndTheRidgePoint) {
   auto d = device();
   auto r = hw::roofline_for(d, d.modes.front());
-  // Exact at the ridge point (1e12 / 1e11 = 10 FLOP/B): 1 / (80e-12 + 4.8e-10 / 10 + 20 / 1e12).
-  EXPECT_DOUBLE_EQ(roofline::flops_per_joule(r, "fp32", 10), 1 / (80e-12 + 48e-12 + 20e-12));
-  // High intensity: compute-bound, bytes negligible: 1 / (e_flop + p_static / peak) = 1e10 FLOP/J.
-  EXPECT_NEAR(roofline::flops_per_joule(r, "fp32", 1e7), 1e10, 1e10 * 1e-5);
-  // Low intensity: memory-bound, I / (e_byte + p_static / B) = I / (4.8e-10 + 2e-10).
-  double low = 1e-6;  // the e_flop term is 80e-12 x 1e-6 / 6.8e-10 ~ 1e-7 of the figure
-  EXPECT_NEAR(roofline::flops_per_joule(r, "fp32", low), low / 6.8e-10, low / 6.8e-10 * 1e-5);
+  // Exact at the ridge point (1e12 / 1e11 = 10 FLOP/B): 1 / (50e-12 + 3e-10 / 10 + 20 / 1e12), i.e. TDP
+  // (100 W) at 1e12 FLOP/s.
+  EXPECT_DOUBLE_EQ(roofline::flops_per_joule(r, "fp32", 10), 1 / (50e-12 + 30e-12 + 20e-12));
+  // High intensity: compute-bound, bytes negligible: 1 / (e_flop + p_static / peak) = 1 / 70e-12 FLOP/J.
+  EXPECT_NEAR(roofline::flops_per_joule(r, "fp32", 1e7), 1 / 70e-12, 1 / 70e-12 * 1e-5);
+  // Low intensity: memory-bound, I / (e_byte + p_static / B) = I / (3e-10 + 2e-10).
+  double low = 1e-6;  // the e_flop term is 50e-12 x 1e-6 / 5e-10 ~ 1e-7 of the figure
+  EXPECT_NEAR(roofline::flops_per_joule(r, "fp32", low), low / 5e-10, low / 5e-10 * 1e-5);
   // Energy balance: e_byte / e_flop = 6 FLOP/B.
   EXPECT_DOUBLE_EQ(roofline::energy_balance(*r.energy, "fp32"), 6);
   // No key, no intensity, no energy: 0, never a made-up figure.
@@ -332,7 +334,7 @@ TEST(EnergyOutputs, PredictJsonCarriesEnergyPerNodeAndPerInference) {
   double sum = 0;
   for (const auto& n : j["nodes"]) {
     double expected =
-        80e-12 * n["flops"].get<double>() + 4.8e-10 * n["bytes"].get<double>() + 20 * n["time_s"].get<double>();
+        50e-12 * n["flops"].get<double>() + 3e-10 * n["bytes"].get<double>() + 20 * n["time_s"].get<double>();
     EXPECT_NEAR(n["energy_j"].get<double>(), expected, expected * 1e-12);
     EXPECT_NEAR(n["power_w"].get<double>(), expected / n["time_s"].get<double>(), 1e-6);
     sum += n["energy_j"].get<double>();
@@ -384,16 +386,16 @@ TEST(EnergyOutputs, DevicesShowListsEachModesCoefficients) {
   auto out = run_ridge("devices show " + dev + ":half -f json");
   ASSERT_EQ(out.exit_code, 0) << out.err;
   auto j = Json::parse(out.out);
-  EXPECT_DOUBLE_EQ(j["energy"]["e_flop_j"]["fp32"].get<double>(), 80e-12 * 0.64);
+  EXPECT_DOUBLE_EQ(j["energy"]["e_flop_j"]["fp32"].get<double>(), 50e-12 * 0.64);
   EXPECT_DOUBLE_EQ(j["energy"]["p_static_w"].get<double>(), 20);
   ASSERT_EQ(j["energy_modes"].size(), 3u);
   EXPECT_EQ(j["energy_modes"][2]["mode"], "slow");
-  EXPECT_DOUBLE_EQ(j["energy_modes"][2]["e_flop_j"]["fp32"].get<double>(), 80e-12 * 0.36);
-  EXPECT_DOUBLE_EQ(j["energy_modes"][2]["e_byte_j"].get<double>(), 4.8e-10 * 0.36);
+  EXPECT_DOUBLE_EQ(j["energy_modes"][2]["e_flop_j"]["fp32"].get<double>(), 50e-12 * 0.36);
+  EXPECT_DOUBLE_EQ(j["energy_modes"][2]["e_byte_j"].get<double>(), 3e-10 * 0.36);
   EXPECT_EQ(j["energy_modes"][2]["label"], "estimate");
   auto table = run_ridge("devices show " + dev);
   EXPECT_NE(table.out.find("energy coefficients per power mode"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find("80.0 pJ/FLOP"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("50.0 pJ/FLOP"), std::string::npos) << table.out;
 }
 
 TEST(EnergyOutputs, PlotEnergyRooflineWritesCurvesPerModeAndThePredictedNodes) {

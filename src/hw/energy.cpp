@@ -40,18 +40,20 @@ EnergyRoofline estimate(const Device& device, const PowerMode& mode) {
     static_rule = fmt::format("p_static = {:g}% of TDP = {:g} W", kStaticShareOfTdp * 100, r.p_static_w);
   }
   const double dynamic_w = tdp - r.p_static_w;
+  const double compute_w = dynamic_w / (1 + kMemoryShareOfDynamic), memory_w = dynamic_w - compute_w;
   for (const auto& unit : device.units) {
     double scale = scale_of(device, mode, unit.clock);
-    for (const auto& [precision, peak] : unit.peak_flops) r.e_flop_j[ceiling_key(unit, precision)] = dynamic_w / peak * scale;
+    for (const auto& [precision, peak] : unit.peak_flops)
+      r.e_flop_j[ceiling_key(unit, precision)] = compute_w / peak * scale;
   }
   for (const auto& level : device.memory)
-    if (level.level == "dram")
-      r.e_byte_j = kMemoryShareOfDynamic * dynamic_w / level.bandwidth * scale_of(device, mode, level.clock);
+    if (level.level == "dram") r.e_byte_j = memory_w / level.bandwidth * scale_of(device, mode, level.clock);
   r.source = fmt::format(
-      "estimate from TDP {:g} W ({}): {}; a unit at its peak draws the other {:g} W at the reference clocks, a "
-      "stream at full DRAM bandwidth {:g}% of it; per-operation energy scaled by (V/Vmax)^2, V linear in the "
-      "clock from {:g} Vmax at the lowest",
-      tdp, device.tdp_w->source, static_rule, dynamic_w, kMemoryShareOfDynamic * 100, kLowestVoltageRatio);
+      "estimate from TDP {:g} W ({}): {}; at the ridge point, at the reference clocks, a unit at its peak draws "
+      "{:.3g} W and DRAM at full bandwidth {:.3g} W ({:g}% of the unit's), together the other {:g} W of TDP; "
+      "per-operation energy scaled by (V/Vmax)^2, V linear in the clock from {:g} Vmax at the lowest",
+      tdp, device.tdp_w->source, static_rule, compute_w, memory_w, kMemoryShareOfDynamic * 100, dynamic_w,
+      kLowestVoltageRatio);
   return r;
 }
 
@@ -61,7 +63,9 @@ EnergyRoofline scaled_from(const Device& device, const EnergyCoefficients& given
   PowerMode from;
   for (const auto& m : device.modes)
     if (m.name == given.mode) from = m;
-  auto ratio = [&](const std::string& domain) { return scale_of(device, mode, domain) / scale_of(device, from, domain); };
+  auto ratio = [&](const std::string& domain) {
+    return scale_of(device, mode, domain) / scale_of(device, from, domain);
+  };
   EnergyRoofline r = from_file(given);
   r.label = kEstimate;
   // "*" holds for the main processor: the first unit without a key prefix.
@@ -77,9 +81,10 @@ EnergyRoofline scaled_from(const Device& device, const EnergyCoefficients& given
   }
   for (const auto& level : device.memory)
     if (level.level == "dram") r.e_byte_j *= ratio(level.clock);
-  r.source = fmt::format("estimate: the {} coefficients of mode {} ({}), scaled to this mode's clocks by (V/Vmax)^2, "
-                         "V linear in the clock from {:g} Vmax at the lowest",
-                         given.label, given.mode, given.source, kLowestVoltageRatio);
+  r.source = fmt::format(
+      "estimate: the {} coefficients of mode {} ({}), scaled to this mode's clocks by (V/Vmax)^2, "
+      "V linear in the clock from {:g} Vmax at the lowest",
+      given.label, given.mode, given.source, kLowestVoltageRatio);
   return r;
 }
 

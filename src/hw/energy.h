@@ -13,9 +13,10 @@ namespace ridge::hw {
 // The rule of the datasheet estimate, named so that outputs and docs/energy.md can state it.
 // Static power: the datasheet idle power, else this share of TDP.
 inline constexpr double kStaticShareOfTdp = 0.15;
-// At the reference clocks a kernel at a unit's peak draws TDP: e_flop = (TDP - p_static) / peak.
-// A stream at full DRAM bandwidth draws this share of that dynamic power: e_byte = share x
-// (TDP - p_static) / bandwidth.
+// At the reference clocks a kernel at the ridge point (a unit at its peak while DRAM streams at full
+// bandwidth) draws TDP, never more; streaming draws this share of what the unit draws, so the
+// dynamic power D = TDP - p_static splits as e_flop = D / (1 + share) / peak and
+// e_byte = share x D / (1 + share) / bandwidth.
 inline constexpr double kMemoryShareOfDynamic = 0.6;
 // Dynamic energy per operation goes as V^2; V is taken as linear in the domain's clock, from this
 // fraction of the top voltage at the lowest clock to the top voltage at the reference clock.
