@@ -112,8 +112,8 @@ TEST(PowerTegrastats, JetPack4LinesWithoutUnitsAndTheInputRail) {
 
 TEST(PowerTegrastats, TimestampsWithAThirdValueAndLinesWithinOneSecond) {
   std::string a = "RAM 1/2MB VDD_GPU_SOC 1000mW/1000mW/1500mW VDD_CPU_CV 2000mW/2000mW/2000mW\n";
-  std::string log = "11-21-2025 08:49:48 " + a + "11-21-2025 08:49:48 " + a + "11-21-2025 08:49:49 " + a +
-                    "12-31-2025 23:59:59 " + a;
+  std::string log =
+      "11-21-2025 08:49:48 " + a + "11-21-2025 08:49:48 " + a + "11-21-2025 08:49:49 " + a + "12-31-2025 23:59:59 " + a;
   auto t = power::parse_tegrastats(log, "orin", 0.1);
   ASSERT_EQ(t.samples.size(), 4u);
   EXPECT_DOUBLE_EQ(t.samples[0].time_s, 0);
@@ -188,7 +188,7 @@ TEST(PowerJetson, OrinHwmonLayoutMultipliesVoltsAndAmps) {
   auto root = temp_dir() + "/orin";
   auto d = root + "/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon3/";
   write(d + "in1_label", "VDD_GPU_SOC");
-  write(d + "in1_input", "5000");  // mV
+  write(d + "in1_input", "5000");   // mV
   write(d + "curr1_input", "630");  // mA: 3.15 W
   write(d + "in2_label", "VDD_CPU_CV");
   write(d + "in2_input", "4800");

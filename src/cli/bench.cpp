@@ -4,8 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
-#include <thread>
 #include <limits>
+#include <thread>
 
 #include "cli/command.h"
 #include "cli/common.h"
@@ -57,9 +57,10 @@ PowerMeter start_power(const BenchCliOptions& o) {
   if (o.dynamic_only && !(o.idle_time_s > 0))
     throw Error("--dynamic-only subtracts the idle power: it needs --idle-time above 0");
   if (power::is_file_source(o.power))
-    throw Error(fmt::format("--power {}: a file is no live source; integrate a recorded trace with `ridge power "
-                            "integrate --source {}`",
-                            o.power, o.power));
+    throw Error(
+        fmt::format("--power {}: a file is no live source; integrate a recorded trace with `ridge power "
+                    "integrate --source {}`",
+                    o.power, o.power));
   m.recorder = std::make_unique<power::Recorder>(power::open_sampler(o.power), o.power);
   m.recorder->start();
   if (o.idle_time_s > 0) {
@@ -69,8 +70,8 @@ PowerMeter start_power(const BenchCliOptions& o) {
     m.recorder->wait_past(end);
     auto trace = m.recorder->trace();
     if (trace.samples.size() < 2 || trace.samples.front().time_s >= end)
-      throw Error(fmt::format("--power {}: fewer than 2 samples in {} s of idle: raise --idle-time", o.power,
-                              o.idle_time_s));
+      throw Error(
+          fmt::format("--power {}: fewer than 2 samples in {} s of idle: raise --idle-time", o.power, o.idle_time_s));
     m.idle_w = power::integrate(trace, trace.samples.front().time_s, end).mean_w;
   }
   return m;
@@ -89,9 +90,10 @@ void attach_power(const BenchCliOptions& o, const PowerMeter& m, exec::BenchResu
     auto e = power::integrate(trace, result.timed_start_s, result.timed_end_s);
     p.samples = e.samples;
     if (e.samples < 2) {
-      result.notes.push_back(fmt::format("power: {} sensor sample(s) in the {:.3f} s timed window: too few for an "
-                                         "energy, none reported (raise --power-min-time)",
-                                         e.samples, p.window_s));
+      result.notes.push_back(
+          fmt::format("power: {} sensor sample(s) in the {:.3f} s timed window: too few for an "
+                      "energy, none reported (raise --power-min-time)",
+                      e.samples, p.window_s));
       return;
     }
     double idle = o.dynamic_only ? m.idle_w : 0;

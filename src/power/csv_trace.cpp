@@ -53,7 +53,8 @@ Trace parse_power_csv(const std::string& text, const std::string& source) {
   }
   size_t header_at = 0;
   while (header_at < lines.size() && trim(lines[header_at]).empty()) ++header_at;
-  if (header_at == lines.size()) throw Error(fmt::format("{}: empty CSV (a header with a timestamp and a watts column)", source));
+  if (header_at == lines.size())
+    throw Error(fmt::format("{}: empty CSV (a header with a timestamp and a watts column)", source));
   auto header = split_csv_line(lines[header_at]);
   int time_column = -1, power_column = -1;
   double scale = 1;
@@ -72,12 +73,13 @@ Trace parse_power_csv(const std::string& text, const std::string& source) {
     }
   }
   if (time_column < 0)
-    throw Error(fmt::format("{}: no timestamp column (timestamp, time, time_s) in the header '{}'", source,
-                            lines[header_at]));
+    throw Error(
+        fmt::format("{}: no timestamp column (timestamp, time, time_s) in the header '{}'", source, lines[header_at]));
   if (power_column < 0)
-    throw Error(fmt::format("{}: no watts column (power_w, watts, power, W, or power_mw in milliwatts) in the "
-                            "header '{}'",
-                            source, lines[header_at]));
+    throw Error(
+        fmt::format("{}: no watts column (power_w, watts, power, W, or power_mw in milliwatts) in the "
+                    "header '{}'",
+                    source, lines[header_at]));
   trace.rails = {trim(header[static_cast<size_t>(power_column)])};
   std::optional<double> first_s;
   for (size_t i = header_at + 1; i < lines.size(); ++i) {

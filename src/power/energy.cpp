@@ -37,8 +37,7 @@ double trapezoid(const std::vector<double>& times, const std::vector<double>& va
 
 Energy integrate(const Trace& trace, double start_s, double end_s) {
   const auto& s = trace.samples;
-  if (s.size() < 2)
-    throw Error(fmt::format("{}: {} power sample(s): energy needs at least 2", trace.source, s.size()));
+  if (s.size() < 2) throw Error(fmt::format("{}: {} power sample(s): energy needs at least 2", trace.source, s.size()));
   if (!(end_s > start_s)) throw Error(fmt::format("{}: an empty window ({} s to {} s)", trace.source, start_s, end_s));
   std::vector<double> times;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -62,7 +61,8 @@ Energy integrate(const Trace& trace, double start_s, double end_s) {
       // Unwrapped cumulative energy: each step's difference, plus the range where it wrapped.
       double range = r < trace.counter_range_j.size() ? trace.counter_range_j[r] : 0, total = 0;
       for (size_t i = 0; i < s.size(); ++i) {
-        if (s[i].energy_j.size() != rails) throw Error(fmt::format("{}: sample {} lacks counters", trace.source, i + 1));
+        if (s[i].energy_j.size() != rails)
+          throw Error(fmt::format("{}: sample {} lacks counters", trace.source, i + 1));
         if (i > 0) {
           double d = s[i].energy_j[r] - s[i - 1].energy_j[r];
           if (d < 0 && range > 0) d += range;

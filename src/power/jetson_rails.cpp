@@ -14,7 +14,7 @@ namespace {
 
 struct Rail {
   std::string name;
-  std::string power_mw;            // a file of milliwatts (iio), or
+  std::string power_mw;                // a file of milliwatts (iio), or
   std::string voltage_mv, current_ma;  // two files multiplied
 };
 
@@ -63,8 +63,8 @@ std::vector<Rail> iio_rails(const std::string& root) {
         if (exists(power))
           rails.push_back({name, power, "", ""});
         else
-          rails.push_back({name, "", fmt::format("{}/in_voltage{}_input", dir, n),
-                           fmt::format("{}/in_current{}_input", dir, n)});
+          rails.push_back(
+              {name, "", fmt::format("{}/in_voltage{}_input", dir, n), fmt::format("{}/in_current{}_input", dir, n)});
       }
     }
   return rails;
@@ -105,9 +105,10 @@ std::unique_ptr<Sampler> jetson_rails_sampler() {
   auto rails = hwmon_rails(root);
   if (rails.empty()) rails = iio_rails(root);
   if (rails.empty())
-    throw Error(fmt::format("jetson: no INA3221 power monitor under {}/bus/i2c/drivers/ina3221 (Orin) or "
-                            "ina3221x (Xavier, Nano): not a Jetson board with power rails",
-                            root));
+    throw Error(
+        fmt::format("jetson: no INA3221 power monitor under {}/bus/i2c/drivers/ina3221 (Orin) or "
+                    "ina3221x (Xavier, Nano): not a Jetson board with power rails",
+                    root));
   return std::make_unique<JetsonRailsSampler>(std::move(rails));
 }
 

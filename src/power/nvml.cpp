@@ -84,8 +84,8 @@ class NvmlSampler : public Sampler {
 NvmlApi load_nvml(const std::string& library) {
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
-    throw Error(fmt::format(
-        "nvml: NVIDIA's driver library {} was not found (no NVIDIA driver on this machine)", library));
+    throw Error(
+        fmt::format("nvml: NVIDIA's driver library {} was not found (no NVIDIA driver on this machine)", library));
   // Kept open for the process: NVML's own threads may outlive a sampler.
   NvmlApi api;
   bind(handle, "nvmlInit_v2", api.init, true);

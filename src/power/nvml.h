@@ -12,16 +12,16 @@
 namespace ridge::power {
 
 struct NvmlApi {
-  using Device = void*;  // nvmlDevice_t
-  int (*init)() = nullptr;                                                     // nvmlInit_v2
-  int (*shutdown)() = nullptr;                                                 // nvmlShutdown
-  int (*device_count)(unsigned*) = nullptr;                                    // nvmlDeviceGetCount_v2
-  int (*handle_by_index)(unsigned, Device*) = nullptr;                         // nvmlDeviceGetHandleByIndex_v2
-  int (*power_usage_mw)(Device, unsigned*) = nullptr;                          // nvmlDeviceGetPowerUsage
-  int (*total_energy_mj)(Device, unsigned long long*) = nullptr;               // nvmlDeviceGetTotalEnergyConsumption
-  int (*clock_mhz)(Device, int clock_type, unsigned*) = nullptr;               // nvmlDeviceGetClockInfo
-  int (*temperature_c)(Device, int sensor, unsigned*) = nullptr;               // nvmlDeviceGetTemperature
-  const char* (*error_string)(int) = nullptr;                                  // nvmlErrorString
+  using Device = void*;                                           // nvmlDevice_t
+  int (*init)() = nullptr;                                        // nvmlInit_v2
+  int (*shutdown)() = nullptr;                                    // nvmlShutdown
+  int (*device_count)(unsigned*) = nullptr;                       // nvmlDeviceGetCount_v2
+  int (*handle_by_index)(unsigned, Device*) = nullptr;            // nvmlDeviceGetHandleByIndex_v2
+  int (*power_usage_mw)(Device, unsigned*) = nullptr;             // nvmlDeviceGetPowerUsage
+  int (*total_energy_mj)(Device, unsigned long long*) = nullptr;  // nvmlDeviceGetTotalEnergyConsumption
+  int (*clock_mhz)(Device, int clock_type, unsigned*) = nullptr;  // nvmlDeviceGetClockInfo
+  int (*temperature_c)(Device, int sensor, unsigned*) = nullptr;  // nvmlDeviceGetTemperature
+  const char* (*error_string)(int) = nullptr;                     // nvmlErrorString
 };
 
 inline constexpr int kNvmlSuccess = 0;

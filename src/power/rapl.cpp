@@ -100,9 +100,10 @@ std::unique_ptr<Sampler> rapl_sampler(const std::string& domain) {
     domains.push_back(std::move(d));
   }
   if (domains.empty())
-    throw Error(fmt::format("rapl:{}: no RAPL {} domain under {} (not an Intel/AMD CPU with powercap, or the "
-                            "intel_rapl module is not loaded)",
-                            domain, domain, base));
+    throw Error(
+        fmt::format("rapl:{}: no RAPL {} domain under {} (not an Intel/AMD CPU with powercap, or the "
+                    "intel_rapl module is not loaded)",
+                    domain, domain, base));
   return std::make_unique<RaplSampler>(std::move(domains));
 }
 

@@ -6,9 +6,7 @@
 
 namespace ridge::power {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 Recorder::Recorder(std::unique_ptr<Sampler> sampler, std::string source, double interval_s)
     : sampler_(std::move(sampler)), interval_s_(interval_s > 0 ? interval_s : sampler_->default_interval_s()) {

@@ -16,8 +16,9 @@
 namespace ridge::power {
 namespace {
 
-constexpr const char* kSpecs = "nvml, nvml:INDEX, jetson, tegrastats, tegrastats:FILE, rapl, rapl:package, "
-                               "rapl:dram, csv:FILE";
+constexpr const char* kSpecs =
+    "nvml, nvml:INDEX, jetson, tegrastats, tegrastats:FILE, rapl, rapl:package, "
+    "rapl:dram, csv:FILE";
 
 std::pair<std::string, std::string> split(const std::string& spec) {
   auto colon = spec.find(':');
@@ -43,9 +44,10 @@ bool is_file_source(const std::string& spec) {
 std::unique_ptr<Sampler> open_sampler(const std::string& spec, const SourceOptions& options) {
   auto [kind, arg] = split(spec);
   if (is_file_source(spec))
-    throw Error(fmt::format("{} is a file: read it with `ridge power integrate --source {}`; a live measurement "
-                            "needs a live source ({})",
-                            spec, spec, kSpecs));
+    throw Error(
+        fmt::format("{} is a file: read it with `ridge power integrate --source {}`; a live measurement "
+                    "needs a live source ({})",
+                    spec, spec, kSpecs));
   if (kind == "nvml") {
     int index = -1;
     if (!arg.empty()) {
@@ -64,9 +66,10 @@ std::unique_ptr<Sampler> open_sampler(const std::string& spec, const SourceOptio
 Trace read_trace_file(const std::string& spec, const SourceOptions& options) {
   auto [kind, file] = split(spec);
   if (!is_file_source(spec))
-    throw Error(fmt::format("{} is not a file source (tegrastats:FILE or csv:FILE); sample it live with `ridge power "
-                            "sample --source {}`",
-                            spec, spec));
+    throw Error(
+        fmt::format("{} is not a file source (tegrastats:FILE or csv:FILE); sample it live with `ridge power "
+                    "sample --source {}`",
+                    spec, spec));
   auto text = read_file(file);
   if (kind == "csv") return parse_power_csv(text, spec);
   return parse_tegrastats(text, spec, options.interval_s > 0 ? options.interval_s : 1.0);

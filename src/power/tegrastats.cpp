@@ -155,9 +155,10 @@ Trace parse_tegrastats(const std::string& text, const std::string& source, doubl
   if (lines.empty() && without_rails > 0)
     throw Error(fmt::format("{}: no power rails: run tegrastats as root (sudo tegrastats) to get them", source));
   if (lines.empty())
-    throw Error(fmt::format("{}: no tegrastats lines (a line starts with `RAM USED/TOTALMB`, after an optional "
-                            "timestamp)",
-                            source));
+    throw Error(
+        fmt::format("{}: no tegrastats lines (a line starts with `RAM USED/TOTALMB`, after an optional "
+                    "timestamp)",
+                    source));
   for (size_t r = 0; r < trace.rails.size(); ++r)
     if (is_input_rail(trace.rails[r])) trace.input_rail = static_cast<int>(r);
   // Lines sharing one timestamp second are spread over it by the interval (at most evenly).

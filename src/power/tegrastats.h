@@ -16,7 +16,7 @@
 namespace ridge::power {
 
 struct TegrastatsLine {
-  std::optional<double> clock_s;                       // the leading timestamp, as civil seconds
+  std::optional<double> clock_s;                        // the leading timestamp, as civil seconds
   std::vector<std::pair<std::string, double>> rails_w;  // the current (first) value of each rail
 };
 

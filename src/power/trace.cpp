@@ -24,8 +24,8 @@ std::string Trace::total_meaning() const {
 Trace only_rail(const Trace& trace, const std::string& name) {
   auto it = std::find(trace.rails.begin(), trace.rails.end(), name);
   if (it == trace.rails.end())
-    throw Error(fmt::format("--rail {}: {} has no such rail (it has: {})", name, trace.source,
-                            fmt::join(trace.rails, ", ")));
+    throw Error(
+        fmt::format("--rail {}: {} has no such rail (it has: {})", name, trace.source, fmt::join(trace.rails, ", ")));
   auto index = static_cast<size_t>(it - trace.rails.begin());
   Trace out;
   out.source = trace.source;

@@ -304,8 +304,7 @@ Table overall_table(const std::vector<exec::BenchResult>& runs) {
     const auto& l = r.latency_ms;
     auto row = run_cells(r);
     for (Value v : {Value{l.mean}, Value{l.stddev}, Value{l.min}, Value{l.max}, Value{l.median}, Value{l.p99},
-                    Value{l.samples}, Value{r.throughput},
-                    r.power.measured ? Value{r.power.mean_w} : Value{},
+                    Value{l.samples}, Value{r.throughput}, r.power.measured ? Value{r.power.mean_w} : Value{},
                     r.power.measured ? Value{r.power.energy_per_inference_j} : Value{}})
       row.push_back(v);
     append_provenance(row, r);

@@ -11,7 +11,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    auto trace = ridge::power::parse_tegrastats(std::string(reinterpret_cast<const char*>(data), size), "fuzz.log", 0.1);
+    auto trace =
+        ridge::power::parse_tegrastats(std::string(reinterpret_cast<const char*>(data), size), "fuzz.log", 0.1);
     if (trace.samples.size() >= 2) ridge::power::integrate(trace);
   } catch (const ridge::Error&) {
   }
