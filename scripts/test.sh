@@ -71,10 +71,10 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWit
   -DRIDGE_TESTS=OFF >/dev/null
 cmake --build build-fuzz --target fuzz_model_reader fuzz_device_yaml fuzz_node_times fuzz_tensor_proto fuzz_einsum \
   fuzz_calib_samples fuzz_bench_json fuzz_document_codec fuzz_figure_sources fuzz_ncu_csv fuzz_torch_trace \
-  fuzz_energy_runs
+  fuzz_energy_runs fuzz_tegrastats fuzz_power_csv
 corpus=build-fuzz/corpus
 rm -rf "$corpus"
-mkdir -p "$corpus"/{model_reader,device_yaml,node_times,tensor_proto,einsum,calib_samples,bench_json,document_codec,figure_sources,ncu_csv,torch_trace,energy_runs}
+mkdir -p "$corpus"/{model_reader,device_yaml,node_times,tensor_proto,einsum,calib_samples,bench_json,document_codec,figure_sources,ncu_csv,torch_trace,energy_runs,tegrastats,power_csv}
 cp models/*.onnx "$corpus"/model_reader/
 testdata=/usr/share/libonnx-testdata/data/node
 for t in test_if test_loop11 test_scan9_sum test_lstm_defaults test_reshape_extended_dims test_conv_with_strides_padding; do
@@ -90,6 +90,8 @@ cp tests/fuzz/corpus/figure_sources/* "$corpus"/figure_sources/
 cp tests/data/ncu/*.csv tests/data/ncu/real/*.csv "$corpus"/ncu_csv/
 cp tests/fuzz/corpus/torch_trace/* "$corpus"/torch_trace/
 cp tests/fuzz/corpus/energy_runs/* "$corpus"/energy_runs/
+cp tests/data/power/*.txt "$corpus"/tegrastats/
+cp tests/data/power/*.csv "$corpus"/power_csv/
 for f in tests/data/executor/*/test_data_set_0/input_*.pb; do
   if [ "$(stat -c %s "$f")" -le 65536 ]; then
     cp "$f" "$corpus/tensor_proto/$(basename "$(dirname "$(dirname "$f")")")_$(basename "$f")"
@@ -118,4 +120,6 @@ fuzz figure_sources "$extra_seconds" 65536
 fuzz ncu_csv "$extra_seconds" 16384
 fuzz torch_trace "$extra_seconds" 65536
 fuzz energy_runs "$extra_seconds" 4096
+fuzz tegrastats "$extra_seconds" 16384
+fuzz power_csv "$extra_seconds" 16384
 echo "fuzzing: no crash"

@@ -2,8 +2,10 @@
 #include <fmt/ostream.h>
 
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <limits>
+#include <thread>
 
 #include "cli/command.h"
 #include "cli/common.h"
@@ -14,6 +16,9 @@
 #include "exec/layer_costs.h"
 #include "exec/prepare.h"
 #include "onnx/model_reader.h"
+#include "power/energy.h"
+#include "power/recorder.h"
+#include "power/source.h"
 #include "report/bench_report.h"
 #include "report/choices_report.h"
 #include "util/error.h"
@@ -33,7 +38,75 @@ struct BenchCliOptions {
   int top = 10;
   std::string format = "table", csv_dir;
   StoreOptions store;
+  std::string power;  // a live power source; empty: power is not measured
+  double idle_time_s = 1, power_min_time_s = -1;
+  bool dynamic_only = false;
 };
+
+// `--power`: a recorder running from before the first point to the end, its idle power measured first.
+struct PowerMeter {
+  std::unique_ptr<power::Recorder> recorder;
+  double idle_w = -1;
+};
+
+// Opens and starts the source (a source that cannot be read is refused before anything is measured)
+// and measures idle power for --idle-time seconds.
+PowerMeter start_power(const BenchCliOptions& o) {
+  PowerMeter m;
+  if (o.power.empty()) return m;
+  if (o.dynamic_only && !(o.idle_time_s > 0))
+    throw Error("--dynamic-only subtracts the idle power: it needs --idle-time above 0");
+  if (power::is_file_source(o.power))
+    throw Error(
+        fmt::format("--power {}: a file is no live source; integrate a recorded trace with `ridge power "
+                    "integrate --source {}`",
+                    o.power, o.power));
+  m.recorder = std::make_unique<power::Recorder>(power::open_sampler(o.power), o.power);
+  m.recorder->start();
+  if (o.idle_time_s > 0) {
+    if (!invocation().quiet) fmt::print(std::cerr, "bench: idle power from {} for {} s\n", o.power, o.idle_time_s);
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.idle_time_s));
+    double end = power::now_s();
+    m.recorder->wait_past(end);
+    auto trace = m.recorder->trace();
+    if (trace.samples.size() < 2 || trace.samples.front().time_s >= end)
+      throw Error(
+          fmt::format("--power {}: fewer than 2 samples in {} s of idle: raise --idle-time", o.power, o.idle_time_s));
+    m.idle_w = power::integrate(trace, trace.samples.front().time_s, end).mean_w;
+  }
+  return m;
+}
+
+// The energy of the point's timed runs, from the samples of its window.
+void attach_power(const BenchCliOptions& o, const PowerMeter& m, exec::BenchResult& result) {
+  auto& p = result.power;
+  p.source = o.power;
+  p.idle_w = m.idle_w;
+  p.dynamic_only = o.dynamic_only;
+  p.window_s = result.timed_end_s - result.timed_start_s;
+  try {
+    m.recorder->wait_past(result.timed_end_s);
+    auto trace = m.recorder->trace();
+    auto e = power::integrate(trace, result.timed_start_s, result.timed_end_s);
+    p.samples = e.samples;
+    if (e.samples < 2) {
+      result.notes.push_back(
+          fmt::format("power: {} sensor sample(s) in the {:.3f} s timed window: too few for an "
+                      "energy, none reported (raise --power-min-time)",
+                      e.samples, p.window_s));
+      return;
+    }
+    double idle = o.dynamic_only ? m.idle_w : 0;
+    p.energy_j = e.energy_j - idle * e.duration_s;
+    p.mean_w = p.energy_j / e.duration_s;
+    p.energy_per_inference_j = p.energy_j / static_cast<double>(std::max<int64_t>(result.latency_ms.samples, 1));
+    p.measured = true;
+    if (o.dynamic_only)
+      result.notes.push_back(fmt::format("power: dynamic only: idle power {:.3f} W subtracted", m.idle_w));
+  } catch (const Error& e) {
+    result.notes.push_back(fmt::format("power: not measured: {}", e.what()));
+  }
+}
 
 // Input-size sweep: images (rank 4) get H = W = size; sequences (rank 2 or 3) get dim 1 = size.
 // The batch is --batch's, else the one the file fixes, else 1. H and W the file fixes are rebound
@@ -117,6 +190,7 @@ exec::BenchOptions bench_options(const BenchCliOptions& o, const std::string& mo
   options.stopping.max_seconds = o.max_time;
   options.stopping.min_samples = o.min_runs;
   options.stopping.target_relative_error = o.target_rse;
+  options.stopping.min_seconds = o.power.empty() ? 0 : o.power_min_time_s;
   options.fixed_iterations = o.iters > 0 ? o.iters : (o.model.training ? 10 : 0);
   return options;
 }
@@ -145,7 +219,10 @@ int run_bench(const BenchCliOptions& o) {
       o.exec.mode == exec::kBothModes ? exec::mode_names() : std::vector<std::string>{o.exec.mode};
   std::vector<std::string> algorithms =
       o.exec.conv_algo == exec::kAllConvAlgos ? exec::conv_algo_names() : std::vector<std::string>{o.exec.conv_algo};
+  auto meter = start_power(o);
   auto options = bench_options(o, modes.front(), algorithms.front());
+  if (meter.recorder && options.stopping.min_seconds < 0)
+    options.stopping.min_seconds = std::max(2.0, 10 * meter.recorder->interval_s());
   auto& engine = exec::load_engine();
   std::vector<exec::BenchPoint> matrix;
   std::vector<const Point*> point_of;
@@ -169,6 +246,7 @@ int run_bench(const BenchCliOptions& o) {
         result.latency_ms.mean > 0 ? static_cast<double>(result.batch) * 1e3 / result.latency_ms.mean : 0;
     result.timestamp = utc_now();
     exec::attach_layer_costs(result, model, point.prepared.analysis.cost);
+    if (meter.recorder) attach_power(o, meter, result);
   };
   // Each point is written as it completes, so a run that fails later (or is killed) keeps it.
   auto on_result = [&](size_t i, const exec::BenchResult& result) {
@@ -228,6 +306,23 @@ Command add_bench_command(CLI::App& parent) {
   app->add_option("--warmup", o->warmup, "warm-up time before timing, seconds (default 0.5; at least 2 runs)")
       ->check(CLI::Range(0.0, 1e6));
   app->add_flag("--no-per-node", o->no_per_node, "skip the per-node profile pass");
+  auto* power = app->add_option(
+      "--power", o->power,
+      "measure power while each point's timed runs go, from a live source: nvml, nvml:INDEX, jetson, tegrastats, "
+      "rapl, rapl:dram (e.g. --power jetson); adds power_mean_w and energy_per_inference_j (energy of the timed "
+      "runs / their count: one inference = one run of the batch)");
+  app->add_option("--idle-time", o->idle_time_s,
+                  "seconds of idle power measured before the first point (default 1; 0: none), e.g. --idle-time 3")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->needs(power);
+  app->add_flag("--dynamic-only", o->dynamic_only,
+                "subtract the idle power from the mean power and the energies (the output says so)")
+      ->needs(power);
+  app->add_option("--power-min-time", o->power_min_time_s,
+                  "with --power, time each point at least this many seconds so its window holds several sensor "
+                  "samples (default: 10 sampling intervals, at least 2 s), e.g. --power-min-time 5")
+      ->check(CLI::Range(0.0, 1e6))
+      ->needs(power);
   app->add_option("--top", o->top, "slowest nodes listed in the table (default 10)")->check(integer_in(0, 100000));
   auto* format = add_format_option(*app, o->format);
   auto* list = app->add_flag("--list-algorithms", o->list_algorithms,
@@ -257,6 +352,7 @@ Command add_bench_command(CLI::App& parent) {
       "  ridge bench models/mobilenet_v2.onnx --sweep batch=1,2,4 --mode both --csv results/\n"
       "  ridge bench models/resnet50.onnx --conv-algo all --max-time 2 -f md\n"
       "  ridge bench models/bert_base.onnx --dim seq=128 --training --optimizer adam --iters 5\n"
+      "  ridge bench models/resnet50.onnx --power jetson --idle-time 3 --dynamic-only\n"
       "  ridge bench --list-algorithms");
   return {app, [o] {
             if (!o->list_algorithms) return run_bench(*o);

@@ -37,6 +37,19 @@ struct OpTypeTiming {
   double total_ms = 0, percent = 0;
 };
 
+// Power over a run's timed window (`ridge bench --power`); `measured` false: not asked for, or the
+// window held too few sensor samples (a note says which).
+struct BenchPower {
+  std::string source;  // the --power spec
+  bool measured = false;
+  bool dynamic_only = false;  // idle power subtracted from mean_w and the energies
+  double mean_w = 0, energy_j = 0;
+  double energy_per_inference_j = 0;  // energy / timed runs; one inference = one run of the batch
+  double idle_w = -1;                 // measured before the runs; -1: not measured (--idle-time 0)
+  double window_s = 0;
+  int64_t samples = 0;  // sensor samples inside the timed window
+};
+
 struct BenchResult {
   std::string model;
   int64_t batch = 0;
@@ -49,6 +62,10 @@ struct BenchResult {
   double throughput = 0;  // samples (batch items) per second, from the mean latency
   std::string stop_reason;
   double warmup_runs = 0;
+  // steady_clock seconds at the start of the first and the end of the last timed run: the window a
+  // power trace is cut to (the executor runs in-process, so the clock is shared).
+  double timed_start_s = 0, timed_end_s = 0;
+  BenchPower power;
   std::vector<NodeTiming> nodes;
   std::vector<OpTypeTiming> op_types;
   // Per-node profile: the summed node times against the whole run, and what is left over per node

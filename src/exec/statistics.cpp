@@ -53,6 +53,7 @@ double RunningStats::relative_standard_error() const {
 
 const char* StoppingCriterion::stop_reason(const RunningStats& stats, double elapsed_seconds) const {
   if (stats.count() >= max_samples) return "sample limit";
+  if (elapsed_seconds < min_seconds) return nullptr;
   if (stats.count() >= std::max<int64_t>(min_samples, 2) && stats.relative_standard_error() <= target_relative_error)
     return "converged";
   if (elapsed_seconds >= max_seconds && stats.count() >= 1) return "time budget";

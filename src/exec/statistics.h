@@ -36,6 +36,7 @@ struct StoppingCriterion {
   int64_t min_samples = 10;
   int64_t max_samples = 100000;
   double max_seconds = 10;
+  double min_seconds = 0;  // go on at least this long (power sensors need several samples per window)
 
   // Why to stop ("converged", "time budget", "sample limit"), or null to go on.
   const char* stop_reason(const RunningStats& stats, double elapsed_seconds) const;

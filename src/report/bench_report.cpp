@@ -142,6 +142,40 @@ void add_environment(Document& doc, const exec::BenchResult& first) {
             first.random_weights ? kEveryone : kJson);
 }
 
+// The power figures of a run measured with --power, for JSON; none otherwise.
+Value power_record(const exec::BenchPower& p) {
+  if (p.source.empty()) return {};
+  Table t;
+  t.key = "power";
+  t.layout = Table::Layout::kRecord;
+  t.column({.key = "source"})
+      .column({.key = "measured"})
+      .column({.key = "mean_w"})
+      .column({.key = "energy_j"})
+      .column({.key = "energy_per_inference_j"})
+      .column({.key = "idle_power_w"})
+      .column({.key = "dynamic_only"})
+      .column({.key = "window_s"})
+      .column({.key = "samples"});
+  auto measured = [&](double v) { return p.measured ? Value{v} : Value{}; };
+  t.add({p.source, p.measured, measured(p.mean_w), measured(p.energy_j), measured(p.energy_per_inference_j),
+         p.idle_w >= 0 ? Value{p.idle_w} : Value{}, p.dynamic_only, p.window_s, p.samples});
+  return nested(std::move(t));
+}
+
+// How power was measured, once per document: the source, the idle power, what the figures include.
+void add_power_field(Document& doc, const exec::BenchPower& p) {
+  if (p.source.empty()) return;
+  std::string idle = p.idle_w >= 0 ? fmt::format("idle {:.3f} W", p.idle_w) : "idle not measured";
+  doc.field("power", "power",
+            fmt::format("{}, {}; {} (energy per inference = energy of the timed runs / their count, one run of the "
+                        "batch each)",
+                        p.source, idle, p.dynamic_only ? "dynamic only: idle power subtracted" : "total power"),
+            {{"source", p.source},
+             {"idle_power_w", p.idle_w >= 0 ? nlohmann::ordered_json(p.idle_w) : nlohmann::ordered_json()},
+             {"dynamic_only", p.dynamic_only}});
+}
+
 }  // namespace
 
 Document bench_document(const std::vector<exec::BenchResult>& runs, int top_nodes) {
@@ -151,6 +185,7 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
   if (!runs.empty()) {
     doc.subject = runs.front().model;
     add_environment(doc, runs.front());
+    add_power_field(doc, runs.front().power);
   }
   auto& t = doc.table("runs", "");
   t.column({.key = "run", .audience = kHuman})
@@ -173,6 +208,9 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
       .column({.key = "relative_standard_error", .audience = kJson, .json_path = "latency_ms.relative_standard_error"})
       .column({.key = "throughput", .title = "samples/s", .style = Style::kFixed, .decimals = 1})
       .column({.key = "samples", .title = "runs"})
+      .column({.key = "power_mean_w", .title = "W", .style = Style::kFixed, .decimals = 2})
+      .column({.key = "energy_per_inference_j", .title = "J/inference", .style = Style::kGeneral, .decimals = 4})
+      .column({.key = "power", .audience = kJson})
       .column({.key = "warmup_runs", .audience = kJson})
       .column({.key = "stop_reason", .title = "stopped by"})
       .column({.key = "executed_nodes", .audience = kJson})
@@ -214,6 +252,9 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
            l.relative_standard_error,
            r.throughput,
            l.samples,
+           r.power.measured ? Value{r.power.mean_w} : Value{},
+           r.power.measured ? Value{r.power.energy_per_inference_j} : Value{},
+           power_record(r.power),
            r.warmup_runs,
            r.stop_reason,
            r.executed_nodes,
@@ -263,7 +304,8 @@ Table overall_table(const std::vector<exec::BenchResult>& runs) {
     const auto& l = r.latency_ms;
     auto row = run_cells(r);
     for (Value v : {Value{l.mean}, Value{l.stddev}, Value{l.min}, Value{l.max}, Value{l.median}, Value{l.p99},
-                    Value{l.samples}, Value{r.throughput}, Value{}, Value{}})
+                    Value{l.samples}, Value{r.throughput}, r.power.measured ? Value{r.power.mean_w} : Value{},
+                    r.power.measured ? Value{r.power.energy_per_inference_j} : Value{}})
       row.push_back(v);
     append_provenance(row, r);
     t.add(std::move(row));

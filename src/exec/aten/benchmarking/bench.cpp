@@ -140,10 +140,14 @@ void measure(Step& step, const BenchOptions& options, BenchResult& result) {
   std::vector<double> samples;
   RunningStats running;
   auto measure_start = Clock::now();
+  auto clock_s = [](Clock::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); };
+  result.timed_start_s = clock_s(measure_start);
   while (true) {
     auto start = Clock::now();
     step({});
-    double ms = seconds_since(start) * 1e3;
+    auto end = Clock::now();
+    result.timed_end_s = clock_s(end);
+    double ms = std::chrono::duration<double>(end - start).count() * 1e3;
     samples.push_back(ms);
     running.add(ms);
     if (options.fixed_iterations > 0) {

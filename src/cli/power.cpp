@@ -1,0 +1,121 @@
+// `ridge power sample` (a live source for a while) and `ridge power integrate` (a tegrastats log or
+// a meter's CSV): energy, mean power and duration, per rail.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "cli/command.h"
+#include "cli/common.h"
+#include "cli/output_options.h"
+#include "cli/store_options.h"
+#include "power/energy.h"
+#include "power/recorder.h"
+#include "power/source.h"
+#include "report/power_report.h"
+#include "util/error.h"
+
+namespace ridge::cli {
+namespace {
+
+struct PowerCliOptions {
+  std::string source, rail, format = "table";
+  double duration_s = 5, interval_ms = 0;
+};
+
+power::Trace pick_rail(const power::Trace& trace, const std::string& rail) {
+  return rail.empty() ? trace : power::only_rail(trace, rail);
+}
+
+int run_sample(const PowerCliOptions& o) {
+  power::SourceOptions options{o.interval_ms / 1e3};
+  power::Recorder recorder(power::open_sampler(o.source, options), o.source, o.interval_ms / 1e3);
+  auto start = power::now_s();
+  recorder.start();
+  bool progress = o.duration_s > 3 && !invocation().quiet;
+  while (power::now_s() - start < o.duration_s) {
+    double left = o.duration_s - (power::now_s() - start);
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(1.0, std::max(left, 0.0))));
+    if (progress)
+      fmt::print(std::cerr, "\rpower: sampling {}: {:.0f} of {:.0f} s", o.source,
+                 std::min(power::now_s() - start, o.duration_s), o.duration_s);
+  }
+  if (progress) fmt::print(std::cerr, "\n");
+  recorder.stop();
+  auto trace = pick_rail(recorder.trace(), o.rail);
+  emit(report::power_document("power sample", trace, power::integrate(trace)), o.format);
+  return 0;
+}
+
+int run_integrate(const PowerCliOptions& o) {
+  auto trace = pick_rail(power::read_trace_file(o.source, {o.interval_ms / 1e3}), o.rail);
+  emit(report::power_document("power integrate", trace, power::integrate(trace)), o.format);
+  return 0;
+}
+
+void add_common(CLI::App& app, PowerCliOptions& o) {
+  app.add_option("--rail", o.rail,
+                 "one rail or domain instead of the total, e.g. --rail VDD_GPU_SOC (Jetson), --rail gpu1 (nvml), "
+                 "--rail dram-0 (rapl:dram)");
+  add_format_option(app, o.format);
+}
+
+}  // namespace
+
+Command add_power_command(CLI::App& parent) {
+  auto* app = parent.add_subcommand("power", "measure power: sample a live source, or integrate a recorded trace");
+  app->require_subcommand(1);
+  auto sample_o = std::make_shared<PowerCliOptions>();
+  auto* sample = app->add_subcommand("sample", "sample a live power source for a while: mean power per rail, energy");
+  sample
+      ->add_option("--source", sample_o->source,
+                   "nvml (every GPU, rails gpu0...) | nvml:INDEX | jetson (INA3221 rails in sysfs) | tegrastats "
+                   "(run live) | rapl (CPU packages) | rapl:package | rapl:dram")
+      ->required();
+  sample->add_option("--duration", sample_o->duration_s, "seconds to sample, e.g. --duration 10 (default 5)")
+      ->check(CLI::Range(0.01, 1e6));
+  sample
+      ->add_option("--interval", sample_o->interval_ms,
+                   "milliseconds between samples, e.g. --interval 20 (default: 50 for jetson/rapl, 100 for nvml, "
+                   "1000 for tegrastats)")
+      ->check(CLI::Range(1.0, 1e6));
+  add_common(*sample, *sample_o);
+  sample->footer(
+      "The total is the board's input rail where it has one (VDD_IN, POM_5V_IN), else the sum of the rails.\n"
+      "Sensors update slowly (NVML ~0.5 s on many GPUs, tegrastats 1 s): a faster interval adds no information.\n"
+      "Examples:\n"
+      "  ridge power sample --source jetson --duration 10\n"
+      "  ridge power sample --source nvml:0 --duration 30 --interval 100 -f json\n"
+      "  ridge power sample --source rapl:dram --duration 2\n"
+      "  sudo ridge power sample --source tegrastats --interval 500 --rail VDD_GPU_SOC");
+  auto integrate_o = std::make_shared<PowerCliOptions>();
+  auto* integrate = app->add_subcommand("integrate", "energy of a recorded trace: a tegrastats log or a meter's CSV");
+  integrate
+      ->add_option("--source", integrate_o->source,
+                   "tegrastats:FILE (a tegrastats log, with or without timestamps) | csv:FILE (a timestamp column, "
+                   "ISO 8601 or seconds, and a watts column: power_w, watts, power, W, or power_mw)")
+      ->required();
+  integrate
+      ->add_option("--interval", integrate_o->interval_ms,
+                   "tegrastats logs: milliseconds between lines, as given to tegrastats --interval (default 1000); "
+                   "e.g. --interval 100")
+      ->check(CLI::Range(1.0, 1e6));
+  add_common(*integrate, *integrate_o);
+  integrate->footer(
+      "Energy is the trapezoid rule over the samples, first to last; mean power = energy / duration.\n"
+      "Lines of a log that are not tegrastats lines (prompts, escapes, ^C) are skipped and counted.\n"
+      "Examples:\n"
+      "  ridge power integrate --source tegrastats:run.log --interval 100 -f json\n"
+      "  ridge power integrate --source tegrastats:run.log --rail VDD_GPU_SOC\n"
+      "  ridge power integrate --source csv:meter.csv -f csv");
+  return {app, [sample, integrate, sample_o, integrate_o] {
+            if (sample->parsed()) return run_sample(*sample_o);
+            if (integrate->parsed()) return run_integrate(*integrate_o);
+            return 2;
+          }};
+}
+
+}  // namespace ridge::cli
