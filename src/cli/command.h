@@ -32,5 +32,6 @@ Command add_report_command(CLI::App& parent);
 Command add_import_command(CLI::App& parent);
 Command add_ncu_command(CLI::App& parent);
 Command add_power_command(CLI::App& parent);
+Command add_tune_command(CLI::App& parent);
 
 }  // namespace ridge::cli

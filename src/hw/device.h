@@ -28,6 +28,10 @@ struct ClockDomain {
   double min_mhz = 0;
   int cores = 0;  // for CPU domains: cores at the reference
   std::string source;
+  // The frequencies the domain can be set to (the driver's table: devfreq available_frequencies,
+  // cpufreq scaling_available_frequencies, EMC rates), ascending, within [min_mhz, max_mhz]; empty
+  // when the device file gives none. `ridge tune` enumerates custom modes from them.
+  std::vector<double> steps_mhz;
 };
 
 // vector: SIMD / CUDA cores (key "fp32"); matrix: tensor units (key "fp16_tensor"); gemm: the
@@ -62,6 +66,7 @@ struct PowerMode {
   std::map<std::string, int> cores;          // domain -> online cores (CPU domains)
   std::optional<double> power_budget_w;
   std::string source;
+  std::optional<int> nvpmodel_id;  // `nvpmodel -m ID` selects it on a Jetson
 };
 
 // A calibration fitted from measurements (`ridge calibrate`): either per-op-family efficiency

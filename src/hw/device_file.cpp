@@ -83,6 +83,21 @@ void read_identity(const Reader& r, const YAML::Node& root, Device& d) {
   if (d.kind != "gpu" && d.kind != "cpu" && d.kind != "soc") r.fail("kind", "must be gpu, cpu or soc");
 }
 
+// steps_mhz: [f1, f2, ...] ascending, each within [min_mhz, max_mhz].
+void read_steps(const Reader& r, const YAML::Node& steps, const std::string& field, ClockDomain& c) {
+  if (!steps) return;
+  if (!steps.IsSequence() || steps.size() == 0) r.fail(field, "must list the domain's frequencies in MHz");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    auto item = fmt::format("{}[{}]", field, i);
+    double mhz = r.number(steps[i], item);
+    if (mhz < c.min_mhz || mhz > c.max_mhz)
+      r.fail(item, fmt::format("{} MHz is outside [min_mhz, max_mhz] = [{}, {}]", mhz, c.min_mhz, c.max_mhz));
+    if (!c.steps_mhz.empty() && mhz <= c.steps_mhz.back())
+      r.fail(item, fmt::format("{} MHz does not ascend (after {} MHz)", mhz, c.steps_mhz.back()));
+    c.steps_mhz.push_back(mhz);
+  }
+}
+
 void read_clocks(const Reader& r, const YAML::Node& clocks, Device& d) {
   if (!clocks || !clocks.IsMap() || clocks.size() == 0) r.fail("clocks", "must map clock domains to {max_mhz, source}");
   for (const auto& entry : clocks) {
@@ -93,6 +108,7 @@ void read_clocks(const Reader& r, const YAML::Node& clocks, Device& d) {
     if (entry.second["min_mhz"]) c.min_mhz = r.number(entry.second["min_mhz"], field + ".min_mhz", false);
     if (entry.second["cores"]) c.cores = static_cast<int>(r.number(entry.second["cores"], field + ".cores"));
     if (c.min_mhz > c.max_mhz) r.fail(field, "has min_mhz above max_mhz");
+    read_steps(r, entry.second["steps_mhz"], field + ".steps_mhz", c);
     c.source = r.source(entry.second, field);
     d.clocks[domain] = c;
   }
@@ -209,6 +225,11 @@ PowerMode read_mode(const Reader& r, const YAML::Node& n, const std::string& fie
     for (const auto& c : cores)
       m.cores[c.first.as<std::string>()] = static_cast<int>(r.number(c.second, field + ".cores"));
   if (n["power_budget_w"]) m.power_budget_w = r.number(n["power_budget_w"], field + ".power_budget_w");
+  if (n["nvpmodel_id"]) {
+    double id = r.number(n["nvpmodel_id"], field + ".nvpmodel_id", false);
+    if (id != static_cast<int>(id)) r.fail(field + ".nvpmodel_id", "must be a whole number");
+    m.nvpmodel_id = static_cast<int>(id);
+  }
   m.source = r.source(n, field);
   return m;
 }
