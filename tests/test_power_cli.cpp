@@ -2,11 +2,13 @@
 // constant-power INA3221 tree (RIDGE_SYSFS_ROOT).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/paths.h"
+#include "util/csv.h"
 
 namespace ridge::test {
 namespace {
@@ -98,9 +100,17 @@ TEST(BenchPowerCli, EnergyPerInferenceIsPowerTimesLatency) {
   std::string header, row;
   std::getline(in, header);
   std::getline(in, row);
-  EXPECT_NE(header.find("power_mean_w,energy_per_inference_j"), std::string::npos);
-  EXPECT_NE(row.find(",5,"), std::string::npos) << row;  // power_mean_w filled
-  EXPECT_EQ(row.find(",,0"), std::string::npos) << row;
+  // The two columns, by name: filled with the figures of the JSON run.
+  auto names = split_csv_line(header), cells = split_csv_line(row);
+  ASSERT_EQ(names.size(), cells.size()) << row;
+  auto cell = [&](const std::string& name) {
+    auto it = std::find(names.begin(), names.end(), name);
+    return it == names.end() ? std::string("missing") : cells[static_cast<size_t>(it - names.begin())];
+  };
+  ASSERT_NE(cell("power_mean_w"), "missing") << header;
+  ASSERT_FALSE(cell("energy_per_inference_j").empty()) << row;
+  EXPECT_NEAR(std::stod(cell("power_mean_w")), 5.0, 1e-9) << row;
+  EXPECT_NEAR(std::stod(cell("energy_per_inference_j")), run["energy_per_inference_j"].get<double>(), 1e-12) << row;
 }
 
 TEST(BenchPowerCli, FileSourcesAndUnreadableSourcesAreRefusedFirst) {
