@@ -70,7 +70,7 @@ std::string write(const std::string& name, const std::string& text) {
 TEST(EnergyEstimate, FromTdpIdlePeakAndBandwidth) {
   auto e = energy_of(device(), "full");
   EXPECT_EQ(e.label, "estimate");
-  EXPECT_DOUBLE_EQ(e.p_static_w, 20);               // the idle power
+  EXPECT_DOUBLE_EQ(e.p_static_w, 20);  // the idle power
   // (100 - 20) W split 1 : 0.6 between the unit (50 W at 1e12 FLOP/s) and DRAM (30 W at 1e11 B/s).
   EXPECT_DOUBLE_EQ(e.e_flop("fp32"), 50.0 / 1e12);
   EXPECT_DOUBLE_EQ(e.e_byte_j, 30.0 / 1e11);

@@ -369,6 +369,17 @@ bool all_digits(const std::string& s) {
 
 }  // namespace
 
+std::optional<std::string> find_bench_model(const std::string& model, const std::vector<fs::path>& dirs) {
+  std::error_code ec;
+  if (fs::is_regular_file(model, ec)) return model;
+  if (fs::path(model).is_absolute()) return std::nullopt;
+  for (const auto& dir : dirs) {
+    auto candidate = dir / model;
+    if (fs::is_regular_file(candidate, ec)) return candidate.string();
+  }
+  return std::nullopt;
+}
+
 shape::Bindings bindings_for(const graph::Model& model, int64_t batch, const std::string& input_size) {
   shape::Bindings b;
   b.batch = batch;
@@ -444,17 +455,6 @@ class Analyses {
   std::map<std::tuple<std::string, int64_t, std::string>, Entry> entries_;
 };
 
-std::optional<std::string> find_model(const Run& r) {
-  std::error_code ec;
-  if (fs::is_regular_file(r.model, ec)) return r.model;
-  if (fs::path(r.model).is_absolute()) return std::nullopt;
-  for (const auto& dir : r.model_dirs) {
-    auto candidate = dir / r.model;
-    if (fs::is_regular_file(candidate, ec)) return candidate.string();
-  }
-  return std::nullopt;
-}
-
 bool excluded(const std::string& model, const std::string& exclude) {
   if (exclude.empty()) return false;
   return model == exclude || fs::path(model).filename() == fs::path(exclude).filename();
@@ -478,7 +478,7 @@ void use_run(const Run& r, Analyses& analyses, BenchEvidence& out, Notes& notes)
     notes.add(r.path, why);
     return;
   }
-  auto file = find_model(r);
+  auto file = find_bench_model(r.model, r.model_dirs);
   if (!file) {
     notes.add(r.path, fmt::format("run(s) skipped: model '{}' not found (as given, nor next to the results)", r.model));
     return;

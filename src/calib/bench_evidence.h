@@ -4,6 +4,8 @@
 // input size, fused as the run's executor mode fuses), and every run a measurement of the
 // framework's overhead. What cannot be used (training runs, other precisions, missing models,
 // node names the model lacks) is said in notes, never dropped in silence.
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,10 @@ struct BenchEvidence {
 // size (bound as bench bound it: shape::bind_input_size) or the first input's whole shape ("8x3x224x224").
 // Throws ridge::Error when the size fits no input.
 shape::Bindings bindings_for(const graph::Model& model, int64_t batch, const std::string& input_size);
+
+// The model file a bench run names: the path as given, else relative to each of `dirs` (where the
+// results lie); nullopt when none exists.
+std::optional<std::string> find_bench_model(const std::string& model, const std::vector<std::filesystem::path>& dirs);
 
 BenchEvidence read_bench_evidence(const std::vector<std::string>& paths, const std::string& exclude_model = "");
 

@@ -223,17 +223,6 @@ void read_bench_json(const std::string& text, const std::string& source, const f
   }
 }
 
-std::optional<std::string> find_model(const BenchRun& r) {
-  std::error_code ec;
-  if (fs::is_regular_file(r.model, ec)) return r.model;
-  if (fs::path(r.model).is_absolute()) return std::nullopt;
-  for (const auto& dir : r.model_dirs) {
-    auto candidate = dir / r.model;
-    if (fs::is_regular_file(candidate, ec)) return candidate.string();
-  }
-  return std::nullopt;
-}
-
 // W and Q of one model point, as predict counts them; computed once per (file, batch, size, precision).
 struct Work {
   double flops = 0, bytes = 0;
@@ -313,7 +302,7 @@ void use_bench_runs(const std::vector<BenchRun>& runs, WorkCache& cache, EnergyR
       skip("a training step (the fit covers inference)");
       continue;
     }
-    auto file = find_model(r);
+    auto file = find_bench_model(r.model, r.model_dirs);
     if (!file) {
       skip(fmt::format("model '{}' not found (as given, nor next to the results)", r.model));
       continue;

@@ -26,8 +26,8 @@ inline constexpr double kLowestVoltageRatio = 0.6;
 double voltage_squared_ratio(const ClockDomain& domain, double mhz);
 
 // The mode's energy ceilings: the device file's coefficients for the mode; else those of another mode
-// scaled to this one's clocks; else the datasheet estimate. nullopt, with the reason in `why`, when the device file has neither
-// coefficients for the mode nor a TDP to estimate them from.
+// scaled to this one's clocks; else the datasheet estimate. nullopt, with the reason in `why`, when the device file has
+// neither coefficients for the mode nor a TDP to estimate them from.
 std::optional<EnergyRoofline> energy_roofline(const Device& device, const PowerMode& mode, std::string* why = nullptr);
 
 }  // namespace ridge::hw

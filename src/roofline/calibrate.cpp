@@ -287,7 +287,7 @@ CalibrationFit fit_calibration(const Prediction& prediction, const std::vector<M
   return fit;
 }
 
-std::string calibrated_device_yaml(const std::string& device_file, const hw::Calibration& c) {
+YAML::Node device_yaml_root(const std::string& device_file) {
   YAML::Node root;
   try {
     root = YAML::LoadFile(device_file);
@@ -297,6 +297,11 @@ std::string calibrated_device_yaml(const std::string& device_file, const hw::Cal
     throw Error(fmt::format("device file '{}': {}", device_file, e.msg));
   }
   if (!root.IsMap()) throw Error("device file '" + device_file + "' is not a YAML map");
+  return root;
+}
+
+std::string calibrated_device_yaml(const std::string& device_file, const hw::Calibration& c) {
+  auto root = device_yaml_root(device_file);
   // Every figure is written back as its text (full precision for the fitted ones), so the copy
   // loads back to the same device with the calibration added.
   auto number = [](double v) { return fmt::format("{:.17g}", v); };

@@ -1,6 +1,8 @@
 #pragma once
 // Calibration: fits per-op-family efficiency factors and the per-op overhead of a device from
 // measured per-node times, so predictions can be corrected (`ridge calibrate`).
+#include <yaml-cpp/yaml.h>
+
 #include <istream>
 #include <string>
 #include <vector>
@@ -50,5 +52,9 @@ CalibrationFit fit_calibration(const Prediction& prediction, const std::vector<M
 // The device file as YAML (yaml-cpp's emitter) with a `calibration:` section replacing any
 // earlier one; every other key, figure and source is kept and loads back identically.
 std::string calibrated_device_yaml(const std::string& device_file, const hw::Calibration& calibration);
+
+// A device file's YAML tree, for the writers of calibrated copies. Throws ridge::Error naming the
+// file when it cannot be read or is not a YAML mapping.
+YAML::Node device_yaml_root(const std::string& device_file);
 
 }  // namespace ridge::roofline

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "roofline/calibrate.h"
 #include "util/error.h"
 
 namespace ridge::roofline {
@@ -175,15 +176,7 @@ EnergyFit fit_energy(const std::vector<EnergyRun>& runs) {
 }
 
 std::string energy_device_yaml(const std::string& device_file, const hw::EnergyCoefficients& c) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(device_file);
-  } catch (const YAML::BadFile&) {
-    throw Error("cannot read device file '" + device_file + "'");
-  } catch (const YAML::Exception& e) {
-    throw Error(fmt::format("device file '{}': {}", device_file, e.msg));
-  }
-  if (!root.IsMap()) throw Error("device file '" + device_file + "' is not a YAML map");
+  auto root = device_yaml_root(device_file);
   auto number = [](double v) { return fmt::format("{:.17g}", v); };
   YAML::Node entry(YAML::NodeType::Map);
   entry["mode"] = c.mode;
