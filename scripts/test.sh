@@ -47,6 +47,11 @@ mv "$prefix/usr" "$prefix/moved"  # the tree finds its libraries, modules and de
   ridge plot roofline "$repo/models/alexnet.onnx" -d t4 -o fig.html >/dev/null
   ridge plot roofline "$repo/models/alexnet.onnx" -d t4 -o fig.svg >/dev/null
   grep -q "aria-label=\"node: " fig.svg
+  # The GPU module (built where the CUDA toolkit is) loads from the installed tree too.
+  if [ -f "$installed/lib/ridge/libridge_cuda.so" ]; then
+    ridge doctor -f json >doctor.json
+    grep -q "loads ($installed/lib/ridge/libridge_cuda.so)" doctor.json
+  fi
 )
 echo "installed layout: ok"
 

@@ -36,6 +36,7 @@ const std::vector<std::string> kCheckNames{"CPU model",
                                            "cuBLAS",
                                            "NVML",
                                            "GPUs",
+                                           "GPU module",
                                            "ncu",
                                            "nsys",
                                            "nvpmodel",
@@ -177,7 +178,7 @@ TEST(Doctor, ForBenchCudaNamesWhatIsMissing) {
   auto checks = checks_by_name(run_ridge("doctor -f json").out);
   auto r = run_ridge("doctor --for bench-cuda -f json");
   bool ready = true;
-  for (const char* name : {"CUDA driver", "CUDA runtime", "cuDNN", "cuBLAS", "GPUs"}) {
+  for (const char* name : {"CUDA driver", "CUDA runtime", "cuDNN", "cuBLAS", "GPUs", "GPU module"}) {
     EXPECT_TRUE(json::parse(r.out)["checks"].is_array());
     if (checks[name]["status"] == "ok") continue;
     ready = false;
@@ -307,7 +308,9 @@ TEST(Doctor, ProgramsThatHangAreKilled) {
 TEST(BenchListAlgorithms, ListsEveryValueWithoutAModel) {
   auto r = run_ridge("bench --list-algorithms");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The CPU's, then cuDNN's (--device cuda), then "all".
   auto algorithms = exec::conv_algo_names();
+  for (const auto& name : exec::cudnn_conv_algo_names()) algorithms.push_back(name);
   algorithms.emplace_back(exec::kAllConvAlgos);
   std::vector<std::string> listed;
   std::istringstream lines(r.out);
@@ -331,7 +334,9 @@ TEST(BenchListAlgorithms, JsonHasEveryOptionValue) {
     EXPECT_FALSE(o.at("applies_to").get<std::string>().empty()) << o.dump();
     values[o.at("option").get<std::string>()].push_back(o.at("name").get<std::string>());
   }
+  // The CPU's, then cuDNN's (--device cuda), then "all".
   auto algorithms = exec::conv_algo_names();
+  for (const auto& name : exec::cudnn_conv_algo_names()) algorithms.push_back(name);
   algorithms.emplace_back(exec::kAllConvAlgos);
   EXPECT_EQ(values["--conv-algo"], algorithms);
   auto modes = exec::mode_names();

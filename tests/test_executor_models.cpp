@@ -34,13 +34,7 @@ std::string run_and_compare(const std::string& name, const exec::ExecOptions& op
   auto out = engine.run(prepared.analysis.model, prepared.inputs, options);
   if (notes) *notes = out.notes;
   if (out.random_weights) return "ran with random weights";
-  for (size_t i = 0; i < out.outputs.size(); ++i) {
-    auto want = read_expected(data_dir(name) + "/test_data_set_0/output_" + std::to_string(i) + ".pb");
-    if (!want) return "no expected output " + std::to_string(i);
-    auto diff = compare_tensor(out.outputs[i], *want, rtol, atol);
-    if (!diff.empty()) return "output " + std::to_string(i) + " " + diff;
-  }
-  return "";
+  return compare_outputs(out.outputs, data_dir(name) + "/test_data_set_0", rtol, atol);
 }
 
 TEST(ExecutorModels, EagerMatchesPyTorch) {

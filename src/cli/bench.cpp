@@ -162,8 +162,10 @@ std::vector<Point> plan_points(const BenchCliOptions& o, const analysis::Request
       try {
         if (size > 0) bind_input_size(pristine, request, size);
         auto prepared = exec::prepare_again(pristine, request, given);
-        exec::check_runnable(prepared.analysis.model);
-        exec::check_memory(prepared.analysis.cost, o.model.training);
+        if (o.exec.device == "cpu") {  // the GPU engine checks its own ops and memory once loaded
+          exec::check_runnable(prepared.analysis.model);
+          exec::check_memory(prepared.analysis.cost, o.model.training);
+        }
         std::string input_size = size > 0
                                      ? std::to_string(size)
                                      : (prepared.analysis.inputs.empty() ? "" : prepared.analysis.inputs[0].second);
@@ -213,17 +215,21 @@ store::Params params_of(const exec::BenchResult& r) {
 
 int run_bench(const BenchCliOptions& o) {
   auto base = make_request(o.model);
+  auto device = exec::parse_device(o.exec.device);
+  std::vector<std::string> modes =
+      o.exec.mode == exec::kBothModes ? exec::mode_names(device) : std::vector<std::string>{o.exec.mode};
+  std::vector<std::string> algorithms = o.exec.conv_algo == exec::kAllConvAlgos
+                                            ? exec::conv_algo_names(device)
+                                            : std::vector<std::string>{o.exec.conv_algo};
+  auto options = bench_options(o, modes.front(), algorithms.front());  // refuses what the device cannot honour
   // Every point is bound, inferred and checked (ops, memory) before libtorch is loaded.
   auto points = plan_points(o, base);
-  std::vector<std::string> modes =
-      o.exec.mode == exec::kBothModes ? exec::mode_names() : std::vector<std::string>{o.exec.mode};
-  std::vector<std::string> algorithms =
-      o.exec.conv_algo == exec::kAllConvAlgos ? exec::conv_algo_names() : std::vector<std::string>{o.exec.conv_algo};
   auto meter = start_power(o);
-  auto options = bench_options(o, modes.front(), algorithms.front());
   if (meter.recorder && options.stopping.min_seconds < 0)
     options.stopping.min_seconds = std::max(2.0, 10 * meter.recorder->interval_s());
-  auto& engine = exec::load_engine();
+  auto& engine = exec::load_engine(device);
+  // The GPU is opened (driver, device, handles) once here, so a machine without one gets one line.
+  if (device == exec::Device::kCuda) (void)engine.environment(options.exec);
   std::vector<exec::BenchPoint> matrix;
   std::vector<const Point*> point_of;
   for (const auto& point : points)
@@ -231,8 +237,8 @@ int run_bench(const BenchCliOptions& o) {
       for (const auto& algorithm : algorithms) {
         exec::BenchPoint p{fmt::format("{}{}{} {}", point.label, point.label.empty() ? "" : ", ", mode, algorithm),
                            &point.prepared.analysis.model, &point.prepared.inputs, options};
-        p.options.exec.mode = exec::parse_mode(mode);
-        p.options.exec.conv_algo = exec::parse_conv_algo(algorithm);
+        p.options = bench_options(o, mode, algorithm);
+        if (meter.recorder) p.options.stopping.min_seconds = options.stopping.min_seconds;
         matrix.push_back(std::move(p));
         point_of.push_back(&point);
       }
@@ -286,7 +292,7 @@ Command add_bench_command(CLI::App& parent) {
       ->needs(training);
   auto modes = exec::mode_names();
   modes.emplace_back(exec::kBothModes);
-  auto algorithms = exec::conv_algo_names();
+  auto algorithms = exec::all_conv_algo_names();
   algorithms.emplace_back(exec::kAllConvAlgos);
   add_exec_options(*app, o->exec, modes, algorithms);
   app->add_option("--sweep", o->sweeps,
@@ -351,6 +357,7 @@ Command add_bench_command(CLI::App& parent) {
       "  ridge bench models/resnet50.onnx --batch 8 --threads 2\n"
       "  ridge bench models/mobilenet_v2.onnx --sweep batch=1,2,4 --mode both --csv results/\n"
       "  ridge bench models/resnet50.onnx --conv-algo all --max-time 2 -f md\n"
+      "  ridge bench models/resnet50.onnx --device cuda --batch 32 --precision tf32 --conv-algo all\n"
       "  ridge bench models/bert_base.onnx --dim seq=128 --training --optimizer adam --iters 5\n"
       "  ridge bench models/resnet50.onnx --power jetson --idle-time 3 --dynamic-only\n"
       "  ridge bench --list-algorithms");

@@ -57,12 +57,15 @@ int run_model(const RunOptions& o) {
   if (!o.exec.inputs_dir.empty() &&
       (request.bindings.batch || !request.bindings.dims.empty() || !request.bindings.inputs.empty()))
     throw Error("--inputs fixes the input shapes: --batch, --dim and --input cannot change them");
+  auto options = to_exec_options(o.exec);
   auto prepared = exec::prepare(request, o.exec.inputs_dir);
-  // Checked before libtorch is loaded.
-  exec::check_runnable(prepared.analysis.model);
-  exec::check_memory(prepared.analysis.cost, false);
-  auto& engine = exec::load_engine();
-  auto result = engine.run(prepared.analysis.model, prepared.inputs, to_exec_options(o.exec));
+  if (options.device == exec::Device::kCpu) {
+    // Checked before libtorch is loaded.
+    exec::check_runnable(prepared.analysis.model);
+    exec::check_memory(prepared.analysis.cost, false);
+  }
+  auto& engine = exec::load_engine(options.device);
+  auto result = engine.run(prepared.analysis.model, prepared.inputs, options);
   report::Document doc;
   doc.command = "run";
   doc.subject = o.model.model;
@@ -104,9 +107,10 @@ int run_model(const RunOptions& o) {
 
 Command add_run_command(CLI::App& parent) {
   auto o = std::make_shared<RunOptions>();
-  auto* app = parent.add_subcommand("run", "run a model once on the executor (ATen) and show or save its outputs");
+  auto* app = parent.add_subcommand(
+      "run", "run a model once on the executor (ATen on the CPU, or the GPU) and show or save its outputs");
   add_model_options(*app, o->model, false, true);
-  add_exec_options(*app, o->exec, exec::mode_names(), exec::conv_algo_names());
+  add_exec_options(*app, o->exec, exec::mode_names(), exec::all_conv_algo_names());
   app->add_option("--save-outputs", o->save_outputs,
                   "write the outputs as output_0.pb, output_1.pb, ... (TensorProto, ONNX test-data layout) here");
   add_format_option(*app, o->format);

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "exec/cuda_module.h"
 #include "util/error.h"
 #include "util/module.h"
 
@@ -19,7 +20,11 @@ using Factory = Engine* (*)();
 
 }  // namespace
 
-Engine& load_engine() {
+Engine& load_engine(Device device) {
+  if (device == Device::kCuda) {
+    static Engine* cuda = reinterpret_cast<Factory>(cuda_module_symbol("ridge_cuda_engine"))();
+    return *cuda;
+  }
   // ATen's OpenMP threads pinned to cores: on a shared or virtual machine unpinned threads
   // migrate and stall, which measured as a 2-3x wider latency spread (docs/benchmarks.md).
   // And BLAS calls single-threaded: OpenBLAS's own pthreads otherwise fight the spinning OpenMP

@@ -33,8 +33,9 @@ class Engine {
                             const BenchOptions& options) = 0;
 };
 
-// Loads the module (next to the ridge binary, or $RIDGE_EXEC_MODULE). Throws ridge::Error.
-Engine& load_engine();
+// Loads the engine of `device`: the ATen module for the CPU (next to the ridge binary, or
+// $RIDGE_EXEC_MODULE), the GPU module for CUDA (exec/cuda_module.h). Throws ridge::Error.
+Engine& load_engine(Device device = Device::kCpu);
 
 // Op types in `model` (subgraphs included) that `engine` cannot run, with their counts.
 std::vector<std::pair<std::string, int>> missing_ops(const graph::Model& model, const std::vector<std::string>& ops);

@@ -22,7 +22,7 @@ void attach_layer_costs(BenchResult& result, const graph::Model& model, const co
     for (const auto& a : cost::conv_algorithm_costs(model.graph, *node->second))
       if (a.algorithm == algorithm) {
         t.predicted_flops = a.flops;
-        t.workspace_bytes = a.workspace_bytes;
+        if (t.workspace_bytes < 0) t.workspace_bytes = a.workspace_bytes;  // an executor's measured one stays
       }
   }
 }

@@ -1,5 +1,7 @@
 #include "exec/options.h"
 
+#include <algorithm>
+
 #include "util/name_table.h"
 
 namespace ridge::exec {
@@ -7,15 +9,51 @@ namespace ridge::exec {
 namespace {
 
 constexpr NameTable<Device, 2> kDevices{{{Device::kCpu, "cpu"}, {Device::kCuda, "cuda"}}};
-constexpr NameTable<Precision, 2> kPrecisions{{{Precision::kFp32, "fp32"}, {Precision::kBf16, "bf16"}}};
+constexpr NameTable<Precision, 4> kPrecisions{
+    {{Precision::kFp32, "fp32"}, {Precision::kBf16, "bf16"}, {Precision::kTf32, "tf32"}, {Precision::kFp16, "fp16"}}};
 constexpr NameTable<MemoryFormat, 2> kMemoryFormats{
     {{MemoryFormat::kNchw, "nchw"}, {MemoryFormat::kChannelsLast, "channels-last"}}};
-constexpr NameTable<Mode, 2> kModes{{{Mode::kEager, "eager"}, {Mode::kOptimized, "optimized"}}};
+constexpr NameTable<Mode, 3> kModes{
+    {{Mode::kEager, "eager"}, {Mode::kOptimized, "optimized"}, {Mode::kCudaGraph, "cuda-graph"}}};
 constexpr NameTable<ConvAlgo, 5> kConvAlgos{{{ConvAlgo::kAuto, "auto"},
                                              {ConvAlgo::kDirect, "direct"},
                                              {ConvAlgo::kGemm, "gemm"},
                                              {ConvAlgo::kFft, "fft"},
                                              {ConvAlgo::kWinograd, "winograd"}}};
+
+constexpr NameTable<CudnnConvAlgo, 10> kCudnnConvAlgos{{{CudnnConvAlgo::kImplicitGemm, "implicit-gemm"},
+                                                        {CudnnConvAlgo::kImplicitPrecompGemm, "implicit-precomp-gemm"},
+                                                        {CudnnConvAlgo::kGemm, "gemm"},
+                                                        {CudnnConvAlgo::kDirect, "direct"},
+                                                        {CudnnConvAlgo::kFft, "fft"},
+                                                        {CudnnConvAlgo::kFftTiling, "fft-tiling"},
+                                                        {CudnnConvAlgo::kWinograd, "winograd"},
+                                                        {CudnnConvAlgo::kWinogradNonfused, "winograd-nonfused"},
+                                                        {CudnnConvAlgo::kHeuristic, "heuristic"},
+                                                        {CudnnConvAlgo::kBenchmark, "benchmark"}}};
+constexpr NameTable<CudnnConvAlgo, 10> kCudnnConvAlgoHelp{
+    {{CudnnConvAlgo::kImplicitGemm, "cuDNN: the convolution as a GEMM without materializing im2col"},
+     {CudnnConvAlgo::kImplicitPrecompGemm, "cuDNN: implicit GEMM with precomputed indices (needs a workspace)"},
+     {CudnnConvAlgo::kGemm, "cuDNN: explicit im2col into the workspace, then a GEMM"},
+     {CudnnConvAlgo::kDirect, "cuDNN: direct convolution"},
+     {CudnnConvAlgo::kFft, "cuDNN: FFTs of the whole input and filter, product, inverse FFT"},
+     {CudnnConvAlgo::kFftTiling, "cuDNN: FFT on 32x32 tiles of the input"},
+     {CudnnConvAlgo::kWinograd, "cuDNN: fused Winograd transform"},
+     {CudnnConvAlgo::kWinogradNonfused, "cuDNN: Winograd with separate transform kernels (workspace)"},
+     {CudnnConvAlgo::kHeuristic, "cuDNN's heuristic choice per layer (cudnnGetConvolutionForwardAlgorithm_v7)"},
+     {CudnnConvAlgo::kBenchmark,
+      "cuDNN's benchmarked choice per layer: every algorithm timed once (cudnnFindConvolutionForwardAlgorithm)"}}};
+constexpr NameTable<CudnnConvAlgo, 10> kCudnnConvAlgoScope{
+    {{CudnnConvAlgo::kImplicitGemm, "--device cuda: every 2-D convolution"},
+     {CudnnConvAlgo::kImplicitPrecompGemm, "--device cuda: 2-D convolutions"},
+     {CudnnConvAlgo::kGemm, "--device cuda: 2-D convolutions"},
+     {CudnnConvAlgo::kDirect, "--device cuda: where cuDNN has a direct kernel (few layers)"},
+     {CudnnConvAlgo::kFft, "--device cuda: stride 1, no dilation, padding below the kernel size"},
+     {CudnnConvAlgo::kFftTiling, "--device cuda: stride 1, no dilation"},
+     {CudnnConvAlgo::kWinograd, "--device cuda: 3x3 (and 5x5) kernels, stride 1"},
+     {CudnnConvAlgo::kWinogradNonfused, "--device cuda: 3x3 and 5x5 kernels, stride 1"},
+     {CudnnConvAlgo::kHeuristic, "--device cuda: every convolution (what auto means there)"},
+     {CudnnConvAlgo::kBenchmark, "--device cuda: every convolution"}}};
 
 // What each value does and what it applies to, in the same order as the name tables: the text of
 // `ridge bench --list-algorithms` (the kernels are exec/aten/kernels/conv_algorithms.cpp).
@@ -31,15 +69,22 @@ constexpr NameTable<ConvAlgo, 5> kConvAlgoScope{
      {ConvAlgo::kGemm, "2-D convolutions"},
      {ConvAlgo::kFft, "2-D floating-point convolutions without dilation"},
      {ConvAlgo::kWinograd, "2-D convolutions with 3x3 kernels, stride 1, no dilation"}}};
-constexpr NameTable<Mode, 2> kModeHelp{
+constexpr NameTable<Mode, 3> kModeHelp{
     {{Mode::kEager, "node by node as exported"},
      {Mode::kOptimized,
-      "constants and BatchNorms folded, Adds and activations fused into the layer before them, weights packed once"}}};
-constexpr NameTable<Precision, 2> kPrecisionHelp{
-    {{Precision::kFp32, "single precision throughout"},
-     {Precision::kBf16, "autocast: convolutions and matrix products in bf16, the rest in fp32"}}};
-constexpr NameTable<Precision, 2> kPrecisionScope{
-    {{Precision::kFp32, "every op"}, {Precision::kBf16, "convolutions and matrix products (ATen's CPU autocast)"}}};
+      "constants and BatchNorms folded, Adds and activations fused into the layer before them, weights packed once"},
+     {Mode::kCudaGraph,
+      "--device cuda: the eager run captured once into a CUDA graph and replayed (no per-kernel launch cost)"}}};
+constexpr NameTable<Precision, 4> kPrecisionHelp{
+    {{Precision::kFp32, "single precision throughout (on the GPU: no tensor cores)"},
+     {Precision::kBf16, "autocast: convolutions and matrix products in bf16, the rest in fp32"},
+     {Precision::kTf32, "fp32 tensors, convolutions and matrix products on tensor cores in TF32"},
+     {Precision::kFp16, "autocast: convolutions and matrix products in fp16 (fp32 accumulation), the rest in fp32"}}};
+constexpr NameTable<Precision, 4> kPrecisionScope{
+    {{Precision::kFp32, "every op"},
+     {Precision::kBf16, "convolutions and matrix products (ATen's CPU autocast; cuDNN/cuBLAS on the GPU)"},
+     {Precision::kTf32, "--device cuda: convolutions and matrix products"},
+     {Precision::kFp16, "--device cuda: convolutions and matrix products"}}};
 constexpr NameTable<MemoryFormat, 2> kMemoryFormatHelp{
     {{MemoryFormat::kNchw, "channels first, as ONNX lays tensors out"},
      {MemoryFormat::kChannelsLast, "NHWC: channels innermost"}}};
@@ -64,19 +109,61 @@ Precision parse_precision(std::string_view text) { return parse_in(kPrecisions, 
 MemoryFormat parse_memory_format(std::string_view text) { return parse_in(kMemoryFormats, "memory format", text); }
 Mode parse_mode(std::string_view text) { return parse_in(kModes, "mode", text); }
 ConvAlgo parse_conv_algo(std::string_view text) { return parse_in(kConvAlgos, "convolution algorithm", text); }
+std::string_view name(CudnnConvAlgo algorithm) { return name_in(kCudnnConvAlgos, algorithm); }
+CudnnConvAlgo parse_cudnn_conv_algo(std::string_view text) {
+  if (text == kAutoConvAlgo) return CudnnConvAlgo::kHeuristic;
+  return parse_in(kCudnnConvAlgos, "cuDNN convolution algorithm", text);
+}
+std::vector<std::string> cudnn_conv_algo_names() { return names_in(kCudnnConvAlgos); }
+
+std::vector<std::string> all_conv_algo_names() {
+  auto names = conv_algo_names();
+  for (const auto& n : cudnn_conv_algo_names())
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  return names;
+}
+
+std::vector<std::string> conv_algo_names(Device device) {
+  return device == Device::kCuda ? cudnn_conv_algo_names() : conv_algo_names();
+}
+
+void check_device_options(Device device, Precision precision, std::string_view conv_algo, Mode mode) {
+  auto modes = mode_names(device);
+  if (std::find(modes.begin(), modes.end(), name(mode)) == modes.end())
+    throw Error(
+        fmt::format("--mode {} is not a mode of --device {} ({})", name(mode), name(device), fmt::join(modes, ", ")));
+  if (device == Device::kCpu && (precision == Precision::kTf32 || precision == Precision::kFp16))
+    throw Error(fmt::format("--precision {}: the CPU executor runs fp32 and bf16; {} is for --device cuda",
+                            name(precision), name(precision)));
+  if (conv_algo.empty() || conv_algo == kAllConvAlgos || conv_algo == kAutoConvAlgo) return;
+  auto names = conv_algo_names(device);
+  if (std::find(names.begin(), names.end(), conv_algo) != names.end()) return;
+  throw Error(fmt::format("--conv-algo {} is not an algorithm of --device {} ({})", conv_algo, name(device),
+                          fmt::join(names, ", ")));
+}
 std::vector<std::string> precision_names() { return names_in(kPrecisions); }
 std::vector<std::string> memory_format_names() { return names_in(kMemoryFormats); }
 std::vector<std::string> mode_names() { return names_in(kModes); }
+std::vector<std::string> mode_names(Device device) {
+  if (device == Device::kCuda) return {std::string(name(Mode::kEager)), std::string(name(Mode::kCudaGraph))};
+  return {std::string(name(Mode::kEager)), std::string(name(Mode::kOptimized))};
+}
 std::vector<std::string> conv_algo_names() { return names_in(kConvAlgos); }
 
 std::vector<Choice> choices(bool bench) {
   std::vector<Choice> out;
   add_choices(out, "--conv-algo", kConvAlgos, kConvAlgoHelp, &kConvAlgoScope, "");
+  for (const auto& [value, text] : kCudnnConvAlgos)
+    out.push_back({"--conv-algo", std::string(text), std::string(name_in(kCudnnConvAlgoHelp, value)),
+                   std::string(name_in(kCudnnConvAlgoScope, value))});
   if (bench)
-    out.push_back({"--conv-algo", std::string(kAllConvAlgos), "measure every algorithm above, one run each",
-                   "each layer it applies to; the others run auto"});
-  add_choices(out, "--mode", kModes, kModeHelp, static_cast<const NameTable<Mode, 2>*>(nullptr), "the whole model");
-  if (bench) out.push_back({"--mode", std::string(kBothModes), "measure eager and optimized", "the whole model"});
+    out.push_back({"--conv-algo", std::string(kAllConvAlgos), "measure every algorithm of the device, one run each",
+                   "each layer it applies to; the others run auto (CPU) or cuDNN's heuristic choice, named (GPU)"});
+  add_choices(out, "--mode", kModes, kModeHelp, static_cast<const NameTable<Mode, 3>*>(nullptr), "the whole model");
+  if (bench)
+    out.push_back({"--mode", std::string(kBothModes),
+                   "measure the device's two: eager and optimized (CPU), eager and cuda-graph (GPU)",
+                   "the whole model"});
   add_choices(out, "--precision", kPrecisions, kPrecisionHelp, &kPrecisionScope, "");
   add_choices(out, "--memory-format", kMemoryFormats, kMemoryFormatHelp,
               static_cast<const NameTable<MemoryFormat, 2>*>(nullptr), "4-D activations (images)");

@@ -12,26 +12,58 @@ namespace ridge::exec {
 
 // Each option is an enum with one table of names (exec/options.cpp); parse_* throws ridge::Error
 // listing the valid names.
-enum class Device { kCpu, kCuda };      // cuda is refused: Debian's libtorch has no CUDA backend
-enum class Precision { kFp32, kBf16 };  // bf16: autocast, matmul/conv in bf16
+enum class Device { kCpu, kCuda };  // cuda: the GPU module (cuDNN, cuBLAS), exec/cuda
+// bf16/fp16: autocast, convolutions and matrix products in 16 bits (accumulating in fp32); tf32: fp32 tensors,
+// products on tensor cores in TF32 (GPU only); fp16 is GPU only.
+enum class Precision { kFp32, kBf16, kTf32, kFp16 };
 enum class MemoryFormat { kNchw, kChannelsLast };
-enum class Mode { kEager, kOptimized };
+// cuda-graph: the GPU's eager run captured once into a CUDA graph and replayed (launch overhead gone).
+enum class Mode { kEager, kOptimized, kCudaGraph };
 enum class ConvAlgo { kAuto, kDirect, kGemm, kFft, kWinograd };
+// cuDNN's forward algorithms (the first eight in cudnnConvolutionFwdAlgo_t's order and values), its
+// heuristic's choice (cudnnGetConvolutionForwardAlgorithm_v7) and its benchmarked choice
+// (cudnnFindConvolutionForwardAlgorithm), per layer.
+enum class CudnnConvAlgo {
+  kImplicitGemm = 0,
+  kImplicitPrecompGemm = 1,
+  kGemm = 2,
+  kDirect = 3,
+  kFft = 4,
+  kFftTiling = 5,
+  kWinograd = 6,
+  kWinogradNonfused = 7,
+  kHeuristic = 8,
+  kBenchmark = 9,
+};
 
 std::string_view name(Device device);
 std::string_view name(Precision precision);
 std::string_view name(MemoryFormat format);
 std::string_view name(Mode mode);
 std::string_view name(ConvAlgo algorithm);
+std::string_view name(CudnnConvAlgo algorithm);
 Device parse_device(std::string_view text);
 Precision parse_precision(std::string_view text);
 MemoryFormat parse_memory_format(std::string_view text);
 Mode parse_mode(std::string_view text);
 ConvAlgo parse_conv_algo(std::string_view text);
+CudnnConvAlgo parse_cudnn_conv_algo(std::string_view text);
 std::vector<std::string> precision_names();
 std::vector<std::string> memory_format_names();
-std::vector<std::string> mode_names();
-std::vector<std::string> conv_algo_names();
+std::vector<std::string> mode_names();  // every device's
+// The modes of a device ("both" measures these two): eager and optimized on the CPU, eager and
+// cuda-graph on the GPU.
+std::vector<std::string> mode_names(Device device);
+std::vector<std::string> conv_algo_names();  // the CPU's
+std::vector<std::string> cudnn_conv_algo_names();
+// Every name --conv-algo takes on some device (the CPU's, then cuDNN's that the CPU lacks).
+std::vector<std::string> all_conv_algo_names();
+// The precisions and algorithms of a device; a value the device cannot honour is refused in one
+// line naming the device that can (`--precision tf32` on the CPU, `--conv-algo fft-tiling` on it).
+std::vector<std::string> conv_algo_names(Device device);
+void check_device_options(Device device, Precision precision, std::string_view conv_algo, Mode mode = Mode::kEager);
+// cuDNN's "auto": its heuristic.
+inline constexpr std::string_view kAutoConvAlgo = "auto";
 
 // Values `ridge bench` adds, each standing for several runs: every mode, every algorithm.
 inline constexpr std::string_view kBothModes = "both";
@@ -45,8 +77,8 @@ struct Choice {
   std::string description;
   std::string applies_to;
 };
-// Every value of --conv-algo, --mode, --precision and --memory-format in table order; `bench` adds
-// "all" and "both".
+// Every value of --conv-algo (the CPU's, then cuDNN's), --mode, --precision and --memory-format in table
+// order; `bench` adds "all" and "both".
 std::vector<Choice> choices(bool bench);
 
 struct ExecOptions {
@@ -56,8 +88,10 @@ struct ExecOptions {
   MemoryFormat memory_format = MemoryFormat::kNchw;
   Mode mode = Mode::kEager;
   ConvAlgo conv_algo = ConvAlgo::kAuto;
-  uint64_t seed = 0;           // random weights and inputs
-  bool profile_nodes = false;  // time every node (adds a clock read per node)
+  CudnnConvAlgo cudnn_conv_algo = CudnnConvAlgo::kHeuristic;  // --device cuda
+  int gpu = 0;                                                // --device cuda: the GPU's index
+  uint64_t seed = 0;                                          // random weights and inputs
+  bool profile_nodes = false;                                 // time every node (adds a clock read per node)
 };
 
 struct TrainingOptions {

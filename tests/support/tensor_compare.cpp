@@ -158,4 +158,15 @@ std::vector<float> floats(const exec::HostTensor& tensor) {
   return v;
 }
 
+std::string compare_outputs(const std::vector<exec::HostTensor>& outputs, const std::string& directory, double rtol,
+                            double atol) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    auto want = read_expected(directory + "/output_" + std::to_string(i) + ".pb");
+    if (!want) return "no expected output " + std::to_string(i);
+    auto diff = compare_tensor(outputs[i], *want, rtol, atol);
+    if (!diff.empty()) return "output " + std::to_string(i) + " " + diff;
+  }
+  return "";
+}
+
 }  // namespace ridge::test

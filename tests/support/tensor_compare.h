@@ -25,5 +25,8 @@ std::vector<float> floats(const exec::HostTensor& tensor);
 // Empty when `got` has the expected shape, type and values (|a - b| <= atol + rtol |b|, NaN equal
 // to NaN), else what differs first.
 std::string compare_tensor(const exec::HostTensor& got, const Expected& want, double rtol, double atol);
+// Empty when every output matches `directory`/output_N.pb, else the first difference ("output 1 ...").
+std::string compare_outputs(const std::vector<exec::HostTensor>& outputs, const std::string& directory, double rtol,
+                            double atol);
 
 }  // namespace ridge::test

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "exec/aten/kernels/kernel.h"
+#include "exec/host_values.h"
 #include "exec/op_table.h"
 #include "onnx/tensor_decode.h"
 #include "util/error.h"
@@ -46,19 +47,6 @@ bool external_file_missing(const graph::TensorRef& ref, const std::string& direc
          !std::filesystem::exists(std::filesystem::path(directory) / ref.location.external_path);
 }
 
-// Normalization scales and running variances (the op rows' scale inputs): random values near one
-// keep activations sane.
-bool is_scale_like(const graph::Graph& g, graph::ValueId id) {
-  for (auto consumer : g.value(id).consumers) {
-    const auto& node = g.nodes[static_cast<size_t>(consumer)];
-    const auto* row = node.is_default_domain() ? find_op(node.op_type) : nullptr;
-    if (!row) continue;
-    for (size_t i = 0; i < node.inputs.size(); ++i)
-      if (node.inputs[i] == id && row->scales_input(i)) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 at::Tensor load_initializer(const graph::Graph& g, graph::ValueId id, const std::string& directory,
@@ -77,7 +65,7 @@ at::Tensor load_initializer(const graph::Graph& g, graph::ValueId id, const std:
   auto options = at::TensorOptions().dtype(scalar_type(ref.dtype));
   if (!graph::is_floating(ref.dtype)) return at::zeros(ref.dims, options);
   auto t = at::empty(ref.dims, at::TensorOptions().dtype(at::kFloat));
-  if (is_scale_like(g, id)) {
+  if (is_scale_input(g, id)) {
     t.uniform_(0.5, 1.5, generator);
   } else {
     int64_t fan_in = 1;
@@ -98,17 +86,7 @@ at::Tensor generate_input(const graph::Graph& g, graph::ValueId id, at::Generato
   auto options = at::TensorOptions().dtype(scalar_type(value.dtype));
   if (graph::is_floating(value.dtype)) return at::randn(dims, generator, at::kFloat).to(options.dtype());
   if (value.dtype == DType::kBool) return at::ones(dims, options);
-  for (auto consumer : value.consumers) {
-    const auto& node = g.nodes[static_cast<size_t>(consumer)];
-    if (node.op_type != "Gather" || node.input(1) != id) continue;
-    const auto& data = g.value(node.input(0));
-    if (!data.has_shape) continue;
-    auto axis = node.get_int("axis", 0);
-    auto rank = static_cast<int64_t>(data.shape.size());
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank || !data.shape[static_cast<size_t>(axis)].is_known()) continue;
-    return at::randint(data.shape[static_cast<size_t>(axis)].value, dims, generator, options);
-  }
+  if (auto table = gathered_table_size(g, id)) return at::randint(*table, dims, generator, options);
   return at::ones(dims, options);
 }
 

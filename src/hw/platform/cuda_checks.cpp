@@ -1,11 +1,14 @@
 // The NVIDIA stack, each library loaded with dlopen and asked its version: the driver (libcuda), the
 // runtime, cuDNN, cuBLAS, NVML, and the GPUs the driver sees. ridge builds and runs without any.
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <cstdlib>
 
+#include "exec/cuda_module.h"
 #include "hw/platform/checks.h"
 #include "hw/platform/library.h"
+#include "util/error.h"
 
 namespace ridge::hw::platform {
 namespace {
@@ -233,12 +236,35 @@ Check gpu_check(const Driver& driver, const Nvml& nvml) {
   return ok("cuda", "GPUs", fmt::format("{} ({})", gpus.size(), list));
 }
 
+// The GPU executor ridge has: its cuDNN/cuBLAS module (built where the toolkit was found at configure time).
+// Whole-model ATen runs on the GPU would need a CUDA-enabled libtorch, which Debian does not ship.
+Check module_check() {
+  constexpr const char* fix =
+      "install the CUDA toolkit (nvcc, cuDNN 9, cuBLAS; /usr/local/cuda or CUDACXX) and rebuild ridge "
+      "(scripts/build.sh): the module is built whenever the toolkit is found";
+  if (!exec::cuda_module_built())
+    return missing("cuda", "GPU module", "this ridge was built without the CUDA toolkit", fix);
+  try {
+    void* symbol = exec::cuda_module_symbol("ridge_cuda_engine");
+    Dl_info info{};
+    std::string where = ::dladdr(symbol, &info) && info.dli_fname ? std::string(" (") + info.dli_fname + ")" : "";
+    return ok("cuda", "GPU module",
+              "loads" + where +
+                  ": cuDNN convolutions, cuBLAS products, CUDA events, CUDA graphs (ATen's CUDA path "
+                  "is not built: Debian's libtorch is CPU-only)");
+  } catch (const Error& e) {
+    return missing("cuda", "GPU module", e.what(),
+                   "the module's libraries (libcudart, libcudnn, libcublas) must be on the loader's path");
+  }
+}
+
 }  // namespace
 
 std::vector<Check> cuda_checks() {
   auto driver = driver_check();
   auto nvml = nvml_check();
-  return {driver.check, runtime_check(driver), cudnn_check(), cublas_check(), nvml.check, gpu_check(driver, nvml)};
+  return {driver.check, runtime_check(driver),   cudnn_check(), cublas_check(),
+          nvml.check,   gpu_check(driver, nvml), module_check()};
 }
 
 }  // namespace ridge::hw::platform

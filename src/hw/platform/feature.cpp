@@ -13,7 +13,7 @@ const std::vector<Feature>& features() {
       {"bench", "ridge run / ridge bench on this CPU", {{"executor module"}}},
       {"bench-cuda",
        "running and measuring on an NVIDIA GPU",
-       {{"CUDA driver"}, {"CUDA runtime"}, {"cuDNN"}, {"cuBLAS"}, {"GPUs"}}},
+       {{"CUDA driver"}, {"CUDA runtime"}, {"cuDNN"}, {"cuBLAS"}, {"GPUs"}, {"GPU module"}}},
       {"ncu", "profiling kernels with Nsight Compute", {{"ncu"}, {"GPUs"}}},
       {"power", "measuring power and energy", {{"NVML", "RAPL", "tegrastats"}}},
       {"slurm", "running sweeps as SLURM jobs", {{"sbatch"}}},

@@ -1,0 +1,190 @@
+#include "exec/cuda/bench.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "exec/bench_loop.h"
+#include "exec/cuda/check.h"
+#include "exec/cuda/event.h"
+#include "exec/cuda/interpreter.h"
+#include "util/error.h"
+
+namespace ridge::exec::cuda {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One run of the model, eager or replayed from the CUDA graph captured from an eager run.
+class Runner {
+ public:
+  Runner(Interpreter& interp, Gpu& gpu, Mode mode) : interp_(interp), gpu_(gpu), mode_(mode) {}
+  ~Runner() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    if (graph_) cudaGraphDestroy(graph_);
+  }
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  void run() {
+    if (mode_ != Mode::kCudaGraph) {
+      interp_.run();
+      return;
+    }
+    if (!exec_) capture();
+    check(cudaGraphLaunch(exec_, gpu_.stream()), "cudaGraphLaunch");
+  }
+
+ private:
+  // Captured after warm-up: every algorithm is chosen, every workspace sized and every block the run
+  // needs is in the allocator's cache, so the capture neither allocates nor synchronizes; the outputs
+  // are held, so their blocks are not reused while the graph writes them.
+  void capture() {
+    interp_.run();  // an eager run first: algorithms chosen, workspaces sized, blocks cached
+    check(cudaStreamSynchronize(gpu_.stream()), "cudaStreamSynchronize");
+    check(cudaStreamBeginCapture(gpu_.stream(), cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
+    try {
+      outputs_ = interp_.run();
+    } catch (...) {
+      cudaGraph_t partial = nullptr;
+      cudaStreamEndCapture(gpu_.stream(), &partial);
+      if (partial) cudaGraphDestroy(partial);
+      throw;
+    }
+    check(cudaStreamEndCapture(gpu_.stream(), &graph_), "cudaStreamEndCapture");
+    check(cudaGraphInstantiate(&exec_, graph_, 0), "cudaGraphInstantiate");
+  }
+
+  Interpreter& interp_;
+  Gpu& gpu_;
+  Mode mode_;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+  std::vector<GpuTensor> outputs_;
+};
+
+// Per node: an event pair around it, for `runs` runs; node times are the GPU time between the pair.
+void profile_nodes(Interpreter& interp, Gpu& gpu, const BenchOptions& options, BenchResult& result) {
+  const auto& g = interp.graph();
+  std::vector<Event> before(g.nodes.size()), after(g.nodes.size());
+  std::vector<double> node_ms(g.nodes.size(), 0);
+  int64_t runs = std::clamp<int64_t>(result.latency_ms.samples, 3, 50), done = 0;
+  double total_ms = 0;
+  auto start = Clock::now();
+  Event run_start, run_end;
+  while (done < runs) {
+    run_start.record(gpu.stream());
+    interp.run([&](size_t n, bool is_after) { (is_after ? after : before)[n].record(gpu.stream()); });
+    run_end.record(gpu.stream());
+    run_end.wait();
+    total_ms += run_end.since(run_start);
+    for (size_t n = 0; n < g.nodes.size(); ++n)
+      if (interp.executes(n)) node_ms[n] += after[n].since(before[n]);
+    ++done;
+    if (done >= 3 && std::chrono::duration<double>(Clock::now() - start).count() > options.stopping.max_seconds) break;
+  }
+  const auto& algorithms = interp.algorithms();
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (!interp.executes(n)) continue;
+    NodeTiming t;
+    t.name = g.nodes[n].name;
+    t.op_type = g.nodes[n].op_type;
+    t.mean_ms = node_ms[n] / static_cast<double>(done);
+    t.algorithm = algorithms[n].name;
+    t.workspace_bytes = algorithms[n].workspace_bytes;
+    describe_layer(g, g.nodes[n], t);
+    result.nodes.push_back(std::move(t));
+  }
+  summarize_profile(result, total_ms / 1e3, done);
+}
+
+// The algorithms that did not run as asked, named per layer (never skipped in silence).
+void note_algorithms(const Interpreter& interp, BenchResult& result) {
+  const auto& g = interp.graph();
+  std::vector<std::string> layers;
+  std::string first;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const auto& a = interp.algorithms()[n];
+    if (a.note.empty()) continue;
+    layers.push_back(g.nodes[n].name);
+    if (first.empty()) first = a.note;
+  }
+  if (layers.empty()) return;
+  std::string names;
+  for (size_t i = 0; i < layers.size() && i < 8; ++i) names += (i ? ", " : "") + layers[i];
+  if (layers.size() > 8) names += fmt::format(" and {} more", layers.size() - 8);
+  result.notes.push_back(fmt::format("--conv-algo {}: {} convolution(s) ran another algorithm ({}); e.g. {}",
+                                     result.conv_algo, layers.size(), names, first));
+}
+
+}  // namespace
+
+void check_options(const ExecOptions& options, bool training) {
+  check_device_options(Device::kCuda, options.precision, name(options.cudnn_conv_algo), options.mode);
+  if (training)
+    throw Error("--training on the GPU: the GPU module runs inference; training steps run on the CPU (ATen)");
+}
+
+BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<HostTensor>& inputs,
+                        const BenchOptions& options) {
+  check_options(options.exec, options.training.enabled);
+  BenchResult result;
+  result.mode = name(options.exec.mode);
+  result.precision = name(options.exec.precision);
+  result.memory_format = name(options.exec.memory_format);
+  result.conv_algo = name(options.exec.cudnn_conv_algo);
+  gpu.allocator().reset_peak();
+  Interpreter interp(model, gpu, options.exec);
+  interp.set_inputs(inputs);
+  result.random_weights = interp.random_weights();
+  if (interp.random_weights())
+    result.notes.push_back("random weights: the model file holds no weight values (outputs are not meaningful)");
+  if (inputs.empty()) result.notes.push_back("inputs generated (normal noise; ids uniform below the table size)");
+  result.executed_nodes = interp.executed_nodes();
+  if (interp.folded_nodes() > 0)
+    result.notes.push_back(
+        fmt::format("{} node(s) of shape arithmetic folded into constants before the run", interp.folded_nodes()));
+
+  Runner runner(interp, gpu, options.exec.mode);
+  auto stream = gpu.stream();
+  warm_up(
+      [&] {
+        runner.run();
+        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+      },
+      options, result);
+  Event start, stop;
+  RunningStats wall;
+  measure(
+      [&] {
+        auto wall_start = Clock::now();
+        start.record(stream);
+        runner.run();
+        stop.record(stream);
+        stop.wait();
+        wall.add(std::chrono::duration<double>(Clock::now() - wall_start).count() * 1e3);
+        return stop.since(start);
+      },
+      options, result);
+  // CUDA events time the GPU's work between the markers; the host's clock adds the launches and the
+  // synchronization. Both are kept, so a host-bound run shows.
+  result.notes.push_back(
+      fmt::format("CUDA-event times; wall clock per run (launch + synchronize) {:.3f} ms mean", wall.mean()));
+  note_algorithms(interp, result);
+  if (options.exec.profile_nodes) {
+    profile_nodes(interp, gpu, options, result);
+    if (options.exec.mode == Mode::kCudaGraph)
+      result.notes.push_back("per-node times are from eager runs (a CUDA graph replays as one launch)");
+  }
+  auto& memory = gpu.allocator();
+  result.notes.push_back(fmt::format(
+      "GPU memory: peak {:.1f} MB in use (weights {:.1f} MB, largest convolution workspace {:.1f} MB), {:.1f} MB "
+      "reserved",
+      static_cast<double>(memory.peak_bytes()) / 1e6, static_cast<double>(interp.weight_bytes()) / 1e6,
+      static_cast<double>(gpu.workspace_bytes()) / 1e6, static_cast<double>(memory.reserved_bytes()) / 1e6));
+  return result;
+}
+
+}  // namespace ridge::exec::cuda

@@ -1,0 +1,149 @@
+// Convolutions on cuDNN, with the algorithm chosen per layer (--conv-algo), the workspace it needs,
+// and 16-bit autocast (--precision fp16|bf16: input and weights converted, fp32 accumulation, the
+// output converted back) or TF32 tensor cores (--precision tf32).
+#include <fmt/format.h>
+
+#include "exec/cuda/check.h"
+#include "exec/cuda/conv_plan.h"
+#include "exec/cuda/descriptors.h"
+#include "exec/cuda/op_kernel.h"
+#include "util/error.h"
+
+namespace ridge::exec::cuda {
+
+namespace {
+
+graph::DType compute_dtype(Precision p) {
+  if (p == Precision::kFp16) return graph::DType::kFloat16;
+  if (p == Precision::kBf16) return graph::DType::kBFloat16;
+  return graph::DType::kFloat32;
+}
+
+// Everything a layer needs from the second run on: descriptors, the algorithm, converted weights.
+struct ConvState : NodeState {
+  ConvGeometry geometry;
+  std::vector<int64_t> padded_dims;  // the input copy's dims (asymmetric pads), else empty
+  TensorDescriptor x, y, y_fp32, bias;
+  FilterDescriptor w;
+  ConvolutionDescriptor conv;
+  ConvChoice choice;
+  GpuTensor weight;  // in the compute type
+  bool ready = false;
+};
+
+GpuTensor converted(KernelContext& ctx, const GpuTensor& t, graph::DType to) {
+  if (t.dtype == to) return t;
+  auto out = ctx.scratch(to, t.dims);
+  if (!cast(t.dtype, t.data(), to, out.data(), t.numel(), ctx.gpu.stream())) ctx.fail("cannot convert the tensor");
+  ctx.check_launch("cast");
+  return out;
+}
+
+void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTensor& w, const std::vector<int64_t>& y) {
+  auto type = compute_dtype(ctx.options.precision);
+  s.geometry = conv_geometry(ctx.node, x.dims, w.dims);
+  const auto& g = s.geometry;
+  auto in_dims = x.dims;
+  if (g.needs_padded_copy()) {
+    for (size_t i = 0; i < g.kernel.size(); ++i) in_dims[i + 2] += g.copy_pad_begin[i] + g.copy_pad_end[i];
+    s.padded_dims = in_dims;
+  }
+  s.x = tensor_descriptor(in_dims, type);
+  s.y = tensor_descriptor(y, type);
+  s.w = filter_descriptor(w.dims, type);
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  check(cudnnCreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor");
+  s.conv = ConvolutionDescriptor(conv);
+  std::vector<int> pads, strides, dilations;
+  for (size_t i = 0; i < g.kernel.size(); ++i) {
+    pads.push_back(static_cast<int>(g.cudnn_pads[i]));
+    strides.push_back(static_cast<int>(g.strides[i]));
+    dilations.push_back(static_cast<int>(g.dilations[i]));
+  }
+  // ONNX's Conv is a cross-correlation, as is cuDNN's CROSS_CORRELATION mode; fp32 accumulation always.
+  check(cudnnSetConvolutionNdDescriptor(conv, static_cast<int>(pads.size()), pads.data(), strides.data(),
+                                        dilations.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        "cudnnSetConvolutionNdDescriptor");
+  check(cudnnSetConvolutionGroupCount(conv, static_cast<int>(g.group)), "cudnnSetConvolutionGroupCount");
+  check(cudnnSetConvolutionMathType(conv, math_type(ctx.options.precision)), "cudnnSetConvolutionMathType");
+  // cuDNN's own output dims must be what shape inference found, or the layer is misdescribed.
+  std::vector<int> out(y.size() < 4 ? 4 : y.size());
+  check(cudnnGetConvolutionNdForwardOutputDim(conv, s.x, s.w, static_cast<int>(out.size()), out.data()),
+        "cudnnGetConvolutionNdForwardOutputDim");
+  for (size_t i = 0; i < y.size(); ++i)
+    if (out[i] != y[i])
+      ctx.fail(fmt::format("cuDNN computes output dim {} as {}, shape inference {}", i, out[i], y[i]));
+  size_t free_bytes = 0, total = 0;
+  check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+  s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, ctx.options.cudnn_conv_algo,
+                              free_bytes / 10 * 8 + ctx.gpu.workspace_bytes());
+  s.weight = converted(ctx, w, type);
+  if (ctx.has(2)) {
+    std::vector<int64_t> bias_dims(y.size(), 1);
+    bias_dims[1] = y[1];
+    s.bias = tensor_descriptor(bias_dims, graph::DType::kFloat32);
+    s.y_fp32 = tensor_descriptor(y, graph::DType::kFloat32);
+  }
+  s.ready = true;
+}
+
+void conv(KernelContext& ctx) {
+  const auto& x = ctx.float_input(0);
+  const auto& w = ctx.float_input(1);
+  auto& s = ctx.cached<ConvState>();
+  auto y_dims = ctx.output_dims(0);
+  if (!s.ready) prepare(ctx, s, x, w, y_dims);
+  auto type = compute_dtype(ctx.options.precision);
+  auto stream = ctx.gpu.stream();
+  GpuTensor input = x;
+  if (!s.padded_dims.empty()) {
+    auto padded = ctx.scratch(graph::DType::kFloat32, s.padded_dims);
+    std::vector<int64_t> begin(x.dims.size(), 0);
+    for (size_t i = 0; i < s.geometry.kernel.size(); ++i) begin[i + 2] = s.geometry.copy_pad_begin[i];
+    pad_constant(x.as<float>(), dense_layout(x.dims), begin.data(), padded.as<float>(), dense_layout(s.padded_dims),
+                 0.f, stream);
+    ctx.check_launch("padding the input");
+    input = std::move(padded);
+  }
+  input = converted(ctx, input, type);
+  auto& out = ctx.allocate_output(0);
+  GpuTensor y = type == graph::DType::kFloat32 ? out : ctx.scratch(type, y_dims);
+  float one = 1.f, zero = 0.f;
+  void* workspace = ctx.gpu.workspace(s.choice.workspace_bytes);
+  auto status = cudnnConvolutionForward(ctx.gpu.cudnn(), &one, s.x, input.data(), s.w, s.weight.data(), s.conv,
+                                        s.choice.algorithm, workspace, s.choice.workspace_bytes, &zero, s.y, y.data());
+  if (status == CUDNN_STATUS_NOT_SUPPORTED && ctx.options.cudnn_conv_algo != CudnnConvAlgo::kHeuristic) {
+    // The workspace query accepted it, the launch did not: the heuristic's choice runs, and says so.
+    auto asked = name(from_cudnn(s.choice.algorithm));
+    size_t free_bytes = 0, total = 0;
+    check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+    s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, CudnnConvAlgo::kHeuristic,
+                                free_bytes / 10 * 8 + ctx.gpu.workspace_bytes());
+    s.choice.note = fmt::format("{} is not supported for this layer (cudnnConvolutionForward: {}); ran {}", asked,
+                                cudnnGetErrorString(status), name(from_cudnn(s.choice.algorithm)));
+    workspace = ctx.gpu.workspace(s.choice.workspace_bytes);
+    status = cudnnConvolutionForward(ctx.gpu.cudnn(), &one, s.x, input.data(), s.w, s.weight.data(), s.conv,
+                                     s.choice.algorithm, workspace, s.choice.workspace_bytes, &zero, s.y, y.data());
+  }
+  check(status, "cudnnConvolutionForward");
+  if (type != graph::DType::kFloat32) {
+    cast(type, y.data(), graph::DType::kFloat32, out.data(), out.numel(), stream);
+    ctx.check_launch("cast");
+  }
+  if (ctx.has(2)) {
+    const auto& bias = ctx.float_input(2);
+    check(cudnnAddTensor(ctx.gpu.cudnn(), &one, s.bias, bias.data(), &one, s.y_fp32, out.data()),
+          "cudnnAddTensor (bias)");
+  }
+  if (ctx.algorithm) {
+    ctx.algorithm->name = std::string(name(from_cudnn(s.choice.algorithm)));
+    ctx.algorithm->workspace_bytes = static_cast<int64_t>(s.choice.workspace_bytes);
+    ctx.algorithm->note = s.choice.note;
+  }
+}
+
+}  // namespace
+
+void register_conv_kernels(KernelRegistry& registry) { registry.add("conv", {{"Conv", conv}}); }
+
+}  // namespace ridge::exec::cuda

@@ -1,0 +1,148 @@
+#include "exec/cuda/conv_plan.h"
+
+#include <fmt/format.h>
+
+#include "exec/cuda/check.h"
+#include "util/error.h"
+
+namespace ridge::exec::cuda {
+
+// ridge's enum keeps cuDNN's values, so a stored name maps to the same algorithm in every version.
+static_assert(static_cast<int>(CudnnConvAlgo::kImplicitGemm) == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
+static_assert(static_cast<int>(CudnnConvAlgo::kImplicitPrecompGemm) ==
+              CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
+static_assert(static_cast<int>(CudnnConvAlgo::kGemm) == CUDNN_CONVOLUTION_FWD_ALGO_GEMM);
+static_assert(static_cast<int>(CudnnConvAlgo::kDirect) == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT);
+static_assert(static_cast<int>(CudnnConvAlgo::kFft) == CUDNN_CONVOLUTION_FWD_ALGO_FFT);
+static_assert(static_cast<int>(CudnnConvAlgo::kFftTiling) == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING);
+static_assert(static_cast<int>(CudnnConvAlgo::kWinograd) == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD);
+static_assert(static_cast<int>(CudnnConvAlgo::kWinogradNonfused) == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED);
+static_assert(CUDNN_CONVOLUTION_FWD_ALGO_COUNT == 8);
+
+bool ConvGeometry::needs_padded_copy() const {
+  for (size_t i = 0; i < copy_pad_begin.size(); ++i)
+    if (copy_pad_begin[i] != 0 || copy_pad_end[i] != 0) return true;
+  return false;
+}
+
+ConvGeometry conv_geometry(const graph::Node& node, const std::vector<int64_t>& x, const std::vector<int64_t>& w) {
+  if (x.size() < 3 || w.size() != x.size())
+    throw Error(
+        fmt::format("input of rank {} and weight of rank {}: a convolution takes (N, C, spatial...) and "
+                    "(K, C/group, spatial...)",
+                    x.size(), w.size()));
+  size_t n = x.size() - 2;
+  ConvGeometry g;
+  g.kernel.assign(w.begin() + 2, w.end());
+  auto declared = node.get_ints("kernel_shape", g.kernel);
+  if (declared != g.kernel) throw Error("kernel_shape disagrees with the weight's spatial dims");
+  g.strides = node.get_ints("strides", std::vector<int64_t>(n, 1));
+  g.dilations = node.get_ints("dilations", std::vector<int64_t>(n, 1));
+  auto pads = node.get_ints("pads", std::vector<int64_t>(2 * n, 0));
+  g.group = node.get_int("group", 1);
+  if (g.strides.size() != n || g.dilations.size() != n || pads.size() != 2 * n)
+    throw Error("strides, dilations or pads do not match the number of spatial dims");
+  if (g.group <= 0 || x[1] != w[1] * g.group)
+    throw Error(fmt::format("{} input channels do not match the weight's {} x group {}", x[1], w[1], g.group));
+  g.pads_begin.assign(pads.begin(), pads.begin() + static_cast<long>(n));
+  g.pads_end.assign(pads.begin() + static_cast<long>(n), pads.end());
+  auto auto_pad = node.get_string("auto_pad", "NOTSET");
+  for (size_t i = 0; i < n; ++i) {
+    if (g.strides[i] <= 0 || g.dilations[i] <= 0) throw Error("strides and dilations must be positive");
+    int64_t in = x[i + 2], extent = (g.kernel[i] - 1) * g.dilations[i] + 1;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      int64_t out = (in + g.strides[i] - 1) / g.strides[i];
+      int64_t total = std::max<int64_t>(0, (out - 1) * g.strides[i] + extent - in);
+      int64_t small = total / 2, large = total - small;
+      g.pads_begin[i] = auto_pad == "SAME_UPPER" ? small : large;
+      g.pads_end[i] = auto_pad == "SAME_UPPER" ? large : small;
+    } else if (auto_pad == "VALID") {
+      g.pads_begin[i] = g.pads_end[i] = 0;
+    } else if (auto_pad != "NOTSET") {
+      throw Error("unknown auto_pad '" + auto_pad + "'");
+    }
+    if (g.pads_begin[i] < 0 || g.pads_end[i] < 0) throw Error("negative pads");
+    if (in + g.pads_begin[i] + g.pads_end[i] < extent)
+      throw Error(fmt::format("window of extent {} does not fit input size {} (with pads)", extent, in));
+  }
+  // Symmetric pads go to cuDNN; otherwise the input is padded into a copy and cuDNN pads nothing.
+  bool symmetric = g.pads_begin == g.pads_end;
+  g.cudnn_pads = symmetric ? g.pads_begin : std::vector<int64_t>(n, 0);
+  g.copy_pad_begin = symmetric ? std::vector<int64_t>(n, 0) : g.pads_begin;
+  g.copy_pad_end = symmetric ? std::vector<int64_t>(n, 0) : g.pads_end;
+  return g;
+}
+
+cudnnConvolutionFwdAlgo_t to_cudnn(CudnnConvAlgo algorithm) {
+  if (!is_fixed(algorithm))
+    throw Error(fmt::format("'{}' picks an algorithm per layer; it is no cuDNN algorithm", name(algorithm)));
+  return static_cast<cudnnConvolutionFwdAlgo_t>(static_cast<int>(algorithm));
+}
+
+CudnnConvAlgo from_cudnn(cudnnConvolutionFwdAlgo_t algorithm) {
+  int value = static_cast<int>(algorithm);
+  if (value < 0 || value >= CUDNN_CONVOLUTION_FWD_ALGO_COUNT)
+    throw Error(fmt::format("cuDNN forward algorithm {} is unknown to ridge", value));
+  return static_cast<CudnnConvAlgo>(value);
+}
+
+bool is_fixed(CudnnConvAlgo algorithm) {
+  return algorithm != CudnnConvAlgo::kHeuristic && algorithm != CudnnConvAlgo::kBenchmark;
+}
+
+std::vector<CudnnConvAlgo> fixed_algorithms() {
+  std::vector<CudnnConvAlgo> out;
+  for (int i = 0; i < CUDNN_CONVOLUTION_FWD_ALGO_COUNT; ++i) out.push_back(static_cast<CudnnConvAlgo>(i));
+  return out;
+}
+
+cudnnMathType_t math_type(Precision precision) {
+  return precision == Precision::kFp32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+}
+
+namespace {
+
+ConvChoice heuristic(cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
+                     cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y, size_t limit) {
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int returned = 0;
+  check(
+      cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
+      "cudnnGetConvolutionForwardAlgorithm_v7");
+  for (int i = 0; i < returned; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= limit) return {perf[i].algo, perf[i].memory, {}};
+  throw Error("cuDNN's heuristic found no algorithm for this convolution within the free GPU memory");
+}
+
+}  // namespace
+
+ConvChoice choose_algorithm(cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
+                            cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y, CudnnConvAlgo requested,
+                            size_t limit) {
+  if (requested == CudnnConvAlgo::kHeuristic) return heuristic(handle, x, w, conv, y, limit);
+  if (requested == CudnnConvAlgo::kBenchmark) {
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int returned = 0;
+    check(
+        cudnnFindConvolutionForwardAlgorithm(handle, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
+        "cudnnFindConvolutionForwardAlgorithm");
+    for (int i = 0; i < returned; ++i)  // sorted by time
+      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= limit) return {perf[i].algo, perf[i].memory, {}};
+    auto fallback = heuristic(handle, x, w, conv, y, limit);
+    fallback.note = "benchmark: no algorithm ran within the free GPU memory; ran the heuristic's choice";
+    return fallback;
+  }
+  auto algorithm = to_cudnn(requested);
+  size_t bytes = 0;
+  auto status = cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, algorithm, &bytes);
+  if (status == CUDNN_STATUS_SUCCESS && bytes <= limit) return {algorithm, bytes, {}};
+  auto fallback = heuristic(handle, x, w, conv, y, limit);
+  fallback.note = status == CUDNN_STATUS_SUCCESS
+                      ? fmt::format("{} needs {:.1f} MB of workspace, more than is free; ran {}", name(requested),
+                                    static_cast<double>(bytes) / 1e6, name(from_cudnn(fallback.algorithm)))
+                      : fmt::format("{} is not supported for this layer ({}); ran {}", name(requested),
+                                    cudnnGetErrorString(status), name(from_cudnn(fallback.algorithm)));
+  return fallback;
+}
+
+}  // namespace ridge::exec::cuda

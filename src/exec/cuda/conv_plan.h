@@ -1,0 +1,52 @@
+#pragma once
+// What a convolution node asks of cuDNN, worked out on the host: the window from ONNX's attributes
+// (auto_pad resolved as shape inference resolves it), the explicit padding cuDNN cannot express
+// (it takes one pad per dim: asymmetric pads are applied to a padded copy of the input), the mapping
+// between ridge's algorithm names and cuDNN's, and the algorithm chosen for a layer.
+#include <cudnn.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "exec/options.h"
+#include "graph/graph.h"
+
+namespace ridge::exec::cuda {
+
+struct ConvGeometry {
+  std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;
+  int64_t group = 1;
+  // Pads cuDNN applies (one per dim) and the padding applied to a copy of the input first: all zero
+  // when the pads are symmetric.
+  std::vector<int64_t> cudnn_pads, copy_pad_begin, copy_pad_end;
+  bool needs_padded_copy() const;
+};
+
+// Throws ridge::Error naming what is wrong (a kernel that does not fit, a bad auto_pad).
+ConvGeometry conv_geometry(const graph::Node& node, const std::vector<int64_t>& input_dims,
+                           const std::vector<int64_t>& weight_dims);
+
+// ridge's names of cuDNN's eight forward algorithms and back; kHeuristic/kBenchmark have no cuDNN value.
+cudnnConvolutionFwdAlgo_t to_cudnn(CudnnConvAlgo algorithm);
+CudnnConvAlgo from_cudnn(cudnnConvolutionFwdAlgo_t algorithm);
+bool is_fixed(CudnnConvAlgo algorithm);  // one of the eight
+std::vector<CudnnConvAlgo> fixed_algorithms();
+
+// The math a precision allows cuDNN: fp32 FMA only (no TF32), tensor cores otherwise.
+cudnnMathType_t math_type(Precision precision);
+
+struct ConvChoice {
+  cudnnConvolutionFwdAlgo_t algorithm = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  size_t workspace_bytes = 0;
+  std::string note;  // the requested algorithm and why another ran
+};
+
+// The algorithm for one layer: `requested` where cuDNN supports it for these descriptors and its
+// workspace fits `workspace_limit`, else cuDNN's heuristic choice with a note naming why;
+// kBenchmark times every algorithm once (cudnnFindConvolutionForwardAlgorithm). Needs a GPU.
+ConvChoice choose_algorithm(cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
+                            cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y, CudnnConvAlgo requested,
+                            size_t workspace_limit);
+
+}  // namespace ridge::exec::cuda

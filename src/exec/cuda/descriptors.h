@@ -1,0 +1,48 @@
+#pragma once
+// cuDNN descriptors that destroy themselves, and the descriptor of a dense NCHW (or N-d) tensor.
+#include <cudnn.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "graph/dtype.h"
+
+namespace ridge::exec::cuda {
+
+template <class Handle, cudnnStatus_t (*Destroy)(Handle)>
+class Descriptor {
+ public:
+  Descriptor() = default;
+  explicit Descriptor(Handle h) : handle_(h) {}
+  ~Descriptor() {
+    if (handle_) Destroy(handle_);
+  }
+  Descriptor(Descriptor&& other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
+  Descriptor& operator=(Descriptor&& other) noexcept {
+    std::swap(handle_, other.handle_);
+    return *this;
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  Handle get() const { return handle_; }
+  operator Handle() const { return handle_; }
+
+ private:
+  Handle handle_ = nullptr;
+};
+
+using TensorDescriptor = Descriptor<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>;
+using FilterDescriptor = Descriptor<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
+using ConvolutionDescriptor = Descriptor<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
+using PoolingDescriptor = Descriptor<cudnnPoolingDescriptor_t, cudnnDestroyPoolingDescriptor>;
+using LrnDescriptor = Descriptor<cudnnLRNDescriptor_t, cudnnDestroyLRNDescriptor>;
+
+// cuDNN's type for fp32, fp16, bf16 and fp64; throws ridge::Error for another.
+cudnnDataType_t cudnn_type(graph::DType dtype);
+
+// A dense tensor of `dims`, padded to at least 4 dims with trailing ones (cuDNN's minimum).
+TensorDescriptor tensor_descriptor(const std::vector<int64_t>& dims, graph::DType dtype);
+// A filter (K, C/group, spatial...) in NCHW.
+FilterDescriptor filter_descriptor(const std::vector<int64_t>& dims, graph::DType dtype);
+
+}  // namespace ridge::exec::cuda

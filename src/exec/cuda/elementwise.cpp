@@ -1,0 +1,131 @@
+// Elementwise ops: activations and math on fp32 (small kernels), binary ops with ONNX (numpy)
+// broadcasting on fp32 and int64, comparisons and logic to bool, Where, Cast.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "exec/cuda/op_kernel.h"
+#include "util/error.h"
+
+namespace ridge::exec::cuda {
+
+namespace {
+
+void run_unary(KernelContext& ctx, UnaryOp op, float a, float b) {
+  const auto& x = op == UnaryOp::kNot ? ctx.in(0) : ctx.float_input(0);
+  auto& y = ctx.allocate_output(0, x.dtype, x.dims);
+  unary(op, x.data(), y.data(), x.numel(), a, b, ctx.gpu.stream());
+  ctx.check_launch("elementwise kernel");
+}
+
+template <UnaryOp op>
+void unary_op(KernelContext& ctx) {
+  run_unary(ctx, op, 0.f, 0.f);
+}
+
+// A scalar from a constant input (Clip's min and max since opset 11), else `fallback`.
+float scalar_input(KernelContext& ctx, size_t i, float fallback) {
+  if (!ctx.has(i)) return fallback;
+  auto id = ctx.node.input(i);
+  const auto* c = ctx.graph.value(id).constant.get();
+  if (!c || c->size() != 1) ctx.fail(fmt::format("input {} must be a constant scalar", i));
+  return static_cast<float>(c->as_real(0));
+}
+
+void clip(KernelContext& ctx) {
+  float inf = std::numeric_limits<float>::infinity();
+  float low = ctx.opset >= 11 ? scalar_input(ctx, 1, -inf) : static_cast<float>(ctx.node.get_float("min", -inf));
+  float high = ctx.opset >= 11 ? scalar_input(ctx, 2, inf) : static_cast<float>(ctx.node.get_float("max", inf));
+  run_unary(ctx, UnaryOp::kClip, low, high);
+}
+
+void leaky_relu(KernelContext& ctx) {
+  run_unary(ctx, UnaryOp::kLeakyRelu, static_cast<float>(ctx.node.get_float("alpha", 0.01)), 0.f);
+}
+void elu(KernelContext& ctx) {
+  run_unary(ctx, UnaryOp::kElu, static_cast<float>(ctx.node.get_float("alpha", 1.0)), 0.f);
+}
+void hard_sigmoid(KernelContext& ctx) {
+  run_unary(ctx, UnaryOp::kHardSigmoid, static_cast<float>(ctx.node.get_float("alpha", 0.2)),
+            static_cast<float>(ctx.node.get_float("beta", 0.5)));
+}
+
+template <BinaryOp op>
+void binary_op(KernelContext& ctx) {
+  const auto& a = ctx.in(0);
+  const auto& b = ctx.in(1);
+  if (a.dtype != b.dtype) ctx.fail("operands of different types");
+  bool logic = op == BinaryOp::kAnd || op == BinaryOp::kOr;
+  bool int64 = a.dtype == graph::DType::kInt64;
+  if (logic ? a.dtype != graph::DType::kBool : (!int64 && a.dtype != graph::DType::kFloat32))
+    ctx.fail(fmt::format("operands are {}; the GPU kernel takes fp32 or int64", graph::dtype_name(a.dtype)));
+  auto& y = ctx.allocate_output(0);
+  binary(op, int64, a.data(), broadcast_layout(a.dims, y.dims), b.data(), broadcast_layout(b.dims, y.dims), y.data(),
+         dense_layout(y.dims), ctx.gpu.stream());
+  ctx.check_launch("binary kernel");
+}
+
+// Sum, Max, Min, Mean of any number of inputs: pairwise.
+template <BinaryOp op>
+void variadic(KernelContext& ctx) {
+  auto& y = ctx.allocate_output(0);
+  const auto& first = ctx.float_input(0);
+  strided_copy(first.data(), broadcast_layout(first.dims, y.dims), 0, y.data(), y.numel(), 4, ctx.gpu.stream());
+  for (size_t i = 1; i < ctx.inputs.size(); ++i) {
+    const auto& x = ctx.float_input(i);
+    binary(op, false, y.data(), dense_layout(y.dims), x.data(), broadcast_layout(x.dims, y.dims), y.data(),
+           dense_layout(y.dims), ctx.gpu.stream());
+  }
+  ctx.check_launch("variadic kernel");
+}
+
+void where_op(KernelContext& ctx) {
+  const auto& c = ctx.in(0);
+  const auto& x = ctx.in(1);
+  const auto& z = ctx.in(2);
+  if (c.dtype != graph::DType::kBool) ctx.fail("the condition must be bool");
+  auto& y = ctx.allocate_output(0);
+  where(c.data(), broadcast_layout(c.dims, y.dims), x.data(), broadcast_layout(x.dims, y.dims), z.data(),
+        broadcast_layout(z.dims, y.dims), y.data(), dense_layout(y.dims),
+        static_cast<int>(graph::dtype_bytes(y.dtype, 1)), ctx.gpu.stream());
+  ctx.check_launch("Where");
+}
+
+void cast_op(KernelContext& ctx) {
+  const auto& x = ctx.in(0);
+  auto to = ctx.output_dtype(0);
+  if (x.dtype == to) {
+    ctx.alias_output(0, x);
+    return;
+  }
+  auto& y = ctx.allocate_output(0);
+  if (!cast(x.dtype, x.data(), to, y.data(), x.numel(), ctx.gpu.stream()))
+    ctx.fail(fmt::format("no GPU cast from {} to {}", graph::dtype_name(x.dtype), graph::dtype_name(to)));
+  ctx.check_launch("Cast");
+}
+
+}  // namespace
+
+void register_elementwise_kernels(KernelRegistry& registry) {
+  // clang-format off
+  registry.add("elementwise", {
+      {"Relu", unary_op<UnaryOp::kRelu>}, {"Sigmoid", unary_op<UnaryOp::kSigmoid>},
+      {"Tanh", unary_op<UnaryOp::kTanh>}, {"Erf", unary_op<UnaryOp::kErf>}, {"Exp", unary_op<UnaryOp::kExp>},
+      {"Log", unary_op<UnaryOp::kLog>}, {"Sqrt", unary_op<UnaryOp::kSqrt>}, {"Neg", unary_op<UnaryOp::kNeg>},
+      {"Abs", unary_op<UnaryOp::kAbs>}, {"Reciprocal", unary_op<UnaryOp::kReciprocal>},
+      {"Floor", unary_op<UnaryOp::kFloor>}, {"Ceil", unary_op<UnaryOp::kCeil>}, {"Sin", unary_op<UnaryOp::kSin>},
+      {"Cos", unary_op<UnaryOp::kCos>}, {"HardSwish", unary_op<UnaryOp::kHardSwish>},
+      {"Softplus", unary_op<UnaryOp::kSoftplus>}, {"Not", unary_op<UnaryOp::kNot>},
+      {"Clip", clip}, {"LeakyRelu", leaky_relu}, {"Elu", elu}, {"HardSigmoid", hard_sigmoid},
+      {"Add", binary_op<BinaryOp::kAdd>}, {"Sub", binary_op<BinaryOp::kSub>}, {"Mul", binary_op<BinaryOp::kMul>},
+      {"Div", binary_op<BinaryOp::kDiv>}, {"Pow", binary_op<BinaryOp::kPow>},
+      {"Equal", binary_op<BinaryOp::kEqual>}, {"Less", binary_op<BinaryOp::kLess>},
+      {"Greater", binary_op<BinaryOp::kGreater>}, {"And", binary_op<BinaryOp::kAnd>}, {"Or", binary_op<BinaryOp::kOr>},
+      {"Max", variadic<BinaryOp::kMax>}, {"Min", variadic<BinaryOp::kMin>}, {"Sum", variadic<BinaryOp::kAdd>},
+      {"Where", where_op}, {"Cast", cast_op},
+  });
+  // clang-format on
+}
+
+}  // namespace ridge::exec::cuda

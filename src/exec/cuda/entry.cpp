@@ -1,0 +1,81 @@
+// The GPU module's entry point: ridge loads this library with dlopen and asks for the engine.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "exec/cuda/bench.h"
+#include "exec/cuda/check.h"
+#include "exec/cuda/interpreter.h"
+#include "exec/engine.h"
+#include "hw/host.h"
+#include "util/build_info.h"
+
+namespace ridge::exec::cuda {
+
+namespace {
+
+class CudaEngine : public Engine {
+ public:
+  std::vector<std::string> op_types() const override {
+    auto types = KernelRegistry::instance().op_types();
+    return {types.begin(), types.end()};
+  }
+
+  Environment environment(const ExecOptions& options) const override {
+    Environment env;
+    env.cpu_model = hw::detect_host_cpu().model;
+    env.ridge_version = kVersion;
+    env.ridge_revision = kRevision;
+    auto& gpu = device(options.gpu);
+    env.device = fmt::format("cuda:{} {}", gpu.index(), gpu.description());
+    env.backend_info = gpu.libraries();
+    return env;
+  }
+
+  RunOutput run(const graph::Model& model, const std::vector<HostTensor>& inputs, const ExecOptions& options) override {
+    check_options(options, false);
+    auto& gpu = device(options.gpu);
+    Interpreter interp(model, gpu, options);
+    interp.set_inputs(inputs);
+    RunOutput out;
+    out.outputs = interp.download(interp.run());
+    out.random_weights = interp.random_weights();
+    if (out.random_weights)
+      out.notes.push_back("random weights: the model file holds no weight values (outputs are not meaningful)");
+    out.notes.push_back(fmt::format("ran on {}", gpu.description()));
+    for (size_t n = 0; n < interp.algorithms().size(); ++n)
+      if (!interp.algorithms()[n].note.empty())
+        out.notes.push_back(fmt::format("{}: {}", interp.graph().nodes[n].name, interp.algorithms()[n].note));
+    return out;
+  }
+
+  BenchResult bench(const graph::Model& model, const std::vector<HostTensor>& inputs,
+                    const BenchOptions& options) override {
+    auto& gpu = device(options.exec.gpu);
+    auto result = bench_model(gpu, model, inputs, options);
+    result.environment = environment(options.exec);
+    gpu.release_workspace();
+    gpu.allocator().release_cached();
+    return result;
+  }
+
+ private:
+  // One context per process: creating cuDNN and cuBLAS handles costs a second or more.
+  Gpu& device(int index) const {
+    if (!gpu_ || gpu_->index() != index) {
+      gpu_.reset();
+      gpu_ = std::make_unique<Gpu>(index);
+    }
+    return *gpu_;
+  }
+  mutable std::unique_ptr<Gpu> gpu_;
+};
+
+}  // namespace
+
+}  // namespace ridge::exec::cuda
+
+extern "C" ridge::exec::Engine* ridge_cuda_engine() {
+  static ridge::exec::cuda::CudaEngine engine;
+  return &engine;
+}

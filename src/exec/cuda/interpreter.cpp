@@ -1,0 +1,345 @@
+#include "exec/cuda/interpreter.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "exec/cuda/check.h"
+#include "exec/host_values.h"
+#include "util/error.h"
+
+namespace ridge {
+template <>
+const exec::cuda::KernelRegistry& exec::cuda::KernelRegistry::instance() {
+  static const auto* registry = [] {
+    auto* r = new exec::cuda::KernelRegistry;
+    exec::cuda::register_conv_kernels(*r);
+    exec::cuda::register_matmul_kernels(*r);
+    exec::cuda::register_elementwise_kernels(*r);
+    exec::cuda::register_normalization_kernels(*r);
+    exec::cuda::register_pooling_kernels(*r);
+    exec::cuda::register_manipulation_kernels(*r);
+    exec::cuda::register_resize_kernels(*r);
+    return r;
+  }();
+  return *registry;
+}
+}  // namespace ridge
+
+namespace ridge::exec::cuda {
+
+using graph::ValueId;
+
+namespace {
+
+// Shape arithmetic that inference evaluated: every output's values are known.
+bool folded(const graph::Graph& g, const graph::Node& node) {
+  if (node.outputs.empty()) return false;
+  for (auto id : node.outputs)
+    if (id != graph::kNoValue && !g.value(id).constant) return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& model) {
+  const auto& g = model.graph;
+  std::map<std::string, int> missing;
+  for (const auto& node : g.nodes) {
+    if (folded(g, node)) continue;
+    const auto* row = node.is_default_domain() ? KernelRegistry::instance().find(node.op_type) : nullptr;
+    if (!row || !node.subgraphs().empty())
+      ++missing[node.is_default_domain() ? node.op_type : node.domain + "." + node.op_type];
+  }
+  return {missing.begin(), missing.end()};
+}
+
+Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions& options)
+    : model_(model),
+      graph_(&model.graph),
+      gpu_(gpu),
+      options_(options),
+      opset_(model.default_opset()),
+      rng_(options.seed) {
+  const auto& g = *graph_;
+  auto missing = missing_kernels(model);
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& [op, count] : missing) list += fmt::format("{}{} ({})", list.empty() ? "" : ", ", op, count);
+    throw Error("the GPU executor has no kernel for " + list + "; docs/gpu.md lists the ops the GPU runs");
+  }
+  kernels_.assign(g.nodes.size(), nullptr);
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (!folded(g, g.nodes[n])) kernels_[n] = KernelRegistry::instance().find(g.nodes[n].op_type);
+  constants_.resize(g.values.size());
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    const auto& v = g.values[i];
+    if (v.is_graph_input && !v.initializer) continue;
+    if (v.initializer) {
+      auto host = load_initializer(g, static_cast<ValueId>(i), model.directory, rng_, random_weights_);
+      weight_bytes_ += static_cast<int64_t>(host.bytes.size());
+      constants_[i] = upload(host);
+    } else if (v.constant && v.producer >= 0 && !kernels_[static_cast<size_t>(v.producer)]) {
+      constants_[i] = upload(constant_tensor(v));
+    }
+  }
+  // The last reader of each activation; graph outputs and constants are kept.
+  last_reader_.assign(g.values.size(), -1);
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (kernels_[n])
+      for (auto id : g.nodes[n].inputs)
+        if (id != graph::kNoValue) last_reader_[static_cast<size_t>(id)] = static_cast<int64_t>(n);
+  for (auto id : g.outputs) last_reader_[static_cast<size_t>(id)] = -1;
+  for (size_t i = 0; i < g.values.size(); ++i)
+    if (constants_[i].defined()) last_reader_[i] = -1;
+  states_.resize(g.nodes.size());
+  algorithms_.resize(g.nodes.size());
+  check(cudaStreamSynchronize(gpu_.stream()), "uploading the weights");
+}
+
+GpuTensor Interpreter::upload(const HostTensor& host) {
+  GpuTensor t;
+  t.dtype = host.dtype;
+  t.dims = host.dims;
+  auto expected = t.bytes();
+  if (host.bytes.size() != expected)
+    throw Error(fmt::format("tensor '{}' holds {} bytes but its shape and type need {}", host.name, host.bytes.size(),
+                            expected));
+  t.block = gpu_.allocator().allocate(expected);
+  if (expected)
+    check(cudaMemcpyAsync(t.data(), host.bytes.data(), expected, cudaMemcpyHostToDevice, gpu_.stream()),
+          "copying '" + host.name + "' to the GPU");
+  // Pageable host memory: the copy has been staged when cudaMemcpyAsync returns, so `host` may go.
+  return t;
+}
+
+void Interpreter::set_inputs(const std::vector<HostTensor>& inputs) {
+  const auto& g = *graph_;
+  std::vector<ValueId> runtime;
+  for (auto id : g.inputs)
+    if (!g.value(id).initializer) runtime.push_back(id);
+  if (!inputs.empty() && inputs.size() != runtime.size())
+    throw Error(fmt::format("the model takes {} inputs, {} given", runtime.size(), inputs.size()));
+  inputs_.clear();
+  for (size_t i = 0; i < runtime.size(); ++i) {
+    const auto& v = g.value(runtime[i]);
+    auto host = inputs.empty() ? generate_input(g, runtime[i], rng_) : inputs[i];
+    if (host.dtype != v.dtype)
+      throw Error(fmt::format("input '{}' is {}, the model declares {}", v.name, graph::dtype_name(host.dtype),
+                              graph::dtype_name(v.dtype)));
+    inputs_.push_back(upload(host));
+  }
+  check(cudaStreamSynchronize(gpu_.stream()), "copying the inputs to the GPU");
+}
+
+std::vector<GpuTensor> Interpreter::run(const NodeHook& hook) {
+  const auto& g = *graph_;
+  if (inputs_.empty()) set_inputs({});
+  std::vector<GpuTensor> values = constants_;
+  size_t next = 0;
+  for (auto id : g.inputs)
+    if (!g.value(id).initializer) values[static_cast<size_t>(id)] = inputs_[next++];
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (!kernels_[n]) continue;
+    const auto& node = g.nodes[n];
+    KernelContext ctx{node, g, gpu_, options_, opset_, {}, {}, states_[n], &algorithms_[n]};
+    ctx.inputs.reserve(node.inputs.size());
+    for (auto id : node.inputs) {
+      if (id == graph::kNoValue) {
+        ctx.inputs.emplace_back();
+        continue;
+      }
+      const auto& t = values[static_cast<size_t>(id)];
+      if (!t.defined()) throw Error(fmt::format("value '{}' is read before it is computed", g.value(id).name));
+      ctx.inputs.push_back(t);
+    }
+    ctx.outputs.resize(node.outputs.size());
+    if (hook) hook(n, false);
+    try {
+      kernels_[n]->kernel(ctx);
+    } catch (const Error& e) {
+      throw Error(fmt::format("node '{}' ({}): {}", node.name, node.op_type, e.what()));
+    }
+    if (hook) hook(n, true);
+    for (size_t i = 0; i < node.outputs.size(); ++i)
+      if (node.outputs[i] != graph::kNoValue) values[static_cast<size_t>(node.outputs[i])] = std::move(ctx.outputs[i]);
+    ctx.inputs.clear();
+    for (auto id : node.inputs)
+      if (id != graph::kNoValue && last_reader_[static_cast<size_t>(id)] == static_cast<int64_t>(n))
+        values[static_cast<size_t>(id)] = {};
+  }
+  std::vector<GpuTensor> outputs;
+  for (auto id : g.outputs) {
+    const auto& t = values[static_cast<size_t>(id)];
+    if (!t.defined()) throw Error(fmt::format("output '{}' was not computed", g.value(id).name));
+    outputs.push_back(t);
+  }
+  return outputs;
+}
+
+std::vector<HostTensor> Interpreter::download(const std::vector<GpuTensor>& outputs) const {
+  const auto& g = *graph_;
+  std::vector<HostTensor> hosts;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& t = outputs[i];
+    HostTensor h{g.value(g.outputs[i]).name, t.dtype, t.dims, std::vector<uint8_t>(t.bytes())};
+    if (!h.bytes.empty())
+      check(cudaMemcpyAsync(h.bytes.data(), t.data(), h.bytes.size(), cudaMemcpyDeviceToHost, gpu_.stream()),
+            "copying '" + h.name + "' from the GPU");
+    hosts.push_back(std::move(h));
+  }
+  check(cudaStreamSynchronize(gpu_.stream()), "copying the outputs from the GPU");
+  return hosts;
+}
+
+int64_t Interpreter::executed_nodes() const {
+  int64_t n = 0;
+  for (const auto* k : kernels_) n += k != nullptr;
+  return n;
+}
+
+int64_t Interpreter::folded_nodes() const { return static_cast<int64_t>(kernels_.size()) - executed_nodes(); }
+
+// KernelContext
+
+const GpuTensor& KernelContext::in(size_t i) const {
+  if (!has(i)) fail(fmt::format("input {} is missing", i));
+  return inputs[i];
+}
+
+std::vector<int64_t> KernelContext::output_dims(size_t i) const {
+  const auto& v = graph.value(node.outputs[i]);
+  if (!v.has_shape || !graph::is_fully_known(v.shape))
+    fail(fmt::format("output '{}' has no known shape (bind the model's dims)", v.name));
+  return graph::known_dims(v.shape);
+}
+
+graph::DType KernelContext::output_dtype(size_t i) const { return graph.value(node.outputs[i]).dtype; }
+
+GpuTensor& KernelContext::allocate_output(size_t i) { return allocate_output(i, output_dtype(i), output_dims(i)); }
+
+GpuTensor& KernelContext::allocate_output(size_t i, graph::DType dtype, std::vector<int64_t> dims) {
+  auto& t = outputs[i];
+  t.dtype = dtype;
+  t.dims = std::move(dims);
+  t.offset_bytes = 0;
+  t.block = gpu.allocator().allocate(t.bytes());
+  return t;
+}
+
+GpuTensor KernelContext::scratch(graph::DType dtype, std::vector<int64_t> dims) const {
+  GpuTensor t{dtype, std::move(dims), nullptr, 0};
+  t.block = gpu.allocator().allocate(t.bytes());
+  return t;
+}
+
+void KernelContext::alias_output(size_t i, const GpuTensor& source) {
+  auto& t = outputs[i];
+  t = source;
+  t.dims = output_dims(i);
+  if (t.numel() != source.numel())
+    fail(fmt::format("output holds {} elements, its input {}", t.numel(), source.numel()));
+}
+
+std::vector<int64_t> KernelContext::constant_ints(size_t i) const {
+  auto id = node.input(i);
+  const auto* c = id == graph::kNoValue ? nullptr : graph.value(id).constant.get();
+  if (!c) fail(fmt::format("input {} must be a constant known before the run (shape inference found none)", i));
+  std::vector<int64_t> out;
+  for (int64_t k = 0; k < c->size(); ++k) out.push_back(c->as_int(static_cast<size_t>(k)));
+  return out;
+}
+
+bool KernelContext::input_is_constant(size_t i) const {
+  auto id = node.input(i);
+  return id != graph::kNoValue && (graph.value(id).constant || graph.value(id).initializer);
+}
+
+const GpuTensor& KernelContext::float_input(size_t i) const {
+  const auto& t = in(i);
+  if (t.dtype != graph::DType::kFloat32)
+    fail(fmt::format("input {} is {}; the GPU kernel takes fp32", i, graph::dtype_name(t.dtype)));
+  return t;
+}
+
+void KernelContext::check_launch(std::string_view what) const { check(cudaGetLastError(), what); }
+
+void KernelContext::fail(const std::string& what) const { throw Error(what); }
+
+bool element_type(graph::DType dtype, ElementType& type) {
+  using graph::DType;
+  switch (dtype) {
+    case DType::kFloat32:
+      type = ElementType::kFloat32;
+      return true;
+    case DType::kFloat16:
+      type = ElementType::kFloat16;
+      return true;
+    case DType::kBFloat16:
+      type = ElementType::kBFloat16;
+      return true;
+    case DType::kFloat64:
+      type = ElementType::kFloat64;
+      return true;
+    case DType::kInt64:
+      type = ElementType::kInt64;
+      return true;
+    case DType::kInt32:
+      type = ElementType::kInt32;
+      return true;
+    case DType::kInt8:
+      type = ElementType::kInt8;
+      return true;
+    case DType::kUInt8:
+      type = ElementType::kUInt8;
+      return true;
+    case DType::kBool:
+      type = ElementType::kBool;
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool cast(graph::DType from, const void* in, graph::DType to, void* out, int64_t n, cudaStream_t stream) {
+  ElementType a{}, b{};
+  return element_type(from, a) && element_type(to, b) && cast(a, in, b, out, n, stream);
+}
+
+Layout dense_layout(const std::vector<int64_t>& dims) {
+  if (dims.size() > static_cast<size_t>(kMaxRank))
+    throw Error(fmt::format("rank {} is above the GPU kernels' {}", dims.size(), kMaxRank));
+  Layout l;
+  l.rank = static_cast<int>(dims.size());
+  int64_t stride = 1;
+  for (int d = l.rank - 1; d >= 0; --d) {
+    l.dims[d] = dims[static_cast<size_t>(d)];
+    l.strides[d] = stride;
+    stride *= dims[static_cast<size_t>(d)];
+  }
+  return l;
+}
+
+Layout broadcast_layout(const std::vector<int64_t>& dims, const std::vector<int64_t>& out_dims) {
+  if (out_dims.size() > static_cast<size_t>(kMaxRank) || dims.size() > out_dims.size())
+    throw Error(
+        fmt::format("cannot broadcast rank {} to rank {} (at most {})", dims.size(), out_dims.size(), kMaxRank));
+  Layout l;
+  l.rank = static_cast<int>(out_dims.size());
+  size_t shift = out_dims.size() - dims.size();
+  int64_t stride = 1;
+  for (int d = l.rank - 1; d >= 0; --d) {
+    l.dims[d] = out_dims[static_cast<size_t>(d)];
+    if (static_cast<size_t>(d) < shift) {
+      l.strides[d] = 0;
+      continue;
+    }
+    int64_t size = dims[static_cast<size_t>(d) - shift];
+    if (size != 1 && size != l.dims[d]) throw Error(fmt::format("dims {} do not broadcast to the output's", size));
+    l.strides[d] = size == 1 ? 0 : stride;
+    stride *= size;
+  }
+  return l;
+}
+
+}  // namespace ridge::exec::cuda

@@ -1,0 +1,63 @@
+#pragma once
+// Runs a model's graph on one GPU, node by node on one stream: weights and constants uploaded once,
+// nodes whose outputs shape inference already knows (shape arithmetic) folded into those constants,
+// every other node on its kernel from the table; activations freed after their last reader.
+#include <functional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "exec/cuda/op_kernel.h"
+#include "exec/host_tensor.h"
+#include "exec/measurement.h"
+
+namespace ridge::exec::cuda {
+
+// Called before (`after` false) and after each executed node, with its index in the graph.
+using NodeHook = std::function<void(size_t node, bool after)>;
+
+// The ops of `model` (with counts) that have no GPU kernel and are not folded into constants by
+// shape inference; the model must be bound and inferred.
+std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& model);
+
+class Interpreter {
+ public:
+  // Throws ridge::Error naming the ops (with counts) that have no GPU kernel and are not folded.
+  Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions& options);
+
+  // Inputs from the host, in the graph's order; empty: generated from the bound shapes (seeded).
+  void set_inputs(const std::vector<HostTensor>& inputs);
+  // One run; the outputs stay on the device until the next run.
+  std::vector<GpuTensor> run(const NodeHook& hook = {});
+  std::vector<HostTensor> download(const std::vector<GpuTensor>& outputs) const;
+
+  const graph::Graph& graph() const { return *graph_; }
+  bool executes(size_t node) const { return kernels_[node] != nullptr; }
+  int64_t executed_nodes() const;
+  int64_t folded_nodes() const;
+  bool random_weights() const { return random_weights_; }
+  // The algorithm each convolution ran with in the last run (empty name for other nodes).
+  const std::vector<AlgorithmChoice>& algorithms() const { return algorithms_; }
+  int64_t weight_bytes() const { return weight_bytes_; }
+
+ private:
+  GpuTensor upload(const HostTensor& host);
+
+  const graph::Model& model_;
+  const graph::Graph* graph_;
+  Gpu& gpu_;
+  ExecOptions options_;
+  int64_t opset_ = 0;
+  std::mt19937_64 rng_;
+  bool random_weights_ = false;
+  int64_t weight_bytes_ = 0;
+  std::vector<GpuTensor> constants_;  // per value: weights, initializers and folded values
+  std::vector<GpuTensor> inputs_;
+  std::vector<const KernelRow*> kernels_;  // null: folded (or nothing to do)
+  std::vector<int64_t> last_reader_;       // per value: the last node reading it (-1: kept)
+  std::vector<std::unique_ptr<NodeState>> states_;
+  std::vector<AlgorithmChoice> algorithms_;
+};
+
+}  // namespace ridge::exec::cuda

@@ -1,0 +1,563 @@
+// The GPU executor's own kernels (see kernels.h). Grid-stride loops over int64 indices: a tensor of
+// 2^31 elements or more is indexed correctly.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+
+#include "exec/cuda/kernels.h"
+
+namespace ridge::exec::cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned blocks_for(int64_t n) {
+  int64_t blocks = (n + kThreads - 1) / kThreads;
+  if (blocks < 1) blocks = 1;
+  return static_cast<unsigned>(blocks > 65535 * 16 ? 65535 * 16 : blocks);
+}
+
+#define RIDGE_GRID_LOOP(i, n)                                                            \
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
+       i += static_cast<int64_t>(blockDim.x) * gridDim.x)
+
+// The offset of the element at dense index `i` of `out` in a tensor read through `in`'s strides.
+__device__ int64_t offset_of(int64_t i, const Layout& out, const Layout& in) {
+  int64_t offset = 0;
+  for (int d = out.rank - 1; d >= 0; --d) {
+    int64_t index = i % out.dims[d];
+    i /= out.dims[d];
+    offset += index * in.strides[d];
+  }
+  return offset;
+}
+
+__device__ float apply_unary(UnaryOp op, float x, float a, float b) {
+  switch (op) {
+    case UnaryOp::kIdentity:
+      return x;
+    case UnaryOp::kRelu:
+      return x > 0.f ? x : 0.f;
+    case UnaryOp::kSigmoid:
+      return 1.f / (1.f + expf(-x));
+    case UnaryOp::kTanh:
+      return tanhf(x);
+    case UnaryOp::kErf:
+      return erff(x);
+    case UnaryOp::kExp:
+      return expf(x);
+    case UnaryOp::kLog:
+      return logf(x);
+    case UnaryOp::kSqrt:
+      return sqrtf(x);
+    case UnaryOp::kNeg:
+      return -x;
+    case UnaryOp::kAbs:
+      return fabsf(x);
+    case UnaryOp::kReciprocal:
+      return 1.f / x;
+    case UnaryOp::kFloor:
+      return floorf(x);
+    case UnaryOp::kCeil:
+      return ceilf(x);
+    case UnaryOp::kSin:
+      return sinf(x);
+    case UnaryOp::kCos:
+      return cosf(x);
+    case UnaryOp::kClip:
+      return fminf(fmaxf(x, a), b);
+    case UnaryOp::kLeakyRelu:
+      return x >= 0.f ? x : a * x;
+    case UnaryOp::kElu:
+      return x >= 0.f ? x : a * (expf(x) - 1.f);
+    case UnaryOp::kHardSigmoid:
+      return fmaxf(0.f, fminf(1.f, a * x + b));
+    case UnaryOp::kHardSwish:
+      return x * fmaxf(0.f, fminf(1.f, x / 6.f + 0.5f));
+    case UnaryOp::kSoftplus:
+      return x > 20.f ? x : log1pf(expf(x));
+    case UnaryOp::kNot:
+      return x;  // bool: handled by its own kernel
+  }
+  return x;
+}
+
+__global__ void unary_kernel(UnaryOp op, const float* x, float* y, int64_t n, float a, float b) {
+  RIDGE_GRID_LOOP(i, n) { y[i] = apply_unary(op, x[i], a, b); }
+}
+
+__global__ void not_kernel(const uint8_t* x, uint8_t* y, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) { y[i] = x[i] ? 0 : 1; }
+}
+
+template <class T>
+__device__ T apply_binary(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return a + b;
+    case BinaryOp::kSub:
+      return a - b;
+    case BinaryOp::kMul:
+      return a * b;
+    case BinaryOp::kDiv:
+      return b == T(0) && !std::is_floating_point_v<T> ? T(0) : a / b;
+    case BinaryOp::kPow:
+      return static_cast<T>(powf(static_cast<float>(a), static_cast<float>(b)));
+    case BinaryOp::kMax:
+      return a > b ? a : b;
+    case BinaryOp::kMin:
+      return a < b ? a : b;
+    default:
+      return T(0);
+  }
+}
+
+template <class T>
+__device__ bool compare(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::kEqual:
+      return a == b;
+    case BinaryOp::kLess:
+      return a < b;
+    case BinaryOp::kGreater:
+      return a > b;
+    default:
+      return false;
+  }
+}
+
+template <class T>
+__global__ void binary_kernel(BinaryOp op, const T* a, Layout al, const T* b, Layout bl, T* out, Layout ol, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) { out[i] = apply_binary(op, a[offset_of(i, ol, al)], b[offset_of(i, ol, bl)]); }
+}
+
+template <class T>
+__global__ void compare_kernel(BinaryOp op, const T* a, Layout al, const T* b, Layout bl, uint8_t* out, Layout ol,
+                               int64_t n) {
+  RIDGE_GRID_LOOP(i, n) { out[i] = compare(op, a[offset_of(i, ol, al)], b[offset_of(i, ol, bl)]) ? 1 : 0; }
+}
+
+__global__ void logic_kernel(BinaryOp op, const uint8_t* a, Layout al, const uint8_t* b, Layout bl, uint8_t* out,
+                             Layout ol, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) {
+    bool x = a[offset_of(i, ol, al)] != 0, y = b[offset_of(i, ol, bl)] != 0;
+    out[i] = (op == BinaryOp::kAnd ? (x && y) : (x || y)) ? 1 : 0;
+  }
+}
+
+template <class T>
+__global__ void where_kernel(const uint8_t* cond, Layout cl, const T* x, Layout xl, const T* y, Layout yl, T* out,
+                             Layout ol, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) { out[i] = cond[offset_of(i, ol, cl)] ? x[offset_of(i, ol, xl)] : y[offset_of(i, ol, yl)]; }
+}
+
+template <class T>
+__global__ void strided_copy_kernel(const T* in, Layout il, int64_t base, T* out, int64_t n) {
+  // The output is dense over il.dims: its dense layout is implied.
+  RIDGE_GRID_LOOP(i, n) {
+    int64_t offset = base, rest = i;
+    for (int d = il.rank - 1; d >= 0; --d) {
+      offset += (rest % il.dims[d]) * il.strides[d];
+      rest /= il.dims[d];
+    }
+    out[i] = in[offset];
+  }
+}
+
+template <class T>
+__device__ float to_float(T v) {
+  return static_cast<float>(v);
+}
+template <>
+__device__ float to_float(__half v) {
+  return __half2float(v);
+}
+template <>
+__device__ float to_float(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+template <class T>
+__device__ T from_float(float v) {
+  return static_cast<T>(v);
+}
+template <>
+__device__ __half from_float(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __nv_bfloat16 from_float(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+// Through double for the integer and double types (exact int64 up to 2^53), through float for halves.
+template <class From, class To>
+__global__ void cast_kernel(const From* in, To* out, int64_t n, bool to_bool) {
+  RIDGE_GRID_LOOP(i, n) {
+    if constexpr (std::is_same_v<From, __half> || std::is_same_v<From, __nv_bfloat16> || std::is_same_v<To, __half> ||
+                  std::is_same_v<To, __nv_bfloat16>) {
+      float v = to_float(in[i]);
+      out[i] = to_bool ? from_float<To>(v != 0.f ? 1.f : 0.f) : from_float<To>(v);
+    } else if constexpr (std::is_same_v<From, int64_t> && std::is_same_v<To, int64_t>) {
+      out[i] = in[i];
+    } else {
+      double v = static_cast<double>(in[i]);
+      out[i] = to_bool ? static_cast<To>(v != 0.0 ? 1 : 0) : static_cast<To>(v);
+    }
+  }
+}
+
+__global__ void pad_kernel(const float* in, Layout il, Layout begin, float* out, Layout ol, float value, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) {
+    int64_t rest = i, offset = 0;
+    bool inside = true;
+    for (int d = ol.rank - 1; d >= 0; --d) {
+      int64_t index = rest % ol.dims[d] - begin.dims[d];
+      rest /= ol.dims[d];
+      if (index < 0 || index >= il.dims[d]) inside = false;
+      offset += index * il.strides[d];
+    }
+    out[i] = inside ? in[offset] : value;
+  }
+}
+
+template <class T>
+__global__ void gather_kernel(const T* data, int64_t outer, int64_t axis_size, int64_t inner, const int64_t* indices,
+                              int64_t count, T* out, int* bad) {
+  int64_t n = outer * count * inner;
+  RIDGE_GRID_LOOP(i, n) {
+    int64_t k = i % inner, j = (i / inner) % count, o = i / (inner * count);
+    int64_t index = indices[j];
+    if (index < 0) index += axis_size;
+    if (index < 0 || index >= axis_size) {
+      out[i] = T(0);
+      if (k == 0) atomicAdd(bad, 1);
+    } else {
+      out[i] = data[(o * axis_size + index) * inner + k];
+    }
+  }
+}
+
+// One block per row: mean and variance by a two-pass reduction in shared memory.
+__global__ void layer_norm_kernel(const float* x, const float* scale, const float* bias, float* y, int64_t cols,
+                                  float epsilon) {
+  __shared__ float partial[kThreads];
+  const float* row = x + static_cast<int64_t>(blockIdx.x) * cols;
+  float* out = y + static_cast<int64_t>(blockIdx.x) * cols;
+  auto block_sum = [&](float v) {
+    partial[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = kThreads / 2; s > 0; s /= 2) {
+      if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
+      __syncthreads();
+    }
+    float total = partial[0];
+    __syncthreads();
+    return total;
+  };
+  float sum = 0.f;
+  for (int64_t c = threadIdx.x; c < cols; c += kThreads) sum += row[c];
+  float mean = block_sum(sum) / static_cast<float>(cols);
+  float squares = 0.f;
+  for (int64_t c = threadIdx.x; c < cols; c += kThreads) squares += (row[c] - mean) * (row[c] - mean);
+  float inv = rsqrtf(block_sum(squares) / static_cast<float>(cols) + epsilon);
+  for (int64_t c = threadIdx.x; c < cols; c += kThreads)
+    out[c] = (row[c] - mean) * inv * scale[c] + (bias ? bias[c] : 0.f);
+}
+
+template <class T>
+__global__ void table_gather_kernel(const T* in, Layout il, const int64_t* tables, Layout ol, Layout offsets, T* out,
+                                    int64_t n) {
+  RIDGE_GRID_LOOP(i, n) {
+    int64_t rest = i, offset = 0;
+    for (int d = ol.rank - 1; d >= 0; --d) {
+      offset += tables[offsets.dims[d] + rest % ol.dims[d]] * il.strides[d];
+      rest /= ol.dims[d];
+    }
+    out[i] = in[offset];
+  }
+}
+
+template <class T>
+__global__ void trilu_kernel(const T* in, T* out, int64_t rows, int64_t cols, int64_t k, bool upper, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) {
+    int64_t col = i % cols, row = (i / cols) % rows;
+    bool keep = upper ? col - row >= k : col - row <= k;
+    out[i] = keep ? in[i] : T(0);
+  }
+}
+
+__global__ void fill_kernel(float* out, int64_t n, float value) {
+  RIDGE_GRID_LOOP(i, n) { out[i] = value; }
+}
+
+template <class T>
+void launch_strided(const void* in, const Layout& il, int64_t base, void* out, int64_t n, cudaStream_t stream) {
+  strided_copy_kernel<T>
+      <<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const T*>(in), il, base, static_cast<T*>(out), n);
+}
+
+template <class T>
+void launch_where(const void* c, const Layout& cl, const void* x, const Layout& xl, const void* y, const Layout& yl,
+                  void* out, const Layout& ol, int64_t n, cudaStream_t stream) {
+  where_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const uint8_t*>(c), cl, static_cast<const T*>(x),
+                                                          xl, static_cast<const T*>(y), yl, static_cast<T*>(out), ol,
+                                                          n);
+}
+
+int64_t count(const Layout& l) {
+  int64_t n = 1;
+  for (int d = 0; d < l.rank; ++d) n *= l.dims[d];
+  return n;
+}
+
+template <class From, class To>
+void launch_cast(const void* in, void* out, int64_t n, bool to_bool, cudaStream_t stream) {
+  cast_kernel<From, To>
+      <<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const From*>(in), static_cast<To*>(out), n, to_bool);
+}
+
+template <class From>
+bool cast_from(ElementType to, const void* in, void* out, int64_t n, cudaStream_t stream) {
+  using DType = ElementType;
+  switch (to) {
+    case DType::kFloat32:
+      launch_cast<From, float>(in, out, n, false, stream);
+      return true;
+    case DType::kFloat16:
+      launch_cast<From, __half>(in, out, n, false, stream);
+      return true;
+    case DType::kBFloat16:
+      launch_cast<From, __nv_bfloat16>(in, out, n, false, stream);
+      return true;
+    case DType::kFloat64:
+      launch_cast<From, double>(in, out, n, false, stream);
+      return true;
+    case DType::kInt64:
+      launch_cast<From, int64_t>(in, out, n, false, stream);
+      return true;
+    case DType::kInt32:
+      launch_cast<From, int32_t>(in, out, n, false, stream);
+      return true;
+    case DType::kInt8:
+      launch_cast<From, int8_t>(in, out, n, false, stream);
+      return true;
+    case DType::kUInt8:
+      launch_cast<From, uint8_t>(in, out, n, false, stream);
+      return true;
+    case DType::kBool:
+      launch_cast<From, uint8_t>(in, out, n, true, stream);
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::kEqual || op == BinaryOp::kLess || op == BinaryOp::kGreater || op == BinaryOp::kAnd ||
+         op == BinaryOp::kOr;
+}
+
+void unary(UnaryOp op, const void* x, void* y, int64_t n, float a, float b, cudaStream_t stream) {
+  if (n == 0) return;
+  if (op == UnaryOp::kNot) {
+    not_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), n);
+    return;
+  }
+  unary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, static_cast<const float*>(x), static_cast<float*>(y), n, a,
+                                                       b);
+}
+
+void binary(BinaryOp op, bool int64, const void* a, const Layout& al, const void* b, const Layout& bl, void* out,
+            const Layout& ol, cudaStream_t stream) {
+  int64_t n = count(ol);
+  if (n == 0) return;
+  auto blocks = blocks_for(n);
+  if (op == BinaryOp::kAnd || op == BinaryOp::kOr) {
+    logic_kernel<<<blocks, kThreads, 0, stream>>>(
+        op, static_cast<const uint8_t*>(a), al, static_cast<const uint8_t*>(b), bl, static_cast<uint8_t*>(out), ol, n);
+  } else if (is_comparison(op)) {
+    if (int64)
+      compare_kernel<int64_t><<<blocks, kThreads, 0, stream>>>(op, static_cast<const int64_t*>(a), al,
+                                                               static_cast<const int64_t*>(b), bl,
+                                                               static_cast<uint8_t*>(out), ol, n);
+    else
+      compare_kernel<float><<<blocks, kThreads, 0, stream>>>(
+          op, static_cast<const float*>(a), al, static_cast<const float*>(b), bl, static_cast<uint8_t*>(out), ol, n);
+  } else if (int64) {
+    binary_kernel<int64_t><<<blocks, kThreads, 0, stream>>>(
+        op, static_cast<const int64_t*>(a), al, static_cast<const int64_t*>(b), bl, static_cast<int64_t*>(out), ol, n);
+  } else {
+    binary_kernel<float><<<blocks, kThreads, 0, stream>>>(
+        op, static_cast<const float*>(a), al, static_cast<const float*>(b), bl, static_cast<float*>(out), ol, n);
+  }
+}
+
+void where(const void* c, const Layout& cl, const void* x, const Layout& xl, const void* y, const Layout& yl, void* out,
+           const Layout& ol, int element_bytes, cudaStream_t stream) {
+  int64_t n = count(ol);
+  if (n == 0) return;
+  switch (element_bytes) {
+    case 1:
+      launch_where<uint8_t>(c, cl, x, xl, y, yl, out, ol, n, stream);
+      break;
+    case 2:
+      launch_where<uint16_t>(c, cl, x, xl, y, yl, out, ol, n, stream);
+      break;
+    case 4:
+      launch_where<uint32_t>(c, cl, x, xl, y, yl, out, ol, n, stream);
+      break;
+    default:
+      launch_where<uint64_t>(c, cl, x, xl, y, yl, out, ol, n, stream);
+      break;
+  }
+}
+
+void strided_copy(const void* in, const Layout& il, int64_t base, void* out, int64_t n, int element_bytes,
+                  cudaStream_t stream) {
+  if (n == 0) return;
+  switch (element_bytes) {
+    case 1:
+      launch_strided<uint8_t>(in, il, base, out, n, stream);
+      break;
+    case 2:
+      launch_strided<uint16_t>(in, il, base, out, n, stream);
+      break;
+    case 4:
+      launch_strided<uint32_t>(in, il, base, out, n, stream);
+      break;
+    default:
+      launch_strided<uint64_t>(in, il, base, out, n, stream);
+      break;
+  }
+}
+
+bool cast(ElementType from, const void* in, ElementType to, void* out, int64_t n, cudaStream_t stream) {
+  using DType = ElementType;
+  if (n == 0) return true;
+  switch (from) {
+    case DType::kFloat32:
+      return cast_from<float>(to, in, out, n, stream);
+    case DType::kFloat16:
+      return cast_from<__half>(to, in, out, n, stream);
+    case DType::kBFloat16:
+      return cast_from<__nv_bfloat16>(to, in, out, n, stream);
+    case DType::kFloat64:
+      return cast_from<double>(to, in, out, n, stream);
+    case DType::kInt64:
+      return cast_from<int64_t>(to, in, out, n, stream);
+    case DType::kInt32:
+      return cast_from<int32_t>(to, in, out, n, stream);
+    case DType::kInt8:
+      return cast_from<int8_t>(to, in, out, n, stream);
+    case DType::kUInt8:
+    case DType::kBool:
+      return cast_from<uint8_t>(to, in, out, n, stream);
+    default:
+      return false;
+  }
+}
+
+void pad_constant(const float* in, const Layout& il, const int64_t* begin, float* out, const Layout& ol, float value,
+                  cudaStream_t stream) {
+  int64_t n = count(ol);
+  if (n == 0) return;
+  Layout b;
+  b.rank = ol.rank;
+  for (int d = 0; d < ol.rank; ++d) b.dims[d] = begin[d];
+  pad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(in, il, b, out, ol, value, n);
+}
+
+void gather(const void* data, int64_t outer, int64_t axis_size, int64_t inner, const int64_t* indices,
+            int64_t index_count, void* out, int element_bytes, int* bad, cudaStream_t stream) {
+  int64_t n = outer * index_count * inner;
+  if (n == 0) return;
+  auto blocks = blocks_for(n);
+#define RIDGE_GATHER(T)                                                                                            \
+  gather_kernel<T><<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(data), outer, axis_size, inner, indices, \
+                                                    index_count, static_cast<T*>(out), bad)
+  switch (element_bytes) {
+    case 1:
+      RIDGE_GATHER(uint8_t);
+      break;
+    case 2:
+      RIDGE_GATHER(uint16_t);
+      break;
+    case 4:
+      RIDGE_GATHER(uint32_t);
+      break;
+    default:
+      RIDGE_GATHER(uint64_t);
+      break;
+  }
+#undef RIDGE_GATHER
+}
+
+void layer_norm(const float* x, const float* scale, const float* bias, float* y, int64_t rows, int64_t cols,
+                float epsilon, cudaStream_t stream) {
+  if (rows == 0) return;
+  layer_norm_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(x, scale, bias, y, cols, epsilon);
+}
+
+void table_gather(const void* in, const Layout& il, const int64_t* tables, void* out, const Layout& ol,
+                  const int64_t* offsets, int element_bytes, cudaStream_t stream) {
+  int64_t n = count(ol);
+  if (n == 0) return;
+  Layout o;
+  o.rank = ol.rank;
+  for (int d = 0; d < ol.rank; ++d) o.dims[d] = offsets[d];
+  auto blocks = blocks_for(n);
+#define RIDGE_TABLE(T)   \
+  table_gather_kernel<T> \
+      <<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(in), il, tables, ol, o, static_cast<T*>(out), n)
+  switch (element_bytes) {
+    case 1:
+      RIDGE_TABLE(uint8_t);
+      break;
+    case 2:
+      RIDGE_TABLE(uint16_t);
+      break;
+    case 4:
+      RIDGE_TABLE(uint32_t);
+      break;
+    default:
+      RIDGE_TABLE(uint64_t);
+      break;
+  }
+#undef RIDGE_TABLE
+}
+
+void trilu(const void* in, void* out, int64_t batch, int64_t rows, int64_t cols, int64_t k, bool upper,
+           int element_bytes, cudaStream_t stream) {
+  int64_t n = batch * rows * cols;
+  if (n == 0) return;
+  auto blocks = blocks_for(n);
+#define RIDGE_TRILU(T) \
+  trilu_kernel<T>      \
+      <<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out), rows, cols, k, upper, n)
+  switch (element_bytes) {
+    case 1:
+      RIDGE_TRILU(uint8_t);
+      break;
+    case 2:
+      RIDGE_TRILU(uint16_t);
+      break;
+    case 4:
+      RIDGE_TRILU(uint32_t);
+      break;
+    default:
+      RIDGE_TRILU(uint64_t);
+      break;
+  }
+#undef RIDGE_TRILU
+}
+
+void fill(float* out, int64_t n, float value, cudaStream_t stream) {
+  if (n == 0) return;
+  fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out, n, value);
+}
+
+}  // namespace ridge::exec::cuda

@@ -1,0 +1,92 @@
+#pragma once
+// The GPU executor's own kernels (kernels.cu), for what cuDNN and cuBLAS do not do: elementwise ops
+// with ONNX broadcasting, casts, strided copies (transpose, slice, expand), constant padding, gather
+// and layer normalization. Each launches on `stream` and returns at once; launch errors are checked
+// by the caller (check(cudaGetLastError(), ...)).
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace ridge::exec::cuda {
+
+inline constexpr int kMaxRank = 8;
+
+// Element types the kernels convert between (ridge's graph::DType maps onto them: element_type()).
+// Kept apart from graph/ so the kernels compile as C++17 (nvcc under CMake 3.25).
+enum class ElementType { kFloat32, kFloat16, kBFloat16, kFloat64, kInt64, kInt32, kInt8, kUInt8, kBool };
+
+// Dims and element strides of up to kMaxRank dimensions, passed to kernels by value.
+struct Layout {
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};
+  int64_t strides[kMaxRank] = {};  // in elements; 0 broadcasts, negative walks backwards
+};
+
+enum class UnaryOp {
+  kIdentity,
+  kRelu,
+  kSigmoid,
+  kTanh,
+  kErf,
+  kExp,
+  kLog,
+  kSqrt,
+  kNeg,
+  kAbs,
+  kReciprocal,
+  kFloor,
+  kCeil,
+  kSin,
+  kCos,
+  kClip,         // a = min, b = max
+  kLeakyRelu,    // a = alpha
+  kElu,          // a = alpha
+  kHardSigmoid,  // a = alpha, b = beta
+  kHardSwish,
+  kSoftplus,
+  kNot,  // bool
+};
+
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMax, kMin, kEqual, kLess, kGreater, kAnd, kOr };
+bool is_comparison(BinaryOp op);  // output bool
+
+// y[i] = op(x[i]) for fp32 (or bool for kNot).
+void unary(UnaryOp op, const void* x, void* y, int64_t n, float a, float b, cudaStream_t stream);
+// out = op(a, b): `a` and `b` are read through their layouts (broadcast strides) over `out`'s dims;
+// fp32 inputs (bool for kAnd/kOr, int64 where `int64` is set), output fp32, int64 or bool (comparisons).
+void binary(BinaryOp op, bool int64, const void* a, const Layout& a_layout, const void* b, const Layout& b_layout,
+            void* out, const Layout& out_layout, cudaStream_t stream);
+// out = cond ? x : y, broadcast like binary; elements of `element_bytes` (1, 2, 4 or 8).
+void where(const void* cond, const Layout& cond_layout, const void* x, const Layout& x_layout, const void* y,
+           const Layout& y_layout, void* out, const Layout& out_layout, int element_bytes, cudaStream_t stream);
+// out (dense, out_layout.dims) = in read at base + sum(index_d * in_layout.strides[d]); elements of
+// `element_bytes`: transpose, slice, expand and broadcast copies.
+void strided_copy(const void* in, const Layout& in_layout, int64_t base, void* out, int64_t n, int element_bytes,
+                  cudaStream_t stream);
+// Element type conversion between fp32, fp16, bf16, fp64, int64, int32, int8, uint8 and bool.
+// Returns false (nothing launched) for another pair.
+bool cast(ElementType from, const void* in, ElementType to, void* out, int64_t n, cudaStream_t stream);
+// Constant padding: out dims = in dims + begin + end (fp32; `value` where out of bounds; negative
+// begin/end crop).
+void pad_constant(const float* in, const Layout& in_dense, const int64_t* begin, float* out, const Layout& out_dense,
+                  float value, cudaStream_t stream);
+// out[outer, j, inner] = data[outer, indices[j] (negative: + axis_size), inner]; `element_bytes` per element.
+// Indices out of range are written as zero and counted in *bad (device int).
+void gather(const void* data, int64_t outer, int64_t axis_size, int64_t inner, const int64_t* indices,
+            int64_t index_count, void* out, int element_bytes, int* bad, cudaStream_t stream);
+// y = (x - mean) / sqrt(var + eps) * scale + bias over the last `cols` of each of `rows` rows (fp32);
+// scale and bias broadcast over rows (bias may be null).
+void layer_norm(const float* x, const float* scale, const float* bias, float* y, int64_t rows, int64_t cols,
+                float epsilon, cudaStream_t stream);
+// out (dense over out_dims) = in[sum_d tables[offsets[d] + index_d] * in_strides[d]]: each output index of
+// dim d reads the input index its table gives (nearest-neighbour resizing); `tables` is on the device.
+void table_gather(const void* in, const Layout& in_dense, const int64_t* tables, void* out, const Layout& out_dense,
+                  const int64_t* offsets, int element_bytes, cudaStream_t stream);
+// Trilu over the last two dims (rows x cols) of `batch` matrices: elements outside the kept triangle
+// (upper: col - row >= k; lower: col - row <= k) are zero.
+void trilu(const void* in, void* out, int64_t batch, int64_t rows, int64_t cols, int64_t k, bool upper,
+           int element_bytes, cudaStream_t stream);
+// fp32 fill.
+void fill(float* out, int64_t n, float value, cudaStream_t stream);
+
+}  // namespace ridge::exec::cuda

@@ -1,0 +1,231 @@
+// Shape manipulation: views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout at inference),
+// copies through strides (Transpose, Slice, Expand), Concat and Split as 2-D memcpys, Gather and
+// constant Pad on kernels.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "exec/cuda/check.h"
+#include "exec/cuda/op_kernel.h"
+#include "util/error.h"
+
+namespace ridge::exec::cuda {
+
+namespace {
+
+int element_bytes(const GpuTensor& t) { return static_cast<int>(graph::dtype_bytes(t.dtype, 1)); }
+
+int64_t product(const std::vector<int64_t>& dims, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t i = from; i < to; ++i) n *= dims[i];
+  return n;
+}
+
+size_t axis_of(KernelContext& ctx, int64_t axis, size_t rank) {
+  if (axis < 0) axis += static_cast<int64_t>(rank);
+  if (axis < 0 || axis >= static_cast<int64_t>(rank)) ctx.fail(fmt::format("axis {} is out of range", axis));
+  return static_cast<size_t>(axis);
+}
+
+void view(KernelContext& ctx) { ctx.alias_output(0, ctx.in(0)); }
+
+void dropout(KernelContext& ctx) {
+  if (ctx.wants_output(1)) ctx.fail("Dropout's mask output is not computed (inference runs Dropout as identity)");
+  view(ctx);
+}
+
+void transpose(KernelContext& ctx) {
+  const auto& x = ctx.in(0);
+  size_t rank = x.dims.size();
+  std::vector<int64_t> perm(rank);
+  for (size_t i = 0; i < rank; ++i) perm[i] = static_cast<int64_t>(rank - 1 - i);
+  perm = ctx.node.get_ints("perm", perm);
+  if (perm.size() != rank) ctx.fail("perm does not match the input's rank");
+  auto dense = dense_layout(x.dims);
+  auto& y = ctx.allocate_output(0);
+  Layout in;
+  in.rank = static_cast<int>(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    auto from = axis_of(ctx, perm[i], rank);
+    in.dims[i] = x.dims[from];
+    in.strides[i] = dense.strides[from];
+  }
+  strided_copy(x.data(), in, 0, y.data(), y.numel(), element_bytes(x), ctx.gpu.stream());
+  ctx.check_launch("Transpose");
+}
+
+void expand(KernelContext& ctx) {
+  const auto& x = ctx.in(0);
+  auto& y = ctx.allocate_output(0);
+  strided_copy(x.data(), broadcast_layout(x.dims, y.dims), 0, y.data(), y.numel(), element_bytes(x), ctx.gpu.stream());
+  ctx.check_launch("Expand");
+}
+
+// ONNX Slice: starts/ends/axes/steps as constant inputs (opset 10+) or attributes, clamped per axis.
+void slice(KernelContext& ctx) {
+  const auto& x = ctx.in(0);
+  size_t rank = x.dims.size();
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (ctx.opset >= 10) {
+    starts = ctx.constant_ints(1);
+    ends = ctx.constant_ints(2);
+    if (ctx.has(3)) axes = ctx.constant_ints(3);
+    if (ctx.has(4)) steps = ctx.constant_ints(4);
+  } else {
+    starts = ctx.node.get_ints("starts");
+    ends = ctx.node.get_ints("ends");
+    axes = ctx.node.get_ints("axes");
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    ctx.fail("starts, ends, axes and steps differ in length");
+  auto dense = dense_layout(x.dims);
+  auto& y = ctx.allocate_output(0);
+  Layout in;
+  in.rank = static_cast<int>(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    in.dims[d] = y.dims[d];
+    in.strides[d] = dense.strides[d];
+  }
+  int64_t base = 0;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    auto d = axis_of(ctx, axes[i], rank);
+    int64_t size = x.dims[d], step = steps[i], start = starts[i];
+    if (step == 0) ctx.fail("a step of 0");
+    if (start < 0) start += size;
+    start = step > 0 ? std::clamp<int64_t>(start, 0, size) : std::clamp<int64_t>(start, 0, size - 1);
+    base += start * dense.strides[d];
+    in.strides[d] = dense.strides[d] * step;
+  }
+  strided_copy(x.data(), in, base, y.data(), y.numel(), element_bytes(x), ctx.gpu.stream());
+  ctx.check_launch("Slice");
+}
+
+// Copies `part` into `whole` at `offset` along an axis: `outer` rows of its inner bytes.
+void copy_rows(KernelContext& ctx, void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
+               int64_t outer, cudaMemcpyKind kind = cudaMemcpyDeviceToDevice) {
+  if (width == 0 || outer == 0) return;
+  check(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, static_cast<size_t>(outer), kind, ctx.gpu.stream()),
+        "cudaMemcpy2DAsync");
+}
+
+void concat(KernelContext& ctx) {
+  auto& y = ctx.allocate_output(0);
+  auto axis = axis_of(ctx, ctx.node.get_int("axis", 0), y.dims.size());
+  auto es = static_cast<size_t>(graph::dtype_bytes(y.dtype, 1));
+  int64_t outer = product(y.dims, 0, axis);
+  size_t out_row = static_cast<size_t>(product(y.dims, axis, y.dims.size())) * es, offset = 0;
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    const auto& x = ctx.in(i);
+    if (x.dtype != y.dtype) ctx.fail("inputs of different types");
+    size_t row = static_cast<size_t>(product(x.dims, axis, x.dims.size())) * es;
+    copy_rows(ctx, static_cast<char*>(y.data()) + offset, out_row, x.data(), row, row, outer);
+    offset += row;
+  }
+}
+
+void split(KernelContext& ctx) {
+  const auto& x = ctx.in(0);
+  auto axis = axis_of(ctx, ctx.node.get_int("axis", 0), x.dims.size());
+  auto es = static_cast<size_t>(element_bytes(x));
+  int64_t outer = product(x.dims, 0, axis);
+  size_t in_row = static_cast<size_t>(product(x.dims, axis, x.dims.size())) * es, offset = 0;
+  for (size_t i = 0; i < ctx.node.outputs.size(); ++i) {
+    if (!ctx.wants_output(i)) ctx.fail("an omitted Split output");
+    auto& y = ctx.allocate_output(i);
+    size_t row = static_cast<size_t>(product(y.dims, axis, y.dims.size())) * es;
+    copy_rows(ctx, y.data(), row, static_cast<const char*>(x.data()) + offset, in_row, row, outer);
+    offset += row;
+  }
+}
+
+struct GatherState : NodeState {
+  bool checked = false;
+};
+
+void gather_op(KernelContext& ctx) {
+  const auto& data = ctx.in(0);
+  auto indices = ctx.in(1);
+  auto axis = axis_of(ctx, ctx.node.get_int("axis", 0), data.dims.size());
+  if (indices.dtype == graph::DType::kInt32) {
+    auto wide = ctx.scratch(graph::DType::kInt64, indices.dims);
+    cast(indices.dtype, indices.data(), wide.dtype, wide.data(), indices.numel(), ctx.gpu.stream());
+    indices = wide;
+  } else if (indices.dtype != graph::DType::kInt64) {
+    ctx.fail("indices must be int32 or int64");
+  }
+  auto& y = ctx.allocate_output(0);
+  auto& s = ctx.cached<GatherState>();
+  // Out-of-range indices are counted on the first run (one synchronization), so a bad input is an
+  // error, not zeros; later runs of the same inputs skip the count.
+  std::shared_ptr<void> bad;
+  if (!s.checked) {
+    bad = ctx.gpu.allocator().allocate(sizeof(int));
+    check(cudaMemsetAsync(bad.get(), 0, sizeof(int), ctx.gpu.stream()), "cudaMemsetAsync");
+  }
+  gather(data.data(), product(data.dims, 0, axis), data.dims[axis], product(data.dims, axis + 1, data.dims.size()),
+         indices.as<int64_t>(), indices.numel(), y.data(), element_bytes(data), static_cast<int*>(bad.get()),
+         ctx.gpu.stream());
+  ctx.check_launch("Gather");
+  if (!s.checked) {
+    int count = 0;
+    check(cudaMemcpyAsync(&count, bad.get(), sizeof(int), cudaMemcpyDeviceToHost, ctx.gpu.stream()), "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(ctx.gpu.stream()), "cudaStreamSynchronize");
+    if (count > 0) ctx.fail(fmt::format("{} index(es) outside [-{}, {})", count, data.dims[axis], data.dims[axis]));
+    s.checked = true;
+  }
+}
+
+void pad(KernelContext& ctx) {
+  const auto& x = ctx.float_input(0);
+  if (ctx.node.get_string("mode", "constant") != "constant") ctx.fail("only constant padding runs on the GPU");
+  std::vector<int64_t> pads = ctx.opset >= 11 ? ctx.constant_ints(1) : ctx.node.get_ints("pads");
+  size_t rank = x.dims.size();
+  std::vector<int64_t> axes;
+  if (ctx.opset >= 18 && ctx.has(3))
+    for (auto a : ctx.constant_ints(3)) axes.push_back(static_cast<int64_t>(axis_of(ctx, a, rank)));
+  else
+    for (size_t i = 0; i < rank; ++i) axes.push_back(static_cast<int64_t>(i));
+  if (pads.size() != 2 * axes.size()) ctx.fail("pads do not match the axes");
+  std::vector<int64_t> begin(rank, 0);
+  for (size_t i = 0; i < axes.size(); ++i) begin[static_cast<size_t>(axes[i])] = pads[i];
+  float value = 0.f;
+  if (ctx.opset >= 11 && ctx.has(2)) {
+    const auto* c = ctx.graph.value(ctx.node.input(2)).constant.get();
+    if (!c || c->size() != 1) ctx.fail("constant_value must be a constant scalar");
+    value = static_cast<float>(c->as_real(0));
+  } else if (ctx.opset < 11) {
+    value = static_cast<float>(ctx.node.get_float("value", 0.0));
+  }
+  auto& y = ctx.allocate_output(0);
+  pad_constant(x.as<float>(), dense_layout(x.dims), begin.data(), y.as<float>(), dense_layout(y.dims), value,
+               ctx.gpu.stream());
+  ctx.check_launch("Pad");
+}
+
+void trilu_op(KernelContext& ctx) {
+  const auto& x = ctx.in(0);
+  if (x.dims.size() < 2) ctx.fail("Trilu takes a tensor of rank 2 or more");
+  int64_t k = ctx.has(1) ? ctx.constant_ints(1).at(0) : 0;
+  int64_t rows = x.dims[x.dims.size() - 2], cols = x.dims.back();
+  auto& y = ctx.allocate_output(0, x.dtype, x.dims);
+  trilu(x.data(), y.data(), x.numel() / std::max<int64_t>(rows * cols, 1), rows, cols, k,
+        ctx.node.get_int("upper", 1) != 0, element_bytes(x), ctx.gpu.stream());
+  ctx.check_launch("Trilu");
+}
+
+}  // namespace
+
+void register_manipulation_kernels(KernelRegistry& registry) {
+  // clang-format off
+  registry.add("manipulation", {
+      {"Reshape", view}, {"Flatten", view}, {"Squeeze", view}, {"Unsqueeze", view}, {"Identity", view},
+      {"Dropout", dropout}, {"Transpose", transpose}, {"Expand", expand}, {"Slice", slice}, {"Concat", concat},
+      {"Split", split}, {"Gather", gather_op}, {"Pad", pad}, {"Trilu", trilu_op},
+  });
+  // clang-format on
+}
+
+}  // namespace ridge::exec::cuda

@@ -1,0 +1,163 @@
+// Gemm and MatMul on cuBLAS (cublasGemmStridedBatchedEx): fp32 (FMA), tf32 (tensor cores,
+// CUBLAS_COMPUTE_32F_FAST_TF32), fp16 and bf16 (inputs converted, fp32 output and accumulation).
+// Row-major ONNX tensors are column-major transposes, so C^T = B^T A^T is what cuBLAS computes.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "exec/cuda/check.h"
+#include "exec/cuda/op_kernel.h"
+#include "util/error.h"
+
+namespace ridge::exec::cuda {
+
+namespace {
+
+struct Product {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  bool trans_a = false, trans_b = false;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;  // elements between batch items (0: broadcast)
+};
+
+graph::DType input_type(Precision p) {
+  if (p == Precision::kFp16) return graph::DType::kFloat16;
+  if (p == Precision::kBf16) return graph::DType::kBFloat16;
+  return graph::DType::kFloat32;
+}
+
+cudaDataType_t cuda_type(graph::DType t) {
+  if (t == graph::DType::kFloat16) return CUDA_R_16F;
+  if (t == graph::DType::kBFloat16) return CUDA_R_16BF;
+  return CUDA_R_32F;
+}
+
+// A constant (weight) converted once and kept; an activation converted per run.
+struct ProductState : NodeState {
+  GpuTensor converted_b, converted_a;
+};
+
+GpuTensor as_compute(KernelContext& ctx, const GpuTensor& t, size_t input, GpuTensor& kept) {
+  auto type = input_type(ctx.options.precision);
+  if (t.dtype == type) return t;
+  if (kept.defined()) return kept;
+  auto out = ctx.scratch(type, t.dims);
+  if (!cast(t.dtype, t.data(), type, out.data(), t.numel(), ctx.gpu.stream())) ctx.fail("cannot convert the operand");
+  ctx.check_launch("cast");
+  if (ctx.input_is_constant(input)) kept = out;
+  return out;
+}
+
+// C (fp32, row-major [batch, m, n]) = alpha * op(A) op(B) + beta * C.
+void multiply(KernelContext& ctx, const Product& p, const GpuTensor& a, const GpuTensor& b, float* c, float alpha,
+              float beta) {
+  if (p.m == 0 || p.n == 0 || p.batch == 0) return;
+  auto& state = ctx.cached<ProductState>();
+  auto ca = as_compute(ctx, a, 0, state.converted_a);
+  auto cb = as_compute(ctx, b, 1, state.converted_b);
+  auto compute = ctx.options.precision == Precision::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  auto type = cuda_type(ca.dtype);
+  int64_t lda = p.trans_a ? p.m : p.k, ldb = p.trans_b ? p.k : p.n;
+  check(cublasGemmStridedBatchedEx(
+            ctx.gpu.cublas(), p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+            static_cast<int>(p.n), static_cast<int>(p.m), static_cast<int>(p.k), &alpha, cb.data(), type,
+            static_cast<int>(ldb), p.stride_b, ca.data(), type, static_cast<int>(lda), p.stride_a, &beta, c, CUDA_R_32F,
+            static_cast<int>(p.n), p.stride_c, static_cast<int>(p.batch), compute, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmStridedBatchedEx");
+}
+
+void check_int(KernelContext& ctx, const Product& p) {
+  constexpr int64_t kMax = (int64_t{1} << 31) - 1;
+  if (p.m > kMax || p.n > kMax || p.k > kMax || p.batch > kMax) ctx.fail("a matrix dim above 2^31 - 1 (cuBLAS's int)");
+}
+
+void gemm(KernelContext& ctx) {
+  const auto& a = ctx.float_input(0);
+  const auto& b = ctx.float_input(1);
+  if (a.dims.size() != 2 || b.dims.size() != 2) ctx.fail("Gemm takes 2-D A and B");
+  Product p;
+  p.trans_a = ctx.node.get_int("transA", 0) != 0;
+  p.trans_b = ctx.node.get_int("transB", 0) != 0;
+  p.m = p.trans_a ? a.dims[1] : a.dims[0];
+  p.k = p.trans_a ? a.dims[0] : a.dims[1];
+  p.n = p.trans_b ? b.dims[0] : b.dims[1];
+  if ((p.trans_b ? b.dims[1] : b.dims[0]) != p.k) ctx.fail("A's and B's inner dims differ");
+  check_int(ctx, p);
+  auto alpha = static_cast<float>(ctx.node.get_float("alpha", 1.0));
+  auto beta = static_cast<float>(ctx.node.get_float("beta", 1.0));
+  auto& y = ctx.allocate_output(0);
+  if (ctx.has(2) && beta != 0.f) {
+    const auto& c = ctx.float_input(2);
+    strided_copy(c.data(), broadcast_layout(c.dims, y.dims), 0, y.data(), y.numel(), 4, ctx.gpu.stream());
+    ctx.check_launch("broadcasting C");
+  } else {
+    beta = 0.f;
+  }
+  multiply(ctx, p, a, b, y.as<float>(), alpha, beta);
+}
+
+// MatMul with numpy semantics: 1-D operands promoted and their dim dropped, batch dims broadcast.
+void matmul(KernelContext& ctx) {
+  auto a = ctx.float_input(0);
+  auto b = ctx.float_input(1);
+  if (a.dims.empty() || b.dims.empty()) ctx.fail("MatMul takes tensors of rank 1 or more");
+  if (a.dims.size() == 1) a.dims.insert(a.dims.begin(), 1);
+  if (b.dims.size() == 1) b.dims.push_back(1);
+  Product p;
+  p.m = a.dims[a.dims.size() - 2];
+  p.k = a.dims.back();
+  p.n = b.dims.back();
+  if (b.dims[b.dims.size() - 2] != p.k)
+    ctx.fail(fmt::format("inner dims {} and {} differ", p.k, b.dims[b.dims.size() - 2]));
+  std::vector<int64_t> batch_a(a.dims.begin(), a.dims.end() - 2), batch_b(b.dims.begin(), b.dims.end() - 2);
+  size_t rank = std::max(batch_a.size(), batch_b.size());
+  batch_a.insert(batch_a.begin(), rank - batch_a.size(), 1);
+  batch_b.insert(batch_b.begin(), rank - batch_b.size(), 1);
+  std::vector<int64_t> batch(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    if (batch_a[i] != batch_b[i] && batch_a[i] != 1 && batch_b[i] != 1) ctx.fail("batch dims do not broadcast");
+    batch[i] = std::max(batch_a[i], batch_b[i]);
+  }
+  int64_t count_a = 1, count_b = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    count_a *= batch_a[i];
+    count_b *= batch_b[i];
+    p.batch *= batch[i];
+  }
+  auto& y = ctx.allocate_output(0);
+  auto expand = [&](const GpuTensor& t, const std::vector<int64_t>& own, int64_t rows, int64_t cols) {
+    std::vector<int64_t> from = own, to = batch;
+    from.push_back(rows);
+    from.push_back(cols);
+    to.push_back(rows);
+    to.push_back(cols);
+    auto out = ctx.scratch(graph::DType::kFloat32, to);
+    strided_copy(t.data(), broadcast_layout(from, to), 0, out.data(), out.numel(), 4, ctx.gpu.stream());
+    ctx.check_launch("broadcasting a MatMul operand");
+    return out;
+  };
+  if (count_b == 1) {  // a weight: A's batch folds into its rows, one product
+    p.m *= count_a;
+    p.batch = 1;
+  } else if (count_a == 1) {
+    p.stride_b = p.k * p.n;
+    p.stride_c = p.m * p.n;
+  } else if (batch_a == batch_b) {
+    p.stride_a = p.m * p.k;
+    p.stride_b = p.k * p.n;
+    p.stride_c = p.m * p.n;
+  } else {  // both broadcast: expanded copies
+    a = expand(a, batch_a, p.m, p.k);
+    b = expand(b, batch_b, p.k, p.n);
+    p.stride_a = p.m * p.k;
+    p.stride_b = p.k * p.n;
+    p.stride_c = p.m * p.n;
+  }
+  check_int(ctx, p);
+  multiply(ctx, p, a, b, y.as<float>(), 1.f, 0.f);
+}
+
+}  // namespace
+
+void register_matmul_kernels(KernelRegistry& registry) { registry.add("matmul", {{"Gemm", gemm}, {"MatMul", matmul}}); }
+
+}  // namespace ridge::exec::cuda

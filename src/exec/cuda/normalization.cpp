@@ -1,0 +1,141 @@
+// Normalizations: BatchNormalization (inference), LRN and Softmax / LogSoftmax on cuDNN;
+// LayerNormalization on its own kernel.
+#include <fmt/format.h>
+
+#include "exec/cuda/check.h"
+#include "exec/cuda/descriptors.h"
+#include "exec/cuda/op_kernel.h"
+#include "util/error.h"
+
+namespace ridge::exec::cuda {
+
+namespace {
+
+int64_t axis_of(KernelContext& ctx, int64_t fallback, size_t rank) {
+  auto axis = ctx.node.get_int("axis", fallback);
+  if (axis < 0) axis += static_cast<int64_t>(rank);
+  if (axis < 0 || axis >= static_cast<int64_t>(rank)) ctx.fail(fmt::format("axis {} is out of range", axis));
+  return axis;
+}
+
+int64_t product(const std::vector<int64_t>& dims, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t i = from; i < to; ++i) n *= dims[i];
+  return n;
+}
+
+struct BatchNormState : NodeState {
+  TensorDescriptor x, channel;
+};
+
+void batch_norm(KernelContext& ctx) {
+  if (ctx.node.get_int("training_mode", 0) != 0) ctx.fail("training_mode BatchNormalization is not an inference op");
+  const auto& x = ctx.float_input(0);
+  if (x.dims.size() < 2) ctx.fail("BatchNormalization takes (N, C, ...)");
+  auto& s = ctx.cached<BatchNormState>();
+  if (!s.x.get()) {
+    s.x = tensor_descriptor(x.dims, x.dtype);
+    s.channel = tensor_descriptor({1, x.dims[1], 1, 1}, graph::DType::kFloat32);
+  }
+  auto& y = ctx.allocate_output(0, x.dtype, x.dims);
+  float one = 1.f, zero = 0.f;
+  // cuDNN's minimum epsilon is 1e-5; a smaller one is applied as cuDNN's minimum and said nowhere else,
+  // so it is refused instead.
+  double epsilon = ctx.node.get_float("epsilon", 1e-5);
+  if (epsilon < CUDNN_BN_MIN_EPSILON)
+    ctx.fail(fmt::format("epsilon {} is below cuDNN's minimum {}", epsilon, CUDNN_BN_MIN_EPSILON));
+  check(
+      cudnnBatchNormalizationForwardInference(ctx.gpu.cudnn(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, s.x, x.data(), s.x,
+                                              y.data(), s.channel, ctx.float_input(1).data(), ctx.float_input(2).data(),
+                                              ctx.float_input(3).data(), ctx.float_input(4).data(), epsilon),
+      "cudnnBatchNormalizationForwardInference");
+}
+
+void layer_norm_op(KernelContext& ctx) {
+  const auto& x = ctx.float_input(0);
+  auto axis = axis_of(ctx, -1, x.dims.size());
+  int64_t rows = product(x.dims, 0, static_cast<size_t>(axis)),
+          cols = product(x.dims, static_cast<size_t>(axis), x.dims.size());
+  const auto& scale = ctx.float_input(1);
+  if (scale.numel() != cols) ctx.fail("the scale does not cover the normalized dims (broadcast scales are not run)");
+  const float* bias = nullptr;
+  if (ctx.has(2)) {
+    if (ctx.float_input(2).numel() != cols) ctx.fail("the bias does not cover the normalized dims");
+    bias = ctx.float_input(2).as<float>();
+  }
+  if (ctx.wants_output(1) || ctx.wants_output(2)) ctx.fail("the mean and inverse std outputs are not computed");
+  auto& y = ctx.allocate_output(0, x.dtype, x.dims);
+  layer_norm(x.as<float>(), scale.as<float>(), bias, y.as<float>(), rows, cols,
+             static_cast<float>(ctx.node.get_float("epsilon", 1e-5)), ctx.gpu.stream());
+  ctx.check_launch("LayerNormalization");
+}
+
+struct LrnState : NodeState {
+  LrnDescriptor lrn;
+  TensorDescriptor x;
+};
+
+void lrn(KernelContext& ctx) {
+  const auto& x = ctx.float_input(0);
+  auto size = ctx.node.get_int("size", 0);
+  if (size < CUDNN_LRN_MIN_N || size > CUDNN_LRN_MAX_N)
+    ctx.fail(fmt::format("size {} is outside cuDNN's LRN range {} to {}", size, CUDNN_LRN_MIN_N, CUDNN_LRN_MAX_N));
+  auto& s = ctx.cached<LrnState>();
+  if (!s.lrn.get()) {
+    cudnnLRNDescriptor_t handle = nullptr;
+    check(cudnnCreateLRNDescriptor(&handle), "cudnnCreateLRNDescriptor");
+    s.lrn = LrnDescriptor(handle);
+    // ONNX and cuDNN both scale alpha by 1/size: y = x / (bias + alpha / size * sum(x^2))^beta.
+    check(cudnnSetLRNDescriptor(handle, static_cast<unsigned>(size), ctx.node.get_float("alpha", 1e-4),
+                                ctx.node.get_float("beta", 0.75), ctx.node.get_float("bias", 1.0)),
+          "cudnnSetLRNDescriptor");
+    s.x = tensor_descriptor(x.dims, x.dtype);
+  }
+  auto& y = ctx.allocate_output(0, x.dtype, x.dims);
+  float one = 1.f, zero = 0.f;
+  check(cudnnLRNCrossChannelForward(ctx.gpu.cudnn(), s.lrn, CUDNN_LRN_CROSS_CHANNEL_DIM1, &one, s.x, x.data(), &zero,
+                                    s.x, y.data()),
+        "cudnnLRNCrossChannelForward");
+}
+
+struct SoftmaxState : NodeState {
+  TensorDescriptor x;
+  cudnnSoftmaxMode_t mode = CUDNN_SOFTMAX_MODE_INSTANCE;
+};
+
+void softmax_with(KernelContext& ctx, cudnnSoftmaxAlgorithm_t algorithm) {
+  const auto& x = ctx.float_input(0);
+  auto& s = ctx.cached<SoftmaxState>();
+  if (!s.x.get()) {
+    // Before opset 13 the input is a 2-D (outer, inner) matrix flattened at axis; since, one axis.
+    bool one_axis = ctx.opset >= 13;
+    auto axis = static_cast<size_t>(axis_of(ctx, one_axis ? -1 : 1, x.dims.size()));
+    int64_t outer = product(x.dims, 0, axis);
+    if (one_axis) {
+      s.x = tensor_descriptor({outer, x.dims[axis], product(x.dims, axis + 1, x.dims.size()), 1}, x.dtype);
+      s.mode = CUDNN_SOFTMAX_MODE_CHANNEL;
+    } else {
+      s.x = tensor_descriptor({outer, product(x.dims, axis, x.dims.size()), 1, 1}, x.dtype);
+      s.mode = CUDNN_SOFTMAX_MODE_INSTANCE;
+    }
+  }
+  auto& y = ctx.allocate_output(0, x.dtype, x.dims);
+  float one = 1.f, zero = 0.f;
+  check(cudnnSoftmaxForward(ctx.gpu.cudnn(), algorithm, s.mode, &one, s.x, x.data(), &zero, s.x, y.data()),
+        "cudnnSoftmaxForward");
+}
+
+void softmax(KernelContext& ctx) { softmax_with(ctx, CUDNN_SOFTMAX_ACCURATE); }
+void log_softmax(KernelContext& ctx) { softmax_with(ctx, CUDNN_SOFTMAX_LOG); }
+
+}  // namespace
+
+void register_normalization_kernels(KernelRegistry& registry) {
+  registry.add("normalization", {{"BatchNormalization", batch_norm},
+                                 {"LayerNormalization", layer_norm_op},
+                                 {"LRN", lrn},
+                                 {"Softmax", softmax},
+                                 {"LogSoftmax", log_softmax}});
+}
+
+}  // namespace ridge::exec::cuda

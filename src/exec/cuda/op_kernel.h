@@ -1,0 +1,109 @@
+#pragma once
+// A GPU op's kernel: reads its node's input tensors and attributes, sets its outputs (shapes come
+// from shape inference). Families register their kernels in one table (op families as in shape/,
+// cost/ and exec/aten/kernels/), and may keep per-node state (cuDNN descriptors, the algorithm
+// chosen) across runs in `state`.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exec/cuda/gpu.h"
+#include "exec/cuda/kernels.h"
+#include "exec/cuda/tensor.h"
+#include "exec/options.h"
+#include "graph/graph.h"
+#include "util/registry.h"
+
+namespace ridge::exec::cuda {
+
+// Per-node state a kernel builds on its first call and reuses.
+struct NodeState {
+  virtual ~NodeState() = default;
+};
+
+// What a convolution chose, for the per-node profile.
+struct AlgorithmChoice {
+  std::string name;  // the cuDNN algorithm that ran
+  int64_t workspace_bytes = -1;
+  std::string note;  // why it is not the one asked for
+};
+
+struct KernelContext {
+  const graph::Node& node;
+  const graph::Graph& graph;
+  Gpu& gpu;
+  const ExecOptions& options;
+  int64_t opset = 0;
+  std::vector<GpuTensor> inputs;  // undefined where an optional input is omitted
+  std::vector<GpuTensor> outputs;
+  std::unique_ptr<NodeState>& state;
+  AlgorithmChoice* algorithm = nullptr;  // set for convolutions
+
+  bool has(size_t i) const { return i < inputs.size() && inputs[i].defined(); }
+  // The i-th input; fails naming the node when it is absent.
+  const GpuTensor& in(size_t i) const;
+  // The dims shape inference found for output i (bound, fully known).
+  std::vector<int64_t> output_dims(size_t i) const;
+  graph::DType output_dtype(size_t i) const;
+  bool wants_output(size_t i) const { return i < node.outputs.size() && node.outputs[i] != graph::kNoValue; }
+  // A fresh tensor for output i with its inferred dims and dtype.
+  GpuTensor& allocate_output(size_t i);
+  GpuTensor& allocate_output(size_t i, graph::DType dtype, std::vector<int64_t> dims);
+  // A temporary tensor (converted inputs, padded copies), freed when the last owner drops it.
+  GpuTensor scratch(graph::DType dtype, std::vector<int64_t> dims) const;
+  // Output i as a view of `source` with the inferred dims (reshapes).
+  void alias_output(size_t i, const GpuTensor& source);
+  // Integer values of a constant input (shape inference's values): axes, pads, shapes.
+  std::vector<int64_t> constant_ints(size_t i) const;
+  bool input_is_constant(size_t i) const;
+  // An fp32 input, or a named failure.
+  const GpuTensor& float_input(size_t i) const;
+  // Checks the last launch.
+  void check_launch(std::string_view what) const;
+  [[noreturn]] void fail(const std::string& what) const;
+
+  template <class State>
+  State& cached() {
+    if (!state) state = std::make_unique<State>();
+    return static_cast<State&>(*state);
+  }
+};
+
+using Kernel = void (*)(KernelContext&);
+
+struct KernelRow {
+  std::string_view op_type;
+  Kernel kernel;
+  std::string_view family = {};
+};
+
+using KernelRegistry = Registry<KernelRow>;
+
+// Layouts for broadcasting: `dims` read over `out_dims` (right-aligned, numpy rules), strides of a
+// dense tensor with 0 where a dim is broadcast.
+Layout broadcast_layout(const std::vector<int64_t>& dims, const std::vector<int64_t>& out_dims);
+Layout dense_layout(const std::vector<int64_t>& dims);
+// The kernels' element type of a dtype; false for a type they do not convert.
+bool element_type(graph::DType dtype, ElementType& type);
+// Converts `n` elements; false (nothing launched) for a pair the kernels do not convert.
+bool cast(graph::DType from, const void* in, graph::DType to, void* out, int64_t n, cudaStream_t stream);
+
+}  // namespace ridge::exec::cuda
+
+namespace ridge {
+template <>
+const exec::cuda::KernelRegistry& exec::cuda::KernelRegistry::instance();  // interpreter.cpp: the families
+}  // namespace ridge
+
+namespace ridge::exec::cuda {
+
+void register_conv_kernels(KernelRegistry& registry);
+void register_matmul_kernels(KernelRegistry& registry);
+void register_elementwise_kernels(KernelRegistry& registry);
+void register_normalization_kernels(KernelRegistry& registry);
+void register_pooling_kernels(KernelRegistry& registry);
+void register_manipulation_kernels(KernelRegistry& registry);
+void register_resize_kernels(KernelRegistry& registry);
+
+}  // namespace ridge::exec::cuda

@@ -1,0 +1,137 @@
+// Pooling on cuDNN. cuDNN pools with one pad per dim and floor rounding; ONNX's asymmetric pads and
+// ceil_mode are applied to MaxPool by padding a copy of the input with -inf (which no window can pick),
+// and refused for AveragePool, whose divisor they would change.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "exec/cuda/check.h"
+#include "exec/cuda/descriptors.h"
+#include "exec/cuda/op_kernel.h"
+#include "util/error.h"
+
+namespace ridge::exec::cuda {
+
+namespace {
+
+struct PoolState : NodeState {
+  PoolingDescriptor pool;
+  TensorDescriptor x, y;
+  std::vector<int64_t> padded_dims, pad_begin;  // a -inf padded copy of the input, when needed
+};
+
+// Rank-3 tensors (N, C, L) pool as (N, C, L, 1): cuDNN pools 2-D and 3-D windows.
+std::vector<int64_t> as_image(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> image(dims);
+  image.resize(std::max<size_t>(dims.size(), 4), 1);
+  return image;
+}
+
+void prepare(KernelContext& ctx, PoolState& s, const GpuTensor& x, const std::vector<int64_t>& y, bool global,
+             cudnnPoolingMode_t mode) {
+  size_t n = x.dims.size() - 2;
+  std::vector<int64_t> kernel(x.dims.begin() + 2, x.dims.end()), strides(n, 1), begin(n, 0), end(n, 0);
+  if (!global) {
+    kernel = ctx.node.get_ints("kernel_shape");
+    strides = ctx.node.get_ints("strides", std::vector<int64_t>(n, 1));
+    auto pads = ctx.node.get_ints("pads", std::vector<int64_t>(2 * n, 0));
+    auto dilations = ctx.node.get_ints("dilations", std::vector<int64_t>(n, 1));
+    if (kernel.size() != n || strides.size() != n || pads.size() != 2 * n)
+      ctx.fail("kernel_shape, strides or pads do not match the input's spatial dims");
+    for (auto d : dilations)
+      if (d != 1) ctx.fail("dilated pooling: cuDNN pools without dilation");
+    auto auto_pad = ctx.node.get_string("auto_pad", "NOTSET");
+    for (size_t i = 0; i < n; ++i) {
+      begin[i] = pads[i];
+      end[i] = pads[i + n];
+      if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+        int64_t total = std::max<int64_t>(0, (y[i + 2] - 1) * strides[i] + kernel[i] - x.dims[i + 2]);
+        int64_t small = total / 2, large = total - small;
+        begin[i] = auto_pad == "SAME_UPPER" ? small : large;
+        end[i] = auto_pad == "SAME_UPPER" ? large : small;
+      } else if (auto_pad == "VALID") {
+        begin[i] = end[i] = 0;
+      }
+    }
+  }
+  // What cuDNN gives with symmetric pads and floor rounding; otherwise the padding is explicit.
+  bool direct = begin == end;
+  for (size_t i = 0; i < n && direct; ++i)
+    direct = (x.dims[i + 2] + 2 * begin[i] - kernel[i]) / strides[i] + 1 == y[i + 2];
+  std::vector<int64_t> in_dims = x.dims, cudnn_pads = begin;
+  if (!direct) {
+    if (mode != CUDNN_POOLING_MAX)
+      ctx.fail("asymmetric pads or ceil_mode in AveragePool: cuDNN's divisor would differ from ONNX's");
+    s.pad_begin.assign(x.dims.size(), 0);
+    for (size_t i = 0; i < n; ++i) {
+      int64_t needed = (y[i + 2] - 1) * strides[i] + kernel[i] - x.dims[i + 2] - begin[i];
+      in_dims[i + 2] += begin[i] + std::max(end[i], needed);
+      s.pad_begin[i + 2] = begin[i];
+    }
+    s.padded_dims = in_dims;
+    cudnn_pads.assign(n, 0);
+  }
+  auto image_in = as_image(in_dims);
+  if (n == 1) {
+    kernel.push_back(1);
+    strides.push_back(1);
+    cudnn_pads.push_back(0);
+  }
+  std::vector<int> k(kernel.begin(), kernel.end()), p(cudnn_pads.begin(), cudnn_pads.end()),
+      st(strides.begin(), strides.end());
+  cudnnPoolingDescriptor_t handle = nullptr;
+  check(cudnnCreatePoolingDescriptor(&handle), "cudnnCreatePoolingDescriptor");
+  s.pool = PoolingDescriptor(handle);
+  check(cudnnSetPoolingNdDescriptor(handle, mode, CUDNN_NOT_PROPAGATE_NAN, static_cast<int>(k.size()), k.data(),
+                                    p.data(), st.data()),
+        "cudnnSetPoolingNdDescriptor");
+  s.x = tensor_descriptor(image_in, x.dtype);
+  s.y = tensor_descriptor(as_image(y), x.dtype);
+  std::vector<int> out(image_in.size());
+  check(cudnnGetPoolingNdForwardOutputDim(handle, s.x, static_cast<int>(out.size()), out.data()),
+        "cudnnGetPoolingNdForwardOutputDim");
+  auto expected = as_image(y);
+  for (size_t i = 0; i < expected.size(); ++i)
+    if (out[i] != expected[i])
+      ctx.fail(fmt::format("cuDNN pools dim {} to {}, shape inference to {}", i, out[i], expected[i]));
+}
+
+void pool(KernelContext& ctx, bool global, cudnnPoolingMode_t mode) {
+  const auto& x = ctx.float_input(0);
+  if (x.dims.size() < 3 || x.dims.size() > 5) ctx.fail("pooling takes (N, C, spatial...) with 1 to 3 spatial dims");
+  if (ctx.wants_output(1)) ctx.fail("MaxPool's Indices output is not computed on the GPU");
+  auto& s = ctx.cached<PoolState>();
+  auto y_dims = ctx.output_dims(0);
+  if (!s.pool.get()) prepare(ctx, s, x, y_dims, global, mode);
+  GpuTensor input = x;
+  if (!s.padded_dims.empty()) {
+    input = ctx.scratch(graph::DType::kFloat32, s.padded_dims);
+    pad_constant(x.as<float>(), dense_layout(x.dims), s.pad_begin.data(), input.as<float>(),
+                 dense_layout(s.padded_dims), -std::numeric_limits<float>::infinity(), ctx.gpu.stream());
+    ctx.check_launch("padding the input");
+  }
+  auto& y = ctx.allocate_output(0, x.dtype, y_dims);
+  float one = 1.f, zero = 0.f;
+  check(cudnnPoolingForward(ctx.gpu.cudnn(), s.pool, &one, s.x, input.data(), &zero, s.y, y.data()),
+        "cudnnPoolingForward");
+}
+
+void max_pool(KernelContext& ctx) { pool(ctx, false, CUDNN_POOLING_MAX); }
+void average_pool(KernelContext& ctx) {
+  pool(ctx, false,
+       ctx.node.get_int("count_include_pad", 0) ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                                : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING);
+}
+void global_average_pool(KernelContext& ctx) { pool(ctx, true, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING); }
+void global_max_pool(KernelContext& ctx) { pool(ctx, true, CUDNN_POOLING_MAX); }
+
+}  // namespace
+
+void register_pooling_kernels(KernelRegistry& registry) {
+  registry.add("pooling", {{"MaxPool", max_pool},
+                           {"AveragePool", average_pool},
+                           {"GlobalAveragePool", global_average_pool},
+                           {"GlobalMaxPool", global_max_pool}});
+}
+
+}  // namespace ridge::exec::cuda

@@ -1,0 +1,64 @@
+// Resize: nearest-neighbour on the GPU through per-dim index tables (resize_plan.h); linear and cubic
+// interpolation are refused by name.
+#include <fmt/format.h>
+
+#include "exec/cuda/check.h"
+#include "exec/cuda/op_kernel.h"
+#include "exec/cuda/resize_plan.h"
+#include "util/error.h"
+
+namespace ridge::exec::cuda {
+
+namespace {
+
+struct ResizeState : NodeState {
+  std::shared_ptr<void> tables;
+  std::vector<int64_t> offsets;
+};
+
+std::vector<double> scales_of(KernelContext& ctx, size_t input) {
+  std::vector<double> scales;
+  if (!ctx.has(input)) return scales;
+  const auto* c = ctx.graph.value(ctx.node.input(input)).constant.get();
+  if (!c) ctx.fail("scales must be a constant known before the run");
+  for (int64_t i = 0; i < c->size(); ++i) scales.push_back(c->as_real(static_cast<size_t>(i)));
+  return scales;
+}
+
+void resize(KernelContext& ctx) {
+  const auto& x = ctx.in(0);
+  auto mode = ctx.node.get_string("mode", "nearest");
+  if (mode != "nearest") ctx.fail(fmt::format("mode '{}': the GPU executor resizes nearest-neighbour only", mode));
+  auto& y = ctx.allocate_output(0);
+  auto& s = ctx.cached<ResizeState>();
+  if (!s.tables) {
+    auto scales = scales_of(ctx, ctx.opset >= 11 ? 2 : 1);
+    auto coordinate =
+        ctx.node.get_string("coordinate_transformation_mode", ctx.opset >= 11 ? "half_pixel" : "asymmetric");
+    auto nearest = ctx.node.get_string("nearest_mode", "round_prefer_floor");
+    std::vector<int64_t> all;
+    for (size_t d = 0; d < x.dims.size(); ++d) {
+      double scale = d < scales.size() && !scales.empty()
+                         ? scales[d]
+                         : static_cast<double>(y.dims[d]) / static_cast<double>(x.dims[d]);
+      s.offsets.push_back(static_cast<int64_t>(all.size()));
+      auto table = nearest_indices(x.dims[d], y.dims[d], scale, coordinate, nearest);
+      all.insert(all.end(), table.begin(), table.end());
+    }
+    s.tables = ctx.gpu.allocator().allocate(all.size() * sizeof(int64_t));
+    check(cudaMemcpy(s.tables.get(), all.data(), all.size() * sizeof(int64_t), cudaMemcpyHostToDevice),
+          "copying Resize's index tables");
+  }
+  table_gather(x.data(), dense_layout(x.dims), static_cast<const int64_t*>(s.tables.get()), y.data(),
+               dense_layout(y.dims), s.offsets.data(), static_cast<int>(graph::dtype_bytes(x.dtype, 1)),
+               ctx.gpu.stream());
+  ctx.check_launch("Resize");
+}
+
+}  // namespace
+
+void register_resize_kernels(KernelRegistry& registry) {
+  registry.add("resize", {{"Resize", resize}, {"Upsample", resize}});
+}
+
+}  // namespace ridge::exec::cuda

@@ -1,0 +1,278 @@
+// The GPU module's host side, checked on a machine without a GPU: algorithm names against cuDNN's
+// enum, convolution windows from ONNX attributes against cuDNN's own output-size arithmetic (cuDNN's
+// descriptor calls need no device) and ridge's shape inference, the kernel table against the
+// bundled models' ops, broadcasting layouts, and the one-line errors when no GPU is there.
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "exec/cuda/conv_plan.h"
+#include "exec/cuda/descriptors.h"
+#include "exec/cuda/interpreter.h"
+#include "exec/cuda/memory.h"
+#include "exec/cuda/op_kernel.h"
+#include "exec/cuda/resize_plan.h"
+#include "exec/cuda_module.h"
+#include "exec/options.h"
+#include "support/model_builder.h"
+#include "support/paths.h"
+#include "util/error.h"
+
+namespace ridge::test {
+namespace {
+
+using exec::CudnnConvAlgo;
+namespace cuda = exec::cuda;
+
+TEST(CudaAlgorithms, NamesMapToCudnnsEnumValues) {
+  // cudnnConvolutionFwdAlgo_t, as cudnn_cnn.h numbers it.
+  const std::vector<std::pair<std::string, cudnnConvolutionFwdAlgo_t>> expected{
+      {"implicit-gemm", CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+      {"implicit-precomp-gemm", CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM},
+      {"gemm", CUDNN_CONVOLUTION_FWD_ALGO_GEMM},
+      {"direct", CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+      {"fft", CUDNN_CONVOLUTION_FWD_ALGO_FFT},
+      {"fft-tiling", CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING},
+      {"winograd", CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD},
+      {"winograd-nonfused", CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED}};
+  for (const auto& [name, value] : expected) {
+    auto algorithm = exec::parse_cudnn_conv_algo(name);
+    EXPECT_EQ(cuda::to_cudnn(algorithm), value) << name;
+    EXPECT_EQ(exec::name(cuda::from_cudnn(value)), name);
+    EXPECT_TRUE(cuda::is_fixed(algorithm));
+  }
+  EXPECT_EQ(cuda::fixed_algorithms().size(), expected.size());
+  EXPECT_EQ(exec::parse_cudnn_conv_algo("auto"), CudnnConvAlgo::kHeuristic);
+  EXPECT_FALSE(cuda::is_fixed(CudnnConvAlgo::kBenchmark));
+  EXPECT_THROW(cuda::to_cudnn(CudnnConvAlgo::kHeuristic), Error);
+  EXPECT_THROW(cuda::from_cudnn(static_cast<cudnnConvolutionFwdAlgo_t>(8)), Error);
+  EXPECT_THROW(exec::parse_cudnn_conv_algo("fastest"), Error);
+  // fp32 keeps cuDNN off the tensor cores (no silent TF32); tf32 and 16-bit allow them.
+  EXPECT_EQ(cuda::math_type(exec::Precision::kFp32), CUDNN_FMA_MATH);
+  EXPECT_EQ(cuda::math_type(exec::Precision::kTf32), CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION);
+  EXPECT_EQ(cuda::math_type(exec::Precision::kFp16), CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION);
+}
+
+TEST(CudaAlgorithms, EachDeviceTakesItsOwnOptions) {
+  using exec::Device;
+  EXPECT_NO_THROW(exec::check_device_options(Device::kCuda, exec::Precision::kTf32, "fft-tiling"));
+  EXPECT_NO_THROW(exec::check_device_options(Device::kCpu, exec::Precision::kBf16, "winograd"));
+  EXPECT_NO_THROW(exec::check_device_options(Device::kCuda, exec::Precision::kFp32, "all", exec::Mode::kCudaGraph));
+  EXPECT_THROW(exec::check_device_options(Device::kCpu, exec::Precision::kTf32, ""), Error);
+  EXPECT_THROW(exec::check_device_options(Device::kCpu, exec::Precision::kFp16, ""), Error);
+  EXPECT_THROW(exec::check_device_options(Device::kCpu, exec::Precision::kFp32, "implicit-gemm"), Error);
+  EXPECT_THROW(exec::check_device_options(Device::kCpu, exec::Precision::kFp32, "", exec::Mode::kCudaGraph), Error);
+  EXPECT_THROW(exec::check_device_options(Device::kCuda, exec::Precision::kFp32, "", exec::Mode::kOptimized), Error);
+  EXPECT_EQ(exec::conv_algo_names(Device::kCuda).size(), 10u);
+  EXPECT_EQ(exec::mode_names(Device::kCuda), (std::vector<std::string>{"eager", "cuda-graph"}));
+  EXPECT_EQ(exec::mode_names(Device::kCpu), (std::vector<std::string>{"eager", "optimized"}));
+  // --conv-algo takes every device's names once: the CPU's five and cuDNN's six others.
+  EXPECT_EQ(exec::all_conv_algo_names().size(), 11u);
+}
+
+const graph::Node& only_node(const analysis::Result& r) { return r.model.graph.nodes.front(); }
+
+struct ConvCase {
+  std::vector<int64_t> input, weight, pads, strides, dilations;
+  int64_t group = 1;
+  std::string auto_pad = "NOTSET";
+};
+
+analysis::Result conv_model(const ConvCase& c) {
+  ModelBuilder b;
+  std::vector<DimSpec> dims(c.input.begin(), c.input.end());
+  b.input("x", dims).weight("w", c.weight).output("y");
+  auto& node = b.node("Conv", {"x", "w"}, {"y"}, "conv");
+  if (!c.pads.empty()) set_ints(node, "pads", c.pads);
+  if (!c.strides.empty()) set_ints(node, "strides", c.strides);
+  if (!c.dilations.empty()) set_ints(node, "dilations", c.dilations);
+  if (c.group != 1) set_int(node, "group", c.group);
+  if (c.auto_pad != "NOTSET") set_string(node, "auto_pad", c.auto_pad);
+  return analyze_file(b.save("cuda_conv"));
+}
+
+TEST(CudaConvGeometry, CudnnsOutputDimsAgreeWithShapeInference) {
+  const std::vector<ConvCase> cases{
+      {{1, 3, 224, 224}, {64, 3, 7, 7}, {3, 3, 3, 3}, {2, 2}, {}},            // ResNet's stem
+      {{2, 32, 56, 56}, {32, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {}, 32},         // depthwise
+      {{1, 16, 30, 30}, {8, 16, 3, 3}, {2, 2, 2, 2}, {1, 1}, {2, 2}},         // dilated
+      {{1, 8, 17, 17}, {8, 4, 5, 5}, {}, {3, 3}, {}, 2},                      // grouped, strided, no pads
+      {{1, 4, 20, 20}, {6, 4, 4, 4}, {}, {2, 2}, {}, 1, "SAME_UPPER"},        // even kernel: asymmetric
+      {{1, 4, 9, 9}, {6, 4, 2, 2}, {0, 1, 1, 0}, {1, 1}, {}},                 // asymmetric by hand
+      {{1, 2, 8, 8, 8}, {4, 2, 3, 3, 3}, {1, 1, 1, 1, 1, 1}, {1, 2, 1}, {}},  // 3-D
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    auto r = conv_model(c);
+    const auto& node = only_node(r);
+    const auto& g = r.model.graph;
+    auto y = graph::known_dims(g.value(node.outputs[0]).shape);
+    auto geometry = cuda::conv_geometry(node, c.input, c.weight);
+    // The input cuDNN sees: padded where ONNX's pads are asymmetric.
+    auto in = c.input;
+    for (size_t d = 0; d + 2 < in.size(); ++d) in[d + 2] += geometry.copy_pad_begin[d] + geometry.copy_pad_end[d];
+    auto x = cuda::tensor_descriptor(in, graph::DType::kFloat32);
+    auto w = cuda::filter_descriptor(c.weight, graph::DType::kFloat32);
+    cudnnConvolutionDescriptor_t conv = nullptr;
+    ASSERT_EQ(cudnnCreateConvolutionDescriptor(&conv), CUDNN_STATUS_SUCCESS);
+    cuda::ConvolutionDescriptor owned(conv);
+    std::vector<int> pads, strides, dilations;
+    for (size_t d = 0; d < geometry.kernel.size(); ++d) {
+      pads.push_back(static_cast<int>(geometry.cudnn_pads[d]));
+      strides.push_back(static_cast<int>(geometry.strides[d]));
+      dilations.push_back(static_cast<int>(geometry.dilations[d]));
+    }
+    ASSERT_EQ(cudnnSetConvolutionNdDescriptor(conv, static_cast<int>(pads.size()), pads.data(), strides.data(),
+                                              dilations.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+              CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(cudnnSetConvolutionGroupCount(conv, static_cast<int>(geometry.group)), CUDNN_STATUS_SUCCESS);
+    std::vector<int> out(in.size());
+    ASSERT_EQ(cudnnGetConvolutionNdForwardOutputDim(conv, x, w, static_cast<int>(out.size()), out.data()),
+              CUDNN_STATUS_SUCCESS)
+        << "case " << i;
+    EXPECT_EQ(std::vector<int64_t>(out.begin(), out.end()), y) << "case " << i;
+  }
+}
+
+TEST(CudaConvGeometry, AsymmetricPadsGoToAPaddedCopy) {
+  ConvCase same{{1, 4, 20, 20}, {6, 4, 4, 4}, {}, {2, 2}, {}, 1, "SAME_UPPER"};
+  auto r = conv_model(same);
+  auto g = cuda::conv_geometry(only_node(r), same.input, same.weight);
+  // out = ceil(20 / 2) = 10; total pad = (10 - 1) * 2 + 4 - 20 = 2: one before, one after.
+  EXPECT_EQ(g.pads_begin, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(g.pads_end, (std::vector<int64_t>{1, 1}));
+  EXPECT_FALSE(g.needs_padded_copy());
+  EXPECT_EQ(g.cudnn_pads, (std::vector<int64_t>{1, 1}));
+
+  ConvCase odd{{1, 4, 9, 9}, {6, 4, 2, 2}, {}, {1, 1}, {}, 1, "SAME_UPPER"};
+  auto r2 = conv_model(odd);
+  auto g2 = cuda::conv_geometry(only_node(r2), odd.input, odd.weight);
+  // total = 8 + 2 - 9 = 1: SAME_UPPER puts it at the end, which cuDNN cannot express.
+  EXPECT_EQ(g2.pads_begin, (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(g2.pads_end, (std::vector<int64_t>{1, 1}));
+  EXPECT_TRUE(g2.needs_padded_copy());
+  EXPECT_EQ(g2.cudnn_pads, (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(g2.copy_pad_end, (std::vector<int64_t>{1, 1}));
+
+  // Channels that do not match the weight and group are named.
+  try {
+    cuda::conv_geometry(only_node(r2), {1, 5, 9, 9}, odd.weight);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("input channels"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CudaKernels, TheBundledModelsOpsHaveGpuKernelsOrAreNamed) {
+  // Every op of the CNNs and transformers runs or folds; the LSTM's recurrent op is named.
+  for (const auto* name : {"resnet50", "mobilenet_v2", "densenet121", "googlenet", "alexnet", "vgg16", "yolo_style",
+                           "bert_base", "vit_b_16", "gpt2_tiny"}) {
+    shape::Bindings bindings;
+    bindings.batch = 2;
+    if (std::string(name) == "bert_base" || std::string(name) == "gpt2_tiny") bindings.dims["seq"] = 16;
+    auto r = analyze_file(model_path(name), bindings);
+    auto missing = cuda::missing_kernels(r.model);
+    std::string list;
+    for (const auto& [op, count] : missing) list += op + " ";
+    EXPECT_TRUE(missing.empty()) << name << ": " << list;
+  }
+  shape::Bindings sequence;
+  sequence.dims["seq"] = 8;
+  auto lstm = analyze_file(model_path("lstm_2layer"), sequence);
+  auto missing = cuda::missing_kernels(lstm.model);
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing.front().first, "LSTM");
+  EXPECT_EQ(missing.front().second, 2);
+}
+
+TEST(CudaKernels, BroadcastLayoutsFollowNumpyRules) {
+  auto l = cuda::broadcast_layout({3, 1}, {2, 3, 4});
+  ASSERT_EQ(l.rank, 3);
+  EXPECT_EQ(l.strides[0], 0);  // missing leading dim
+  EXPECT_EQ(l.strides[1], 1);
+  EXPECT_EQ(l.strides[2], 0);  // size-1 dim
+  auto d = cuda::dense_layout({2, 3, 4});
+  EXPECT_EQ(d.strides[0], 12);
+  EXPECT_EQ(d.strides[1], 4);
+  EXPECT_EQ(d.strides[2], 1);
+  auto bias = cuda::broadcast_layout({4}, {2, 3, 4});
+  EXPECT_EQ(bias.strides[0], 0);
+  EXPECT_EQ(bias.strides[1], 0);
+  EXPECT_EQ(bias.strides[2], 1);
+  EXPECT_THROW(cuda::broadcast_layout({3}, {2, 4}), Error);
+  EXPECT_THROW(cuda::dense_layout(std::vector<int64_t>(9, 1)), Error);
+  EXPECT_EQ(cuda::Allocator::rounded(1), 512u);
+  EXPECT_EQ(cuda::Allocator::rounded(512), 512u);
+  EXPECT_EQ(cuda::Allocator::rounded(513), 1024u);
+}
+
+TEST(CudaResize, NearestIndicesFollowOnnxsCoordinateModes) {
+  using V = std::vector<int64_t>;
+  // PyTorch's nearest upsampling (YOLO's exporter): asymmetric, floor.
+  EXPECT_EQ(cuda::nearest_indices(4, 8, 2.0, "asymmetric", "floor"), (V{0, 0, 1, 1, 2, 2, 3, 3}));
+  // half_pixel, 3 -> 2 (scale 2/3): x_in = (x + 0.5) * 1.5 - 0.5 = 0.25, 1.75 -> 0, 2.
+  EXPECT_EQ(cuda::nearest_indices(3, 2, 2.0 / 3.0, "half_pixel", "round_prefer_floor"), (V{0, 2}));
+  // align_corners, 3 -> 5: x * 2 / 4 = 0, 0.5, 1, 1.5, 2; halves go down with round_prefer_floor, up with ceil's.
+  EXPECT_EQ(cuda::nearest_indices(3, 5, 5.0 / 3.0, "align_corners", "round_prefer_floor"), (V{0, 0, 1, 1, 2}));
+  EXPECT_EQ(cuda::nearest_indices(3, 5, 5.0 / 3.0, "align_corners", "round_prefer_ceil"), (V{0, 1, 1, 2, 2}));
+  // Downsampling by 2, asymmetric: every other element.
+  EXPECT_EQ(cuda::nearest_indices(6, 3, 0.5, "asymmetric", "floor"), (V{0, 2, 4}));
+  // tf_half_pixel_for_nn, 2 -> 4 with ceil: (x + 0.5) / 2 = 0.25, 0.75, 1.25, 1.75 -> 1, 1, 2 (clamped to 1), 2 -> 1.
+  EXPECT_EQ(cuda::nearest_indices(2, 4, 2.0, "tf_half_pixel_for_nn", "ceil"), (V{1, 1, 1, 1}));
+  EXPECT_THROW(cuda::nearest_indices(2, 4, 2.0, "crop_and_resize", "floor"), Error);
+  EXPECT_THROW(cuda::nearest_indices(2, 4, 2.0, "asymmetric", "nearest"), Error);
+}
+
+void expect_one_line_error(const CommandResult& r, const std::string& expected) {
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+}
+
+TEST(CudaCli, OptionsTheDeviceCannotHonourAreRefusedBeforeAnythingRuns) {
+  auto model = model_path("alexnet");
+  expect_one_line_error(run_ridge("bench " + model + " --precision tf32"), "--precision tf32");
+  expect_one_line_error(run_ridge("bench " + model + " --conv-algo fft-tiling"), "--conv-algo fft-tiling");
+  expect_one_line_error(run_ridge("bench " + model + " --mode cuda-graph"), "--mode cuda-graph");
+  expect_one_line_error(run_ridge("run " + model + " --gpu 1"), "--gpu");
+  expect_one_line_error(run_ridge("bench " + model + " --device cuda --threads 2"), "--threads");
+  expect_one_line_error(run_ridge("bench " + model + " --device cuda --mode optimized"), "--mode optimized");
+  expect_one_line_error(run_ridge("bench " + model + " --device cuda --memory-format channels-last"), "channels-last");
+  auto list = run_ridge("bench --list-algorithms -f json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  for (const auto* name :
+       {"implicit-precomp-gemm", "fft-tiling", "winograd-nonfused", "heuristic", "benchmark", "cuda-graph", "tf32"})
+    EXPECT_NE(list.out.find(std::string("\"") + name + "\""), std::string::npos) << name;
+}
+
+// This machine may have no GPU: then --device cuda says why in one line, exit 1, nothing measured.
+TEST(CudaCli, WithoutAGpuTheRunIsRefusedInOneLine) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) GTEST_SKIP() << "a GPU is present: scripts/gpu-check.sh";
+  ASSERT_TRUE(exec::cuda_module_built());
+  auto r = run_ridge("bench " + model_path("alexnet") + " --device cuda --iters 2 --no-store");
+  expect_one_line_error(r, "--device cuda: ");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  auto run = run_ridge("run " + model_path("resnet50") + " --device cuda");
+  expect_one_line_error(run, "GPU");
+}
+
+TEST(CudaCli, DoctorSaysWhetherTheGpuModuleLoads) {
+  auto ok = run_ridge("doctor -f json");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("loads (" + std::string(RIDGE_BINARY).substr(0, std::string(RIDGE_BINARY).rfind('/')) +
+                        "/libridge_cuda.so)"),
+            std::string::npos)
+      << ok.out;
+  auto fake = temp_dir() + "/libridge_cuda.so";
+  { std::ofstream(fake) << "not a shared library\n"; }
+  auto broken = run_ridge("doctor --for bench-cuda", "RIDGE_CUDA_MODULE=" + fake);
+  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_NE(broken.err.find("GPU module missing [the module's libraries"), std::string::npos) << broken.err;
+  EXPECT_NE(broken.out.find("cannot load module '" + fake + "'"), std::string::npos) << broken.out;
+}
+
+}  // namespace
+}  // namespace ridge::test

@@ -1,0 +1,120 @@
+// The GPU executor on a GPU (scripts/gpu-check.sh; not part of the CPU-only CI run): the bundled small
+// models' outputs against PyTorch's (as the CPU executor is checked), every cuDNN algorithm's outputs
+// against each other, the CUDA-graph replay against eager, and the timing against the wall clock.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "exec/engine.h"
+#include "exec/prepare.h"
+#include "support/paths.h"
+#include "support/tensor_compare.h"
+#include "util/error.h"
+
+extern "C" ridge::exec::Engine* ridge_cuda_engine();
+
+namespace ridge::test {
+namespace {
+
+const std::vector<std::string> kModels{"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet",
+                                       "vgg",    "yolo",         "vit",      "bert",      "gpt2"};
+const std::vector<std::string> kConvModels{"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet", "vgg", "yolo"};
+
+std::string data_dir(const std::string& name) { return source_path("tests/data/executor/" + name); }
+
+exec::Prepared prepared(const std::string& name) {
+  analysis::Request request;
+  request.model_path = data_dir(name) + "/model.onnx";
+  return exec::prepare(request, data_dir(name) + "/test_data_set_0");
+}
+
+exec::ExecOptions gpu_options() {
+  exec::ExecOptions o;
+  o.device = exec::Device::kCuda;
+  return o;
+}
+
+// The first difference from PyTorch's output ("" if none).
+std::string compare_with_pytorch(const std::string& name, const exec::RunOutput& out, double rtol, double atol) {
+  if (out.random_weights) return "ran with random weights";
+  return compare_outputs(out.outputs, data_dir(name) + "/test_data_set_0", rtol, atol);
+}
+
+TEST(GpuExecutor, Fp32MatchesPyTorch) {
+  auto& engine = *ridge_cuda_engine();
+  for (const auto& name : kModels) {
+    auto p = prepared(name);
+    auto out = engine.run(p.analysis.model, p.inputs, gpu_options());
+    EXPECT_EQ(compare_with_pytorch(name, out, 1e-3, 1e-4), "") << name;
+  }
+}
+
+TEST(GpuExecutor, Tf32AndHalfStayWithinTheirPrecision) {
+  auto& engine = *ridge_cuda_engine();
+  for (auto precision : {exec::Precision::kTf32, exec::Precision::kFp16, exec::Precision::kBf16}) {
+    auto options = gpu_options();
+    options.precision = precision;
+    for (const auto& name : kConvModels) {
+      auto p = prepared(name);
+      auto out = engine.run(p.analysis.model, p.inputs, options);
+      double tolerance = precision == exec::Precision::kBf16 ? 5e-2 : 1e-2;
+      EXPECT_EQ(compare_with_pytorch(name, out, tolerance, tolerance), "") << name << " " << exec::name(precision);
+    }
+  }
+}
+
+TEST(GpuExecutor, EveryConvolutionAlgorithmGivesTheSameOutputs) {
+  auto& engine = *ridge_cuda_engine();
+  for (const auto& name : kConvModels) {
+    auto p = prepared(name);
+    for (const auto& algorithm : exec::cudnn_conv_algo_names()) {
+      auto options = gpu_options();
+      options.cudnn_conv_algo = exec::parse_cudnn_conv_algo(algorithm);
+      auto out = engine.run(p.analysis.model, p.inputs, options);
+      // FFT and Winograd round differently from direct products.
+      EXPECT_EQ(compare_with_pytorch(name, out, 2e-3, 2e-4), "") << name << " " << algorithm;
+    }
+  }
+}
+
+TEST(GpuExecutor, BenchTimesAgreeWithTheWallClockAndCudaGraphsReplayTheSameWork) {
+  auto& engine = *ridge_cuda_engine();
+  auto p = prepared("resnet");
+  for (auto mode : {exec::Mode::kEager, exec::Mode::kCudaGraph}) {
+    exec::BenchOptions options;
+    options.exec = gpu_options();
+    options.exec.mode = mode;
+    options.exec.profile_nodes = true;
+    options.fixed_iterations = 20;
+    auto start = std::chrono::steady_clock::now();
+    auto result = engine.bench(p.analysis.model, p.inputs, options);
+    double wall_ms = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3;
+    ASSERT_EQ(result.latency_ms.samples, 20);
+    EXPECT_GT(result.latency_ms.min, 0);
+    // 20 timed runs (plus warm-up and the profile) cannot take less wall time than their event times.
+    EXPECT_LT(result.latency_ms.mean * 20, wall_ms);
+    // The events between a node's markers sum to no more than the whole run's (allow 5% for event jitter).
+    EXPECT_LT(result.node_sum_ms, result.profiled_run_ms * 1.05);
+    EXPECT_GT(result.node_sum_ms, 0);
+    bool conv_with_algorithm = false;
+    for (const auto& n : result.nodes)
+      if (n.op_type == "Conv" && !n.algorithm.empty() && n.workspace_bytes >= 0) conv_with_algorithm = true;
+    EXPECT_TRUE(conv_with_algorithm);
+  }
+}
+
+TEST(GpuExecutor, AGpuThatDoesNotExistIsRefused) {
+  auto& engine = *ridge_cuda_engine();
+  auto p = prepared("alexnet");
+  auto options = gpu_options();
+  options.gpu = 1000;
+  try {
+    engine.run(p.analysis.model, p.inputs, options);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--gpu 1000"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ridge::test
