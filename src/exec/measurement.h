@@ -50,6 +50,14 @@ struct BenchPower {
   int64_t samples = 0;  // sensor samples inside the timed window
 };
 
+// Device memory of a GPU run, from the executor's allocator; -1: not a GPU run.
+struct DeviceMemory {
+  int64_t peak_bytes = -1;       // the most in use at once (activations, weights, workspace)
+  int64_t weights_bytes = -1;    // weights and constants uploaded
+  int64_t workspace_bytes = -1;  // the largest convolution workspace
+  int64_t reserved_bytes = -1;   // held from the driver at the end (the allocator's cache included)
+};
+
 struct BenchResult {
   std::string model;
   int64_t batch = 0;
@@ -66,6 +74,7 @@ struct BenchResult {
   // power trace is cut to (the executor runs in-process, so the clock is shared).
   double timed_start_s = 0, timed_end_s = 0;
   BenchPower power;
+  DeviceMemory device_memory;
   std::vector<NodeTiming> nodes;
   std::vector<OpTypeTiming> op_types;
   // Per-node profile: the summed node times against the whole run, and what is left over per node

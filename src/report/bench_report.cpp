@@ -163,6 +163,20 @@ Value power_record(const exec::BenchPower& p) {
   return nested(std::move(t));
 }
 
+// A GPU run's memory from its allocator, for JSON; none for a CPU run.
+Value device_memory_record(const exec::DeviceMemory& m) {
+  if (m.peak_bytes < 0) return {};
+  Table t;
+  t.key = "device_memory";
+  t.layout = Table::Layout::kRecord;
+  t.column({.key = "peak_bytes"})
+      .column({.key = "weights_bytes"})
+      .column({.key = "workspace_bytes"})
+      .column({.key = "reserved_bytes"});
+  t.add({m.peak_bytes, m.weights_bytes, m.workspace_bytes, m.reserved_bytes});
+  return nested(std::move(t));
+}
+
 // How power was measured, once per document: the source, the idle power, what the figures include.
 void add_power_field(Document& doc, const exec::BenchPower& p) {
   if (p.source.empty()) return;
@@ -214,6 +228,7 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
       .column({.key = "warmup_runs", .audience = kJson})
       .column({.key = "stop_reason", .title = "stopped by"})
       .column({.key = "executed_nodes", .audience = kJson})
+      .column({.key = "device_memory", .audience = kJson})
       .column({.key = "profile", .audience = kJson})
       .column({.key = "nodes", .audience = kJson})
       .column({.key = "op_types"})
@@ -258,6 +273,7 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
            r.warmup_runs,
            r.stop_reason,
            r.executed_nodes,
+           device_memory_record(r.device_memory),
            profile,
            nested(nodes_table(r)),
            r.nodes.empty() ? Value{} : nested(op_types_table(r)),

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "exec/cuda/conv_plan.h"
 #include "exec/cuda/descriptors.h"
@@ -15,6 +17,8 @@
 #include "exec/cuda/resize_plan.h"
 #include "exec/cuda_module.h"
 #include "exec/options.h"
+#include "report/bench_report.h"
+#include "report/printer.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
 #include "util/error.h"
@@ -222,6 +226,28 @@ TEST(CudaResize, NearestIndicesFollowOnnxsCoordinateModes) {
   EXPECT_EQ(cuda::nearest_indices(2, 4, 2.0, "tf_half_pixel_for_nn", "ceil"), (V{1, 1, 1, 1}));
   EXPECT_THROW(cuda::nearest_indices(2, 4, 2.0, "crop_and_resize", "floor"), Error);
   EXPECT_THROW(cuda::nearest_indices(2, 4, 2.0, "asymmetric", "nearest"), Error);
+}
+
+TEST(CudaBenchOutput, AGpuRunsMemoryIsInItsJsonAndACpuRunHasNone) {
+  exec::BenchResult gpu;
+  gpu.mode = "cuda-graph";
+  gpu.conv_algo = "implicit-precomp-gemm";
+  gpu.latency_ms.samples = 3;
+  gpu.latency_ms.mean = 1.5;
+  gpu.device_memory = {123456789, 102400000, 4194304, 134217728};
+  exec::BenchResult cpu = gpu;
+  cpu.device_memory = {};
+  std::ostringstream out;
+  report::print_json(out, report::bench_document({gpu, cpu}, 10));
+  auto doc = nlohmann::json::parse(out.str());
+  const auto& memory = doc["runs"][0]["device_memory"];
+  EXPECT_EQ(memory["peak_bytes"], 123456789);
+  EXPECT_EQ(memory["weights_bytes"], 102400000);
+  EXPECT_EQ(memory["workspace_bytes"], 4194304);
+  EXPECT_EQ(memory["reserved_bytes"], 134217728);
+  EXPECT_EQ(doc["runs"][0]["mode"], "cuda-graph");
+  EXPECT_EQ(doc["runs"][0]["conv_algo"], "implicit-precomp-gemm");
+  EXPECT_TRUE(!doc["runs"][1].contains("device_memory") || doc["runs"][1]["device_memory"].is_null());
 }
 
 void expect_one_line_error(const CommandResult& r, const std::string& expected) {

@@ -100,6 +100,10 @@ TEST(GpuExecutor, BenchTimesAgreeWithTheWallClockAndCudaGraphsReplayTheSameWork)
     for (const auto& n : result.nodes)
       if (n.op_type == "Conv" && !n.algorithm.empty() && n.workspace_bytes >= 0) conv_with_algorithm = true;
     EXPECT_TRUE(conv_with_algorithm);
+    // The allocator's figures: the weights and a run's activations are in the peak, all of it reserved.
+    EXPECT_GT(result.device_memory.peak_bytes, result.device_memory.weights_bytes);
+    EXPECT_GT(result.device_memory.weights_bytes, 0);
+    EXPECT_GE(result.device_memory.reserved_bytes, 0);
   }
 }
 

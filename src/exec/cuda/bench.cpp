@@ -178,7 +178,9 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
     if (options.exec.mode == Mode::kCudaGraph)
       result.notes.push_back("per-node times are from eager runs (a CUDA graph replays as one launch)");
   }
-  auto& memory = gpu.allocator();
+  const auto& memory = gpu.allocator();
+  result.device_memory = {memory.peak_bytes(), interp.weight_bytes(), static_cast<int64_t>(gpu.workspace_bytes()),
+                          memory.reserved_bytes()};
   result.notes.push_back(fmt::format(
       "GPU memory: peak {:.1f} MB in use (weights {:.1f} MB, largest convolution workspace {:.1f} MB), {:.1f} MB "
       "reserved",

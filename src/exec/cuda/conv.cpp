@@ -60,6 +60,11 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
     strides.push_back(static_cast<int>(g.strides[i]));
     dilations.push_back(static_cast<int>(g.dilations[i]));
   }
+  if (pads.size() == 1) {  // 1-D: the descriptors are (N, C, L, 1), so a trivial second spatial dim
+    pads.push_back(0);
+    strides.push_back(1);
+    dilations.push_back(1);
+  }
   // ONNX's Conv is a cross-correlation, as is cuDNN's CROSS_CORRELATION mode; fp32 accumulation always.
   check(cudnnSetConvolutionNdDescriptor(conv, static_cast<int>(pads.size()), pads.data(), strides.data(),
                                         dilations.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),

@@ -2,6 +2,8 @@
 // LayerNormalization on its own kernel.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "exec/cuda/check.h"
 #include "exec/cuda/descriptors.h"
 #include "exec/cuda/op_kernel.h"
@@ -35,7 +37,9 @@ void batch_norm(KernelContext& ctx) {
   auto& s = ctx.cached<BatchNormState>();
   if (!s.x.get()) {
     s.x = tensor_descriptor(x.dims, x.dtype);
-    s.channel = tensor_descriptor({1, x.dims[1], 1, 1}, graph::DType::kFloat32);
+    std::vector<int64_t> channel(std::max<size_t>(x.dims.size(), 4), 1);  // cuDNN wants x's rank
+    channel[1] = x.dims[1];
+    s.channel = tensor_descriptor(channel, graph::DType::kFloat32);
   }
   auto& y = ctx.allocate_output(0, x.dtype, x.dims);
   float one = 1.f, zero = 0.f;

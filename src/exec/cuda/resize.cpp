@@ -46,7 +46,10 @@ void resize(KernelContext& ctx) {
       all.insert(all.end(), table.begin(), table.end());
     }
     s.tables = ctx.gpu.allocator().allocate(all.size() * sizeof(int64_t));
-    check(cudaMemcpy(s.tables.get(), all.data(), all.size() * sizeof(int64_t), cudaMemcpyHostToDevice),
+    // On the executor's stream: the legacy default stream does not order against a non-blocking one.
+    // Pageable memory is staged before the call returns, so `all` may go.
+    check(cudaMemcpyAsync(s.tables.get(), all.data(), all.size() * sizeof(int64_t), cudaMemcpyHostToDevice,
+                          ctx.gpu.stream()),
           "copying Resize's index tables");
   }
   table_gather(x.data(), dense_layout(x.dims), static_cast<const int64_t*>(s.tables.get()), y.data(),

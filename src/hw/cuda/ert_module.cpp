@@ -345,7 +345,9 @@ exec::Summary measure_launch_overhead(const Run& run) {
 
 class Stream {
  public:
-  Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  // A blocking stream: the cudaMemcpy calls that read results back run on the legacy default stream,
+  // which waits for a blocking stream's work (not for a non-blocking one's).
+  Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamDefault), "cudaStreamCreate"); }
   ~Stream() {
     cudaStreamSynchronize(stream_);
     cudaStreamDestroy(stream_);
