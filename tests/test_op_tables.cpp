@@ -58,6 +58,7 @@ TEST(OpTables, SummaryCountsTheRows) {
 TEST(NameTables, RoundTripAndOneLineErrors) {
   for (const auto& m : exec::mode_names()) EXPECT_EQ(exec::name(exec::parse_mode(m)), m);
   for (const auto& a : exec::conv_algo_names()) EXPECT_EQ(exec::name(exec::parse_conv_algo(a)), a);
+  for (const auto& a : exec::cudnn_conv_algo_names()) EXPECT_EQ(exec::name(exec::parse_cudnn_conv_algo(a)), a);
   EXPECT_EQ(exec::parse_memory_format("channels-last"), exec::MemoryFormat::kChannelsLast);
   EXPECT_EQ(exec::parse_precision("bf16"), exec::Precision::kBf16);
   EXPECT_EQ(exec::parse_device("cuda"), exec::Device::kCuda);
@@ -67,7 +68,7 @@ TEST(NameTables, RoundTripAndOneLineErrors) {
     exec::parse_precision("fp8");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "unknown precision 'fp8' (fp32, bf16)");
+    EXPECT_STREQ(e.what(), "unknown precision 'fp8' (fp32, bf16, tf32, fp16)");
   }
   EXPECT_THROW(cost::parse_optimizer("rmsprop"), Error);
   EXPECT_THROW(exec::parse_mode("both"), Error);
