@@ -52,10 +52,12 @@ TEST(CudaAlgorithms, NamesMapToCudnnsEnumValues) {
   EXPECT_THROW(cuda::to_cudnn(CudnnConvAlgo::kHeuristic), Error);
   EXPECT_THROW(cuda::from_cudnn(static_cast<cudnnConvolutionFwdAlgo_t>(8)), Error);
   EXPECT_THROW(exec::parse_cudnn_conv_algo("fastest"), Error);
-  // fp32 keeps cuDNN off the tensor cores (no silent TF32); tf32 and 16-bit allow them.
+  // fp32 keeps cuDNN off the tensor cores (no silent TF32); tf32 and 16-bit allow them; none lets cuDNN
+  // convert fp32 data to fp16.
   EXPECT_EQ(cuda::math_type(exec::Precision::kFp32), CUDNN_FMA_MATH);
-  EXPECT_EQ(cuda::math_type(exec::Precision::kTf32), CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION);
-  EXPECT_EQ(cuda::math_type(exec::Precision::kFp16), CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION);
+  EXPECT_EQ(cuda::math_type(exec::Precision::kTf32), CUDNN_DEFAULT_MATH);
+  EXPECT_EQ(cuda::math_type(exec::Precision::kFp16), CUDNN_TENSOR_OP_MATH);
+  EXPECT_EQ(cuda::math_type(exec::Precision::kBf16), CUDNN_TENSOR_OP_MATH);
 }
 
 TEST(CudaAlgorithms, EachDeviceTakesItsOwnOptions) {

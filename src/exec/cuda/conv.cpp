@@ -81,8 +81,8 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
   size_t free_bytes = 0, total = 0;
   check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
   s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, ctx.options.cudnn_conv_algo,
-                              free_bytes / 10 * 8 + ctx.gpu.workspace_bytes());
-  s.weight = converted(ctx, w, type);
+                              free_bytes / 10 * 8 + ctx.gpu.workspace_bytes(), ctx.options.precision);
+  if (ctx.input_is_constant(1)) s.weight = converted(ctx, w, type);  // a computed W is converted per run
   if (ctx.has(2)) {
     std::vector<int64_t> bias_dims(y.size(), 1);
     bias_dims[1] = y[1];
@@ -111,23 +111,26 @@ void conv(KernelContext& ctx) {
     input = std::move(padded);
   }
   input = converted(ctx, input, type);
+  GpuTensor weight = s.weight.defined() ? s.weight : converted(ctx, w, type);
   auto& out = ctx.allocate_output(0);
   GpuTensor y = type == graph::DType::kFloat32 ? out : ctx.scratch(type, y_dims);
   float one = 1.f, zero = 0.f;
   void* workspace = ctx.gpu.workspace(s.choice.workspace_bytes);
-  auto status = cudnnConvolutionForward(ctx.gpu.cudnn(), &one, s.x, input.data(), s.w, s.weight.data(), s.conv,
+  auto status = cudnnConvolutionForward(ctx.gpu.cudnn(), &one, s.x, input.data(), s.w, weight.data(), s.conv,
                                         s.choice.algorithm, workspace, s.choice.workspace_bytes, &zero, s.y, y.data());
-  if (status == CUDNN_STATUS_NOT_SUPPORTED && ctx.options.cudnn_conv_algo != CudnnConvAlgo::kHeuristic) {
+  // cuDNN 9 refuses with NOT_SUPPORTED or one of its subcodes (..._SHAPE, ..._PADDING, ...).
+  bool refused = CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED;
+  if (refused && ctx.options.cudnn_conv_algo != CudnnConvAlgo::kHeuristic) {
     // The workspace query accepted it, the launch did not: the heuristic's choice runs, and says so.
     auto asked = name(from_cudnn(s.choice.algorithm));
     size_t free_bytes = 0, total = 0;
     check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
     s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, CudnnConvAlgo::kHeuristic,
-                                free_bytes / 10 * 8 + ctx.gpu.workspace_bytes());
+                                free_bytes / 10 * 8 + ctx.gpu.workspace_bytes(), ctx.options.precision);
     s.choice.note = fmt::format("{} is not supported for this layer (cudnnConvolutionForward: {}); ran {}", asked,
                                 cudnnGetErrorString(status), name(from_cudnn(s.choice.algorithm)));
     workspace = ctx.gpu.workspace(s.choice.workspace_bytes);
-    status = cudnnConvolutionForward(ctx.gpu.cudnn(), &one, s.x, input.data(), s.w, s.weight.data(), s.conv,
+    status = cudnnConvolutionForward(ctx.gpu.cudnn(), &one, s.x, input.data(), s.w, weight.data(), s.conv,
                                      s.choice.algorithm, workspace, s.choice.workspace_bytes, &zero, s.y, y.data());
   }
   check(status, "cudnnConvolutionForward");

@@ -96,21 +96,46 @@ std::vector<CudnnConvAlgo> fixed_algorithms() {
   return out;
 }
 
+// ALLOW_CONVERSION would let cuDNN run fp32 data as fp16 on tensor cores: never asked for. DEFAULT_MATH is
+// what allows TF32 for fp32 data (Ampere and later); FMA_MATH forbids it.
 cudnnMathType_t math_type(Precision precision) {
-  return precision == Precision::kFp32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+  switch (precision) {
+    case Precision::kFp32:
+      return CUDNN_FMA_MATH;
+    case Precision::kTf32:
+      return CUDNN_DEFAULT_MATH;
+    default:
+      return CUDNN_TENSOR_OP_MATH;
+  }
 }
 
 namespace {
 
+// The first entry (cuDNN sorts them: by expected or measured time) that ran, fits in memory and keeps
+// the precision: its math type becomes the descriptor's.
+bool take(const cudnnConvolutionFwdAlgoPerf_t* perf, int count, size_t limit, Precision precision,
+          cudnnConvolutionDescriptor_t conv, ConvChoice& choice) {
+  for (int i = 0; i < count; ++i) {
+    const auto& p = perf[i];
+    bool tensor_ops = p.mathType == CUDNN_TENSOR_OP_MATH || p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    if (p.status != CUDNN_STATUS_SUCCESS || p.memory > limit) continue;
+    if (p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION || (precision == Precision::kFp32 && tensor_ops)) continue;
+    check(cudnnSetConvolutionMathType(conv, p.mathType), "cudnnSetConvolutionMathType");
+    choice = {p.algo, p.memory, {}};
+    return true;
+  }
+  return false;
+}
+
 ConvChoice heuristic(cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
-                     cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y, size_t limit) {
+                     cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y, size_t limit, Precision precision) {
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int returned = 0;
   check(
       cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
       "cudnnGetConvolutionForwardAlgorithm_v7");
-  for (int i = 0; i < returned; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= limit) return {perf[i].algo, perf[i].memory, {}};
+  ConvChoice choice;
+  if (take(perf, returned, limit, precision, conv, choice)) return choice;
   throw Error("cuDNN's heuristic found no algorithm for this convolution within the free GPU memory");
 }
 
@@ -118,17 +143,17 @@ ConvChoice heuristic(cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilte
 
 ConvChoice choose_algorithm(cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
                             cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y, CudnnConvAlgo requested,
-                            size_t limit) {
-  if (requested == CudnnConvAlgo::kHeuristic) return heuristic(handle, x, w, conv, y, limit);
+                            size_t limit, Precision precision) {
+  if (requested == CudnnConvAlgo::kHeuristic) return heuristic(handle, x, w, conv, y, limit, precision);
   if (requested == CudnnConvAlgo::kBenchmark) {
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int returned = 0;
     check(
         cudnnFindConvolutionForwardAlgorithm(handle, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
         "cudnnFindConvolutionForwardAlgorithm");
-    for (int i = 0; i < returned; ++i)  // sorted by time
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= limit) return {perf[i].algo, perf[i].memory, {}};
-    auto fallback = heuristic(handle, x, w, conv, y, limit);
+    ConvChoice choice;
+    if (take(perf, returned, limit, precision, conv, choice)) return choice;
+    auto fallback = heuristic(handle, x, w, conv, y, limit, precision);
     fallback.note = "benchmark: no algorithm ran within the free GPU memory; ran the heuristic's choice";
     return fallback;
   }
@@ -136,7 +161,7 @@ ConvChoice choose_algorithm(cudnnHandle_t handle, cudnnTensorDescriptor_t x, cud
   size_t bytes = 0;
   auto status = cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, algorithm, &bytes);
   if (status == CUDNN_STATUS_SUCCESS && bytes <= limit) return {algorithm, bytes, {}};
-  auto fallback = heuristic(handle, x, w, conv, y, limit);
+  auto fallback = heuristic(handle, x, w, conv, y, limit, precision);
   fallback.note = status == CUDNN_STATUS_SUCCESS
                       ? fmt::format("{} needs {:.1f} MB of workspace, more than is free; ran {}", name(requested),
                                     static_cast<double>(bytes) / 1e6, name(from_cudnn(fallback.algorithm)))

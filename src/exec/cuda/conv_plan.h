@@ -33,7 +33,8 @@ CudnnConvAlgo from_cudnn(cudnnConvolutionFwdAlgo_t algorithm);
 bool is_fixed(CudnnConvAlgo algorithm);  // one of the eight
 std::vector<CudnnConvAlgo> fixed_algorithms();
 
-// The math a precision allows cuDNN: fp32 FMA only (no TF32), tensor cores otherwise.
+// The math a precision allows cuDNN: fp32 FMA only (no TF32), TF32 for tf32 (cuDNN's default math), tensor
+// cores on 16-bit data for fp16/bf16; never ALLOW_CONVERSION (fp32 data run as fp16).
 cudnnMathType_t math_type(Precision precision);
 
 struct ConvChoice {
@@ -44,9 +45,11 @@ struct ConvChoice {
 
 // The algorithm for one layer: `requested` where cuDNN supports it for these descriptors and its
 // workspace fits `workspace_limit`, else cuDNN's heuristic choice with a note naming why;
-// kBenchmark times every algorithm once (cudnnFindConvolutionForwardAlgorithm). Needs a GPU.
+// kBenchmark times every algorithm once (cudnnFindConvolutionForwardAlgorithm). A heuristic or benchmark
+// entry's math type is set on `conv` (cuDNN runs what it measured); for fp32 entries on tensor cores are
+// passed over. Needs a GPU.
 ConvChoice choose_algorithm(cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
                             cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y, CudnnConvAlgo requested,
-                            size_t workspace_limit);
+                            size_t workspace_limit, Precision precision);
 
 }  // namespace ridge::exec::cuda

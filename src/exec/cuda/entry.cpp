@@ -66,6 +66,7 @@ class CudaEngine : public Engine {
       gpu_.reset();
       gpu_ = std::make_unique<Gpu>(index);
     }
+    check(cudaSetDevice(index), "cudaSetDevice");  // another module (the GPU roofline) may have moved it
     return *gpu_;
   }
   mutable std::unique_ptr<Gpu> gpu_;
@@ -76,6 +77,8 @@ class CudaEngine : public Engine {
 }  // namespace ridge::exec::cuda
 
 extern "C" ridge::exec::Engine* ridge_cuda_engine() {
-  static ridge::exec::cuda::CudaEngine engine;
-  return &engine;
+  // Never destroyed: at exit the CUDA runtime may already be torn down, and freeing its handles then
+  // crashes; the driver reclaims everything with the process.
+  static auto* engine = new ridge::exec::cuda::CudaEngine;
+  return engine;
 }

@@ -130,11 +130,12 @@ void Interpreter::set_inputs(const std::vector<HostTensor>& inputs) {
     inputs_.push_back(upload(host));
   }
   check(cudaStreamSynchronize(gpu_.stream()), "copying the inputs to the GPU");
+  inputs_set_ = true;
 }
 
 std::vector<GpuTensor> Interpreter::run(const NodeHook& hook) {
   const auto& g = *graph_;
-  if (inputs_.empty()) set_inputs({});
+  if (!inputs_set_) set_inputs({});
   std::vector<GpuTensor> values = constants_;
   size_t next = 0;
   for (auto id : g.inputs)

@@ -54,6 +54,7 @@ class Interpreter {
   int64_t weight_bytes_ = 0;
   std::vector<GpuTensor> constants_;  // per value: weights, initializers and folded values
   std::vector<GpuTensor> inputs_;
+  bool inputs_set_ = false;                // (a model whose inputs are all initializers has none)
   std::vector<const KernelRow*> kernels_;  // null: folded (or nothing to do)
   std::vector<int64_t> last_reader_;       // per value: the last node reading it (-1: kept)
   std::vector<std::unique_ptr<NodeState>> states_;

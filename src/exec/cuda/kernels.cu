@@ -232,7 +232,7 @@ __global__ void gather_kernel(const T* data, int64_t outer, int64_t axis_size, i
     if (index < 0) index += axis_size;
     if (index < 0 || index >= axis_size) {
       out[i] = T(0);
-      if (k == 0) atomicAdd(bad, 1);
+      if (bad && k == 0) atomicAdd(bad, 1);
     } else {
       out[i] = data[(o * axis_size + index) * inner + k];
     }

@@ -71,7 +71,7 @@ bool cast(ElementType from, const void* in, ElementType to, void* out, int64_t n
 void pad_constant(const float* in, const Layout& in_dense, const int64_t* begin, float* out, const Layout& out_dense,
                   float value, cudaStream_t stream);
 // out[outer, j, inner] = data[outer, indices[j] (negative: + axis_size), inner]; `element_bytes` per element.
-// Indices out of range are written as zero and counted in *bad (device int).
+// Indices out of range are written as zero and counted in *bad (a device int; null: not counted).
 void gather(const void* data, int64_t outer, int64_t axis_size, int64_t inner, const int64_t* indices,
             int64_t index_count, void* out, int element_bytes, int* bad, cudaStream_t stream);
 // y = (x - mean) / sqrt(var + eps) * scale + bias over the last `cols` of each of `rows` rows (fp32);

@@ -95,7 +95,8 @@ void slice(KernelContext& ctx) {
     int64_t size = x.dims[d], step = steps[i], start = starts[i];
     if (step == 0) ctx.fail("a step of 0");
     if (start < 0) start += size;
-    start = step > 0 ? std::clamp<int64_t>(start, 0, size) : std::clamp<int64_t>(start, 0, size - 1);
+    start =
+        step > 0 ? std::clamp<int64_t>(start, 0, size) : std::clamp<int64_t>(start, 0, std::max<int64_t>(size - 1, 0));
     base += start * dense.strides[d];
     in.strides[d] = dense.strides[d] * step;
   }

@@ -51,6 +51,12 @@ GpuTensor as_compute(KernelContext& ctx, const GpuTensor& t, size_t input, GpuTe
 void multiply(KernelContext& ctx, const Product& p, const GpuTensor& a, const GpuTensor& b, float* c, float alpha,
               float beta) {
   if (p.m == 0 || p.n == 0 || p.batch == 0) return;
+  if (p.k == 0) {  // an empty sum: C = beta * C (cuBLAS refuses leading dims of 0)
+    if (beta == 0.f) fill(c, p.m * p.n * p.batch, 0.f, ctx.gpu.stream());
+    if (beta != 0.f && beta != 1.f) ctx.fail("an empty product (K = 0) with beta other than 0 or 1");
+    ctx.check_launch("an empty product");
+    return;
+  }
   auto& state = ctx.cached<ProductState>();
   auto ca = as_compute(ctx, a, 0, state.converted_a);
   auto cb = as_compute(ctx, b, 1, state.converted_b);

@@ -25,22 +25,24 @@ std::vector<double> scales_of(KernelContext& ctx, size_t input) {
   return scales;
 }
 
-void resize(KernelContext& ctx) {
+// Upsample (opsets 7 and 9) and Resize before opset 11 repeat elements: asymmetric coordinates, floor.
+void resize_with(KernelContext& ctx, bool upsample) {
   const auto& x = ctx.in(0);
   auto mode = ctx.node.get_string("mode", "nearest");
   if (mode != "nearest") ctx.fail(fmt::format("mode '{}': the GPU executor resizes nearest-neighbour only", mode));
+  if (ctx.node.has("axes") || ctx.node.get_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+    ctx.fail("axes and keep_aspect_ratio_policy (opset 18) are not run on the GPU");
   auto& y = ctx.allocate_output(0);
   auto& s = ctx.cached<ResizeState>();
   if (!s.tables) {
-    auto scales = scales_of(ctx, ctx.opset >= 11 ? 2 : 1);
+    bool legacy = upsample || ctx.opset < 11;
+    auto scales = scales_of(ctx, legacy ? 1 : 2);
     auto coordinate =
-        ctx.node.get_string("coordinate_transformation_mode", ctx.opset >= 11 ? "half_pixel" : "asymmetric");
-    auto nearest = ctx.node.get_string("nearest_mode", "round_prefer_floor");
+        legacy ? std::string("asymmetric") : ctx.node.get_string("coordinate_transformation_mode", "half_pixel");
+    auto nearest = legacy ? std::string("floor") : ctx.node.get_string("nearest_mode", "round_prefer_floor");
     std::vector<int64_t> all;
     for (size_t d = 0; d < x.dims.size(); ++d) {
-      double scale = d < scales.size() && !scales.empty()
-                         ? scales[d]
-                         : static_cast<double>(y.dims[d]) / static_cast<double>(x.dims[d]);
+      double scale = d < scales.size() ? scales[d] : static_cast<double>(y.dims[d]) / static_cast<double>(x.dims[d]);
       s.offsets.push_back(static_cast<int64_t>(all.size()));
       auto table = nearest_indices(x.dims[d], y.dims[d], scale, coordinate, nearest);
       all.insert(all.end(), table.begin(), table.end());
@@ -58,10 +60,13 @@ void resize(KernelContext& ctx) {
   ctx.check_launch("Resize");
 }
 
+void resize(KernelContext& ctx) { resize_with(ctx, false); }
+void upsample(KernelContext& ctx) { resize_with(ctx, true); }
+
 }  // namespace
 
 void register_resize_kernels(KernelRegistry& registry) {
-  registry.add("resize", {{"Resize", resize}, {"Upsample", resize}});
+  registry.add("resize", {{"Resize", resize}, {"Upsample", upsample}});
 }
 
 }  // namespace ridge::exec::cuda
