@@ -38,8 +38,8 @@ __device__ float apply_unary(UnaryOp op, float x, float a, float b) {
   switch (op) {
     case UnaryOp::kIdentity:
       return x;
-    case UnaryOp::kRelu:
-      return x > 0.f ? x : 0.f;
+    case UnaryOp::kRelu:  // NaN stays NaN, as in PyTorch and ONNX Runtime
+      return x > 0.f || x != x ? x : 0.f;
     case UnaryOp::kSigmoid:
       return 1.f / (1.f + expf(-x));
     case UnaryOp::kTanh:
@@ -66,8 +66,8 @@ __device__ float apply_unary(UnaryOp op, float x, float a, float b) {
       return sinf(x);
     case UnaryOp::kCos:
       return cosf(x);
-    case UnaryOp::kClip:
-      return fminf(fmaxf(x, a), b);
+    case UnaryOp::kClip:  // fminf and fmaxf would drop a NaN
+      return x != x ? x : fminf(fmaxf(x, a), b);
     case UnaryOp::kLeakyRelu:
       return x >= 0.f ? x : a * x;
     case UnaryOp::kElu:
