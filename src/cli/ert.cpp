@@ -96,7 +96,9 @@ Command add_ert_command(CLI::App& parent) {
                   "cpu (default: this machine's CPU) or cuda (an NVIDIA GPU, through the CUDA module: FMA peaks per "
                   "precision, cuBLASLt tensor-core peaks, DRAM/L2/L1 bandwidth; see docs/gpu-ert.md)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
-  app->add_option("--gpu", o->gpu, "with --device cuda: the GPU's index (default 0, as nvidia-smi numbers them)")
+  app->add_option("--gpu", o->gpu,
+                  "with --device cuda: the GPU's index (default 0, in the CUDA runtime's order; "
+                  "CUDA_DEVICE_ORDER=PCI_BUS_ID matches nvidia-smi's)")
       ->check(integer_in(0, 1023));
   app->add_option("--threads", o->threads, "with --device cpu: largest thread count (default: every online CPU)")
       ->check(integer_in(1, 4096));

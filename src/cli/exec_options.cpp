@@ -16,7 +16,10 @@ void add_exec_options(CLI::App& command, ExecCliOptions& o, const std::vector<st
           "cpu (default: ATen kernels) or cuda (the GPU module: cuDNN convolutions, cuBLAS products, CUDA-event "
           "timing; built where the CUDA toolkit is found, see `ridge doctor --for bench-cuda`)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
-  command.add_option("--gpu", o.gpu, "with --device cuda: the GPU's index (default 0, as nvidia-smi numbers them)")
+  command
+      .add_option("--gpu", o.gpu,
+                  "with --device cuda: the GPU's index (default 0, in the CUDA runtime's order; "
+                  "CUDA_DEVICE_ORDER=PCI_BUS_ID matches nvidia-smi's)")
       ->check(integer_in(0, 1023));
   command
       .add_option("--threads", o.threads,

@@ -20,7 +20,7 @@
 namespace ridge::hw::ert {
 
 struct GpuErtOptions {
-  int device = 0;                                    // CUDA device index, as nvidia-smi numbers them
+  int device = 0;                                    // CUDA device index, in the runtime's order
   bool quick = false;                                // fewer repetitions, shorter runs, smaller matrices
   int repetitions = 0;                               // 0: 3 (quick) or 7
   std::function<void(const std::string&)> progress;  // optional progress lines
