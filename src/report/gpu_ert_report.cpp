@@ -80,18 +80,22 @@ void add_header(Document& doc, const ert::GpuErtResult& r) {
   doc.field("theoretical_bandwidth", "", "", theoretical_bandwidth, kJson);
 }
 
-void add_fma(Document& doc, const ert::GpuErtResult& r) {
-  auto& t = doc.table("fma", "FMA peaks (CUDA cores; clock measured during each kernel):");
-  t.column({.key = "precision"})
-      .column({.key = "clock_mhz", .title = "clock", .style = Style::kFixed, .unit = "MHz", .decimals = 0})
-      .column(rate("best_flop_per_s", "best", "FLOP/s"))
+// The measured rate's columns both peak tables share: best, median, min, theoretical and how they compare.
+Table& add_rate_columns(Table& t) {
+  return t.column(rate("best_flop_per_s", "best", "FLOP/s"))
       .column(rate("median_flop_per_s", "median", "FLOP/s"))
       .column({.key = "min_flop_per_s", .audience = kMachine})
       .column(rate("theoretical_flop_per_s", "theoretical", "FLOP/s"))
       .column({.key = "of_theoretical", .title = "of theoretical", .audience = kHuman})
       .column({.key = "fraction_of_theoretical", .audience = kMachine})
-      .column({.key = "flag", .audience = kMachine})
-      .column({.key = "method", .audience = kMachine});
+      .column({.key = "flag", .audience = kMachine});
+}
+
+void add_fma(Document& doc, const ert::GpuErtResult& r) {
+  auto& t = doc.table("fma", "FMA peaks (CUDA cores; clock measured during each kernel):");
+  t.column({.key = "precision"})
+      .column({.key = "clock_mhz", .title = "clock", .style = Style::kFixed, .unit = "MHz", .decimals = 0});
+  add_rate_columns(t).column({.key = "method", .audience = kMachine});
   for (const auto& p : r.fma)
     t.add({p.precision, known(p.clock_mhz), p.rate.max, p.rate.median, p.rate.min, known(p.theoretical),
            percent_of(p.rate.max, p.theoretical), fraction(p.rate.max, p.theoretical), flag(p.rate.max, p.theoretical),
@@ -100,15 +104,8 @@ void add_fma(Document& doc, const ert::GpuErtResult& r) {
 
 void add_tensor(Document& doc, const ert::GpuErtResult& r) {
   auto& t = doc.table("tensor", "tensor cores (cuBLASLt matmul, M = N = K = n; FLOPs = 2 n^3):");
-  t.column({.key = "precision"})
-      .column({.key = "n"})
-      .column(rate("best_flop_per_s", "best", "FLOP/s"))
-      .column(rate("median_flop_per_s", "median", "FLOP/s"))
-      .column({.key = "min_flop_per_s", .audience = kMachine})
-      .column(rate("theoretical_flop_per_s", "theoretical", "FLOP/s"))
-      .column({.key = "of_theoretical", .title = "of theoretical", .audience = kHuman})
-      .column({.key = "fraction_of_theoretical", .audience = kMachine})
-      .column({.key = "flag", .audience = kMachine})
+  t.column({.key = "precision"}).column({.key = "n"});
+  add_rate_columns(t)
       .column({.key = "skipped", .title = "note", .left_aligned = true})
       .column({.key = "method", .audience = kMachine});
   for (const auto& p : r.tensor) {
