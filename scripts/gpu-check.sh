@@ -16,7 +16,7 @@ mkdir -p "$out"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/nvidia-smi.csv"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGE_WERROR=ON -DRIDGE_TESTS=ON \
   -DCMAKE_CUDA_ARCHITECTURES=native >/dev/null
-cmake --build "$build" --target ridge ridge_cuda ridge_gpu_tests ridge_cuda_tests ridge_tests
+cmake --build "$build" --target ridge ridge_cuda ridge_gpu_tests ridge_cuda_tests ridge_tests ridge_cli_tests
 ridge="$build/ridge"
 echo "== doctor"
 "$ridge" doctor --for bench-cuda | tee "$out/doctor.txt"
@@ -24,7 +24,8 @@ echo "== host-side GPU module tests"
 "$build/tests/ridge_cuda_tests" --gtest_brief=1
 echo "== GPU tests"
 "$build/tests/ridge_gpu_tests" --gtest_output="xml:$out/gpu-tests.xml"
-"$build/tests/ridge_tests" --gtest_filter='GpuErt*' --gtest_brief=1  # the CLI's GPU branch
+"$build/tests/ridge_tests" --gtest_filter='GpuErt*' --gtest_brief=1
+"$build/tests/ridge_cli_tests" --gtest_filter='GpuErt*:CudaCli*' --gtest_brief=1  # the CLI's GPU branch
 echo "== bench on the GPU"
 export RIDGE_STORE="$out/results.db"
 "$ridge" bench models/resnet50.onnx --device cuda --sweep batch=1,32 --mode both -f json >"$out/bench-resnet50.json"

@@ -3,7 +3,7 @@
 # Idempotent: when everything is present it prints nothing and exits 0.
 set -euo pipefail
 packages=(
-  cmake ninja-build g++ clang clang-format libclang-rt-14-dev git
+  cmake ninja-build g++ clang clang-format libclang-rt-14-dev git ccache mold
   libonnx-dev libprotobuf-dev protobuf-compiler
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev
   libeigen3-dev libxgboost-dev libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev libopenblas0-pthread likwid

@@ -1,22 +1,81 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: set-up, a formatting check, a warnings-as-errors build, the unit and
-# end-to-end tests, a smoke check of the installed layout (cmake --install), the same tests under
-# AddressSanitizer + UndefinedBehaviorSanitizer, and time-bounded libFuzzer runs of every parser (clang).
+# The test suite. Two ways to run it:
+#   scripts/test.sh           everything, as CI runs it (.ci/run), stopping at the first step that fails:
+#                             set-up, a formatting check, a warnings-as-errors build, the quick tier (in-process
+#                             unit tests, `ctest -L quick`, stopping at its first failure), the binary-driven and
+#                             end-to-end tier (`ctest -LE quick`: tests/cli, SLURM), a smoke check of the
+#                             installed layout (cmake --install), both tiers again under AddressSanitizer +
+#                             UndefinedBehaviorSanitizer, and time-bounded libFuzzer runs of every parser (clang).
+#   scripts/test.sh --quick   the day-to-day loop: builds only what the in-process tests need (not the ridge
+#                             binary) and runs the quick tier; a few minutes after a build (docs/building.md).
+# Every build compiles through ccache (scripts/setup.sh installs it; CMakeLists.txt sets it up so that a clone
+# at another path reuses the cache), and the test builds compile CUDA for one architecture (sm_90); the
+# installed build (scripts/build.sh) keeps them all. The end prints what this run took from the cache.
 #   RIDGE_FUZZ_SECONDS (model loader, default 60)   RIDGE_FUZZ_EXTRA_SECONDS (each other parser, default 15)
 #   RIDGE_SKIP_SANITIZE=1 to skip the sanitizer pass
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick_only=0
+case "${1:-}" in
+  "") ;;
+  --quick) quick_only=1 ;;
+  -h | --help)
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+  *)
+    echo "test.sh: unknown option '$1' (--quick runs the quick tier only; --help)" >&2
+    exit 2
+    ;;
+esac
 ./scripts/setup.sh
 jobs=$(nproc)
+started=$(date +%s)
+
+# What this run took from the compiler cache: the counters' difference between now and the start.
+ccache_counts() {
+  if command -v ccache >/dev/null; then
+    ccache --print-stats | awk '$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { h += $2 }
+                                $1 == "cache_miss" { m += $2 } END { print h + 0, m + 0 }'
+  else
+    echo "0 0"
+  fi
+}
+read -r hits0 misses0 < <(ccache_counts)
+ccache_report() {
+  local hits misses
+  read -r hits misses < <(ccache_counts)
+  hits=$((hits - hits0))
+  misses=$((misses - misses0))
+  if [ $((hits + misses)) -gt 0 ]; then
+    echo "ccache: $hits of $((hits + misses)) compiles from the cache ($((100 * hits / (hits + misses)))%)"
+  fi
+  echo "test.sh: $(($(date +%s) - started)) s"
+}
+
+# The test builds: one CUDA architecture (the H100/H200's), where the toolkit is found.
+test_flags=(-G Ninja -DRIDGE_WERROR=ON -DRIDGE_TESTS=ON -DCMAKE_CUDA_ARCHITECTURES=90-real)
+
+if [ "$quick_only" = 1 ]; then
+  echo "== quick tier (in-process unit tests)"
+  cmake -S . -B build "${test_flags[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build --target ridge_quick_tests
+  ctest --test-dir build -L quick -j "$jobs" --output-on-failure
+  ccache_report
+  exit 0
+fi
 
 echo "== formatting (clang-format, .clang-format)"
 git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run --Werror
 
 echo "== build (warnings are errors)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGE_WERROR=ON -DRIDGE_TESTS=ON >/dev/null
+cmake -S . -B build "${test_flags[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build --target ridge_quick_tests
+echo "== quick tier (in-process unit tests; stops at the first failure)"
+ctest --test-dir build -L quick -j "$jobs" --output-on-failure --stop-on-failure
 cmake --build build
-echo "== tests"
-ctest --test-dir build -j "$jobs" --output-on-failure
+echo "== binary-driven and end-to-end tests (tests/cli, SLURM)"
+ctest --test-dir build -LE quick -j "$jobs" --output-on-failure
 
 echo "== installed layout (cmake --install into a temporary prefix, run from outside the tree)"
 repo=$(pwd)
@@ -56,19 +115,21 @@ mv "$prefix/usr" "$prefix/moved"  # the tree finds its libraries, modules and de
 echo "installed layout: ok"
 
 if [ "${RIDGE_SKIP_SANITIZE:-0}" != 1 ]; then
-  echo "== tests under ASan + UBSan"
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRIDGE_SANITIZE=ON -DRIDGE_WERROR=ON -DRIDGE_TESTS=ON >/dev/null
+  echo "== tests under ASan + UBSan (the quick tier first)"
+  cmake -S . -B build-asan "${test_flags[@]}" -DCMAKE_BUILD_TYPE=Debug -DRIDGE_SANITIZE=ON >/dev/null
   cmake --build build-asan
   # A failing test runs once more (a real failure fails twice): LeakSanitizer's exit-time scan itself
   # crashes now and then on this machine ("Tracer caught signal 11 ... LeakSanitizer has encountered
   # a fatal error") in ridge processes that ran libtorch, under load; it is not a leak report.
-  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-asan -j "$jobs" --output-on-failure --repeat until-pass:2
+  export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+  ctest --test-dir build-asan -L quick -j "$jobs" --output-on-failure --repeat until-pass:2 --stop-on-failure
+  ctest --test-dir build-asan -LE quick -j "$jobs" --output-on-failure --repeat until-pass:2
+  unset ASAN_OPTIONS UBSAN_OPTIONS
 fi
 
 # Every parser of outside input, each from a seed corpus of real files. The model loader gets the
 # budget it always had (RIDGE_FUZZ_SECONDS, default 60 s); the smaller parsers a share of it
-# each (RIDGE_FUZZ_EXTRA_SECONDS, default 15 s): about 2 minutes in all.
+# each (RIDGE_FUZZ_EXTRA_SECONDS, default 15 s): about 4 minutes in all.
 model_seconds=${RIDGE_FUZZ_SECONDS:-60}
 extra_seconds=${RIDGE_FUZZ_EXTRA_SECONDS:-15}
 echo "== fuzz the parsers (model loader ${model_seconds} s, the others ${extra_seconds} s each)"
@@ -128,3 +189,4 @@ fuzz energy_runs "$extra_seconds" 4096
 fuzz tegrastats "$extra_seconds" 16384
 fuzz power_csv "$extra_seconds" 16384
 echo "fuzzing: no crash"
+ccache_report

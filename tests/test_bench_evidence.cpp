@@ -1,6 +1,6 @@
-// Whole-model bench runs as calibration evidence: the files `ridge bench --csv` and `-f json`
-// write, read back into one sample per measured node (features from the model at the run's shapes
-// and fusion) and one overhead sample per run; runs told apart, skipped runs named, bad files refused.
+// Whole-model bench runs as calibration evidence: bench files as `ridge bench --csv` and `-f json` write
+// them, read back into one sample per measured node (features from the model at the run's shapes and
+// fusion) and one overhead sample per run; runs told apart, skipped runs named, bad files refused.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 #include "calib/predict.h"
 #include "report/bench_report.h"
 #include "report/printer.h"
+#include "support/bench_evidence_fixtures.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
 #include "util/error.h"
@@ -19,45 +20,9 @@
 namespace ridge::test {
 namespace {
 
+using namespace bench_evidence_fixtures;  // NOLINT(google-build-using-namespace)
+
 namespace fs = std::filesystem;
-
-// x -> Conv 3x3 -> BatchNormalization -> Relu -> Add(x) -> GlobalAveragePool -> Flatten -> MatMul -> Add(bias).
-// Optimized mode runs it as four layers: conv (+bn, relu, residual), pool, flatten, fc (+bias).
-std::string tiny_model_bytes() {
-  ModelBuilder b;
-  b.input("x", {std::string("N"), int64_t{4}, int64_t{8}, int64_t{8}}).output("y");
-  b.weight("w", {4, 4, 3, 3}).weight("b", {4});
-  b.weight("scale", {4}).weight("shift", {4}).weight("mean", {4}).weight("var", {4});
-  b.weight("fc_w", {4, 3}).weight("fc_b", {3});
-  auto& conv = b.node("Conv", {"x", "w", "b"}, {"c"}, "conv");
-  set_ints(conv, "pads", {1, 1, 1, 1});
-  b.node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"bn"}, "bn");
-  b.node("Relu", {"bn"}, {"r"}, "relu");
-  b.node("Add", {"r", "x"}, {"sum"}, "residual");
-  b.node("GlobalAveragePool", {"sum"}, {"p"}, "pool");
-  b.node("Flatten", {"p"}, {"f"}, "flatten");
-  b.node("MatMul", {"f", "fc_w"}, {"m"}, "fc");
-  b.node("Add", {"m", "fc_b"}, {"y"}, "fc_bias");
-  return b.bytes();
-}
-
-// A fresh directory WORK holding WORK/models/NAME.onnx; bench results go to WORK/bench.
-struct Workspace {
-  fs::path root;
-  std::string model_file;                           // absolute
-  std::string model = "models/evidence_tiny.onnx";  // as bench recorded it (relative to WORK)
-  std::string bench() const { return (root / "bench").string(); }
-};
-
-Workspace make_workspace(const std::string& name) {
-  static int counter = 0;
-  Workspace w;
-  w.root = fs::path(temp_dir()) / fmt::format("evidence_{}_{}", name, ++counter);
-  fs::create_directories(w.root / "models");
-  w.model_file = (w.root / w.model).string();
-  std::ofstream(w.model_file, std::ios::binary) << tiny_model_bytes();
-  return w;
-}
 
 exec::BenchResult run_of(const std::string& model, int64_t batch, const std::string& mode,
                          const std::vector<std::pair<std::string, double>>& nodes, double mean_ms,
@@ -87,21 +52,6 @@ const std::vector<std::pair<std::string, double>> kEager = {{"conv", 0.5},      
                                                             {"fc", 0.004},      {"fc_bias", 0.002}};
 const std::vector<std::pair<std::string, double>> kOptimized = {
     {"conv", 0.4}, {"pool", 0.02}, {"flatten", 0.001}, {"fc", 0.005}};
-
-const calib::Sample& sample(const calib::BenchEvidence& e, const std::string& label, const std::string& mode,
-                            double batch = 1) {
-  for (const auto& s : e.samples)
-    if (s.label == label && s.mode == mode && s.features.batch == batch) return s;
-  ADD_FAILURE() << "no sample " << label << " (" << mode << ", batch " << batch << ")";
-  static calib::Sample none;
-  return none;
-}
-
-std::string joined(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines) out += l + "\n";
-  return out;
-}
 
 TEST(BenchEvidence, EagerRunGivesOneSamplePerNodeWithTheCostModelsFeatures) {
   auto w = make_workspace("eager");
@@ -446,48 +396,6 @@ TEST(BenchEvidence, MalformedInputIsRefusedNamingFileAndLine) {
         "\"mean_ms\": 0.5}, {\"name\": \"b\", \"mean_ms\": \"slow\"}]}]}");
   message = error_of({json_file});
   EXPECT_NE(message.find(json_file + ": runs[0].nodes[1].mean_ms is not a number"), std::string::npos) << message;
-}
-
-// The real thing: `ridge bench --csv` in both modes, read back with one sample per executed node.
-TEST(BenchEvidence, ReadsWhatRidgeBenchWrites) {
-  auto w = make_workspace("e2e");
-  auto r = run_ridge("bench " + w.model_file + " --csv " + w.bench() +
-                     " --batch 1 --mode both --iters 3 --warmup 0 --threads 1 -f json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto e = calib::read_bench_evidence({w.bench()});
-  EXPECT_TRUE(e.notes.empty()) << joined(e.notes);
-  EXPECT_EQ(e.runs, 2);
-  EXPECT_EQ(e.models, std::vector<std::string>{w.model_file});
-  std::set<std::string> eager, optimized;
-  for (const auto& s : e.samples) {
-    (s.mode == "eager" ? eager : optimized).insert(s.label);
-    EXPECT_GT(s.measured_s, 0) << s.label;
-    EXPECT_LT(s.measured_s, 1) << s.label;
-    EXPECT_EQ(s.features.threads, 1);
-    EXPECT_EQ(s.features.batch, 1);
-  }
-  EXPECT_EQ(eager, (std::set<std::string>{"conv", "bn", "relu", "residual", "pool", "flatten", "fc", "fc_bias"}));
-  EXPECT_EQ(optimized, (std::set<std::string>{"conv", "pool", "flatten", "fc"}));
-  EXPECT_EQ(e.samples.size(), 12u);
-  EXPECT_EQ(sample(e, "conv", "optimized").features.fused_ops, 3);
-  ASSERT_EQ(e.overheads.size(), 2u);
-  for (const auto& o : e.overheads) {
-    EXPECT_EQ(o.nodes, o.mode == "eager" ? 8 : 4);
-    EXPECT_GT(o.node_sum_s, 0);
-    EXPECT_GT(o.run_s, 0);
-    EXPECT_EQ(o.threads, 1);
-  }
-  // Its JSON output reads the same.
-  auto json_file = (w.root / "bench.json").string();
-  std::ofstream(json_file) << r.out;
-  auto j = calib::read_bench_evidence({json_file});
-  EXPECT_TRUE(j.notes.empty()) << joined(j.notes);
-  ASSERT_EQ(j.samples.size(), e.samples.size());
-  for (size_t i = 0; i < j.samples.size(); ++i) {
-    EXPECT_EQ(j.samples[i].label, e.samples[i].label);
-    EXPECT_EQ(j.samples[i].features.flops, e.samples[i].features.flops);
-    EXPECT_NEAR(j.samples[i].measured_s, e.samples[i].measured_s, 1e-9 + 1e-6 * e.samples[i].measured_s);
-  }
 }
 
 }  // namespace

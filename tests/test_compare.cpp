@@ -1,6 +1,6 @@
-// `ridge compare`: predicted against measured on a device with round numbers and hand-written bench
-// files, so every error, share and the order of the nodes is computed by hand; the document builder
-// directly; bad input refused with one line; one end-to-end run on the executor.
+// Predicted against measured (report/compare_report) on a device with round numbers and hand-written
+// bench files, so every error, share and the order of the nodes is computed by hand; the document
+// builder and the bench-file reader directly.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -14,6 +14,7 @@
 #include "report/compare_report.h"
 #include "report/printer.h"
 #include "roofline/predict.h"
+#include "support/compare_fixtures.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
 #include "util/error.h"
@@ -21,46 +22,9 @@
 namespace ridge::test {
 namespace {
 
+using namespace compare_fixtures;  // NOLINT(google-build-using-namespace)
+
 using nlohmann::json;
-
-// 1 TFLOP/s fp32, 100 GB/s DRAM, 10 us per op.
-const char* kDevice = R"(id: round
-name: Round numbers
-kind: gpu
-clocks: {gpu: {max_mhz: 1000, min_mhz: 100, source: test}}
-units: [{name: alu, type: vector, clock: gpu, peak_flops: {fp32: 1.0e12}, source: test}]
-memory: [{level: dram, bandwidth: 1.0e11, source: test}]
-overhead: {seconds: 1.0e-5, source: test}
-modes:
-  - {name: full, source: test}
-)";
-
-std::string device_file() {
-  auto path = temp_dir() + "/compare-round.yaml";
-  std::ofstream(path) << kDevice;
-  return path;
-}
-
-// gemm: A[256,1024] x W[1024,1024] (compute-bound); add: two 2^20 vectors (memory-bound);
-// relu and neg: 16 elements each (overhead-bound).
-std::string four_node_model() {
-  ModelBuilder b;
-  b.input("a", {int64_t{256}, int64_t{1024}}).weight("w", {1024, 1024});
-  b.input("x", {int64_t{1} << 20}).input("y", {int64_t{1} << 20}).input("s", {int64_t{16}});
-  b.output("g").output("z").output("r").output("n");
-  b.node("MatMul", {"a", "w"}, {"g"}, "gemm");
-  b.node("Add", {"x", "y"}, {"z"}, "add");
-  b.node("Relu", {"s"}, {"r"}, "relu");
-  b.node("Neg", {"s"}, {"n"}, "neg");
-  return b.save("compare-four");
-}
-
-// The roofline predictions of the four nodes (see tests/test_predict.cpp for the same by hand).
-constexpr double kGemmRoofline = 2.0 * 256 * 1024 * 1024 / 1e12;  // compute-bound
-constexpr double kAddRoofline = 3.0 * (1 << 20) * 4 / 1e11;       // memory-bound
-constexpr double kTinyRoofline = 16 * 8 / 1e11;                   // relu, neg: 128 bytes
-constexpr double kGemm = kGemmRoofline + 1e-5, kAdd = kAddRoofline + 1e-5, kTiny = kTinyRoofline + 1e-5;
-constexpr double kWhole = kGemm + kAdd + 2 * kTiny;
 
 // Measured: gemm 1 ms (predicted below), add 50 us (predicted above), relu 0, neg absent, and a
 // node the model does not have; whole run 1.5 ms (median).
@@ -293,30 +257,6 @@ TEST(CompareReport, FusedNodesAndCalibrationHeader) {
   EXPECT_EQ(j["totals"]["fused_nodes"], 2);
 }
 
-// A bench file of `runs` (each a JSON object), as `ridge bench -f json` writes it.
-std::string bench_file(const std::string& stem, const std::vector<json>& runs, int threads = 2) {
-  json doc{{"model", "four.onnx"}, {"environment", {{"threads", threads}, {"logical_cpus", 2}}}, {"runs", runs}};
-  auto path = temp_dir() + "/" + stem + ".json";
-  std::ofstream(path) << doc.dump(2);
-  return path;
-}
-
-json hand_run(const std::string& mode) {
-  return {{"batch", 256},
-          {"input_size", "256x1024"},
-          {"mode", mode},
-          {"precision", "fp32"},
-          {"conv_algo", "auto"},
-          {"training", false},
-          {"samples", 100},
-          {"latency_ms", {{"mean", 1.6}, {"median", 1.5}}},
-          {"nodes",
-           {{{"name", "gemm"}, {"op", "MatMul"}, {"mean_ms", 1.0}},
-            {{"name", "add"}, {"op", "Add"}, {"mean_ms", 0.05}},
-            {{"name", "relu"}, {"op", "Relu"}, {"mean_ms", 0.0}},
-            {{"name", "ghost"}, {"op", "Identity"}, {"mean_ms", 0.05}}}}};
-}
-
 TEST(CompareBenchFile, PicksTheRunBatchAndModeSelect) {
   auto path = bench_file("two-runs", {hand_run("eager"), hand_run("optimized")});
   auto optimized = report::read_bench_json(path, {std::nullopt, "optimized"});
@@ -380,188 +320,6 @@ TEST(CompareBenchFile, BadFilesGetOneLine) {
   expect_error(bench_file("training", {run}),
                "has no inference run; it holds: batch 256, eager, fp32, input "
                "256x1024 (training)");
-}
-
-void expect_one_line_error(const CommandResult& r, const std::string& expected) {
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
-
-TEST(CompareCli, MeasuredFileByHand) {
-  auto model = four_node_model();
-  auto bench = bench_file("cli-one-run", {hand_run("eager")});
-  auto r = run_ridge("compare " + model + " --device " + device_file() + " --measured " + bench + " -f json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto j = json::parse(r.out);
-  EXPECT_DOUBLE_EQ(j["totals"]["predicted_s"].get<double>(), kWhole);
-  EXPECT_DOUBLE_EQ(j["totals"]["measured_s"].get<double>(), 1.5e-3);
-  EXPECT_EQ(j["inputs"]["a"], "256x1024");
-  EXPECT_EQ(j["measured"]["mode"], "eager");
-  std::vector<std::string> order;
-  for (const auto& n : j["nodes"]) order.push_back(n["name"]);
-  EXPECT_EQ(order, (std::vector<std::string>{"gemm", "add", "relu", "ghost", "neg"}));
-  EXPECT_NEAR(j["nodes"][1]["error"].get<double>(), 1.7165824, 1e-9);
-  EXPECT_NEAR(j["nodes"][0]["share"].get<double>(), (1e-3 - kGemm) / ((1e-3 - kGemm) + (kAdd - 50e-6) + kTiny), 1e-12);
-
-  auto table = run_ridge("compare " + model + " --device " + device_file() + " --measured " + bench);
-  ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("whole model: predicted 702.7 us vs measured 1.500 ms (median): error -53.2%"),
-            std::string::npos)
-      << table.out;
-  auto csv = run_ridge("compare " + model + " --device " + device_file() + " --measured " + bench + " -f csv");
-  ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  EXPECT_NE(csv.out.find("\n(whole model),,whole model,,"), std::string::npos) << csv.out;
-}
-
-TEST(CompareCli, BadInputGetsOneLine) {
-  auto model = four_node_model();
-  auto base = "compare " + model + " --device " + device_file();
-  expect_one_line_error(run_ridge(base + " --measured " + temp_dir() + "/absent.json"), "cannot read");
-  auto malformed = temp_dir() + "/cli-malformed.json";
-  std::ofstream(malformed) << "not json";
-  expect_one_line_error(run_ridge(base + " --measured " + malformed), "is not valid JSON");
-  auto bench = bench_file("cli-eager", {hand_run("eager")});
-  expect_one_line_error(run_ridge(base + " --measured " + bench + " --exec-mode optimized"),
-                        "has no inference run with optimized mode; it holds: batch 256, eager");
-  expect_one_line_error(run_ridge(base + " --measured " + bench + " --batch 4"), "has no inference run with batch 4");
-  expect_one_line_error(run_ridge(base + " --measured " + bench + " --threads 4"),
-                        "--threads 4 contradicts '" + bench + "', measured with 2 threads");
-  expect_one_line_error(run_ridge(base + " --measured " + bench + " --run"), "give --measured FILE or --run, not both");
-  expect_one_line_error(run_ridge(base), "give the measurements: --measured");
-  // The run's shapes must be the model's.
-  expect_one_line_error(run_ridge("compare " + model_path("alexnet") + " --device t4 --measured " + bench),
-                        "measured input size 256x1024, the model is bound to input=256x3x224x224");
-  // Another model's run: no node in common.
-  auto run = hand_run("eager");
-  run.erase("input_size");
-  expect_one_line_error(
-      run_ridge("compare " + model_path("alexnet") + " --device t4 --measured " + bench_file("cli-other", {run})),
-      "none of the 4 measured nodes is a node of");
-}
-
-// A device with a shape-aware calibration: the measured file's mode and threads decide what the
-// calibration predicts (the same as `ridge predict --exec-mode --threads`), and nodes optimized
-// mode fuses are counted in their layer, whose ceiling is the group's.
-TEST(CompareCli, CalibratedDeviceFollowsTheRunsModeAndThreads) {
-  auto model = fusable_model();
-  auto device_path = temp_dir() + "/compare-cpu.yaml";
-  const std::string device_yaml = R"(id: round-cpu
-name: Round CPU
-kind: cpu
-clocks: {cpu: {max_mhz: 1000, min_mhz: 100, source: test}}
-units: [{name: alu, type: vector, clock: cpu, peak_flops: {fp32: 1.0e11}, source: test}]
-memory: [{level: dram, bandwidth: 1.0e10, source: test}]
-overhead: {seconds: 1.0e-6, source: test}
-modes: [{name: base, source: test}]
-)";
-  std::ofstream(device_path) << device_yaml;
-  // Every layer of either mode at 3x its floor, views at 2 us, on one thread.
-  auto r = analyze_file(model);
-  const auto& g = r.model.graph;
-  auto device = hw::load_device_file(device_path);
-  auto ceilings = calib::ceilings_of(hw::roofline_for(device, hw::resolve_mode(device, "")));
-  std::vector<calib::Sample> samples;
-  for (const char* mode : {"eager", "optimized"}) {
-    auto plan = std::string(mode) == "optimized" ? calib::plan_fusion(g, r.cost) : calib::no_fusion(g);
-    for (size_t n = 0; n < g.nodes.size(); ++n) {
-      if (plan.leader[n] != static_cast<int>(n)) continue;
-      calib::Sample s;
-      s.mode = mode;
-      s.features = calib::layer_features(g, r.cost, plan, static_cast<int>(n), 1);
-      s.measured_s = s.features.kind == calib::Kind::kView ? 2e-6 : 3 * calib::floor_s(s.features, ceilings);
-      samples.push_back(s);
-    }
-  }
-  calib::ShapeModel::fit(samples, {}, ceilings).save(temp_dir() + "/compare-cpu-model.json");
-  auto calibrated = temp_dir() + "/compare-cpu-calibrated.yaml";
-  std::ofstream(calibrated)
-      << device_yaml << "calibration: {model: compare-cpu-model.json, fitted_from: test, nodes: 11, overhead_s: 0}\n";
-
-  json run{{"batch", 1},
-           {"input_size", "1x8x6x6"},
-           {"mode", "optimized"},
-           {"samples", 20},
-           {"latency_ms", {{"median", 0.05}}},
-           {"nodes",
-            {{{"name", "conv"}, {"op", "Conv"}, {"mean_ms", 0.03}},
-             {{"name", "flatten"}, {"op", "Flatten"}, {"mean_ms", 0.002}},
-             {{"name", "fc"}, {"op", "MatMul"}, {"mean_ms", 0.01}}}}};
-  auto bench = bench_file("cli-optimized", {run}, 1);
-  auto result = run_ridge("compare " + model + " --device " + calibrated + " --measured " + bench + " -f json");
-  ASSERT_EQ(result.exit_code, 0) << result.err;
-  auto j = json::parse(result.out);
-  EXPECT_EQ(j["calibration"]["exec_mode"], "optimized");
-  EXPECT_EQ(j["calibration"]["threads"], 1);
-  EXPECT_EQ(j["totals"]["compared_nodes"], 3);
-  EXPECT_EQ(j["totals"]["fused_nodes"], 5);  // bn, residual, relu, fc_bias fused; shape removed
-  EXPECT_EQ(j["totals"]["not_measured_nodes"], 0);
-  std::map<std::string, json> nodes;
-  for (const auto& n : j["nodes"]) nodes[n["name"]] = n;
-  EXPECT_EQ(nodes["relu"]["status"], "fused");
-  EXPECT_EQ(nodes["relu"]["fused_into"], "conv");
-  EXPECT_EQ(nodes["shape"]["status"], "removed");
-
-  // The same prediction as `ridge predict` for that mode and thread count.
-  auto predict =
-      run_ridge("predict " + model + " --device " + calibrated + " --exec-mode optimized --threads 1 -f json");
-  ASSERT_EQ(predict.exit_code, 0) << predict.err;
-  auto p = json::parse(predict.out);
-  std::map<std::string, json> predicted;
-  for (const auto& n : p["nodes"]) predicted[n["name"]] = n;
-  EXPECT_DOUBLE_EQ(j["totals"]["predicted_s"].get<double>(), p["totals"]["time_s"].get<double>());
-  double conv_s = predicted["conv"]["time_s"].get<double>();
-  EXPECT_DOUBLE_EQ(nodes["conv"]["predicted_s"].get<double>(), conv_s);
-  EXPECT_NEAR(nodes["conv"]["error"].get<double>(), conv_s / 30e-6 - 1, 1e-12);
-  double group_roofline_s = 0;
-  for (const char* name : {"conv", "bn", "residual", "relu"})
-    group_roofline_s += predicted[name]["roofline_s"].get<double>();
-  EXPECT_NEAR(nodes["conv"]["roofline_s"].get<double>(), group_roofline_s, 1e-18);
-  EXPECT_NEAR(nodes["conv"]["ceiling_fraction"].get<double>(), group_roofline_s / 30e-6, 1e-12);
-  auto table = run_ridge("compare " + model + " --device " + calibrated + " --measured " + bench);
-  EXPECT_NE(
-      table.out.find("calibrated estimate for optimized mode, 1 thread (" + temp_dir() + "/compare-cpu-model.json;"),
-      std::string::npos)
-      << table.out;
-}
-
-// Measured now on the executor, a model small enough to take a fraction of a second.
-TEST(CompareCli, RunMeasuresNowAndCompares) {
-  ModelBuilder b;
-  b.input("x", {int64_t{4}, int64_t{64}}).weight("w", {64, 64}).output("y");
-  b.node("MatMul", {"x", "w"}, {"m"}, "matmul");
-  b.node("Relu", {"m"}, {"y"}, "relu");
-  auto model = b.save("compare-tiny");
-  auto r = run_ridge("compare " + model + " --device " + device_file() + " --run --threads 1 --max-time 0.2 -f json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("compare: measuring"), std::string::npos) << r.err;
-  auto j = json::parse(r.out);
-  EXPECT_EQ(j["measured"]["source"], "measured now");
-  EXPECT_EQ(j["measured"]["threads"], 1);
-  EXPECT_EQ(j["measured"]["mode"], "eager");
-  EXPECT_EQ(j["totals"]["compared_nodes"], 2);
-  EXPECT_EQ(j["totals"]["not_measured_nodes"], 0);
-  EXPECT_EQ(j["totals"]["not_predicted_nodes"], 0);
-  double measured = j["totals"]["measured_s"].get<double>();
-  EXPECT_GT(measured, 0);
-  EXPECT_LT(measured, 0.1);
-  // matmul: 2*4*64*64 FLOPs at 1 TFLOP/s; (4*64 + 64*64 + 4*64)*4 bytes at 100 GB/s; + 10 us.
-  double matmul_predicted = std::max(2.0 * 4 * 64 * 64 / 1e12, (4 * 64 + 64 * 64 + 4 * 64) * 4 / 1e11) + 1e-5;
-  double sum_abs = 0;
-  for (const auto& n : j["nodes"]) {
-    EXPECT_EQ(n["status"], "compared");
-    double p = n["predicted_s"].get<double>(), m = n["measured_s"].get<double>();
-    EXPECT_GT(m, 0) << n.dump();
-    EXPECT_NEAR(n["error"].get<double>(), p / m - 1, 1e-12);
-    if (n["name"] == "matmul") {
-      EXPECT_NEAR(p, matmul_predicted, 1e-15);
-    }
-    sum_abs += std::abs(p - m);
-  }
-  EXPECT_NEAR(j["totals"]["abs_difference_s"].get<double>(), sum_abs, 1e-15);
-  EXPECT_NEAR(j["nodes"][0]["share"].get<double>() + j["nodes"][1]["share"].get<double>(), 1.0, 1e-12);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The energy roofline: the datasheet estimate and its voltage scaling, energy coefficients in device
-// files, energy per node and per inference in predictions, the FLOP-per-joule curve, and the outputs
-// (predict, devices show, plot energy-roofline), against values computed by hand in this file.
+// files, energy per node and per inference in predictions, and the FLOP-per-joule curve, against
+// values computed by hand in this file.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +14,7 @@
 #include "report/format.h"
 #include "roofline/energy.h"
 #include "roofline/predict.h"
+#include "support/energy_fixtures.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
 #include "util/error.h"
@@ -21,28 +22,9 @@
 namespace ridge::test {
 namespace {
 
+using namespace energy_fixtures;  // NOLINT(google-build-using-namespace)
+
 using Json = nlohmann::ordered_json;
-
-// Round numbers: TDP 100 W, idle 20 W, one fp32 unit of 1 TFLOP/s on a GPU clock of 200..1000 MHz,
-// 100 GB/s DRAM on a memory clock of 400..2000 MHz. Mode "half" runs the GPU at 600 MHz (the middle of
-// its range), "slow" both clocks at their lowest.
-const std::string kDevice = R"(id: joule
-name: Round joules
-kind: gpu
-clocks:
-  gpu: {max_mhz: 1000, min_mhz: 200, source: test}
-  emc: {max_mhz: 2000, min_mhz: 400, source: test}
-units: [{name: alu, type: vector, clock: gpu, peak_flops: {fp32: 1.0e12}, source: test}]
-memory: [{level: dram, bandwidth: 1.0e11, clock: emc, source: test}]
-power: {tdp_w: 100, idle_w: 20, source: test datasheet}
-overhead: {seconds: 1.0e-5, source: test}
-modes:
-  - {name: full, source: test}
-  - {name: half, clocks: {gpu: 600}, source: test}
-  - {name: slow, clocks: {gpu: 200, emc: 400}, source: test}
-)";
-
-hw::Device device(const std::string& text = kDevice) { return hw::parse_device_yaml(text, "joule.yaml"); }
 
 hw::EnergyRoofline energy_of(const hw::Device& d, const std::string& mode) {
   std::string why;
@@ -51,19 +33,7 @@ hw::EnergyRoofline energy_of(const hw::Device& d, const std::string& mode) {
   return *e;
 }
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  auto at = text.find(from);
-  if (at == std::string::npos) throw std::runtime_error("no '" + from + "' in the device text");
-  return text.replace(at, from.size(), to);
-}
-
 std::string with_energy(const std::string& energy) { return kDevice + energy; }
-
-std::string write(const std::string& name, const std::string& text) {
-  auto path = temp_dir() + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
 
 // ---- the datasheet estimate ----
 
@@ -182,19 +152,6 @@ TEST(EnergyFile, BadEntriesAreRefusedWithTheField) {
 }
 
 // ---- predictions ----
-
-// gemm: A[256,1024] x W[1024,1024] (compute-bound); add: two 2^20 vectors (memory-bound);
-// relu: 16 elements (overhead-bound).
-std::string three_node_model() {
-  ModelBuilder b;
-  b.input("a", {int64_t{256}, int64_t{1024}}).weight("w", {1024, 1024});
-  b.input("x", {int64_t{1} << 20}).input("y", {int64_t{1} << 20}).input("s", {int64_t{16}});
-  b.output("g").output("z").output("r");
-  b.node("MatMul", {"a", "w"}, {"g"}, "gemm");
-  b.node("Add", {"x", "y"}, {"z"}, "add");
-  b.node("Relu", {"s"}, {"r"}, "relu");
-  return b.save("three");
-}
 
 TEST(EnergyPrediction, EachNodeIsEFlopWPlusEByteQPlusPStaticT) {
   auto d = device();
@@ -320,107 +277,6 @@ TEST(EnergyOutputs, SiPrefixesBelowOne) {
   EXPECT_EQ(report::si(0.5, "W"), "500 mW");
   EXPECT_EQ(report::si(4.09e9, "FLOP"), "4.09 GFLOP");
   EXPECT_EQ(report::si(1, "J"), "1 J");
-}
-
-TEST(EnergyOutputs, PredictJsonCarriesEnergyPerNodeAndPerInference) {
-  auto dev = write("joule.yaml", kDevice);
-  auto model = three_node_model();
-  auto out = run_ridge("predict " + model + " -d " + dev + " --no-store -f json");
-  ASSERT_EQ(out.exit_code, 0) << out.err;
-  auto j = Json::parse(out.out);
-  EXPECT_EQ(j["energy"]["predicted"], true);
-  EXPECT_EQ(j["energy"]["label"], "estimate");
-  EXPECT_NE(j["energy"]["source"].get<std::string>().find("TDP 100 W"), std::string::npos);
-  double sum = 0;
-  for (const auto& n : j["nodes"]) {
-    double expected =
-        50e-12 * n["flops"].get<double>() + 3e-10 * n["bytes"].get<double>() + 20 * n["time_s"].get<double>();
-    EXPECT_NEAR(n["energy_j"].get<double>(), expected, expected * 1e-12);
-    EXPECT_NEAR(n["power_w"].get<double>(), expected / n["time_s"].get<double>(), 1e-6);
-    sum += n["energy_j"].get<double>();
-  }
-  EXPECT_NEAR(j["totals"]["energy_per_inference_j"].get<double>(), sum, sum * 1e-12);
-  EXPECT_NEAR(j["totals"]["power_mean_w"].get<double>(), sum / j["totals"]["time_s"].get<double>(), 1e-6);
-  // People see that the figures are estimates.
-  auto table = run_ridge("predict " + model + " -d " + dev + " --no-store");
-  ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("energy: estimate coefficients"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find("predicted energy per inference (estimate)"), std::string::npos);
-  EXPECT_NE(table.out.find("docs/energy.md"), std::string::npos);
-  auto md = run_ridge("predict " + model + " -d " + dev + " --no-store -f md");
-  EXPECT_NE(md.out.find("estimate"), std::string::npos);
-  auto csv = run_ridge("predict " + model + " -d " + dev + " --no-store -f csv");
-  EXPECT_NE(csv.out.find("energy_j,power_w"), std::string::npos) << csv.out;
-}
-
-TEST(EnergyOutputs, WithoutEnergyTheFiguresAreEmptyNotZero) {
-  auto dev = write("nojoule.yaml", replaced(kDevice, "power: {tdp_w: 100, idle_w: 20, source: test datasheet}\n", ""));
-  auto out = run_ridge("predict " + three_node_model() + " -d " + dev + " --no-store -f json");
-  ASSERT_EQ(out.exit_code, 0) << out.err;
-  auto j = Json::parse(out.out);
-  EXPECT_EQ(j["energy"]["predicted"], false);
-  EXPECT_NE(j["energy"]["missing"].get<std::string>().find("no TDP"), std::string::npos);
-  EXPECT_FALSE(j["totals"].contains("energy_per_inference_j"));
-  for (const auto& n : j["nodes"]) EXPECT_FALSE(n.contains("energy_j"));
-  auto table = run_ridge("predict " + three_node_model() + " -d " + dev + " --no-store");
-  EXPECT_NE(table.out.find("energy: not predicted"), std::string::npos) << table.out;
-}
-
-TEST(EnergyOutputs, EveryModeOfASweepHasItsEnergy) {
-  auto dev = write("joule.yaml", kDevice);
-  auto out = run_ridge("predict " + three_node_model() + " -d " + dev + " --modes all --no-store -f json");
-  ASSERT_EQ(out.exit_code, 0) << out.err;
-  auto j = Json::parse(out.out);
-  ASSERT_EQ(j["points"].size(), 3u);
-  for (const auto& pt : j["points"]) {
-    EXPECT_EQ(pt["energy"]["label"], "estimate");
-    EXPECT_GT(pt["totals"]["energy_per_inference_j"].get<double>(), 0);
-  }
-  auto table = run_ridge("predict " + three_node_model() + " -d " + dev + " --modes all --no-store");
-  EXPECT_NE(table.out.find("energy/inference"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find("energy of modes full, half, slow: estimate"), std::string::npos) << table.out;
-}
-
-TEST(EnergyOutputs, DevicesShowListsEachModesCoefficients) {
-  auto dev = write("joule.yaml", kDevice);
-  auto out = run_ridge("devices show " + dev + ":half -f json");
-  ASSERT_EQ(out.exit_code, 0) << out.err;
-  auto j = Json::parse(out.out);
-  EXPECT_DOUBLE_EQ(j["energy"]["e_flop_j"]["fp32"].get<double>(), 50e-12 * 0.64);
-  EXPECT_DOUBLE_EQ(j["energy"]["p_static_w"].get<double>(), 20);
-  ASSERT_EQ(j["energy_modes"].size(), 3u);
-  EXPECT_EQ(j["energy_modes"][2]["mode"], "slow");
-  EXPECT_DOUBLE_EQ(j["energy_modes"][2]["e_flop_j"]["fp32"].get<double>(), 50e-12 * 0.36);
-  EXPECT_DOUBLE_EQ(j["energy_modes"][2]["e_byte_j"].get<double>(), 3e-10 * 0.36);
-  EXPECT_EQ(j["energy_modes"][2]["label"], "estimate");
-  auto table = run_ridge("devices show " + dev);
-  EXPECT_NE(table.out.find("energy coefficients per power mode"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find("50.0 pJ/FLOP"), std::string::npos) << table.out;
-}
-
-TEST(EnergyOutputs, PlotEnergyRooflineWritesCurvesPerModeAndThePredictedNodes) {
-  auto dev = write("joule.yaml", kDevice);
-  auto spec_path = temp_dir() + "/energy.vg.json";
-  auto out =
-      run_ridge("plot energy-roofline " + three_node_model() + " -d " + dev + ":half -o " + spec_path + " -f json");
-  ASSERT_EQ(out.exit_code, 0) << out.err;
-  auto summary = Json::parse(out.out);
-  EXPECT_EQ(summary["kind"], "energy-roofline");
-  EXPECT_EQ(summary["series"], 3);
-  EXPECT_EQ(summary["points"], 3);
-  std::ifstream in(spec_path);
-  auto spec = Json::parse(in);
-  for (const auto& p : report::figure::data_values(spec, "points")) {
-    EXPECT_EQ(p["series"], "half");
-    EXPECT_DOUBLE_EQ(p["flops_per_joule"].get<double>(), p["flops"].get<double>() / p["energy_j"].get<double>());
-  }
-  auto bad = run_ridge("plot energy-roofline -d " + dev + " --ceiling fp16_tensor -o " + spec_path);
-  EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.err.find("no ceiling 'fp16_tensor'"), std::string::npos) << bad.err;
-  auto none = write("nojoule.yaml", replaced(kDevice, "power: {tdp_w: 100, idle_w: 20, source: test datasheet}\n", ""));
-  auto missing = run_ridge("plot energy-roofline -d " + none + " -o " + spec_path);
-  EXPECT_NE(missing.exit_code, 0);
-  EXPECT_NE(missing.err.find("no TDP"), std::string::npos) << missing.err;
 }
 
 }  // namespace

@@ -76,7 +76,7 @@ Outcome check_case(const fs::path& dir, exec::Engine& engine, std::string& why) 
 }
 
 TEST(ExecutorBackendNodeTests, OutputsMatchOnnxReference) {
-  fs::path root = fs::path(RIDGE_ONNX_TESTDATA) / "node";
+  fs::path root = fs::path(onnx_testdata()) / "node";
   if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
   auto& engine = exec::load_engine();
   std::vector<fs::path> cases;

@@ -6,12 +6,15 @@
 #include <nlohmann/json.hpp>
 
 #include "shape/infer.h"
+#include "support/input_sizes_fixtures.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
 #include "util/error.h"
 
 namespace ridge::test {
 namespace {
+
+using namespace input_sizes_fixtures;  // NOLINT(google-build-using-namespace)
 
 nlohmann::json reference() {
   std::ifstream in(source_path("models/reference.json"));
@@ -119,16 +122,6 @@ TEST(InputSizes, InputRebindsDimsTheFileFixes) {
   EXPECT_TRUE(same.notes.empty());
 }
 
-// x[1,4,2,2] -> Reshape to the constant [1,16] -> Gemm with K = 16.
-std::string fixed_reshape_model() {
-  ModelBuilder b;
-  b.input("x", {int64_t{1}, int64_t{4}, int64_t{2}, int64_t{2}}).output("y");
-  b.int64_constant("target", {2}, {1, 16}).weight("fc", {16, 3});
-  b.node("Reshape", {"x", "target"}, {"flat"}, "/Reshape");
-  b.node("Gemm", {"flat", "fc"}, {"y"}, "/fc/Gemm");
-  return b.save("fixed_reshape");
-}
-
 TEST(InputSizes, ReshapeThatForbidsTheNewSizeIsOneLineNamingTheNode) {
   try {
     analyze_file(fixed_reshape_model(), {.batch = {}, .dims = {}, .inputs = {{"x", {1, 4, 3, 3}}}});
@@ -159,48 +152,6 @@ TEST(InputSizes, ShapesTheFileDeclaresAreNotKeptAfterRebinding) {
   EXPECT_EQ(node_named(analyze_file(path), "relu").output_shape, "1x4");
   auto rebound = analyze_file(path, {.batch = {}, .dims = {}, .inputs = {{"x", {1, 8}}}});
   EXPECT_EQ(node_named(rebound, "relu").status, cost::NodeStatus::kUnresolved);
-}
-
-void expect_one_line_error(const CommandResult& r, const std::string& expected) {
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
-}
-
-TEST(InputSizesCli, DefaultNoteAndInputOnBundledModels) {
-  auto plain = run_ridge("analyze " + model_path("resnet50") + " --summary");
-  ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  auto all = plain.out + plain.err;
-  EXPECT_NE(all.find("height=224, width=224 (default from the model file)"), std::string::npos) << all;
-  EXPECT_NE(all.find("4089184256"), std::string::npos) << all;
-  auto bigger = run_ridge("analyze " + model_path("resnet50") + " --input input=1x3x320x320 --format json");
-  ASSERT_EQ(bigger.exit_code, 0) << bigger.err;
-  auto doc = nlohmann::json::parse(bigger.out);
-  EXPECT_EQ(doc["inputs"]["input"], "1x3x320x320");
-  EXPECT_EQ(doc["totals"]["macs"].get<int64_t>(), 8343142400LL);
-  auto sweep = run_ridge("analyze " + model_path("mobilenet_v2") + " --sweep height=160,224,320 --format csv");
-  EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
-}
-
-TEST(InputSizesCli, FixedSizeClassifierRefusesAnotherSizeOnOneLine) {
-  // AlexNet's classifier takes 256*6*6 features: at 320 the flattened features no longer fit.
-  expect_one_line_error(run_ridge("analyze " + model_path("alexnet") + " --input input=1x3x320x320"),
-                        "--input input=1x3x320x320: node '");
-  expect_one_line_error(run_ridge("analyze " + model_path("alexnet") + " --input input=1x3x320x320"),
-                        "(Gemm): inner dimensions differ: 20736 vs 9216");
-  expect_one_line_error(run_ridge("analyze " + fixed_reshape_model() + " --input x=1x4x3x3"),
-                        "node '/Reshape' (Reshape): cannot reshape 1x4x3x3");
-}
-
-TEST(InputSizesCli, BenchInputSweepOnBundledCnn) {
-  auto r = run_ridge("bench " + model_path("mobilenet_v2") +
-                     " --sweep input=64,96 --max-time 0.05 --warmup 0 --no-per-node -f json --threads 1");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto doc = nlohmann::json::parse(r.out);
-  ASSERT_EQ(doc["runs"].size(), 2u);
-  EXPECT_EQ(doc["runs"][0]["input_size"], "64");
-  EXPECT_EQ(doc["runs"][1]["input_size"], "96");
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ TEST(Loader, BundledModelsHaveNoWeightBytes) {
 
 TEST(Loader, SubgraphsFromOnnxTestData) {
   for (const char* test : {"test_if", "test_loop11", "test_scan9_sum"}) {
-    auto path = std::string(RIDGE_ONNX_TESTDATA) + "/node/" + test + "/model.onnx";
+    auto path = onnx_testdata() + "/node/" + test + "/model.onnx";
     if (!std::filesystem::exists(path)) GTEST_SKIP() << "libonnx-testdata not installed";
     auto model = onnx::load_model(path);
     bool has_subgraph = false;
@@ -73,7 +73,7 @@ namespace {
 // iteration, over 3 slices. Scan-8 adds a leading batch dim (1) and a sequence_lens input.
 TEST(ControlFlowCost, ScanCostsBodyTimesIterations) {
   for (const char* test : {"test_scan9_sum", "test_scan_sum"}) {
-    auto path = std::string(RIDGE_ONNX_TESTDATA) + "/node/" + test + "/model.onnx";
+    auto path = onnx_testdata() + "/node/" + test + "/model.onnx";
     if (!std::filesystem::exists(path)) GTEST_SKIP() << "libonnx-testdata not installed";
     auto r = analyze_file(path);
     ASSERT_EQ(r.cost.nodes.size(), 1u) << test;

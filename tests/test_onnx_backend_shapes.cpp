@@ -100,7 +100,7 @@ Outcome check_case(const fs::path& dir, std::string& why) {
 }
 
 TEST(OnnxBackendNodeTests, InferredShapesMatchExpectedOutputs) {
-  fs::path root = fs::path(RIDGE_ONNX_TESTDATA) / "node";
+  fs::path root = fs::path(onnx_testdata()) / "node";
   if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
   int pass = 0, skip = 0, fail = 0;
   std::string failures;

@@ -9,6 +9,7 @@
 #include "cli/output_options.h"
 #include "onnx/model_reader.h"
 #include "report/format.h"
+#include "util/build_tree.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -26,7 +27,7 @@ std::string bundled_model_dir() {
     auto installed = exe.parent_path().parent_path() / "share" / "ridge" / "models";
     if (fs::is_directory(installed, ec)) return installed.string();
   }
-  return RIDGE_MODEL_DIR;
+  return build_tree::model_dir();
 }
 
 report::Document models_document(const std::string& dir) {

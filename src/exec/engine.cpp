@@ -9,6 +9,7 @@
 #include <set>
 
 #include "exec/cuda_module.h"
+#include "util/build_tree.h"
 #include "util/error.h"
 #include "util/module.h"
 
@@ -33,7 +34,7 @@ Engine& load_engine(Device device) {
   ::setenv("OMP_PROC_BIND", "true", 0);
   ::setenv("OPENBLAS_NUM_THREADS", "1", 0);
   static Engine* engine = reinterpret_cast<Factory>(
-      module_symbol("libridge_exec.so", "RIDGE_EXEC_MODULE", RIDGE_EXEC_MODULE_PATH, "ridge_exec_engine"))();
+      module_symbol("libridge_exec.so", "RIDGE_EXEC_MODULE", build_tree::exec_module(), "ridge_exec_engine"))();
   return *engine;
 }
 

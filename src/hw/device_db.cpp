@@ -9,6 +9,7 @@
 
 #include "hw/device_file.h"
 #include "hw/host.h"
+#include "util/build_tree.h"
 #include "util/error.h"
 #include "util/module.h"
 
@@ -36,7 +37,7 @@ std::vector<std::string> device_search_path() {
     std::error_code ec;
     if (fs::is_directory(installed, ec)) dirs.push_back(installed.string());
   }
-  dirs.push_back(RIDGE_DEVICE_DIR);
+  dirs.push_back(build_tree::device_dir());
   return dirs;
 }
 

@@ -10,9 +10,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "ridge_test_paths.h"
+
 namespace ridge::test {
 
-std::string source_path(const std::string& relative) { return std::string(RIDGE_SOURCE_DIR) + "/" + relative; }
+std::string source_path(const std::string& relative) { return std::string(generated::kSourceDir) + "/" + relative; }
+
+std::string ridge_binary() { return generated::kRidgeBinary; }
+
+std::string onnx_testdata() { return generated::kOnnxTestdata; }
 
 std::string model_path(const std::string& name) { return source_path("models/" + name + ".onnx"); }
 
@@ -87,8 +93,8 @@ CommandResult run_ridge(const std::string& args, const std::string& environment)
   std::string no_leak_scan;
   for (const char* command : kTorchCommands)
     if (args.rfind(command, 0) == 0) no_leak_scan = "ASAN_OPTIONS=\"${ASAN_OPTIONS}:detect_leaks=0\" ";
-  std::string command = no_leak_scan + (environment.empty() ? "" : environment + " ") + std::string(RIDGE_BINARY) +
-                        " " + args + " >" + base + ".out 2>" + base + ".err";
+  std::string command = no_leak_scan + (environment.empty() ? "" : environment + " ") + ridge_binary() + " " + args +
+                        " >" + base + ".out 2>" + base + ".err";
   int status = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

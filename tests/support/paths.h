@@ -5,6 +5,8 @@
 namespace ridge::test {
 
 std::string source_path(const std::string& relative);
+std::string ridge_binary();   // the ridge executable of this build tree
+std::string onnx_testdata();  // Debian's ONNX test data (libonnx-testdata): <dir>/node/<test>/model.onnx
 std::string model_path(const std::string& name);  // models/<name>.onnx
 std::string temp_dir();
 

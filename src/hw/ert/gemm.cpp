@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "util/build_tree.h"
 #include "util/error.h"
 #include "util/module.h"
 
@@ -16,8 +17,8 @@ namespace {
 using GemmFn = int (*)(int, int, int, double*, char*, int);
 
 GemmFn load_plugin() {
-  static GemmFn fn = reinterpret_cast<GemmFn>(
-      module_symbol("libridge_aten_gemm.so", "RIDGE_ATEN_GEMM", RIDGE_ATEN_GEMM_PATH, "ridge_gemm_fp32_rates"));
+  static GemmFn fn = reinterpret_cast<GemmFn>(module_symbol("libridge_aten_gemm.so", "RIDGE_ATEN_GEMM",
+                                                            build_tree::aten_gemm_module(), "ridge_gemm_fp32_rates"));
   return fn;
 }
 

@@ -7,13 +7,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/build_tree.h"
 #include "util/error.h"
 #include "util/module.h"
 #include "util/program.h"
-
-#ifndef RIDGE_BUILD_SHARE_DIR
-#define RIDGE_BUILD_SHARE_DIR ""
-#endif
 
 namespace ridge::report::figure {
 namespace fs = std::filesystem;
@@ -100,7 +97,7 @@ std::optional<std::string> share_file(const std::string& name) {
     dirs.push_back(exe / "../share/ridge");
     dirs.push_back(exe / "share/ridge");
   }
-  if (*RIDGE_BUILD_SHARE_DIR) dirs.emplace_back(RIDGE_BUILD_SHARE_DIR);
+  dirs.emplace_back(build_tree::share_dir());
   for (const auto& dir : dirs) {
     std::error_code ec;
     if (fs::is_regular_file(dir / name, ec)) return (dir / name).lexically_normal().string();

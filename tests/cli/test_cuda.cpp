@@ -1,0 +1,65 @@
+// The GPU module through the binary on a machine without a GPU: options the device cannot honour refused
+// before anything runs, a run refused in one line, and doctor's module check.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "exec/cuda_module.h"
+#include "support/paths.h"
+
+namespace ridge::test {
+namespace {
+
+void expect_one_line_error(const CommandResult& r, const std::string& expected) {
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+}
+
+TEST(CudaCli, OptionsTheDeviceCannotHonourAreRefusedBeforeAnythingRuns) {
+  auto model = model_path("alexnet");
+  expect_one_line_error(run_ridge("bench " + model + " --precision tf32"), "--precision tf32");
+  expect_one_line_error(run_ridge("bench " + model + " --conv-algo fft-tiling"), "--conv-algo fft-tiling");
+  expect_one_line_error(run_ridge("bench " + model + " --mode cuda-graph"), "--mode cuda-graph");
+  expect_one_line_error(run_ridge("run " + model + " --gpu 1"), "--gpu");
+  expect_one_line_error(run_ridge("bench " + model + " --device cuda --threads 2"), "--threads");
+  expect_one_line_error(run_ridge("bench " + model + " --device cuda --mode optimized"), "--mode optimized");
+  expect_one_line_error(run_ridge("bench " + model + " --device cuda --memory-format channels-last"), "channels-last");
+  auto list = run_ridge("bench --list-algorithms -f json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  for (const auto* name :
+       {"implicit-precomp-gemm", "fft-tiling", "winograd-nonfused", "heuristic", "benchmark", "cuda-graph", "tf32"})
+    EXPECT_NE(list.out.find(std::string("\"") + name + "\""), std::string::npos) << name;
+}
+
+// This machine may have no GPU: then --device cuda says why in one line, exit 1, nothing measured.
+TEST(CudaCli, WithoutAGpuTheRunIsRefusedInOneLine) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) GTEST_SKIP() << "a GPU is present: scripts/gpu-check.sh";
+  ASSERT_TRUE(exec::cuda_module_built());
+  auto r = run_ridge("bench " + model_path("alexnet") + " --device cuda --iters 2 --no-store");
+  expect_one_line_error(r, "--device cuda: ");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  auto run = run_ridge("run " + model_path("resnet50") + " --device cuda");
+  expect_one_line_error(run, "GPU");
+}
+
+TEST(CudaCli, DoctorSaysWhetherTheGpuModuleLoads) {
+  auto ok = run_ridge("doctor -f json");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("loads (" + ridge_binary().substr(0, ridge_binary().rfind('/')) + "/libridge_cuda.so)"),
+            std::string::npos)
+      << ok.out;
+  auto fake = temp_dir() + "/libridge_cuda.so";
+  { std::ofstream(fake) << "not a shared library\n"; }
+  auto broken = run_ridge("doctor --for bench-cuda", "RIDGE_CUDA_MODULE=" + fake);
+  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_NE(broken.err.find("GPU module missing [the module's libraries"), std::string::npos) << broken.err;
+  EXPECT_NE(broken.out.find("cannot load module '" + fake + "'"), std::string::npos) << broken.out;
+}
+
+}  // namespace
+}  // namespace ridge::test

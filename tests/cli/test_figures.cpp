@@ -1,0 +1,229 @@
+// `ridge plot roofline` through the binary: the plotted numbers against what the commands print, the
+// renderers' files (SVG marks, PNG size and content), and the HTML page opened in a real headless Chromium.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "hw/device_db.h"
+#include "hw/roofline.h"
+#include "report/figure/render.h"
+#include "report/figure/roofline_figure.h"
+#include "report/figure/sources.h"
+#include "support/browser.h"
+#include "support/figures_fixtures.h"
+#include "support/paths.h"
+#include "util/error.h"
+
+namespace ridge::report::figure {
+namespace {
+
+using namespace test::figures_fixtures;  // NOLINT(google-build-using-namespace)
+
+using test::count_of;
+using test::distinct_colours;
+using test::model_path;
+using test::png_size;
+using test::run_ridge;
+using test::temp_dir;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+Json json_file(const std::string& path) { return Json::parse(slurp(path)); }
+
+// The plot command's points are the nodes `ridge predict` prints, with the same FLOPs, bytes and time.
+TEST(PlotRoofline, OnePointPerPredictedNodeWithThePrintedNumbers) {
+  auto dir = temp_dir();
+  auto spec_path = dir + "/alexnet-h100.vg.json";
+  auto plot = run_ridge("plot roofline " + model_path("alexnet") + " -d h100-sxm -o " + spec_path + " -f json");
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  auto summary = Json::parse(plot.out);
+  auto predict = run_ridge("predict " + model_path("alexnet") + " -d h100-sxm --no-store -f json");
+  ASSERT_EQ(predict.exit_code, 0) << predict.err;
+  auto prediction = Json::parse(predict.out);
+  auto spec = json_file(spec_path);
+  const auto& points = data_values(spec, "points");
+  size_t with_work = 0;
+  for (const auto& node : prediction["nodes"]) {
+    if (!node.contains("flops") || node["flops"].get<double>() == 0) continue;
+    ++with_work;
+    const auto& p = row_where(points, "name", node["name"].get<std::string>());
+    EXPECT_EQ(p["flops"].get<double>(), node["flops"].get<double>());
+    EXPECT_EQ(p["bytes"].get<double>(), node["bytes"].get<double>());
+    EXPECT_DOUBLE_EQ(p["time_s"].get<double>(), node["time_s"].get<double>());
+    EXPECT_DOUBLE_EQ(p["intensity"].get<double>(), node["flops"].get<double>() / node["bytes"].get<double>());
+  }
+  EXPECT_EQ(with_work, 19u);  // AlexNet's 20 nodes less the Flatten
+  EXPECT_EQ(points.size(), with_work);
+  EXPECT_EQ(summary["points"], with_work);
+  EXPECT_EQ(summary["kind"], "roofline");
+  // Ceilings: the device file's, every one of them for a single device.
+  auto device = hw::find_device("h100-sxm");
+  auto roofline = hw::roofline_for(device, hw::resolve_mode(device, ""));
+  EXPECT_EQ(data_values(spec, "ceilings").size(), roofline.peak_flops.size() + roofline.bandwidth.size());
+  // Equal ceilings share one label instead of printing two on one line (the H100's FP64 tensor and
+  // FP32 vector peaks are both 66.9 TFLOP/s).
+  ASSERT_EQ(roofline.peak_flops.at("fp32").value, roofline.peak_flops.at("fp64_tensor").value);
+  EXPECT_EQ(row_where(data_values(spec, "ceilings"), "key", "fp64_tensor")["text"], "");
+  size_t both = 0;
+  for (const auto& row : data_values(spec, "ceilings"))
+    if (row["text"].get<std::string>().find("fp32") != std::string::npos &&
+        row["text"].get<std::string>().find("fp64_tensor") != std::string::npos)
+      ++both;
+  EXPECT_EQ(both, 1u);
+}
+
+TEST(PlotRoofline, BadInputGetsOneLine) {
+  auto dir = temp_dir();
+  auto no_device = run_ridge("plot roofline " + model_path("alexnet") + " -o " + dir + "/x.svg");
+  EXPECT_EQ(no_device.exit_code, 1);
+  EXPECT_NE(no_device.err.find("needs a device"), std::string::npos) << no_device.err;
+  auto bad_ext = run_ridge("plot roofline " + model_path("alexnet") + " -d t4 -o " + dir + "/x.jpg");
+  EXPECT_EQ(bad_ext.exit_code, 1);
+  EXPECT_NE(bad_ext.err.find(".html, .svg, .png, .pdf"), std::string::npos) << bad_ext.err;
+  std::ofstream(dir + "/not-ridge.json") << R"({"hello": 1})";
+  auto foreign = run_ridge("plot roofline --from " + dir + "/not-ridge.json -o " + dir + "/x.svg");
+  EXPECT_EQ(foreign.exit_code, 1);
+  EXPECT_NE(foreign.err.find("not a JSON output ridge can draw"), std::string::npos) << foreign.err;
+  auto bad_mode =
+      run_ridge("plot roofline " + model_path("alexnet") + " -d jetson-agx-orin-64gb:TURBO -o " + dir + "/x.svg");
+  EXPECT_EQ(bad_mode.exit_code, 1);
+  for (const auto& r : {no_device, bad_ext, foreign, bad_mode}) EXPECT_EQ(count_of(r.err, "\n"), 1u) << r.err;
+}
+
+TEST(PlotRoofline, FromAPredictionJsonDrawsTheSamePoints) {
+  auto dir = temp_dir();
+  auto predict = run_ridge("predict " + model_path("alexnet") + " -d t4 --no-store -f json");
+  ASSERT_EQ(predict.exit_code, 0);
+  std::ofstream(dir + "/p.json") << predict.out;
+  ASSERT_EQ(run_ridge("plot roofline --from " + dir + "/p.json -o " + dir + "/from.vg.json").exit_code, 0);
+  ASSERT_EQ(run_ridge("plot roofline " + model_path("alexnet") + " -d t4 -o " + dir + "/live.vg.json").exit_code, 0);
+  auto from = json_file(dir + "/from.vg.json"), live = json_file(dir + "/live.vg.json");
+  EXPECT_EQ(data_values(from, "points").size(), data_values(live, "points").size());
+  EXPECT_EQ(data_values(from, "ceilings").size(), data_values(live, "ceilings").size());
+  for (size_t i = 0; i < data_values(live, "points").size(); ++i)
+    EXPECT_EQ(data_values(from, "points")[i]["flops_per_s"], data_values(live, "points")[i]["flops_per_s"]);
+}
+
+// Measured node times from `ridge bench -f json` become a series with the analysis' FLOPs and bytes.
+TEST(PlotRoofline, MeasuredBenchTimesAreASeries) {
+  auto dir = temp_dir();
+  auto bench = run_ridge("bench " + model_path("alexnet") + " --no-store --max-time 0.5 --min-runs 2 -f json");
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  std::ofstream(dir + "/bench.json") << bench.out;
+  auto plot = run_ridge("plot roofline " + model_path("alexnet") + " -d t4 --measured " + dir + "/bench.json -o " +
+                        dir + "/m.vg.json -f json");
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  auto analyze = Json::parse(run_ridge("analyze " + model_path("alexnet") + " --no-store -f json").out);
+  auto spec = json_file(dir + "/m.vg.json");
+  auto run = Json::parse(bench.out)["runs"][0];
+  size_t measured = 0;
+  for (const auto& p : data_values(spec, "points")) {
+    if (p["time_kind"] != "measured") continue;
+    ++measured;
+    EXPECT_EQ(p["series"], "measured cpu eager fp32");
+    const auto& node = row_where(run["nodes"], "name", p["name"].get<std::string>());
+    EXPECT_DOUBLE_EQ(p["time_s"].get<double>(), node["mean_ms"].get<double>() / 1000);
+    const auto& cost = row_where(analyze["nodes"], "name", p["name"].get<std::string>());
+    EXPECT_EQ(p["flops"].get<double>(), cost["flops"].get<double>());
+    EXPECT_EQ(p["bytes"].get<double>(), cost["bytes"].get<double>());
+  }
+  EXPECT_EQ(measured, 19u);
+  // A bench of another batch size does not match the model as bound: refused, not mixed.
+  auto other = run_ridge("plot roofline " + model_path("alexnet") + " -d t4 --batch 2 --measured " + dir +
+                         "/bench.json -o " + dir + "/m2.vg.json");
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("no inference run at batch 2"), std::string::npos) << other.err;
+}
+
+// A stored prediction draws by id, like its printed JSON does.
+TEST(PlotRoofline, AStoredPredictionDrawsById) {
+  auto dir = temp_dir();
+  auto store = dir + "/stored.db";
+  ASSERT_EQ(run_ridge("predict " + model_path("alexnet") + " -d t4 --store " + store).exit_code, 0);
+  auto listed = Json::parse(run_ridge("results --store " + store + " -f json").out);
+  ASSERT_EQ(listed["results"].size(), 1u);
+  auto id = listed["results"][0]["id"].get<int64_t>();
+  auto plot = run_ridge("plot roofline --store " + store + " --result " + std::to_string(id) + " -o " + dir +
+                        "/stored.vg.json -f json");
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  EXPECT_EQ(Json::parse(plot.out)["points"], 19);
+  auto missing = run_ridge("plot roofline --store " + store + " --result 99 -o " + dir + "/x.svg");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("no result 99"), std::string::npos) << missing.err;
+}
+
+TEST(PlotRoofline, SvgHasOneLabelledMarkPerPointAndPngHasTheRequestedWidth) {
+  auto dir = temp_dir();
+  auto plot = run_ridge("plot roofline " + model_path("alexnet") + " -d jetson-agx-orin-64gb --modes all -o " + dir +
+                        "/r.svg -f json");
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  auto points = Json::parse(plot.out)["points"].get<size_t>();
+  EXPECT_EQ(points, 19u * hw::find_device("jetson-agx-orin-64gb").modes.size());
+  auto svg = slurp(dir + "/r.svg");
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_EQ(count_of(svg, "aria-label=\"node: "), points);  // every point names its node (the tooltip's text)
+
+  auto png = run_ridge("plot roofline " + model_path("alexnet") + " -d t4 --width 900 -o " + dir + "/r.png");
+  ASSERT_EQ(png.exit_code, 0) << png.err;
+  auto [width, height] = png_size(dir + "/r.png");
+  EXPECT_EQ(width, 900u);
+  EXPECT_GT(height, 300u);
+  EXPECT_GT(distinct_colours(dir + "/r.png"), 20);  // lines, points, text: not blank
+
+  auto pdf = run_ridge("plot roofline " + model_path("alexnet") + " -d t4 -o " + dir + "/r.pdf");
+  ASSERT_EQ(pdf.exit_code, 0) << pdf.err;
+  EXPECT_EQ(slurp(dir + "/r.pdf").substr(0, 5), "%PDF-");
+}
+
+TEST(PlotRoofline, WithoutTheRendererTheSpecIsKeptAndTheErrorSaysHow) {
+  auto dir = temp_dir();
+  // A PATH without node: the SVG cannot be drawn.
+  auto r = run_ridge("plot roofline " + model_path("alexnet") + " -d t4 -o " + dir + "/r.png", "PATH=/nonexistent");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("apt-get install nodejs node-vega"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ridge plot render"), std::string::npos) << r.err;
+  auto spec = json_file(dir + "/r.vg.json");
+  EXPECT_EQ(data_values(spec, "points").size(), 19u);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.png"));
+  // ... and rendering it later gives the figure.
+  auto later = run_ridge("plot render " + dir + "/r.vg.json -o " + dir + "/r.svg");
+  ASSERT_EQ(later.exit_code, 0) << later.err;
+  EXPECT_EQ(count_of(slurp(dir + "/r.svg"), "aria-label=\"node: "), 19u);
+}
+
+// The HTML page opened from disk by a real browser: no errors, every figure rendered with one mark
+// per point, each naming its node (Vega's tooltip text), and a screenshot that is not blank.
+TEST(PlotRoofline, HtmlRendersInHeadlessChromium) {
+  if (!test::chromium()) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it)";
+  auto dir = temp_dir();
+  auto plot = run_ridge("plot roofline " + model_path("alexnet") + " -d h100-sxm -d t4 --with-training -o " + dir +
+                        "/r.html -f json");
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  auto points = Json::parse(plot.out)["points"].get<size_t>();
+  auto html = slurp(dir + "/r.html");
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org"));  // no fetches: everything inline
+  auto page = test::render_page(dir + "/r.html", dir);
+  ASSERT_TRUE(page.ok) << page.log;
+  EXPECT_NE(page.body.find("data-figures=\"1\""), std::string::npos) << page.body;
+  EXPECT_NE(page.body.find("data-rendered=\"1\""), std::string::npos) << page.body;
+  EXPECT_NE(page.body.find("data-errors=\"0\""), std::string::npos) << page.body;
+  EXPECT_EQ(count_of(page.dom, "aria-label=\"node: "), points);
+  // 2 devices x (19 nodes with work in inference + the same 19 and the optimizer step in training).
+  EXPECT_EQ(points, 2u * 19u + 2u * (19u + 1u));
+
+  ASSERT_TRUE(test::screenshot(dir + "/r.html", dir + "/shot.png", 1200, 900, dir));
+  auto [width, height] = png_size(dir + "/shot.png");
+  EXPECT_EQ(width, 1200u);
+  EXPECT_EQ(height, 900u);
+  EXPECT_GT(distinct_colours(dir + "/shot.png"), 20);
+}
+
+}  // namespace
+}  // namespace ridge::report::figure
