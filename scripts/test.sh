@@ -42,6 +42,7 @@ ccache_counts() {
   fi
 }
 read -r hits0 misses0 < <(ccache_counts)
+step() { echo "== $* [at $(($(date +%s) - started)) s]"; }
 ccache_report() {
   local hits misses
   read -r hits misses < <(ccache_counts)
@@ -54,10 +55,10 @@ ccache_report() {
 }
 
 # The test builds: one CUDA architecture (the H100/H200's), where the toolkit is found.
-test_flags=(-G Ninja -DRIDGE_WERROR=ON -DRIDGE_TESTS=ON -DCMAKE_CUDA_ARCHITECTURES=90-real)
+test_flags=(-G Ninja -DRIDGE_WERROR=ON -DRIDGE_TESTS=ON -DRIDGE_CUDA_ARCH=90-real)
 
 if [ "$quick_only" = 1 ]; then
-  echo "== quick tier (in-process unit tests)"
+  step "quick tier (in-process unit tests)"
   cmake -S . -B build "${test_flags[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build build --target ridge_quick_tests
   ctest --test-dir build -L quick -j "$jobs" --output-on-failure
@@ -65,19 +66,20 @@ if [ "$quick_only" = 1 ]; then
   exit 0
 fi
 
-echo "== formatting (clang-format, .clang-format)"
+step "formatting (clang-format, .clang-format)"
 git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run --Werror
 
-echo "== build (warnings are errors)"
+step "build what the quick tier needs (warnings are errors)"
 cmake -S . -B build "${test_flags[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build --target ridge_quick_tests
-echo "== quick tier (in-process unit tests; stops at the first failure)"
+step "quick tier (in-process unit tests; stops at the first failure)"
 ctest --test-dir build -L quick -j "$jobs" --output-on-failure --stop-on-failure
+step "build the rest (the ridge binary, its modules, the binary-driven tests)"
 cmake --build build
-echo "== binary-driven and end-to-end tests (tests/cli, SLURM)"
+step "binary-driven and end-to-end tests (tests/cli, SLURM)"
 ctest --test-dir build -LE quick -j "$jobs" --output-on-failure
 
-echo "== installed layout (cmake --install into a temporary prefix, run from outside the tree)"
+step "installed layout (cmake --install into a temporary prefix, run from outside the tree)"
 repo=$(pwd)
 prefix=$(cd "$(mktemp -d)" && pwd -P)  # resolved: /proc/self/exe and LD_DEBUG show real paths
 trap 'rm -rf "$prefix"' EXIT
@@ -115,14 +117,16 @@ mv "$prefix/usr" "$prefix/moved"  # the tree finds its libraries, modules and de
 echo "installed layout: ok"
 
 if [ "${RIDGE_SKIP_SANITIZE:-0}" != 1 ]; then
-  echo "== tests under ASan + UBSan (the quick tier first)"
+  step "build under ASan + UBSan"
   cmake -S . -B build-asan "${test_flags[@]}" -DCMAKE_BUILD_TYPE=Debug -DRIDGE_SANITIZE=ON >/dev/null
   cmake --build build-asan
   # A failing test runs once more (a real failure fails twice): LeakSanitizer's exit-time scan itself
   # crashes now and then on this machine ("Tracer caught signal 11 ... LeakSanitizer has encountered
   # a fatal error") in ridge processes that ran libtorch, under load; it is not a leak report.
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+  step "quick tier under ASan + UBSan"
   ctest --test-dir build-asan -L quick -j "$jobs" --output-on-failure --repeat until-pass:2 --stop-on-failure
+  step "the rest under ASan + UBSan"
   ctest --test-dir build-asan -LE quick -j "$jobs" --output-on-failure --repeat until-pass:2
   unset ASAN_OPTIONS UBSAN_OPTIONS
 fi
@@ -132,12 +136,13 @@ fi
 # each (RIDGE_FUZZ_EXTRA_SECONDS, default 15 s): about 4 minutes in all.
 model_seconds=${RIDGE_FUZZ_SECONDS:-60}
 extra_seconds=${RIDGE_FUZZ_EXTRA_SECONDS:-15}
-echo "== fuzz the parsers (model loader ${model_seconds} s, the others ${extra_seconds} s each)"
+step "build the fuzz targets (clang, libFuzzer)"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGE_FUZZ=ON \
   -DRIDGE_TESTS=OFF >/dev/null
 cmake --build build-fuzz --target fuzz_model_reader fuzz_device_yaml fuzz_node_times fuzz_tensor_proto fuzz_einsum \
   fuzz_calib_samples fuzz_bench_json fuzz_document_codec fuzz_figure_sources fuzz_ncu_csv fuzz_torch_trace \
   fuzz_energy_runs fuzz_tegrastats fuzz_power_csv
+step "fuzz the parsers (model loader ${model_seconds} s, the others ${extra_seconds} s each)"
 corpus=build-fuzz/corpus
 rm -rf "$corpus"
 mkdir -p "$corpus"/{model_reader,device_yaml,node_times,tensor_proto,einsum,calib_samples,bench_json,document_codec,figure_sources,ncu_csv,torch_trace,energy_runs,tegrastats,power_csv}
