@@ -2,6 +2,7 @@
 // placeholders, and shell lines that paste into bash.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -23,8 +24,9 @@ using nlohmann::json;
 using profile::NcuOptions;
 using profile::SweepAxis;
 
+// --nvtx always: a program's ranges name its kernels' layers (docs/ncu.md).
 const std::vector<std::string> kMetricsArgs{
-    "--csv", "--page", "details", "--print-units", "base", "--metrics", profile::ncu_roofline_metric_list()};
+    "--csv", "--page", "details", "--print-units", "base", "--metrics", profile::ncu_roofline_metric_list(), "--nvtx"};
 
 std::vector<std::string> with_metrics(std::vector<std::string> head, const std::vector<std::string>& tail) {
   head.insert(head.end(), kMetricsArgs.begin(), kMetricsArgs.end());
@@ -59,6 +61,24 @@ TEST(NcuCommand, ArgvOfThePlainRun) {
             with_metrics({"ncu"}, {"--log-file", "out/ncu.csv", "./app", "-n", "3"}));
 }
 
+// On a GPU of a known compute capability the command asks for its tensor-core ops counters after the table.
+TEST(NcuCommand, AKnownComputeCapabilityAddsItsCounters) {
+  NcuOptions o;
+  o.cc = "9.0";
+  auto argv = profile::ncu_argv(o, {"./app"}, "ncu.csv");
+  auto metrics = std::find(argv.begin(), argv.end(), "--metrics");
+  ASSERT_NE(metrics, argv.end());
+  EXPECT_EQ(
+      *(metrics + 1), profile::ncu_roofline_metric_list() + "," + [] {
+        std::string rest;
+        for (const auto& m : profile::ncu_cc_metrics("9.0")) rest += (rest.empty() ? "" : ",") + std::string(m.name);
+        return rest;
+      }());
+  EXPECT_NE((metrics + 1)->find("sm__ops_path_tensor_src_tf32_dst_fp32.sum"), std::string::npos);
+  EXPECT_NE((metrics + 1)->find("sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum"), std::string::npos);
+  ASSERT_NE(profile::find_ncu_roofline_metric("sm__ops_path_tensor_src_fp16.sum"), nullptr);
+}
+
 TEST(NcuCommand, ArgvWithEveryFilter) {
   NcuOptions o;
   o.ncu = "/opt/nsight/ncu";
@@ -70,7 +90,7 @@ TEST(NcuCommand, ArgvWithEveryFilter) {
   o.target_processes = "all";
   EXPECT_EQ(profile::ncu_argv(o, {"python3", "x.py"}, "d/ncu.csv"),
             with_metrics({"/opt/nsight/ncu"},
-                         {"--nvtx", "--nvtx-include", "forward/", "--nvtx-include", "dom@step/", "--kernel-name",
+                         {"--nvtx-include", "forward/", "--nvtx-include", "dom@step/", "--kernel-name",
                           "regex:gemm|conv", "--launch-skip", "10", "--launch-count", "5", "--clock-control", "none",
                           "--target-processes", "all", "--log-file", "d/ncu.csv", "python3", "x.py"}));
   o.kernel_name = "regex:^sgemm";  // already a regex: not prefixed twice

@@ -15,6 +15,9 @@
 #include "profile/ncu_export.h"
 #include "profile/ncu_kernel.h"
 #include "profile/ncu_metrics.h"
+#include "profile/tensor_ops.h"
+#include "report/ncu_report.h"
+#include "report/printer.h"
 #include "support/model_builder.h"
 #include "support/ncu_import_fixtures.h"
 #include "support/paths.h"
@@ -192,6 +195,178 @@ TEST(NcuImport, TheCommandsMetricSetGivesEveryFigure) {
   EXPECT_DOUBLE_EQ(at(k, "fp16"), 4);
   EXPECT_DOUBLE_EQ(at(k, "tensor"), 512);
   EXPECT_TRUE(k.l1_bytes && k.l2_bytes && k.dram_bytes);
+}
+
+// --- Tensor-core work from the ops counters (profile/tensor_ops.h) ---
+
+TEST(TensorOps, CounterNamesAreReadFieldByField) {
+  auto total = profile::parse_tensor_ops_counter("sm__ops_path_tensor_src_fp16.sum");
+  ASSERT_TRUE(total);
+  EXPECT_EQ(total->source, "fp16");
+  EXPECT_TRUE(total->instruction.empty() && total->destination.empty() && total->sparsity.empty());
+  auto leaf = profile::parse_tensor_ops_counter("sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_on");
+  ASSERT_TRUE(leaf);
+  EXPECT_EQ(leaf->instruction, "hmma");
+  EXPECT_EQ(leaf->source, "fp16");
+  EXPECT_EQ(leaf->destination, "fp32");
+  EXPECT_EQ(leaf->sparsity, "on");
+  auto bf16 = profile::parse_tensor_ops_counter("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
+  ASSERT_TRUE(bf16);
+  EXPECT_EQ(bf16->source, "bf16");
+  EXPECT_EQ(bf16->destination, "fp32");
+  for (const char* other : {"sm__inst_executed_pipe_tensor.sum", "sm__ops_path_tensor_src_fp16_sparsity_maybe",
+                            "sm__ops_path_tensor_op_hmma", "sm__ops_path_tensor_src_.sum", "dram__bytes.sum"})
+    EXPECT_FALSE(profile::parse_tensor_ops_counter(other)) << other;
+}
+
+std::map<std::string, profile::MetricValue> ops_metrics(const std::vector<std::pair<std::string, double>>& values) {
+  std::map<std::string, profile::MetricValue> m;
+  for (const auto& [name, value] : values) m[name] = profile::MetricValue{value, "", true};
+  return m;
+}
+
+// The totals count every instruction and sparsity once; the 2:4-sparse leaves inside a total are labelled, the
+// rest of it dense. Numbers by hand: fp16 1000 ops, of which 100 (hmma, fp32 acc.) + 50 (hgmma) sparse.
+TEST(TensorOps, ATotalCountsEachOperationOnceAndItsSparsePartIsLabelled) {
+  auto work = profile::tensor_work(ops_metrics({{"sm__ops_path_tensor_src_fp16.sum", 1000},
+                                                {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16_sparsity_on.sum", 0},
+                                                {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_on.sum", 100},
+                                                {"sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_on.sum", 50},
+                                                {"sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum", 850},
+                                                {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", 64},
+                                                {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", 0},
+                                                {"sm__ops_path_tensor_src_fp8.sum", 0},
+                                                {"sm__ops_path_tensor_src_int8.sum", 0},
+                                                {"sm__ops_path_tensor_src_fp64.sum", 0}}),
+                                   "9.0");
+  ASSERT_TRUE(work.has_counters);
+  EXPECT_DOUBLE_EQ(work.ops.at("fp16_tensor"), 850);
+  EXPECT_DOUBLE_EQ(work.ops.at("fp16_tensor_sparse"), 150);
+  // bf16: the total alone; its sparse part is not split out (no leaves), so it stays in the dense key whole.
+  EXPECT_DOUBLE_EQ(work.ops.at("bf16_tensor"), 64);
+  EXPECT_EQ(work.ops.count("bf16_tensor_sparse"), 0u);
+  EXPECT_DOUBLE_EQ(work.ops.at("tf32_tensor"), 0);
+  EXPECT_TRUE(work.not_counted.empty()) << work.not_counted.front();
+}
+
+// Per-instruction leaves without the total: summed, never with each other twice, and what they leave out is named.
+TEST(TensorOps, LeavesWithoutTheTotalAreSummedAndTheirGapsNamed) {
+  auto work =
+      profile::tensor_work(ops_metrics({{"sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum", 700},
+                                        {"sm__ops_path_tensor_op_hgmma_src_fp16.sum", 720},
+                                        {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_off.sum", 30}}),
+                           "9.0");
+  // hgmma's own total (720) wins over its dense leaf (700); hmma fp32-accumulator dense (30) adds to it.
+  EXPECT_DOUBLE_EQ(work.ops.at("fp16_tensor"), 750);
+  ASSERT_FALSE(work.not_counted.empty());
+  EXPECT_EQ(work.not_counted[0],
+            "fp16_tensor: no ops counter for hmma (sm__ops_path_tensor_src_fp16.sum counts them all)");
+  // The sources the export has no counter for at all are named too, one line each.
+  EXPECT_NE(std::find(work.not_counted.begin(), work.not_counted.end(),
+                      "fp8_tensor: no ops counter in the export (sm__ops_path_tensor_src_fp8.sum)"),
+            work.not_counted.end());
+  // On a CC without a table only a total is known to be complete.
+  auto elsewhere =
+      profile::tensor_work(ops_metrics({{"sm__ops_path_tensor_op_hmma_src_fp16_sparsity_off.sum", 8}}), "8.0");
+  EXPECT_DOUBLE_EQ(elsewhere.ops.at("fp16_tensor"), 8);
+  ASSERT_EQ(elsewhere.not_counted.size(), 1u);
+  EXPECT_NE(elsewhere.not_counted[0].find("may not cover every instruction on CC 8.0"), std::string::npos);
+  EXPECT_FALSE(profile::tensor_work(ops_metrics({{"dram__bytes.sum", 1}}), "9.0").has_counters);
+}
+
+// What `ridge ncu command|run` ask a Hopper GPU for: the totals of every source and the sparse leaves, so that
+// tensor_work needs nothing else to count them all.
+TEST(TensorOps, TheHopperMetricSetCountsEverySourceCompletely) {
+  std::vector<std::pair<std::string, double>> values;
+  for (const auto& m : profile::ncu_cc_metrics("9.0")) values.emplace_back(m.name, 0);
+  auto work = profile::tensor_work(ops_metrics(values), "9.0");
+  EXPECT_TRUE(work.not_counted.empty()) << work.not_counted.front();
+  for (const char* key : {"fp16_tensor", "bf16_tensor", "tf32_tensor", "fp8_tensor", "int8_tensor", "fp64_tensor"})
+    EXPECT_EQ(work.ops.count(key), 1u) << key;
+  EXPECT_TRUE(profile::ncu_cc_metrics("8.6").empty());
+  EXPECT_NE(profile::ncu_roofline_metric_list("9.0").find(",sm__ops_path_tensor_src_fp16.sum"), std::string::npos);
+  EXPECT_EQ(profile::ncu_roofline_metric_list("").find("sm__ops_path"), std::string::npos);
+}
+
+std::vector<profile::KernelFigures> h200(const std::string& file) {
+  return kernels_of(source_path("tests/data/ncu/h200/" + file));
+}
+
+// The real H200 export of three 4096^3 products (tests/data/ncu/h200/SOURCES.md): each is 2 x 4096^3 FLOPs on
+// the tensor cores, in its own source precision, which becomes the kernel's main precision.
+TEST(NcuImportH200, EachGemmIsTwoTimes4096CubedTensorFlopsInItsPrecision) {
+  auto kernels = h200("details-gemm-4096-fp16-bf16-tf32-tensor-counters.csv");
+  ASSERT_EQ(kernels.size(), 9u);
+  const double product = 2.0 * 4096 * 4096 * 4096;
+  ASSERT_EQ(product, 137438953472.0);
+  struct Gemm {
+    size_t index;
+    const char* key;
+    double cuda_core_fp32;  // fadd + fmul + 2 ffma of the export: the tf32 kernel's epilogue
+  };
+  for (auto [index, key, fp32] :
+       {Gemm{2, "fp16_tensor", 0}, Gemm{5, "bf16_tensor", 0}, Gemm{8, "tf32_tensor", 33706496}}) {
+    const auto& k = kernels[index];
+    EXPECT_DOUBLE_EQ(at(k, key), product) << k.name;
+    EXPECT_DOUBLE_EQ(at(k, "fp32"), fp32) << k.name;
+    EXPECT_DOUBLE_EQ(*k.flops(), product + fp32) << k.name;
+    EXPECT_EQ(report::peak_key_of(k), key);
+  }
+  EXPECT_EQ(kernels[2].name.rfind("nvjet_sm90_hsh", 0), 0u);
+  EXPECT_EQ(kernels[8].name.rfind("sm90_xmma_gemm_f32f32_tf32f32", 0), 0u);
+  // The random-number kernels issue HFMA2.MMA (tensor pipe, fp16 FMA counter: 8,921,088 = 32 x 278,784) and do
+  // neither fp16 nor tensor-core work; kernel 6's 8,921,089 FMAs are under 32 x 278,785 (a part-active warp).
+  for (size_t i : {0u, 1u, 3u, 4u, 6u, 7u}) {
+    EXPECT_DOUBLE_EQ(at(kernels[i], "fp16_tensor"), 0) << i;
+    EXPECT_DOUBLE_EQ(at(kernels[i], "fp16"), 0) << i;
+    EXPECT_EQ(report::peak_key_of(kernels[i]), "fp32") << i;
+  }
+  // The export asked for the dense (sparsity_off) leaves only: what they cannot see is named, per precision.
+  EXPECT_NE(std::find(kernels[2].not_counted.begin(), kernels[2].not_counted.end(),
+                      "fp16_tensor: no ops counter for hgmma (2:4-sparse), hmma (sm__ops_path_tensor_src_fp16.sum "
+                      "counts them all)"),
+            kernels[2].not_counted.end());
+}
+
+// HFMA2.MMA in fp32 code is neither fp16 nor tensor work (ridge's own executor on the H200, no ops counters):
+// the fp16 FMA counts that are exactly 32x the tensor-pipe instructions are not counted, so no fp32 kernel is
+// classed fp16 (before: 16 were, and the export summed 112 M fp16 FLOPs).
+TEST(NcuImportH200, Hfma2MmaIsNeitherFp16NorTensorWork) {
+  auto kernels = h200("details-ridge-cuda-executor-resnet50-b1-fp32.csv");
+  ASSERT_EQ(kernels.size(), 175u);
+  double fp16 = 0, fp32 = 0;
+  for (const auto& k : kernels) {
+    fp16 += at(k, "fp16");
+    fp32 += at(k, "fp32");
+    EXPECT_NE(report::peak_key_of(k), "fp16") << k.name;
+  }
+  // Summed by hand from the export: no hadd or hmul anywhere, and every fp16 FMA an HFMA2.MMA (122 kernels exactly
+  // 32x their tensor-pipe instructions, 2 fewer: an average pooling and a GEMV); fadd + fmul + 2 ffma.
+  EXPECT_DOUBLE_EQ(fp16, 0);
+  EXPECT_DOUBLE_EQ(fp32, 9213680824.0);
+  // The document: one note line per reason, never one per kernel.
+  report::NcuImport import;
+  report::NcuRun run;
+  run.label = run.path = "ridge-executor.csv";
+  run.kernels = kernels;
+  run.layers = profile::map_kernels_to_layers(run.kernels, {});
+  import.runs.push_back(run);
+  auto doc = report::ncu_import_document(import);
+  int hfma2_exact = 0, tensor_lines = 0;
+  for (const auto& note : doc.notes) {
+    if (note.find("exactly 32x the tensor-pipe instructions") != std::string::npos) {
+      ++hfma2_exact;
+      EXPECT_EQ(note.rfind("FLOPs, 122 kernels: ", 0), 0u) << note;
+    }
+    if (note.find("tensor:") != std::string::npos) ++tensor_lines;
+  }
+  EXPECT_EQ(hfma2_exact, 1);
+  // The two part-active kernels' other tensor-pipe instructions: not counted, named once for both.
+  EXPECT_EQ(tensor_lines, 1);
+  EXPECT_NE(
+      std::find_if(doc.notes.begin(), doc.notes.end(),
+                   [](const std::string& n) { return n.rfind("FLOPs not counted, 2 kernels: tensor: ", 0) == 0; }),
+      doc.notes.end());
 }
 
 }  // namespace

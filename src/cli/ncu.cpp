@@ -4,15 +4,19 @@
 #include <fmt/ostream.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/import_ncu.h"
 #include "cli/output_options.h"
 #include "profile/ncu_command.h"
+#include "profile/ncu_metrics.h"
 #include "profile/ncu_run.h"
 #include "report/ncu_command_report.h"
 #include "util/error.h"
@@ -53,6 +57,10 @@ void add_common_options(CLI::App& app, NcuCliOptions& o) {
                  "all: profile child processes too (launchers, Python workers); application-only: the program "
                  "alone (default: ncu's, all in current versions)")
       ->check(CLI::IsMember({"all", "application-only"}));
+  app.add_option("--cc", o.ncu.cc,
+                 "the GPU's compute capability: ask for its own counters too, the tensor-core ops counters that count "
+                 "tensor work exactly (ncu run reads it from nvidia-smi when not given)")
+      ->check(CLI::IsMember(profile::ncu_cc_tables()));
   app.add_option("--sweep", o.sweeps,
                  "NAME=V1,V2,...: one ncu run per value, each {NAME} in the program's arguments replaced by it; "
                  "repeatable (every combination); a sweep named batch gives each run its batch size")
@@ -98,11 +106,50 @@ int64_t batch_of(const profile::NcuPoint& point) {
   return error == std::errc() && end == text.data() + text.size() && batch > 0 ? batch : 0;
 }
 
+// Where the compute capability is unknown, tensor-core work is counted only from instruction counts: say so.
+void note_without_cc(const std::string& why) {
+  fmt::print(std::cerr,
+             "note: {}: the tensor-core ops counters are not asked for, so tensor-core work is counted only where "
+             "instruction counts fix it (Volta); --cc {} asks for them\n",
+             why, fmt::join(profile::ncu_cc_tables(), "|"));
+}
+
+// The compute capability of the GPU nvidia-smi lists first, when every GPU it lists has the same; empty
+// when nvidia-smi is missing or fails.
+std::string detected_cc() {
+  auto smi = find_on_path("nvidia-smi");
+  if (!smi) return {};
+  auto out = run_program(*smi, {"--query-gpu=compute_cap", "--format=csv,noheader"}, 20);
+  if (!out.started || out.timed_out || out.exit_code != 0) return {};
+  std::string cc;
+  std::istringstream lines(out.output);
+  for (std::string line; std::getline(lines, line);) {
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    if (line.empty()) continue;
+    if (!cc.empty() && line != cc) return {};  // GPUs of several kinds: which one runs is the program's choice
+    cc = line;
+  }
+  return cc;
+}
+
 std::string shown_label(const profile::NcuPoint& point) { return point.label.empty() ? "ncu" : point.label; }
 
 int run_points(const NcuCliOptions& o, const std::string& ncu_flag, bool import, NcuImportOptions import_options) {
   auto options = o;
   options.ncu.ncu = find_ncu(ncu_flag);
+  points_of(options);  // a bad sweep is refused before anything is said or run
+  if (options.ncu.cc.empty()) {
+    auto cc = detected_cc();
+    auto tables = profile::ncu_cc_tables();
+    if (std::find(tables.begin(), tables.end(), cc) != tables.end()) {
+      options.ncu.cc = cc;
+      fmt::print(std::cerr, "GPU compute capability {} (nvidia-smi): asking for its tensor-core ops counters too\n",
+                 cc);
+    } else {
+      note_without_cc(cc.empty() ? "no compute capability from nvidia-smi"
+                                 : fmt::format("compute capability {} has no counter table in ridge", cc));
+    }
+  }
   if (options.ncu.output_dir.empty()) options.ncu.output_dir = default_output_dir();
   auto points = points_of(options);
   std::error_code ec;
@@ -153,8 +200,9 @@ int run_points(const NcuCliOptions& o, const std::string& ncu_flag, bool import,
 
 const char* const kFooter =
     "ncu asks for the metrics of the hierarchical roofline (docs/ncu.md): kernel time, SM clock, FP64/FP32/FP16\n"
-    "add/mul/fma and tensor-pipe instructions, bytes at L1, L2 and DRAM, as a details-page CSV (--log-file), one\n"
-    "file per point of --sweep: OUTDIR/ncu.csv, or OUTDIR/ncu-batch=8.csv.";
+    "add/mul/fma and tensor-pipe instructions, bytes at L1, L2 and DRAM, and on a GPU of a known compute capability\n"
+    "(--cc 9.0) its tensor-core ops counters, as a details-page CSV with the NVTX ranges (--log-file), one file per\n"
+    "point of --sweep: OUTDIR/ncu.csv, or OUTDIR/ncu-batch=8.csv.";
 
 }  // namespace
 
@@ -207,7 +255,9 @@ Command add_ncu_command(CLI::App& parent) {
 
   return {app, [command, print, run_app, run] {
             if (command->parsed()) {
-              emit(report::ncu_command_document(points_of(*print)), print->format);
+              auto points = points_of(*print);
+              if (print->ncu.cc.empty()) note_without_cc("no --cc");
+              emit(report::ncu_command_document(points, print->ncu.cc), print->format);
               return 0;
             }
             if (run_app->parsed()) return run_points(run->ncu, run->ncu_path, !run->no_import, run->import);

@@ -86,13 +86,12 @@ std::string NcuPoint::value(const std::string& name) const {
 
 std::vector<std::string> ncu_argv(const NcuOptions& options, const std::vector<std::string>& program,
                                   const std::string& csv_path) {
-  // --print-units base: values in the metrics' base units (ns, byte), never auto-scaled per kernel.
+  // --print-units base: values in the metrics' base units (ns, byte), never auto-scaled per kernel. --nvtx
+  // always: a program's NVTX ranges name the layers its kernels belong to, filtered or not.
   std::vector<std::string> argv{options.ncu,     "--csv", "--page",    "details",
-                                "--print-units", "base",  "--metrics", ncu_roofline_metric_list()};
-  if (!options.nvtx_include.empty()) {
-    argv.push_back("--nvtx");
-    for (const auto& range : options.nvtx_include) argv.insert(argv.end(), {"--nvtx-include", range});
-  }
+                                "--print-units", "base",  "--metrics", ncu_roofline_metric_list(options.cc),
+                                "--nvtx"};
+  for (const auto& range : options.nvtx_include) argv.insert(argv.end(), {"--nvtx-include", range});
   if (!options.kernel_name.empty())
     argv.insert(argv.end(),
                 {"--kernel-name",

@@ -19,6 +19,7 @@ struct NcuOptions {
   std::string clock_control;              // "base" or "none"; empty: ncu's default (base)
   std::string target_processes;           // "all" or "application-only"; empty: ncu's default
   std::string output_dir = ".";           // where the CSVs and logs go
+  std::string cc;  // the GPU's compute capability ("9.0"): its own counters are asked for too; empty: none
 };
 
 // One --sweep NAME=V1,V2,...

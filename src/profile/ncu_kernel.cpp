@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
+#include "profile/tensor_ops.h"
+
 namespace ridge::profile {
 namespace {
 
@@ -35,13 +40,52 @@ std::optional<double> instruction_count(const NcuLaunch& launch, const std::stri
                            ("smsp__sass_thread_inst_executed_op_" + op + "_pred_on.sum").c_str()});
 }
 
+// HFMA2.MMA: a half-precision FMA that sm_90 compilers issue to the tensor pipe inside fp32 code (register
+// moves and zeroing). ncu's fp16 FMA counter counts each as up to 32 thread instructions (one per active
+// thread), and the tensor-pipe counter as one warp instruction; it is neither fp16 nor tensor-core work.
+struct Hfma2Mma {
+  double fp16_fmas = 0;            // thread FMA instructions that are HFMA2.MMA: not fp16 work
+  double tensor_instructions = 0;  // tensor-pipe warp instructions that are HFMA2.MMA: not tensor work
+  bool tensor_explained = true;    // every other tensor-pipe instruction is real tensor-core work
+  std::string note;                // how they were told apart, where no counter says so
+};
+Hfma2Mma hfma2_mma(const NcuLaunch& launch) {
+  auto hfma = instruction_count(launch, "hfma");
+  if (auto counted = metric(launch, "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum"))
+    return {std::min(hfma.value_or(0), 32 * *counted), *counted, true, ""};
+  // Without their counter: a kernel whose fp16 FMAs are exactly 32x its tensor pipe's (HMMA) instructions runs
+  // HFMA2.MMA alone there (a real fp16 or tensor-core kernel does not meet the pattern: HMMA issues no FMA
+  // thread instructions); fewer than 32x, with no other fp16 instruction, are HFMA2.MMA in part-active warps.
+  auto pipe = first_of(launch, {"sm__inst_executed_pipe_tensor_op_hmma.sum", "sm__inst_executed_pipe_tensor.sum",
+                                "smsp__inst_executed_pipe_tensor.sum"});
+  if (!hfma || !pipe || *pipe <= 0 || *hfma <= 0) return {};
+  if (*hfma == 32 * *pipe)
+    return {*hfma, *pipe, true,
+            "fp16: FMAs exactly 32x the tensor-pipe instructions are HFMA2.MMA (sm_90 compilers emit them in fp32 "
+            "code), neither fp16 nor tensor work: not counted (sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum "
+            "counts them)"};
+  auto hadd = instruction_count(launch, "hadd"), hmul = instruction_count(launch, "hmul");
+  if (*hfma < 32 * *pipe && hadd && hmul && *hadd == 0 && *hmul == 0)
+    return {*hfma, std::ceil(*hfma / 32), false,
+            "fp16: FMAs fewer than 32x the tensor-pipe instructions, in kernels with no other fp16 instruction, are "
+            "HFMA2.MMA of part-active warps: not counted as fp16 work "
+            "(sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum counts them)"};
+  return {};
+}
+
 void count_flops(const NcuLaunch& launch, KernelFigures& k) {
+  auto phantom = hfma2_mma(launch);
   for (const auto& p : kPrecisions) {
     std::string add = std::string(p.letter) + "add", mul = std::string(p.letter) + "mul",
                 fma = std::string(p.letter) + "fma";
     auto a = instruction_count(launch, add), m = instruction_count(launch, mul), f = instruction_count(launch, fma);
     if (a && m && f) {
-      k.flops_by_precision[p.key] = *a + *m + 2 * *f;  // thread instructions; an FMA is 2 FLOPs
+      double fmas = *f;
+      if (std::string(p.key) == "fp16" && phantom.fp16_fmas > 0) {
+        fmas = std::max(0.0, fmas - phantom.fp16_fmas);
+        if (!phantom.note.empty()) k.notes.push_back(phantom.note);
+      }
+      k.flops_by_precision[p.key] = *a + *m + 2 * fmas;  // thread instructions; an FMA is 2 FLOPs
       continue;
     }
     std::vector<std::string> missing;
@@ -51,17 +95,35 @@ void count_flops(const NcuLaunch& launch, KernelFigures& k) {
     k.not_counted.push_back(fmt::format("{}: no {} counter{} (sm__sass_thread_inst_executed_op_*_pred_on.sum)", p.key,
                                         fmt::join(missing, "/"), missing.size() > 1 ? "s" : ""));
   }
+  // Tensor cores: the ops counters count their operations exactly, wherever the export has them.
+  auto work = tensor_work(launch.metrics, k.cc);
+  if (work.has_counters) {
+    for (const auto& [key, ops] : work.ops) k.flops_by_precision[key] = ops;
+    k.not_counted.insert(k.not_counted.end(), work.not_counted.begin(), work.not_counted.end());
+    return;
+  }
+  // Otherwise only instruction counts, whose FLOPs are fixed on Volta alone.
   auto tensor = first_of(launch, {"sm__inst_executed_pipe_tensor.sum", "smsp__inst_executed_pipe_tensor.sum"});
   if (!tensor) {
-    k.not_counted.push_back("tensor: no tensor-pipe counter (sm__inst_executed_pipe_tensor.sum)");
-  } else if (*tensor == 0) {
-    k.flops_by_precision["tensor"] = 0;  // no tensor instruction: zero on any architecture
+    k.not_counted.push_back("tensor: no tensor ops counters (sm__ops_path_tensor_*) or tensor-pipe counter");
+    return;
+  }
+  double instructions = std::max(0.0, *tensor - phantom.tensor_instructions);
+  if (!phantom.tensor_explained) {
+    k.not_counted.push_back(
+        "tensor: tensor-pipe instructions that may be HFMA2.MMA or tensor-core work, without ops counters "
+        "(sm__ops_path_tensor_*) to tell (ridge ncu run asks for them)");
+  } else if (instructions == 0) {
+    k.flops_by_precision["tensor"] = 0;  // no tensor-core instruction: zero on any architecture
   } else if (auto factor = tensor_flops_per_instruction(k.cc)) {
-    k.flops_by_precision["tensor"] = *tensor * *factor;
+    k.flops_by_precision["tensor"] = instructions * *factor;
+    k.notes.push_back(fmt::format(
+        "tensor: tensor-pipe instructions x {:.0f} (Volta's HMMA.884), as the export has no ops counters", *factor));
   } else {
     k.not_counted.push_back(
-        fmt::format("tensor: {:.0f} tensor-pipe instructions, but their FLOPs per instruction are not fixed on CC {}",
-                    *tensor, k.cc.empty() ? "(not exported)" : k.cc));
+        fmt::format("tensor: tensor-pipe instructions without ops counters (sm__ops_path_tensor_*), and their FLOPs "
+                    "per instruction are not fixed on CC {} (ridge ncu run asks for the ops counters)",
+                    k.cc.empty() ? "(not exported)" : k.cc));
   }
 }
 
@@ -70,6 +132,25 @@ void count_flops(const NcuLaunch& launch, KernelFigures& k) {
 std::optional<double> tensor_flops_per_instruction(const std::string& cc) {
   if (cc == "7.0" || cc == "7.2") return 512.0;
   return std::nullopt;
+}
+
+std::span<const char* const> flops_keys() {
+  static constexpr const char* kKeys[] = {"fp64",
+                                          "fp32",
+                                          "fp16",
+                                          "fp64_tensor",
+                                          "tf32_tensor",
+                                          "fp16_tensor",
+                                          "bf16_tensor",
+                                          "fp8_tensor",
+                                          "int8_tensor",
+                                          "tf32_tensor_sparse",
+                                          "fp16_tensor_sparse",
+                                          "bf16_tensor_sparse",
+                                          "fp8_tensor_sparse",
+                                          "int8_tensor_sparse",
+                                          "tensor"};
+  return kKeys;
 }
 
 std::optional<double> KernelFigures::flops() const {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,11 @@ struct KernelFigures {
   std::optional<double> time_s;
   std::string time_source;  // the counters the time comes from
   std::optional<double> sm_clock_hz;
-  std::map<std::string, double> flops_by_precision;  // counted precisions: fp64, fp32, fp16, tensor
-  std::vector<std::string> not_counted;              // "fp16: no ... counters", one line per precision
+  // Counted precisions, by the keys of flops_keys(): fp64, fp32, fp16 (CUDA cores), SRC_tensor and SRC_tensor_sparse
+  // (tensor-core operations by source precision, from the ops counters), tensor (Volta's instruction estimate).
+  std::map<std::string, double> flops_by_precision;
+  std::vector<std::string> not_counted;  // "fp16: no ... counters", one line per precision
+  std::vector<std::string> notes;        // how a figure was counted, where it is not plain (one line each)
   std::optional<double> l1_bytes, l2_bytes, dram_bytes;
   std::string line;  // where it is in the file ("file.csv:12")
 
@@ -32,6 +36,9 @@ struct KernelFigures {
 
 // The figures of one launch (or summary row) of an export.
 KernelFigures kernel_figures(const NcuLaunch& launch, const std::string& path);
+
+// Every key of KernelFigures::flops_by_precision, in the order outputs list them.
+std::span<const char* const> flops_keys();
 
 // FLOPs per tensor-pipe warp instruction (sm__inst_executed_pipe_tensor) on compute capability `cc`,
 // where one instruction shape fixes it: 512 on Volta (7.0, 7.2: HMMA.884), the factor of ncu's own

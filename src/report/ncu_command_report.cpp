@@ -31,13 +31,14 @@ std::vector<Value> point_cells(const profile::NcuPoint& point) {
 
 }  // namespace
 
-Document ncu_command_document(const std::vector<profile::NcuPoint>& points) {
+Document ncu_command_document(const std::vector<profile::NcuPoint>& points, const std::string& cc) {
   Document doc;
   doc.command = "ncu command";
   add_ridge_version(doc);
   nlohmann::ordered_json metrics = nlohmann::ordered_json::array();
   for (const auto& metric : profile::ncu_roofline_metrics()) metrics.push_back(metric.name);
-  doc.field("metrics", "metrics", profile::ncu_roofline_metric_list(), metrics, kJson);
+  for (const auto& metric : profile::ncu_cc_metrics(cc)) metrics.push_back(metric.name);
+  doc.field("metrics", "metrics", profile::ncu_roofline_metric_list(cc), metrics, kJson);
 
   Table commands;
   commands.key = "commands";

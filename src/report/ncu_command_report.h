@@ -12,7 +12,8 @@ namespace ridge::report {
 // People see one shell line per point, ready to paste. JSON: {"metrics": [names], "commands":
 // [{"point", "sweep": {NAME: value}, "command", "argv": [...], "csv", "log"}]}; CSV: the commands
 // without argv.
-Document ncu_command_document(const std::vector<profile::NcuPoint>& points);
+// `cc`: the compute capability whose own counters the lines ask for (empty: none).
+Document ncu_command_document(const std::vector<profile::NcuPoint>& points, const std::string& cc);
 
 // What `ridge ncu run --no-import` did: JSON {"points": [{"point", "sweep", "status" ("ok", "failed",
 // "not run"), "elapsed_s", "csv", "log", "message"}]}. `runs` holds the points run, in order.

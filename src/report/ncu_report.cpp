@@ -57,11 +57,12 @@ void add_kernel_table(Document& doc, const NcuImport& import) {
       .column({.key = "invocations", .audience = kMachine})
       .column({.key = "time_s", .title = "time", .style = Style::kDuration})
       .column({.key = "flops", .title = "FLOPs", .style = Style::kSi, .unit = "FLOP"})
-      .column({.key = "flops_fp64", .audience = kMachine, .json_path = "flops_by_precision.fp64"})
-      .column({.key = "flops_fp32", .audience = kMachine, .json_path = "flops_by_precision.fp32"})
-      .column({.key = "flops_fp16", .audience = kMachine, .json_path = "flops_by_precision.fp16"})
-      .column({.key = "flops_tensor", .audience = kMachine, .json_path = "flops_by_precision.tensor"})
-      .column({.key = "not_counted", .audience = kMachine})
+      .column({.key = "precision", .title = "main"});
+  for (const char* key : profile::flops_keys())
+    t.column({.key = std::string("flops_") + key,
+              .audience = kMachine,
+              .json_path = std::string("flops_by_precision.") + key});
+  t.column({.key = "not_counted", .audience = kMachine})
       .column({.key = "l1_bytes", .title = "L1", .style = Style::kBytes, .json_path = "bytes.l1"})
       .column({.key = "l2_bytes", .title = "L2", .style = Style::kBytes, .json_path = "bytes.l2"})
       .column({.key = "dram_bytes", .title = "DRAM", .style = Style::kBytes, .json_path = "bytes.dram"})
@@ -114,6 +115,7 @@ void add_kernel_table(Document& doc, const NcuImport& import) {
         auto it = k.flops_by_precision.find(key);
         return it == k.flops_by_precision.end() ? Value{} : Value{it->second};
       };
+      auto main = peak_key_of(k);
       std::vector<Value> row{run.label,
                              k.id >= 0 ? Value{k.id} : Value{},
                              short_name(k.name),
@@ -124,11 +126,9 @@ void add_kernel_table(Document& doc, const NcuImport& import) {
                              k.invocations,
                              optional_value(k.time_s),
                              optional_value(flops),
-                             precision("fp64"),
-                             precision("fp32"),
-                             precision("fp16"),
-                             precision("tensor"),
-                             k.not_counted.empty() ? Value{} : Value{join(k.not_counted, "; ")}};
+                             main.empty() ? Value{} : Value{main}};
+      for (const char* key : profile::flops_keys()) row.push_back(precision(key));
+      row.push_back(k.not_counted.empty() ? Value{} : Value{join(k.not_counted, "; ")});
       for (const auto& level : kLevels) row.push_back(optional_value(k.*level.bytes));
       for (const auto& level : kLevels) row.push_back(ratio(flops, k.*level.bytes));
       row.push_back(ratio(flops, k.time_s));
@@ -160,7 +160,8 @@ void add_kernel_table(Document& doc, const NcuImport& import) {
         fmt::format("of peak, empty: {} has no {} ceiling in its device file", import.roofline->device_id, key));
   if (device) {
     t.footer.push_back(
-        fmt::format("of peak: achieved FLOP/s over {}'s peak of the kernel's main precision (fp64, fp32, fp16; tensor: "
+        fmt::format("of peak: achieved FLOP/s over {}'s peak of the kernel's main precision, the one it did most "
+                    "operations in (fp64, fp32, fp16 on CUDA cores; SRC_tensor on tensor cores; Volta's estimate: "
                     "fp16_tensor)",
                     import.roofline->device_id));
   }
@@ -292,7 +293,7 @@ void add_unmapped(Document& doc, const NcuImport& import) {
 }
 
 void add_notes(Document& doc, const NcuImport& import) {
-  std::map<std::string, int> not_counted;
+  std::map<std::string, int> not_counted, how_counted;
   std::vector<std::string> failed, untimed;
   for (const auto& run : import.runs) {
     for (const auto& m : run.messages) doc.notes.push_back(fmt::format("{}: ncu said: {}", run.path, m));
@@ -310,6 +311,7 @@ void add_notes(Document& doc, const NcuImport& import) {
       }
       if (!k.time_s) untimed.push_back(fmt::format("{} ({})", k.name, k.line));
       for (const auto& line : k.not_counted) ++not_counted[line];
+      for (const auto& line : k.notes) ++how_counted[line];
     }
   }
   size_t kernels = 0;
@@ -326,6 +328,8 @@ void add_notes(Document& doc, const NcuImport& import) {
                     join(untimed, ", ")));
   for (const auto& [line, count] : not_counted)
     doc.notes.push_back(fmt::format("FLOPs not counted, {} kernel{}: {}", count, count == 1 ? "" : "s", line));
+  for (const auto& [line, count] : how_counted)
+    doc.notes.push_back(fmt::format("FLOPs, {} kernel{}: {}", count, count == 1 ? "" : "s", line));
 }
 
 }  // namespace

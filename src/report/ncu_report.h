@@ -48,8 +48,9 @@ struct NcuImport {
 
 Document ncu_import_document(const NcuImport& import);
 
-// The device ceiling a kernel's FLOP/s is compared with: that of its precision with the most FLOPs
-// (fp64, fp32, fp16; tensor: fp16_tensor). Empty when no precision was counted.
+// A kernel's main precision, the device ceiling its FLOP/s is compared with: the key with the most operations
+// (fp64, fp32, fp16 on CUDA cores; SRC_tensor on tensor cores; Volta's `tensor` estimate: fp16_tensor). Empty
+// when no precision was counted or every one is zero.
 std::string peak_key_of(const profile::KernelFigures& kernel);
 
 }  // namespace ridge::report

@@ -62,7 +62,17 @@ TEST(NcuCommand, CliPrintsOneShellLinePerPoint) {
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   ASSERT_EQ(lines.size(), 2u) << r.out;
   EXPECT_EQ(lines[1], "ncu --csv --page details --print-units base --metrics " + profile::ncu_roofline_metric_list() +
-                          " --log-file out/ncu-batch=8.csv ./app --batch 8");
+                          " --nvtx --log-file out/ncu-batch=8.csv ./app --batch 8");
+  // Without --cc the tensor-core ops counters are not asked for, and stderr says so.
+  EXPECT_NE(r.err.find("note: no --cc: the tensor-core ops counters are not asked for"), std::string::npos) << r.err;
+  auto hopper = run_ridge("ncu command --cc 9.0 -- ./app");
+  ASSERT_EQ(hopper.exit_code, 0) << hopper.err;
+  EXPECT_NE(hopper.out.find(profile::ncu_roofline_metric_list("9.0") + " --nvtx"), std::string::npos) << hopper.out;
+  EXPECT_TRUE(hopper.err.empty()) << hopper.err;
+  // A compute capability without a table is refused, not dropped.
+  auto ampere = run_ridge("ncu command --cc 8.0 -- ./app");
+  EXPECT_EQ(ampere.exit_code, 2);
+  EXPECT_NE(ampere.err.find("--cc"), std::string::npos) << ampere.err;
 }
 
 TEST(NcuCommand, CliJsonHasArgvCsvAndSweepValues) {
