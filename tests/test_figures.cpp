@@ -21,13 +21,6 @@ namespace {
 
 using namespace test::figures_fixtures;  // NOLINT(google-build-using-namespace)
 
-using test::count_of;
-using test::distinct_colours;
-using test::model_path;
-using test::png_size;
-using test::run_ridge;
-using test::temp_dir;
-
 RooflineInput simple_input() {
   RooflineInput in{.title = "simple"};
   in.ceilings = {{"dev", "fp32", true, 1e12, "datasheet"},

@@ -5,12 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include "cli/command.h"
 #include "cli/import_ncu.h"
@@ -114,24 +112,6 @@ void note_without_cc(const std::string& why) {
              why, fmt::join(profile::ncu_cc_tables(), "|"));
 }
 
-// The compute capability of the GPU nvidia-smi lists first, when every GPU it lists has the same; empty
-// when nvidia-smi is missing or fails.
-std::string detected_cc() {
-  auto smi = find_on_path("nvidia-smi");
-  if (!smi) return {};
-  auto out = run_program(*smi, {"--query-gpu=compute_cap", "--format=csv,noheader"}, 20);
-  if (!out.started || out.timed_out || out.exit_code != 0) return {};
-  std::string cc;
-  std::istringstream lines(out.output);
-  for (std::string line; std::getline(lines, line);) {
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-    if (line.empty()) continue;
-    if (!cc.empty() && line != cc) return {};  // GPUs of several kinds: which one runs is the program's choice
-    cc = line;
-  }
-  return cc;
-}
-
 std::string shown_label(const profile::NcuPoint& point) { return point.label.empty() ? "ncu" : point.label; }
 
 int run_points(const NcuCliOptions& o, const std::string& ncu_flag, bool import, NcuImportOptions import_options) {
@@ -139,7 +119,7 @@ int run_points(const NcuCliOptions& o, const std::string& ncu_flag, bool import,
   options.ncu.ncu = find_ncu(ncu_flag);
   points_of(options);  // a bad sweep is refused before anything is said or run
   if (options.ncu.cc.empty()) {
-    auto cc = detected_cc();
+    auto cc = profile::gpu_compute_capability();
     auto tables = profile::ncu_cc_tables();
     if (std::find(tables.begin(), tables.end(), cc) != tables.end()) {
       options.ncu.cc = cc;

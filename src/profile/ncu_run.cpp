@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "util/program.h"
 
@@ -131,6 +132,22 @@ NcuPointRun run_ncu_point(const NcuPoint& point) {
   }
   run.diagnosis = diagnose_ncu(scan.messages, exit_code, scan.rows, point.log_path);
   return run;
+}
+
+std::string gpu_compute_capability() {
+  auto smi = find_on_path("nvidia-smi");
+  if (!smi) return {};
+  auto out = run_program(*smi, {"--query-gpu=compute_cap", "--format=csv,noheader"}, 20);
+  if (!out.started || out.timed_out || out.exit_code != 0) return {};
+  std::string cc;
+  std::istringstream lines(out.output);
+  for (std::string line; std::getline(lines, line);) {
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    if (line.empty()) continue;
+    if (!cc.empty() && line != cc) return {};
+    cc = line;
+  }
+  return cc;
 }
 
 }  // namespace ridge::profile

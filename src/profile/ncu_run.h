@@ -36,6 +36,10 @@ struct NcuPointRun {
   NcuDiagnosis diagnosis;
   double elapsed_s = 0;
 };
+// The compute capability ("9.0") of the GPUs nvidia-smi lists, when they all have the same one; empty when
+// nvidia-smi is missing, fails, or lists GPUs of several kinds (which one runs is then the program's choice).
+std::string gpu_compute_capability();
+
 // Runs `point.argv` (the program's and ncu's console output going to `point.log_path`) and diagnoses it.
 NcuPointRun run_ncu_point(const NcuPoint& point);
 
