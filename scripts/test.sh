@@ -159,6 +159,7 @@ cp tests/fuzz/corpus/bench_json/* "$corpus"/bench_json/
 cp tests/fuzz/corpus/document_codec/* "$corpus"/document_codec/
 cp tests/fuzz/corpus/figure_sources/* "$corpus"/figure_sources/
 cp tests/data/ncu/*.csv tests/data/ncu/real/*.csv "$corpus"/ncu_csv/
+head -c 16000 tests/data/ncu/h200/details-resnet50-b1-fp32-nvtx.csv >"$corpus"/ncu_csv/h200-nvtx-head.csv
 cp tests/fuzz/corpus/torch_trace/* "$corpus"/torch_trace/
 cp tests/fuzz/corpus/energy_runs/* "$corpus"/energy_runs/
 cp tests/data/power/*.txt "$corpus"/tegrastats/

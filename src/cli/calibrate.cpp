@@ -20,6 +20,7 @@
 #include "cli/store_options.h"
 #include "exec/engine.h"
 #include "hw/device_db.h"
+#include "profile/export_fit.h"
 #include "profile/layer_map.h"
 #include "profile/ncu_export.h"
 #include "profile/ncu_kernel.h"
@@ -40,7 +41,7 @@ struct CalibrateOptions {
   bool energy = false;  // fit the energy roofline of the mode (E = e_flop W + e_byte Q + p_static T)
   std::string threads, modes = "eager,optimized", exclude_model;
   int folds = 5, sample_size = 0;
-  int64_t repetitions = 1;  // model passes in an ncu export given to --measured
+  int64_t repetitions = 0;  // model passes in an ncu export given to --measured (0: what the export shows)
   uint64_t seed = 0;
   StoreOptions store;
 };
@@ -66,7 +67,8 @@ std::vector<roofline::MeasuredNode> ncu_node_times(const profile::NcuExport& exp
         fmt::format("{} of {} kernels in {} map to no layer and are not fitted", unmapped, kernels.size(), path));
   for (const auto& note : map.notes) notes.push_back(path + ": " + note);
   std::vector<roofline::MeasuredNode> nodes;
-  for (const auto& [layer, seconds] : profile::layer_seconds(kernels, map, repetitions))
+  for (const auto& [layer, seconds] :
+       profile::layer_seconds(kernels, map, profile::passes_to_use(map, repetitions, path)))
     nodes.push_back({layer, seconds});
   if (nodes.empty())
     throw Error(fmt::format(
@@ -98,7 +100,7 @@ int run_family_calibration(const CalibrateOptions& o) {
   if (profile::is_ncu_export(text)) {
     measured = ncu_node_times(profile::parse_ncu_export(text, measured_path), analysis.cost, o.repetitions, ncu_notes);
   } else {
-    if (o.repetitions > 1) throw Error("--repetitions applies to an Nsight Compute export given to --measured");
+    if (o.repetitions > 0) throw Error("--repetitions applies to an Nsight Compute export given to --measured");
     measured = roofline::read_node_times(measured_path, &run);
   }
   auto fit = roofline::fit_calibration(prediction, measured, measured_path);
@@ -349,7 +351,7 @@ int run_energy_calibration(const CalibrateOptions& o) {
     throw Error(
         "--energy fits a device's energy coefficients from --measured runs: give no MODEL (the runs name theirs)");
   if (o.sample || o.quick || o.sample_size > 0 || !o.sample_files.empty() || !o.exclude_model.empty() ||
-      o.repetitions > 1)
+      o.repetitions > 0)
     throw Error(
         "--sample, --quick, --sample-size, --samples, --exclude-model and --repetitions fit time calibrations, not "
         "--energy (a layer sample under a power source is not supported yet: measure it and give an energy CSV)");
@@ -517,7 +519,7 @@ Command add_calibrate_command(CLI::App& parent) {
                   "--energy, those with energy figures or energy CSVs");
   app->add_option("--repetitions", o->repetitions,
                   "with an Nsight Compute export: times the program ran the model under ncu (layer times are "
-                  "divided by it; default 1)")
+                  "divided by it; default: the passes the export shows by its NVTX ranges or kernel counts, else 1)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   app->add_flag(
       "--energy", o->energy,

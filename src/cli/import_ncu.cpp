@@ -11,6 +11,7 @@
 #include "cli/import_commands.h"
 #include "cli/output_options.h"
 #include "hw/device_db.h"
+#include "profile/export_fit.h"
 #include "profile/layer_map.h"
 #include "profile/ncu_export.h"
 #include "profile/ncu_kernel.h"
@@ -39,7 +40,7 @@ report::AnalyticModel analyse(const NcuImportOptions& o, int64_t batch) {
 
 std::vector<profile::ModelLayer> layers_of(const report::AnalyticModel& model) {
   std::vector<profile::ModelLayer> layers;
-  for (const auto& l : model.layers) layers.push_back({l.name, l.op_type, l.family});
+  for (const auto& l : model.layers) layers.push_back({l.name, l.op_type, l.family, l.flops});
   return layers;
 }
 
@@ -55,14 +56,15 @@ void add_ncu_import_options(CLI::App& app, NcuImportOptions& options) {
                  "the batch the program ran the model at (default: the model's own, or the run's `batch` sweep value)")
       ->check(integer_in(1, 1 << 20));
   app.add_option("--repetitions", options.repetitions,
-                 "times the program ran the model under ncu: measured layer figures are divided by it (default 1)")
+                 "times the program ran the model under ncu: measured layer figures are divided by it (default: the "
+                 "passes the export shows by its NVTX ranges or kernel counts, else 1; a count it contradicts is "
+                 "refused)")
       ->check(integer_in(1, 1 << 20));
 }
 
 int run_ncu_import(const NcuImportOptions& o) {
   if (o.files.empty()) throw Error("no ncu CSV export given");
   report::NcuImport import;
-  import.repetitions = o.repetitions;
   if (!o.device.empty()) {
     auto [id, mode] = hw::split_device_and_mode(o.device);
     auto device = hw::find_device(id);
@@ -92,6 +94,13 @@ int run_ncu_import(const NcuImportOptions& o) {
     std::vector<profile::ModelLayer> layers;
     if (!o.model.empty()) layers = layers_of(import.model.at(run.batch));
     run.layers = profile::map_kernels_to_layers(run.kernels, layers);
+    run.passes = profile::passes_to_use(run.layers, o.repetitions, run.path);
+    run.passes_from = o.repetitions > 0 ? "--repetitions" : run.layers.passes_from;
+    if (o.model.empty() || !run.layers.misfit.empty()) continue;
+    const auto& model = import.model.at(run.batch);
+    if (auto why = profile::batch_mismatch(profile::work_ratio(run.kernels, run.layers, layers, run.passes),
+                                           model.batch, o.model))
+      throw Error(fmt::format("{}: {}", run.path, *why));
   }
   emit(report::ncu_import_document(import), o.format);
   // One stored result per run, so a sweep's runs are found by their batch.
@@ -99,7 +108,6 @@ int run_ncu_import(const NcuImportOptions& o) {
     report::NcuImport one;  // this run alone, with the import's device and model
     one.roofline = import.roofline;
     one.model = import.model;
-    one.repetitions = import.repetitions;
     one.runs = {run};
     store::Params params;
     params.model = o.model;

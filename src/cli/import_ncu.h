@@ -18,7 +18,7 @@ struct NcuImportOptions {
   std::string device;            // a device of ridge's database: fractions of its ceilings
   std::string model;             // an ONNX model: kernels mapped to its layers and compared
   int64_t batch = 0;             // the batch of runs without one of their own (0: the model's)
-  int64_t repetitions = 1;       // times each run ran the model
+  int64_t repetitions = 0;       // times each run ran the model (0: what the export shows)
   std::string format = "table";
   StoreOptions store;
 };

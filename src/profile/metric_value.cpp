@@ -117,7 +117,13 @@ MetricValue scaled_value(std::string_view text, const UnitScale& scale) {
   MetricValue out;
   out.base_unit = scale.base;
   out.unit_known = scale.known;
-  if (auto number = parse_metric_number(text)) out.value = *number * scale.factor / scale.divisor;
+  if (auto number = parse_metric_number(text)) {
+    out.value = *number * scale.factor / scale.divisor;
+  } else {
+    auto word = lower(trim(text));
+    if (!word.empty() && (word.front() == '+' || word.front() == '-')) word.erase(0, 1);
+    out.infinite = word == "inf" || word == "infinity";
+  }
   return out;
 }
 

@@ -13,6 +13,7 @@ struct MetricValue {
   std::optional<double> value;  // in `base_unit`; empty: the export had none ("nan", "n/a", "")
   std::string base_unit;        // "byte", "second", "hertz", "cycle", "inst", "%", ... or the unit as printed
   bool unit_known = true;       // false: an unknown unit, value as printed
+  bool infinite = false;        // the export printed "inf": no value, and not a missing one either
 };
 
 // The number in `text` (thousands separators allowed), or empty for "", "nan", "n/a", "N/A" and

@@ -8,6 +8,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "profile/nvtx_ranges.h"
 #include "util/csv.h"
 #include "util/error.h"
 
@@ -142,7 +143,9 @@ void fill_identity(const Header& h, const std::vector<std::string>& row, NcuLaun
   launch.device = h.text(row, "Device");
   launch.cc = h.text(row, "CC");
   for (auto i : h.nvtx_columns)
-    if (i < row.size() && !row[i].empty()) launch.nvtx += (launch.nvtx.empty() ? "" : "; ") + row[i];
+    if (i < row.size())
+      for (auto& name : nvtx_range_names(h.columns[i], row[i])) launch.nvtx_ranges.push_back(std::move(name));
+  for (const auto& name : launch.nvtx_ranges) launch.nvtx += (launch.nvtx.empty() ? "" : " > ") + name;
 }
 
 void key_of(const Header& h, const std::vector<std::string>& row, std::string& key) {

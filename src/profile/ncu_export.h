@@ -26,8 +26,9 @@ const char* layout_name(NcuLayout layout);
 struct NcuLaunch {
   int64_t id = -1;  // the export's "ID" (launch order); -1 where the layout has none
   std::string process_id, process, host, kernel, context, stream, block, grid, device, cc;
-  std::string nvtx;         // the NVTX range columns, where ncu exported them ("; "-joined)
-  int64_t invocations = 1;  // a summary row stands for this many launches (values are their average)
+  std::vector<std::string> nvtx_ranges;  // the NVTX ranges it ran in, outermost first (profile/nvtx_ranges.h)
+  std::string nvtx;                      // the same, " > "-joined, for people
+  int64_t invocations = 1;               // a summary row stands for this many launches (values are their average)
   std::map<std::string, MetricValue> metrics;
   size_t line = 0;  // the first line of the file that holds it
   // Every metric of the launch is missing ("nan"): ncu could not profile it (a failed launch).

@@ -127,6 +127,31 @@ void count_flops(const NcuLaunch& launch, KernelFigures& k) {
   }
 }
 
+// The counters kernel figures are computed from: a value among them that cannot be used is named.
+bool feeds_figures(const std::string& name) {
+  static constexpr const char* kPrefixes[] = {"sm__sass_thread_inst_executed_op_",
+                                              "smsp__sass_thread_inst_executed_op_",
+                                              "sm__ops_path_tensor",
+                                              "sm__inst_executed_pipe_tensor",
+                                              "smsp__inst_executed_pipe_tensor",
+                                              "gpu__time_duration",
+                                              "sm__cycles_elapsed",
+                                              "l1tex__t_bytes",
+                                              "lts__t_bytes",
+                                              "dram__bytes"};
+  if (name == "Duration" || name == "SM Frequency") return true;
+  return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
+                     [&](const char* prefix) { return name.rfind(prefix, 0) == 0; });
+}
+
+// What is wrong with a counter's value, or "" when it can be used.
+std::string bad_value(const MetricValue& m) {
+  if (m.infinite) return "infinite";
+  if (!m.unit_known) return fmt::format("unit '{}' unknown", m.base_unit);
+  if (m.value && *m.value < 0) return fmt::format("negative ({})", *m.value);
+  return "";
+}
+
 }  // namespace
 
 std::optional<double> tensor_flops_per_instruction(const std::string& cc) {
@@ -160,7 +185,18 @@ std::optional<double> KernelFigures::flops() const {
   return total;
 }
 
-KernelFigures kernel_figures(const NcuLaunch& launch, const std::string& path) {
+KernelFigures kernel_figures(const NcuLaunch& exported, const std::string& path) {
+  // Unusable counters are taken out before any figure is computed from them, and named.
+  std::vector<std::string> bad;
+  for (const auto& [name, m] : exported.metrics)
+    if (feeds_figures(name))
+      if (auto why = bad_value(m); !why.empty()) bad.push_back(name + ": " + why);
+  NcuLaunch cleaned;
+  if (!bad.empty()) {
+    cleaned = exported;
+    for (const auto& line : bad) cleaned.metrics.erase(line.substr(0, line.find(": ")));
+  }
+  const NcuLaunch& launch = bad.empty() ? exported : cleaned;
   KernelFigures k;
   k.name = launch.kernel;
   k.id = launch.id;
@@ -170,9 +206,11 @@ KernelFigures kernel_figures(const NcuLaunch& launch, const std::string& path) {
   k.block = launch.block;
   k.grid = launch.grid;
   k.nvtx = launch.nvtx;
+  k.nvtx_ranges = launch.nvtx_ranges;
   k.invocations = launch.invocations;
   k.failed = launch.failed();
   k.line = fmt::format("{}:{}", path, launch.line);
+  k.bad_values = std::move(bad);
   if (k.failed) return k;
 
   k.sm_clock_hz = first_of(launch, {"sm__cycles_elapsed.avg.per_second", "SM Frequency"});

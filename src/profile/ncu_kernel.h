@@ -17,8 +17,9 @@ struct KernelFigures {
   std::string name;  // the kernel as ncu printed it
   int64_t id = -1;
   std::string process_id, device, cc, block, grid, nvtx;
-  int64_t invocations = 1;  // > 1: a summary row; every figure below is the average of one launch
-  bool failed = false;      // ncu could not profile it (every metric "nan")
+  std::vector<std::string> nvtx_ranges;  // outermost first
+  int64_t invocations = 1;               // > 1: a summary row; every figure below is the average of one launch
+  bool failed = false;                   // ncu could not profile it (every metric "nan")
   std::optional<double> time_s;
   std::string time_source;  // the counters the time comes from
   std::optional<double> sm_clock_hz;
@@ -27,6 +28,9 @@ struct KernelFigures {
   std::map<std::string, double> flops_by_precision;
   std::vector<std::string> not_counted;  // "fp16: no ... counters", one line per precision
   std::vector<std::string> notes;        // how a figure was counted, where it is not plain (one line each)
+  // Counters the figures would use that hold no usable value ("dram__bytes.sum: negative (-512)", an unknown
+  // unit, "inf"): left out, so the figures they feed are empty, never computed from them.
+  std::vector<std::string> bad_values;
   std::optional<double> l1_bytes, l2_bytes, dram_bytes;
   std::string line;  // where it is in the file ("file.csv:12")
 

@@ -74,6 +74,8 @@ json to_json(const Document& doc) {
   return root;
 }
 
-void print_json(std::ostream& out, const Document& doc) { out << to_json(doc).dump(2) << "\n"; }
+void print_json(std::ostream& out, const Document& doc) {
+  out << to_json(doc).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
 
 }  // namespace ridge::report

@@ -199,6 +199,8 @@ void add_run_table(Document& doc, const NcuImport& import) {
       .column({.key = "file", .max_width = 40, .left_aligned = true})
       .column({.key = "layout"})
       .column({.key = "batch"})
+      .column({.key = "passes"})
+      .column({.key = "passes_from", .audience = kMachine})
       .column({.key = "kernels"})
       .column({.key = "failed"})
       .column({.key = "time_s", .title = "kernel time", .style = Style::kDuration})
@@ -209,12 +211,13 @@ void add_run_table(Document& doc, const NcuImport& import) {
     for (const auto& k : run.kernels) total.add(k);
     bool any = total.kernels > total.failed;
     t.add({run.label, run.path, profile::layout_name(run.layout), run.batch > 0 ? Value{run.batch} : Value{},
-           total.kernels, total.failed, any && total.all_timed ? Value{total.time_s} : Value{},
+           run.passes, run.passes_from.empty() ? Value{} : Value{run.passes_from}, total.kernels, total.failed,
+           any && total.all_timed ? Value{total.time_s} : Value{},
            any && total.all_flops ? Value{total.flops} : Value{},
            any && total.all_dram ? Value{total.dram_bytes} : Value{}});
   }
   bool gaps = std::any_of(t.rows.begin(), t.rows.end(), [](const auto& row) {
-    return std::any_of(row.begin() + 6, row.end(),
+    return std::any_of(row.begin() + 8, row.end(),
                        [](const Value& v) { return std::holds_alternative<std::monostate>(v); });
   });
   if (gaps) t.footer.push_back("empty: some kernel of the run lacks the counters (see the notes)");
@@ -239,10 +242,12 @@ void add_layer_table(Document& doc, const NcuImport& import) {
       .column({.key = "dram_bytes_measured", .title = "DRAM measured", .style = Style::kBytes})
       .column({.key = "bytes_ridge", .title = "bytes ridge", .style = Style::kBytes})
       .column({.key = "bytes_ratio", .title = "byte ratio", .style = Style::kFixed, .decimals = 2});
-  double passes = static_cast<double>(std::max<int64_t>(1, import.repetitions));
+  bool divided = false;
   for (const auto& run : import.runs) {
     const auto* model = model_for(import, run.batch);
     if (!model) continue;
+    double passes = static_cast<double>(std::max<int64_t>(1, run.passes));
+    divided |= passes > 1;
     std::map<std::string, Totals> by_layer;
     Totals whole;
     for (size_t i = 0; i < run.kernels.size(); ++i) {
@@ -269,7 +274,7 @@ void add_layer_table(Document& doc, const NcuImport& import) {
   }
   t.footer.push_back(
       "measured: the sum over the layer's kernels" +
-      (passes > 1 ? fmt::format(", divided by {} repetitions", import.repetitions) : std::string()) +
+      (divided ? ", divided by the run's passes of the model" : std::string()) +
       "; ridge: the analytical count at the run's batch. Measured FLOPs count executed floating-point instructions "
       "(an FMA is 2), so they include the kernels' own overheads and exclude uncounted precisions.");
 }
@@ -294,6 +299,7 @@ void add_unmapped(Document& doc, const NcuImport& import) {
 
 void add_notes(Document& doc, const NcuImport& import) {
   std::map<std::string, int> not_counted, how_counted;
+  std::map<std::string, std::pair<int, std::string>> bad_values;  // "counter: what" -> kernels, the first's line
   std::vector<std::string> failed, untimed;
   for (const auto& run : import.runs) {
     for (const auto& m : run.messages) doc.notes.push_back(fmt::format("{}: ncu said: {}", run.path, m));
@@ -304,6 +310,9 @@ void add_notes(Document& doc, const NcuImport& import) {
           run.path, run.skipped_rows, run.skipped_rows == 1 ? "" : "s", run.skipped_rows == 1 ? "was" : "were",
           run.first_skipped_line));
     for (const auto& note : run.layers.notes) doc.notes.push_back(fmt::format("{}: {}", run.label, note));
+    if (run.passes > 1)
+      doc.notes.push_back(fmt::format("{}: {} passes of the model ({}): layer figures are per pass", run.label,
+                                      run.passes, run.passes_from));
     for (const auto& k : run.kernels) {
       if (k.failed) {
         failed.push_back(fmt::format("{} ({})", k.name, k.line));
@@ -312,6 +321,10 @@ void add_notes(Document& doc, const NcuImport& import) {
       if (!k.time_s) untimed.push_back(fmt::format("{} ({})", k.name, k.line));
       for (const auto& line : k.not_counted) ++not_counted[line];
       for (const auto& line : k.notes) ++how_counted[line];
+      for (const auto& line : k.bad_values) {
+        auto& [count, first] = bad_values[line.substr(0, line.find(" ("))];
+        if (count++ == 0) first = fmt::format("{}, {}", k.line, line);
+      }
     }
   }
   size_t kernels = 0;
@@ -326,6 +339,9 @@ void add_notes(Document& doc, const NcuImport& import) {
         fmt::format("no time (needs gpu__time_duration.sum, or sm__cycles_elapsed.avg with its "
                     ".per_second) for: {}",
                     join(untimed, ", ")));
+  for (const auto& [what, seen] : bad_values)
+    doc.notes.push_back(fmt::format("counter not used, {} kernel{}: {} (the figures it feeds are empty; first: {})",
+                                    seen.first, seen.first == 1 ? "" : "s", what, seen.second));
   for (const auto& [line, count] : not_counted)
     doc.notes.push_back(fmt::format("FLOPs not counted, {} kernel{}: {}", count, count == 1 ? "" : "s", line));
   for (const auto& [line, count] : how_counted)
@@ -360,8 +376,6 @@ Document ncu_import_document(const NcuImport& import) {
     const auto& m = import.model.begin()->second;
     doc.field("model", "model", m.path, m.path);
   }
-  if (import.repetitions > 1)
-    doc.field("repetitions", "model passes per run", std::to_string(import.repetitions), import.repetitions);
   add_run_table(doc, import);
   add_kernel_table(doc, import);
   if (!import.model.empty()) add_layer_table(doc, import);

@@ -25,6 +25,8 @@ struct NcuRun {
   size_t skipped_rows = 0, first_skipped_line = 0;
   std::vector<profile::KernelFigures> kernels;
   profile::LayerMap layers;
+  int64_t passes = 1;       // passes of the model the run holds: per-pass figures divide by it
+  std::string passes_from;  // how it was found ("--repetitions", NVTX ranges, kernel counts); empty: assumed
 };
 
 // ridge's analytical figures of one layer (a node with work) at the run's batch.
@@ -43,7 +45,6 @@ struct NcuImport {
   std::vector<NcuRun> runs;
   std::optional<hw::Roofline> roofline;    // --device
   std::map<int64_t, AnalyticModel> model;  // by batch (0: the model's own batch), with --model
-  int64_t repetitions = 1;                 // times the program ran the model in each run
 };
 
 Document ncu_import_document(const NcuImport& import);

@@ -38,14 +38,14 @@ void bind_record(Statement& s, const Record& r) {
   next(p.threads);
   next(optional_bool(p.training));
   for (const auto* text : {&p.optimizer, &e.host, &e.cpu, &e.gpu}) next(*text);
-  next(e.versions.dump());
+  next(e.versions.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   for (const auto* text : {&e.revision, &e.command_line, &e.created_at}) next(*text);
   next(optional_bool(e.random_weights));
   for (const auto* text : {&e.calibration, &r.cell.sweep, &r.cell.key, &r.cell.stage, &r.cell.shard}) next(*text);
   if (r.document.is_null())
     s.bind_null(++i);
   else
-    next(r.document.dump());
+    next(r.document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 std::optional<int64_t> column_integer(const Statement& s, int c) {

@@ -216,7 +216,7 @@ TEST(NcuImport, ImportedKernelsAreStored) {
 }
 
 // `ridge calibrate MODEL --measured EXPORT`: the export's kernels, mapped to layers, are the node
-// times; --repetitions divides them.
+// times, per pass of the model the export holds (--repetitions, where the export does not show it).
 TEST(NcuImport, CalibrateFitsTheMappedKernelTimes) {
   auto model = two_conv_model();
   auto metrics = [](const std::string& time_us) {
@@ -237,12 +237,25 @@ TEST(NcuImport, CalibrateFitsTheMappedKernelTimes) {
   bool said = false;
   for (const auto& note : a["notes"]) said |= note.get<std::string>().find("1 of 4 kernels") != std::string::npos;
   EXPECT_TRUE(said) << a["notes"].dump();
-  auto twice = run_ridge("calibrate " + model + " --device t4 --measured " + dir + "/cal.csv --repetitions 2 -o " +
-                         dir + "/t4b.yaml --no-store -f json");
+  // The same launches twice: the export holds two passes (every layer's range twice), and the fit is per pass.
+  auto doubled = launches;
+  doubled.insert(doubled.end(), launches.begin(), launches.end());
+  std::ofstream(dir + "/cal2.csv") << details_csv(doubled, true);
+  auto twice = run_ridge("calibrate " + model + " --device t4 --measured " + dir + "/cal2.csv -o " + dir +
+                         "/t4b.yaml --no-store -f json");
   ASSERT_EQ(twice.exit_code, 0) << twice.err;
   auto b = json::parse(twice.out);
-  // Half the time per layer: the fitted overhead halves.
-  EXPECT_NEAR(b["overhead_s"].get<double>(), a["overhead_s"].get<double>() / 2, 1e-12);
+  EXPECT_NEAR(b["overhead_s"].get<double>(), a["overhead_s"].get<double>(), 1e-12);
+  auto halved = run_ridge("calibrate " + model + " --device t4 --measured " + dir + "/cal2.csv --repetitions 2 -o " +
+                          dir + "/t4c.yaml --no-store -f json");
+  ASSERT_EQ(halved.exit_code, 0) << halved.err;
+  EXPECT_NEAR(json::parse(halved.out)["overhead_s"].get<double>(), a["overhead_s"].get<double>(), 1e-12);
+  // A count the export contradicts is refused in one line.
+  auto contradicted = run_ridge("calibrate " + model + " --device t4 --measured " + dir +
+                                "/cal.csv --repetitions 2 -o " + dir + "/t4d.yaml --no-store");
+  EXPECT_NE(contradicted.exit_code, 0);
+  EXPECT_NE(contradicted.err.find("--repetitions 2 contradicts the export, which holds 1 pass"), std::string::npos)
+      << contradicted.err;
   auto refused = run_ridge("calibrate " + model + " --device t4 --measured " + source_path("tests/data/ncu/README.md") +
                            " --repetitions 2 --no-store");
   EXPECT_NE(refused.exit_code, 0);
@@ -264,6 +277,41 @@ TEST(NcuImport, TheReportDrawsStoredKernels) {
   ASSERT_NE(title, std::string::npos) << md;
   EXPECT_GT(title, md.find("## 4. Roofline"));
   EXPECT_LT(title, md.find("## 5. Analysis"));
+}
+
+// The real H200 export of one pass at batch 1 (tests/data/ncu/h200): imported with another batch or pass count, it
+// is refused in one line; with its own, its passes and how they were found are in the run's row.
+TEST(NcuImport, AnExportOfAnotherBatchOrPassCountIsRefused) {
+  auto file = source_path("tests/data/ncu/h200/details-resnet50-b1-fp32-nvtx.csv");
+  auto model = source_path("models/resnet50.onnx");
+  auto ok = run_ridge("import ncu --no-store -f json -m " + model + " " + file);
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  auto doc = json::parse(ok.out);
+  EXPECT_EQ(doc["runs"][0]["passes"], 1);
+  EXPECT_EQ(doc["runs"][0]["passes_from"], "NVTX ranges: each of 105 layers ran once");
+  auto batch = run_ridge("import ncu --no-store -m " + model + " --batch 32 " + file);
+  EXPECT_NE(batch.exit_code, 0);
+  EXPECT_EQ(std::count(batch.err.begin(), batch.err.end(), '\n'), 1) << batch.err;
+  EXPECT_NE(batch.err.find("at batch 32"), std::string::npos) << batch.err;
+  EXPECT_NE(batch.err.find("about 1 (give it with --batch)"), std::string::npos) << batch.err;
+  auto passes = run_ridge("import ncu --no-store -m " + model + " --repetitions 2 " + file);
+  EXPECT_NE(passes.exit_code, 0);
+  EXPECT_NE(passes.err.find("--repetitions 2 contradicts the export, which holds 1 pass"), std::string::npos)
+      << passes.err;
+}
+
+// A file name that is not UTF-8 reaches the JSON output and the store (as U+FFFD), never an internal error.
+TEST(NcuImport, AFileNameThatIsNotUtf8IsPrintedAndStored) {
+  auto dir = temp_dir();
+  auto name = dir + "/caf\xe9.csv";
+  std::filesystem::copy_file(source_path("tests/data/ncu/h200/details-gemm-4096-fp16-bf16-tf32-tensor-counters.csv"),
+                             name);
+  auto r = run_ridge("import ncu --store " + dir + "/r.db -f json '" + name + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = json::parse(r.out);
+  EXPECT_NE(doc["files"][0].get<std::string>().find("caf\xEF\xBF\xBD.csv"), std::string::npos);
+  auto stored = run_ridge("results --store " + dir + "/r.db -f json");
+  ASSERT_EQ(stored.exit_code, 0) << stored.err;
 }
 
 }  // namespace

@@ -30,6 +30,17 @@ inline std::string sample(const std::string& name) { return source_path("tests/d
 
 inline std::string data(const std::string& name) { return source_path("tests/data/ncu/" + name); }
 
+inline std::vector<profile::KernelFigures> kernels_of(const std::string& path) {
+  auto exported = read_ncu_export(path);
+  std::vector<profile::KernelFigures> out;
+  for (const auto& launch : exported.launches) out.push_back(kernel_figures(launch, path));
+  return out;
+}
+
+// A real export of an NVIDIA H200 (tests/data/ncu/h200/SOURCES.md).
+inline std::string h200_file(const std::string& file) { return source_path("tests/data/ncu/h200/" + file); }
+inline std::vector<profile::KernelFigures> h200(const std::string& file) { return kernels_of(h200_file(file)); }
+
 inline double at(const profile::KernelFigures& k, const std::string& precision) {
   auto it = k.flops_by_precision.find(precision);
   if (it == k.flops_by_precision.end()) ADD_FAILURE() << precision << " not counted for " << k.name;

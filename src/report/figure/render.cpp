@@ -112,7 +112,7 @@ std::string render_svg(const Json& spec) {
   auto script = share_file("vega-render.js");
   if (!script) throw Error("vega-render.js is missing from ridge's share directory (reinstall ridge)");
   ScratchDir scratch;
-  write_text(scratch / "spec.json", spec.dump());
+  write_text(scratch / "spec.json", spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   auto run = run_program(*node, {*script, (scratch / "spec.json").string(), (scratch / "figure.svg").string()}, 120);
   if (!run.started || run.timed_out || run.exit_code != 0) throw Error(program_failure("Vega's SVG renderer", run));
   return read_text(scratch / "figure.svg");
@@ -173,7 +173,7 @@ std::string escape_html(const std::string& text) {
 namespace {
 // JSON inside <script>: "</" would end the element early; "<\/" is the same JSON string.
 std::string script_safe_json(const Json& json) {
-  auto text = json.dump();
+  auto text = json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
     out += text[i];
@@ -245,7 +245,8 @@ code, pre { background: #f6f6f6; padding: 1px 4px; }
 
 void write_figure(const Figure& figure, const std::string& path, const RenderOptions& options) {
   auto type = file_type(path);
-  if (type == FileType::kSpec) return write_text(path, figure.spec.dump(2) + "\n");
+  if (type == FileType::kSpec)
+    return write_text(path, figure.spec.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (type == FileType::kHtml) {
     std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
                        escape_html(figure.title) + "</title>\n" + page_style() + "<script>" + vega_script() +
@@ -260,7 +261,7 @@ void write_figure(const Figure& figure, const std::string& path, const RenderOpt
     convert_svg(svg, path, type, options.width_px);
   } catch (const Error& e) {
     auto spec_path = spec_path_for(path);
-    write_text(spec_path, figure.spec.dump(2) + "\n");
+    write_text(spec_path, figure.spec.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     throw Error(std::string(e.what()) + "; the Vega specification is in " + spec_path +
                 " (render it later with `ridge plot render " + spec_path + " -o " + path + "`)");
   }
