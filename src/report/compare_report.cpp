@@ -424,6 +424,29 @@ Comparison compare(std::string model, const roofline::Prediction& prediction, co
   if (c.compared == 0)
     throw Error(fmt::format("none of the {} measured nodes is a node of '{}' (was '{}' measured on another model?)",
                             measured.nodes.size(), c.model, measured.source));
+  // Another model's run shares some names (ResNet-50 and ResNet-152 name their first blocks alike): more than half
+  // of the nodes on one side without a partner, and the op counts disagree. An optimized run fuses nodes the
+  // prediction does not: its missing nodes do not count then.
+  bool fuses_unpredicted = measured.mode == "optimized" && !prediction_fuses;
+  int foreign = 0;
+  for (bool m : matched) foreign += !m;
+  int unmatched = foreign + (fuses_unpredicted ? 0 : c.not_measured);
+  int sides = static_cast<int>(std::max(measured.nodes.size(), prediction.nodes.size()));
+  if (2 * unmatched > sides) {
+    std::map<std::string, std::pair<int, int>> ops;  // op -> measured, predicted
+    for (const auto& n : measured.nodes) ++ops[n.op].first;
+    for (const auto& n : prediction.nodes) ++ops[n.op].second;
+    std::vector<std::string> differ;
+    for (const auto& [op, counts] : ops)
+      if (counts.first != counts.second && differ.size() < 4)
+        differ.push_back(fmt::format("{} {} against {}", op, counts.first, counts.second));
+    throw Error(fmt::format(
+        "'{}' measured {} nodes, {} of them not nodes of '{}', and {} of its {} nodes were not measured ({}): a run of "
+        "another model{}?",
+        measured.source, measured.nodes.size(), foreign, c.model, c.not_measured, prediction.nodes.size(),
+        differ.empty() ? std::string("the op counts agree") : fmt::format("{}", fmt::join(differ, ", ")),
+        measured.model.empty() ? std::string() : fmt::format(" ('{}')", measured.model)));
+  }
   for (auto& r : c.nodes)
     if (r.difference_s && c.abs_difference_s > 0) r.share = std::abs(*r.difference_s) / c.abs_difference_s;
 

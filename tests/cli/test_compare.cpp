@@ -207,5 +207,28 @@ TEST(CompareCli, RunMeasuresNowAndCompares) {
   EXPECT_NEAR(j["nodes"][0]["share"].get<double>() + j["nodes"][1]["share"].get<double>(), 1.0, 1e-12);
 }
 
+// A real bench run of ResNet-50 on the H200 (tests/data/bench/h200/SOURCES.md) compared with the model it measured,
+// and with two others: ResNet-152 shares every one of its node names but has three times the layers; VGG-16 shares
+// almost none. Both are refused in one line naming the op counts that differ.
+TEST(CompareCli, ABenchRunOfAnotherModelIsRefused) {
+  auto run = source_path("tests/data/bench/h200/ridge-bench-resnet50-tf32.json");
+  auto same = run_ridge("compare " + source_path("models/resnet50.onnx") + " --device h200 --batch 32 --measured " +
+                        run + " --no-store -f json");
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(json::parse(same.out)["totals"]["compared_nodes"], 122);
+  auto deeper = run_ridge("compare " + source_path("models/resnet152.onnx") + " --device h200 --batch 32 --measured " +
+                          run + " --no-store");
+  EXPECT_NE(deeper.exit_code, 0);
+  EXPECT_EQ(std::count(deeper.err.begin(), deeper.err.end(), '\n'), 1) << deeper.err;
+  EXPECT_NE(deeper.err.find("238 of its 360 nodes were not measured (Add 16 against 50, Conv 53 against 155"),
+            std::string::npos)
+      << deeper.err;
+  EXPECT_NE(deeper.err.find("a run of another model ('models/resnet50.onnx')?"), std::string::npos) << deeper.err;
+  auto other = run_ridge("compare " + source_path("models/vgg16.onnx") + " --device h200 --batch 32 --measured " + run +
+                         " --no-store");
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.err.find("121 of them not nodes of"), std::string::npos) << other.err;
+}
+
 }  // namespace
 }  // namespace ridge::test
