@@ -51,6 +51,7 @@ void add_kernel_table(Document& doc, const NcuImport& import) {
       .column({.key = "id", .audience = kMachine})
       .column({.key = "kernel", .audience = kHuman, .max_width = 40, .left_aligned = true})
       .column({.key = "name", .audience = kMachine})
+      .column({.key = "nvtx", .audience = kMachine})
       .column({.key = "layer", .max_width = 32, .left_aligned = true})
       .column({.key = "mapped_by", .audience = kMachine})
       .column({.key = "op", .audience = kMachine})
@@ -120,6 +121,7 @@ void add_kernel_table(Document& doc, const NcuImport& import) {
                              k.id >= 0 ? Value{k.id} : Value{},
                              short_name(k.name),
                              k.name,
+                             k.nvtx.empty() ? Value{} : Value{k.nvtx},
                              where.layer.empty() ? Value{} : Value{where.layer},
                              where.method.empty() ? Value{} : Value{where.method},
                              family.empty() ? Value{} : Value{family},
