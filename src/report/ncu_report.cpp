@@ -213,7 +213,8 @@ void add_run_table(Document& doc, const NcuImport& import) {
     for (const auto& k : run.kernels) total.add(k);
     bool any = total.kernels > total.failed;
     t.add({run.label, run.path, profile::layout_name(run.layout), run.batch > 0 ? Value{run.batch} : Value{},
-           run.passes, run.passes_from.empty() ? Value{} : Value{run.passes_from}, total.kernels, total.failed,
+           run.passes_from.empty() ? Value{} : Value{run.passes},
+           run.passes_from.empty() ? Value{} : Value{run.passes_from}, total.kernels, total.failed,
            any && total.all_timed ? Value{total.time_s} : Value{},
            any && total.all_flops ? Value{total.flops} : Value{},
            any && total.all_dram ? Value{total.dram_bytes} : Value{}});
