@@ -47,19 +47,20 @@ Command add_import_torch_command(CLI::App& import) {
   auto* app = import.add_subcommand(
       "torch",
       "PyTorch profiler traces (Chrome-trace JSON from torch.profiler's export_chrome_trace): measured time per op, "
-      "per GPU kernel and per layer, per ProfilerStep");
+      "per GPU kernel and per layer, per pass of the model (ProfilerStep, else a repeated op sequence)");
   app->add_option("files", options->files,
                   "trace files (.json), Kineto ({\"traceEvents\": [...]}) or legacy autograd-profiler ([...]) layout")
       ->required();
   app->add_option("--model,-m", options->model,
                   "the ONNX export of the profiled model: layers become its nodes (by range names matching node "
-                  "names or module paths, else by op type and order); without it, layers are the trace's "
-                  "record_function / nn.Module ranges");
+                  "names or module paths, else by op type and order where the trace's op counts fit the model); "
+                  "without it, layers are the trace's record_function / nn.Module ranges");
   add_format_option(*app, options->format);
   add_store_options(*app, options->store);
   app->footer(
-      "Times are the trace's own (microseconds). Per-layer times are means per ProfilerStep; `-f csv` prints the "
-      "layers table, which `ridge calibrate MODEL --measured FILE.csv` reads.");
+      "Times are the trace's own (microseconds). Per-layer times are means per pass: per ProfilerStep; without "
+      "steps, the passes are the copies of a repeated top-level op sequence, or what the model's op counts give "
+      "(--model). `-f csv` prints the layers table, which `ridge calibrate MODEL --measured FILE.csv` reads.");
   return {app, [options] { return run_torch_import(*options); }};
 }
 

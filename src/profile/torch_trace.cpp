@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include "util/error.h"
@@ -178,6 +179,8 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& source) {
     op.thread = id_text(e.value("pid", json())) + "/" + id_text(e.value("tid", json()));
     op.external_id = int_arg(args, "External id");
     op.correlation = int_arg(args, "correlation");
+    if (args.is_object())
+      if (auto dims = args.find("Input Dims"); dims != args.end()) op.input_dims = dims->dump();
     threads[op.thread].push_back(trace.ops.size());
     trace.ops.push_back(std::move(op));
   }
@@ -213,6 +216,7 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& source) {
       if (auto it = by_external.find(k.external_id); k.external_id >= 0 && it != by_external.end()) k.op = it->second;
     k.step = k.op >= 0 ? trace.ops[static_cast<size_t>(k.op)].step : step_at(k.start_s);
   }
+  find_passes(trace, nullptr);
   return trace;
 }
 
@@ -222,6 +226,118 @@ TorchTrace read_torch_trace(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return parse_torch_trace(text.str(), path);
+}
+
+std::string passes_from_name(TorchPasses::From from) {
+  switch (from) {
+    case TorchPasses::From::kSteps:
+      return "steps";
+    case TorchPasses::From::kOpSequence:
+      return "op_sequence";
+    case TorchPasses::From::kModel:
+      return "model";
+    case TorchPasses::From::kNone:
+      break;
+  }
+  return "none";
+}
+
+namespace {
+
+// Whether `seq` is `copies` copies of its first seq.size() / copies entries.
+bool repeats(const std::vector<std::string>& seq, size_t copies) {
+  if (copies < 1 || seq.size() % copies != 0) return false;
+  size_t period = seq.size() / copies;
+  for (size_t i = period; i < seq.size(); ++i)
+    if (seq[i] != seq[i - period]) return false;
+  return true;
+}
+
+}  // namespace
+
+void find_passes(TorchTrace& trace, const ModelFit* fit) {
+  auto& ops = trace.ops;
+  TorchPasses passes;
+  for (auto& op : ops) op.pass = -1;
+  for (auto& k : trace.kernels) k.pass = -1;
+  if (!trace.steps.empty()) {
+    passes.count = static_cast<int64_t>(trace.steps.size());
+    passes.from = TorchPasses::From::kSteps;
+    passes.windows = trace.steps;
+    for (auto& op : ops) op.pass = op.step;
+    for (auto& k : trace.kernels) k.pass = k.step;
+    trace.passes = std::move(passes);
+    return;
+  }
+  // The top-level ops of the thread that runs most of them: other threads (data loading, the
+  // autograd engine) interleave with it differently in each pass. Runtime calls are left out: a
+  // torch.cuda.synchronize() between passes is not part of the model.
+  std::map<std::string, int64_t> per_thread;
+  for (const auto& op : ops)
+    if (op.parent < 0 && op.kind != TorchOp::Kind::kRuntime) ++per_thread[op.thread];
+  std::string main_thread;
+  int64_t most = 0;
+  for (const auto& [thread, n] : per_thread)
+    if (n > most) std::tie(main_thread, most) = std::tie(thread, n);
+  std::vector<size_t> top;
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].parent < 0 && ops[i].kind != TorchOp::Kind::kRuntime && ops[i].thread == main_thread) top.push_back(i);
+  std::stable_sort(top.begin(), top.end(), [&](size_t a, size_t b) { return ops[a].start_s < ops[b].start_s; });
+  // Input shapes tell apart layers of one type that a name alone would make look like passes.
+  std::vector<std::string> seq;
+  for (size_t i : top) seq.push_back(ops[i].name + '\x1f' + ops[i].input_dims);
+  for (size_t copies = seq.size(); copies >= 2; --copies)
+    if (repeats(seq, copies)) {
+      passes.sequence_repeats = static_cast<int64_t>(copies);
+      break;
+    }
+  passes.count = passes.sequence_repeats;
+  if (passes.count > 1) passes.from = TorchPasses::From::kOpSequence;
+  if (fit && fit->fits() && (fit->passes != passes.count || passes.count == 1)) {
+    passes.count = fit->passes;
+    passes.from = TorchPasses::From::kModel;
+  }
+  if (passes.count > 1 && repeats(seq, static_cast<size_t>(passes.count))) {
+    double end_s = 0;
+    for (const auto& op : ops) end_s = std::max(end_s, op.start_s + op.duration_s);
+    size_t period = seq.size() / static_cast<size_t>(passes.count);
+    for (int64_t p = 0; p < passes.count; ++p) {
+      double start_s = ops[top[static_cast<size_t>(p) * period]].start_s;
+      double next_s = p + 1 < passes.count ? ops[top[static_cast<size_t>(p + 1) * period]].start_s : end_s;
+      passes.windows.push_back(
+          {.name = fmt::format("pass {}", p + 1), .number = p + 1, .start_s = start_s, .duration_s = next_s - start_s});
+    }
+    auto pass_at = [&](double t) {
+      for (size_t w = 0; w < passes.windows.size(); ++w) {
+        const auto& window = passes.windows[w];
+        // The last window holds the trace's last range, which ends exactly at its end.
+        bool last = w + 1 == passes.windows.size();
+        if (t >= window.start_s && (t < window.start_s + window.duration_s || (last && t <= end_s)))
+          return static_cast<int>(w);
+      }
+      return -1;
+    };
+    for (auto& op : ops) op.pass = pass_at(op.start_s);
+    for (auto& k : trace.kernels) k.pass = k.op >= 0 ? ops[static_cast<size_t>(k.op)].pass : pass_at(k.start_s);
+  }
+  trace.passes = std::move(passes);
+}
+
+FamilyCounts trace_family_counts(const TorchTrace& trace) {
+  FamilyCounts counts;
+  const auto& ops = trace.ops;
+  for (const auto& op : ops) {
+    if (op.kind != TorchOp::Kind::kOp || (!trace.steps.empty() && op.step < 0)) continue;
+    auto family = aten_family(op.name);
+    if (family.family.empty()) continue;
+    // Only the outermost operator counts: aten::linear, not the aten::addmm inside it, nor an
+    // aten::add_ the autograd engine runs inside AccumulateGrad.
+    bool under_op = false;
+    for (int p = op.parent; p >= 0 && !under_op; p = ops[static_cast<size_t>(p)].parent)
+      under_op = ops[static_cast<size_t>(p)].kind == TorchOp::Kind::kOp;
+    if (!under_op) counts[family.family] += family.nodes;
+  }
+  return counts;
 }
 
 std::string module_path_of_node(const std::string& node_name) {
@@ -322,6 +438,8 @@ LayerMapping map_layers(TorchTrace& trace, const graph::Graph* graph) {
       inherit(i);
     }
   } else {
+    mapping.fit = fit_model(trace_family_counts(trace), model_family_counts(*graph));
+    find_passes(trace, &*mapping.fit);
     std::map<std::string, int> node_index;
     std::map<std::string, std::vector<size_t>> by_path;  // module path -> nodes (in it or below)
     std::vector<std::string> node_path(graph->nodes.size());
@@ -364,8 +482,8 @@ LayerMapping map_layers(TorchTrace& trace, const graph::Graph* graph) {
       }
       inherit(i);
     }
-    // The outermost mappable ops left, by (step, block, ONNX type), against the unclaimed nodes of
-    // that block, in graph order.
+    // The outermost mappable ops left, by (pass, block, ONNX type), against the unclaimed nodes of
+    // that block, in graph order; none when the trace's op counts do not fit the model.
     std::map<std::tuple<int, std::string, std::string>, std::vector<size_t>> candidates;
     std::vector<bool> inside_candidate(ops.size(), false);
     for (size_t i : order) {
@@ -373,7 +491,9 @@ LayerMapping map_layers(TorchTrace& trace, const graph::Graph* graph) {
       bool covered = op.parent >= 0 && (inside_candidate[static_cast<size_t>(op.parent)] ||
                                         !ops[static_cast<size_t>(op.parent)].layer.empty());
       if (op.parent >= 0 && inside_candidate[static_cast<size_t>(op.parent)]) inside_candidate[i] = true;
-      if (covered || !op.layer.empty() || op.kind != TorchOp::Kind::kOp) continue;
+      if (covered || !op.layer.empty() || op.kind != TorchOp::Kind::kOp ||
+          mapping.fit->verdict == ModelFit::Verdict::kMismatch)
+        continue;
       const auto* types = onnx_types_of(op.name);
       if (!types) continue;
       inside_candidate[i] = true;
@@ -382,10 +502,17 @@ LayerMapping map_layers(TorchTrace& trace, const graph::Graph* graph) {
         for (size_t n = 0; n < graph->nodes.size() && !present; ++n)
           present = graph->nodes[n].op_type == type && !claimed.count(n);
         if (present) {
-          candidates[{op.step, block[i], type}].push_back(i);
+          candidates[{op.pass, block[i], type}].push_back(i);
           break;
         }
       }
+    }
+    int64_t per_group = 1;
+    if (mapping.fit->fits()) {
+      auto windows = static_cast<int64_t>(trace.passes.windows.size());
+      per_group = windows == 0                         ? mapping.fit->passes
+                  : mapping.fit->passes % windows == 0 ? mapping.fit->passes / windows
+                                                       : 1;
     }
     for (auto& [key, list] : candidates) {
       const auto& [step, scope, type] = key;
@@ -399,9 +526,12 @@ LayerMapping map_layers(TorchTrace& trace, const graph::Graph* graph) {
                                       : node_path[n] == scope || starts_with(node_path[n], scope + ".");
         if (in_scope) nodes.push_back(n);
       }
-      if (nodes.size() != list.size()) continue;  // ambiguous: left unmapped
+      // Equal counts; or, where the trace fits the model, as many copies as one group holds passes (all
+      // k without pass windows): the i-th op is node i modulo their count. Else ambiguous: unmapped.
+      bool multiple = per_group > 1 && list.size() == static_cast<size_t>(per_group) * nodes.size();
+      if (nodes.size() != list.size() && !multiple) continue;
       for (size_t k = 0; k < list.size(); ++k) {
-        ops[list[k]].layer = graph->nodes[nodes[k]].name;
+        ops[list[k]].layer = graph->nodes[nodes[k % nodes.size()]].name;
         ops[list[k]].layer_root = true;
         ++mapping.by_op_order;
       }
@@ -417,8 +547,10 @@ TorchSummary summarize(const TorchTrace& trace) {
   TorchSummary s;
   const auto& ops = trace.ops;
   s.has_gpu = !trace.kernels.empty();
-  s.iterations = trace.steps.empty() ? 1 : static_cast<int64_t>(trace.steps.size());
-  auto counted = [&](int step) { return trace.steps.empty() || step >= 0; };
+  const auto& passes = trace.passes;
+  s.passes = std::max<int64_t>(1, passes.count);
+  s.passes_from = passes.from;
+  auto counted = [&](int pass) { return passes.windows.empty() || pass >= 0; };
   auto kind_name = [](TorchOp::Kind k) {
     return k == TorchOp::Kind::kAnnotation ? "annotation" : k == TorchOp::Kind::kRuntime ? "runtime" : "op";
   };
@@ -461,8 +593,8 @@ TorchSummary summarize(const TorchTrace& trace) {
       row.total_s += op.duration_s;
       if (row.cuda_s) *row.cuda_s += cuda_s[i];
     }
-    if (!counted(op.step)) {
-      ++s.outside_steps;
+    if (!counted(op.pass)) {
+      ++s.outside_passes;
       continue;
     }
     if (op.layer.empty()) {
@@ -483,8 +615,8 @@ TorchSummary summarize(const TorchTrace& trace) {
           {.name = k.name, .category = k.category, .device = k.device, .op = op_name, .layer = k.layer});
     s.kernels[it->second].calls += 1;
     s.kernels[it->second].total_s += k.duration_s;
-    if (!counted(k.step)) {
-      ++s.outside_steps;
+    if (!counted(k.pass)) {
+      ++s.outside_passes;
       continue;
     }
     if (k.layer.empty()) {
@@ -495,22 +627,34 @@ TorchSummary summarize(const TorchTrace& trace) {
       *l.gpu_s += k.duration_s;
     }
   }
+  auto per_pass = static_cast<double>(s.passes);
   for (auto& l : s.layers) {
-    l.cpu_s /= static_cast<double>(s.iterations);
-    if (l.gpu_s) *l.gpu_s /= static_cast<double>(s.iterations);
+    l.cpu_s /= per_pass;
+    if (l.gpu_s) *l.gpu_s /= per_pass;
   }
-  for (size_t st = 0; st < trace.steps.size(); ++st) {
-    const auto& step = trace.steps[st];
-    TorchSummary::Step row{.name = step.name, .number = step.number, .duration_s = step.duration_s};
+  for (size_t w = 0; w < passes.windows.size(); ++w) {
+    const auto& window = passes.windows[w];
+    TorchSummary::Step row{.name = window.name, .number = window.number, .duration_s = window.duration_s};
     for (const auto& op : ops)
-      if (op.step == static_cast<int>(st) && (op.parent < 0 || ops[static_cast<size_t>(op.parent)].step != op.step))
+      if (op.pass == static_cast<int>(w) && (op.parent < 0 || ops[static_cast<size_t>(op.parent)].pass != op.pass))
         row.cpu_op_s += op.duration_s;
     if (s.has_gpu) {
       row.kernel_s = 0;
       for (const auto& k : trace.kernels)
-        if (k.step == static_cast<int>(st)) *row.kernel_s += k.duration_s;
+        if (k.pass == static_cast<int>(w)) *row.kernel_s += k.duration_s;
     }
-    s.steps.push_back(row);
+    s.windows.push_back(row);
+  }
+  // Totals per pass: of what lies inside the windows, or of the whole trace without them.
+  if (passes.windows.empty()) {
+    s.cpu_per_pass_s = s.cpu_s / per_pass;
+    if (s.has_gpu) s.kernel_per_pass_s = s.kernel_s / per_pass;
+  } else {
+    for (const auto& w : s.windows) s.cpu_per_pass_s += w.cpu_op_s / per_pass;
+    if (s.has_gpu) {
+      s.kernel_per_pass_s = 0;
+      for (const auto& w : s.windows) *s.kernel_per_pass_s += *w.kernel_s / per_pass;
+    }
   }
   std::stable_sort(s.ops.begin(), s.ops.end(), [](const auto& a, const auto& b) { return a.total_s > b.total_s; });
   std::stable_sort(s.kernels.begin(), s.kernels.end(),

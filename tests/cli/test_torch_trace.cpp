@@ -1,5 +1,6 @@
 // `ridge import torch` through the binary: JSON kernels and layers, the layers CSV through calibrate,
-// the store, and malformed files named in one line.
+// the store, malformed files named in one line, and the real ResNet-18 CUDA trace: its passes without
+// ProfilerSteps, and the note when it is given another model.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -42,7 +43,13 @@ TEST(TorchTrace, CliJsonHasKernelsAndLayers) {
   ASSERT_EQ(doc["layers"].size(), 1u);
   EXPECT_NEAR(doc["layers"][0]["gpu_time_s"].get<double>(), 55 * kUs, 1e-12);
   EXPECT_NEAR(doc["layers"][0]["time_s"].get<double>(), 55 * kUs, 1e-12);
-  EXPECT_EQ(doc["traces"][0]["iterations"], 2);
+  EXPECT_EQ(doc["traces"][0]["steps"], 2);
+  EXPECT_EQ(doc["traces"][0]["passes"], 2);  // a trace with ProfilerSteps: one pass per step
+  EXPECT_EQ(doc["traces"][0]["passes_from"], "steps");
+  ASSERT_EQ(doc["steps"].size(), 2u);
+  EXPECT_EQ(doc["steps"][1]["step"], 2);
+  EXPECT_TRUE(!doc.contains("passes") || doc["passes"].empty());
+  EXPECT_EQ(doc["layers"][0]["passes"], 2);
   // An unlinked kernel has no op: the key is absent or null, never an invented name.
   for (const auto& k : doc["kernels"])
     if (k["name"] == "orphan_kernel") {
@@ -98,6 +105,80 @@ TEST(TorchTrace, MalformedFilesGetOneLineNamingTheFile) {
                                           "\"dur\": 1}]}",
                                           "x"),
                Error);
+}
+
+TEST(TorchTrace, CliRealCudaTraceReportsPassesFromTheOpSequence) {
+  auto r = run_ridge("import torch " + data(kResnet18Trace) + " --no-store -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  const auto& t = doc["traces"][0];
+  EXPECT_EQ(t["steps"], 0);
+  EXPECT_EQ(t["passes"], 2);
+  EXPECT_EQ(t["passes_from"], "op_sequence");
+  EXPECT_EQ(t["kernels"], 238);
+  EXPECT_NEAR(t["kernel_time_s"].get<double>(), 1411.238 * kUs, 1e-10);
+  EXPECT_NEAR(t["kernel_time_per_pass_s"].get<double>(), 705.619 * kUs, 1e-10);
+  EXPECT_TRUE(!t.contains("model_fit") || t["model_fit"].is_null());
+  ASSERT_EQ(doc["passes"].size(), 2u);
+  EXPECT_EQ(doc["passes"][0]["pass"], 1);
+  EXPECT_NEAR(doc["passes"][0]["kernel_time_s"].get<double>(), 706.723 * kUs, 1e-10);
+  EXPECT_NEAR(doc["passes"][1]["kernel_time_s"].get<double>(), 704.515 * kUs, 1e-10);
+  bool said = false;
+  for (const auto& n : doc["notes"])
+    said = said || n.get<std::string>().find("2 passes, found by the top-level op sequence repeating 2 times") !=
+                       std::string::npos;
+  EXPECT_TRUE(said) << doc["notes"].dump();
+
+  // People see the count and how it was found.
+  auto table = run_ridge("import torch " + data(kResnet18Trace) + " --no-store");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("op sequence"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("passes (copies of the top-level op sequence):"), std::string::npos) << table.out;
+}
+
+TEST(TorchTrace, CliRealCudaTraceOfAnotherModelIsNamedAndNotMappedByOrder) {
+  auto model = source_path("models/resnet50.onnx");
+  auto r = run_ridge("import torch " + data(kResnet18Trace) + " -m " + model + " --no-store");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("note: " + data(kResnet18Trace) + ": the trace does not fit " + model +
+                       ": 40 convolutions against 53 Conv nodes (not a whole multiple): a trace of another model? "
+                       "nothing mapped by op order\n"),
+            std::string::npos)
+      << r.out;
+  auto j = run_ridge("import torch " + data(kResnet18Trace) + " -m " + model + " --no-store -f json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto doc = nlohmann::json::parse(j.out);
+  const auto& t = doc["traces"][0];
+  EXPECT_EQ(t["mapped_by"]["op_order"], 0);
+  EXPECT_EQ(t["passes"], 2);
+  EXPECT_EQ(t["passes_from"], "op_sequence");
+  EXPECT_EQ(t["model_fit"]["verdict"], "mismatch");
+  EXPECT_TRUE(!t["model_fit"].contains("passes") || t["model_fit"]["passes"].is_null());
+  bool conv_counted = false;
+  for (const auto& f : t["model_fit"]["families"])
+    if (f["family"] == "conv") conv_counted = f["ops"] == 40 && f["nodes"] == 53;
+  EXPECT_TRUE(conv_counted) << t["model_fit"].dump();
+  EXPECT_TRUE(doc["layers"].empty());
+}
+
+TEST(TorchTrace, CliRealCudaTraceFitsAResnet18Export) {
+  auto model = resnet18_model();
+  auto r = run_ridge("import torch " + data(kResnet18Trace) + " -m " + model + " --no-store -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  const auto& t = doc["traces"][0];
+  EXPECT_EQ(t["model_fit"]["verdict"], "fits");
+  EXPECT_EQ(t["model_fit"]["passes"], 2);
+  EXPECT_EQ(t["passes"], 2);
+  EXPECT_EQ(t["mapped_by"]["op_order"], 2 * 49);
+  bool pool = false;
+  for (const auto& l : doc["layers"])
+    if (l["layer"] == "/maxpool/MaxPool") {
+      pool = true;
+      EXPECT_NEAR(l["gpu_time_s"].get<double>(), (27.936 + 27.968) / 2 * kUs, 1e-10);
+      EXPECT_EQ(l["passes"], 2);
+    }
+  EXPECT_TRUE(pool);
 }
 
 }  // namespace
