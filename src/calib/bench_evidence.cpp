@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -16,6 +15,7 @@
 
 #include "analysis/run.h"
 #include "calib/predict.h"
+#include "exec/bench_codec.h"
 #include "onnx/model_reader.h"
 #include "util/csv.h"
 #include "util/error.h"
@@ -24,7 +24,6 @@ namespace ridge::calib {
 namespace {
 
 namespace fs = std::filesystem;
-using json = nlohmann::json;
 
 struct NodeRow {
   std::string name;
@@ -41,6 +40,7 @@ struct Run {
   std::optional<double> mean_ms;  // the unprofiled run's latency; absent without an overall row
   std::vector<NodeRow> nodes;
   std::map<std::string, std::string> environment;
+  std::string device;                // the GPU it ran on; empty: the CPU
   std::string path;                  // the path given (names the run in notes)
   std::vector<fs::path> model_dirs;  // where a relative model path may be, besides the cwd
 };
@@ -279,84 +279,40 @@ void read_csv_directory(const fs::path& given, const std::string& path, std::vec
 
 // ---- `ridge bench -f json` ----
 
-const json& member(const json& object, const char* key, const std::string& where) {
-  if (!object.is_object() || !object.contains(key)) throw Error(fmt::format("{}: no '{}'", where, key));
-  return object[key];
-}
-std::string string_at(const json& object, const char* key, const std::string& where) {
-  const auto& v = member(object, key, where);
-  if (!v.is_string()) throw Error(fmt::format("{}.{} is not a string", where, key));
-  return v.get<std::string>();
-}
-std::string optional_string(const json& object, const char* key, const std::string& where,
-                            const std::string& fallback) {
-  return object.is_object() && object.contains(key) ? string_at(object, key, where) : fallback;
-}
-double number_at(const json& object, const char* key, const std::string& where) {
-  const auto& v = member(object, key, where);
-  if (!v.is_number() || !std::isfinite(v.get<double>())) throw Error(fmt::format("{}.{} is not a number", where, key));
-  return v.get<double>();
-}
-
+// A `ridge bench -f json` file, through the bench codec.
 void read_json_file(const fs::path& file, const std::string& path, std::vector<Run>& runs) {
-  std::ifstream in(file);
-  if (!in) throw Error(fmt::format("cannot read '{}'", path));
-  json doc;
+  exec::BenchFile bench;
   try {
-    doc = json::parse(in);
-  } catch (const json::exception& e) {
+    bench = exec::read_bench_file(file.string());
+  } catch (const Error& e) {
+    // A file that is no JSON at all may be anything: say what calibration reads.
+    std::string why = e.what();
+    if (why.find("is not valid JSON") == std::string::npos) throw;
     throw Error(fmt::format("'{}' is neither a `ridge bench --csv` directory nor `ridge bench -f json` output: {}",
-                            path, e.what()));
+                            path, why.substr(why.find("is not valid JSON: ") + 19)));
   }
-  if (!doc.is_object()) throw Error(fmt::format("'{}' is not `ridge bench -f json` output: not an object", path));
-  auto model = string_at(doc, "model", path);
-  if (model.empty()) throw Error(fmt::format("{}: model is empty", path));
-  const auto& env = member(doc, "environment", path);
-  auto env_where = path + ": environment";
-  double threads = number_at(env, "threads", env_where);
-  if (threads < 1 || threads != std::floor(threads) || threads > 1e9)
-    throw Error(fmt::format("{}.threads {} is not a positive integer", env_where, threads));
-  std::map<std::string, std::string> environment;
-  const std::pair<const char*, const char*> kept[] = {
-      {"cpu", "cpu"}, {"torch_version", "torch"}, {"ridge_revision", "ridge_revision"}};
-  for (auto [key, name] : kept)
-    if (auto text = optional_string(env, key, env_where, ""); !text.empty()) environment[name] = text;
-  const auto& list = member(doc, "runs", path);
-  if (!list.is_array()) throw Error(fmt::format("{}: runs is not a list", path));
   auto dir = as_directory(file).parent_path();
-  for (size_t i = 0; i < list.size(); ++i) {
-    const auto& j = list[i];
-    auto where = fmt::format("{}: runs[{}]", path, i);
+  for (const auto& b : bench.runs) {
     Run r;
-    r.model = model;
+    r.model = b.model;
     r.path = path;
     r.model_dirs = {dir, dir.parent_path()};
-    r.environment = environment;
-    double batch = number_at(j, "batch", where);
-    if (batch < 1 || batch != std::floor(batch) || batch > 1e9)
-      throw Error(fmt::format("{}.batch {} is not a positive integer", where, batch));
-    r.batch = static_cast<int64_t>(batch);
-    r.threads = static_cast<int>(threads);
-    r.input_size = string_at(j, "input_size", where);
-    r.mode = string_at(j, "mode", where);
-    // Older outputs may lack these; their defaults are what bench ran then.
-    r.precision = optional_string(j, "precision", where, "fp32");
-    r.memory_format = optional_string(j, "memory_format", where, "nchw");
-    r.algorithm = optional_string(j, "conv_algo", where, "auto");
-    const auto& training = member(j, "training", where);
-    if (!training.is_boolean()) throw Error(fmt::format("{}.training is not true or false", where));
-    r.training = training.get<bool>();
-    double mean = number_at(member(j, "latency_ms", where), "mean", where + ".latency_ms");
-    if (mean < 0) throw Error(fmt::format("{}.latency_ms.mean {} is negative", where, mean));
-    r.mean_ms = mean;
-    const auto& nodes = member(j, "nodes", where);
-    if (!nodes.is_array()) throw Error(fmt::format("{}.nodes is not a list", where));
-    for (size_t k = 0; k < nodes.size(); ++k) {
-      auto node_where = fmt::format("{}.nodes[{}]", where, k);
-      NodeRow n{string_at(nodes[k], "name", node_where), number_at(nodes[k], "mean_ms", node_where)};
-      if (n.mean_ms < 0) throw Error(fmt::format("{}.mean_ms {} is negative", node_where, n.mean_ms));
-      r.nodes.push_back(std::move(n));
-    }
+    const std::pair<const char*, const std::string*> kept[] = {{"cpu", &b.environment.cpu_model},
+                                                               {"torch", &b.environment.torch_version},
+                                                               {"ridge_revision", &b.environment.ridge_revision}};
+    for (auto [name, text] : kept)
+      if (!text->empty()) r.environment[name] = *text;
+    if (exec::on_gpu(b.environment)) r.device = b.environment.device;
+    r.batch = b.batch;
+    r.threads = b.environment.threads;
+    r.input_size = b.input_size;
+    r.mode = b.mode;
+    r.precision = b.precision;
+    r.memory_format = b.memory_format;
+    r.algorithm = b.conv_algo;
+    r.training = b.training;
+    r.mean_ms = b.latency_ms.mean;
+    for (const auto& n : b.nodes) r.nodes.push_back({n.name, n.mean_ms});
     runs.push_back(std::move(r));
   }
 }
@@ -462,6 +418,8 @@ bool excluded(const std::string& model, const std::string& exclude) {
 
 // Why a run cannot serve as evidence for fp32 inference with the executor's own choices; empty if it can.
 std::string skip_reason(const Run& r) {
+  if (!r.device.empty())
+    return fmt::format("run(s) on a GPU ({}) skipped (the shape-aware calibration fits the CPU executor)", r.device);
   if (r.training) return "training run(s) skipped (the calibration covers inference)";
   if (r.precision != "fp32") return fmt::format("{} run(s) skipped (the calibration covers fp32)", r.precision);
   if (r.algorithm != "auto" && !r.algorithm.empty())

@@ -13,6 +13,7 @@
 
 #include "analysis/run.h"
 #include "calib/bench_evidence.h"
+#include "exec/bench_codec.h"
 #include "graph/dtype.h"
 #include "onnx/model_reader.h"
 #include "util/csv.h"
@@ -22,7 +23,6 @@ namespace ridge::calib {
 namespace {
 
 namespace fs = std::filesystem;
-using json = nlohmann::json;
 
 std::string trimmed(std::string s) {
   auto first = s.find_first_not_of(" \t\r");
@@ -144,81 +144,30 @@ void read_overall_csv(std::istream& in, const std::string& source, const fs::pat
   }
 }
 
-// The energy of a JSON run: energy_per_inference_j in the run, or in an object it holds ("power",
-// "energy"), or energy.per_inference_j. Absent or null: not measured.
-std::optional<double> json_energy(const json& run, const std::string& where) {
-  const json* found = nullptr;
-  std::string path;
-  if (run.contains("energy_per_inference_j")) {
-    found = &run["energy_per_inference_j"];
-    path = "energy_per_inference_j";
-  } else if (run.contains("energy") && run["energy"].is_object() && run["energy"].contains("per_inference_j")) {
-    found = &run["energy"]["per_inference_j"];
-    path = "energy.per_inference_j";
-  } else {
-    for (const auto& [key, value] : run.items())
-      if (value.is_object() && value.contains("energy_per_inference_j")) {
-        found = &value["energy_per_inference_j"];
-        path = key + ".energy_per_inference_j";
-        break;
-      }
-  }
-  if (!found || found->is_null()) return std::nullopt;
-  if (!found->is_number() || !std::isfinite(found->get<double>()) || found->get<double>() < 0)
-    throw Error(fmt::format("{}.{} is not a number >= 0", where, path));
-  return found->get<double>();
-}
-
+// A `ridge bench -f json` file, through the bench codec.
 void read_bench_json(const std::string& text, const std::string& source, const fs::path& file,
                      std::vector<BenchRun>& out) {
-  json doc;
+  nlohmann::json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("'{}' is not `ridge bench -f json` output: {}", source, e.what()));
   }
-  auto string_at = [](const json& o, const char* key, const std::string& where, bool required) -> std::string {
-    if (!o.is_object() || !o.contains(key)) {
-      if (required) throw Error(fmt::format("{}: no '{}'", where, key));
-      return "";
-    }
-    if (!o[key].is_string()) throw Error(fmt::format("{}.{} is not a string", where, key));
-    return o[key].get<std::string>();
-  };
-  if (!doc.is_object()) throw Error(fmt::format("'{}' is not `ridge bench -f json` output: not an object", source));
-  auto model = string_at(doc, "model", source, true);
-  if (model.empty()) throw Error(fmt::format("{}: model is empty", source));
-  if (!doc.contains("runs") || !doc["runs"].is_array()) throw Error(fmt::format("{}: no list of runs", source));
+  auto bench = exec::decode_bench(doc, source);
   auto dir = as_directory(file).parent_path();
-  const auto& runs = doc["runs"];
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const auto& j = runs[i];
-    auto where = fmt::format("{}: runs[{}]", source, i);
-    if (!j.is_object()) throw Error(fmt::format("{} is not an object", where));
+  for (size_t i = 0; i < bench.runs.size(); ++i) {
+    const auto& b = bench.runs[i];
     BenchRun r;
-    r.source = where;
-    r.model = model;
+    r.source = fmt::format("{}: runs[{}]", source, i);
+    r.model = b.model;
     r.model_dirs = {dir, dir.parent_path()};
-    if (!j.contains("batch") || !j["batch"].is_number()) throw Error(fmt::format("{}.batch is not a number", where));
-    double batch = j["batch"].get<double>();
-    if (!(batch >= 1) || batch > 1e9 || batch != std::floor(batch))
-      throw Error(fmt::format("{}.batch {} is not a positive integer", where, batch));
-    r.batch = static_cast<int64_t>(batch);
-    r.input_size = string_at(j, "input_size", where, false);
-    r.mode = string_at(j, "mode", where, false);
-    if (auto p = string_at(j, "precision", where, false); !p.empty()) r.precision = p;
-    if (j.contains("training")) {
-      if (!j["training"].is_boolean()) throw Error(fmt::format("{}.training is not true or false", where));
-      r.training = j["training"].get<bool>();
-    }
-    if (j.contains("latency_ms") && j["latency_ms"].is_object() && j["latency_ms"].contains("mean") &&
-        !j["latency_ms"]["mean"].is_null()) {
-      const auto& m = j["latency_ms"]["mean"];
-      if (!m.is_number() || !std::isfinite(m.get<double>()) || m.get<double>() < 0)
-        throw Error(fmt::format("{}.latency_ms.mean is not a number >= 0", where));
-      r.mean_ms = m.get<double>();
-    }
-    r.energy_j = json_energy(j, where);
+    r.batch = b.batch;
+    r.input_size = b.input_size;
+    r.mode = b.mode;
+    r.precision = b.precision;
+    r.training = b.training;
+    r.mean_ms = b.latency_ms.mean;
+    if (b.power.measured) r.energy_j = b.power.energy_per_inference_j;
     out.push_back(std::move(r));
   }
 }

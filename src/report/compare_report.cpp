@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "exec/bench_codec.h"
 #include "report/format.h"
 #include "report/prediction_report.h"
 #include "util/error.h"
@@ -22,55 +23,6 @@ namespace {
 
 using json = nlohmann::json;
 using ordered = nlohmann::ordered_json;
-
-// --- reading a bench file -------------------------------------------------------------------
-
-// Typed access to the bench JSON: a missing or mistyped key is one line naming the file and path.
-struct Reader {
-  const std::string& path;
-
-  [[noreturn]] void fail(const std::string& where, const char* what) const {
-    throw Error(fmt::format("'{}': {}: {} (not a `ridge bench -f json` file?)", path, where, what));
-  }
-  const json* find(const json& object, const char* key) const {
-    auto it = object.find(key);
-    return it == object.end() || it->is_null() ? nullptr : &*it;
-  }
-  double number(const json& object, const char* key, const std::string& where) const {
-    const auto* v = find(object, key);
-    if (!v || !v->is_number()) fail(where + key, "missing or not a number");
-    double x = v->get<double>();
-    if (!std::isfinite(x) || x < 0) fail(where + key, "not a finite number >= 0");
-    return x;
-  }
-  int64_t integer(const json& object, const char* key, const std::string& where, int64_t fallback) const {
-    const auto* v = find(object, key);
-    if (!v) return fallback;
-    if (!v->is_number_integer()) fail(where + key, "not an integer");
-    return v->get<int64_t>();
-  }
-  std::string text(const json& object, const char* key, const std::string& where, const std::string& fallback) const {
-    const auto* v = find(object, key);
-    if (!v) return fallback;
-    if (!v->is_string()) fail(where + key, "not a string");
-    return v->get<std::string>();
-  }
-};
-
-json parse_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    // "[json.exception.parse_error.101] parse error at line 1, ...": the part after the tag. A number
-    // too large for a double is out_of_range.406, not a parse_error: any JSON exception is bad input.
-    std::string why = e.what();
-    if (auto tag_end = why.find("] "); tag_end != std::string::npos) why = why.substr(tag_end + 2);
-    std::replace(why.begin(), why.end(), '\n', ' ');
-    throw Error(fmt::format("'{}' is not valid JSON: {}", path, why));
-  }
-}
 
 std::string selection_text(const RunSelection& want) {
   std::string text;
@@ -233,42 +185,17 @@ std::string run_label(const MeasuredRun& run) {
 }
 
 MeasuredRun read_bench_json(const std::string& path, const RunSelection& want) {
-  auto root = parse_file(path);
-  Reader r{path};
-  if (!root.is_object() || !root.contains("runs") || !root["runs"].is_array())
-    throw Error(fmt::format("'{}' is not a `ridge bench -f json` file: it has no runs[]", path));
-  const auto& runs = root["runs"];
-  if (runs.empty()) throw Error(fmt::format("'{}' holds no runs", path));
-  int threads = 0;
-  if (const auto* env = r.find(root, "environment"); env && env->is_object())
-    threads = static_cast<int>(r.integer(*env, "threads", "environment.", 0));
-  std::string model = r.text(root, "model", "", "");
-
+  auto file = exec::read_bench_file(path);
   // Every run's description first (for the message when none or several match), nodes later.
-  std::vector<MeasuredRun> described;
   std::vector<size_t> matching;
   std::vector<std::string> held;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const auto& run = runs[i];
-    auto where = fmt::format("runs[{}].", i);
-    if (!run.is_object()) r.fail(fmt::format("runs[{}]", i), "not an object");
-    MeasuredRun m;
-    m.source = path;
-    m.model = model;
-    m.threads = threads;
-    m.batch = r.integer(run, "batch", where, 1);
-    m.mode = r.text(run, "mode", where, "eager");
-    m.precision = r.text(run, "precision", where, "fp32");
-    m.conv_algo = r.text(run, "conv_algo", where, "auto");
-    m.input_size = r.text(run, "input_size", where, "");
-    const auto* training = r.find(run, "training");
-    bool is_training = training && training->is_boolean() && training->get<bool>();
-    held.push_back(run_label(m) + (is_training ? " (training)" : ""));
-    described.push_back(std::move(m));
+  for (size_t i = 0; i < file.runs.size(); ++i) {
+    const auto& run = file.runs[i];
+    held.push_back(run_label(measured_run(run, path)) + (run.training ? " (training)" : ""));
     // A training step is not what the prediction describes (inference): never matched.
-    if (is_training) continue;
-    if (want.batch && described.back().batch != *want.batch) continue;
-    if (!want.mode.empty() && described.back().mode != want.mode) continue;
+    if (run.training) continue;
+    if (want.batch && run.batch != *want.batch) continue;
+    if (!want.mode.empty() && run.mode != want.mode) continue;
     matching.push_back(i);
   }
   std::string holds;
@@ -282,27 +209,10 @@ MeasuredRun read_bench_json(const std::string& path, const RunSelection& want) {
     throw Error(fmt::format("'{}' holds {} runs that match{}: {}; choose one with --batch and --exec-mode", path,
                             matching.size(), want.batch || !want.mode.empty() ? " " + selection_text(want) : "",
                             holds));
-
-  size_t index = matching.front();
-  const auto& run = runs[index];
-  auto where = fmt::format("runs[{}].", index);
-  MeasuredRun m = std::move(described[index]);
-  const auto* latency = r.find(run, "latency_ms");
-  if (!latency || !latency->is_object()) r.fail(where + "latency_ms", "missing or not an object");
-  m.latency_s = r.number(*latency, "median", where + "latency_ms.") * 1e-3;
-  m.samples = r.integer(run, "samples", where, 0);
-  const auto* nodes = r.find(run, "nodes");
-  if (!nodes || !nodes->is_array() || nodes->empty())
+  auto m = measured_run(file.runs[matching.front()], path);
+  if (m.nodes.empty())
     throw Error(
         fmt::format("'{}': the run ({}) has no per-node times (measured with --no-per-node?)", path, run_label(m)));
-  for (size_t n = 0; n < nodes->size(); ++n) {
-    const auto& node = (*nodes)[n];
-    auto node_where = fmt::format("{}nodes[{}].", where, n);
-    if (!node.is_object()) r.fail(node_where.substr(0, node_where.size() - 1), "not an object");
-    auto name = r.text(node, "name", node_where, "");
-    if (name.empty()) r.fail(node_where + "name", "missing or empty");
-    m.nodes.push_back({name, r.text(node, "op", node_where, ""), r.number(node, "mean_ms", node_where) * 1e-3});
-  }
   return m;
 }
 

@@ -1,6 +1,6 @@
-// libFuzzer target: arbitrary bytes as a `ridge bench -f json` file, through both readers of it:
-// `ridge compare --measured` (report::read_bench_json) and `ridge calibrate --measured`
-// (calib::read_bench_evidence). Any input must end in a result or a ridge::Error. The readers take
+// libFuzzer target: arbitrary bytes as a `ridge bench -f json` file, through the bench codec
+// (exec::read_bench_file, re-encoded) and the readers built on it: `ridge compare --measured`
+// (report::read_bench_json) and `ridge calibrate --measured` (calib::read_bench_evidence). Any input must end in a result or a ridge::Error. The readers take
 // a path, so each input is written to a file first (under /dev/shm when it exists: no disk I/O).
 #include <unistd.h>
 
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "calib/bench_evidence.h"
+#include "exec/bench_codec.h"
 #include "report/compare_report.h"
 #include "util/error.h"
 
@@ -29,6 +30,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  }
+  try {
+    ridge::exec::encode_bench(ridge::exec::read_bench_file(path).runs);
+  } catch (const ridge::Error&) {
   }
   try {
     ridge::report::read_bench_json(path, {});
