@@ -39,8 +39,9 @@ void add_device_options(CLI::App& app, DeviceOptions& o) {
 
 void add_calibrated_options(CLI::App& app, DeviceOptions& o) {
   app.add_option("--exec-mode", o.exec_mode,
-                 "executor mode a calibrated device predicts: eager (default) or optimized (bench's --mode)")
-      ->check(CLI::IsMember({"eager", "optimized"}));
+                 "executor mode a calibrated device predicts: eager (default) or optimized (bench's --mode); "
+                 "cuda-graph selects a GPU run")
+      ->check(CLI::IsMember({"eager", "optimized", "cuda-graph"}));
   app.add_option("--threads", o.threads, "executor threads a calibrated device predicts (default: logical CPUs)")
       ->check(CLI::Range(1, 4096));
 }
@@ -58,6 +59,11 @@ roofline::Prediction predict_on_device(const analysis::Result& analysis, const h
           device.id, device.file));
     return prediction;
   }
+  if (o.exec_mode == "cuda-graph")
+    throw Error(
+        fmt::format("--exec-mode cuda-graph: the calibration of '{}' covers the CPU executor's eager and "
+                    "optimized modes, not a GPU's",
+                    device.id));
   // Sweeps predict many points with one model: load it once. Never destroyed: at exit XGBoost's own
   // static state may be gone before this map's destructor would free the boosters.
   static auto* loaded = new std::map<std::string, std::shared_ptr<calib::ShapeModel>>;

@@ -368,6 +368,11 @@ Comparison compare(std::string model, const roofline::Prediction& prediction, co
 
   if (!measured.model.empty() && basename(measured.model) != basename(c.model))
     c.notes.push_back(fmt::format("the run measured '{}'; compared here with '{}'", measured.model, c.model));
+  if (measured.mode == "cuda-graph")
+    c.notes.push_back(fmt::format(
+        "the run replayed a CUDA graph, which has no per-node events: its node times come from the eager profile run "
+        "(their sum, {}, is the eager time), the whole-model latency from the replays ({})",
+        duration(c.measured_nodes_s + c.not_predicted_s), duration(c.measured_s)));
   if (measured.mode == "optimized" && !prediction_fuses && c.not_measured > 0)
     c.notes.push_back(fmt::format(
         "the run is in optimized mode and the prediction node by node (no shape-aware calibration): {} predicted "

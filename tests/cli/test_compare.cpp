@@ -147,6 +147,11 @@ modes: [{name: base, source: test}]
   EXPECT_EQ(nodes["relu"]["fused_into"], "conv");
   EXPECT_EQ(nodes["shape"]["status"], "removed");
 
+  // A CPU calibration predicts no GPU's CUDA-graph replay: refused in one line.
+  auto graph = run_ridge("predict " + model + " --device " + calibrated + " --exec-mode cuda-graph");
+  EXPECT_NE(graph.exit_code, 0);
+  EXPECT_NE(graph.err.find("covers the CPU executor's eager and optimized modes"), std::string::npos) << graph.err;
+
   // The same prediction as `ridge predict` for that mode and thread count.
   auto predict =
       run_ridge("predict " + model + " --device " + calibrated + " --exec-mode optimized --threads 1 -f json");
@@ -228,6 +233,33 @@ TEST(CompareCli, ABenchRunOfAnotherModelIsRefused) {
                          " --no-store");
   EXPECT_NE(other.exit_code, 0);
   EXPECT_NE(other.err.find("121 of them not nodes of"), std::string::npos) << other.err;
+}
+
+// The real H200 run of ResNet-50 replayed as a CUDA graph (tests/data/bench/h200/ridge-bench-resnet50.json holds
+// eager and cuda-graph runs at batch 1 and 32): --exec-mode cuda-graph selects it; the whole model is compared with
+// the replays' median, and a note says where the node times come from.
+TEST(CompareCli, ACudaGraphRunIsSelectedAndItsNodeTimesExplained) {
+  auto run = source_path("tests/data/bench/h200/ridge-bench-resnet50.json");
+  auto r = run_ridge("compare " + source_path("models/resnet50.onnx") +
+                     " --device h200 --batch 1 --exec-mode "
+                     "cuda-graph --measured " +
+                     run + " --no-store -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  auto file = json::parse(std::ifstream(run));
+  const json* graph = nullptr;
+  for (const auto& x : file["runs"])
+    if (x["mode"] == "cuda-graph" && x["batch"] == 1) graph = &x;
+  ASSERT_NE(graph, nullptr);
+  EXPECT_DOUBLE_EQ(j["totals"]["measured_s"].get<double>(), (*graph)["latency_ms"]["median"].get<double>() * 1e-3);
+  bool said = false;
+  for (const auto& n : j["notes"]) said |= n.get<std::string>().find("replayed a CUDA graph") != std::string::npos;
+  EXPECT_TRUE(said) << j["notes"].dump();
+  // Without --exec-mode the file's two batch-1 runs are named, and the choice asked for.
+  auto both = run_ridge("compare " + source_path("models/resnet50.onnx") + " --device h200 --batch 1 --measured " +
+                        run + " --no-store");
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.err.find("batch 1, cuda-graph"), std::string::npos) << both.err;
 }
 
 }  // namespace
