@@ -53,6 +53,7 @@ exec::BenchResult full_run() {
       "Intel(R) Xeon(R) Processor", 16,      0,        "cuda:0 NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)", "",
       "CUDA runtime 13.0",          "0.1.0", "abc1234"};
   r.notes = {"random weights: the model file holds no weight values (outputs are not meaningful)"};
+  r.timestamp = "2026-11-25T10:00:00Z";
   return r;
 }
 

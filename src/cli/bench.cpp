@@ -22,6 +22,7 @@
 #include "power/source.h"
 #include "report/bench_report.h"
 #include "report/choices_report.h"
+#include "report/result_import.h"
 #include "util/error.h"
 #include "util/timestamp.h"
 
@@ -198,22 +199,6 @@ exec::BenchOptions bench_options(const BenchCliOptions& o, const std::string& mo
   return options;
 }
 
-store::Params params_of(const exec::BenchResult& r) {
-  store::Params p;
-  p.model = r.model;
-  p.batch = r.batch;
-  p.input_size = r.input_size;
-  p.mode = r.mode;
-  p.precision = r.precision;
-  p.memory_format = r.memory_format;
-  p.conv_algo = r.conv_algo;
-  p.threads = r.environment.threads;
-  p.training = r.training;
-  if (r.training) p.optimizer = r.optimizer;
-  p.device = r.environment.device;
-  return p;
-}
-
 int run_bench(const BenchCliOptions& o) {
   auto base = make_request(o.model);
   auto device = exec::parse_device(o.exec.device);
@@ -258,7 +243,7 @@ int run_bench(const BenchCliOptions& o) {
   // Each point is written as it completes, so a run that fails later (or is killed) keeps it.
   auto on_result = [&](size_t i, const exec::BenchResult& result) {
     if (!o.csv_dir.empty()) report::append_bench_csv(o.csv_dir, {result});
-    keep_result(o.store, report::bench_run_document(result, o.top), params_of(result));
+    keep_result(o.store, report::bench_run_document(result, o.top), report::bench_params(result));
     if (!invocation().quiet)
       fmt::print(std::cerr, "bench: [{}/{}] {}: {:.3f} ms\n", i + 1, matrix.size(), matrix[i].label,
                  result.latency_ms.mean);

@@ -7,6 +7,7 @@
 #include "cli/output_options.h"
 #include "cli/store_options.h"
 #include "report/document_codec.h"
+#include "report/result_import.h"
 #include "report/results_report.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -50,6 +51,24 @@ int run_results(const ResultsOptions& o) {
   return 0;
 }
 
+int run_import(const std::vector<std::string>& files, const ResultFilterOptions& o) {
+  auto path = store_path(o);
+  // Every file is read before anything is saved: a bad one leaves the store as it was.
+  std::vector<std::vector<store::Record>> read;
+  for (const auto& file : files) read.push_back(report::import_records(file));
+  store::Store store(path);
+  int64_t total = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    int64_t added = 0;
+    for (auto& record : read[i]) added += store.save_new(record);
+    total += added;
+    fmt::print("{}: {} result{}, {} added, {} already in {}\n", files[i], read[i].size(),
+               read[i].size() == 1 ? "" : "s", added, static_cast<int64_t>(read[i].size()) - added, path);
+  }
+  fmt::print("{} now holds {} results ({} added)\n", path, store.count(), total);
+  return 0;
+}
+
 int run_merge(const std::vector<std::string>& inputs, const std::string& output) {
   store::Store target(output);
   int64_t total = 0;
@@ -74,6 +93,18 @@ Command add_results_command(CLI::App& parent) {
   app->add_option("--export", o->export_dir,
                   "write the selected bench results to DIR/overall.csv, layers.csv, metrics.csv and "
                   "benchmark_results.csv (replacing them)");
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto import_filter = std::make_shared<ResultFilterOptions>();
+  auto* import = app->add_subcommand(
+      "import", "bring results written elsewhere into the store: `ridge bench -f json` files (a GPU machine's too)");
+  import->add_option("files", *files, "bench JSON files")->required()->check(CLI::ExistingFile);
+  import->add_option("--store", import_filter->store,
+                     "results store to import into (default: $RIDGE_STORE, else ./ridge-results.db)");
+  import->footer(
+      "Each run becomes one bench result with the environment the file records (GPU, CPU, libraries, ridge\n"
+      "revision), not this machine's. A result is identified by its content: importing a file again adds nothing.\n"
+      "Example:\n"
+      "  ridge results import h200/ridge-bench-resnet50.json --store study.db");
   app->footer(
       "Every analyze, predict, bench (one result per measured point), compare, ert and calibrate run is kept,\n"
       "with its environment (host, CPU/GPU, threads, library versions, ridge revision, command line, time).\n"
@@ -82,7 +113,9 @@ Command add_results_command(CLI::App& parent) {
       "  ridge results --command bench --model resnet50 --batch 8 -f csv\n"
       "  ridge results --id 12 --show -f json\n"
       "  ridge results --sweep my-study --export results/");
-  return {app, [o] { return run_results(*o); }};
+  return {app, [o, import, files, import_filter] {
+            return import->parsed() ? run_import(*files, *import_filter) : run_results(*o);
+          }};
 }
 
 Command add_store_command(CLI::App& parent) {

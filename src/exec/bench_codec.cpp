@@ -190,6 +190,7 @@ ordered run_json(const BenchResult& r) {
     out["op_types"] = std::move(ops);
   }
   out["notes"] = r.notes;
+  if (!r.timestamp.empty()) out["timestamp"] = r.timestamp;
   return out;
 }
 
@@ -269,6 +270,7 @@ BenchResult run_of(const Reader& r) {
     if (!note.is_string()) throw Error(fmt::format("{}.notes holds a value that is not a string", r.where()));
     out.notes.push_back(note.get<std::string>());
   }
+  out.timestamp = r.text("timestamp", "");
   return out;
 }
 

@@ -8,7 +8,7 @@
 // and each run {batch, input_size, mode, precision, memory_format, conv_algo, training, optimizer?,
 // training_losses?, latency_ms {mean, std, min, median, p90, p99, max, relative_standard_error},
 // throughput, samples, power_mean_w?, energy_per_inference_j?, power?, warmup_runs, stop_reason,
-// executed_nodes, device_memory?, profile?, nodes[], op_types[]?, notes[]} (docs/json-schema.md).
+// executed_nodes, device_memory?, profile?, nodes[], op_types[]?, notes[], timestamp?} (docs/json-schema.md).
 // Files written before a field existed read with the default bench ran then.
 #include <nlohmann/json.hpp>
 #include <string>

@@ -126,18 +126,21 @@ Table list_table(std::string key, const std::vector<Value>& values) {
 void add_environment(Document& doc, const exec::BenchResult& first) {
   const auto& env = first.environment;
   doc.field("model", "model", first.model, first.model);
-  doc.field(
-      "environment", "environment",
-      fmt::format("{} ({} logical CPUs), {} threads, libtorch {}, {}; ridge {} ({})", env.cpu_model, env.logical_cpus,
-                  env.threads, env.torch_version, env.backend_info, env.ridge_version, env.ridge_revision),
-      {{"cpu", env.cpu_model},
-       {"logical_cpus", env.logical_cpus},
-       {"threads", env.threads},
-       {"device", env.device},
-       {"torch_version", env.torch_version},
-       {"backend", env.backend_info},
-       {"ridge_version", env.ridge_version},
-       {"ridge_revision", env.ridge_revision}});
+  doc.field("environment", "environment",
+            env.device.rfind("cuda", 0) == 0
+                ? fmt::format("{}, host {}; {}; ridge {} ({})", env.device, env.cpu_model, env.backend_info,
+                              env.ridge_version, env.ridge_revision)
+                : fmt::format("{} ({} logical CPUs), {} threads, libtorch {}, {}; ridge {} ({})", env.cpu_model,
+                              env.logical_cpus, env.threads, env.torch_version, env.backend_info, env.ridge_version,
+                              env.ridge_revision),
+            {{"cpu", env.cpu_model},
+             {"logical_cpus", env.logical_cpus},
+             {"threads", env.threads},
+             {"device", env.device},
+             {"torch_version", env.torch_version},
+             {"backend", env.backend_info},
+             {"ridge_version", env.ridge_version},
+             {"ridge_revision", env.ridge_revision}});
   doc.field("random_weights", "weights", "RANDOM (the model file holds none)", first.random_weights,
             first.random_weights ? kEveryone : kJson);
 }
@@ -233,7 +236,8 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
       .column({.key = "nodes", .audience = kJson})
       .column({.key = "op_types"})
       .column({.key = "slowest", .audience = kHuman})
-      .column({.key = "notes", .audience = kJson});
+      .column({.key = "notes", .audience = kJson})
+      .column({.key = "timestamp", .audience = kJson});
   for (const auto& r : runs) {
     const auto& l = r.latency_ms;
     Value profile;
@@ -278,7 +282,8 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
            nested(nodes_table(r)),
            r.nodes.empty() ? Value{} : nested(op_types_table(r)),
            r.nodes.empty() || top_nodes <= 0 ? Value{} : nested(slowest_table(r, top_nodes)),
-           nested(list_table("notes", notes))});
+           nested(list_table("notes", notes)),
+           r.timestamp.empty() ? Value{} : Value{r.timestamp}});
     if (r.training && !r.training_losses.empty())
       t.footer.push_back(fmt::format("training loss (mean square of the outputs), {}: {:.6g} -> {:.6g} over {} steps",
                                      run_label(r), r.training_losses.front(), r.training_losses.back(),

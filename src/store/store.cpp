@@ -107,13 +107,30 @@ Store::Store(const std::string& path, bool must_exist)
   db_.execute("PRAGMA synchronous = NORMAL");
 }
 
+namespace {
+
+// "INSERT [OR IGNORE] INTO results (columns) VALUES (?1, ..., ?N)".
+std::string insert_sql(const char* verb) {
+  std::string marks;
+  for (int i = 1; i <= kColumnCount; ++i) marks += fmt::format("{}?{}", i > 1 ? ", " : "", i);
+  return fmt::format("{} INTO results ({}) VALUES ({})", verb, kColumns, marks);
+}
+
+}  // namespace
+
+bool Store::save_new(Record& record) {
+  if (record.uid.empty()) record.uid = new_uid();
+  Statement insert(db_, insert_sql("INSERT OR IGNORE"));
+  bind_record(insert, record);
+  insert.step();
+  if (db_.changes() == 0) return false;
+  record.id = db_.last_insert_id();
+  return true;
+}
+
 int64_t Store::save(Record& record) {
   if (record.uid.empty()) record.uid = new_uid();
-  Statement insert(db_, fmt::format("INSERT INTO results ({}) VALUES ({})", kColumns, [] {
-                     std::string marks;
-                     for (int i = 1; i <= kColumnCount; ++i) marks += fmt::format("{}?{}", i > 1 ? ", " : "", i);
-                     return marks;
-                   }()));
+  Statement insert(db_, insert_sql("INSERT"));
   bind_record(insert, record);
   insert.step();
   record.id = db_.last_insert_id();

@@ -32,6 +32,8 @@ class Store {
 
   // Saves `record` (a uid is drawn when it has none); returns its id.
   int64_t save(Record& record);
+  // Saves `record` unless the store holds its uid already (an import of the same result); returns whether it did.
+  bool save_new(Record& record);
   std::vector<Record> query(const Filter& filter, bool with_documents = true);
   // The status of every cell of `sweep` stored so far ("ok" wins over "failed": a retried cell).
   std::map<std::string, std::string> cell_status(const std::string& sweep);

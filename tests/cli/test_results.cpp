@@ -449,5 +449,44 @@ TEST(ResultsCli, NoMatchIsAnEmptyListNotAnError) {
   EXPECT_EQ(results_json("--store " + store + " --status ok")["results"].size(), 1u);
 }
 
+// `ridge results import`: the real H200 bench file (tests/data/bench/h200, four runs) enters the store with the
+// environment it records, not this machine's; importing it again, or after a merge, adds nothing.
+TEST(ResultsCli, ImportedGpuRunsKeepTheirEnvironmentAndAreAddedOnce) {
+  auto dir = temp_dir();
+  auto store = dir + "/imported.db";
+  auto file = source_path("tests/data/bench/h200/ridge-bench-resnet50.json");
+  auto first = run_ridge("results import " + file + " --store " + store);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("4 results, 4 added, 0 already in"), std::string::npos) << first.out;
+  auto again = run_ridge("results import " + file + " --store " + store);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("4 results, 0 added, 4 already in"), std::string::npos) << again.out;
+  auto list = json::parse(run_ridge("results --store " + store + " -f json").out);
+  ASSERT_EQ(list["results"].size(), 4u);
+  std::vector<std::string> modes;
+  for (const auto& r : list["results"]) {
+    EXPECT_EQ(r["command"], "bench");
+    EXPECT_EQ(r["gpu"], "cuda:0 NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)");
+    EXPECT_EQ(r["revision"], "6564498");  // the revision that measured, not this build's
+    EXPECT_EQ(r["threads"], 0);
+    modes.push_back(r["mode"].get<std::string>() + "@" + std::to_string(r["batch"].get<int>()));
+  }
+  EXPECT_EQ(modes, (std::vector<std::string>{"eager@1", "cuda-graph@1", "eager@32", "cuda-graph@32"}));
+  // The stored documents are the runs as the file holds them.
+  auto shown = json::parse(run_ridge("results --store " + store + " --id 2 --show -f json").out);
+  auto original = json::parse(std::ifstream(file));
+  EXPECT_EQ(shown["runs"][0]["latency_ms"], original["runs"][1]["latency_ms"]);
+  // A store that merged this one holds the same results: an import adds nothing there either.
+  auto merged = dir + "/merged.db";
+  ASSERT_EQ(run_ridge("store merge " + store + " -o " + merged).exit_code, 0);
+  auto into_merged = run_ridge("results import " + file + " --store " + merged);
+  EXPECT_NE(into_merged.out.find("0 added"), std::string::npos) << into_merged.out;
+  // A file that is no bench output: one line, and the store is not created.
+  auto bad = run_ridge("results import " + source_path("tests/data/ncu/README.md") + " --store " + dir + "/bad.db");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/bad.db"));
+}
+
 }  // namespace
 }  // namespace ridge::test

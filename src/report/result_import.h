@@ -1,0 +1,20 @@
+#pragma once
+// Results written elsewhere brought into the results store (`ridge results import`): `ridge bench -f json`
+// files, read through the bench codec, one record per run, each with the environment that measured it (the
+// GPU, CPU, libraries and ridge revision the file records; the host is not recorded in the file, so it stays
+// empty) and a uid drawn from its content, so importing a file again, or into a store that merged it, adds nothing.
+#include <string>
+#include <vector>
+
+#include "exec/measurement.h"
+#include "store/record.h"
+
+namespace ridge::report {
+
+// What a bench run is about, as `ridge bench` stores it.
+store::Params bench_params(const exec::BenchResult& run);
+
+// The records of the file at `path`. Throws ridge::Error (one line) on a file that is no result ridge can import.
+std::vector<store::Record> import_records(const std::string& path);
+
+}  // namespace ridge::report
