@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "report/document.h"
+#include "report/format.h"
 #include "report/printer.h"
 #include "support/paths.h"
 #include "util/error.h"
@@ -96,6 +97,17 @@ TEST(Report, MarkdownHasOneTablePerSection) {
   EXPECT_NE(md.find("## Per node"), std::string::npos) << md;
   EXPECT_NE(md.find("| node | FLOPs | mean_ms | label | optimizer |"), std::string::npos) << md;
   EXPECT_NE(md.find("| FLOPs | 4.09 G | 4089184256 |"), std::string::npos) << md;
+}
+
+TEST(Report, LongListsAreCutAtAnItemWithTheCountLeftOut) {
+  EXPECT_EQ(report::cut_list("a, b, c", 300), "a, b, c");
+  std::string kernels;
+  for (int i = 0; i < 100; ++i) kernels += (i ? ", " : "") + fmt::format("kernel_{:02}", i);  // 100 x 9 + 99 x 2
+  auto cut = report::cut_list(kernels, 50);
+  // Items of 9 characters and ", ": four whole items fit in 50 (4 x 9 + 3 x 2 = 42), the fifth would end at 53.
+  EXPECT_EQ(cut, "kernel_00, kernel_01, kernel_02, kernel_03, ... (96 more)");
+  // No list to cut at: characters.
+  EXPECT_EQ(report::cut_list(std::string(60, 'x'), 50), std::string(50, 'x') + " ... (10 more characters)");
 }
 
 TEST(Report, EveryFormatNameParsesAndUnknownOnesAreRefused) {

@@ -50,4 +50,14 @@ std::string csv_field(const std::string& s) {
   return quoted + "\"";
 }
 
+std::string cut_list(const std::string& text, size_t limit) {
+  if (text.size() <= limit) return text;
+  auto at = text.rfind(", ", limit);
+  if (at == std::string::npos || at < limit / 2)
+    return text.substr(0, limit) + fmt::format(" ... ({} more characters)", text.size() - limit);
+  size_t rest = 1;
+  for (auto p = text.find(", ", at + 2); p != std::string::npos; p = text.find(", ", p + 2)) ++rest;
+  return text.substr(0, at) + fmt::format(", ... ({} more)", rest);
+}
+
 }  // namespace ridge::report

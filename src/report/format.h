@@ -14,6 +14,9 @@ std::string fixed(double value, int decimals);
 std::string op_counts(const std::map<std::string, int>& ops);
 // A duration for people: "12.3 us", "4.567 ms", "1.234 s".
 std::string duration(double seconds);
+// `text` cut to about `limit` characters for people, at a ", " between list items, with the count of the items
+// left out ("a, b, ... (3 more)"); text without a list past the middle is cut with the characters left out.
+std::string cut_list(const std::string& text, size_t limit = 300);
 // A CSV field, quoted (RFC 4180) when it holds a comma, quote or newline.
 std::string csv_field(const std::string& s);
 

@@ -293,5 +293,35 @@ TEST(StudyReport, RendersInHeadlessChromium) {
   EXPECT_GT(distinct_colours(dir + "/shot.png"), 50);
 }
 
+// A study of GPU runs imported from the real H200 file (tests/data/bench/h200): the environment is the GPU's that
+// measured, and the notes four runs share are said once each, with the runs' ids (22 lines become 9).
+TEST(StudyReport, ImportedGpuRunsWithTheirEnvironmentAndGroupedWarnings) {
+  auto dir = temp_dir() + "/study-gpu";
+  fs::create_directories(dir);
+  auto store = dir + "/gpu.db";
+  ASSERT_EQ(run_ridge("results import " + source_path("tests/data/bench/h200/ridge-bench-resnet50.json") + " --store " +
+                      store)
+                .exit_code,
+            0);
+  auto r = run_ridge("report --store " + store + " -o " + dir + "/report.html");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto html = slurp(dir + "/report.html");
+  auto environment = between(html, "<section id=\"environment\">", "</section>");
+  EXPECT_NE(environment.find("cuda:0 NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)"), std::string::npos) << environment;
+  EXPECT_NE(environment.find("6564498"), std::string::npos) << environment;
+  auto warnings = between(html, "<section id=\"warnings\">", "</section>");
+  auto count = [&](const std::string& text) {
+    size_t n = 0;
+    for (auto at = warnings.find(text); at != std::string::npos; at = warnings.find(text, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("inputs generated"), 1u) << warnings;
+  EXPECT_EQ(count("results 1, 2, 3, 4 (bench): inputs generated"), 1u) << warnings;
+  EXPECT_EQ(count("wall clock per run"), 1u) << warnings;  // four figures, one kind
+  EXPECT_NE(warnings.find("figures differ between them"), std::string::npos) << warnings;
+  EXPECT_EQ(count("result 1 (bench)"), 0u) << warnings;
+  EXPECT_LE(count("<li class=\"warning\">"), 10u) << warnings;
+}
+
 }  // namespace
 }  // namespace ridge::test
