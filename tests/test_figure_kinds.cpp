@@ -144,6 +144,27 @@ TEST(ModesFigure, SpeedupIsEagerOverOptimizedPerBatch) {
   EXPECT_THROW(fig::modes_figure(results_of({bench(Json::array({run(1, "eager", 20)}))})), Error);
 }
 
+// The real H200 runs of ResNet-50 (tests/data/bench/h200/ridge-bench-resnet50.json): eager against CUDA-graph replays,
+// the speedup of each batch the file's mean latencies give (batch 1: 5.336 / 2.221 ms).
+TEST(ModesFigure, EagerAgainstCudaGraphOnAGpu) {
+  std::ifstream in(source_path("tests/data/bench/h200/ridge-bench-resnet50.json"));
+  auto file = Json::parse(in);
+  auto f = fig::modes_figure(results_of({file}));
+  const auto& speedups = fig::data_values(f.spec, "speedups");
+  ASSERT_EQ(speedups.size(), 2u);
+  for (const auto& s : speedups) {
+    EXPECT_EQ(s["mode"], "cuda-graph");
+    double eager = 0, graph = 0;
+    for (const auto& r : file["runs"])
+      if (std::to_string(r["batch"].get<int>()) == s["batch"].get<std::string>())
+        (r["mode"] == "eager" ? eager : graph) = r["latency_ms"]["mean"].get<double>();
+    EXPECT_DOUBLE_EQ(s["speedup"].get<double>(), eager / graph) << s.dump();
+  }
+  EXPECT_EQ(speedups[0]["label"], "2.40x");
+  EXPECT_NE(f.title.find("Eager against cuda-graph (fp32)"), std::string::npos) << f.title;
+  EXPECT_TRUE(f.notes.empty());
+}
+
 TEST(AlgorithmFigure, FastestAlgorithmIsMarkedPerConvolution) {
   auto nodes = [](double a, double b, const std::string& algo) {
     return Json::array(

@@ -180,7 +180,8 @@ std::vector<std::pair<CLI::App*, std::function<int()>>> add_plot_kinds(CLI::App&
     PlotOutput out;
   };
   auto m = std::make_shared<ModesCli>();
-  auto* modes = plot.add_subcommand("modes", "eager against optimized per batch size, with the speedup");
+  auto* modes = plot.add_subcommand(
+      "modes", "eager against optimized (CPU) or CUDA-graph (GPU) per batch size, with the speedup");
   add_result_inputs(*modes, m->in);
   add_plot_output_options(*modes, m->out);
   modes->footer(std::string(inputs_footer) +

@@ -29,7 +29,8 @@ Figure modes_figure(const ResultSet& results, const ModesOptions& o) {
   }
   auto paired = [&](const std::string& key) {
     int n = 0;
-    for (const auto& [batch, modes] : groups[key]) n += modes.count("eager") && modes.count("optimized");
+    for (const auto& [batch, modes] : groups[key])
+      n += modes.count("eager") && (modes.count("optimized") || modes.count("cuda-graph"));
     return n;
   };
   std::string best;
@@ -37,8 +38,8 @@ Figure modes_figure(const ResultSet& results, const ModesOptions& o) {
     if (paired(key) > 0 && (best.empty() || paired(key) > paired(best))) best = key;
   if (best.empty())
     throw Error(
-        "modes needs bench results of the same model in eager and optimized mode at one batch size at least "
-        "(ridge bench MODEL --mode both -f json)");
+        "modes needs bench results of the same model in eager mode and in optimized or cuda-graph mode at one batch "
+        "size at least (ridge bench MODEL --mode both -f json)");
   Figure fig{.kind = "modes"};
   int others = 0;
   for (const auto& key : order)
@@ -64,25 +65,29 @@ Figure modes_figure(const ResultSet& results, const ModesOptions& o) {
                             {"std_ms", r->std_ms},
                             {"throughput", r->throughput}});
     }
-    auto eager = by_mode.find("eager"), optimized = by_mode.find("optimized");
-    if (eager == by_mode.end() || optimized == by_mode.end()) {
-      ++unpaired;
-      continue;
+    // Each faster mode against eager: optimized (the CPU's rewrites) and cuda-graph (a GPU's replays).
+    auto eager = by_mode.find("eager");
+    bool any = false;
+    for (const auto& [mode, r] : by_mode) {
+      if (mode == "eager" || eager == by_mode.end()) continue;
+      double speedup = eager->second->mean_ms / r->mean_ms;
+      speedups.push_back(Json{{"batch", std::to_string(batch)},
+                              {"mode", mode},
+                              {"eager_ms", eager->second->mean_ms},
+                              {"mode_ms", r->mean_ms},
+                              {"speedup", speedup},
+                              {"label", fmt::format("{:.2f}x", speedup)}});
+      any = true;
     }
-    double speedup = eager->second->mean_ms / optimized->second->mean_ms;
-    speedups.push_back(Json{{"batch", std::to_string(batch)},
-                            {"mode", "optimized"},
-                            {"eager_ms", eager->second->mean_ms},
-                            {"optimized_ms", optimized->second->mean_ms},
-                            {"speedup", speedup},
-                            {"label", fmt::format("{:.2f}x", speedup)}});
+    if (!any) ++unpaired;
   }
-  // eager first, then optimized, then anything else
-  for (const char* m : {"eager", "optimized"})
+  // eager first, then optimized and cuda-graph, then anything else
+  for (const char* m : {"eager", "optimized", "cuda-graph"})
     if (mode_set.erase(m)) modes.emplace_back(m);
   modes.insert(modes.end(), mode_set.begin(), mode_set.end());
   for (auto& p : points) {
-    auto it = std::find_if(speedups.begin(), speedups.end(), [&](const Json& s) { return s["batch"] == p["batch"]; });
+    auto it = std::find_if(speedups.begin(), speedups.end(),
+                           [&](const Json& s) { return s["batch"] == p["batch"] && s["mode"] == p["mode"]; });
     p["speedup"] = it != speedups.end() ? (*it)["speedup"] : Json(nullptr);
   }
   if (unpaired > 0)
@@ -91,9 +96,10 @@ Figure modes_figure(const ResultSet& results, const ModesOptions& o) {
   for (const auto& s : speedups)
     speedup_text += fmt::format("{}{} at batch {}", speedup_text.empty() ? "" : ", ", s["label"].get<std::string>(),
                                 s["batch"].get<std::string>());
-  fig.title = !o.title.empty()
-                  ? o.title
-                  : fmt::format("Eager against optimized ({}): speedup {}", first->precision, speedup_text);
+  std::vector<std::string> faster(modes.begin() + (modes.front() == "eager" ? 1 : 0), modes.end());
+  fig.title = !o.title.empty() ? o.title
+                               : fmt::format("Eager against {} ({}): speedup {}", fmt::join(faster, " and "),
+                                             first->precision, speedup_text);
   Json spec = base_spec(fig.title, std::max(240, 110 * static_cast<int>(batches.size())), 320);
   double top = 0;
   for (const auto& p : points)
@@ -122,13 +128,14 @@ Figure modes_figure(const ResultSet& results, const ModesOptions& o) {
                 {"fill", {{"scale", "color"}, {"field", "mode"}}}}},
               {"hover", {{"fillOpacity", {{"value", 0.7}}}}},
               {"update", {{"fillOpacity", {{"value", 1}}}}}}}};
-  add_tooltip(bars["encode"]["enter"],
-              {{"mode", "datum.mode"},
-               {"batch", "datum.batch"},
-               {"mean", "format(datum.mean_ms, '.4~r') + ' ms'"},
-               {"min - max", "format(datum.min_ms, '.4~r') + ' - ' + format(datum.max_ms, '.4~r') + ' ms'"},
-               {"throughput", "format(datum.throughput, '.4~r') + ' samples/s'"},
-               {"speedup", "datum.speedup ? format(datum.speedup, '.3~r') + 'x (eager / optimized)' : 'n/a'"}});
+  add_tooltip(
+      bars["encode"]["enter"],
+      {{"mode", "datum.mode"},
+       {"batch", "datum.batch"},
+       {"mean", "format(datum.mean_ms, '.4~r') + ' ms'"},
+       {"min - max", "format(datum.min_ms, '.4~r') + ' - ' + format(datum.max_ms, '.4~r') + ' ms'"},
+       {"throughput", "format(datum.throughput, '.4~r') + ' samples/s'"},
+       {"speedup", "datum.speedup ? format(datum.speedup, '.3~r') + 'x (eager / ' + datum.mode + ')' : 'n/a'"}});
   Json ranges{{"type", "rule"},
               {"from", {{"data", "bars"}}},
               {"interactive", false},
@@ -152,7 +159,7 @@ Figure modes_figure(const ResultSet& results, const ModesOptions& o) {
           {"fontSize", {{"value", 11}}},
           {"fontWeight", {{"value", "bold"}}},
           {"text",
-           {{"signal", "datum.mode === 'optimized' && datum.speedup ? format(datum.speedup, '.2f') + 'x' : ''"}}}}}}}};
+           {{"signal", "datum.mode !== 'eager' && datum.speedup ? format(datum.speedup, '.2f') + 'x' : ''"}}}}}}}};
   spec["marks"].push_back(
       {{"type", "group"},
        {"from", {{"facet", {{"data", "points"}, {"name", "bars"}, {"groupby", "batch"}}}}},
