@@ -247,6 +247,11 @@ int run_shape_calibration(const CalibrateOptions& o) {
                                   evidence.samples.size(),
                                   o.exclude_model.empty() ? "" : ", excluding " + o.exclude_model));
     notes.insert(notes.end(), evidence.notes.begin(), evidence.notes.end());
+    // Nothing to fit and nothing else coming: say why each run went unused, not only that nothing is left.
+    if (evidence.samples.empty() && !o.sample && !evidence.notes.empty())
+      throw Error(fmt::format(
+          "no bench run could be fitted: {}{}", evidence.notes.front(),
+          evidence.notes.size() > 1 ? fmt::format(" (and {} more notes)", evidence.notes.size() - 1) : std::string()));
   }
   calib::SampleRun sampled;
   if (o.sample) {

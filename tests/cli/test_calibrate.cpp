@@ -150,5 +150,17 @@ TEST(CalibrateCli, RefusesWhatItCannotHonour) {
   }
 }
 
+// ridge's own GPU bench runs (the real H200 file) are read, not refused as malformed ("threads 0"); the CPU
+// calibration names them as what it does not fit.
+TEST(CalibrateCli, GpuBenchRunsAreReadAndNamedNotRefusedAsMalformed) {
+  auto r =
+      run_ridge("calibrate --device h200 --measured " + source_path("tests/data/bench/h200/ridge-bench-resnet50.json") +
+                " -o " + temp_dir() + "/h200.yaml --no-store");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("4 run(s) on a GPU (cuda:0 NVIDIA H200"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("threads"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace ridge::test
