@@ -54,9 +54,13 @@ void add_device_fields(Document& doc, const roofline::Prediction& p, bool with_m
   for (const auto& note : p.notes) doc.notes.push_back(note);
 }
 
-// "mean power (estimate)": people see the label of the energy coefficients beside every energy figure.
+// "mean power (estimate)", "mean power (predicted, measured coefficients)": people see beside every energy figure
+// that it is predicted, and the label of the coefficients it comes from; never "(measured)" alone, which would read
+// as a measurement.
 std::string energy_title(const roofline::Prediction& p, const std::string& title) {
-  return p.energy_predicted && !p.energy_label.empty() ? title + " (" + p.energy_label + ")" : title;
+  if (!p.energy_predicted || p.energy_label.empty()) return title;
+  if (p.energy_label == hw::kEstimate) return title + " (estimate)";
+  return title + " (predicted, " + p.energy_label + " coefficients)";
 }
 
 Table totals_table(const roofline::Prediction& p) {
@@ -227,7 +231,7 @@ Document prediction_sweep_document(const std::vector<PredictionPoint>& points) {
       .column(percent("overhead_percent", "overhead %", kHuman))
       .column(joules("energy_per_inference_j", "energy/inference", kHuman | kCsv))
       .column(watts("power_mean_w", "power", kHuman | kCsv))
-      .column({.key = "energy_from", .title = "energy from", .audience = kHuman})
+      .column({.key = "energy_from", .title = "energy coefficients", .audience = kHuman})
       .column({.key = "calibrated", .audience = kMachine})
       .column({.key = "energy_predicted", .audience = kMachine, .json_path = "energy.predicted"})
       .column({.key = "energy_label", .audience = kMachine, .json_path = "energy.label"})

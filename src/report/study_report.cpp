@@ -420,7 +420,7 @@ Table predictions_table(const Study& study) {
       .column({.key = "memory_bound_s", .title = "memory-bound", .style = Style::kDuration})
       .column({.key = "overhead_bound_s", .title = "overhead-bound", .style = Style::kDuration})
       .column({.key = "energy_per_inference_j", .title = "energy", .style = Style::kSi, .unit = "J"})
-      .column({.key = "energy_label", .title = "energy from"})
+      .column({.key = "energy_label", .title = "energy coefficients"})
       .column({.key = "calibration", .title = "calibration used", .left_aligned = true});
   // The label of a prediction's energy coefficients (estimate, measured), or none without energy.
   auto energy_label = [](const Json& energy) {

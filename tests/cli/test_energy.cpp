@@ -72,6 +72,20 @@ TEST(EnergyOutputs, PredictJsonCarriesEnergyPerNodeAndPerInference) {
   EXPECT_NE(csv.out.find("energy_j,power_w"), std::string::npos) << csv.out;
 }
 
+// Figures predicted from measured coefficients are labelled as predictions: "(measured)" alone would read as a
+// measurement.
+TEST(EnergyOutputs, PredictionsFromMeasuredCoefficientsAreNotCalledMeasured) {
+  auto dev = write("joule-fitted.yaml",
+                   kDevice +
+                       "energy:\n  - {mode: full, e_flop_j: 5.0e-11, e_byte_j: 3.0e-10, p_static_w: 20, source: "
+                       "\"fitted to test runs\"}\n");
+  auto table = run_ridge("predict " + three_node_model() + " -d " + dev + ":full --no-store");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("mean power (predicted, measured coefficients)"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("predicted energy per inference (predicted, measured coefficients)"), std::string::npos);
+  EXPECT_EQ(table.out.find("(measured)"), std::string::npos) << table.out;
+}
+
 TEST(EnergyOutputs, WithoutEnergyTheFiguresAreEmptyNotZero) {
   auto dev = write("nojoule.yaml", replaced(kDevice, "power: {tdp_w: 100, idle_w: 20, source: test datasheet}\n", ""));
   auto out = run_ridge("predict " + three_node_model() + " -d " + dev + " --no-store -f json");
