@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -109,6 +110,51 @@ std::string device_of(const Json& p) {
 }
 
 Value text_or_none(const std::string& s) { return s.empty() ? Value{} : Value{s}; }
+
+std::string device_name_of(const Json& p) {
+  return p.contains("device") && p["device"].is_object() ? p["device"].value("name", std::string()) : "";
+}
+// The executor mode a calibrated prediction is for; empty: any (a roofline bound).
+std::string exec_mode_of(const Json& p) {
+  return p.contains("calibration") && p["calibration"].is_object() ? p["calibration"].value("exec_mode", std::string())
+                                                                   : "";
+}
+
+// The words that name a piece of hardware: lower case, without parentheses ("(R)", "(sm_90, 132 SMs)",
+// "(measured)"), a "cuda:N" prefix and the words every CPU name has.
+std::set<std::string> hardware_words(const std::string& name) {
+  std::set<std::string> words;
+  std::string word;
+  int depth = 0;
+  auto flush = [&] {
+    if (!word.empty() && word.rfind("cuda:", 0) != 0 && word != "processor" && word != "cpu") words.insert(word);
+    word.clear();
+  };
+  for (char c : name) {
+    if (c == '(') ++depth;
+    if (depth > 0) {
+      if (c == ')') --depth;
+      flush();
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c)) || c == ',')
+      flush();
+    else
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  flush();
+  return words;
+}
+
+// Whether a prediction for the device named `device_name` describes the hardware a run measured on (the GPU's name
+// for a GPU run, else the CPU's): every word of the measured name is in the device's ("NVIDIA H200" in "NVIDIA H200
+// SXM 141GB"; a host file from `ridge ert --profile` carries the CPU's own name).
+bool same_hardware(const std::string& measured_on, const std::string& device_name) {
+  auto measured = hardware_words(measured_on);
+  if (measured.empty() || device_name.empty()) return false;
+  auto device = hardware_words(device_name);
+  return std::all_of(measured.begin(), measured.end(), [&](const std::string& w) { return device.count(w) > 0; });
+}
 
 std::string heading_title(std::string title) {
   while (!title.empty() && (title.back() == ':' || title.back() == ' ')) title.pop_back();
@@ -421,7 +467,9 @@ Table predictions_table(const Study& study) {
       .column({.key = "overhead_bound_s", .title = "overhead-bound", .style = Style::kDuration})
       .column({.key = "energy_per_inference_j", .title = "energy", .style = Style::kSi, .unit = "J"})
       .column({.key = "energy_label", .title = "energy coefficients"})
-      .column({.key = "calibration", .title = "calibration used", .left_aligned = true});
+      .column({.key = "calibration", .title = "calibration used", .left_aligned = true})
+      .column({.key = "device_name", .audience = kMachine})
+      .column({.key = "exec_mode", .audience = kMachine});
   // The label of a prediction's energy coefficients (estimate, measured), or none without energy.
   auto energy_label = [](const Json& energy) {
     return energy.is_object() && energy.value("predicted", false) ? Value{energy.value("label", std::string())}
@@ -439,7 +487,8 @@ Table predictions_table(const Study& study) {
       t.add({p.label, text_or_none(file_name(p.model)), batch, device_of(j), text_or_none(mode_of(j)),
              j.value("precision", std::string()), number(totals, "time_s"), number(totals, "throughput"),
              number(totals, "compute_bound_s"), number(totals, "memory_bound_s"), number(totals, "overhead_bound_s"),
-             number(totals, "energy_per_inference_j"), energy_label(j.value("energy", Json())), calibration_of(j)});
+             number(totals, "energy_per_inference_j"), energy_label(j.value("energy", Json())), calibration_of(j),
+             text_or_none(device_name_of(j)), text_or_none(exec_mode_of(j))});
     } else if (j.contains("points") && j["points"].is_array()) {  // a sweep over batch and modes
       for (const auto& pt : j["points"]) {
         const auto& totals = pt.contains("totals") && pt["totals"].is_object() ? pt["totals"] : pt;
@@ -447,7 +496,8 @@ Table predictions_table(const Study& study) {
                pt.value("mode", std::string()), j.value("precision", std::string()), number(totals, "time_s"),
                number(totals, "throughput"), number(totals, "compute_bound_s"), number(totals, "memory_bound_s"),
                number(totals, "overhead_bound_s"), number(totals, "energy_per_inference_j"),
-               energy_label(pt.value("energy", Json())), calibration_of(j)});
+               energy_label(pt.value("energy", Json())), calibration_of(j), text_or_none(device_name_of(j)),
+               text_or_none(exec_mode_of(j))});
       }
     }
   }
@@ -487,6 +537,17 @@ Table measurements_table(const Study& study) {
   return t;
 }
 
+namespace {
+
+// What an empty predicted-against-measured table says: no pair, and the predictions that were not paired.
+std::string unpaired_text(const Table& pvm) {
+  std::string text = "No measured run has a prediction of the same model and batch for the hardware that measured it.";
+  for (size_t i = 1; i < pvm.footer.size(); ++i) text += " " + pvm.footer[i] + ".";
+  return text;
+}
+
+}  // namespace
+
 Table predicted_vs_measured_table(const Study& study) {
   Table t;
   t.key = "predicted_vs_measured";
@@ -505,10 +566,13 @@ Table predicted_vs_measured_table(const Study& study) {
     const auto* v = predictions.cell(row, key);
     return v && std::holds_alternative<std::string>(*v) ? std::get<std::string>(*v) : std::string();
   };
+  int other_hardware = 0, other_mode = 0;
   for (const auto& s : stored_documents(study)) {
     if (s.record->command != "bench" || !s.json.contains("runs")) continue;
     auto model =
         file_name(s.record->params.model.empty() ? s.json.value("model", std::string()) : s.record->params.model);
+    const auto& env = s.record->environment;
+    auto measured_on = env.gpu.empty() ? env.cpu : env.gpu;
     for (const auto& run : s.json["runs"]) {
       if (run.value("training", false)) continue;
       auto batch = run.value("batch", int64_t{0});
@@ -518,6 +582,15 @@ Table predicted_vs_measured_table(const Study& study) {
       for (const auto& row : predictions.rows) {
         auto predicted_batch = static_cast<int64_t>(number_or(predictions.cell(row, "batch"), 0));
         if (text(row, "model") != model || (predicted_batch > 0 && predicted_batch != batch)) continue;
+        // Only a prediction for the hardware that measured, and for the executor mode that ran, is its pair.
+        if (!same_hardware(measured_on, text(row, "device_name"))) {
+          ++other_hardware;
+          continue;
+        }
+        if (auto mode = text(row, "exec_mode"); !mode.empty() && mode != run.value("mode", std::string())) {
+          ++other_mode;
+          continue;
+        }
         double predicted = number_or(predictions.cell(row, "time_s"), 0);
         auto name = text(row, "prediction");
         auto where = text(row, "device") + (text(row, "mode").empty() ? "" : " " + text(row, "mode"));
@@ -527,11 +600,15 @@ Table predicted_vs_measured_table(const Study& study) {
       }
     }
   }
-  if (!t.rows.empty())
+  t.footer.push_back(
+      "Each measured run is paired with the predictions of the same model and batch for the hardware that measured "
+      "it (the device's name holds the GPU's or CPU's: a device file from `ridge ert --profile` for this machine) and, "
+      "where a calibration predicts one executor mode, for the mode that ran.");
+  if (other_hardware > 0)
     t.footer.push_back(
-        "Each measured run is paired with every prediction of the same model and batch, whatever its device: the "
-        "pairs that matter are predictions for the machine that measured (a device file from `ridge ert --profile`, "
-        "calibrated by `ridge calibrate`).");
+        fmt::format("{} prediction(s) of the same model and batch are for other hardware: not paired", other_hardware));
+  if (other_mode > 0)
+    t.footer.push_back(fmt::format("{} prediction(s) are for another executor mode: not paired", other_mode));
   return t;
 }
 
@@ -640,9 +717,7 @@ std::string study_html(const Study& study) {
           measured);
   auto pvm = predicted_vs_measured_table(study);
   body += section("accuracy", "Predicted against measured",
-                  (pvm.rows.empty() ? paragraph("No measured run has a prediction of the same model and batch.")
-                                    : table_html(pvm)) +
-                      accuracy);
+                  (pvm.rows.empty() ? paragraph(unpaired_text(pvm)) : table_html(pvm)) + accuracy);
 
   std::string layers;
   if (study.analysis)
@@ -785,8 +860,7 @@ MarkdownOutput write_study_markdown(const Study& study, const std::string& direc
   if (!predictions.rows.empty()) md << "### Predictions\n\n" << markdown_table(predictions) << "\n";
   auto pvm = predicted_vs_measured_table(study);
   md << "### Predicted against measured\n\n";
-  md << (pvm.rows.empty() ? "No measured run has a prediction of the same model and batch.\n" : markdown_table(pvm))
-     << "\n";
+  md << (pvm.rows.empty() ? unpaired_text(pvm) + "\n" : markdown_table(pvm)) << "\n";
   for (size_t i = 0; i < figures.size(); ++i)
     if (figures[i].kind == "accuracy") md << figure_md(i);
   md << placeholder("which layers are compute-, memory- or overhead-bound on each device and mode.") << "\n";

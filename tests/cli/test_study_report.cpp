@@ -171,10 +171,11 @@ TEST(StudyReport, WarnsOfRandomWeightsAndUncalibratedPredictions) {
   EXPECT_NE(warnings.find("RANDOM weights"), std::string::npos) << warnings;
   EXPECT_NE(warnings.find("prediction h100-sxm"), std::string::npos) << warnings;
   EXPECT_NE(warnings.find("uncalibrated"), std::string::npos) << warnings;
-  // The predicted-against-measured table names the calibration used.
+  // The runs were measured on this machine's CPU: an H100's prediction is not their pair, and the section says so.
   auto accuracy = between(html, "<section id=\"accuracy\">", "</section>");
-  EXPECT_NE(accuracy.find("data-key=\"predicted_vs_measured\""), std::string::npos);
-  EXPECT_NE(accuracy.find("uncalibrated (roofline bound)"), std::string::npos);
+  EXPECT_EQ(accuracy.find("data-key=\"predicted_vs_measured\""), std::string::npos) << accuracy;
+  EXPECT_NE(accuracy.find("for the hardware that measured it"), std::string::npos) << accuracy;
+  EXPECT_NE(accuracy.find("are for other hardware: not paired"), std::string::npos) << accuracy;
 }
 
 TEST(StudyReport, RunMatrixListsEveryStoredResult) {
@@ -321,6 +322,19 @@ TEST(StudyReport, ImportedGpuRunsWithTheirEnvironmentAndGroupedWarnings) {
   EXPECT_NE(warnings.find("figures differ between them"), std::string::npos) << warnings;
   EXPECT_EQ(count("result 1 (bench)"), 0u) << warnings;
   EXPECT_LE(count("<li class=\"warning\">"), 10u) << warnings;
+
+  // With ResNet-50 predicted for the H200 and an H100 at batch 1: the H200's prediction pairs with both batch-1 runs
+  // (eager and cuda-graph: a roofline bound is for any mode), the H100's with none.
+  auto paired = run_ridge("report " + source_path("models/resnet50.onnx") + " -d h200 -d h100-sxm --store " + store +
+                          " -o " + dir + "/paired.html");
+  ASSERT_EQ(paired.exit_code, 0) << paired.err;
+  auto pairs = between(slurp(dir + "/paired.html"), "<section id=\"accuracy\">", "</section>");
+  auto rows = between(between(pairs, "data-key=\"predicted_vs_measured\"", "</table>"), "<tbody>", "</tbody>");
+  EXPECT_EQ(count_of(rows, "<tr>"), 2) << rows;
+  EXPECT_NE(rows.find("h200 default"), std::string::npos) << rows;
+  EXPECT_EQ(rows.find("h100"), std::string::npos) << rows;
+  EXPECT_NE(pairs.find("2 prediction(s) of the same model and batch are for other hardware"), std::string::npos)
+      << pairs;
 }
 
 }  // namespace
