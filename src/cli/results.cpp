@@ -54,16 +54,18 @@ int run_results(const ResultsOptions& o) {
 int run_import(const std::vector<std::string>& files, const ResultFilterOptions& o) {
   auto path = store_path(o);
   // Every file is read before anything is saved: a bad one leaves the store as it was.
-  std::vector<std::vector<store::Record>> read;
+  std::vector<report::ImportedFile> read;
   for (const auto& file : files) read.push_back(report::import_records(file));
   store::Store store(path);
   int64_t total = 0;
   for (size_t i = 0; i < files.size(); ++i) {
+    auto& records = read[i].records;
     int64_t added = 0;
-    for (auto& record : read[i]) added += store.save_new(record);
+    for (auto& record : records) added += store.save_new(record);
     total += added;
-    fmt::print("{}: {} result{}, {} added, {} already in {}\n", files[i], read[i].size(),
-               read[i].size() == 1 ? "" : "s", added, static_cast<int64_t>(read[i].size()) - added, path);
+    fmt::print("{}: {} result{}, {} added, {} already in {}{}\n", files[i], records.size(),
+               records.size() == 1 ? "" : "s", added, static_cast<int64_t>(records.size()) - added, path,
+               read[i].untimed > 0 ? " (the file records no run times: stored with the import's)" : "");
   }
   fmt::print("{} now holds {} results ({} added)\n", path, store.count(), total);
   return 0;

@@ -55,9 +55,9 @@ store::Params bench_params(const exec::BenchResult& r) {
   return p;
 }
 
-std::vector<store::Record> import_records(const std::string& path) {
+ImportedFile import_records(const std::string& path) {
   auto file = exec::read_bench_file(path);
-  std::vector<store::Record> records;
+  ImportedFile out;
   for (const auto& run : file.runs) {
     auto doc = bench_run_document(run, 20);
     store::Record r;
@@ -68,9 +68,10 @@ std::vector<store::Record> import_records(const std::string& path) {
     r.environment = environment_of(run, path);
     r.document = encode_document(doc);
     r.summary = headline(doc);
-    records.push_back(std::move(r));
+    out.untimed += run.timestamp.empty();
+    out.records.push_back(std::move(r));
   }
-  return records;
+  return out;
 }
 
 }  // namespace ridge::report

@@ -14,7 +14,12 @@ namespace ridge::report {
 // What a bench run is about, as `ridge bench` stores it.
 store::Params bench_params(const exec::BenchResult& run);
 
+struct ImportedFile {
+  std::vector<store::Record> records;
+  // Runs the file gives no time for (written before bench recorded it): stored with the time of the import.
+  size_t untimed = 0;
+};
 // The records of the file at `path`. Throws ridge::Error (one line) on a file that is no result ridge can import.
-std::vector<store::Record> import_records(const std::string& path);
+ImportedFile import_records(const std::string& path);
 
 }  // namespace ridge::report
