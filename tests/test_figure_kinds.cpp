@@ -165,6 +165,18 @@ TEST(ModesFigure, EagerAgainstCudaGraphOnAGpu) {
   EXPECT_TRUE(f.notes.empty());
 }
 
+TEST(AccuracyFigure, PredictionsPairOnlyWithTheHardwareThatMeasured) {
+  const std::string h200_run = "cuda:0 NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)";  // as a GPU bench run records it
+  EXPECT_TRUE(fig::same_hardware(h200_run, "NVIDIA H200 SXM 141GB"));             // devices/h200.yaml
+  EXPECT_FALSE(fig::same_hardware(h200_run, "NVIDIA H100 SXM5 80GB"));
+  EXPECT_FALSE(fig::same_hardware(h200_run, "NVIDIA T4 16GB"));
+  // A CPU run against a host file from `ridge ert --profile` ("<CPU model> (measured)").
+  EXPECT_TRUE(fig::same_hardware("Intel(R) Xeon(R) Processor", "Intel(R) Xeon(R) Processor (measured)"));
+  EXPECT_FALSE(fig::same_hardware("AMD EPYC 7B13 64-Core Processor", "Intel(R) Xeon(R) Processor (measured)"));
+  EXPECT_FALSE(fig::same_hardware("", "NVIDIA H200 SXM 141GB"));
+  EXPECT_FALSE(fig::same_hardware(h200_run, ""));
+}
+
 TEST(AlgorithmFigure, FastestAlgorithmIsMarkedPerConvolution) {
   auto nodes = [](double a, double b, const std::string& algo) {
     return Json::array(

@@ -15,6 +15,7 @@
 #include "report/figure/energy_roofline_figure.h"
 #include "report/figure/render.h"
 #include "report/figure/result_figures.h"
+#include "report/figure/result_sources.h"
 #include "report/figure/roofline_figure.h"
 #include "report/figure/sources.h"
 #include "report/format.h"
@@ -118,42 +119,6 @@ std::string device_name_of(const Json& p) {
 std::string exec_mode_of(const Json& p) {
   return p.contains("calibration") && p["calibration"].is_object() ? p["calibration"].value("exec_mode", std::string())
                                                                    : "";
-}
-
-// The words that name a piece of hardware: lower case, without parentheses ("(R)", "(sm_90, 132 SMs)",
-// "(measured)"), a "cuda:N" prefix and the words every CPU name has.
-std::set<std::string> hardware_words(const std::string& name) {
-  std::set<std::string> words;
-  std::string word;
-  int depth = 0;
-  auto flush = [&] {
-    if (!word.empty() && word.rfind("cuda:", 0) != 0 && word != "processor" && word != "cpu") words.insert(word);
-    word.clear();
-  };
-  for (char c : name) {
-    if (c == '(') ++depth;
-    if (depth > 0) {
-      if (c == ')') --depth;
-      flush();
-      continue;
-    }
-    if (std::isspace(static_cast<unsigned char>(c)) || c == ',')
-      flush();
-    else
-      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  flush();
-  return words;
-}
-
-// Whether a prediction for the device named `device_name` describes the hardware a run measured on (the GPU's name
-// for a GPU run, else the CPU's): every word of the measured name is in the device's ("NVIDIA H200" in "NVIDIA H200
-// SXM 141GB"; a host file from `ridge ert --profile` carries the CPU's own name).
-bool same_hardware(const std::string& measured_on, const std::string& device_name) {
-  auto measured = hardware_words(measured_on);
-  if (measured.empty() || device_name.empty()) return false;
-  auto device = hardware_words(device_name);
-  return std::all_of(measured.begin(), measured.end(), [&](const std::string& w) { return device.count(w) > 0; });
 }
 
 std::string heading_title(std::string title) {
@@ -583,7 +548,7 @@ Table predicted_vs_measured_table(const Study& study) {
         auto predicted_batch = static_cast<int64_t>(number_or(predictions.cell(row, "batch"), 0));
         if (text(row, "model") != model || (predicted_batch > 0 && predicted_batch != batch)) continue;
         // Only a prediction for the hardware that measured, and for the executor mode that ran, is its pair.
-        if (!same_hardware(measured_on, text(row, "device_name"))) {
+        if (!fig::same_hardware(measured_on, text(row, "device_name"))) {
           ++other_hardware;
           continue;
         }

@@ -63,7 +63,17 @@ TEST(PlotKindsCli, SweepModesBreakdownAndAccuracyFromBenchAndPredict) {
   auto model = tiny_model();
   auto dir = temp_dir();
   auto b = write_output("bench " + model + kQuick + " --no-store --sweep batch=1,2 --mode both -f json", "b.json");
-  auto p = write_output("predict " + model + " -d t4 --no-store -f json", "p.json");
+  // The accuracy figure pairs a run with a prediction for the hardware that measured it: a device file named like
+  // this machine's CPU (as `ridge ert --profile` names one), from what the bench file records.
+  auto cpu = Json::parse(std::ifstream(b))["environment"]["cpu"].get<std::string>();
+  auto host = dir + "/host.yaml";
+  std::ofstream(host) << "id: host-test\nname: \"" << cpu << " (measured)\"\nkind: cpu\n"
+                      << "clocks: {cpu: {max_mhz: 1000, min_mhz: 100, source: test}}\n"
+                      << "units: [{name: alu, type: vector, clock: cpu, peak_flops: {fp32: 1.0e11}, source: test}]\n"
+                      << "memory: [{level: dram, bandwidth: 1.0e10, source: test}]\n"
+                      << "overhead: {seconds: 1.0e-6, source: test}\nmodes: [{name: base, source: test}]\n";
+  auto p = write_output("predict " + model + " -d " + host + " --no-store -f json", "p.json");
+  auto t4 = write_output("predict " + model + " -d t4 --no-store -f json", "t4.json");
   expect_plot("sweep --from " + b + " --from " + p + " --y flops -o " + dir + "/sweep.vg.json", "sweep", 5);
   expect_plot("modes --from " + b + " -o " + dir + "/modes.vg.json", "modes", 4);
   expect_plot("breakdown --from " + b + " --from " + p + " --top 3 -o " + dir + "/breakdown.vg.json", "breakdown", 4);
@@ -73,7 +83,11 @@ TEST(PlotKindsCli, SweepModesBreakdownAndAccuracyFromBenchAndPredict) {
   ASSERT_EQ(batch2.exit_code, 0) << batch2.err;
   std::ifstream spec(dir + "/b2.vg.json");
   EXPECT_NE(Json::parse(spec)["description"].get<std::string>().find("(batch 2)"), std::string::npos);
-  // Error paths: one line, exit 1.
+  // Error paths: one line, exit 1. A T4's prediction is not this CPU's.
+  auto other = run_ridge("plot accuracy --from " + b + " --from " + t4 + " -o " + dir + "/x.svg");
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("accuracy needs a prediction for the hardware that measured"), std::string::npos)
+      << other.err;
   auto wrong = run_ridge("plot accuracy --from " + b + " -o " + dir + "/x.svg");
   EXPECT_EQ(wrong.exit_code, 1);
   EXPECT_NE(wrong.err.find("accuracy needs a predict and a bench result of the same model"), std::string::npos)

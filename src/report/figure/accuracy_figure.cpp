@@ -6,18 +6,47 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <utility>
 
 #include "util/error.h"
 
 namespace ridge::report::figure {
 
-Figure accuracy_figure(const ResultSet& results, const AccuracyOptions& o) {
-  const PredictedRun* predicted = first_with_layers(results.predicted);
+namespace {
+
+// The pair to draw: a prediction for the hardware that measured (at the run's batch, where one is), else, where
+// the results do not say what measured or what was predicted for (hand-made files), the first of each.
+std::pair<const PredictedRun*, const MeasuredRun*> pair_of(const ResultSet& results) {
+  const PredictedRun* predicted = nullptr;
   const MeasuredRun* measured = nullptr;
+  bool named = false;  // both sides say their hardware: only a pair on the same one may be drawn
+  for (const auto& p : results.predicted) {
+    if (p.layers.empty()) continue;
+    for (const auto& m : results.measured) {
+      if (m.layers.empty() || m.training) continue;
+      if (m.hardware.empty() || p.device_name.empty()) continue;
+      named = true;
+      if (!same_hardware(m.hardware, p.device_name)) continue;
+      if (!measured || (measured->batch != predicted->batch && m.batch == p.batch)) predicted = &p, measured = &m;
+    }
+  }
+  if (measured || named) return {predicted, measured};
+  predicted = first_with_layers(results.predicted);
   for (const auto& r : results.measured) {
     if (r.layers.empty() || r.training) continue;
     if (!measured || (predicted && measured->batch != predicted->batch && r.batch == predicted->batch)) measured = &r;
   }
+  return {predicted, measured};
+}
+
+}  // namespace
+
+Figure accuracy_figure(const ResultSet& results, const AccuracyOptions& o) {
+  auto [predicted, measured] = pair_of(results);
+  if (!predicted && !measured && !results.predicted.empty() && !results.measured.empty())
+    throw Error(
+        "accuracy needs a prediction for the hardware that measured: no predicted device's name holds the GPU or CPU "
+        "of a measured run (predict with that device, or a host file from `ridge ert --profile`)");
   if (!predicted || !measured)
     throw Error(std::string("accuracy needs a predict and a bench result of the same model (missing: ") +
                 (!predicted && !measured ? "both"

@@ -1,8 +1,10 @@
 #include "report/figure/result_sources.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "report/document_codec.h"
 #include "report/figure/sources.h"
@@ -39,15 +41,46 @@ const Json& list_at(const Json& object, const char* key) {
   return it != object.end() && it->is_array() ? *it : empty;
 }
 
+// The words that name a piece of hardware: lower case, without parentheses ("(R)", "(sm_90, 132 SMs)",
+// "(measured)"), a "cuda:N" prefix and the words every CPU name has.
+std::set<std::string> hardware_words(const std::string& name) {
+  std::set<std::string> words;
+  std::string word;
+  int depth = 0;
+  auto flush = [&] {
+    if (!word.empty() && word.rfind("cuda:", 0) != 0 && word != "processor" && word != "cpu") words.insert(word);
+    word.clear();
+  };
+  for (char c : name) {
+    if (c == '(') ++depth;
+    if (depth > 0) {
+      if (c == ')') --depth;
+      flush();
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c)) || c == ',')
+      flush();
+    else
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  flush();
+  return words;
+}
+
 int64_t batch_of(double throughput, double time_s) {
   return throughput > 0 && time_s > 0 ? std::llround(throughput * time_s) : 0;
 }
 
 void add_bench(ResultSet& set, const Json& doc, const std::string& source) {
   auto model = text(doc, "model");
+  // The hardware that measured: the GPU for a GPU run, else the CPU.
+  const Json& env = doc.contains("environment") ? doc["environment"] : Json::object();
+  auto device = text(env, "device");
+  auto hardware = device.rfind("cuda", 0) == 0 ? device : text(env, "cpu");
   for (const auto& r : list_at(doc, "runs")) {
     MeasuredRun run{.source = source,
                     .model = model,
+                    .hardware = hardware,
                     .mode = text(r, "mode"),
                     .precision = text(r, "precision"),
                     .memory_format = text(r, "memory_format"),
@@ -78,6 +111,7 @@ PredictedRun prediction_head(const Json& doc, const std::string& source) {
   PredictedRun p{.source = source,
                  .model = text(doc, "model"),
                  .device = doc.contains("device") ? text(doc["device"], "id") : std::string(),
+                 .device_name = doc.contains("device") ? text(doc["device"], "name") : std::string(),
                  .power_mode = text(doc, "mode"),
                  .precision = text(doc, "precision")};
   p.calibrated = flag(doc, "calibrated", false);
@@ -115,6 +149,13 @@ void add_predict_sweep(ResultSet& set, const Json& doc, const std::string& sourc
 }
 
 }  // namespace
+
+bool same_hardware(const std::string& measured_on, const std::string& device_name) {
+  auto measured = hardware_words(measured_on);
+  if (measured.empty() || device_name.empty()) return false;
+  auto device = hardware_words(device_name);
+  return std::all_of(measured.begin(), measured.end(), [&](const std::string& w) { return device.count(w) > 0; });
+}
 
 void add_document(ResultSet& set, const Json& doc, const std::string& source) {
   auto kind = document_kind(doc);

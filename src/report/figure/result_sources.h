@@ -20,7 +20,9 @@ struct LayerTime {
 
 // One measured point of `ridge bench` (one entry of runs[]).
 struct MeasuredRun {
-  std::string source, model, mode, precision, memory_format, conv_algo, input_size;
+  std::string source, model;
+  std::string hardware;  // what measured: the GPU's name for a GPU run, else the CPU's; empty: not recorded
+  std::string mode, precision, memory_format, conv_algo, input_size;
   int64_t batch = 0;
   bool training = false;
   double mean_ms = 0, std_ms = 0, min_ms = 0, max_ms = 0, throughput = 0;
@@ -30,7 +32,9 @@ struct MeasuredRun {
 
 // One prediction: a `ridge predict` document (with its layers) or one point of a predict sweep.
 struct PredictedRun {
-  std::string source, model, device, power_mode, precision;
+  std::string source, model, device;
+  std::string device_name;  // the device file's name ("NVIDIA H200 SXM 141GB")
+  std::string power_mode, precision;
   int64_t batch = 0;  // from throughput x latency (predict documents do not name it)
   double time_s = 0, throughput = 0;
   double flops = 0;  // the layers' FLOPs summed; 0 for a sweep point
@@ -56,6 +60,12 @@ void add_records(ResultSet& set, const std::vector<store::Record>& records);
 // measured runs; model, device, batch and precision for predictions (whose mode is a power mode).
 // Counts what it dropped in the notes.
 void keep_selected(ResultSet& set, const store::Filter& filter);
+
+// Whether a prediction for the device named `device_name` describes the hardware a run measured on (the GPU's name
+// for a GPU run, else the CPU's): every word of the measured name, without parentheses, "cuda:N" and the words every
+// CPU name has, is in the device's ("NVIDIA H200" in "NVIDIA H200 SXM 141GB"; a host file from `ridge ert --profile`
+// carries the CPU's own name).
+bool same_hardware(const std::string& measured_on, const std::string& device_name);
 
 // The first prediction with per-layer times (nullptr when none has them).
 const PredictedRun* first_with_layers(const std::vector<PredictedRun>& predicted);
