@@ -76,17 +76,6 @@ class Reader {
   std::string where_;
 };
 
-ordered environment_json(const Environment& env) {
-  return {{"cpu", env.cpu_model},
-          {"logical_cpus", env.logical_cpus},
-          {"threads", env.threads},
-          {"device", env.device},
-          {"torch_version", env.torch_version},
-          {"backend", env.backend_info},
-          {"ridge_version", env.ridge_version},
-          {"ridge_revision", env.ridge_revision}};
-}
-
 Environment environment_of(const Reader& r) {
   Environment env;
   env.cpu_model = r.text("cpu", "");
@@ -278,12 +267,23 @@ BenchResult run_of(const Reader& r) {
 
 bool on_gpu(const Environment& environment) { return environment.device.rfind("cuda", 0) == 0; }
 
+ordered encode_environment(const Environment& env) {
+  return {{"cpu", env.cpu_model},
+          {"logical_cpus", env.logical_cpus},
+          {"threads", env.threads},
+          {"device", env.device},
+          {"torch_version", env.torch_version},
+          {"backend", env.backend_info},
+          {"ridge_version", env.ridge_version},
+          {"ridge_revision", env.ridge_revision}};
+}
+
 ordered encode_bench(const std::vector<BenchResult>& runs) {
   ordered out = ordered::object();
   if (!runs.empty()) {
     const auto& first = runs.front();
     out["model"] = first.model;
-    out["environment"] = environment_json(first.environment);
+    out["environment"] = encode_environment(first.environment);
     out["random_weights"] = first.random_weights;
     const auto& p = first.power;
     if (!p.source.empty())

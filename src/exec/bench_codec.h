@@ -31,6 +31,10 @@ nlohmann::ordered_json encode_bench(const std::vector<BenchResult>& runs);
 BenchFile decode_bench(const nlohmann::json& doc, const std::string& where);
 BenchFile read_bench_file(const std::string& path);
 
+// The environment object of a bench file: {cpu, logical_cpus, threads, device, torch_version, backend, ridge_version,
+// ridge_revision}.
+nlohmann::ordered_json encode_environment(const Environment& environment);
+
 // Whether the run was measured on a GPU (its environment's device is "cuda...").
 bool on_gpu(const Environment& environment);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "exec/bench_codec.h"
 #include "report/format.h"
 #include "report/printer.h"
 #include "util/error.h"
@@ -133,14 +134,7 @@ void add_environment(Document& doc, const exec::BenchResult& first) {
                 : fmt::format("{} ({} logical CPUs), {} threads, libtorch {}, {}; ridge {} ({})", env.cpu_model,
                               env.logical_cpus, env.threads, env.torch_version, env.backend_info, env.ridge_version,
                               env.ridge_revision),
-            {{"cpu", env.cpu_model},
-             {"logical_cpus", env.logical_cpus},
-             {"threads", env.threads},
-             {"device", env.device},
-             {"torch_version", env.torch_version},
-             {"backend", env.backend_info},
-             {"ridge_version", env.ridge_version},
-             {"ridge_revision", env.ridge_revision}});
+            exec::encode_environment(env));
   doc.field("random_weights", "weights", "RANDOM (the model file holds none)", first.random_weights,
             first.random_weights ? kEveryone : kJson);
 }
