@@ -1,7 +1,8 @@
 // libFuzzer target: arbitrary bytes as a `ridge bench -f json` file, through the bench codec
 // (exec::read_bench_file, re-encoded) and the readers built on it: `ridge compare --measured`
-// (report::read_bench_json) and `ridge calibrate --measured` (calib::read_bench_evidence). Any input must end in a result or a ridge::Error. The readers take
-// a path, so each input is written to a file first (under /dev/shm when it exists: no disk I/O).
+// (report::read_bench_json) and `ridge calibrate --measured` (calib::read_bench_evidence). Any input must end in a
+// result or a ridge::Error. The readers take a path, so each input is written to a file first (under /dev/shm when it
+// exists: no disk I/O).
 #include <unistd.h>
 
 #include <cstddef>
