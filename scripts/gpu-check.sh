@@ -5,8 +5,9 @@
 #   2. the GPU tests (tests/gpu): the bundled small models' outputs against PyTorch's in fp32, tf32, fp16 and
 #      bf16, every cuDNN algorithm's outputs, CUDA-graph replay, CUDA-event times against the wall clock,
 #      the GPU roofline within the device's theoretical bounds;
-#   3. ridge bench --device cuda on ResNet-50 (eager and cuda-graph, every algorithm) and ridge ert --device
-#      cuda, their JSON kept in $OUT (default build-gpu/gpu-check) for docs/benchmarks.md.
+#   3. ridge bench --device cuda on ResNet-50 (eager and cuda-graph, every algorithm), imported into a store and
+#      drawn (plot modes); ridge's own executor under `ridge ncu run -m` (where ncu is installed); ridge ert
+#      --device cuda; their JSON kept in $OUT (default build-gpu/gpu-check) for docs/benchmarks.md.
 # Exit code: 0 when every step passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,17 @@ export RIDGE_STORE="$out/results.db"
 "$ridge" bench models/resnet50.onnx --device cuda --batch 32 --precision fp16 -f json >"$out/bench-resnet50-fp16.json"
 "$ridge" bench models/resnet50.onnx --device cuda --batch 32 --power nvml -f json >"$out/bench-resnet50-power.json" ||
   echo "gpu-check: NVML power not measured (see doctor above)"
+echo "== bench results through the codec, the store and the figures"
+"$ridge" results import "$out/bench-resnet50.json" --store "$out/imported.db"
+"$ridge" plot modes --from "$out/bench-resnet50.json" -o "$out/modes-resnet50.png"
+echo "== ridge's own executor under Nsight Compute, mapped to ResNet-50's layers"
+if command -v ncu >/dev/null || [ -x /usr/local/cuda/bin/ncu ]; then
+  "$ridge" ncu run -m models/resnet50.onnx --clock-control none --output-dir "$out/ncu-ridge" -f json \
+    --no-store -- "$ridge" run models/resnet50.onnx --device cuda >"$out/ncu-ridge-import.json" ||
+    echo "gpu-check: ncu run of ridge's executor failed (its log is in $out/ncu-ridge)"
+else
+  echo "gpu-check: no ncu: the profiler import is not checked"
+fi
 echo "== the GPU roofline"
 "$ridge" ert --device cuda --profile "$out/gpu.yaml" -f json >"$out/ert.json"
 echo "gpu-check: passed; results in $out"

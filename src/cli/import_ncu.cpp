@@ -50,8 +50,9 @@ void add_ncu_import_options(CLI::App& app, NcuImportOptions& options) {
   app.add_option("-d,--device", options.device,
                  "a device of ridge's database (ID[:MODE] or a YAML file): each kernel's fraction of its ceilings");
   app.add_option("-m,--model", options.model,
-                 "the ONNX model the program ran: kernels mapped to its layers (by NVTX range, else by op family "
-                 "and order) and compared with ridge's analytical FLOPs and bytes");
+                 "the ONNX model the program ran: kernels mapped to its layers (by NVTX range, else by op class "
+                 "and order, cuDNN's bias add with its convolution) and compared with ridge's analytical FLOPs and "
+                 "bytes, per pass; an export of another model is named, one of another batch refused");
   app.add_option("--batch", options.batch,
                  "the batch the program ran the model at (default: the model's own, or the run's `batch` sweep value)")
       ->check(integer_in(1, 1 << 20));
