@@ -281,16 +281,8 @@ void read_csv_directory(const fs::path& given, const std::string& path, std::vec
 
 // A `ridge bench -f json` file, through the bench codec.
 void read_json_file(const fs::path& file, const std::string& path, std::vector<Run>& runs) {
-  exec::BenchFile bench;
-  try {
-    bench = exec::read_bench_file(file.string());
-  } catch (const Error& e) {
-    // A file that is no JSON at all may be anything: say what calibration reads.
-    std::string why = e.what();
-    if (why.find("is not valid JSON") == std::string::npos) throw;
-    throw Error(fmt::format("'{}' is neither a `ridge bench --csv` directory nor `ridge bench -f json` output: {}",
-                            path, why.substr(why.find("is not valid JSON: ") + 19)));
-  }
+  // A file that is no JSON at all may be anything: the error says what calibration reads.
+  auto bench = exec::read_bench_file(file.string(), "a `ridge bench --csv` directory");
   auto dir = as_directory(file).parent_path();
   for (const auto& b : bench.runs) {
     Run r;

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <tuple>
@@ -147,13 +146,7 @@ void read_overall_csv(std::istream& in, const std::string& source, const fs::pat
 // A `ridge bench -f json` file, through the bench codec.
 void read_bench_json(const std::string& text, const std::string& source, const fs::path& file,
                      std::vector<BenchRun>& out) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("'{}' is not `ridge bench -f json` output: {}", source, e.what()));
-  }
-  auto bench = exec::decode_bench(doc, source);
+  auto bench = exec::parse_bench(text, source);
   auto dir = as_directory(file).parent_path();
   for (size_t i = 0; i < bench.runs.size(); ++i) {
     const auto& b = bench.runs[i];

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <optional>
 
 #include "util/error.h"
@@ -265,7 +266,8 @@ BenchResult run_of(const Reader& r) {
 
 }  // namespace
 
-bool on_gpu(const Environment& environment) { return environment.device.rfind("cuda", 0) == 0; }
+bool on_gpu(const std::string& device) { return device.rfind("cuda", 0) == 0; }
+bool on_gpu(const Environment& environment) { return on_gpu(environment.device); }
 
 ordered encode_environment(const Environment& env) {
   return {{"cpu", env.cpu_model},
@@ -326,21 +328,28 @@ BenchFile decode_bench(const json& doc, const std::string& where) {
   return file;
 }
 
-BenchFile read_bench_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+BenchFile parse_bench(std::string_view text, const std::string& where, const std::string& also) {
   json doc;
   try {
-    doc = json::parse(in);
+    doc = json::parse(text);
   } catch (const json::exception& e) {
     // "[json.exception.parse_error.101] parse error at line 1, ...": the part after the tag. A number too large
     // for a double is out_of_range.406, not a parse_error: any JSON exception is bad input.
     std::string why = e.what();
     if (auto tag_end = why.find("] "); tag_end != std::string::npos) why = why.substr(tag_end + 2);
     std::replace(why.begin(), why.end(), '\n', ' ');
-    throw Error(fmt::format("'{}' is not valid JSON: {}", path, why));
+    if (!also.empty())
+      throw Error(fmt::format("'{}' is neither {} nor `ridge bench -f json` output: {}", where, also, why));
+    throw Error(fmt::format("'{}' is not valid JSON: {}", where, why));
   }
-  auto file = decode_bench(doc, path);
+  return decode_bench(doc, where);
+}
+
+BenchFile read_bench_file(const std::string& path, const std::string& also) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto file = parse_bench(text, path, also);
   file.path = path;
   return file;
 }

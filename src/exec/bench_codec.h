@@ -12,6 +12,7 @@
 // Files written before a field existed read with the default bench ran then.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exec/measurement.h"
@@ -29,7 +30,10 @@ nlohmann::ordered_json encode_bench(const std::vector<BenchResult>& runs);
 
 // Throws ridge::Error with one line naming `where` and the field on a document that is not a bench file.
 BenchFile decode_bench(const nlohmann::json& doc, const std::string& where);
-BenchFile read_bench_file(const std::string& path);
+// The text of a file: text that is no JSON at all is refused naming what else the caller would have read
+// (`also`: "'F' is neither a `ridge bench --csv` directory nor `ridge bench -f json` output: ...").
+BenchFile parse_bench(std::string_view text, const std::string& where, const std::string& also = "");
+BenchFile read_bench_file(const std::string& path, const std::string& also = "");
 
 // The environment object of a bench file: {cpu, logical_cpus, threads, device, torch_version, backend, ridge_version,
 // ridge_revision}.
@@ -37,5 +41,6 @@ nlohmann::ordered_json encode_environment(const Environment& environment);
 
 // Whether the run was measured on a GPU (its environment's device is "cuda...").
 bool on_gpu(const Environment& environment);
+bool on_gpu(const std::string& device);
 
 }  // namespace ridge::exec

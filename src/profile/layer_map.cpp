@@ -181,8 +181,6 @@ void nvtx_passes(const std::vector<bool>& by_range, LayerMap& out) {
 // Layers of the work families (convolutions, products) that no kernel in an NVTX range ran: an export of
 // another model (or of part of this one) names only some of them.
 void nvtx_coverage(const std::vector<bool>& by_range, const std::vector<ModelLayer>& layers, LayerMap& out) {
-  size_t in_ranges = std::count(by_range.begin(), by_range.end(), true);
-  if (in_ranges == 0) return;
   std::set<std::string> ran;
   for (size_t i = 0; i < by_range.size(); ++i)
     if (by_range[i]) ran.insert(out.of_kernel[i].layer);
@@ -255,6 +253,8 @@ LayerMap map_kernels_to_layers(const std::vector<KernelFigures>& kernels, const 
   std::map<std::string, Group> groups;  // op class -> kernels that no NVTX range places
   std::vector<size_t> helpers, unknown;
   std::vector<bool> by_range(kernels.size(), false);
+  std::vector<const KernelPattern*> patterns(kernels.size());  // what each kernel's name shows, worked out once
+  for (size_t i = 0; i < kernels.size(); ++i) patterns[i] = pattern_of(kernels[i].name);
   // Ranges that enclose other ranges (a whole pass's): a kernel directly in one is placed by order (a residual
   // add outside every module). A kernel in an innermost range naming no layer is another model's: not placed.
   std::set<std::string> enclosing;
@@ -274,7 +274,7 @@ LayerMap map_kernels_to_layers(const std::vector<KernelFigures>& kernels, const 
     }
     if (!k.nvtx_ranges.empty() && !enclosing.count(k.nvtx_ranges.back())) continue;
     // No range, or directly in a range around layers' ranges: placed by order.
-    const auto* p = pattern_of(k.name);
+    const auto* p = patterns[i];
     if (!p) {
       unknown.push_back(i);
     } else if (p->role == Role::kAfter) {
@@ -361,8 +361,8 @@ LayerMap map_kernels_to_layers(const std::vector<KernelFigures>& kernels, const 
   // Helpers take the layer of the kernel before them, where that one is of their family and mapped.
   size_t unplaced_helpers = 0;
   for (auto i : helpers) {
-    const auto* before = i > 0 ? pattern_of(kernels[i - 1].name) : nullptr;
-    const auto& family = pattern_of(kernels[i].name)->family;
+    const auto* before = i > 0 ? patterns[i - 1] : nullptr;
+    const auto& family = patterns[i]->family;
     if (before && before->role == Role::kLayer && std::string(before->family) == family &&
         !map.of_kernel[i - 1].layer.empty())
       map.of_kernel[i] = map.of_kernel[i - 1];

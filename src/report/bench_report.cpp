@@ -128,12 +128,11 @@ void add_environment(Document& doc, const exec::BenchResult& first) {
   const auto& env = first.environment;
   doc.field("model", "model", first.model, first.model);
   doc.field("environment", "environment",
-            env.device.rfind("cuda", 0) == 0
-                ? fmt::format("{}, host {}; {}; ridge {} ({})", env.device, env.cpu_model, env.backend_info,
-                              env.ridge_version, env.ridge_revision)
-                : fmt::format("{} ({} logical CPUs), {} threads, libtorch {}, {}; ridge {} ({})", env.cpu_model,
-                              env.logical_cpus, env.threads, env.torch_version, env.backend_info, env.ridge_version,
-                              env.ridge_revision),
+            exec::on_gpu(env) ? fmt::format("{}, host {}; {}; ridge {} ({})", env.device, env.cpu_model,
+                                            env.backend_info, env.ridge_version, env.ridge_revision)
+                              : fmt::format("{} ({} logical CPUs), {} threads, libtorch {}, {}; ridge {} ({})",
+                                            env.cpu_model, env.logical_cpus, env.threads, env.torch_version,
+                                            env.backend_info, env.ridge_version, env.ridge_revision),
             exec::encode_environment(env));
   doc.field("random_weights", "weights", "RANDOM (the model file holds none)", first.random_weights,
             first.random_weights ? kEveryone : kJson);

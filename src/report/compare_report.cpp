@@ -186,12 +186,13 @@ std::string run_label(const MeasuredRun& run) {
 
 MeasuredRun read_bench_json(const std::string& path, const RunSelection& want) {
   auto file = exec::read_bench_file(path);
-  // Every run's description first (for the message when none or several match), nodes later.
+  std::vector<MeasuredRun> runs;
   std::vector<size_t> matching;
-  std::vector<std::string> held;
+  std::vector<std::string> held;  // every run's description, for the message when none or several match
   for (size_t i = 0; i < file.runs.size(); ++i) {
     const auto& run = file.runs[i];
-    held.push_back(run_label(measured_run(run, path)) + (run.training ? " (training)" : ""));
+    runs.push_back(measured_run(run, path));
+    held.push_back(run_label(runs.back()) + (run.training ? " (training)" : ""));
     // A training step is not what the prediction describes (inference): never matched.
     if (run.training) continue;
     if (want.batch && run.batch != *want.batch) continue;
@@ -209,7 +210,7 @@ MeasuredRun read_bench_json(const std::string& path, const RunSelection& want) {
     throw Error(fmt::format("'{}' holds {} runs that match{}: {}; choose one with --batch and --exec-mode", path,
                             matching.size(), want.batch || !want.mode.empty() ? " " + selection_text(want) : "",
                             holds));
-  auto m = measured_run(file.runs[matching.front()], path);
+  auto m = std::move(runs[matching.front()]);
   if (m.nodes.empty())
     throw Error(
         fmt::format("'{}': the run ({}) has no per-node times (measured with --no-per-node?)", path, run_label(m)));

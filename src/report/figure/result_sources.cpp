@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "exec/bench_codec.h"
 #include "report/document_codec.h"
 #include "report/figure/sources.h"
 #include "report/printer.h"
@@ -76,7 +77,7 @@ void add_bench(ResultSet& set, const Json& doc, const std::string& source) {
   // The hardware that measured: the GPU for a GPU run, else the CPU.
   const Json& env = doc.contains("environment") ? doc["environment"] : Json::object();
   auto device = text(env, "device");
-  auto hardware = device.rfind("cuda", 0) == 0 ? device : text(env, "cpu");
+  auto hardware = exec::on_gpu(device) ? device : text(env, "cpu");
   for (const auto& r : list_at(doc, "runs")) {
     MeasuredRun run{.source = source,
                     .model = model,
