@@ -379,6 +379,8 @@ store::Record full_record() {
   e.calibration = "devices/cal.yaml";
   r.cell = {"study", "batch=8", "quick", "3"};
   r.document = report::encode_document(full_document());
+  r.result = {{"kind", "bench"},
+              {"result", {{"model", "models/alexnet.onnx"}, {"runs", nlohmann::ordered_json::array()}}}};
   return r;
 }
 
@@ -416,6 +418,7 @@ void expect_same_record(const store::Record& a, const store::Record& b) {
   EXPECT_EQ(a.cell.stage, b.cell.stage);
   EXPECT_EQ(a.cell.shard, b.cell.shard);
   EXPECT_EQ(a.document.dump(), b.document.dump());
+  EXPECT_EQ(a.result.dump(), b.result.dump());
 }
 
 TEST(Store, SaveThenQueryReturnsEveryField) {

@@ -22,6 +22,7 @@
 #include "power/source.h"
 #include "report/bench_report.h"
 #include "report/choices_report.h"
+#include "report/result_codec.h"
 #include "report/result_import.h"
 #include "util/error.h"
 #include "util/timestamp.h"
@@ -243,7 +244,8 @@ int run_bench(const BenchCliOptions& o) {
   // Each point is written as it completes, so a run that fails later (or is killed) keeps it.
   auto on_result = [&](size_t i, const exec::BenchResult& result) {
     if (!o.csv_dir.empty()) report::append_bench_csv(o.csv_dir, {result});
-    keep_result(o.store, report::bench_run_document(result, o.top), report::bench_params(result));
+    keep_result(o.store, report::bench_run_document(result, o.top), report::bench_params(result),
+                report::typed_bench(result));
     if (!invocation().quiet)
       fmt::print(std::cerr, "bench: [{}/{}] {}: {:.3f} ms\n", i + 1, matrix.size(), matrix[i].label,
                  result.latency_ms.mean);
@@ -254,14 +256,7 @@ int run_bench(const BenchCliOptions& o) {
   };
   auto [runs, failures] = exec::run_bench_matrix(engine, matrix, finish, on_result, on_failure);
   size_t total = matrix.size();
-  if (!runs.empty()) {
-    // JSON is the bench codec's: what every reader of bench files decodes. The other formats print the document.
-    if (report::parse_format(o.format) == report::Format::kJson && !invocation().quiet)
-      std::cout << exec::encode_bench(runs).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n"
-                << std::flush;
-    else
-      emit(report::bench_document(runs, o.top), o.format);
-  }
+  if (!runs.empty()) emit(report::bench_document(runs, o.top), o.format, exec::encode_bench(runs));
   if (failures.empty()) return 0;
   // A sweep cell is one point: its failure is the cell's error, which the sweep stores.
   if (invocation().quiet) throw Error(failures.front());

@@ -50,6 +50,7 @@ roofline::Prediction predict_on_device(const analysis::Result& analysis, const h
                                        const hw::Roofline& roofline, const DeviceOptions& o,
                                        const analysis::Request& request) {
   auto prediction = roofline::predict(analysis.cost, roofline, predict_options(o, request));
+  prediction.model = request.model_path;
   const auto& calibration = device.calibration;
   if (!calibration || calibration->model_file.empty()) {
     if (!o.exec_mode.empty() || o.threads > 0)

@@ -17,4 +17,10 @@ void emit(const report::Document& doc, const std::string& format) {
   std::cout.flush();
 }
 
+void emit(const report::Document& doc, const std::string& format, const nlohmann::ordered_json& value) {
+  if (report::parse_format(format) != report::Format::kJson) return emit(doc, format);
+  if (invocation().quiet) return;
+  std::cout << value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
+}
+
 }  // namespace ridge::cli

@@ -15,6 +15,7 @@
 #include "cli/output_options.h"
 #include "cli/plot_options.h"
 #include "cli/store_options.h"
+#include "exec/bench_codec.h"
 #include "hw/device_db.h"
 #include "onnx/model_reader.h"
 #include "report/analysis_report.h"
@@ -24,6 +25,8 @@
 #include "report/figure/sources.h"
 #include "report/prediction_report.h"
 #include "report/printer.h"
+#include "report/result_codec.h"
+#include "roofline/prediction_codec.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -119,20 +122,16 @@ int run_plot_roofline(const RooflineOptions& o) {
         auto prediction = predict_on_device(analysis, device, roofline, options, phase_request);
         for (const auto& node : prediction.nodes)
           if (!node.peak_key.empty()) used.insert(node.peak_key);
-        auto doc = report::to_json(report::prediction_document(prediction));
         auto series = series_of(roofline) + (o.with_training ? (training ? " training" : " inference") : "");
-        auto points = fig::prediction_points(doc, series);
+        auto points = fig::prediction_points(prediction, series);
         input.points.insert(input.points.end(), points.begin(), points.end());
       }
       if (!o.measured.empty() && !training) {
-        auto bench = read_json_file(o.measured);
-        if (fig::document_kind(bench) != "bench")
-          throw Error("'" + o.measured + "' is not the JSON of `ridge bench -f json`");
-        auto analysis_json = report::to_json(report::analysis_document(phase_request, analysis, true));
+        auto bench = exec::read_bench_file(o.measured);
         auto batch = analysis::bound_batch(analysis.model);
         int used = 0;
         std::vector<std::string> unmatched;
-        auto points = fig::bench_points(bench, analysis_json, batch, used, unmatched);
+        auto points = fig::bench_points(bench.runs, analysis.cost, batch, used, unmatched);
         if (!unmatched.empty())
           throw Error(
               fmt::format("{} measured node(s) of '{}' are not in the model (first: {}): was it measured "
@@ -146,9 +145,40 @@ int run_plot_roofline(const RooflineOptions& o) {
     }
     source = o.model.model.model;
   }
-  // --from files and stored results (--result ID) are read alike: documents in their JSON form.
-  std::vector<std::pair<std::string, fig::Json>> documents;
-  for (const auto& path : o.from) documents.emplace_back(path, read_json_file(path));
+  // --from files and stored results (--result ID): predictions through their codec, profiler kernels from the JSON of
+  // `ridge import` (a kind without a codec of its own yet).
+  auto add_predictions = [&](const std::vector<roofline::Prediction>& predictions, const std::string& where) {
+    for (const auto& p : predictions) {
+      auto series = p.device_id + " " + p.mode;
+      auto points = fig::prediction_points(p, series);
+      input.points.insert(input.points.end(), points.begin(), points.end());
+      if (targets.empty()) {  // the device the prediction was made for, unless --device gave ceilings
+        if (p.device_id.empty()) throw Error(where + " names no device (device.id)");
+        auto device = hw::find_device(p.device_id);
+        auto roofline = hw::roofline_for(device, hw::resolve_mode(device, p.mode));
+        auto ceilings = fig::ceilings_of(roofline, series);
+        input.ceilings.insert(input.ceilings.end(), ceilings.begin(), ceilings.end());
+      }
+    }
+  };
+  auto add_kernels = [&](const fig::Json& doc, const std::string& where) {
+    auto points = fig::kernel_points(doc, where);
+    input.points.insert(input.points.end(), points.begin(), points.end());
+    input.hierarchical = true;
+  };
+  for (const auto& path : o.from) {
+    auto doc = read_json_file(path);
+    auto kind = fig::document_kind(doc);
+    if (kind == "predict")
+      add_predictions(roofline::decode_predictions(doc, "'" + path + "'"), "'" + path + "'");
+    else if (kind == "kernels")
+      add_kernels(doc, path);
+    else
+      throw Error("'" + path +
+                  "' is not a JSON output ridge can draw a roofline from (`ridge predict -f json`, or "
+                  "profiler kernels with kernels[].name, time_s, flops, bytes.{l1,l2,dram})");
+    source += (source.empty() ? "" : ", ") + path;
+  }
   if (!o.results.empty()) {
     auto path = store_path(o.store);
     store::Store store(path, true);
@@ -158,39 +188,22 @@ int run_plot_roofline(const RooflineOptions& o) {
     for (auto id : o.results)
       if (std::none_of(records.begin(), records.end(), [&](const store::Record& r) { return r.id == id; }))
         throw Error("no result " + std::to_string(id) + " in " + path + " (see `ridge results`)");
-    for (const auto& record : records)
-      documents.emplace_back("result " + std::to_string(record.id),
-                             report::to_json(report::decode_document(record.document)));
-  }
-  for (const auto& [path, doc] : documents) {
-    auto kind = fig::document_kind(doc);
-    if (kind == "predict") {
-      auto field = [&](const fig::Json& object, const char* key) {
-        auto it = object.is_object() ? object.find(key) : object.end();
-        return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-      };
-      auto device_id = field(doc.contains("device") ? doc["device"] : fig::Json(), "id");
-      auto mode = field(doc, "mode");
-      auto series = device_id + " " + mode;
-      auto points = fig::prediction_points(doc, series);
-      input.points.insert(input.points.end(), points.begin(), points.end());
-      if (targets.empty()) {  // the device the prediction was made for, unless --device gave ceilings
-        if (device_id.empty()) throw Error("'" + path + "' names no device (device.id)");
-        auto device = hw::find_device(device_id);
-        auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode));
-        auto ceilings = fig::ceilings_of(roofline, series);
-        input.ceilings.insert(input.ceilings.end(), ceilings.begin(), ceilings.end());
+    for (const auto& record : records) {
+      auto where = "result " + std::to_string(record.id);
+      auto typed = report::typed_result(record);
+      if (typed && !typed->predictions.empty()) {
+        add_predictions(typed->predictions, where);
+      } else if (auto doc = record.document.is_null() ? fig::Json()
+                                                      : report::to_json(report::decode_document(record.document));
+                 fig::document_kind(doc) == "kernels") {
+        add_kernels(doc, where);
+      } else {
+        throw Error(where + " (" + record.command +
+                    ") is not a result ridge can draw a roofline from (a prediction, or imported profiler kernels)" +
+                    (record.command == "predict" && !typed ? ": it was stored before ridge kept typed results" : ""));
       }
-    } else if (kind == "kernels") {
-      auto points = fig::kernel_points(doc, path);
-      input.points.insert(input.points.end(), points.begin(), points.end());
-      input.hierarchical = true;
-    } else {
-      throw Error("'" + path +
-                  "' is not a JSON output ridge can draw a roofline from (`ridge predict -f json`, or "
-                  "profiler kernels with kernels[].name, time_s, flops, bytes.{l1,l2,dram})");
+      source += (source.empty() ? "" : ", ") + where;
     }
-    source += (source.empty() ? "" : ", ") + path;
   }
   if (source.empty()) source = "the device files";
   if (o.hierarchical) input.hierarchical = true;

@@ -67,7 +67,7 @@ int run_plot_energy_roofline(const EnergyRooflineOptions& o) {
     auto analysis = analysis::run(request);
     prediction = predict_on_device(analysis, device, *points_roofline, o.model, request);
     if (!prediction->energy_predicted) throw Error("no energy to plot: " + prediction->energy_missing);
-    input.points = fig::energy_points(report::to_json(report::prediction_document(*prediction)));
+    input.points = fig::energy_points(*prediction);
     input.points_label = prediction->energy_label;
     source = o.model.model.model;
   }

@@ -10,6 +10,7 @@
 #include "hw/device_db.h"
 #include "onnx/model_reader.h"
 #include "report/prediction_report.h"
+#include "report/result_codec.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -51,13 +52,16 @@ int run_predict(const PredictOptions& o) {
   }
   auto doc = points.size() == 1 ? report::prediction_document(points[0].prediction)
                                 : report::prediction_sweep_document(points);
-  emit(doc, o.format);
+  std::vector<roofline::Prediction> predictions;
+  for (const auto& point : points) predictions.push_back(point.prediction);
+  auto typed = report::typed_predictions(predictions);
+  emit(doc, o.format, typed["result"]);
   auto params = params_of(o.device.model, points.size() == 1 ? points[0].batch : 0);
   params.device = o.device.device + (o.modes.empty() ? "" : ":" + o.modes);
   params.precision = o.device.precision.empty() ? o.device.model.dtype : o.device.precision;
   params.mode = o.device.exec_mode;
   if (o.device.threads > 0) params.threads = o.device.threads;
-  keep_result(o.store, doc, params);
+  keep_result(o.store, doc, params, std::move(typed));
   return 0;
 }
 

@@ -71,8 +71,7 @@ int run_report(ReportOptions o) {
       auto options = o.model;
       options.device = devices[i].id;
       for (const auto& roofline : study.devices[i].rooflines)
-        study.devices[i].predictions.push_back(
-            report::prediction_document(predict_on_device(analysis, devices[i], roofline, options, request)));
+        study.devices[i].predictions.push_back(predict_on_device(analysis, devices[i], roofline, options, request));
     }
   }
   if (study.records.empty() && !study.analysis)

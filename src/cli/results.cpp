@@ -98,15 +98,18 @@ Command add_results_command(CLI::App& parent) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto import_filter = std::make_shared<ResultFilterOptions>();
   auto* import = app->add_subcommand(
-      "import", "bring results written elsewhere into the store: `ridge bench -f json` files (a GPU machine's too)");
-  import->add_option("files", *files, "bench JSON files")->required()->check(CLI::ExistingFile);
+      "import",
+      "bring results written elsewhere into the store: `ridge bench -f json` files (a GPU machine's too) and "
+      "`ridge predict -f json` files");
+  import->add_option("files", *files, "bench or predict JSON files")->required()->check(CLI::ExistingFile);
   import->add_option("--store", import_filter->store,
                      "results store to import into (default: $RIDGE_STORE, else ./ridge-results.db)");
   import->footer(
-      "Each run becomes one bench result with the environment the file records (GPU, CPU, libraries, ridge\n"
-      "revision), not this machine's. A result is identified by its content: importing a file again adds nothing.\n"
+      "Each bench run becomes one bench result with the environment the file records (GPU, CPU, libraries, ridge\n"
+      "revision), not this machine's; a prediction file (a sweep included) becomes one predict result. A result is\n"
+      "identified by its content: importing a file again adds nothing.\n"
       "Example:\n"
-      "  ridge results import h200/ridge-bench-resnet50.json --store study.db");
+      "  ridge results import h200/ridge-bench-resnet50.json h200-predict.json --store study.db");
   app->footer(
       "Every analyze, predict, bench (one result per measured point), compare, ert and calibrate run is kept,\n"
       "with its environment (host, CPU/GPU, threads, library versions, ridge revision, command line, time).\n"

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "report/document_codec.h"
+#include "report/result_codec.h"
 #include "report/results_report.h"
 #include "store/environment.h"
 #include "store/store.h"
@@ -99,7 +100,8 @@ store::Filter result_filter(const ResultFilterOptions& o) {
 
 std::string store_path(const ResultFilterOptions& o) { return store_path(StoreOptions{o.store, false}); }
 
-void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params) {
+void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params,
+                 nlohmann::ordered_json typed) {
   if (options.disabled) return;
   auto path = store_path(options);
   store::Record record;
@@ -120,7 +122,13 @@ void keep_result(const StoreOptions& options, const report::Document& doc, store
       record.params.threads = f->json["threads"].get<int64_t>();
   }
   record.document = report::encode_document(doc);
-  record.summary = report::headline(doc);
+  if (!typed.is_null()) {
+    // The headline comes from the value, not from the cells printed.
+    record.summary = report::headline(report::decode_typed(nlohmann::json(typed), "the result"));
+    record.result = std::move(typed);
+  } else {
+    record.summary = report::headline(doc);
+  }
   try {
     open_store(path).save(record);
   } catch (const Error& e) {

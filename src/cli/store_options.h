@@ -52,6 +52,9 @@ std::vector<CLI::Option*> add_result_filter_options(CLI::App& app, ResultFilterO
 store::Filter result_filter(const ResultFilterOptions& options);
 std::string store_path(const ResultFilterOptions& options);
 
-void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params);
+// `typed`: the result as report/result_codec.h tags it (what readers of the store decode); null for a command
+// whose results have no codec yet, whose document is all the store keeps.
+void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params,
+                 nlohmann::ordered_json typed = nullptr);
 
 }  // namespace ridge::cli

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "util/error.h"
+#include "util/json_reader.h"
 
 namespace ridge::exec {
 namespace {
@@ -18,64 +19,7 @@ namespace {
 using ordered = nlohmann::ordered_json;
 using json = nlohmann::json;
 
-// Reads fields of one object, naming `where` and the field in every error.
-class Reader {
- public:
-  Reader(const json& object, std::string where) : object_(object), where_(std::move(where)) {
-    if (!object_.is_object()) throw Error(fmt::format("{}: not an object", where_));
-  }
-  const std::string& where() const { return where_; }
-  bool has(const char* key) const { return object_.contains(key) && !object_.at(key).is_null(); }
-  const json& at(const char* key) const {
-    if (!has(key)) throw Error(fmt::format("{}.{} is missing", where_, key));
-    return object_.at(key);
-  }
-  double number(const char* key) const {
-    const auto& v = at(key);
-    if (!v.is_number() || !std::isfinite(v.get<double>()))
-      throw Error(fmt::format("{}.{} is not a number", where_, key));
-    return v.get<double>();
-  }
-  double number(const char* key, double fallback) const { return has(key) ? number(key) : fallback; }
-  // Required where `fallback` is none.
-  double non_negative(const char* key, std::optional<double> fallback = std::nullopt) const {
-    double v = fallback && !has(key) ? *fallback : number(key);
-    if (v < 0) throw Error(fmt::format("{}.{} {} is negative", where_, key, v));
-    return v;
-  }
-  int64_t count(const char* key, int64_t fallback) const {
-    if (!has(key)) return fallback;
-    double v = number(key);
-    if (v != std::floor(v) || std::abs(v) > 9e15)
-      throw Error(fmt::format("{}.{} {} is not a whole number", where_, key, v));
-    return static_cast<int64_t>(v);
-  }
-  std::string text(const char* key, const std::string& fallback) const {
-    if (!has(key)) return fallback;
-    const auto& v = at(key);
-    if (!v.is_string()) throw Error(fmt::format("{}.{} is not a string", where_, key));
-    return v.get<std::string>();
-  }
-  bool flag(const char* key, bool fallback) const {
-    if (!has(key)) return fallback;
-    const auto& v = at(key);
-    if (!v.is_boolean()) throw Error(fmt::format("{}.{} is not true or false", where_, key));
-    return v.get<bool>();
-  }
-  // An array member (empty when absent).
-  const json& list(const char* key) const {
-    static const json empty = json::array();
-    if (!has(key)) return empty;
-    const auto& v = at(key);
-    if (!v.is_array()) throw Error(fmt::format("{}.{} is not a list", where_, key));
-    return v;
-  }
-  Reader child(const char* key) const { return Reader(at(key), where_ + "." + key); }
-
- private:
-  const json& object_;
-  std::string where_;
-};
+using Reader = JsonReader;
 
 Environment environment_of(const Reader& r) {
   Environment env;

@@ -2,10 +2,19 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
 #include "exec/bench_codec.h"
 #include "report/bench_report.h"
 #include "report/document_codec.h"
+#include "report/prediction_report.h"
+#include "report/result_codec.h"
 #include "report/results_report.h"
+#include "roofline/prediction_codec.h"
+#include "util/error.h"
 #include "util/timestamp.h"
 
 namespace ridge::report {
@@ -48,26 +57,69 @@ store::Params bench_params(const exec::BenchResult& r) {
   p.precision = r.precision;
   p.memory_format = r.memory_format;
   p.conv_algo = r.conv_algo;
-  p.threads = r.environment.threads;
+  if (r.environment.threads > 0) p.threads = r.environment.threads;  // a GPU run records none
   p.training = r.training;
   if (r.training) p.optimizer = r.optimizer;
   p.device = r.environment.device;
   return p;
 }
 
+namespace {
+
+// A prediction file as `ridge predict` stores it: one result for the file (a sweep is one result), its uid from the
+// content, the time of the import (predictions do not record when they were made).
+ImportedFile import_predictions(const std::vector<roofline::Prediction>& predictions, const std::string& path) {
+  ImportedFile out;
+  const auto& first = predictions.front();
+  auto doc = predictions.size() == 1 ? prediction_document(first) : [&] {
+    std::vector<PredictionPoint> points;
+    for (const auto& p : predictions) points.push_back({p.mode, p.batch, p});
+    return prediction_sweep_document(points);
+  }();
+  store::Record r;
+  r.result = typed_predictions(predictions);
+  r.uid = content_uid(r.result.dump());
+  r.command = "predict";
+  r.subject = doc.subject;
+  r.params.model = first.model;
+  if (predictions.size() == 1) r.params.batch = first.batch;
+  r.params.device = first.device_id;
+  r.params.precision = first.precision;
+  r.params.mode = first.exec_mode;
+  if (first.threads > 0) r.params.threads = first.threads;
+  r.environment.command_line = fmt::format("ridge predict {} (imported from {})", first.model, path);
+  r.environment.created_at = utc_now();
+  r.environment.calibration = first.calibration_model.empty() ? first.calibration_source : first.calibration_model;
+  r.document = encode_document(doc);
+  r.summary = headline(*typed_result(r));
+  ++out.untimed;
+  out.records.push_back(std::move(r));
+  return out;
+}
+
+}  // namespace
+
 ImportedFile import_records(const std::string& path) {
-  auto file = exec::read_bench_file(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (!doc.is_discarded() && roofline::is_prediction(doc))
+    return import_predictions(roofline::decode_predictions(doc, "'" + path + "'"), path);
+  // Bench output, or text the bench codec refuses in one line naming both kinds.
+  auto file = exec::parse_bench(text, path, "`ridge predict -f json`");
   ImportedFile out;
   for (const auto& run : file.runs) {
     auto doc = bench_run_document(run, 20);
     store::Record r;
+    r.result = typed_bench(run);
     r.uid = content_uid(exec::encode_bench({run}).dump());
     r.command = "bench";
     r.subject = doc.subject;
     r.params = bench_params(run);
     r.environment = environment_of(run, path);
     r.document = encode_document(doc);
-    r.summary = headline(doc);
+    r.summary = headline(*typed_result(r));
     out.untimed += run.timestamp.empty();
     out.records.push_back(std::move(r));
   }

@@ -21,7 +21,9 @@
 #include "report/format.h"
 #include "report/html_document.h"
 #include "report/human_table.h"
+#include "report/prediction_report.h"
 #include "report/printer.h"
+#include "report/result_codec.h"
 #include "report/results_report.h"
 #include "util/error.h"
 
@@ -32,12 +34,15 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-// A stored result's document, decoded once, in both forms.
+// A stored result's document (what the command printed, shown in the per-layer tables) and its typed result (what
+// every number of the report is read from), decoded once. Results of kinds without a codec yet (analyze, imports)
+// have their document only.
 struct Stored {
   const store::Record* record = nullptr;
   size_t index = 0;  // in Study::records
   Document doc;
   Json json;
+  std::optional<TypedResult> typed;
 };
 
 // The documents of the study's ok results. Every section reads them: they are decoded once per set of
@@ -52,7 +57,7 @@ const std::vector<Stored>& stored_documents(const Study& study) {
     for (size_t i = 0; i < study.records.size(); ++i) {
       const auto& r = study.records[i];
       if (r.status != "ok" || r.document.is_null()) continue;
-      Stored s{&r, i, decode_document(r.document), {}};
+      Stored s{&r, i, decode_document(r.document), {}, typed_result(r)};
       s.json = to_json(s.doc);
       cached.push_back(std::move(s));
     }
@@ -62,13 +67,11 @@ const std::vector<Stored>& stored_documents(const Study& study) {
   return cached;
 }
 
-// A live prediction: its device, mode and the JSON form.
+// A prediction made here or stored.
 struct Predicted {
   std::string label;  // "h100-sxm default" or "result 4"
   std::string model;
-  int64_t batch = 0;
-  const Document* doc = nullptr;
-  Json json;
+  const roofline::Prediction* p = nullptr;
 };
 
 std::string series_of(const hw::Roofline& r) { return r.device_id + (r.mode.empty() ? "" : " " + r.mode); }
@@ -77,49 +80,32 @@ std::vector<Predicted> all_predictions(const Study& study, const std::vector<Sto
   std::vector<Predicted> out;
   for (const auto& d : study.devices)
     for (size_t i = 0; i < d.predictions.size() && i < d.rooflines.size(); ++i)
-      out.push_back(
-          {series_of(d.rooflines[i]), study.model, study.batch, &d.predictions[i], to_json(d.predictions[i])});
+      out.push_back({series_of(d.rooflines[i]), study.model, &d.predictions[i]});
   for (const auto& s : stored)
-    if (s.record->command == "predict")
-      out.push_back({fmt::format("result {}", s.record->id), s.record->params.model, s.record->params.batch.value_or(0),
-                     &s.doc, s.json});
+    if (s.typed)
+      for (const auto& p : s.typed->predictions)
+        out.push_back({fmt::format("result {}", s.record->id), p.model.empty() ? s.record->params.model : p.model, &p});
   return out;
 }
 
 std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
 
-// The calibration a prediction used, as people read it, from its JSON fields.
-std::string calibration_of(const Json& p) {
-  if (p.contains("calibration") && p["calibration"].is_object()) {
-    const auto& c = p["calibration"];
-    std::string text = fmt::format("calibrated model {} ({} mode, {} threads)", c.value("model", std::string("?")),
-                                   c.value("exec_mode", std::string("?")), c.value("threads", 0));
-    if (c.contains("validation") && c["validation"].is_object())
-      text += fmt::format("; held-out error median {:.1f}%, p90 {:.1f}%",
-                          100 * c["validation"].value("median_abs_error", 0.0),
-                          100 * c["validation"].value("p90_abs_error", 0.0));
+// The calibration a prediction used, as people read it.
+std::string calibration_of(const roofline::Prediction& p) {
+  if (!p.calibration_model.empty()) {
+    std::string text =
+        fmt::format("calibrated model {} ({} mode, {} threads)", p.calibration_model, p.exec_mode, p.threads);
+    if (p.validation)
+      text += fmt::format("; held-out error median {:.1f}%, p90 {:.1f}%", 100 * p.validation->median_abs,
+                          100 * p.validation->p90_abs);
     return text;
   }
-  if (p.value("calibrated", false))
-    return "calibrated from " + p.value("calibration_source", std::string("the device file"));
+  if (p.calibrated)
+    return "calibrated from " + (p.calibration_source.empty() ? std::string("the device file") : p.calibration_source);
   return "uncalibrated (roofline bound)";
 }
 
-std::string mode_of(const Json& p) { return p.value("mode", std::string()); }
-std::string device_of(const Json& p) {
-  return p.contains("device") && p["device"].is_object() ? p["device"].value("id", std::string()) : "";
-}
-
 Value text_or_none(const std::string& s) { return s.empty() ? Value{} : Value{s}; }
-
-std::string device_name_of(const Json& p) {
-  return p.contains("device") && p["device"].is_object() ? p["device"].value("name", std::string()) : "";
-}
-// The executor mode a calibrated prediction is for; empty: any (a roofline bound).
-std::string exec_mode_of(const Json& p) {
-  return p.contains("calibration") && p["calibration"].is_object() ? p["calibration"].value("exec_mode", std::string())
-                                                                   : "";
-}
 
 std::string heading_title(std::string title) {
   while (!title.empty() && (title.back() == ':' || title.back() == ' ')) title.pop_back();
@@ -154,10 +140,9 @@ std::optional<fig::Figure> energy_figure(const Study& study, const StudyDevice& 
   input.points_series = d.rooflines.front().mode;
   std::map<std::string, double> flops;
   if (!d.predictions.empty()) {
-    auto doc = to_json(d.predictions.front());
-    input.points = fig::energy_points(doc);
-    if (doc.contains("energy") && doc["energy"].is_object())
-      input.points_label = doc["energy"].value("label", std::string());
+    const auto& p = d.predictions.front();
+    input.points = fig::energy_points(p);
+    if (p.energy_predicted) input.points_label = p.energy_label;
     for (const auto& p : input.points)
       if (!p.ceiling.empty()) flops[p.ceiling] += p.flops;
   }
@@ -186,13 +171,10 @@ std::vector<figure::Figure> study_figures(const Study& study) {
     }
     std::set<std::string> used;  // the compute ceilings the predictions used ("fp32", "fp16_tensor")
     for (size_t i = 0; i < d.predictions.size() && i < d.rooflines.size(); ++i) {
-      auto doc = to_json(d.predictions[i]);
-      auto points = fig::prediction_points(doc, series_of(d.rooflines[i]));
+      auto points = fig::prediction_points(d.predictions[i], series_of(d.rooflines[i]));
       input.points.insert(input.points.end(), points.begin(), points.end());
-      if (doc.contains("nodes") && doc["nodes"].is_array())
-        for (const auto& n : doc["nodes"])
-          if (n.contains("ceiling") && n["ceiling"].is_string() && !n["ceiling"].get<std::string>().empty())
-            used.insert(n["ceiling"].get<std::string>());
+      for (const auto& n : d.predictions[i].nodes)
+        if (!n.peak_key.empty()) used.insert(n.peak_key);
     }
     // Several modes on one chart: only the compute ceilings the predictions used (every memory level),
     // as `ridge plot roofline` does, so the chart stays readable.
@@ -235,12 +217,12 @@ std::vector<figure::Figure> study_figures(const Study& study) {
     figure.kind = "hierarchical-roofline";
     out.push_back(std::move(figure));
   }
-  std::vector<Json> documents;
-  for (const auto& s : stored) documents.push_back(s.json);
+  fig::ResultSet results;
+  fig::add_records(results, study.records);
   for (const auto& d : study.devices)
-    for (const auto& p : d.predictions) documents.push_back(to_json(p));
-  if (!documents.empty())
-    for (auto& f : fig::result_figures(documents)) out.push_back(std::move(f));
+    for (size_t i = 0; i < d.predictions.size() && i < d.rooflines.size(); ++i)
+      results.predicted.push_back({series_of(d.rooflines[i]), d.predictions[i]});
+  for (auto& f : fig::result_figures(results)) out.push_back(std::move(f));
   return out;
 }
 
@@ -322,17 +304,14 @@ std::vector<std::string> study_warnings(const Study& study, const std::vector<fi
                       r.params.model.empty() ? r.subject : r.params.model));
   }
   const auto& stored = stored_documents(study);
-  for (const auto& p : all_predictions(study, stored)) {
-    const auto& j = p.json;
-    if (!j.value("calibrated", false))
-      add(fmt::format("prediction {}: uncalibrated: times are roofline bounds (lower limits), not estimates", p.label));
-    if (auto ops = op_counts_of(j.value("unpredicted_ops", Json::object())); !ops.empty())
-      add(fmt::format("prediction {}: nodes not predicted (no cost): {}", p.label, ops));
-    int estimated = 0;
-    if (j.contains("nodes") && j["nodes"].is_array())
-      for (const auto& n : j["nodes"])
-        if (n.value("estimated", false)) ++estimated;
-    if (estimated) add(fmt::format("prediction {}: {} node time(s) are estimated", p.label, estimated));
+  for (const auto& x : all_predictions(study, stored)) {
+    const auto& p = *x.p;
+    if (!p.calibrated)
+      add(fmt::format("prediction {}: uncalibrated: times are roofline bounds (lower limits), not estimates", x.label));
+    if (auto ops = op_counts(p.unpredicted_ops); !p.unpredicted_ops.empty())
+      add(fmt::format("prediction {}: nodes not predicted (no cost): {}", x.label, ops));
+    auto estimated = std::count_if(p.nodes.begin(), p.nodes.end(), [](const auto& n) { return n.estimated; });
+    if (estimated) add(fmt::format("prediction {}: {} node time(s) are estimated", x.label, estimated));
   }
   for (const auto& s : stored) {
     if (s.record->command == "analyze") {
@@ -435,36 +414,13 @@ Table predictions_table(const Study& study) {
       .column({.key = "calibration", .title = "calibration used", .left_aligned = true})
       .column({.key = "device_name", .audience = kMachine})
       .column({.key = "exec_mode", .audience = kMachine});
-  // The label of a prediction's energy coefficients (estimate, measured), or none without energy.
-  auto energy_label = [](const Json& energy) {
-    return energy.is_object() && energy.value("predicted", false) ? Value{energy.value("label", std::string())}
-                                                                  : Value{};
-  };
-  const auto& stored = stored_documents(study);
-  for (const auto& p : all_predictions(study, stored)) {
-    const auto& j = p.json;
-    auto number = [&](const Json& o, const char* key) {
-      return o.contains(key) && o[key].is_number() ? Value{o[key].get<double>()} : Value{};
-    };
-    auto batch = p.batch > 0 ? Value{p.batch} : Value{};
-    if (j.contains("totals") && j["totals"].is_object()) {
-      const auto& totals = j["totals"];
-      t.add({p.label, text_or_none(file_name(p.model)), batch, device_of(j), text_or_none(mode_of(j)),
-             j.value("precision", std::string()), number(totals, "time_s"), number(totals, "throughput"),
-             number(totals, "compute_bound_s"), number(totals, "memory_bound_s"), number(totals, "overhead_bound_s"),
-             number(totals, "energy_per_inference_j"), energy_label(j.value("energy", Json())), calibration_of(j),
-             text_or_none(device_name_of(j)), text_or_none(exec_mode_of(j))});
-    } else if (j.contains("points") && j["points"].is_array()) {  // a sweep over batch and modes
-      for (const auto& pt : j["points"]) {
-        const auto& totals = pt.contains("totals") && pt["totals"].is_object() ? pt["totals"] : pt;
-        t.add({p.label, text_or_none(file_name(p.model)), pt.value("batch", int64_t{0}), device_of(j),
-               pt.value("mode", std::string()), j.value("precision", std::string()), number(totals, "time_s"),
-               number(totals, "throughput"), number(totals, "compute_bound_s"), number(totals, "memory_bound_s"),
-               number(totals, "overhead_bound_s"), number(totals, "energy_per_inference_j"),
-               energy_label(pt.value("energy", Json())), calibration_of(j), text_or_none(device_name_of(j)),
-               text_or_none(exec_mode_of(j))});
-      }
-    }
+  for (const auto& x : all_predictions(study, stored_documents(study))) {
+    const auto& p = *x.p;
+    t.add({x.label, text_or_none(file_name(x.model)), p.batch > 0 ? Value{p.batch} : Value{}, p.device_id,
+           text_or_none(p.mode), p.precision, p.time_s, p.throughput, p.compute_bound_s, p.memory_bound_s,
+           p.overhead_bound_s, p.energy_predicted ? Value{p.energy_j} : Value{},
+           p.energy_predicted ? Value{p.energy_label} : Value{}, calibration_of(p), text_or_none(p.device_name),
+           text_or_none(p.exec_mode)});
   }
   return t;
 }
@@ -487,16 +443,14 @@ Table measurements_table(const Study& study) {
       .column({.key = "samples", .title = "runs"})
       .column({.key = "stop_reason", .title = "stopped by"});
   for (const auto& s : stored_documents(study)) {
-    if (s.record->command != "bench" || !s.json.contains("runs")) continue;
-    for (const auto& run : s.json["runs"]) {
-      const auto& l = run.value("latency_ms", Json::object());
-      auto ms = [&](const char* key) { return l.contains(key) ? Value{l[key].get<double>() / 1e3} : Value{}; };
-      t.add({s.record->id, file_name(s.record->params.model), run.value("batch", int64_t{0}),
-             run.value("input_size", std::string()), run.value("mode", std::string()),
-             run.value("precision", std::string()),
-             s.record->params.threads ? Value{*s.record->params.threads} : Value{}, ms("mean"), ms("std"), ms("median"),
-             ms("p90"), run.value("throughput", 0.0), run.value("samples", int64_t{0}),
-             run.value("stop_reason", std::string())});
+    if (!s.typed) continue;
+    for (const auto& run : s.typed->runs) {
+      const auto& l = run.latency_ms;
+      // A GPU run's host threads say nothing about it.
+      auto threads = run.environment.threads > 0 ? Value{int64_t{run.environment.threads}} : Value{};
+      t.add({s.record->id, file_name(run.model.empty() ? s.record->params.model : run.model), run.batch, run.input_size,
+             run.mode, run.precision, threads, l.mean / 1e3, l.stddev / 1e3, l.median / 1e3, l.p90 / 1e3,
+             run.throughput, l.samples, run.stop_reason});
     }
   }
   return t;
@@ -525,43 +479,36 @@ Table predicted_vs_measured_table(const Study& study) {
       .column({.key = "predicted_s", .title = "predicted", .style = Style::kDuration})
       .column({.key = "ratio", .title = "measured / predicted", .style = Style::kFixed, .unit = "x", .decimals = 2})
       .column({.key = "calibration", .title = "calibration used", .left_aligned = true});
-  // Every prediction row (single predictions and the points of predict sweeps) of the same model and batch.
-  auto predictions = predictions_table(study);
-  auto text = [&](const std::vector<Value>& row, const char* key) {
-    const auto* v = predictions.cell(row, key);
-    return v && std::holds_alternative<std::string>(*v) ? std::get<std::string>(*v) : std::string();
-  };
+  // Every prediction (single predictions and the points of predict sweeps) of the same model and batch.
+  const auto& stored = stored_documents(study);
+  auto predictions = all_predictions(study, stored);
   int other_hardware = 0, other_mode = 0;
-  for (const auto& s : stored_documents(study)) {
-    if (s.record->command != "bench" || !s.json.contains("runs")) continue;
-    auto model =
-        file_name(s.record->params.model.empty() ? s.json.value("model", std::string()) : s.record->params.model);
-    const auto& env = s.record->environment;
-    auto measured_on = env.gpu.empty() ? env.cpu : env.gpu;
-    for (const auto& run : s.json["runs"]) {
-      if (run.value("training", false)) continue;
-      auto batch = run.value("batch", int64_t{0});
-      double measured = run.value("latency_ms", Json::object()).value("mean", 0.0) / 1e3;
-      auto label = fmt::format("{} {} {}", run.value("mode", std::string()), run.value("precision", std::string()),
-                               run.value("conv_algo", std::string()));
-      for (const auto& row : predictions.rows) {
-        auto predicted_batch = static_cast<int64_t>(number_or(predictions.cell(row, "batch"), 0));
-        if (text(row, "model") != model || (predicted_batch > 0 && predicted_batch != batch)) continue;
+  for (const auto& s : stored) {
+    if (!s.typed) continue;
+    for (const auto& run : s.typed->runs) {
+      if (run.training) continue;
+      auto model = file_name(run.model.empty() ? s.record->params.model : run.model);
+      // The hardware the run itself records (an imported run's GPU, not the importing machine's).
+      auto measured_on = fig::hardware(run);
+      double measured = run.latency_ms.mean / 1e3;
+      auto label = fmt::format("{} {} {}", run.mode, run.precision, run.conv_algo);
+      for (const auto& x : predictions) {
+        const auto& p = *x.p;
+        if (file_name(x.model) != model || (p.batch > 0 && p.batch != run.batch)) continue;
         // Only a prediction for the hardware that measured, and for the executor mode that ran, is its pair.
-        if (!fig::same_hardware(measured_on, text(row, "device_name"))) {
+        if (!fig::same_hardware(measured_on, p.device_name)) {
           ++other_hardware;
           continue;
         }
-        if (auto mode = text(row, "exec_mode"); !mode.empty() && mode != run.value("mode", std::string())) {
+        if (!p.exec_mode.empty() && p.exec_mode != run.mode) {
           ++other_mode;
           continue;
         }
-        double predicted = number_or(predictions.cell(row, "time_s"), 0);
-        auto name = text(row, "prediction");
-        auto where = text(row, "device") + (text(row, "mode").empty() ? "" : " " + text(row, "mode"));
+        auto name = x.label;
+        auto where = p.device_id + (p.mode.empty() ? "" : " " + p.mode);
         if (name != where) name += " (" + where + ")";
-        t.add({model, batch, s.record->id, label, measured, name, predicted,
-               predicted > 0 ? Value{measured / predicted} : Value{}, text(row, "calibration")});
+        t.add({model, run.batch, s.record->id, label, measured, name, p.time_s,
+               p.time_s > 0 ? Value{measured / p.time_s} : Value{}, calibration_of(p)});
       }
     }
   }
@@ -690,7 +637,7 @@ std::string study_html(const Study& study) {
       layers += details("Analysis per node: " + file_name(study.model), table_html(*t), true);
   for (const auto& d : study.devices)
     for (size_t i = 0; i < d.predictions.size() && i < d.rooflines.size(); ++i)
-      if (const auto* t = d.predictions[i].find("nodes"))
+      if (auto doc = prediction_document(d.predictions[i]); const auto* t = doc.find("nodes"))
         layers += details("Prediction per node: " + series_of(d.rooflines[i]), table_html(*t));
   for (const auto& s : stored_documents(study)) {
     const auto* runs = s.doc.find("runs");

@@ -11,16 +11,17 @@
 #include "hw/roofline.h"
 #include "report/document.h"
 #include "report/figure/figure.h"
+#include "roofline/predict.h"
 #include "store/record.h"
 
 namespace ridge::report {
 
 // One device of the study: its rooflines (one per power mode) and, with a model, the model's
-// prediction documents (report::prediction_document), one per roofline in the same order.
+// predictions, one per roofline in the same order.
 struct StudyDevice {
   std::string id, name;
   std::vector<hw::Roofline> rooflines;
-  std::vector<Document> predictions;
+  std::vector<roofline::Prediction> predictions;
 };
 
 struct Study {

@@ -169,6 +169,7 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
     p.time_s += np.time_s;
     p.nodes.push_back(np);
   }
+  p.batch = o.batch;
   p.throughput = p.time_s > 0 ? static_cast<double>(o.batch) / p.time_s : 0;
   add_energy(p, r);
   return p;

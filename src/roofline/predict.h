@@ -60,6 +60,8 @@ struct ValidationError {
 };
 
 struct Prediction {
+  std::string model;  // the model file predicted (set by the caller: the cost knows no path)
+  int64_t batch = 1;  // the batch the throughput counts
   std::string device_id, device_name, mode;
   bool calibrated = false;
   std::string calibration_source;

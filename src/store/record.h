@@ -45,6 +45,9 @@ struct Record {
   Environment environment;
   Cell cell;
   nlohmann::ordered_json document;  // report::encode_document; null for a failed cell
+  // The result as its kind's codec writes it, {"kind": "bench", "result": ...} (report/result_codec.h): what every
+  // reader of stored results decodes. Null for a failed cell and for results stored before ridge kept them typed.
+  nlohmann::ordered_json result;
 };
 
 }  // namespace ridge::store

@@ -51,6 +51,9 @@ const std::vector<std::string>& migrations() {
       // 2: a sweep asks "which cells are done" at every start; filters by command and model.
       R"(CREATE INDEX results_by_cell ON results (sweep, cell, status);
          CREATE INDEX results_by_command ON results (command, model);)",
+      // 3: the result itself, typed, as its kind's codec writes it ({"kind": ..., "result": ...}): what figures,
+      // calibration, compare and report read (the document is what the command printed, for `results --show`).
+      R"(ALTER TABLE results ADD COLUMN result TEXT;)",
   };
   return list;
 }

@@ -18,8 +18,8 @@ using json = nlohmann::ordered_json;
 constexpr const char* kColumns =
     "uid, command, subject, status, error, summary, model, device, batch, input_size, mode, precision, memory_format, "
     "conv_algo, threads, training, optimizer, host, cpu, gpu, versions, revision, command_line, created_at, "
-    "random_weights, calibration, sweep, cell, stage, shard, document";
-constexpr int kColumnCount = 31;
+    "random_weights, calibration, sweep, cell, stage, shard, document, result";
+constexpr int kColumnCount = 32;
 
 std::optional<int64_t> optional_bool(const std::optional<bool>& b) {
   return b ? std::optional<int64_t>(*b ? 1 : 0) : std::nullopt;
@@ -42,10 +42,12 @@ void bind_record(Statement& s, const Record& r) {
   for (const auto* text : {&e.revision, &e.command_line, &e.created_at}) next(*text);
   next(optional_bool(e.random_weights));
   for (const auto* text : {&e.calibration, &r.cell.sweep, &r.cell.key, &r.cell.stage, &r.cell.shard}) next(*text);
-  if (r.document.is_null())
-    s.bind_null(++i);
-  else
-    next(r.document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  for (const auto* value : {&r.document, &r.result}) {
+    if (value->is_null())
+      s.bind_null(++i);
+    else
+      next(value->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
 }
 
 std::optional<int64_t> column_integer(const Statement& s, int c) {
@@ -75,6 +77,11 @@ Record read_record(const Statement& s, bool with_document) {
   if (with_document && !s.is_null(c)) {
     r.document = json::parse(s.text(c), nullptr, false);
     if (r.document.is_discarded()) throw Error(fmt::format("result {}: its stored document is not JSON", r.id));
+  }
+  ++c;
+  if (with_document && !s.is_null(c)) {
+    r.result = json::parse(s.text(c), nullptr, false);
+    if (r.result.is_discarded()) throw Error(fmt::format("result {}: its stored typed result is not JSON", r.id));
   }
   return r;
 }
@@ -166,8 +173,8 @@ std::vector<Record> Store::query(const Filter& f, bool with_documents) {
     where += " AND id IN (" + list + ")";
   }
   std::string columns = kColumns;
-  // Listing reads no documents: they are most of a store's bytes.
-  if (!with_documents) columns.replace(columns.rfind("document"), 8, "NULL");
+  // Listing reads no documents or typed results: they are most of a store's bytes.
+  if (!with_documents) columns.replace(columns.rfind("document, result"), 16, "NULL, NULL");
   std::string sql = fmt::format("SELECT id, {} FROM results WHERE 1{} ORDER BY id", columns, where);
   if (f.last > 0) sql = fmt::format("SELECT * FROM ({} DESC LIMIT {}) ORDER BY id", sql, f.last);
   Statement s(db_, sql);

@@ -96,7 +96,10 @@ TEST(PlotKindsCli, SweepModesBreakdownAndAccuracyFromBenchAndPredict) {
   auto analyze = write_output("analyze " + model + " --no-store -f json", "a.json");
   auto bad = run_ridge("plot sweep --from " + analyze + " -o " + dir + "/x.svg");
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.err.find("'analyze' document"), std::string::npos) << bad.err;
+  EXPECT_NE(
+      bad.err.find("a.json' is no ridge result: result figures read the JSON of `ridge bench` and `ridge predict`"),
+      std::string::npos)
+      << bad.err;
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
   auto none = run_ridge("plot modes --store " + dir + "/missing.db -o " + dir + "/x.svg");
   EXPECT_EQ(none.exit_code, 1);

@@ -1,15 +1,17 @@
 // libFuzzer target: arbitrary JSON as the input of `ridge plot KIND --from` / `--measured` (a
-// hand-edited or foreign file), through report/figure's readers, the roofline builder and every result
-// figure `ridge report` draws. Any input
-// must end in a figure whose spec serialises, or a ridge::Error; never a crash or another exception.
+// hand-edited or foreign file), through the prediction and bench codecs, report/figure's sources, the roofline builder
+// and every result figure `ridge report` draws. Any input must end in a figure whose spec serialises, or a
+// ridge::Error; never a crash or another exception.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "exec/bench_codec.h"
 #include "report/figure/result_figures.h"
 #include "report/figure/result_sources.h"
 #include "report/figure/roofline_figure.h"
 #include "report/figure/sources.h"
+#include "roofline/prediction_codec.h"
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -19,13 +21,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto kind = fig::document_kind(json);
   fig::RooflineInput input{
       .title = "fuzz", .ceilings = {{"d", "fp32", true, 1e12, "datasheet"}, {"d", "dram", false, 1e11, "measured"}}};
-  input.points = fig::prediction_points(json, "d");
+  // Predictions and bench runs through their codecs (which refuse a malformed file with a ridge::Error), then into
+  // the figure's points.
+  try {
+    for (const auto& p : ridge::roofline::decode_predictions(json, "fuzz")) {
+      auto points = fig::prediction_points(p, "d");
+      input.points.insert(input.points.end(), points.begin(), points.end());
+      (void)fig::energy_points(p);
+    }
+  } catch (const ridge::Error&) {
+  }
+  try {
+    int runs = 0;
+    std::vector<std::string> unmatched;
+    auto bench = ridge::exec::decode_bench(json, "fuzz");
+    auto measured = fig::bench_points(bench.runs, ridge::cost::ModelCost{}, 1, runs, unmatched);
+    input.points.insert(input.points.end(), measured.begin(), measured.end());
+  } catch (const ridge::Error&) {
+  }
   auto kernels = fig::kernel_points(json, "d");
   input.points.insert(input.points.end(), kernels.begin(), kernels.end());
-  int runs = 0;
-  std::vector<std::string> unmatched;
-  auto measured = fig::bench_points(json, json, 1, runs, unmatched);
-  input.points.insert(input.points.end(), measured.begin(), measured.end());
   input.hierarchical = kind == "kernels";
   try {
     auto figure = fig::roofline_figure(input);

@@ -33,7 +33,10 @@ inline Json node(const std::string& name, const std::string& op, double mean_ms,
 }
 
 inline Json bench(Json runs) {
-  return Json{{"model", "tiny.onnx"}, {"environment", {{"device", "cpu"}}}, {"runs", std::move(runs)}, {"notes", {}}};
+  return Json{{"model", "tiny.onnx"},
+              {"environment", {{"device", "cpu"}, {"threads", 2}}},
+              {"runs", std::move(runs)},
+              {"notes", {}}};
 }
 
 inline Json predict(Json nodes, double time_s, int64_t batch = 1) {

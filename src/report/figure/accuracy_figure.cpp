@@ -16,24 +16,29 @@ namespace {
 
 // The pair to draw: a prediction for the hardware that measured (at the run's batch, where one is), else, where
 // the results do not say what measured or what was predicted for (hand-made files), the first of each.
-std::pair<const PredictedRun*, const MeasuredRun*> pair_of(const ResultSet& results) {
-  const PredictedRun* predicted = nullptr;
-  const MeasuredRun* measured = nullptr;
+std::pair<const roofline::Prediction*, const exec::BenchResult*> pair_of(const ResultSet& results) {
+  const roofline::Prediction* predicted = nullptr;
+  const exec::BenchResult* measured = nullptr;
   bool named = false;  // both sides say their hardware: only a pair on the same one may be drawn
-  for (const auto& p : results.predicted) {
-    if (p.layers.empty()) continue;
-    for (const auto& m : results.measured) {
-      if (m.layers.empty() || m.training) continue;
-      if (m.hardware.empty() || p.device_name.empty()) continue;
+  for (const auto& x : results.predicted) {
+    const auto& p = x.prediction;
+    if (p.nodes.empty()) continue;
+    for (const auto& y : results.measured) {
+      const auto& m = y.run;
+      if (m.nodes.empty() || m.training) continue;
+      auto on = hardware(m);
+      if (on.empty() || p.device_name.empty()) continue;
       named = true;
-      if (!same_hardware(m.hardware, p.device_name)) continue;
+      if (!same_hardware(on, p.device_name)) continue;
       if (!measured || (measured->batch != predicted->batch && m.batch == p.batch)) predicted = &p, measured = &m;
     }
   }
   if (measured || named) return {predicted, measured};
-  predicted = first_with_layers(results.predicted);
-  for (const auto& r : results.measured) {
-    if (r.layers.empty() || r.training) continue;
+  const auto* first = first_with_layers(results.predicted);
+  predicted = first ? &first->prediction : nullptr;
+  for (const auto& y : results.measured) {
+    const auto& r = y.run;
+    if (r.nodes.empty() || r.training) continue;
     if (!measured || (predicted && measured->batch != predicted->batch && r.batch == predicted->batch)) measured = &r;
   }
   return {predicted, measured};
@@ -56,13 +61,15 @@ Figure accuracy_figure(const ResultSet& results, const AccuracyOptions& o) {
   if (!predicted->model.empty() && !measured->model.empty() && predicted->model != measured->model)
     throw Error("accuracy needs a predict and a bench result of the same model (predicted: " + predicted->model +
                 ", measured: " + measured->model + ")");
+  auto predicted_layers = layers(*predicted);
+  auto measured_layers = layers(*measured);
   std::map<std::string, const LayerTime*> by_name;
-  for (const auto& l : predicted->layers) by_name[l.name] = &l;
+  for (const auto& l : predicted_layers) by_name[l.name] = &l;
   Figure fig{.kind = "accuracy"};
   Json points = Json::array();
   int matched = 0, within = 0, unmatched = 0, untimed = 0;
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
-  for (const auto& m : measured->layers) {
+  for (const auto& m : measured_layers) {
     auto it = by_name.find(m.name);
     if (it == by_name.end()) {
       ++unmatched;
@@ -88,12 +95,12 @@ Figure accuracy_figure(const ResultSet& results, const AccuracyOptions& o) {
   if (matched == 0 || points.empty())
     throw Error(
         fmt::format("accuracy needs a predict and a bench result of the same model: none of the {} measured layers {}",
-                    measured->layers.size(), matched == 0 ? "is in the prediction" : "has both times"));
-  if (matched * 2 < static_cast<int>(measured->layers.size()))
+                    measured_layers.size(), matched == 0 ? "is in the prediction" : "has both times"));
+  if (matched * 2 < static_cast<int>(measured_layers.size()))
     throw Error(fmt::format(
         "accuracy needs a predict and a bench result of the same model: {} of the {} measured layers are not "
         "in the prediction",
-        unmatched, measured->layers.size()));
+        unmatched, measured_layers.size()));
   int drawn = static_cast<int>(points.size());
   double fraction = static_cast<double>(within) / drawn;
   int percent = static_cast<int>(std::lround(o.tolerance * 100));

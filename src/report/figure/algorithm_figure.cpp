@@ -13,7 +13,14 @@
 namespace ridge::report::figure {
 namespace {
 
-std::string group_key(const MeasuredRun& r) {
+// A run with its per-layer times.
+struct Run {
+  const exec::BenchResult* result;
+  std::vector<LayerTime> layers;
+  const std::string& conv_algo() const { return result->conv_algo; }
+};
+
+std::string group_key(const exec::BenchResult& r) {
   return fmt::format("{}|{}|{}|{}|{}|{}|{}", r.model, r.batch, input_shape(r), r.mode, r.precision, r.memory_format,
                      r.training);
 }
@@ -21,14 +28,15 @@ std::string group_key(const MeasuredRun& r) {
 }  // namespace
 
 Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
-  std::map<std::string, std::vector<const MeasuredRun*>> groups;
+  std::map<std::string, std::vector<const exec::BenchResult*>> groups;
   std::vector<std::string> order;
-  for (const auto& r : results.measured) {
-    if (r.layers.empty()) continue;
+  for (const auto& m : results.measured) {
+    const auto& r = m.run;
+    if (r.nodes.empty()) continue;
     auto key = group_key(r);
     if (!groups.count(key)) order.push_back(key);
     auto& g = groups[key];
-    if (std::none_of(g.begin(), g.end(), [&](const MeasuredRun* x) { return x->conv_algo == r.conv_algo; }))
+    if (std::none_of(g.begin(), g.end(), [&](const exec::BenchResult* x) { return x->conv_algo == r.conv_algo; }))
       g.push_back(&r);
   }
   std::string best;
@@ -38,7 +46,10 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
     throw Error(
         "algorithms needs bench results with per-node times over several --conv-algo values of the same model "
         "and point (ridge bench MODEL --conv-algo all -f json)");
-  const auto& runs = groups[best];
+  std::vector<Run> run_list;
+  for (const auto* r : groups[best]) run_list.push_back({r, figure::layers(*r)});
+  std::vector<const Run*> runs;
+  for (const auto& r : run_list) runs.push_back(&r);
   Figure fig{.kind = "algorithms"};
   int other_groups = static_cast<int>(order.size()) - 1;
   if (other_groups > 0)
@@ -68,14 +79,14 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
   if (layers.empty())
     throw Error("algorithms needs bench results whose nodes name their convolution algorithm (a model with Conv)");
   std::vector<std::string> algos;
-  for (const auto* r : runs) algos.push_back(r->conv_algo);
+  for (const auto* r : runs) algos.push_back(r->conv_algo());
   Json points = Json::array(), fastest = Json::array();
   int missing = 0;
   std::map<std::string, int> wins;
   for (const auto& [name, op] : layers) {
-    std::vector<std::pair<const MeasuredRun*, const LayerTime*>> cells;
+    std::vector<std::pair<const Run*, const LayerTime*>> cells;
     double best_time = std::numeric_limits<double>::infinity();
-    const MeasuredRun* best_run = nullptr;
+    const Run* best_run = nullptr;
     for (const auto* r : runs) {
       // A named copy: clang 14 cannot capture a structured binding.
       const std::string& layer_name = name;
@@ -92,7 +103,7 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
       bool is_best = r == best_run;
       points.push_back(Json{{"layer", name},
                             {"op", op},
-                            {"conv_algo", r->conv_algo},
+                            {"conv_algo", r->conv_algo()},
                             {"algorithm", l->algorithm},
                             {"time_s", l->time_s},
                             {"time_ms", l->time_s * 1000},
@@ -101,10 +112,10 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
       if (is_best) {
         fastest.push_back(Json{{"layer", name},
                                {"op", op},
-                               {"conv_algo", r->conv_algo},
+                               {"conv_algo", r->conv_algo()},
                                {"algorithm", l->algorithm},
                                {"time_s", l->time_s}});
-        ++wins[r->conv_algo];
+        ++wins[r->conv_algo()];
       }
     }
   }
@@ -112,7 +123,7 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
   std::string win_text;
   for (const auto& a : algos)
     if (wins[a] > 0) win_text += (win_text.empty() ? "" : ", ") + a + " " + std::to_string(wins[a]);
-  const auto& first = *runs.front();
+  const auto& first = *runs.front()->result;
   fig.title = !o.title.empty() ? o.title
                                : fmt::format("Convolution time per layer and algorithm (batch {}, {} {}; fastest: {})",
                                              first.batch, first.mode, first.precision, win_text);

@@ -21,11 +21,13 @@ Figure breakdown_figure(const ResultSet& results, const BreakdownOptions& o) {
   if (o.by != "layer" && o.by != "op") throw Error("breakdown: --by is layer or op, not '" + o.by + "'");
   if (o.top < 1) throw Error("breakdown: --top must be at least 1");
   Figure fig{.kind = o.by == "op" ? "breakdown-op" : "breakdown"};
-  const PredictedRun* predicted = first_with_layers(results.predicted);
-  const MeasuredRun* measured = nullptr;
+  const auto* first = first_with_layers(results.predicted);
+  const roofline::Prediction* predicted = first ? &first->prediction : nullptr;
+  const exec::BenchResult* measured = nullptr;
   int with_layers = 0;
-  for (const auto& r : results.measured) {
-    if (r.layers.empty() || r.training) continue;
+  for (const auto& m : results.measured) {
+    const auto& r = m.run;
+    if (r.nodes.empty() || r.training) continue;
     ++with_layers;
     if (!measured || (predicted && measured->batch != predicted->batch && r.batch == predicted->batch)) measured = &r;
   }
@@ -36,7 +38,7 @@ Figure breakdown_figure(const ResultSet& results, const BreakdownOptions& o) {
                         " other measured run(s) not drawn (select one with --batch, --mode, --precision)");
   int other_predictions = 0;
   for (const auto& p : results.predicted)
-    if (!p.layers.empty() && &p != predicted) ++other_predictions;
+    if (!p.prediction.nodes.empty() && &p.prediction != predicted) ++other_predictions;
   if (other_predictions > 0) fig.notes.push_back(std::to_string(other_predictions) + " other prediction(s) not drawn");
   if (measured && predicted && measured->batch != predicted->batch)
     fig.notes.push_back("the measured run is at batch " + std::to_string(measured->batch) +
@@ -50,15 +52,17 @@ Figure breakdown_figure(const ResultSet& results, const BreakdownOptions& o) {
     if (fresh) entries.push_back({.label = key, .op = l.op});
     return entries[it->second];
   };
+  auto measured_layers = measured ? layers(*measured) : std::vector<LayerTime>{};
+  auto predicted_layers = predicted ? layers(*predicted) : std::vector<LayerTime>{};
   double measured_total = 0, predicted_total = 0;
   int unpredicted = 0;
   if (measured)
-    for (const auto& l : measured->layers) {
+    for (const auto& l : measured_layers) {
       auto& e = entry(l);
       e.measured_s += l.time_s, e.has_measured = true, measured_total += l.time_s;
     }
   if (predicted)
-    for (const auto& l : predicted->layers) {
+    for (const auto& l : predicted_layers) {
       if (l.time_s <= 0) {
         ++unpredicted;
         continue;
@@ -69,9 +73,9 @@ Figure breakdown_figure(const ResultSet& results, const BreakdownOptions& o) {
   // The layers behind a bar: one per layer; per op type, the larger of the two sides' counts.
   std::map<std::string, std::pair<int, int>> counts;
   if (measured)
-    for (const auto& l : measured->layers) ++counts[l.op].first;
+    for (const auto& l : measured_layers) ++counts[l.op].first;
   if (predicted)
-    for (const auto& l : predicted->layers)
+    for (const auto& l : predicted_layers)
       if (l.time_s > 0) ++counts[l.op].second;
   for (auto& e : entries) e.layers = o.by == "op" ? std::max(counts[e.label].first, counts[e.label].second) : 1;
   bool rank_measured = measured != nullptr;

@@ -11,7 +11,7 @@
 namespace ridge::report::figure {
 namespace {
 
-std::string group_key(const MeasuredRun& r) {
+std::string group_key(const exec::BenchResult& r) {
   return fmt::format("{}|{}|{}|{}|{}|{}", r.model, input_shape(r), r.precision, r.memory_format, r.conv_algo,
                      r.training);
 }
@@ -20,9 +20,10 @@ std::string group_key(const MeasuredRun& r) {
 
 Figure modes_figure(const ResultSet& results, const ModesOptions& o) {
   // group -> batch -> mode -> run (the first of each)
-  std::map<std::string, std::map<int64_t, std::map<std::string, const MeasuredRun*>>> groups;
+  std::map<std::string, std::map<int64_t, std::map<std::string, const exec::BenchResult*>>> groups;
   std::vector<std::string> order;
-  for (const auto& r : results.measured) {
+  for (const auto& m : results.measured) {
+    const auto& r = m.run;
     auto key = group_key(r);
     if (!groups.count(key)) order.push_back(key);
     groups[key][r.batch].try_emplace(r.mode, &r);
@@ -51,7 +52,7 @@ Figure modes_figure(const ResultSet& results, const ModesOptions& o) {
   std::vector<std::string> batches, modes;
   std::set<std::string> mode_set;
   int unpaired = 0;
-  const MeasuredRun* first = nullptr;
+  const exec::BenchResult* first = nullptr;
   for (const auto& [batch, by_mode] : groups[best]) {
     batches.push_back(std::to_string(batch));
     for (const auto& [mode, r] : by_mode) {
@@ -59,10 +60,10 @@ Figure modes_figure(const ResultSet& results, const ModesOptions& o) {
       mode_set.insert(mode);
       points.push_back(Json{{"batch", std::to_string(batch)},
                             {"mode", mode},
-                            {"mean_ms", r->mean_ms},
-                            {"min_ms", r->min_ms},
-                            {"max_ms", r->max_ms},
-                            {"std_ms", r->std_ms},
+                            {"mean_ms", r->latency_ms.mean},
+                            {"min_ms", r->latency_ms.min},
+                            {"max_ms", r->latency_ms.max},
+                            {"std_ms", r->latency_ms.stddev},
                             {"throughput", r->throughput}});
     }
     // Each faster mode against eager: optimized (the CPU's rewrites) and cuda-graph (a GPU's replays).
@@ -70,11 +71,11 @@ Figure modes_figure(const ResultSet& results, const ModesOptions& o) {
     bool any = false;
     for (const auto& [mode, r] : by_mode) {
       if (mode == "eager" || eager == by_mode.end()) continue;
-      double speedup = eager->second->mean_ms / r->mean_ms;
+      double speedup = eager->second->latency_ms.mean / r->latency_ms.mean;
       speedups.push_back(Json{{"batch", std::to_string(batch)},
                               {"mode", mode},
-                              {"eager_ms", eager->second->mean_ms},
-                              {"mode_ms", r->mean_ms},
+                              {"eager_ms", eager->second->latency_ms.mean},
+                              {"mode_ms", r->latency_ms.mean},
                               {"speedup", speedup},
                               {"label", fmt::format("{:.2f}x", speedup)}});
       any = true;

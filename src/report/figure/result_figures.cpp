@@ -22,6 +22,10 @@ std::vector<Figure> result_figures(const std::vector<Json>& documents) {
       // Analyses, comparisons and the like have figures of their own elsewhere.
     }
   }
+  return result_figures(results);
+}
+
+std::vector<Figure> result_figures(const ResultSet& results) {
   std::vector<Figure> figures;
   auto add = [&](const std::function<Figure()>& build) {
     try {
@@ -33,8 +37,8 @@ std::vector<Figure> result_figures(const std::vector<Json>& documents) {
   // A sweep when results span several batch sizes (or input sizes).
   std::set<int64_t> batches;
   std::set<double> inputs;
-  for (const auto& r : results.measured) batches.insert(r.batch), inputs.insert(input_extent(r.input_size));
-  for (const auto& p : results.predicted) batches.insert(p.batch);
+  for (const auto& m : results.measured) batches.insert(m.run.batch), inputs.insert(input_extent(m.run.input_size));
+  for (const auto& p : results.predicted) batches.insert(p.prediction.batch);
   if (batches.size() > 1) {
     add([&] { return sweep_figure(results, {.x = "batch", .y = "latency"}); });
     add([&] { return sweep_figure(results, {.x = "batch", .y = "throughput"}); });

@@ -1,12 +1,14 @@
 #pragma once
-// Measured and predicted results read from documents in their JSON form (`ridge bench -f json`,
-// `ridge predict -f json` with or without --sweep, or stored results decoded by report/document_codec)
-// into the plain inputs of the result figures: sweeps, breakdowns, accuracy, algorithms, modes.
+// The inputs of the result figures (sweeps, breakdowns, accuracy, algorithms, modes): bench runs and predictions as
+// their codecs decode them, from `ridge bench|predict -f json` files, from the typed results the store keeps, or
+// measured in process. Nothing here parses JSON itself.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "exec/measurement.h"
 #include "report/figure/figure.h"
+#include "roofline/predict.h"
 #include "store/record.h"
 #include "store/store.h"
 
@@ -18,43 +20,43 @@ struct LayerTime {
   double flops = 0;                 // measured: the run's predicted_flops; predicted: flops
 };
 
-// One measured point of `ridge bench` (one entry of runs[]).
-struct MeasuredRun {
-  std::string source, model;
-  std::string hardware;  // what measured: the GPU's name for a GPU run, else the CPU's; empty: not recorded
-  std::string mode, precision, memory_format, conv_algo, input_size;
-  int64_t batch = 0;
-  bool training = false;
-  double mean_ms = 0, std_ms = 0, min_ms = 0, max_ms = 0, throughput = 0;
-  double flops = 0;  // the FLOPs of its nodes (predicted_flops summed); 0 when it has none
-  std::vector<LayerTime> layers;
+// One measured point: a bench run as the bench codec decoded it (its own environment included), and where it was
+// read from ("'bench.json'", "result 12").
+struct Measured {
+  std::string source;
+  exec::BenchResult run;
 };
 
-// One prediction: a `ridge predict` document (with its layers) or one point of a predict sweep.
-struct PredictedRun {
-  std::string source, model, device;
-  std::string device_name;  // the device file's name ("NVIDIA H200 SXM 141GB")
-  std::string power_mode, precision;
-  int64_t batch = 0;  // from throughput x latency (predict documents do not name it)
-  double time_s = 0, throughput = 0;
-  double flops = 0;  // the layers' FLOPs summed; 0 for a sweep point
-  bool calibrated = false;
-  std::vector<LayerTime> layers;  // empty for a sweep point
+// One prediction as the prediction codec decoded it (a sweep gives one per point), and where it was read from.
+struct Predicted {
+  std::string source;
+  roofline::Prediction prediction;
 };
 
 struct ResultSet {
-  std::vector<MeasuredRun> measured;
-  std::vector<PredictedRun> predicted;
+  std::vector<Measured> measured;
+  std::vector<Predicted> predicted;
   std::vector<std::string> notes;  // what was read but cannot be drawn
 };
 
-// Adds the runs of one document; `source` names it (a file, "result 12"). Throws ridge::Error for a
-// document that is neither a bench nor a predict output.
+// Adds the results of one JSON file (`ridge bench -f json` or `ridge predict -f json`), decoded by its codec;
+// `source` names it. Throws ridge::Error (one line, from the codec) for anything else or a malformed file.
 void add_document(ResultSet& set, const Json& doc, const std::string& source);
 ResultSet read_results(const std::vector<Json>& documents);
-// Adds stored bench and predict results (named "result ID"); failed results and those of other
-// commands are counted in the notes. A stored prediction takes its model from the record.
+// Adds stored bench and predict results (named "result ID") from their typed results; failed results, those of
+// other commands and those stored before ridge kept typed results are counted in the notes.
 void add_records(ResultSet& set, const std::vector<store::Record>& records);
+// Runs measured in process (`source` names them).
+void add_runs(ResultSet& set, const std::vector<exec::BenchResult>& runs, const std::string& source);
+
+// The hardware a run measured on: the GPU for a GPU run, else the CPU; empty when the run does not record it.
+std::string hardware(const exec::BenchResult& run);
+// Per-layer times of a run (mean_ms) and of a prediction (time_s; 0 for nodes not predicted).
+std::vector<LayerTime> layers(const exec::BenchResult& run);
+std::vector<LayerTime> layers(const roofline::Prediction& prediction);
+// The FLOPs of a run's nodes (their predicted_flops) and of a prediction's nodes; 0 when a run has none.
+double work_flops(const exec::BenchResult& run);
+double work_flops(const roofline::Prediction& prediction);
 
 // Keeps the runs `filter` selects: model (a part of its path), batch, executor mode and precision for
 // measured runs; model, device, batch and precision for predictions (whose mode is a power mode).
@@ -68,18 +70,18 @@ void keep_selected(ResultSet& set, const store::Filter& filter);
 bool same_hardware(const std::string& measured_on, const std::string& device_name);
 
 // The first prediction with per-layer times (nullptr when none has them).
-const PredictedRun* first_with_layers(const std::vector<PredictedRun>& predicted);
+const Predicted* first_with_layers(const std::vector<Predicted>& predicted);
 
 // A short name of what distinguishes `run` from the others of `runs` (mode, precision, algorithm,
 // memory format, input size, batch, training): "optimized bf16"; "measured" when nothing does.
 // `except` names the dimensions left out ("batch", "input", "mode", "conv_algo").
-std::string run_label(const MeasuredRun& run, const std::vector<MeasuredRun>& runs,
+std::string run_label(const exec::BenchResult& run, const std::vector<Measured>& runs,
                       const std::vector<std::string>& except = {});
 // "t4 default fp32" style name of a prediction.
-std::string prediction_label(const PredictedRun& run);
+std::string prediction_label(const roofline::Prediction& prediction);
 
 // A run's input size without its batch dimension ("3x224x224" of "8x3x224x224"; "224" stays).
-std::string input_shape(const MeasuredRun& run);
+std::string input_shape(const exec::BenchResult& run);
 
 // The leading integer of an input size ("224", "1x3x224x224" gives the last dimension); 0 when none.
 double input_extent(const std::string& input_size);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "roofline/prediction_codec.h"
 #include "util/error.h"
 
 namespace ridge::report::figure {
@@ -39,77 +40,71 @@ std::string document_kind(const Json& doc) {
   if (!doc.is_object()) return "";
   if (doc.contains("kernels") && doc["kernels"].is_array()) return "kernels";
   if (doc.contains("runs") && doc["runs"].is_array() && doc.contains("environment")) return "bench";
-  if (doc.contains("ceilings") && doc.contains("nodes") && doc["nodes"].is_array()) return "predict";
-  if (doc.contains("points") && doc["points"].is_array() && doc.contains("device")) return "predict-sweep";
-  if (doc.contains("op_types") && doc.contains("nodes") && doc.contains("totals")) return "analyze";
+  if (roofline::is_prediction(doc)) return "predict";
   return "";
 }
 
-std::vector<RooflinePoint> prediction_points(const Json& doc, const std::string& series) {
+std::vector<RooflinePoint> prediction_points(const roofline::Prediction& prediction, const std::string& series) {
   std::vector<RooflinePoint> points;
-  for (const auto& node : array_at(doc, "nodes")) {
-    RooflinePoint p{
-        .series = series, .name = text(node, "name"), .op = text(node, "op"), .family = text(node, "family")};
-    p.flops = number(node, "flops");
-    p.bytes = number(node, "bytes");
-    p.time_s = number(node, "time_s");  // "not predicted" is text: 0, so the node is named, not drawn
-    auto estimate = doc.find("estimate");
-    p.time_kind =
-        estimate != doc.end() && estimate->is_boolean() && estimate->get<bool>() ? "calibrated estimate" : "predicted";
+  for (const auto& node : prediction.nodes) {
+    RooflinePoint p{.series = series, .name = node.name, .op = node.op, .family = node.family};
+    // A node not predicted has no figures: 0, so it is named, not drawn.
+    p.flops = node.predicted ? node.flops : 0;
+    p.bytes = node.predicted ? node.bytes : 0;
+    p.time_s = node.predicted ? node.time_s : 0;
+    p.time_kind = prediction.calibrated ? "calibrated estimate" : "predicted";
     points.push_back(std::move(p));
   }
   return points;
 }
 
-std::vector<EnergyPoint> energy_points(const Json& doc) {
+std::vector<EnergyPoint> energy_points(const roofline::Prediction& prediction) {
   std::vector<EnergyPoint> points;
-  for (const auto& node : array_at(doc, "nodes"))
-    points.push_back({.name = text(node, "name"),
-                      .op = text(node, "op"),
-                      .family = text(node, "family"),
-                      .ceiling = text(node, "ceiling"),
-                      .flops = number(node, "flops"),
-                      .bytes = number(node, "bytes"),
-                      .energy_j = number(node, "energy_j"),
-                      .time_s = number(node, "time_s")});
+  for (const auto& node : prediction.nodes) {
+    // Energy only where add_energy charged it (a predicted node that does work).
+    bool charged = prediction.energy_predicted && node.predicted && node.bound != roofline::Bound::kNone;
+    points.push_back({.name = node.name,
+                      .op = node.op,
+                      .family = node.family,
+                      .ceiling = node.peak_key,
+                      .flops = node.predicted ? node.flops : 0,
+                      .bytes = node.predicted ? node.bytes : 0,
+                      .energy_j = charged ? node.energy_j : 0,
+                      .time_s = node.predicted ? node.time_s : 0});
+  }
   return points;
 }
 
-std::vector<RooflinePoint> measured_points(const Json& run, const Json& analysis, const std::string& series,
-                                           std::vector<std::string>& unmatched) {
-  std::map<std::string, const Json*> by_name;
-  for (const auto& node : array_at(analysis, "nodes")) by_name[text(node, "name")] = &node;
+std::vector<RooflinePoint> measured_points(const exec::BenchResult& run, const cost::ModelCost& cost,
+                                           const std::string& series, std::vector<std::string>& unmatched) {
+  std::map<std::string, const cost::NodeCost*> by_name;
+  for (const auto& node : cost.nodes) by_name[node.name] = &node;
   std::vector<RooflinePoint> points;
-  for (const auto& node : array_at(run, "nodes")) {
-    auto name = text(node, "name");
-    auto it = by_name.find(name);
+  for (const auto& node : run.nodes) {
+    auto it = by_name.find(node.name);
     if (it == by_name.end()) {
-      unmatched.push_back(name);
+      unmatched.push_back(node.name);
       continue;
     }
-    RooflinePoint p{.series = series, .name = name, .op = text(node, "op"), .family = text(node, "op")};
-    p.flops = number(*it->second, "flops");
-    p.bytes = number(*it->second, "bytes");
-    p.time_s = number(node, "mean_ms") / 1000;
+    RooflinePoint p{.series = series, .name = node.name, .op = node.op_type, .family = node.op_type};
+    p.flops = static_cast<double>(it->second->flops);
+    p.bytes = static_cast<double>(it->second->bytes());
+    p.time_s = node.mean_ms > 0 ? node.mean_ms / 1000 : 0;
     p.time_kind = "measured";
     points.push_back(std::move(p));
   }
   return points;
 }
 
-std::vector<RooflinePoint> bench_points(const Json& bench, const Json& analysis, int64_t batch, int& runs,
-                                        std::vector<std::string>& unmatched) {
+std::vector<RooflinePoint> bench_points(const std::vector<exec::BenchResult>& bench, const cost::ModelCost& cost,
+                                        int64_t batch, int& runs, std::vector<std::string>& unmatched) {
   std::vector<RooflinePoint> points;
   runs = 0;
-  auto device = bench.is_object() && bench.contains("environment") ? text(bench["environment"], "device") : "";
-  for (const auto& run : array_at(bench, "runs")) {
-    auto training =
-        run.is_object() && run.contains("training") && run["training"].is_boolean() && run["training"].get<bool>();
-    if (training || number(run, "batch") != static_cast<double>(batch)) continue;
+  for (const auto& run : bench) {
+    if (run.training || run.batch != batch) continue;
     ++runs;
-    auto series = "measured " + (device.empty() ? std::string("cpu") : device) + " " + text(run, "mode") + " " +
-                  text(run, "precision");
-    auto more = measured_points(run, analysis, series, unmatched);
+    auto series = "measured " + run.environment.device + " " + run.mode + " " + run.precision;
+    auto more = measured_points(run, cost, series, unmatched);
     points.insert(points.end(), more.begin(), more.end());
   }
   return points;

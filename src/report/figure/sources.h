@@ -1,39 +1,39 @@
 #pragma once
-// Figure inputs read from documents in their JSON form: what `ridge predict|bench|analyze -f json`
-// print, what the results store keeps (report/document_codec), and what a command builds in process
-// (report::to_json). One reading serves `--from FILE.json`, stored results and live runs, so a figure
-// always plots the numbers the command printed.
+// Figure inputs from typed results: predictions and bench runs as their codecs decode them (from `--from FILE.json`,
+// the results store, or computed in process), so a figure always plots the values the command computed. Profiler
+// kernels are still read from the JSON of `ridge import`.
 #include <string>
 #include <vector>
 
+#include "cost/cost.h"
+#include "exec/measurement.h"
 #include "report/figure/energy_roofline_figure.h"
 #include "report/figure/roofline_figure.h"
+#include "roofline/predict.h"
 
 namespace ridge::report::figure {
 
-// What kind of document a JSON output is: "predict", "predict-sweep", "bench", "analyze", "kernels",
-// or "" when ridge does not recognise it.
+// What kind of document a JSON output is: "predict" (one prediction or a sweep), "bench", "kernels", or "" when
+// ridge draws nothing from it.
 std::string document_kind(const Json& doc);
 
-// One point per predicted node of a `ridge predict -f json` document (nodes[].flops, bytes, time_s).
-// Nodes without work or not predicted are passed on with zeros so the figure names them in its notes.
-std::vector<RooflinePoint> prediction_points(const Json& doc, const std::string& series);
+// One point per predicted node (flops, bytes, time_s). Nodes without work or not predicted are passed on with zeros
+// so the figure names them in its notes.
+std::vector<RooflinePoint> prediction_points(const roofline::Prediction& prediction, const std::string& series);
 
-// The energy roofline's points of a `ridge predict -f json` document: nodes[].flops, bytes, energy_j,
-// time_s and ceiling. A node without energy (none predicted, or no work) is passed on with zeros so
-// the figure names it in its notes.
-std::vector<EnergyPoint> energy_points(const Json& doc);
+// The energy roofline's points of a prediction: each node's flops, bytes, energy_j, time_s and ceiling. A node
+// without energy (none predicted, or no work) is passed on with zeros so the figure names it in its notes.
+std::vector<EnergyPoint> energy_points(const roofline::Prediction& prediction);
 
-// One point per node of a measured bench run (`ridge bench -f json`: runs[i].nodes[].mean_ms), with
-// FLOPs and bytes from an analysis of the same model and input (`ridge analyze -f json` nodes), matched
-// by node name. Names the analysis lacks are appended to `unmatched`.
-std::vector<RooflinePoint> measured_points(const Json& run, const Json& analysis, const std::string& series,
-                                           std::vector<std::string>& unmatched);
+// One point per node of a measured bench run (its nodes' mean_ms), with FLOPs and bytes from the cost of the same
+// model and input, matched by node name. Names the cost lacks are appended to `unmatched`.
+std::vector<RooflinePoint> measured_points(const exec::BenchResult& run, const cost::ModelCost& cost,
+                                           const std::string& series, std::vector<std::string>& unmatched);
 
-// The measured points of every inference run at `batch` in a bench document, one series per run
-// ("measured cpu eager fp32"); how many runs matched is returned in `runs`.
-std::vector<RooflinePoint> bench_points(const Json& bench, const Json& analysis, int64_t batch, int& runs,
-                                        std::vector<std::string>& unmatched);
+// The measured points of every inference run at `batch`, one series per run ("measured cpu eager fp32"); how many
+// runs matched is returned in `runs`.
+std::vector<RooflinePoint> bench_points(const std::vector<exec::BenchResult>& bench, const cost::ModelCost& cost,
+                                        int64_t batch, int& runs, std::vector<std::string>& unmatched);
 
 // Profiler kernels (`kernels[]`: name, time_s, flops, bytes.{l1,l2,dram}, optional op) as one point per
 // memory level with bytes, for the hierarchical roofline.

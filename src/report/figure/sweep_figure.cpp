@@ -32,22 +32,25 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
   Figure fig{.kind = "sweep"};
   std::vector<Row> rows;
   std::map<int64_t, double> flops_at_batch;  // measured FLOPs per batch, for predict sweep points
-  for (const auto& r : results.measured)
-    if (r.flops > 0 && !r.training) flops_at_batch.emplace(r.batch, r.flops);
+  for (const auto& m : results.measured)
+    if (double flops = work_flops(m.run); flops > 0 && !m.run.training) flops_at_batch.emplace(m.run.batch, flops);
   int no_x = 0, no_flops = 0;
   std::vector<std::string> except{o.x == "batch" ? "batch" : "input"};
-  for (const auto& r : results.measured) {
+  for (const auto& m : results.measured) {
+    const auto& r = m.run;
+    const auto& l = r.latency_ms;
+    double run_flops = work_flops(r);
     double x = o.x == "batch" ? static_cast<double>(r.batch) : input_extent(r.input_size);
     if (!(x > 0)) {
       ++no_x;
       continue;
     }
     Row row{.series = run_label(r, results.measured, except), .kind = "measured", .x = x};
-    double flops_per_s = r.flops > 0 ? r.flops / (r.mean_ms / 1000) : 0;
+    double flops_per_s = run_flops > 0 ? run_flops / (l.mean / 1000) : 0;
     if (o.y == "latency") {
-      row.y = r.mean_ms;
-      row.lo = o.error == "std" ? std::max(r.mean_ms - r.std_ms, r.min_ms) : r.min_ms;
-      row.hi = o.error == "std" ? r.mean_ms + r.std_ms : r.max_ms;
+      row.y = l.mean;
+      row.lo = o.error == "std" ? std::max(l.mean - l.stddev, l.min) : l.min;
+      row.hi = o.error == "std" ? l.mean + l.stddev : l.max;
     } else if (o.y == "throughput") {
       row.y = r.throughput;
     } else {
@@ -57,14 +60,15 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
       }
       row.y = flops_per_s;
     }
-    row.extra = Json{{"batch", r.batch},           {"input_size", r.input_size}, {"mode", r.mode},
-                     {"precision", r.precision},   {"conv_algo", r.conv_algo},   {"mean_ms", r.mean_ms},
-                     {"std_ms", r.std_ms},         {"min_ms", r.min_ms},         {"max_ms", r.max_ms},
-                     {"throughput", r.throughput}, {"flops", r.flops},           {"flops_per_s", flops_per_s},
-                     {"source", r.source}};
+    row.extra = Json{
+        {"batch", r.batch},         {"input_size", r.input_size}, {"mode", r.mode},     {"precision", r.precision},
+        {"conv_algo", r.conv_algo}, {"mean_ms", l.mean},          {"std_ms", l.stddev}, {"min_ms", l.min},
+        {"max_ms", l.max},          {"throughput", r.throughput}, {"flops", run_flops}, {"flops_per_s", flops_per_s},
+        {"source", m.source}};
     rows.push_back(std::move(row));
   }
-  for (const auto& p : results.predicted) {
+  for (const auto& x : results.predicted) {
+    const auto& p = x.prediction;
     if (o.x == "input") {
       ++no_x;  // predictions do not record their input size
       continue;
@@ -73,7 +77,7 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
       ++no_x;
       continue;
     }
-    double flops = p.flops;
+    double flops = work_flops(p);
     if (flops <= 0) {
       auto it = flops_at_batch.find(p.batch);
       if (it != flops_at_batch.end()) flops = it->second;
@@ -91,11 +95,11 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
       }
       row.y = flops_per_s;
     }
-    row.extra = Json{
-        {"batch", p.batch},          {"input_size", ""},           {"mode", p.power_mode}, {"precision", p.precision},
-        {"conv_algo", ""},           {"mean_ms", p.time_s * 1000}, {"std_ms", 0},          {"min_ms", p.time_s * 1000},
-        {"max_ms", p.time_s * 1000}, {"throughput", p.throughput}, {"flops", flops},       {"flops_per_s", flops_per_s},
-        {"source", p.source}};
+    row.extra =
+        Json{{"batch", p.batch},          {"input_size", ""},           {"mode", p.mode}, {"precision", p.precision},
+             {"conv_algo", ""},           {"mean_ms", p.time_s * 1000}, {"std_ms", 0},    {"min_ms", p.time_s * 1000},
+             {"max_ms", p.time_s * 1000}, {"throughput", p.throughput}, {"flops", flops}, {"flops_per_s", flops_per_s},
+             {"source", x.source}};
     rows.push_back(std::move(row));
   }
   if (rows.empty())

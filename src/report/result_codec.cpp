@@ -1,0 +1,46 @@
+#include "report/result_codec.h"
+
+#include <fmt/format.h>
+
+#include "exec/bench_codec.h"
+#include "report/format.h"
+#include "roofline/prediction_codec.h"
+#include "util/error.h"
+
+namespace ridge::report {
+
+nlohmann::ordered_json typed_bench(const exec::BenchResult& run) {
+  return {{"kind", "bench"}, {"result", exec::encode_bench({run})}};
+}
+
+nlohmann::ordered_json typed_predictions(const std::vector<roofline::Prediction>& predictions) {
+  return {{"kind", "predict"}, {"result", roofline::encode_predictions(predictions)}};
+}
+
+TypedResult decode_typed(const nlohmann::json& typed, const std::string& where) {
+  if (!typed.is_object() || !typed.contains("kind") || !typed["kind"].is_string() || !typed.contains("result"))
+    throw Error(fmt::format("{}: its typed result has no kind and result", where));
+  TypedResult out{.kind = typed["kind"].get<std::string>()};
+  if (out.kind == "bench")
+    out.runs = exec::decode_bench(typed["result"], where).runs;
+  else if (out.kind == "predict")
+    out.predictions = roofline::decode_predictions(typed["result"], where);
+  else
+    throw Error(fmt::format("{}: a typed result of kind '{}', which this ridge does not know", where, out.kind));
+  return out;
+}
+
+std::optional<TypedResult> typed_result(const store::Record& record) {
+  if (record.result.is_null()) return std::nullopt;
+  // The store's JSON is ordered; the codecs read plain JSON.
+  return decode_typed(nlohmann::json(record.result), "result " + std::to_string(record.id));
+}
+
+std::string headline(const TypedResult& result) {
+  if (!result.runs.empty()) return fmt::format("mean {:.3f} ms", result.runs.front().latency_ms.mean);
+  if (result.predictions.size() == 1) return duration(result.predictions.front().time_s) + " predicted";
+  if (!result.predictions.empty()) return fmt::format("{} points", result.predictions.size());
+  return "";
+}
+
+}  // namespace ridge::report
