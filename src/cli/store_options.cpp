@@ -110,23 +110,27 @@ void keep_result(const StoreOptions& options, const report::Document& doc, store
   record.params = std::move(params);
   record.environment = store::collect_environment(invocation().command_line);
   record.cell = invocation().cell;
-  if (const auto* f = find_field(doc, "random_weights"); f && f->json.is_boolean())
-    record.environment.random_weights = f->json.get<bool>();
-  if (const auto* f = find_field(doc, "calibration"); f && !f->json.is_null())
-    record.environment.calibration = f->json.is_string() ? f->json.get<std::string>() : f->json.dump();
-  if (const auto* f = find_field(doc, "environment"); f && f->json.is_object()) {
-    // bench's environment: the libraries that measured.
-    if (f->json.contains("torch_version")) record.environment.versions["torch"] = f->json["torch_version"];
-    if (f->json.contains("backend")) record.environment.versions["backend"] = f->json["backend"];
-    if (!record.params.threads && f->json.contains("threads"))
-      record.params.threads = f->json["threads"].get<int64_t>();
-  }
   record.document = report::encode_document(doc);
   if (!typed.is_null()) {
-    // The headline comes from the value, not from the cells printed.
-    record.summary = report::headline(report::decode_typed(nlohmann::json(typed), "the result"));
+    // Everything about a typed result comes from the value, not from the cells printed.
+    auto value = report::decode_typed(nlohmann::json(typed), "the result");
+    record.summary = report::headline(value);
+    for (const auto& run : value.runs) {
+      record.environment.random_weights = run.random_weights;
+      const auto& env = run.environment;  // the libraries that measured
+      if (!env.torch_version.empty()) record.environment.versions["torch"] = env.torch_version;
+      if (!env.backend_info.empty()) record.environment.versions["backend"] = env.backend_info;
+      if (!record.params.threads && env.threads > 0) record.params.threads = env.threads;
+    }
+    for (const auto& p : value.predictions)
+      record.environment.calibration = p.calibration_model.empty() ? p.calibration_source : p.calibration_model;
     record.result = std::move(typed);
   } else {
+    // Kinds without a codec yet (analyze, compare, ert, calibrate, the profiler imports): their document's fields.
+    if (const auto* f = find_field(doc, "random_weights"); f && f->json.is_boolean())
+      record.environment.random_weights = f->json.get<bool>();
+    if (const auto* f = find_field(doc, "calibration"); f && !f->json.is_null())
+      record.environment.calibration = f->json.is_string() ? f->json.get<std::string>() : f->json.dump();
     record.summary = report::headline(doc);
   }
   try {

@@ -8,6 +8,7 @@
 #include "report/document_codec.h"
 #include "report/format.h"
 #include "report/printer.h"
+#include "report/result_codec.h"
 
 namespace ridge::report {
 namespace {
@@ -137,7 +138,19 @@ std::vector<std::string> export_bench_csv(const std::vector<store::Record>& reco
   std::filesystem::create_directories(directory);
   for (const auto& f : files) std::filesystem::remove(std::filesystem::path(directory) / f);
   for (const auto& r : records) {
-    if (r.command != "bench" || r.status != "ok" || r.document.is_null()) continue;
+    if (r.command != "bench" || r.status != "ok") continue;
+    if (auto typed = typed_result(r)) {
+      // The run as the bench codec decodes it: the same tables `ridge bench --csv` appends.
+      auto overall = overall_table(typed->runs);
+      append_csv_file(directory, "overall.csv", overall);
+      append_csv_file(directory, "layers.csv", layers_table(typed->runs));
+      append_csv_file(directory, "metrics.csv", metrics_table(overall, r.cell.key));
+      append_csv_file(directory, "benchmark_results.csv", benchmark_results_table(overall));
+      continue;
+    }
+    // A result stored before results were typed (schema 2) has its printed document only: its tables are copied as
+    // they are, cell for cell, never interpreted.
+    if (r.document.is_null()) continue;
     auto doc = decode_document(r.document);
     const auto* overall = doc.find("overall");
     if (!overall) continue;
