@@ -9,6 +9,7 @@
 #include "graph/shape.h"
 #include "onnx/model_reader.h"
 #include "report/analysis_report.h"
+#include "report/result_codec.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -26,9 +27,11 @@ int run_analyze(const AnalyzeOptions& o) {
   auto request = make_request(o.model);
   if (o.sweep.empty()) {
     auto result = analysis::run(request);
-    auto doc = report::analysis_document(request, result, !o.summary);
-    emit(doc, o.format);
-    keep_result(o.store, doc, params_of(o.model, analysis::bound_batch(result.model)));
+    auto analyzed = analysis::make_analysis(request, result, !o.summary);
+    auto doc = report::analysis_document(analyzed);
+    auto typed = report::typed_analysis(analyzed);
+    emit(doc, o.format, typed["result"]);
+    keep_result(o.store, doc, params_of(o.model, analysis::bound_batch(result.model)), std::move(typed));
     return 0;
   }
   if (o.summary) throw Error("--summary applies to one analysis; a sweep prints one row of totals per point already");
@@ -44,9 +47,11 @@ int run_analyze(const AnalyzeOptions& o) {
       point.bindings.dims[key] = v;
     points.push_back({std::to_string(v), analysis::rerun(pristine, point)});
   }
-  auto doc = report::analysis_sweep_document(request, key, points);
-  emit(doc, o.format);
-  keep_result(o.store, doc, params_of(o.model));
+  auto analyses = report::sweep_analyses(request, points);
+  auto doc = report::analysis_sweep_document(request.model_path, key, analyses);
+  auto typed = report::typed_analysis_sweep(request.model_path, key, analyses);
+  emit(doc, o.format, typed["result"]);
+  keep_result(o.store, doc, params_of(o.model), std::move(typed));
   return 0;
 }
 

@@ -66,7 +66,7 @@ int run_report(ReportOptions o) {
     auto analysis = analysis::run(request);
     study.model = o.model.model.model;
     study.batch = analysis::bound_batch(analysis.model);
-    study.analysis = report::analysis_document(request, analysis, true);
+    study.analysis = analysis::make_analysis(request, analysis, true);
     for (size_t i = 0; i < devices.size(); ++i) {
       auto options = o.model;
       options.device = devices[i].id;

@@ -10,10 +10,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string dtype_choice(const std::optional<graph::DType>& t) {
-  return t ? std::string(graph::dtype_name(*t)) : std::string("as stored");
-}
-
 double ratio(int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
 
 Column count(std::string key, std::string title) {
@@ -40,35 +36,29 @@ json op_count_json(const std::map<std::string, int>& ops) {
   return j;
 }
 
-void add_header(Document& doc, const analysis::Request& request, const analysis::Result& result) {
-  const auto& options = request.options;
+void add_header(Document& doc, const analysis::Analysis& a) {
   add_ridge_version(doc);
-  doc.field("model", "model",
-            fmt::format("{}  (opset {}, {} nodes)", request.model_path, result.model.default_opset(),
-                        result.model.graph.nodes.size()),
-            {{"path", request.model_path},
-             {"opset", result.model.default_opset()},
-             {"ir_version", result.model.ir_version},
-             {"producer", result.model.producer},
-             {"nodes", result.model.graph.nodes.size()}});
+  doc.field("model", "model", fmt::format("{}  (opset {}, {} nodes)", a.model, a.opset, a.graph_nodes),
+            {{"path", a.model},
+             {"opset", a.opset},
+             {"ir_version", a.ir_version},
+             {"producer", a.producer},
+             {"nodes", a.graph_nodes}});
   std::string inputs;
   json inputs_json = json::object();
-  for (const auto& [name, shape] : result.inputs) {
+  for (const auto& [name, shape] : a.inputs) {
     inputs += fmt::format("{}{}={}", inputs.empty() ? "" : ", ", name, shape);
     inputs_json[name] = shape;
   }
   doc.field("inputs", "inputs", inputs, inputs_json);
   doc.field("options", "dtypes",
-            fmt::format("activations {}, weights {}{}", dtype_choice(options.activation_dtype),
-                        dtype_choice(options.weight_dtype),
-                        options.training
-                            ? fmt::format("; training step, optimizer {}", std::string(cost::name(options.optimizer)))
-                            : ""),
-            {{"activation_dtype", dtype_choice(options.activation_dtype)},
-             {"weight_dtype", dtype_choice(options.weight_dtype)},
-             {"training", options.training},
-             {"optimizer", std::string(cost::name(options.optimizer))}});
-  doc.notes = result.notes;
+            fmt::format("activations {}, weights {}{}", a.activation_dtype, a.weight_dtype,
+                        a.training ? fmt::format("; training step, optimizer {}", a.optimizer) : ""),
+            {{"activation_dtype", a.activation_dtype},
+             {"weight_dtype", a.weight_dtype},
+             {"training", a.training},
+             {"optimizer", a.optimizer}});
+  doc.notes = a.notes;
   doc.notes_at_top = true;
 }
 
@@ -76,6 +66,7 @@ void add_nodes(Document& doc, const cost::ModelCost& c, bool training) {
   auto& t = doc.table("nodes", "");
   t.column({.key = "name", .title = "node", .max_width = 40})
       .column({.key = "op"})
+      .column({.key = "family", .audience = kJson})
       .column({.key = "output_shape", .title = "output"})
       .column({.key = "status", .audience = kMachine})
       .column(count("flops", "FLOPs"))
@@ -93,6 +84,7 @@ void add_nodes(Document& doc, const cost::ModelCost& c, bool training) {
   for (const auto& n : c.nodes) {
     std::vector<Value> row{n.name,
                            n.op_type,
+                           n.family,
                            n.output_shape,
                            std::string(cost::status_name(n.status)),
                            n.flops,
@@ -115,7 +107,8 @@ void add_nodes(Document& doc, const cost::ModelCost& c, bool training) {
   }
 }
 
-void add_op_types(Document& doc, const cost::ModelCost& c) {
+void add_op_types(Document& doc, const analysis::Analysis& a) {
+  const auto& c = a.cost;
   auto& t = doc.table("op_types", "per op type:");
   t.column({.key = "op"})
       .column({.key = "count"})
@@ -124,7 +117,7 @@ void add_op_types(Document& doc, const cost::ModelCost& c) {
       .column(count("macs", "MACs"))
       .column(bytes("bytes", "bytes"))
       .column(count("params", "params"));
-  for (const auto& s : c.by_op_type())
+  for (const auto& s : a.op_types)
     t.add({s.op_type, static_cast<int64_t>(s.count), s.flops, 100.0 * ratio(s.flops, c.totals.flops), s.macs, s.bytes,
            s.params});
 }
@@ -209,29 +202,47 @@ void add_uncosted(Document& doc, const cost::ModelCost& c) {
 
 }  // namespace
 
-Document analysis_document(const analysis::Request& request, const analysis::Result& result, bool with_nodes) {
+Document analysis_document(const analysis::Analysis& a) {
   Document doc;
   doc.command = "analyze";
-  doc.subject = request.model_path;
-  add_header(doc, request, result);
-  if (with_nodes) add_nodes(doc, result.cost, request.options.training);
-  add_op_types(doc, result.cost);
-  doc.tables.push_back(totals_table(result.cost.totals));
-  if (result.cost.training) doc.tables.push_back(training_table(*result.cost.training));
-  add_uncosted(doc, result.cost);
+  doc.subject = a.model;
+  add_header(doc, a);
+  if (a.with_nodes) add_nodes(doc, a.cost, a.training);
+  add_op_types(doc, a);
+  doc.tables.push_back(totals_table(a.cost.totals));
+  if (a.cost.training) doc.tables.push_back(training_table(*a.cost.training));
+  add_uncosted(doc, a.cost);
   return doc;
+}
+
+Document analysis_document(const analysis::Request& request, const analysis::Result& result, bool with_nodes) {
+  return analysis_document(analysis::make_analysis(request, result, with_nodes));
+}
+
+std::vector<analysis::Analysis> sweep_analyses(const analysis::Request& request,
+                                               const std::vector<SweepPoint>& points) {
+  std::vector<analysis::Analysis> out;
+  for (const auto& p : points) {
+    out.push_back(analysis::make_analysis(request, p.result, false));
+    out.back().sweep_value = p.value;
+  }
+  return out;
 }
 
 Document analysis_sweep_document(const analysis::Request& request, const std::string& key,
                                  const std::vector<SweepPoint>& points) {
+  return analysis_sweep_document(request.model_path, key, sweep_analyses(request, points));
+}
+
+Document analysis_sweep_document(const std::string& model, const std::string& key,
+                                 const std::vector<analysis::Analysis>& points) {
   Document doc;
   doc.command = "analyze";
-  doc.subject = request.model_path;
+  doc.subject = model;
   add_ridge_version(doc);
-  doc.field("model", "model", fmt::format("{}  sweep over {}", request.model_path, key),
-            {{"path", request.model_path}});
+  doc.field("model", "model", fmt::format("{}  sweep over {}", model, key), {{"path", model}});
   doc.field("sweep", "", "", key, kJson);
-  bool training = request.options.training;
+  bool training = !points.empty() && points.front().training;
   auto& t = doc.table("points", "");
   t.column({.key = key, .json_path = "value"})
       .column(count("flops", "FLOPs"))
@@ -255,9 +266,9 @@ Document analysis_sweep_document(const analysis::Request& request, const std::st
       .column({.key = "totals", .audience = kJson})
       .column({.key = "training", .audience = kJson});
   for (const auto& p : points) {
-    const auto& c = p.result.cost;
+    const auto& c = p.cost;
     const auto& tot = c.totals;
-    std::vector<Value> row{p.value,        tot.flops,       tot.macs,      tot.params,
+    std::vector<Value> row{p.sweep_value,  tot.flops,       tot.macs,      tot.params,
                            tot.bytes,      tot.bytes_fused, tot.bytes_min, tot.peak_activation_bytes,
                            tot.intensity()};
     if (training) {

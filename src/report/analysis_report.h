@@ -3,13 +3,16 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analysis_codec.h"
 #include "analysis/run.h"
 #include "report/document.h"
 
 namespace ridge::report {
 
-// One analysis: header, per-node table (unless `with_nodes` is false), per op type, totals,
-// training totals, and the ops without a cost rule (schema in docs/json-schema.md).
+// One analysis: header, per-node table (unless the analysis is a summary), per op type, totals, training totals, and
+// the ops without a cost rule (schema in docs/json-schema.md). The document is a sink of the typed analysis, as the
+// codec (analysis/analysis_codec) is: its JSON is what the codec writes.
+Document analysis_document(const analysis::Analysis& analysis);
 Document analysis_document(const analysis::Request& request, const analysis::Result& result, bool with_nodes);
 
 struct SweepPoint {
@@ -17,8 +20,12 @@ struct SweepPoint {
   analysis::Result result;
 };
 
-// One row per point of a sweep over `key` (batch or a named dim).
+// One row per point of a sweep over `key` (batch or a named dim); each point's sweep_value names it.
+Document analysis_sweep_document(const std::string& model, const std::string& key,
+                                 const std::vector<analysis::Analysis>& points);
 Document analysis_sweep_document(const analysis::Request& request, const std::string& key,
                                  const std::vector<SweepPoint>& points);
+// The typed points of a sweep (without their nodes).
+std::vector<analysis::Analysis> sweep_analyses(const analysis::Request& request, const std::vector<SweepPoint>& points);
 
 }  // namespace ridge::report

@@ -17,6 +17,15 @@ nlohmann::ordered_json typed_predictions(const std::vector<roofline::Prediction>
   return {{"kind", "predict"}, {"result", roofline::encode_predictions(predictions)}};
 }
 
+nlohmann::ordered_json typed_analysis(const analysis::Analysis& analysis) {
+  return {{"kind", "analyze"}, {"result", analysis::encode_analysis(analysis)}};
+}
+
+nlohmann::ordered_json typed_analysis_sweep(const std::string& model, const std::string& key,
+                                            const std::vector<analysis::Analysis>& points) {
+  return {{"kind", "analyze"}, {"result", analysis::encode_analysis_sweep(model, key, points)}};
+}
+
 TypedResult decode_typed(const nlohmann::json& typed, const std::string& where) {
   if (!typed.is_object() || !typed.contains("kind") || !typed["kind"].is_string() || !typed.contains("result"))
     throw Error(fmt::format("{}: its typed result has no kind and result", where));
@@ -25,7 +34,11 @@ TypedResult decode_typed(const nlohmann::json& typed, const std::string& where) 
     out.runs = exec::decode_bench(typed["result"], where).runs;
   else if (out.kind == "predict")
     out.predictions = roofline::decode_predictions(typed["result"], where);
-  else
+  else if (out.kind == "analyze") {
+    out.analyses = analysis::decode_analyses(typed["result"], where);
+    const auto& result = typed["result"];
+    if (result.contains("sweep") && result["sweep"].is_string()) out.sweep = result["sweep"].get<std::string>();
+  } else
     throw Error(fmt::format("{}: a typed result of kind '{}', which this ridge does not know", where, out.kind));
   return out;
 }
@@ -40,6 +53,9 @@ std::string headline(const TypedResult& result) {
   if (!result.runs.empty()) return fmt::format("mean {:.3f} ms", result.runs.front().latency_ms.mean);
   if (result.predictions.size() == 1) return duration(result.predictions.front().time_s) + " predicted";
   if (!result.predictions.empty()) return fmt::format("{} points", result.predictions.size());
+  if (result.analyses.size() == 1 && result.sweep.empty())
+    return si(static_cast<double>(result.analyses.front().cost.totals.flops), "FLOP");
+  if (!result.analyses.empty()) return fmt::format("{} points", result.analyses.size());
   return "";
 }
 

@@ -1,12 +1,14 @@
 #pragma once
 // The typed result a store record keeps, as one JSON value tagged with its kind: {"kind": "bench", "result":
-// exec::encode_bench} or {"kind": "predict", "result": roofline::encode_predictions}. Writing and reading it
+// exec::encode_bench}, {"kind": "predict", "result": roofline::encode_predictions} or {"kind": "analyze", "result":
+// analysis::encode_analysis (or _sweep)}. Writing and reading it
 // go through the kind's own codec, so what the store hands to figures, report and export is the value the command
 // computed, environment included, never cells a printer wrote.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "analysis/analysis_codec.h"
 #include "exec/measurement.h"
 #include "roofline/predict.h"
 #include "store/record.h"
@@ -14,13 +16,18 @@
 namespace ridge::report {
 
 struct TypedResult {
-  std::string kind;                               // "bench" or "predict"
+  std::string kind;                               // "bench", "predict" or "analyze"
   std::vector<exec::BenchResult> runs;            // bench
   std::vector<roofline::Prediction> predictions;  // predict (several for a sweep)
+  std::vector<analysis::Analysis> analyses;       // analyze (a sweep: one per point, without nodes)
+  std::string sweep;                              // analyze: the swept key; empty for one analysis
 };
 
 nlohmann::ordered_json typed_bench(const exec::BenchResult& run);
 nlohmann::ordered_json typed_predictions(const std::vector<roofline::Prediction>& predictions);
+nlohmann::ordered_json typed_analysis(const analysis::Analysis& analysis);
+nlohmann::ordered_json typed_analysis_sweep(const std::string& model, const std::string& key,
+                                            const std::vector<analysis::Analysis>& points);
 
 // Throws ridge::Error naming `where` on a value no codec reads.
 TypedResult decode_typed(const nlohmann::json& typed, const std::string& where);
@@ -29,7 +36,7 @@ TypedResult decode_typed(const nlohmann::json& typed, const std::string& where);
 std::optional<TypedResult> typed_result(const store::Record& record);
 
 // The headline figure of a typed result as people read it in listings ("mean 12.345 ms", "1.19 ms predicted",
-// "6 points").
+// "8.21 GFLOP", "6 points").
 std::string headline(const TypedResult& result);
 
 }  // namespace ridge::report

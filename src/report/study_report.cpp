@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "hw/device_db.h"
+#include "report/analysis_report.h"
 #include "report/document_codec.h"
 #include "report/figure/energy_roofline_figure.h"
 #include "report/figure/render.h"
@@ -110,20 +111,6 @@ Value text_or_none(const std::string& s) { return s.empty() ? Value{} : Value{s}
 std::string heading_title(std::string title) {
   while (!title.empty() && (title.back() == ':' || title.back() == ' ')) title.pop_back();
   return title;
-}
-
-const Field* find_field(const Document& doc, const std::string& key) {
-  for (const auto& f : doc.fields)
-    if (f.key == key) return &f;
-  return nullptr;
-}
-
-// "Conv x2, Foo x1" from a JSON object of op counts; empty for none.
-std::string op_counts_of(const Json& j) {
-  if (!j.is_object() || j.empty()) return "";
-  std::map<std::string, int> ops;
-  for (const auto& [op, n] : j.items()) ops[op] = n.is_number() ? n.get<int>() : 0;
-  return op_counts(ops);
 }
 
 // Rooflines of models and of imported profiler kernels share the report's roofline section.
@@ -283,17 +270,16 @@ std::vector<std::string> study_warnings(const Study& study, const std::vector<fi
     if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(std::move(w));
   };
   if (study.analysis) {
-    const auto& a = *study.analysis;
+    const auto& c = study.analysis->cost;
     std::string model = file_name(study.model);
-    if (const auto* f = find_field(a, "unknown_ops"); f && !op_counts_of(f->json).empty())
+    if (!c.unknown_ops.empty())
       add(fmt::format("{}: ops without a cost rule (their FLOPs and bytes are not in the totals): {}", model,
-                      op_counts_of(f->json)));
-    if (const auto* f = find_field(a, "unresolved_ops"); f && !op_counts_of(f->json).empty())
-      add(fmt::format("{}: nodes with unresolved shapes, not costed: {}", model, op_counts_of(f->json)));
-    if (const auto* f = find_field(a, "estimated_nodes"); f && f->json.is_number() && f->json.get<int64_t>() > 0)
-      add(fmt::format("{}: {} node(s) are estimated (control flow decided at run time)", model,
-                      f->json.get<int64_t>()));
-    for (const auto& n : a.notes) add("analysis: " + n);
+                      op_counts(c.unknown_ops)));
+    if (!c.unresolved_ops.empty())
+      add(fmt::format("{}: nodes with unresolved shapes, not costed: {}", model, op_counts(c.unresolved_ops)));
+    if (c.estimated_nodes > 0)
+      add(fmt::format("{}: {} node(s) are estimated (control flow decided at run time)", model, c.estimated_nodes));
+    for (const auto& n : study.analysis->notes) add("analysis: " + n);
   }
   for (const auto& r : study.records) {
     if (r.status != "ok") add(fmt::format("result {} ({} {}) failed: {}", r.id, r.command, r.params.model, r.error));
@@ -314,10 +300,10 @@ std::vector<std::string> study_warnings(const Study& study, const std::vector<fi
     if (estimated) add(fmt::format("prediction {}: {} node time(s) are estimated", x.label, estimated));
   }
   for (const auto& s : stored) {
-    if (s.record->command == "analyze") {
-      if (const auto* f = find_field(s.doc, "unknown_ops"); f && !op_counts_of(f->json).empty())
-        add(fmt::format("result {}: ops without a cost rule: {}", s.record->id, op_counts_of(f->json)));
-    }
+    if (s.typed)
+      for (const auto& a : s.typed->analyses)
+        if (!a.cost.unknown_ops.empty())
+          add(fmt::format("result {}: ops without a cost rule: {}", s.record->id, op_counts(a.cost.unknown_ops)));
     for (const auto& n : s.doc.notes) notes.add(s.record->id, s.record->command, n);
   }
   for (auto& line : notes.lines()) add(std::move(line));
@@ -559,7 +545,7 @@ const Table* nested_table(const Table& runs, const std::vector<Value>& row, cons
 
 std::string analysis_html(const Study& study) {
   if (!study.analysis) return paragraph("No MODEL was given: run `ridge report MODEL ...` for its complexity.");
-  const auto& a = *study.analysis;
+  const auto a = analysis_document(*study.analysis);
   std::string out;
   Document header = a;
   header.tables.clear();
@@ -633,7 +619,7 @@ std::string study_html(const Study& study) {
 
   std::string layers;
   if (study.analysis)
-    if (const auto* t = study.analysis->find("nodes"))
+    if (auto doc = analysis_document(*study.analysis); const auto* t = doc.find("nodes"))
       layers += details("Analysis per node: " + file_name(study.model), table_html(*t), true);
   for (const auto& d : study.devices)
     for (size_t i = 0; i < d.predictions.size() && i < d.rooflines.size(); ++i)
@@ -739,7 +725,7 @@ MarkdownOutput write_study_markdown(const Study& study, const std::string& direc
 
   md << "## 2. Complexity (analysis)\n\n";
   if (study.analysis) {
-    const auto& a = *study.analysis;
+    const auto a = analysis_document(*study.analysis);
     for (const auto& f : a.fields)
       if ((f.audience & kHuman) && !f.at_end && !f.text.empty()) md << "- " << f.label << ": " << f.text << "\n";
     for (const auto& key : {"totals", "training", "op_types"})
@@ -786,7 +772,7 @@ MarkdownOutput write_study_markdown(const Study& study, const std::string& direc
   md << "### Conclusions\n\n" << placeholder("the answer to the question of section 1.") << "\n";
 
   if (study.analysis)
-    if (const auto* t = study.analysis->find("nodes"))
+    if (auto doc = analysis_document(*study.analysis); const auto* t = doc.find("nodes"))
       md << "## Appendix: per-layer analysis\n\n" << markdown_table(*t) << "\n";
 
   result.path = (fs::path(directory) / "report.md").string();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analysis_codec.h"
 #include "hw/roofline.h"
 #include "report/document.h"
 #include "report/figure/figure.h"
@@ -25,9 +26,9 @@ struct StudyDevice {
 };
 
 struct Study {
-  std::string model;                 // the MODEL analysed; empty without one
-  int64_t batch = 0;                 // the batch the analysis and predictions bound (0: none)
-  std::optional<Document> analysis;  // report::analysis_document with its nodes
+  std::string model;                           // the MODEL analysed; empty without one
+  int64_t batch = 0;                           // the batch the analysis and predictions bound (0: none)
+  std::optional<analysis::Analysis> analysis;  // the model's analysis, with its nodes
   std::vector<StudyDevice> devices;
   std::vector<store::Record> records;  // the stored results selected (with their documents)
   std::string store_path;              // where they came from; empty: no store was read
