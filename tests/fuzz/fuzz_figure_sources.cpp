@@ -1,11 +1,12 @@
 // libFuzzer target: arbitrary JSON as the input of `ridge plot KIND --from` / `--measured` (a
-// hand-edited or foreign file), through the prediction and bench codecs, report/figure's sources, the roofline builder
-// and every result figure `ridge report` draws. Any input must end in a figure whose spec serialises, or a
-// ridge::Error; never a crash or another exception.
+// hand-edited or foreign file) or of `ridge results import`, through the prediction, bench and analysis codecs,
+// report/figure's sources, the roofline builder and every result figure `ridge report` draws. Any input must end in a
+// figure whose spec serialises, or a ridge::Error; never a crash or another exception.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "analysis/analysis_codec.h"
 #include "exec/bench_codec.h"
 #include "report/figure/result_figures.h"
 #include "report/figure/result_sources.h"
@@ -37,6 +38,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto bench = ridge::exec::decode_bench(json, "fuzz");
     auto measured = fig::bench_points(bench.runs, ridge::cost::ModelCost{}, 1, runs, unmatched);
     input.points.insert(input.points.end(), measured.begin(), measured.end());
+  } catch (const ridge::Error&) {
+  }
+  try {
+    for (const auto& a : ridge::analysis::decode_analyses(json, "fuzz"))
+      (void)ridge::analysis::encode_analysis(a).dump();
   } catch (const ridge::Error&) {
   }
   auto kernels = fig::kernel_points(json, "d");
