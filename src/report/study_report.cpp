@@ -108,6 +108,15 @@ std::string calibration_of(const roofline::Prediction& p) {
 
 Value text_or_none(const std::string& s) { return s.empty() ? Value{} : Value{s}; }
 
+// Whether a run in `precision` is what `p` predicts: the same arithmetic, or a TF32 run against an fp32 prediction
+// that let its products use TF32 tensor units (--allow-tf32: a tf32 ceiling among those it used).
+bool same_precision(const std::string& precision, const roofline::Prediction& p) {
+  if (precision.empty() || p.precision.empty() || precision == p.precision) return true;
+  if (precision != "tf32" || p.precision != "fp32") return false;
+  return std::any_of(p.ceilings_used.begin(), p.ceilings_used.end(),
+                     [](const auto& c) { return c.first.find("tf32") != std::string::npos; });
+}
+
 std::string heading_title(std::string title) {
   while (!title.empty() && (title.back() == ':' || title.back() == ' ')) title.pop_back();
   return title;
@@ -468,7 +477,7 @@ Table predicted_vs_measured_table(const Study& study) {
   // Every prediction (single predictions and the points of predict sweeps) of the same model and batch.
   const auto& stored = stored_documents(study);
   auto predictions = all_predictions(study, stored);
-  int other_hardware = 0, other_mode = 0;
+  int other_hardware = 0, other_mode = 0, other_precision = 0;
   for (const auto& s : stored) {
     if (!s.typed) continue;
     for (const auto& run : s.typed->runs) {
@@ -490,6 +499,10 @@ Table predicted_vs_measured_table(const Study& study) {
           ++other_mode;
           continue;
         }
+        if (!same_precision(run.precision, p)) {
+          ++other_precision;
+          continue;
+        }
         auto name = x.label;
         auto where = p.device_id + (p.mode.empty() ? "" : " " + p.mode);
         if (name != where) name += " (" + where + ")";
@@ -499,14 +512,17 @@ Table predicted_vs_measured_table(const Study& study) {
     }
   }
   t.footer.push_back(
-      "Each measured run is paired with the predictions of the same model and batch for the hardware that measured "
-      "it (the device's name holds the GPU's or CPU's: a device file from `ridge ert --profile` for this machine) and, "
-      "where a calibration predicts one executor mode, for the mode that ran.");
+      "Each measured run is paired with the predictions of the same model, batch and precision for the hardware that "
+      "measured it (the device's name holds the GPU's or CPU's: a device file from `ridge ert --profile` for this "
+      "machine) and, where a calibration predicts one executor mode, for the mode that ran. A TF32 run pairs with an "
+      "fp32 prediction made with --allow-tf32.");
   if (other_hardware > 0)
     t.footer.push_back(
         fmt::format("{} prediction(s) of the same model and batch are for other hardware: not paired", other_hardware));
   if (other_mode > 0)
     t.footer.push_back(fmt::format("{} prediction(s) are for another executor mode: not paired", other_mode));
+  if (other_precision > 0)
+    t.footer.push_back(fmt::format("{} prediction(s) are for another precision: not paired", other_precision));
   return t;
 }
 

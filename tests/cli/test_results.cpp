@@ -503,7 +503,8 @@ TEST(ResultsCli, ImportedPredictionsPairWithImportedGpuRuns) {
   ASSERT_EQ(prediction["batch"], 32);
   double predicted_s = prediction["totals"]["time_s"].get<double>();
   auto bench = source_path("tests/data/bench/h200/ridge-bench-resnet50.json");
-  auto first = run_ridge("results import " + predicted + " " + bench + " --store " + store);
+  auto tf32 = source_path("tests/data/bench/h200/ridge-bench-resnet50-tf32.json");
+  auto first = run_ridge("results import " + predicted + " " + bench + " " + tf32 + " --store " + store);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_NE(first.out.find("h200-b32.json: 1 result, 1 added"), std::string::npos) << first.out;
   auto again = run_ridge("results import " + predicted + " --store " + store);
@@ -526,6 +527,8 @@ TEST(ResultsCli, ImportedPredictionsPairWithImportedGpuRuns) {
   EXPECT_NE(section.find("14.267 ms"), std::string::npos) << section;
   EXPECT_NE(section.find("13.948 ms"), std::string::npos) << section;
   EXPECT_EQ(section.find("2.221 ms"), std::string::npos) << section;
+  // The TF32 run (7.805 ms, another file) is not what an fp32 prediction without --allow-tf32 describes.
+  EXPECT_EQ(section.find("7.805 ms"), std::string::npos) << section;
   EXPECT_NE(section.find(fmt::format("{:.2f} x", 13.948e-3 / predicted_s)), std::string::npos) << section;
 }
 
