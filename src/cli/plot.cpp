@@ -23,6 +23,7 @@
 #include "report/figure/render.h"
 #include "report/figure/roofline_figure.h"
 #include "report/figure/sources.h"
+#include "report/ncu_import_codec.h"
 #include "report/prediction_report.h"
 #include "report/printer.h"
 #include "report/result_codec.h"
@@ -169,14 +170,19 @@ int run_plot_roofline(const RooflineOptions& o) {
   for (const auto& path : o.from) {
     auto doc = read_json_file(path);
     auto kind = fig::document_kind(doc);
-    if (kind == "predict")
+    if (kind == "predict") {
       add_predictions(roofline::decode_predictions(doc, "'" + path + "'"), "'" + path + "'");
-    else if (kind == "kernels")
+    } else if (report::is_ncu_import(doc)) {  // ridge's own import, through its codec
+      auto points = fig::kernel_points(report::decode_ncu_import(doc, "'" + path + "'").import, path);
+      input.points.insert(input.points.end(), points.begin(), points.end());
+      input.hierarchical = true;
+    } else if (kind == "kernels") {  // another tool's kernels in the documented layout
       add_kernels(doc, path);
-    else
+    } else {
       throw Error("'" + path +
-                  "' is not a JSON output ridge can draw a roofline from (`ridge predict -f json`, or "
-                  "profiler kernels with kernels[].name, time_s, flops, bytes.{l1,l2,dram})");
+                  "' is not a JSON output ridge can draw a roofline from (`ridge predict -f json`, `ridge import ncu "
+                  "-f json`, or profiler kernels with kernels[].name, time_s, flops, bytes.{l1,l2,dram})");
+    }
     source += (source.empty() ? "" : ", ") + path;
   }
   if (!o.results.empty()) {
@@ -193,6 +199,10 @@ int run_plot_roofline(const RooflineOptions& o) {
       auto typed = report::typed_result(record);
       if (typed && !typed->predictions.empty()) {
         add_predictions(typed->predictions, where);
+      } else if (typed && typed->ncu) {
+        auto points = fig::kernel_points(*typed->ncu, where);
+        input.points.insert(input.points.end(), points.begin(), points.end());
+        input.hierarchical = true;
       } else if (auto doc = record.document.is_null() ? fig::Json()
                                                       : report::to_json(report::decode_document(record.document));
                  fig::document_kind(doc) == "kernels") {

@@ -4,6 +4,7 @@
 
 #include "exec/bench_codec.h"
 #include "report/format.h"
+#include "report/ncu_import_codec.h"
 #include "roofline/prediction_codec.h"
 #include "util/error.h"
 
@@ -26,6 +27,10 @@ nlohmann::ordered_json typed_analysis_sweep(const std::string& model, const std:
   return {{"kind", "analyze"}, {"result", analysis::encode_analysis_sweep(model, key, points)}};
 }
 
+nlohmann::ordered_json typed_ncu_import(const NcuImport& import) {
+  return {{"kind", "import ncu"}, {"result", encode_ncu_import(import)}};
+}
+
 TypedResult decode_typed(const nlohmann::json& typed, const std::string& where) {
   if (!typed.is_object() || !typed.contains("kind") || !typed["kind"].is_string() || !typed.contains("result"))
     throw Error(fmt::format("{}: its typed result has no kind and result", where));
@@ -34,7 +39,11 @@ TypedResult decode_typed(const nlohmann::json& typed, const std::string& where) 
     out.runs = exec::decode_bench(typed["result"], where).runs;
   else if (out.kind == "predict")
     out.predictions = roofline::decode_predictions(typed["result"], where);
-  else if (out.kind == "analyze") {
+  else if (out.kind == "import ncu") {
+    auto decoded = decode_ncu_import(typed["result"], where);
+    out.ncu = std::move(decoded.import);
+    out.missing_device = std::move(decoded.missing_device);
+  } else if (out.kind == "analyze") {
     out.analyses = analysis::decode_analyses(typed["result"], where);
     const auto& result = typed["result"];
     if (result.contains("sweep") && result["sweep"].is_string()) out.sweep = result["sweep"].get<std::string>();
@@ -56,6 +65,23 @@ std::string headline(const TypedResult& result) {
   if (result.analyses.size() == 1 && result.sweep.empty())
     return si(static_cast<double>(result.analyses.front().cost.totals.flops), "FLOP");
   if (!result.analyses.empty()) return fmt::format("{} points", result.analyses.size());
+  if (result.ncu) {
+    // Every launch a kernel row stands for, where every kernel was timed.
+    size_t kernels = 0;
+    double time_s = 0;
+    bool timed = true;
+    for (const auto& run : result.ncu->runs)
+      for (const auto& k : run.kernels) {
+        ++kernels;
+        if (k.failed) continue;
+        if (k.time_s)
+          time_s += static_cast<double>(std::max<int64_t>(1, k.invocations)) * *k.time_s;
+        else
+          timed = false;
+      }
+    auto text = fmt::format("{} kernel{}", kernels, kernels == 1 ? "" : "s");
+    return timed && kernels > 0 ? text + ", " + duration(time_s) + " kernel time" : text;
+  }
   return "";
 }
 

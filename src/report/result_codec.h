@@ -1,7 +1,7 @@
 #pragma once
 // The typed result a store record keeps, as one JSON value tagged with its kind: {"kind": "bench", "result":
 // exec::encode_bench}, {"kind": "predict", "result": roofline::encode_predictions} or {"kind": "analyze", "result":
-// analysis::encode_analysis (or _sweep)}. Writing and reading it
+// analysis::encode_analysis (or _sweep)} or {"kind": "import ncu", "result": encode_ncu_import}. Writing and reading it
 // go through the kind's own codec, so what the store hands to figures, report and export is the value the command
 // computed, environment included, never cells a printer wrote.
 #include <nlohmann/json.hpp>
@@ -10,6 +10,7 @@
 
 #include "analysis/analysis_codec.h"
 #include "exec/measurement.h"
+#include "report/ncu_report.h"
 #include "roofline/predict.h"
 #include "store/record.h"
 
@@ -21,11 +22,14 @@ struct TypedResult {
   std::vector<roofline::Prediction> predictions;  // predict (several for a sweep)
   std::vector<analysis::Analysis> analyses;       // analyze (a sweep: one per point, without nodes)
   std::string sweep;                              // analyze: the swept key; empty for one analysis
+  std::optional<NcuImport> ncu;                   // import ncu
+  std::string missing_device;                     // import ncu: why its device could not be resolved again
 };
 
 nlohmann::ordered_json typed_bench(const exec::BenchResult& run);
 nlohmann::ordered_json typed_predictions(const std::vector<roofline::Prediction>& predictions);
 nlohmann::ordered_json typed_analysis(const analysis::Analysis& analysis);
+nlohmann::ordered_json typed_ncu_import(const NcuImport& import);
 nlohmann::ordered_json typed_analysis_sweep(const std::string& model, const std::string& key,
                                             const std::vector<analysis::Analysis>& points);
 

@@ -186,18 +186,25 @@ std::vector<figure::Figure> study_figures(const Study& study) {
   const auto& stored = stored_documents(study);
   for (const auto& s : stored) {
     // Imported profiler kernels: a hierarchical roofline on the device the import named (its
-    // ceilings from the study's device, else the database), one point per memory level.
-    if (fig::document_kind(s.json) != "kernels") continue;
+    // ceilings from the import, else the study's device, else the database), one point per memory level.
+    // An Nsight Compute import is read through its codec; another import's kernels (a kind without a codec yet)
+    // from its document's kernels[].
+    bool typed = s.typed && s.typed->ncu;
+    if (!typed && fig::document_kind(s.json) != "kernels") continue;
     fig::RooflineInput input;
     input.hierarchical = true;
     auto series = fmt::format("result {}", s.record->id);
-    input.points = fig::kernel_points(s.json, series);
+    input.points = typed ? fig::kernel_points(*s.typed->ncu, series) : fig::kernel_points(s.json, series);
     bool drawable = std::any_of(input.points.begin(), input.points.end(),
                                 [](const auto& p) { return p.flops > 0 && p.bytes > 0 && p.time_s > 0; });
     if (!drawable) continue;
     auto device_id = s.record->params.device.substr(0, s.record->params.device.find(':'));
-    if (!device_id.empty()) {
-      std::optional<hw::Roofline> roofline;
+    std::optional<hw::Roofline> roofline;
+    if (typed && s.typed->ncu->roofline) {
+      roofline = s.typed->ncu->roofline;
+      device_id = roofline->device_id;
+    }
+    if (!roofline && !device_id.empty()) {
       for (const auto& d : study.devices)
         if (d.id == device_id && !d.rooflines.empty()) roofline = d.rooflines.front();
       if (!roofline) try {
@@ -205,8 +212,8 @@ std::vector<figure::Figure> study_figures(const Study& study) {
           roofline = hw::roofline_for(device, hw::resolve_mode(device, ""));
         } catch (const Error&) {  // a device file no longer at hand: the kernels without ceilings
         }
-      if (roofline) input.ceilings = fig::ceilings_of(*roofline, series);
     }
+    if (roofline) input.ceilings = fig::ceilings_of(*roofline, series);
     input.title = fmt::format("Hierarchical roofline: result {} ({}{})", s.record->id, s.record->command,
                               device_id.empty() ? "" : " on " + device_id);
     auto figure = fig::roofline_figure(input);

@@ -110,6 +110,36 @@ std::vector<RooflinePoint> bench_points(const std::vector<exec::BenchResult>& be
   return points;
 }
 
+std::vector<RooflinePoint> kernel_points(const NcuImport& import, const std::string& series) {
+  std::map<std::string, int> launches;
+  for (const auto& run : import.runs)
+    for (const auto& k : run.kernels) ++launches[k.name];
+  std::map<std::string, int> seen;
+  std::vector<RooflinePoint> points;
+  for (const auto& run : import.runs)
+    for (const auto& k : run.kernels) {
+      auto label = import.runs.size() > 1 ? run.label + ": " + k.name : k.name;
+      if (launches[k.name] > 1) label += fmt::format(" #{}", k.id >= 0 ? k.id : ++seen[k.name]);
+      if (!k.l1_bytes && !k.l2_bytes && !k.dram_bytes) {
+        points.push_back({.series = series, .name = label});  // named in the notes, not drawn
+        continue;
+      }
+      auto op = profile::kernel_family(k.name);
+      const std::pair<const char*, const std::optional<double>*> levels[] = {
+          {"l1", &k.l1_bytes}, {"l2", &k.l2_bytes}, {"dram", &k.dram_bytes}};
+      for (auto [level, bytes] : levels) {
+        RooflinePoint p{.series = series, .name = label, .op = op, .level = level};
+        p.family = op.empty() ? k.name.substr(0, k.name.find('(')) : op;
+        p.flops = k.flops().value_or(0);
+        p.bytes = bytes->value_or(0);
+        p.time_s = k.time_s.value_or(0);
+        p.time_kind = "measured";
+        points.push_back(std::move(p));
+      }
+    }
+  return points;
+}
+
 std::vector<RooflinePoint> kernel_points(const Json& doc, const std::string& series) {
   // A kernel launched several times (or in several runs) is one point per launch: its label gets
   // the run and launch ID, so each launch's levels are joined, not every launch of the name.

@@ -9,6 +9,7 @@
 #include "exec/measurement.h"
 #include "report/figure/energy_roofline_figure.h"
 #include "report/figure/roofline_figure.h"
+#include "report/ncu_report.h"
 #include "roofline/predict.h"
 
 namespace ridge::report::figure {
@@ -34,6 +35,11 @@ std::vector<RooflinePoint> measured_points(const exec::BenchResult& run, const c
 // runs matched is returned in `runs`.
 std::vector<RooflinePoint> bench_points(const std::vector<exec::BenchResult>& bench, const cost::ModelCost& cost,
                                         int64_t batch, int& runs, std::vector<std::string>& unmatched);
+
+// The kernels of an Nsight Compute import, one point per memory level with bytes (the hierarchical roofline): a
+// kernel launched several times is one point per launch, named by its launch ID; with several runs, the run's
+// label leads the name. A kernel without bytes at any level is passed on alone, so the figure names it.
+std::vector<RooflinePoint> kernel_points(const NcuImport& import, const std::string& series);
 
 // Profiler kernels (`kernels[]`: name, time_s, flops, bytes.{l1,l2,dram}, optional op) as one point per
 // memory level with bytes, for the hierarchical roofline.
