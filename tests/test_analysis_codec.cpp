@@ -9,6 +9,7 @@
 #include "analysis/run.h"
 #include "report/analysis_report.h"
 #include "report/printer.h"
+#include "support/error_text.h"
 #include "support/paths.h"
 #include "util/error.h"
 
@@ -125,12 +126,7 @@ TEST(AnalysisCodec, SweepsKeepEveryPointsTotals) {
 
 TEST(AnalysisCodec, BadFilesGetOneLine) {
   auto message = [](const std::string& text) {
-    try {
-      analysis::decode_analyses(json::parse(text), "'a.json'");
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
+    return error_text([&] { analysis::decode_analyses(json::parse(text), "'a.json'"); });
   };
   EXPECT_NE(message(R"({"runs": []})").find("'a.json' is no `ridge analyze -f json` output"), std::string::npos);
   EXPECT_NE(

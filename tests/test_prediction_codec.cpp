@@ -14,6 +14,7 @@
 #include "roofline/predict.h"
 #include "roofline/prediction_codec.h"
 #include "store/store.h"
+#include "support/error_text.h"
 #include "support/paths.h"
 #include "util/error.h"
 
@@ -169,12 +170,7 @@ TEST(PredictionCodec, SweepsKeepEveryPointWhole) {
 
 TEST(PredictionCodec, BadFilesGetOneLine) {
   auto message = [](const std::string& text) {
-    try {
-      roofline::decode_predictions(json::parse(text), "'p.json'");
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
+    return error_text([&] { roofline::decode_predictions(json::parse(text), "'p.json'"); });
   };
   EXPECT_NE(message(R"({"runs": []})").find("'p.json' is no `ridge predict -f json` output"), std::string::npos);
   EXPECT_NE(message(R"({"device": {"id": "t4"}, "totals": {"time_s": "fast"}})").find("totals.time_s is not a number"),

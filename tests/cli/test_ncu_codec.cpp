@@ -11,6 +11,7 @@
 
 #include "report/figure/sources.h"
 #include "report/ncu_import_codec.h"
+#include "support/error_text.h"
 #include "support/paths.h"
 #include "util/error.h"
 
@@ -84,12 +85,7 @@ TEST(NcuImportCodec, StoredImportsAreTypedAndDrawnByTheReport) {
 
 TEST(NcuImportCodec, BadFilesGetOneLineAndAMissingDeviceIsNamed) {
   auto message = [](const std::string& text) {
-    try {
-      report::decode_ncu_import(json::parse(text), "'n.json'");
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
+    return error_text([&] { report::decode_ncu_import(json::parse(text), "'n.json'"); });
   };
   EXPECT_NE(message(R"({"kernels": []})").find("'n.json' is no `ridge import ncu -f json` output"), std::string::npos);
   EXPECT_NE(message(R"({"source": "ncu", "import": {"runs": [{"layout": "pages"}]}})").find("layout 'pages'"),
