@@ -293,8 +293,11 @@ Command add_plot_command(CLI::App& parent) {
   roofline->add_flag("--with-training", r->with_training, "also draw the training step as a series of its own");
   roofline->add_option("--measured", r->measured,
                        "a `ridge bench -f json` output of this model: measured node times as a series");
-  roofline->add_option("--from", r->from, "a `ridge predict -f json` output, or profiler kernels JSON (repeatable)");
-  roofline->add_option("--result", r->results, "a stored `ridge predict` result to draw, by id (see `ridge results`)");
+  roofline->add_option("--from", r->from,
+                       "a `ridge predict -f json` or `ridge import ncu -f json` output, or another profiler's kernels "
+                       "JSON (repeatable)");
+  roofline->add_option("--result", r->results,
+                       "a stored `ridge predict` or `ridge import ncu` result to draw, by id (see `ridge results`)");
   roofline->add_option("--store", r->store.path,
                        "results store of --result (default: $RIDGE_STORE, else ./ridge-results.db)");
   roofline->add_flag("--hierarchical", r->hierarchical, "one point per memory level per kernel (profiler kernels)");

@@ -65,7 +65,9 @@ int run_import(const std::vector<std::string>& files, const ResultFilterOptions&
     total += added;
     fmt::print("{}: {} result{}, {} added, {} already in {}{}\n", files[i], records.size(),
                records.size() == 1 ? "" : "s", added, static_cast<int64_t>(records.size()) - added, path,
-               read[i].untimed > 0 ? " (the file records no run times: stored with the import's)" : "");
+               read[i].untimed == 0                   ? ""
+               : records.front().command == "predict" ? " (a prediction records no time: stored with the import's)"
+                                                      : " (the file records no run times: stored with the import's)");
   }
   fmt::print("{} now holds {} results ({} added)\n", path, store.count(), total);
   return 0;
