@@ -8,6 +8,8 @@
 #include "cli/store_options.h"
 #include "onnx/model_reader.h"
 #include "profile/torch_trace.h"
+#include "report/result_codec.h"
+#include "report/torch_import_codec.h"
 #include "report/torch_trace_report.h"
 #include "util/error.h"
 
@@ -26,17 +28,16 @@ int run_torch_import(const TorchImportOptions& o) {
   if (!o.model.empty()) model = onnx::load_model(o.model);
   std::vector<report::TorchImport> imports;
   for (const auto& file : o.files) {
-    report::TorchImport i;
-    i.trace = profile::read_torch_trace(file);
-    i.mapping = profile::map_layers(i.trace, model ? &model->graph : nullptr);
-    i.summary = profile::summarize(i.trace);
-    imports.push_back(std::move(i));
+    auto trace = profile::read_torch_trace(file);
+    auto mapping = profile::map_layers(trace, model ? &model->graph : nullptr);
+    imports.push_back(report::make_torch_import(std::move(trace), std::move(mapping)));
   }
   auto doc = report::torch_trace_document(imports, o.model);
-  emit(doc, o.format);
+  report::TorchImports value{std::move(imports), o.model};
+  emit(doc, o.format, report::encode_torch_imports(value));
   store::Params params;
   params.model = o.model;
-  keep_result(o.store, doc, params);
+  keep_result(o.store, doc, params, report::typed_torch_imports(value));
   return 0;
 }
 

@@ -51,6 +51,15 @@ int run_results(const ResultsOptions& o) {
   return 0;
 }
 
+// Why the results of a file are stored with the time of the import, when they are.
+std::string untimed_note(const report::ImportedFile& file) {
+  if (file.untimed == 0 || file.records.empty()) return "";
+  const auto& command = file.records.front().command;
+  if (command == "bench") return " (the file records no run times: stored with the import's)";
+  return fmt::format(" ({} records no time: stored with the import's)",
+                     command == "predict" ? "a prediction" : "an import");
+}
+
 int run_import(const std::vector<std::string>& files, const ResultFilterOptions& o) {
   auto path = store_path(o);
   // Every file is read before anything is saved: a bad one leaves the store as it was.
@@ -65,9 +74,7 @@ int run_import(const std::vector<std::string>& files, const ResultFilterOptions&
     total += added;
     fmt::print("{}: {} result{}, {} added, {} already in {}{}\n", files[i], records.size(),
                records.size() == 1 ? "" : "s", added, static_cast<int64_t>(records.size()) - added, path,
-               read[i].untimed == 0                   ? ""
-               : records.front().command == "predict" ? " (a prediction records no time: stored with the import's)"
-                                                      : " (the file records no run times: stored with the import's)");
+               untimed_note(read[i]));
   }
   fmt::print("{} now holds {} results ({} added)\n", path, store.count(), total);
   return 0;
@@ -102,14 +109,15 @@ Command add_results_command(CLI::App& parent) {
   auto* import = app->add_subcommand(
       "import",
       "bring results written elsewhere into the store: `ridge bench -f json` files (a GPU machine's too) and "
-      "`ridge predict -f json` files");
-  import->add_option("files", *files, "bench or predict JSON files")->required()->check(CLI::ExistingFile);
+      "`ridge predict -f json`, `ridge import ncu -f json` and `ridge import torch -f json` files");
+  import->add_option("files", *files, "bench, predict or import JSON files")->required()->check(CLI::ExistingFile);
   import->add_option("--store", import_filter->store,
                      "results store to import into (default: $RIDGE_STORE, else ./ridge-results.db)");
   import->footer(
       "Each bench run becomes one bench result with the environment the file records (GPU, CPU, libraries, ridge\n"
-      "revision), not this machine's; a prediction file (a sweep included) becomes one predict result. A result is\n"
-      "identified by its content: importing a file again adds nothing.\n"
+      "revision), not this machine's; a prediction file (a sweep included) becomes one predict result, an ncu import\n"
+      "one result per run, a torch import one result. A result is identified by its content: importing a file again\n"
+      "adds nothing.\n"
       "Example:\n"
       "  ridge results import h200/ridge-bench-resnet50.json h200-predict.json --store study.db");
   app->footer(

@@ -31,6 +31,10 @@ nlohmann::ordered_json typed_ncu_import(const NcuImport& import) {
   return {{"kind", "import ncu"}, {"result", encode_ncu_import(import)}};
 }
 
+nlohmann::ordered_json typed_torch_imports(const TorchImports& imports) {
+  return {{"kind", "import torch"}, {"result", encode_torch_imports(imports)}};
+}
+
 TypedResult decode_typed(const nlohmann::json& typed, const std::string& where) {
   if (!typed.is_object() || !typed.contains("kind") || !typed["kind"].is_string() || !typed.contains("result"))
     throw Error(fmt::format("{}: its typed result has no kind and result", where));
@@ -43,6 +47,8 @@ TypedResult decode_typed(const nlohmann::json& typed, const std::string& where) 
     auto decoded = decode_ncu_import(typed["result"], where);
     out.ncu = std::move(decoded.import);
     out.missing_device = std::move(decoded.missing_device);
+  } else if (out.kind == "import torch") {
+    out.torch = decode_torch_imports(typed["result"], where);
   } else if (out.kind == "analyze") {
     out.analyses = analysis::decode_analyses(typed["result"], where);
     const auto& result = typed["result"];
@@ -81,6 +87,12 @@ std::string headline(const TypedResult& result) {
       }
     auto text = fmt::format("{} kernel{}", kernels, kernels == 1 ? "" : "s");
     return timed && kernels > 0 ? text + ", " + duration(time_s) + " kernel time" : text;
+  }
+  if (result.torch) {
+    // The distinct kernels of the traces (per name, device, op and layer), as the kernels table lists them.
+    size_t kernels = 0;
+    for (const auto& i : result.torch->imports) kernels += i.summary.kernels.size();
+    return fmt::format("{} kernel{}", kernels, kernels == 1 ? "" : "s");
   }
   return "";
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The typed result a store record keeps, as one JSON value tagged with its kind: {"kind": "bench", "result":
 // exec::encode_bench}, {"kind": "predict", "result": roofline::encode_predictions} or {"kind": "analyze", "result":
-// analysis::encode_analysis (or _sweep)} or {"kind": "import ncu", "result": encode_ncu_import}. Writing and reading it
+// analysis::encode_analysis (or _sweep)}, {"kind": "import ncu", "result": encode_ncu_import} or {"kind":
+// "import torch", "result": encode_torch_imports}. Writing and reading it
 // go through the kind's own codec, so what the store hands to figures, report and export is the value the command
 // computed, environment included, never cells a printer wrote.
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "analysis/analysis_codec.h"
 #include "exec/measurement.h"
 #include "report/ncu_report.h"
+#include "report/torch_import_codec.h"
 #include "roofline/predict.h"
 #include "store/record.h"
 
@@ -24,12 +26,14 @@ struct TypedResult {
   std::string sweep;                              // analyze: the swept key; empty for one analysis
   std::optional<NcuImport> ncu;                   // import ncu
   std::string missing_device;                     // import ncu: why its device could not be resolved again
+  std::optional<TorchImports> torch;              // import torch
 };
 
 nlohmann::ordered_json typed_bench(const exec::BenchResult& run);
 nlohmann::ordered_json typed_predictions(const std::vector<roofline::Prediction>& predictions);
 nlohmann::ordered_json typed_analysis(const analysis::Analysis& analysis);
 nlohmann::ordered_json typed_ncu_import(const NcuImport& import);
+nlohmann::ordered_json typed_torch_imports(const TorchImports& imports);
 nlohmann::ordered_json typed_analysis_sweep(const std::string& model, const std::string& key,
                                             const std::vector<analysis::Analysis>& points);
 

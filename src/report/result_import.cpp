@@ -10,9 +10,11 @@
 #include "exec/bench_codec.h"
 #include "report/bench_report.h"
 #include "report/document_codec.h"
+#include "report/ncu_import_codec.h"
 #include "report/prediction_report.h"
 #include "report/result_codec.h"
 #include "report/results_report.h"
+#include "report/torch_import_codec.h"
 #include "roofline/prediction_codec.h"
 #include "util/error.h"
 #include "util/timestamp.h"
@@ -97,6 +99,22 @@ ImportedFile import_predictions(const std::vector<roofline::Prediction>& predict
   return out;
 }
 
+// One stored result of another command's typed value, as that command stores it; its uid from the content and the
+// time of the import (imports record no time of their own).
+store::Record imported_record(const std::string& command, nlohmann::ordered_json typed, const Document& doc,
+                              const std::string& path) {
+  store::Record r;
+  r.result = std::move(typed);
+  r.uid = content_uid(r.result.dump());
+  r.command = command;
+  r.subject = doc.subject;
+  r.environment.command_line = fmt::format("ridge {} (imported from {})", command, path);
+  r.environment.created_at = utc_now();
+  r.document = encode_document(doc);
+  r.summary = headline(*typed_result(r));
+  return r;
+}
+
 }  // namespace
 
 ImportedFile import_records(const std::string& path) {
@@ -106,6 +124,32 @@ ImportedFile import_records(const std::string& path) {
   auto doc = nlohmann::json::parse(text, nullptr, false);
   if (!doc.is_discarded() && roofline::is_prediction(doc))
     return import_predictions(roofline::decode_predictions(doc, "'" + path + "'"), path);
+  if (!doc.is_discarded() && is_ncu_import(doc)) {
+    // One result per run, as `ridge import ncu` stores them (a sweep's runs are found by their batch).
+    auto decoded = decode_ncu_import(doc, "'" + path + "'");
+    if (!decoded.missing_device.empty()) throw Error(fmt::format("'{}': {}", path, decoded.missing_device));
+    ImportedFile out;
+    for (const auto& run : decoded.import.runs) {
+      NcuImport one{.runs = {run}, .roofline = decoded.import.roofline, .model = decoded.import.model};
+      auto r = imported_record("import ncu", typed_ncu_import(one), ncu_import_document(one), path);
+      if (one.roofline) r.params.device = one.roofline->device_id;
+      if (!one.model.empty()) r.params.model = one.model.begin()->second.path;
+      if (run.batch > 0) r.params.batch = run.batch;
+      out.records.push_back(std::move(r));
+      ++out.untimed;
+    }
+    return out;
+  }
+  if (!doc.is_discarded() && is_torch_import(doc)) {
+    auto value = decode_torch_imports(doc, "'" + path + "'");
+    ImportedFile out;
+    auto r = imported_record("import torch", typed_torch_imports(value),
+                             torch_trace_document(value.imports, value.model_path), path);
+    r.params.model = value.model_path;
+    out.records.push_back(std::move(r));
+    ++out.untimed;
+    return out;
+  }
   // Bench output, or text the bench codec refuses in one line naming both kinds.
   auto file = exec::parse_bench(text, path, "`ridge predict -f json`");
   ImportedFile out;

@@ -123,6 +123,15 @@ std::string fit_note(const TorchImport& i, const std::string& model_path) {
 
 }  // namespace
 
+TorchImport make_torch_import(profile::TorchTrace trace, profile::LayerMapping mapping) {
+  TorchImport i{.trace = std::move(trace), .mapping = std::move(mapping)};
+  i.summary = profile::summarize(i.trace);
+  i.ops_read = static_cast<int64_t>(i.trace.ops.size());
+  i.kernels_read = static_cast<int64_t>(i.trace.kernels.size());
+  for (const auto& k : i.trace.kernels) i.unlinked_kernels += k.op < 0 ? 1 : 0;
+  return i;
+}
+
 Document torch_trace_document(const std::vector<TorchImport>& imports, const std::string& model_path) {
   Document doc;
   doc.command = "import torch";
@@ -171,7 +180,7 @@ Document torch_trace_document(const std::vector<TorchImport>& imports, const std
     by.add({int64_t{m.by_annotation}, int64_t{m.by_node_name}, int64_t{m.by_module_path}, int64_t{m.by_op_order}});
     traces.add({i.trace.source, i.trace.layout, static_cast<int64_t>(i.trace.steps.size()), i.summary.passes,
                 profile::passes_from_name(i.summary.passes_from), from_text(i.summary.passes_from),
-                static_cast<int64_t>(i.trace.ops.size()), static_cast<int64_t>(i.trace.kernels.size()),
+                i.ops_read, i.kernels_read,
                 i.trace.skipped_events, i.summary.cpu_s, i.summary.has_gpu ? Value{i.summary.kernel_s} : Value{},
                 i.summary.cpu_per_pass_s, optional(i.summary.kernel_per_pass_s),
                 static_cast<int64_t>(i.summary.layers.size()),
@@ -288,9 +297,7 @@ Document torch_trace_document(const std::vector<TorchImport>& imports, const std
           fmt::format("{}: {} events outside every {} are in the ops and kernels tables, "
                       "not in per-pass figures",
                       name, i.summary.outside_passes, i.summary.passes_from == From::kSteps ? "ProfilerStep" : "pass"));
-    int64_t unlinked = 0;
-    for (const auto& k : i.trace.kernels) unlinked += k.op < 0 ? 1 : 0;
-    if (unlinked > 0)
+    if (auto unlinked = i.unlinked_kernels; unlinked > 0)
       doc.notes.push_back(
           fmt::format("{}: {} GPU activities are linked to no op (no matching correlation or External "
                       "id)",

@@ -81,6 +81,22 @@ TEST(NcuImportCodec, StoredImportsAreTypedAndDrawnByTheReport) {
   std::stringstream html;
   html << in.rdbuf();
   EXPECT_NE(html.str().find("Hierarchical roofline: result 1 (import ncu on h200)"), std::string::npos);
+  // The same import written elsewhere comes in through `results import` as the same typed value, added once.
+  auto file = dir + "/ncu-import.json";
+  std::ofstream(file) << run_ridge("import ncu -m " + model_path("resnet50") + " -d h200 --no-store -f json " +
+                                   h200("details-resnet50-b1-fp32-nvtx.csv"))
+                             .out;
+  auto other = dir + "/ncu-other.db";
+  auto first = run_ridge("results import " + file + " --store " + other);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("1 result, 1 added, 0 already in"), std::string::npos) << first.out;
+  EXPECT_NE(run_ridge("results import " + file + " --store " + other).out.find("1 result, 0 added, 1 already in"),
+            std::string::npos);
+  auto imported = json::parse(run_ridge("results --store " + other + " -f json").out);
+  ASSERT_EQ(imported["results"].size(), 1u);
+  EXPECT_EQ(imported["results"][0]["command"], "import ncu");
+  EXPECT_EQ(imported["results"][0]["device"], "h200");
+  EXPECT_EQ(imported["results"][0]["result"], list["results"][0]["result"]);
 }
 
 TEST(NcuImportCodec, BadFilesGetOneLineAndAMissingDeviceIsNamed) {
