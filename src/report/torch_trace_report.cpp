@@ -179,11 +179,10 @@ Document torch_trace_document(const std::vector<TorchImport>& imports, const std
         .column({.key = "op_order"});
     by.add({int64_t{m.by_annotation}, int64_t{m.by_node_name}, int64_t{m.by_module_path}, int64_t{m.by_op_order}});
     traces.add({i.trace.source, i.trace.layout, static_cast<int64_t>(i.trace.steps.size()), i.summary.passes,
-                profile::passes_from_name(i.summary.passes_from), from_text(i.summary.passes_from),
-                i.ops_read, i.kernels_read,
-                i.trace.skipped_events, i.summary.cpu_s, i.summary.has_gpu ? Value{i.summary.kernel_s} : Value{},
-                i.summary.cpu_per_pass_s, optional(i.summary.kernel_per_pass_s),
-                static_cast<int64_t>(i.summary.layers.size()),
+                profile::passes_from_name(i.summary.passes_from), from_text(i.summary.passes_from), i.ops_read,
+                i.kernels_read, i.trace.skipped_events, i.summary.cpu_s,
+                i.summary.has_gpu ? Value{i.summary.kernel_s} : Value{}, i.summary.cpu_per_pass_s,
+                optional(i.summary.kernel_per_pass_s), static_cast<int64_t>(i.summary.layers.size()),
                 Value{std::shared_ptr<const Table>(std::make_shared<Table>(std::move(by)))}, fit_record(m.fit)});
   }
 
