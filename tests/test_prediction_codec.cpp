@@ -197,8 +197,9 @@ TEST(TypedResults, TheStoreGivesBackTheValueSaved) {
   run.latency_ms.samples = 10;
   run.environment.device = "cuda:0 NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)";
   run.environment.cpu_model = "Intel(R) Xeon(R) Platinum 8480C";
-  store::Record predicted{.command = "predict", .result = report::typed_predictions({p})};
-  store::Record measured{.command = "bench", .result = report::typed_bench(run)};
+  store::Record predicted{.command = "predict",
+                          .result = report::encode_typed({.kind = "predict", .predictions = {p}})};
+  store::Record measured{.command = "bench", .result = report::encode_typed({.kind = "bench", .runs = {run}})};
   store::Record old{.command = "bench"};  // stored before results were typed
   store.save(predicted), store.save(measured), store.save(old);
   auto records = store.query({});

@@ -29,9 +29,9 @@ int run_analyze(const AnalyzeOptions& o) {
     auto result = analysis::run(request);
     auto analyzed = analysis::make_analysis(request, result, !o.summary);
     auto doc = report::analysis_document(analyzed);
-    auto typed = report::typed_analysis(analyzed);
-    emit(doc, o.format, typed["result"]);
-    keep_result(o.store, doc, params_of(o.model, analysis::bound_batch(result.model)), std::move(typed));
+    emit(doc, o.format, [&] { return analysis::encode_analysis(analyzed); });
+    report::TypedResult value{.kind = "analyze", .analyses = {analyzed}};
+    keep_result(o.store, doc, params_of(o.model, analysis::bound_batch(result.model)), &value);
     return 0;
   }
   if (o.summary) throw Error("--summary applies to one analysis; a sweep prints one row of totals per point already");
@@ -49,9 +49,9 @@ int run_analyze(const AnalyzeOptions& o) {
   }
   auto analyses = report::sweep_analyses(request, points);
   auto doc = report::analysis_sweep_document(request.model_path, key, analyses);
-  auto typed = report::typed_analysis_sweep(request.model_path, key, analyses);
-  emit(doc, o.format, typed["result"]);
-  keep_result(o.store, doc, params_of(o.model), std::move(typed));
+  emit(doc, o.format, [&] { return analysis::encode_analysis_sweep(request.model_path, key, analyses); });
+  report::TypedResult value{.kind = "analyze", .analyses = std::move(analyses), .sweep = key};
+  keep_result(o.store, doc, params_of(o.model), &value);
   return 0;
 }
 

@@ -244,8 +244,8 @@ int run_bench(const BenchCliOptions& o) {
   // Each point is written as it completes, so a run that fails later (or is killed) keeps it.
   auto on_result = [&](size_t i, const exec::BenchResult& result) {
     if (!o.csv_dir.empty()) report::append_bench_csv(o.csv_dir, {result});
-    keep_result(o.store, report::bench_run_document(result, o.top), report::bench_params(result),
-                report::typed_bench(result));
+    report::TypedResult value{.kind = "bench", .runs = {result}};
+    keep_result(o.store, report::bench_run_document(result, o.top), report::bench_params(result), &value);
     if (!invocation().quiet)
       fmt::print(std::cerr, "bench: [{}/{}] {}: {:.3f} ms\n", i + 1, matrix.size(), matrix[i].label,
                  result.latency_ms.mean);
@@ -256,7 +256,7 @@ int run_bench(const BenchCliOptions& o) {
   };
   auto [runs, failures] = exec::run_bench_matrix(engine, matrix, finish, on_result, on_failure);
   size_t total = matrix.size();
-  if (!runs.empty()) emit(report::bench_document(runs, o.top), o.format, exec::encode_bench(runs));
+  if (!runs.empty()) emit(report::bench_document(runs, o.top), o.format, [&] { return exec::encode_bench(runs); });
   if (failures.empty()) return 0;
   // A sweep cell is one point: its failure is the cell's error, which the sweep stores.
   if (invocation().quiet) throw Error(failures.front());

@@ -105,7 +105,7 @@ int run_ncu_import(const NcuImportOptions& o) {
                                            model.batch, o.model))
       throw Error(fmt::format("{}: {}", run.path, *why));
   }
-  emit(report::ncu_import_document(import), o.format, report::encode_ncu_import(import));
+  emit(report::ncu_import_document(import), o.format, [&] { return report::encode_ncu_import(import); });
   // One stored result per run, so a sweep's runs are found by their batch.
   for (const auto& run : import.runs) {
     report::NcuImport one;  // this run alone, with the import's device and model
@@ -119,7 +119,8 @@ int run_ncu_import(const NcuImportOptions& o) {
       params.batch = run.batch;
     else if (!o.model.empty())
       params.batch = import.model.at(run.batch).batch;
-    keep_result(o.store, report::ncu_import_document(one), params, report::typed_ncu_import(one));
+    report::TypedResult value{.kind = "import ncu", .ncu = one};
+    keep_result(o.store, report::ncu_import_document(one), params, &value);
   }
   return 0;
 }

@@ -33,11 +33,11 @@ int run_torch_import(const TorchImportOptions& o) {
     imports.push_back(report::make_torch_import(std::move(trace), std::move(mapping)));
   }
   auto doc = report::torch_trace_document(imports, o.model);
-  report::TorchImports value{std::move(imports), o.model};
-  emit(doc, o.format, report::encode_torch_imports(value));
+  report::TypedResult value{.kind = "import torch", .torch = report::TorchImports{std::move(imports), o.model}};
+  emit(doc, o.format, [&] { return report::encode_torch_imports(*value.torch); });
   store::Params params;
   params.model = o.model;
-  keep_result(o.store, doc, params, report::typed_torch_imports(value));
+  keep_result(o.store, doc, params, &value);
   return 0;
 }
 

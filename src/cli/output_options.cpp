@@ -17,10 +17,11 @@ void emit(const report::Document& doc, const std::string& format) {
   std::cout.flush();
 }
 
-void emit(const report::Document& doc, const std::string& format, const nlohmann::ordered_json& value) {
+void emit(const report::Document& doc, const std::string& format,
+          const std::function<nlohmann::ordered_json()>& encode) {
   if (report::parse_format(format) != report::Format::kJson) return emit(doc, format);
   if (invocation().quiet) return;
-  std::cout << value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
+  std::cout << encode().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
 }
 
 }  // namespace ridge::cli

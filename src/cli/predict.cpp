@@ -11,6 +11,7 @@
 #include "onnx/model_reader.h"
 #include "report/prediction_report.h"
 #include "report/result_codec.h"
+#include "roofline/prediction_codec.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -52,16 +53,15 @@ int run_predict(const PredictOptions& o) {
   }
   auto doc = points.size() == 1 ? report::prediction_document(points[0].prediction)
                                 : report::prediction_sweep_document(points);
-  std::vector<roofline::Prediction> predictions;
-  for (const auto& point : points) predictions.push_back(point.prediction);
-  auto typed = report::typed_predictions(predictions);
-  emit(doc, o.format, typed["result"]);
+  report::TypedResult value{.kind = "predict"};
+  for (const auto& point : points) value.predictions.push_back(point.prediction);
+  emit(doc, o.format, [&] { return roofline::encode_predictions(value.predictions); });
   auto params = params_of(o.device.model, points.size() == 1 ? points[0].batch : 0);
   params.device = o.device.device + (o.modes.empty() ? "" : ":" + o.modes);
   params.precision = o.device.precision.empty() ? o.device.model.dtype : o.device.precision;
   params.mode = o.device.exec_mode;
   if (o.device.threads > 0) params.threads = o.device.threads;
-  keep_result(o.store, doc, params, std::move(typed));
+  keep_result(o.store, doc, params, &value);
   return 0;
 }
 

@@ -101,7 +101,7 @@ store::Filter result_filter(const ResultFilterOptions& o) {
 std::string store_path(const ResultFilterOptions& o) { return store_path(StoreOptions{o.store, false}); }
 
 void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params,
-                 nlohmann::ordered_json typed) {
+                 const report::TypedResult* value) {
   if (options.disabled) return;
   auto path = store_path(options);
   store::Record record;
@@ -111,20 +111,19 @@ void keep_result(const StoreOptions& options, const report::Document& doc, store
   record.environment = store::collect_environment(invocation().command_line);
   record.cell = invocation().cell;
   record.document = report::encode_document(doc);
-  if (!typed.is_null()) {
+  if (value) {
     // Everything about a typed result comes from the value, not from the cells printed.
-    auto value = report::decode_typed(nlohmann::json(typed), "the result");
-    record.summary = report::headline(value);
-    for (const auto& run : value.runs) {
+    record.summary = report::headline(*value);
+    for (const auto& run : value->runs) {
       record.environment.random_weights = run.random_weights;
       const auto& env = run.environment;  // the libraries that measured
       if (!env.torch_version.empty()) record.environment.versions["torch"] = env.torch_version;
       if (!env.backend_info.empty()) record.environment.versions["backend"] = env.backend_info;
       if (!record.params.threads && env.threads > 0) record.params.threads = env.threads;
     }
-    for (const auto& p : value.predictions)
+    for (const auto& p : value->predictions)
       record.environment.calibration = p.calibration_model.empty() ? p.calibration_source : p.calibration_model;
-    record.result = std::move(typed);
+    record.result = report::encode_typed(*value);
   } else {
     // Kinds without a codec yet (analyze, compare, ert, calibrate, the profiler imports): their document's fields.
     if (const auto* f = find_field(doc, "random_weights"); f && f->json.is_boolean())

@@ -6,6 +6,7 @@
 
 #include "cli/common.h"
 #include "report/document.h"
+#include "report/result_codec.h"
 #include "store/record.h"
 #include "store/store.h"
 
@@ -52,9 +53,9 @@ std::vector<CLI::Option*> add_result_filter_options(CLI::App& app, ResultFilterO
 store::Filter result_filter(const ResultFilterOptions& options);
 std::string store_path(const ResultFilterOptions& options);
 
-// `typed`: the result as report/result_codec.h tags it (what readers of the store decode); null for a command
-// whose results have no codec yet, whose document is all the store keeps.
+// `value`: the result itself, kept typed through its kind's codec (what readers of the store decode); none for a
+// command whose results have no codec yet, whose document is all the store keeps.
 void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params,
-                 nlohmann::ordered_json typed = nullptr);
+                 const report::TypedResult* value = nullptr);
 
 }  // namespace ridge::cli

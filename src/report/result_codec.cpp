@@ -10,29 +10,26 @@
 
 namespace ridge::report {
 
-nlohmann::ordered_json typed_bench(const exec::BenchResult& run) {
-  return {{"kind", "bench"}, {"result", exec::encode_bench({run})}};
+namespace {
+
+nlohmann::ordered_json tagged(const char* kind, nlohmann::ordered_json result) {
+  return {{"kind", kind}, {"result", std::move(result)}};
 }
 
-nlohmann::ordered_json typed_predictions(const std::vector<roofline::Prediction>& predictions) {
-  return {{"kind", "predict"}, {"result", roofline::encode_predictions(predictions)}};
-}
+}  // namespace
 
-nlohmann::ordered_json typed_analysis(const analysis::Analysis& analysis) {
-  return {{"kind", "analyze"}, {"result", analysis::encode_analysis(analysis)}};
-}
-
-nlohmann::ordered_json typed_analysis_sweep(const std::string& model, const std::string& key,
-                                            const std::vector<analysis::Analysis>& points) {
-  return {{"kind", "analyze"}, {"result", analysis::encode_analysis_sweep(model, key, points)}};
-}
-
-nlohmann::ordered_json typed_ncu_import(const NcuImport& import) {
-  return {{"kind", "import ncu"}, {"result", encode_ncu_import(import)}};
-}
-
-nlohmann::ordered_json typed_torch_imports(const TorchImports& imports) {
-  return {{"kind", "import torch"}, {"result", encode_torch_imports(imports)}};
+nlohmann::ordered_json encode_typed(const TypedResult& value) {
+  if (value.kind == "bench") return tagged("bench", exec::encode_bench(value.runs));
+  if (value.kind == "predict") return tagged("predict", roofline::encode_predictions(value.predictions));
+  if (value.kind == "analyze") {
+    if (value.sweep.empty() && value.analyses.size() == 1)
+      return tagged("analyze", analysis::encode_analysis(value.analyses.front()));
+    auto model = value.analyses.empty() ? std::string() : value.analyses.front().model;
+    return tagged("analyze", analysis::encode_analysis_sweep(model, value.sweep, value.analyses));
+  }
+  if (value.kind == "import ncu" && value.ncu) return tagged("import ncu", encode_ncu_import(*value.ncu));
+  if (value.kind == "import torch" && value.torch) return tagged("import torch", encode_torch_imports(*value.torch));
+  throw Error(fmt::format("a typed result of kind '{}' without its value", value.kind));
 }
 
 TypedResult decode_typed(const nlohmann::json& typed, const std::string& where) {

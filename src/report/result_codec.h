@@ -29,13 +29,8 @@ struct TypedResult {
   std::optional<TorchImports> torch;              // import torch
 };
 
-nlohmann::ordered_json typed_bench(const exec::BenchResult& run);
-nlohmann::ordered_json typed_predictions(const std::vector<roofline::Prediction>& predictions);
-nlohmann::ordered_json typed_analysis(const analysis::Analysis& analysis);
-nlohmann::ordered_json typed_ncu_import(const NcuImport& import);
-nlohmann::ordered_json typed_torch_imports(const TorchImports& imports);
-nlohmann::ordered_json typed_analysis_sweep(const std::string& model, const std::string& key,
-                                            const std::vector<analysis::Analysis>& points);
+// The value tagged with its kind, through the kind's codec (what the store keeps).
+nlohmann::ordered_json encode_typed(const TypedResult& value);
 
 // Throws ridge::Error naming `where` on a value no codec reads.
 TypedResult decode_typed(const nlohmann::json& typed, const std::string& where);

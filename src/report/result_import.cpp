@@ -79,7 +79,8 @@ ImportedFile import_predictions(const std::vector<roofline::Prediction>& predict
     return prediction_sweep_document(points);
   }();
   store::Record r;
-  r.result = typed_predictions(predictions);
+  TypedResult value{.kind = "predict", .predictions = predictions};
+  r.result = encode_typed(value);
   r.uid = content_uid(r.result.dump());
   r.command = "predict";
   r.subject = doc.subject;
@@ -93,7 +94,7 @@ ImportedFile import_predictions(const std::vector<roofline::Prediction>& predict
   r.environment.created_at = utc_now();
   r.environment.calibration = first.calibration_model.empty() ? first.calibration_source : first.calibration_model;
   r.document = encode_document(doc);
-  r.summary = headline(*typed_result(r));
+  r.summary = headline(value);
   ++out.untimed;
   out.records.push_back(std::move(r));
   return out;
@@ -101,17 +102,17 @@ ImportedFile import_predictions(const std::vector<roofline::Prediction>& predict
 
 // One stored result of another command's typed value, as that command stores it; its uid from the content and the
 // time of the import (imports record no time of their own).
-store::Record imported_record(const std::string& command, nlohmann::ordered_json typed, const Document& doc,
-                              const std::string& path) {
+store::Record imported_record(const TypedResult& value, const Document& doc, const std::string& path) {
   store::Record r;
-  r.result = std::move(typed);
+  r.result = encode_typed(value);
+  const auto& command = value.kind;
   r.uid = content_uid(r.result.dump());
   r.command = command;
   r.subject = doc.subject;
   r.environment.command_line = fmt::format("ridge {} (imported from {})", command, path);
   r.environment.created_at = utc_now();
   r.document = encode_document(doc);
-  r.summary = headline(*typed_result(r));
+  r.summary = headline(value);
   return r;
 }
 
@@ -131,7 +132,7 @@ ImportedFile import_records(const std::string& path) {
     ImportedFile out;
     for (const auto& run : decoded.import.runs) {
       NcuImport one{.runs = {run}, .roofline = decoded.import.roofline, .model = decoded.import.model};
-      auto r = imported_record("import ncu", typed_ncu_import(one), ncu_import_document(one), path);
+      auto r = imported_record({.kind = "import ncu", .ncu = one}, ncu_import_document(one), path);
       if (one.roofline) r.params.device = one.roofline->device_id;
       if (!one.model.empty()) r.params.model = one.model.begin()->second.path;
       if (run.batch > 0) r.params.batch = run.batch;
@@ -143,7 +144,7 @@ ImportedFile import_records(const std::string& path) {
   if (!doc.is_discarded() && is_torch_import(doc)) {
     auto value = decode_torch_imports(doc, "'" + path + "'");
     ImportedFile out;
-    auto r = imported_record("import torch", typed_torch_imports(value),
+    auto r = imported_record({.kind = "import torch", .torch = value},
                              torch_trace_document(value.imports, value.model_path), path);
     r.params.model = value.model_path;
     out.records.push_back(std::move(r));
@@ -156,14 +157,15 @@ ImportedFile import_records(const std::string& path) {
   for (const auto& run : file.runs) {
     auto doc = bench_run_document(run, 20);
     store::Record r;
-    r.result = typed_bench(run);
+    TypedResult value{.kind = "bench", .runs = {run}};
+    r.result = encode_typed(value);
     r.uid = content_uid(exec::encode_bench({run}).dump());
     r.command = "bench";
     r.subject = doc.subject;
     r.params = bench_params(run);
     r.environment = environment_of(run, path);
     r.document = encode_document(doc);
-    r.summary = headline(*typed_result(r));
+    r.summary = headline(value);
     out.untimed += run.timestamp.empty();
     out.records.push_back(std::move(r));
   }
