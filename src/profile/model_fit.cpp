@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "util/error.h"
+
 namespace ridge::profile {
 namespace {
 
@@ -189,6 +191,26 @@ ModelFit fit_model(const FamilyCounts& ops, const FamilyCounts& model) {
     fit.passes = k;
   }
   return fit;
+}
+
+namespace {
+
+constexpr std::pair<ModelFit::Verdict, const char*> kVerdicts[] = {{ModelFit::Verdict::kFits, "fits"},
+                                                                   {ModelFit::Verdict::kMismatch, "mismatch"},
+                                                                   {ModelFit::Verdict::kUnknown, "unknown"}};
+
+}  // namespace
+
+const char* verdict_name(ModelFit::Verdict verdict) {
+  for (const auto& [v, name] : kVerdicts)
+    if (v == verdict) return name;
+  return "unknown";
+}
+
+ModelFit::Verdict parse_verdict(const std::string& text) {
+  for (const auto& [v, name] : kVerdicts)
+    if (text == name) return v;
+  throw Error(fmt::format("'{}' is none of fits, mismatch, unknown", text));
 }
 
 std::string describe_families(const ModelFit& fit) {

@@ -62,4 +62,9 @@ ModelFit fit_model(const FamilyCounts& ops, const FamilyCounts& model);
 // 1 Gemm/MatMul node, ...".
 std::string describe_families(const ModelFit& fit);
 
+// "fits", "mismatch", "unknown": one table of names, as outputs write them; parse_verdict throws ridge::Error listing
+// them.
+const char* verdict_name(ModelFit::Verdict verdict);
+ModelFit::Verdict parse_verdict(const std::string& text);
+
 }  // namespace ridge::profile

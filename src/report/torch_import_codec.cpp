@@ -35,13 +35,12 @@ From parse_from(const std::string& text, const std::string& where) {
   throw Error(fmt::format("{} '{}' is none of steps, op_sequence, model, none", where, text));
 }
 
-const char* verdict_name(Verdict v) {
-  return v == Verdict::kFits ? "fits" : v == Verdict::kMismatch ? "mismatch" : "unknown";
-}
 Verdict parse_verdict(const std::string& text, const std::string& where) {
-  for (auto v : {Verdict::kFits, Verdict::kMismatch, Verdict::kUnknown})
-    if (text == verdict_name(v)) return v;
-  throw Error(fmt::format("{} '{}' is none of fits, mismatch, unknown", where, text));
+  try {
+    return profile::parse_verdict(text);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", where, e.what()));
+  }
 }
 
 ordered encode_step(const profile::TorchStep& s) {
@@ -143,7 +142,7 @@ ordered encode_trace(const TorchImport& i) {
     ordered families = ordered::array();
     for (const auto& f : m.fit->families)
       families.push_back({{"family", f.family}, {"ops", f.ops}, {"nodes", f.nodes}, {"nodes_max", f.nodes_max}});
-    mapping["fit"] = {{"verdict", verdict_name(m.fit->verdict)},
+    mapping["fit"] = {{"verdict", profile::verdict_name(m.fit->verdict)},
                       {"passes", m.fit->passes},
                       {"reason", m.fit->reason},
                       {"families", families}};

@@ -31,12 +31,6 @@ std::string from_text(From from) {
   return "none";
 }
 
-std::string verdict_name(profile::ModelFit::Verdict v) {
-  return v == profile::ModelFit::Verdict::kFits       ? "fits"
-         : v == profile::ModelFit::Verdict::kMismatch ? "mismatch"
-                                                      : "unknown";
-}
-
 // The model fit as a JSON record: verdict, passes, reason, families compared.
 Value fit_record(const std::optional<profile::ModelFit>& fit) {
   if (!fit) return {};
@@ -48,8 +42,8 @@ Value fit_record(const std::optional<profile::ModelFit>& fit) {
   record->key = "model_fit";
   record->layout = Table::Layout::kRecord;
   record->column({.key = "verdict"}).column({.key = "passes"}).column({.key = "reason"}).column({.key = "families"});
-  record->add({verdict_name(fit->verdict), fit->fits() ? Value{fit->passes} : Value{}, text_or_none(fit->reason),
-               Value{std::shared_ptr<const Table>(families)}});
+  record->add({std::string(profile::verdict_name(fit->verdict)), fit->fits() ? Value{fit->passes} : Value{},
+               text_or_none(fit->reason), Value{std::shared_ptr<const Table>(families)}});
   return Value{std::shared_ptr<const Table>(record)};
 }
 
