@@ -151,8 +151,10 @@ ImportedFile import_records(const std::string& path) {
     ++out.untimed;
     return out;
   }
-  // Bench output, or text the bench codec refuses in one line naming both kinds.
-  auto file = exec::parse_bench(text, path, "`ridge predict -f json`");
+  // Bench output, decoded from the JSON already parsed; text that is no JSON at all, refused by the bench codec in one
+  // line naming both kinds.
+  auto file =
+      doc.is_discarded() ? exec::parse_bench(text, path, "`ridge predict -f json`") : exec::decode_bench(doc, path);
   ImportedFile out;
   for (const auto& run : file.runs) {
     auto doc = bench_run_document(run, 20);

@@ -42,7 +42,7 @@ struct Stored {
   const store::Record* record = nullptr;
   size_t index = 0;  // in Study::records
   Document doc;
-  Json json;
+  Json json;  // the document as JSON, for results without a typed value only
   std::optional<TypedResult> typed;
 };
 
@@ -59,7 +59,8 @@ const std::vector<Stored>& stored_documents(const Study& study) {
       const auto& r = study.records[i];
       if (r.status != "ok" || r.document.is_null()) continue;
       Stored s{&r, i, decode_document(r.document), {}, typed_result(r)};
-      s.json = to_json(s.doc);
+      // Only a result without a typed value is read from its document's JSON (another tool's kernels).
+      if (!s.typed) s.json = to_json(s.doc);
       cached.push_back(std::move(s));
     }
     cached_key = key;
