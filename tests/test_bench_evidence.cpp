@@ -228,7 +228,10 @@ TEST(BenchEvidence, SkippedRunsAndUnknownNodesAreNamedInNotes) {
   ghost.push_back({"ghost", 0.3});
   ghost.push_back({"phantom", 0.2});
   auto good = run_of(w.model, 1, "eager", ghost, 2.0, "2024-05-01T10:00:04Z");
-  report::append_bench_csv(w.bench(), {training, bf16, missing, good});
+  // A GPU run's CSV rows record 0 threads and no device: read, and named as what the CPU fit leaves out.
+  auto gpu = run_of(w.model, 1, "cuda-graph", kEager, 0.5, "2024-05-01T10:00:05Z");
+  gpu.environment.threads = 0;
+  report::append_bench_csv(w.bench(), {training, bf16, missing, good, gpu});
   auto e = calib::read_bench_evidence({w.bench()});
   EXPECT_EQ(e.runs, 1);
   EXPECT_EQ(e.samples.size(), 8u);
@@ -237,8 +240,10 @@ TEST(BenchEvidence, SkippedRunsAndUnknownNodesAreNamedInNotes) {
   EXPECT_EQ(e.overheads[0].nodes, 10);
   EXPECT_NEAR(e.overheads[0].node_sum_s, 1.247e-3, 1e-15);  // 0.747 + 0.3 + 0.2 ms
   auto notes = joined(e.notes);
-  EXPECT_EQ(e.notes.size(), 4u) << notes;
+  EXPECT_EQ(e.notes.size(), 5u) << notes;
   EXPECT_NE(notes.find(w.bench() + ": 1 training run(s) skipped"), std::string::npos) << notes;
+  EXPECT_NE(notes.find(w.bench() + ": 1 run(s) without a thread count skipped (a GPU run's CSV"), std::string::npos)
+      << notes;
   EXPECT_NE(notes.find("1 bf16 run(s) skipped"), std::string::npos) << notes;
   EXPECT_NE(notes.find("1 run(s) skipped: model 'models/nowhere.onnx' not found"), std::string::npos) << notes;
   EXPECT_NE(notes.find("2 node row(s) of " + w.model + " (eager) name no node of the model, not used (first: 'ghost')"),

@@ -28,14 +28,15 @@ using nlohmann::json;
 
 // Measured: gemm 1 ms (predicted below), add 50 us (predicted above), relu 0, neg absent, and a
 // node the model does not have; whole run 1.5 ms (median).
-report::MeasuredRun hand_measured() {
-  report::MeasuredRun m;
-  m.source = "hand.json";
+exec::BenchResult hand_measured() {
+  exec::BenchResult m;
   m.batch = 256;
-  m.threads = 2;
-  m.samples = 100;
-  m.latency_s = 1.5e-3;
-  m.nodes = {{"relu", "Relu", 0.0}, {"add", "Add", 50e-6}, {"ghost", "Identity", 50e-6}, {"gemm", "MatMul", 1e-3}};
+  m.mode = "eager";
+  m.precision = "fp32";
+  m.environment.threads = 2;
+  m.latency_ms.samples = 100;
+  m.latency_ms.median = 1.5;
+  m.nodes = {{"relu", "Relu", 0.0}, {"add", "Add", 50e-3}, {"ghost", "Identity", 50e-3}, {"gemm", "MatMul", 1}};
   return m;
 }
 
@@ -52,7 +53,7 @@ const report::NodeComparison& row(const report::Comparison& c, const std::string
 }
 
 TEST(CompareReport, ErrorsSharesAndOrderByHand) {
-  auto c = report::compare("four.onnx", predict_four(), hand_measured());
+  auto c = report::compare("four.onnx", predict_four(), hand_measured(), "hand.json");
   // |difference|: gemm 453 us (predicted below), add 86 us (above), relu 10 us (measured 0).
   const double gemm_diff = kGemm - 1e-3, add_diff = kAdd - 50e-6, relu_diff = kTiny;
   const double total = -gemm_diff + add_diff + relu_diff;
@@ -116,8 +117,8 @@ TEST(CompareReport, ErrorsSharesAndOrderByHand) {
 
 TEST(CompareReport, AnotherModelsRunIsRefused) {
   auto m = hand_measured();
-  m.nodes = {{"conv1", "Conv", 1e-3}};
-  EXPECT_THROW(report::compare("four.onnx", predict_four(), m), Error);
+  m.nodes = {{"conv1", "Conv", 1}};
+  EXPECT_THROW(report::compare("four.onnx", predict_four(), m, "hand.json"), Error);
 }
 
 std::string print(const report::Document& doc, report::Format format) {
@@ -127,7 +128,7 @@ std::string print(const report::Document& doc, report::Format format) {
 }
 
 TEST(CompareReport, DocumentInEveryFormat) {
-  auto c = report::compare("four.onnx", predict_four(), hand_measured());
+  auto c = report::compare("four.onnx", predict_four(), hand_measured(), "hand.json");
   c.inputs = {{"a", "256x1024"}};
   auto doc = report::compare_document(c, 2);
 
@@ -224,12 +225,11 @@ TEST(CompareReport, FusedNodesAndCalibrationHeader) {
              node("fc", 1e-4, 5e-5, roofline::Bound::kMemory, "")};
   p.time_s = 4.1e-4;  // with 10 us of framework time
   p.framework_overhead_s = 1e-5;
-  report::MeasuredRun m;
-  m.source = "opt.json";
+  exec::BenchResult m;
   m.mode = "optimized";
-  m.latency_s = 5e-4;
-  m.nodes = {{"conv", "Conv", 4e-4}, {"fc", "MatMul", 1e-4}};
-  auto c = report::compare("m.onnx", p, m);
+  m.latency_ms.median = 0.5;
+  m.nodes = {{"conv", "Conv", 0.4}, {"fc", "MatMul", 0.1}};
+  auto c = report::compare("m.onnx", p, m, "opt.json");
   EXPECT_EQ(c.compared, 2);
   EXPECT_EQ(c.fused, 2);
   EXPECT_EQ(c.not_measured, 0);
@@ -259,17 +259,19 @@ TEST(CompareReport, FusedNodesAndCalibrationHeader) {
 
 TEST(CompareBenchFile, PicksTheRunBatchAndModeSelect) {
   auto path = bench_file("two-runs", {hand_run("eager"), hand_run("optimized")});
-  auto optimized = report::read_bench_json(path, {std::nullopt, "optimized"});
+  auto loaded = report::select_bench_run(path, {std::nullopt, "optimized"});
+  const auto& optimized = loaded.run;
+  EXPECT_EQ(loaded.path, path);
   EXPECT_EQ(optimized.mode, "optimized");
   EXPECT_EQ(optimized.batch, 256);
-  EXPECT_EQ(optimized.threads, 2);
-  EXPECT_EQ(optimized.samples, 100);
-  EXPECT_DOUBLE_EQ(optimized.latency_s, 1.5e-3);  // the median, in seconds
+  EXPECT_EQ(optimized.environment.threads, 2);
+  EXPECT_EQ(optimized.latency_ms.samples, 100);
+  EXPECT_DOUBLE_EQ(optimized.latency_ms.median, 1.5);
   ASSERT_EQ(optimized.nodes.size(), 4u);
   EXPECT_EQ(optimized.nodes[1].name, "add");
-  EXPECT_DOUBLE_EQ(optimized.nodes[1].seconds, 50e-6);
+  EXPECT_DOUBLE_EQ(optimized.nodes[1].mean_ms, 50e-3);
   try {
-    report::read_bench_json(path, {});
+    report::select_bench_run(path, {});
     FAIL() << "two runs, none chosen";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), ("'" + path +
@@ -278,7 +280,7 @@ TEST(CompareBenchFile, PicksTheRunBatchAndModeSelect) {
                                .c_str());
   }
   try {
-    report::read_bench_json(path, {int64_t{8}, "eager"});
+    report::select_bench_run(path, {int64_t{8}, "eager"});
     FAIL() << "no run at batch 8";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("has no inference run with batch 8, eager mode; it holds: batch 256, eager"),
@@ -290,7 +292,7 @@ TEST(CompareBenchFile, PicksTheRunBatchAndModeSelect) {
 TEST(CompareBenchFile, BadFilesGetOneLine) {
   auto expect_error = [](const std::string& path, const std::string& expected) {
     try {
-      report::read_bench_json(path, {});
+      report::select_bench_run(path, {});
       FAIL() << path << " was accepted";
     } catch (const Error& e) {
       std::string what = e.what();
@@ -298,7 +300,7 @@ TEST(CompareBenchFile, BadFilesGetOneLine) {
       EXPECT_EQ(what.find('\n'), std::string::npos) << what;
     }
   };
-  expect_error(temp_dir() + "/no-such-bench.json", "cannot read");
+  expect_error(temp_dir() + "/no-such-bench.json", "no such file or directory");
   auto malformed = temp_dir() + "/malformed.json";
   std::ofstream(malformed) << "{\"runs\": [\n{\"batch\": 1,";
   expect_error(malformed, "is not valid JSON: parse error at line 2");
@@ -318,8 +320,7 @@ TEST(CompareBenchFile, BadFilesGetOneLine) {
   run = hand_run("eager");
   run["training"] = true;
   expect_error(bench_file("training", {run}),
-               "has no inference run; it holds: batch 256, eager, fp32, input "
-               "256x1024 (training)");
+               "has no inference run; it holds: batch 256, eager, fp32, training, input 256x1024");
 }
 
 }  // namespace

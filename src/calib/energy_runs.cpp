@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +13,7 @@
 
 #include "analysis/run.h"
 #include "calib/bench_evidence.h"
-#include "exec/bench_codec.h"
+#include "exec/bench_csv.h"
 #include "graph/dtype.h"
 #include "onnx/model_reader.h"
 #include "util/csv.h"
@@ -59,112 +60,6 @@ std::string strip_bom(std::string line) {
   return line;
 }
 
-// ---- bench runs: one per overall.csv row or JSON run ----
-
-struct BenchRun {
-  std::string model, input_size, mode, precision = "fp32";
-  int64_t batch = 1;
-  bool training = false;
-  std::optional<double> mean_ms, energy_j;
-  std::string source;                // FILE line N, FILE: runs[i]
-  std::vector<fs::path> model_dirs;  // where a relative model path may be, besides the cwd
-};
-
-fs::path as_directory(const fs::path& p) {
-  auto d = fs::absolute(p).lexically_normal();
-  return d.has_filename() ? d : d.parent_path();
-}
-
-int64_t parse_batch(const std::string& text, const std::string& where) {
-  double v = parse_number(text, where, "batch");
-  if (v < 1 || v > 1e9 || v != std::floor(v))
-    throw Error(fmt::format("{}: batch '{}' is not a positive integer", where, text));
-  return static_cast<int64_t>(v);
-}
-
-// An optional figure: empty is "not measured"; anything else must be a number >= 0.
-std::optional<double> optional_figure(const std::string& text, const std::string& where, const std::string& column) {
-  if (trimmed(text).empty()) return std::nullopt;
-  double v = parse_number(text, where, column);
-  if (v < 0) throw Error(fmt::format("{}: {} {} is negative", where, column, text));
-  return v;
-}
-
-void read_overall_csv(std::istream& in, const std::string& source, const fs::path& dir, std::vector<BenchRun>& out) {
-  std::string line;
-  std::getline(in, line);
-  auto header = split_csv_line(strip_bom(line));
-  auto index = header_index(header, source);
-  auto need = [&](const char* column) {
-    auto it = index.find(column);
-    if (it == index.end())
-      throw Error(fmt::format("'{}' is not a `ridge bench --csv` overall.csv: no '{}' column", source, column));
-    return it->second;
-  };
-  if (!index.count("energy_per_inference_j"))
-    throw Error(
-        fmt::format("'{}' has no energy_per_inference_j column: measure energy with `ridge bench --power`", source));
-  size_t model = need("model"), batch = need("batch"), mean = need("mean_ms"), energy = need("energy_per_inference_j");
-  auto optional_column = [&](const char* column) -> std::optional<size_t> {
-    auto it = index.find(column);
-    if (it == index.end()) return std::nullopt;
-    return it->second;
-  };
-  auto input_size = optional_column("input_size"), mode = optional_column("mode"),
-       precision = optional_column("precision"), training = optional_column("training");
-  int number = 1;
-  while (std::getline(in, line)) {
-    ++number;
-    if (trimmed(line).empty()) continue;
-    auto fields = split_csv_line(line);
-    auto where = fmt::format("{} line {}", source, number);
-    if (fields.size() != header.size())
-      throw Error(fmt::format("{}: {} fields, the header has {}", where, fields.size(), header.size()));
-    BenchRun r;
-    r.source = where;
-    r.model = fields[model];
-    if (r.model.empty()) throw Error(fmt::format("{}: the model column is empty", where));
-    r.batch = parse_batch(fields[batch], where);
-    if (input_size) r.input_size = fields[*input_size];
-    if (mode) r.mode = fields[*mode];
-    if (precision && !fields[*precision].empty()) r.precision = fields[*precision];
-    if (training) {
-      const auto& t = fields[*training];
-      if (t == "1" || t == "true")
-        r.training = true;
-      else if (!(t.empty() || t == "0" || t == "false"))
-        throw Error(fmt::format("{}: training '{}' is not 0 or 1", where, t));
-    }
-    r.mean_ms = optional_figure(fields[mean], where, "mean_ms");
-    r.energy_j = optional_figure(fields[energy], where, "energy_per_inference_j");
-    // A model path recorded relative to where bench ran: usually the directory holding the CSV directory.
-    r.model_dirs = {dir.parent_path(), dir};
-    out.push_back(std::move(r));
-  }
-}
-
-// A `ridge bench -f json` file, through the bench codec.
-void read_bench_json(const std::string& text, const std::string& source, const fs::path& file,
-                     std::vector<BenchRun>& out) {
-  auto bench = exec::parse_bench(text, source);
-  auto dir = as_directory(file).parent_path();
-  for (size_t i = 0; i < bench.runs.size(); ++i) {
-    const auto& b = bench.runs[i];
-    BenchRun r;
-    r.source = fmt::format("{}: runs[{}]", source, i);
-    r.model = b.model;
-    r.model_dirs = {dir, dir.parent_path()};
-    r.batch = b.batch;
-    r.input_size = b.input_size;
-    r.mode = b.mode;
-    r.precision = b.precision;
-    r.training = b.training;
-    r.mean_ms = b.latency_ms.mean;
-    if (b.power.measured) r.energy_j = b.power.energy_per_inference_j;
-    out.push_back(std::move(r));
-  }
-}
-
 // W and Q of one model point, as predict counts them; computed once per (file, batch, size, precision).
 struct Work {
   double flops = 0, bytes = 0;
@@ -176,7 +71,7 @@ class WorkCache {
  public:
   WorkCache(const hw::Roofline& roofline, roofline::Traffic traffic) : roofline_(roofline), traffic_(traffic) {}
 
-  const Work& get(const std::string& file, const BenchRun& r) {
+  const Work& get(const std::string& file, const exec::BenchResult& r) {
     auto key = std::make_tuple(file, r.batch, r.input_size, r.precision);
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
@@ -218,25 +113,26 @@ class WorkCache {
   std::map<std::tuple<std::string, int64_t, std::string, std::string>, Work> cache_;
 };
 
-std::string label_of(const BenchRun& r) {
+std::string label_of(const exec::BenchResult& r) {
   return fmt::format("{} batch {} ({}{}{})", r.model, r.batch, r.mode.empty() ? "" : r.mode + ", ", r.precision,
                      r.input_size.empty() ? "" : ", input " + r.input_size);
 }
 
-void use_bench_runs(const std::vector<BenchRun>& runs, WorkCache& cache, EnergyRuns& out) {
-  for (const auto& r : runs) {
+void use_bench_runs(const std::vector<exec::LoadedRun>& runs, WorkCache& cache, EnergyRuns& out) {
+  for (const auto& loaded : runs) {
+    const auto& r = loaded.run;
     auto skip = [&](const std::string& why) {
-      out.skipped.push_back(fmt::format("{}: {}: {}", r.source, label_of(r), why));
+      out.skipped.push_back(fmt::format("{}: {}: {}", loaded.where, label_of(r), why));
     };
-    if (!r.energy_j) {
+    if (!r.power.measured) {
       skip("no energy_per_inference_j (run without --power)");
       continue;
     }
-    if (!(*r.energy_j > 0)) {
+    if (!(r.power.energy_per_inference_j > 0)) {
       skip("energy_per_inference_j is 0");
       continue;
     }
-    if (!r.mean_ms || !(*r.mean_ms > 0)) {
+    if (!(r.latency_ms.mean > 0)) {
       skip("no mean latency");
       continue;
     }
@@ -244,7 +140,7 @@ void use_bench_runs(const std::vector<BenchRun>& runs, WorkCache& cache, EnergyR
       skip("a training step (the fit covers inference)");
       continue;
     }
-    auto file = find_bench_model(r.model, r.model_dirs);
+    auto file = find_bench_model(r.model, loaded.model_dirs);
     if (!file) {
       skip(fmt::format("model '{}' not found (as given, nor next to the results)", r.model));
       continue;
@@ -260,7 +156,8 @@ void use_bench_runs(const std::vector<BenchRun>& runs, WorkCache& cache, EnergyR
                       r.model, r.batch, r.precision, work.uncosted);
       if (std::find(out.notes.begin(), out.notes.end(), note) == out.notes.end()) out.notes.push_back(note);
     }
-    out.runs.push_back({label_of(r), r.source, work.flops, work.bytes, *r.mean_ms / 1e3, *r.energy_j});
+    out.runs.push_back(
+        {label_of(r), loaded.where, work.flops, work.bytes, r.latency_ms.mean / 1e3, r.power.energy_per_inference_j});
   }
 }
 
@@ -328,33 +225,33 @@ EnergyRuns read_energy_runs(const std::vector<std::string>& paths, const hw::Roo
     auto source = file.string();
     auto first = text.find_first_not_of(" \t\r\n");
     if (first == std::string::npos) throw Error(fmt::format("'{}' is empty", source));
-    std::vector<BenchRun> bench;
     if (text[first] == '{') {
-      read_bench_json(text, source, file, bench);
-    } else {
-      std::istringstream csv(text);
-      std::string line;
-      std::getline(csv, line);
-      auto index = header_index(split_csv_line(strip_bom(line)), source);
-      csv.clear();
-      csv.seekg(0);
-      if (index.count("energy_j") || index.count("flops")) {
-        std::vector<std::string> skipped;
-        auto runs = parse_energy_csv(csv, source, &skipped);
-        out.runs.insert(out.runs.end(), runs.begin(), runs.end());
-        out.skipped.insert(out.skipped.end(), skipped.begin(), skipped.end());
-        continue;
-      }
-      if (!index.count("model") || !index.count("mean_ms"))
-        throw Error(fmt::format(
-            "'{}' is neither an energy CSV (flops, bytes, time_s, energy_j), a bench overall.csv nor `ridge bench -f "
-            "json` output",
-            source));
-      if (index.count("node") || index.count("layer"))
-        throw Error(fmt::format("'{}' holds node times: give the overall.csv beside it (or its directory)", source));
-      read_overall_csv(csv, source, as_directory(file).parent_path(), bench);
+      use_bench_runs(exec::read_bench_runs(path, ""), cache, out);
+      continue;
     }
-    use_bench_runs(bench, cache, out);
+    std::istringstream csv(text);
+    std::string line;
+    std::getline(csv, line);
+    auto index = header_index(split_csv_line(strip_bom(line)), source);
+    csv.clear();
+    csv.seekg(0);
+    if (index.count("energy_j") || index.count("flops")) {
+      std::vector<std::string> skipped;
+      auto runs = parse_energy_csv(csv, source, &skipped);
+      out.runs.insert(out.runs.end(), runs.begin(), runs.end());
+      out.skipped.insert(out.skipped.end(), skipped.begin(), skipped.end());
+      continue;
+    }
+    if (!index.count("model") || !index.count("mean_ms"))
+      throw Error(fmt::format(
+          "'{}' is neither an energy CSV (flops, bytes, time_s, energy_j), a bench overall.csv nor `ridge bench -f "
+          "json` output",
+          source));
+    if (index.count("node") || index.count("layer"))
+      throw Error(fmt::format("'{}' holds node times: give the overall.csv beside it (or its directory)", source));
+    // A bench --csv overall.csv: its directory, read as every reader of bench runs reads it.
+    auto runs = exec::read_bench_csv(exec::as_directory(file).parent_path(), path);
+    use_bench_runs(runs, cache, out);
   }
   return out;
 }

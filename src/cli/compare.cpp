@@ -48,11 +48,11 @@ bool first_dim_is_symbolic(const graph::Model& model) {
 
 // The run and the prediction must be of the same shapes: a bench sweep over input sizes records
 // the size ("256"), otherwise the first input's shape ("1x3x224x224").
-void check_same_shapes(const report::MeasuredRun& run, const analysis::Result& analysis) {
+void check_same_shapes(const exec::BenchResult& run, const std::string& source, const analysis::Result& analysis) {
   int64_t batch = ridge::analysis::bound_batch(analysis.model);
   if (batch != run.batch)
     throw Error(fmt::format("the run in '{}' measured batch {}, the model is bound to batch {}: give --batch {}",
-                            run.source, run.batch, batch, run.batch));
+                            source, run.batch, batch, run.batch));
   if (run.input_size.empty() || analysis.inputs.empty()) return;
   const auto& shape = analysis.inputs.front().second;
   bool same =
@@ -63,7 +63,7 @@ void check_same_shapes(const report::MeasuredRun& run, const analysis::Result& a
     throw Error(
         fmt::format("the run in '{}' measured input size {}, the model is bound to {}={}: bind the same "
                     "shape with --input or --dim",
-                    run.source, run.input_size, analysis.inputs.front().first, shape));
+                    source, run.input_size, analysis.inputs.front().first, shape));
 }
 
 // The executor conditions a shape-aware calibration predicts are the run's; without one they
@@ -81,12 +81,14 @@ report::Comparison compare_with_file(const CompareOptions& o, const hw::Device& 
   report::RunSelection want;
   want.batch = request.bindings.batch;
   want.mode = o.device.exec_mode;
-  auto run = report::read_bench_json(o.measured, want);
+  auto loaded = report::select_bench_run(o.measured, want);
+  const auto& run = loaded.run;
+  int threads = run.environment.threads;
   // What the file says decides the prediction's conditions; a given option may not contradict it.
-  if (o.device.threads > 0 && run.threads > 0 && o.device.threads != run.threads)
-    throw Error(fmt::format("--threads {} contradicts '{}', measured with {} threads", o.device.threads, o.measured,
-                            run.threads));
-  auto options = prediction_options(o, device, run.mode, o.device.threads > 0 ? o.device.threads : run.threads);
+  if (o.device.threads > 0 && threads > 0 && o.device.threads != threads)
+    throw Error(
+        fmt::format("--threads {} contradicts '{}', measured with {} threads", o.device.threads, o.measured, threads));
+  auto options = prediction_options(o, device, run.mode, o.device.threads > 0 ? o.device.threads : threads);
   if (!o.device.precision.empty() && o.device.precision != run.precision)
     throw Error(
         fmt::format("--precision {} contradicts '{}', measured in {}", o.device.precision, o.measured, run.precision));
@@ -94,9 +96,9 @@ report::Comparison compare_with_file(const CompareOptions& o, const hw::Device& 
   auto pristine = onnx::load_model(request.model_path);
   if (!request.bindings.batch && first_dim_is_symbolic(pristine)) request.bindings.batch = run.batch;
   auto analysis = analysis::rerun(std::move(pristine), request);
-  check_same_shapes(run, analysis);
+  check_same_shapes(run, loaded.path, analysis);
   auto prediction = predict_on_device(analysis, device, roofline, options, request);
-  auto comparison = report::compare(o.device.model.model, prediction, run);
+  auto comparison = report::compare(o.device.model.model, prediction, run, loaded.path);
   comparison.inputs = analysis.inputs;
   comparison.notes.insert(comparison.notes.begin(), analysis.notes.begin(), analysis.notes.end());
   return comparison;
@@ -130,11 +132,9 @@ report::Comparison compare_with_run(const CompareOptions& o, const hw::Device& d
   result.input_size = prepared.analysis.inputs.empty() ? "" : prepared.analysis.inputs.front().second;
   fmt::print(std::cerr, "compare: measured {:.3f} ms (median of {} runs, {} threads)\n", result.latency_ms.median,
              result.latency_ms.samples, result.environment.threads);
-  auto run = report::measured_run(result, "measured now");
-
-  auto prediction =
-      predict_on_device(prepared.analysis, device, roofline, prediction_options(o, device, mode, run.threads), request);
-  auto comparison = report::compare(o.device.model.model, prediction, run);
+  auto prediction = predict_on_device(prepared.analysis, device, roofline,
+                                      prediction_options(o, device, mode, result.environment.threads), request);
+  auto comparison = report::compare(o.device.model.model, prediction, result, "measured now");
   comparison.inputs = prepared.analysis.inputs;
   comparison.notes.insert(comparison.notes.begin(), prepared.analysis.notes.begin(), prepared.analysis.notes.end());
   for (const auto& note : result.notes) comparison.notes.push_back(note);
@@ -178,8 +178,8 @@ Command add_compare_command(CLI::App& parent) {
           "executor threads: must match --measured's file; --run's thread count (default: ATen's); a device with a "
           "shape-aware calibration predicts them");
   app->add_option("--measured", o->measured,
-                  "the measurements: a `ridge bench -f json` file; with several runs, the one --batch and "
-                  "--exec-mode select. Its mode, threads and precision are the prediction's");
+                  "the measurements: a `ridge bench -f json` file or a `ridge bench --csv` directory; with several "
+                  "runs, the one --batch and --exec-mode select. Its mode, threads and precision are the prediction's");
   app->add_flag("--run", o->run, "measure now on the executor (--exec-mode, --threads), then compare");
   app->add_option("--max-time", o->max_time, "with --run: time budget of the timed runs, seconds (default 10)")
       ->check(CLI::Range(0.0, 1e6));

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "exec/bench_codec.h"
+#include "exec/bench_csv.h"
 #include "report/format.h"
 #include "report/printer.h"
 #include "util/error.h"
@@ -14,14 +15,18 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string run_label(const exec::BenchResult& r) {
+}  // namespace
+
+std::string bench_run_label(const exec::BenchResult& r) {
   std::string label = fmt::format("batch {}, {}, {}", r.batch, r.mode, r.precision);
   if (r.memory_format != "nchw") label += ", " + r.memory_format;
   if (r.conv_algo != "auto") label += ", conv " + r.conv_algo;
-  if (r.training) label += ", training (" + r.optimizer + ")";
+  if (r.training) label += r.optimizer.empty() ? ", training" : ", training (" + r.optimizer + ")";
   if (!r.input_size.empty()) label += ", input " + r.input_size;
   return label;
 }
+
+namespace {
 
 Column ms(std::string key, std::string title, std::string json_path, unsigned audience = kEveryone) {
   return {.key = std::move(key),
@@ -34,20 +39,10 @@ Column ms(std::string key, std::string title, std::string json_path, unsigned au
 
 Value nested(Table t) { return std::shared_ptr<const Table>(std::make_shared<Table>(std::move(t))); }
 
-// The columns that say which run a CSV row belongs to, first in every bench CSV.
-constexpr size_t kRunColumns = 10;
+// The columns that say which run a CSV row belongs to, first in every bench CSV (exec/bench_csv reads them back).
+constexpr size_t kRunColumns = exec::kBenchRunColumns.size();
 void add_run_columns(Table& t) {
-  // model, algorithm, input_size first: the layout layer-wise tooling reads.
-  t.column({.key = "model"})
-      .column({.key = "algorithm"})
-      .column({.key = "input_size"})
-      .column({.key = "batch"})
-      .column({.key = "mode"})
-      .column({.key = "precision"})
-      .column({.key = "memory_format"})
-      .column({.key = "threads"})
-      .column({.key = "training"})
-      .column({.key = "optimizer"});
+  for (const char* key : exec::kBenchRunColumns) t.column({.key = key});
 }
 std::vector<Value> run_cells(const exec::BenchResult& r) {
   return {r.model,         r.conv_algo,
@@ -68,7 +63,7 @@ Table op_types_table(const exec::BenchResult& r) {
   t.title = fmt::format(
       "per op type ({}): {} nodes, node sum {:.3f} ms of a {:.3f} ms profiled run; overhead {:.2f} "
       "us/node",
-      run_label(r), r.executed_nodes, r.node_sum_ms, r.profiled_run_ms, r.overhead_per_node_us);
+      bench_run_label(r), r.executed_nodes, r.node_sum_ms, r.profiled_run_ms, r.overhead_per_node_us);
   t.column({.key = "op"})
       .column({.key = "nodes"})
       .column(ms("total_ms", "total ms", ""))
@@ -244,7 +239,7 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
     }
     std::vector<Value> losses(r.training_losses.begin(), r.training_losses.end());
     std::vector<Value> notes(r.notes.begin(), r.notes.end());
-    t.add({run_label(r),
+    t.add({bench_run_label(r),
            r.batch,
            r.input_size,
            r.mode,
@@ -279,7 +274,7 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
            r.timestamp.empty() ? Value{} : Value{r.timestamp}});
     if (r.training && !r.training_losses.empty())
       t.footer.push_back(fmt::format("training loss (mean square of the outputs), {}: {:.6g} -> {:.6g} over {} steps",
-                                     run_label(r), r.training_losses.front(), r.training_losses.back(),
+                                     bench_run_label(r), r.training_losses.front(), r.training_losses.back(),
                                      r.training_losses.size()));
   }
   // Each JSON run has its notes; the document lists them once.

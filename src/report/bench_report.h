@@ -11,6 +11,10 @@ namespace ridge::report {
 
 // The summary of every run, per op type and the `top_nodes` slowest nodes for people; every node,
 // the profile and the environment for JSON; `-f csv` prints the overall table.
+// "batch 1, eager, fp32, input 1x3x224x224" (then memory format, convolution algorithm, training where not the
+// default): how a run is named in titles and messages.
+std::string bench_run_label(const exec::BenchResult& run);
+
 Document bench_document(const std::vector<exec::BenchResult>& runs, int top_nodes);
 
 // One run as the results store keeps it (its document alone).

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "exec/bench_codec.h"
+#include "report/bench_report.h"
 #include "report/format.h"
 #include "report/prediction_report.h"
 #include "util/error.h"
@@ -123,16 +124,19 @@ void add_prediction_fields(Document& doc, const roofline::Prediction& p) {
   add_calibration_fields(doc, p);
 }
 
-void add_measured_field(Document& doc, const MeasuredRun& m) {
+void add_measured_field(Document& doc, const exec::BenchResult& m, const std::string& source) {
+  int threads = m.environment.threads;
+  int64_t samples = m.latency_ms.samples;
   ordered measured{
-      {"source", m.source},       {"model", m.model},         {"batch", m.batch},          {"mode", m.mode},
+      {"source", source},         {"model", m.model},         {"batch", m.batch},          {"mode", m.mode},
       {"precision", m.precision}, {"conv_algo", m.conv_algo}, {"input_size", m.input_size}};
-  if (m.threads > 0) measured["threads"] = m.threads;
-  measured["samples"] = m.samples;
-  measured["latency_s"] = m.latency_s;
-  std::string threads = m.threads > 0 ? fmt::format(", {} thread{}", m.threads, m.threads == 1 ? "" : "s") : "";
+  if (threads > 0) measured["threads"] = threads;
+  measured["samples"] = samples;
+  measured["latency_s"] = m.latency_ms.median * 1e-3;
+  auto threads_text = threads > 0 ? fmt::format(", {} thread{}", threads, threads == 1 ? "" : "s") : "";
   doc.field("measured", "measured",
-            fmt::format("{}: {}{}; latency median of {} runs", m.source, run_label(m), threads, m.samples), measured);
+            fmt::format("{}: {}{}; latency median of {} runs", source, bench_run_label(m), threads_text, samples),
+            measured);
 }
 
 Table totals_table(const Comparison& c) {
@@ -177,22 +181,13 @@ std::string_view name(Match match) {
   return "?";
 }
 
-std::string run_label(const MeasuredRun& run) {
-  std::string label = fmt::format("batch {}, {}, {}", run.batch, run.mode, run.precision);
-  if (!run.input_size.empty()) label += ", input " + run.input_size;
-  if (!run.conv_algo.empty() && run.conv_algo != "auto") label += ", conv " + run.conv_algo;
-  return label;
-}
-
-MeasuredRun read_bench_json(const std::string& path, const RunSelection& want) {
-  auto file = exec::read_bench_file(path);
-  std::vector<MeasuredRun> runs;
+exec::LoadedRun select_bench_run(const std::string& path, const RunSelection& want) {
+  auto runs = exec::read_bench_runs(path, "");
   std::vector<size_t> matching;
   std::vector<std::string> held;  // every run's description, for the message when none or several match
-  for (size_t i = 0; i < file.runs.size(); ++i) {
-    const auto& run = file.runs[i];
-    runs.push_back(measured_run(run, path));
-    held.push_back(run_label(runs.back()) + (run.training ? " (training)" : ""));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& run = runs[i].run;
+    held.push_back(bench_run_label(run));
     // A training step is not what the prediction describes (inference): never matched.
     if (run.training) continue;
     if (want.batch && run.batch != *want.batch) continue;
@@ -211,37 +206,23 @@ MeasuredRun read_bench_json(const std::string& path, const RunSelection& want) {
                             matching.size(), want.batch || !want.mode.empty() ? " " + selection_text(want) : "",
                             holds));
   auto m = std::move(runs[matching.front()]);
-  if (m.nodes.empty())
-    throw Error(
-        fmt::format("'{}': the run ({}) has no per-node times (measured with --no-per-node?)", path, run_label(m)));
+  if (m.run.nodes.empty())
+    throw Error(fmt::format("'{}': the run ({}) has no per-node times (measured with --no-per-node?)", path,
+                            bench_run_label(m.run)));
   return m;
 }
 
-MeasuredRun measured_run(const exec::BenchResult& result, std::string source) {
-  MeasuredRun m;
-  m.source = std::move(source);
-  m.model = result.model;
-  m.mode = result.mode;
-  m.precision = result.precision;
-  m.conv_algo = result.conv_algo;
-  m.input_size = result.input_size;
-  m.batch = result.batch;
-  m.threads = result.environment.threads;
-  m.samples = result.latency_ms.samples;
-  m.latency_s = result.latency_ms.median * 1e-3;
-  for (const auto& n : result.nodes) m.nodes.push_back({n.name, n.op_type, n.mean_ms * 1e-3});
-  return m;
-}
-
-Comparison compare(std::string model, const roofline::Prediction& prediction, const MeasuredRun& measured) {
+Comparison compare(std::string model, const roofline::Prediction& prediction, const exec::BenchResult& measured,
+                   std::string source) {
   Comparison c;
   c.model = std::move(model);
   c.prediction = prediction;
   c.prediction.nodes.clear();
   c.measured = measured;
   c.measured.nodes.clear();
+  c.measured_source = std::move(source);
   c.predicted_s = prediction.time_s;
-  c.measured_s = measured.latency_s;
+  c.measured_s = measured.latency_ms.median * 1e-3;
   if (c.measured_s > 0) c.error = c.predicted_s / c.measured_s - 1;
 
   // Names can repeat in a hand-made graph: the k-th measured node of a name matches the k-th predicted.
@@ -271,7 +252,7 @@ Comparison compare(std::string model, const roofline::Prediction& prediction, co
     r.op = n.op;
     r.bound = std::string(roofline::name(n.bound));
     auto measured_index = take(n.name);
-    if (measured_index) r.measured_s = measured.nodes[*measured_index].seconds;
+    if (measured_index) r.measured_s = measured.nodes[*measured_index].mean_ms * 1e-3;
     bool folded_away = !n.fused_into.empty();
     if (folded_away && !measured_index) {
       r.match = is_removed(n.fused_into) ? Match::kRemoved : Match::kFused;
@@ -297,9 +278,9 @@ Comparison compare(std::string model, const roofline::Prediction& prediction, co
     if (matched[i]) continue;
     NodeComparison r;
     r.name = measured.nodes[i].name;
-    r.op = measured.nodes[i].op;
+    r.op = measured.nodes[i].op_type;
     r.match = Match::kNotPredicted;
-    r.measured_s = measured.nodes[i].seconds;
+    r.measured_s = measured.nodes[i].mean_ms * 1e-3;
     r.note = "not a node of the predicted model";
     c.nodes.push_back(std::move(r));
   }
@@ -334,7 +315,7 @@ Comparison compare(std::string model, const roofline::Prediction& prediction, co
   }
   if (c.compared == 0)
     throw Error(fmt::format("none of the {} measured nodes is a node of '{}' (was '{}' measured on another model?)",
-                            measured.nodes.size(), c.model, measured.source));
+                            measured.nodes.size(), c.model, c.measured_source));
   // Another model's run shares some names (ResNet-50 and ResNet-152 name their first blocks alike): more than half
   // of the nodes on one side without a partner, and the op counts disagree. An optimized run fuses nodes the
   // prediction does not: its missing nodes do not count then.
@@ -345,7 +326,7 @@ Comparison compare(std::string model, const roofline::Prediction& prediction, co
   int sides = static_cast<int>(std::max(measured.nodes.size(), prediction.nodes.size()));
   if (2 * unmatched > sides) {
     std::map<std::string, std::pair<int, int>> ops;  // op -> measured, predicted
-    for (const auto& n : measured.nodes) ++ops[n.op].first;
+    for (const auto& n : measured.nodes) ++ops[n.op_type].first;
     for (const auto& n : prediction.nodes) ++ops[n.op].second;
     std::vector<std::string> differ;
     for (const auto& [op, counts] : ops)
@@ -354,7 +335,7 @@ Comparison compare(std::string model, const roofline::Prediction& prediction, co
     throw Error(fmt::format(
         "'{}' measured {} nodes, {} of them not nodes of '{}', and {} of its {} nodes were not measured ({}): a run of "
         "another model{}?",
-        measured.source, measured.nodes.size(), foreign, c.model, c.not_measured, prediction.nodes.size(),
+        c.measured_source, measured.nodes.size(), foreign, c.model, c.not_measured, prediction.nodes.size(),
         differ.empty() ? std::string("the op counts agree") : fmt::format("{}", fmt::join(differ, ", ")),
         measured.model.empty() ? std::string() : fmt::format(" ('{}')", measured.model)));
   }
@@ -407,7 +388,7 @@ Document compare_document(const Comparison& c, int top) {
             c.model);
   doc.field("inputs", "", "", inputs, kJson);
   add_prediction_fields(doc, c.prediction);
-  add_measured_field(doc, c.measured);
+  add_measured_field(doc, c.measured, c.measured_source);
   doc.field("whole_model", "whole model",
             fmt::format("predicted {} vs measured {} (median): error {}", duration(c.predicted_s),
                         duration(c.measured_s), c.error ? percent_text(*c.error) : "none (measured 0)"),

@@ -1,34 +1,18 @@
 #pragma once
 // `ridge compare`: a prediction against a measured run, node by node and for the whole model.
-// The measured side is one run of `ridge bench` (its JSON, or a BenchResult measured now); nodes
+// The measured side is one run of `ridge bench` (the exec::BenchResult its file decodes to, or one measured now); nodes
 // are matched by name, and those only one side has are kept and named, never dropped.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "exec/bench_csv.h"
 #include "exec/measurement.h"
 #include "report/document.h"
 #include "roofline/predict.h"
 
 namespace ridge::report {
-
-struct MeasuredNode {
-  std::string name, op;
-  double seconds = 0;  // mean over the profiled runs
-};
-
-// One measured point, as `ridge bench -f json` writes a run.
-struct MeasuredRun {
-  std::string source;  // the bench JSON file, or "measured now"
-  std::string model;   // the model the run measured, as bench named it
-  std::string mode = "eager", precision = "fp32", conv_algo = "auto", input_size;
-  int64_t batch = 1;
-  int threads = 0;  // 0: the file does not say
-  int64_t samples = 0;
-  double latency_s = 0;  // median latency of the whole run
-  std::vector<MeasuredNode> nodes;
-};
 
 // Which run of a bench file to compare: unset / empty matches any.
 struct RunSelection {
@@ -36,13 +20,10 @@ struct RunSelection {
   std::string mode;
 };
 
-// Reads a `ridge bench -f json` file and picks the inference run `want` selects. Throws
-// ridge::Error with one line: unreadable or malformed file, no run or several runs matching (the
-// message lists the runs the file holds), a run without per-node times.
-MeasuredRun read_bench_json(const std::string& path, const RunSelection& want);
-MeasuredRun measured_run(const exec::BenchResult& result, std::string source);
-// "batch 1, eager, fp32, input 1x3x224x224": how a run is named in messages and headers.
-std::string run_label(const MeasuredRun& run);
+// Reads the bench runs of `path` (a `ridge bench -f json` file or a `bench --csv` directory, exec/bench_csv) and
+// picks the inference run `want` selects. Throws ridge::Error with one line: unreadable or malformed file, no run or
+// several runs matching (the message lists the runs the file holds), a run without per-node times.
+exec::LoadedRun select_bench_run(const std::string& path, const RunSelection& want);
 
 enum class Match {
   kCompared,      // predicted and measured
@@ -70,7 +51,8 @@ struct Comparison {
   std::string model;  // the model compared
   std::vector<std::pair<std::string, std::string>> inputs;
   roofline::Prediction prediction;  // its nodes are in `nodes`
-  MeasuredRun measured;             // its nodes are in `nodes`
+  exec::BenchResult measured;       // its nodes are in `nodes`
+  std::string measured_source;      // the bench file, or "measured now"
   // Whole model: the prediction's total (framework overhead included) against the run's median.
   double predicted_s = 0, measured_s = 0;
   std::optional<double> error;
@@ -84,8 +66,10 @@ struct Comparison {
   std::vector<std::string> notes;
 };
 
+// `measured`: one bench run, its whole-model latency the median, its nodes their mean times; `source` names it.
 // Throws ridge::Error when no measured node is a node of the prediction (another model's run).
-Comparison compare(std::string model, const roofline::Prediction& prediction, const MeasuredRun& measured);
+Comparison compare(std::string model, const roofline::Prediction& prediction, const exec::BenchResult& measured,
+                   std::string source);
 
 // People see the `top` nodes with the largest difference (0: all) and every node only one side
 // has; JSON gets everything; `-f csv` one row for the whole model, then one per node.

@@ -62,7 +62,8 @@ TEST(CompareCli, MeasuredFileByHand) {
 TEST(CompareCli, BadInputGetsOneLine) {
   auto model = four_node_model();
   auto base = "compare " + model + " --device " + device_file();
-  expect_one_line_error(run_ridge(base + " --measured " + temp_dir() + "/absent.json"), "cannot read");
+  expect_one_line_error(run_ridge(base + " --measured " + temp_dir() + "/absent.json"),
+                        "absent.json': no such file or directory");
   auto malformed = temp_dir() + "/cli-malformed.json";
   std::ofstream(malformed) << "not json";
   expect_one_line_error(run_ridge(base + " --measured " + malformed), "is not valid JSON");
