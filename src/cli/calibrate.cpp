@@ -24,7 +24,9 @@
 #include "profile/layer_map.h"
 #include "profile/ncu_export.h"
 #include "profile/ncu_kernel.h"
+#include "report/calibration_report.h"
 #include "report/format.h"
+#include "report/result_codec.h"
 #include "roofline/energy_fit.h"
 #include "util/csv.h"
 #include "util/error.h"
@@ -46,10 +48,17 @@ struct CalibrateOptions {
   StoreOptions store;
 };
 
-void keep_calibration(const CalibrateOptions& o, const report::Document& doc) {
+// The fit as people and scripts read it, then kept in the store as the typed value.
+int print_and_keep(const CalibrateOptions& o, calib::Calibration calibration) {
+  auto doc = report::calibration_document(calibration);
+  emit(doc, o.format);
   auto params = params_of(o.predict.model);
   params.device = o.predict.device;
-  keep_result(o.store, doc, params);
+  report::TypedResult value;
+  value.kind = "calibrate";
+  value.calibration = std::move(calibration);
+  keep_result(o.store, doc, params, &value);
+  return 0;
 }
 
 // Node times from an Nsight Compute export: its kernels mapped to the model's layers (NVTX ranges,
@@ -110,31 +119,15 @@ int run_family_calibration(const CalibrateOptions& o) {
     file << roofline::calibrated_device_yaml(device.file, fit.calibration);
     if (!file.flush()) throw Error(fmt::format("cannot write '{}'", output));
   }
-  report::Document doc;
-  doc.command = "calibrate";
-  doc.subject = device.id;
-  report::add_ridge_version(doc);
-  doc.field("device", "device", device.id, device.id);
-  doc.field("measured", "measured", measured_path, measured_path);
-  if (run.runs > 1)
-    doc.notes.push_back(
-        fmt::format("{} holds {} runs; calibrated on the last: {}", measured_path, run.runs, run.chosen));
-  doc.field("run", "", "", run.chosen, report::kJson);
-  for (auto& note : ncu_notes) doc.notes.push_back(std::move(note));
-  doc.field("nodes", "nodes fitted", std::to_string(fit.calibration.nodes), fit.calibration.nodes);
-  doc.field("unmatched", "measured names that are no node of the model", std::to_string(fit.unmatched), fit.unmatched);
-  doc.field("without_work", "nodes without work (matched, not fitted)", std::to_string(fit.without_work),
-            fit.without_work);
-  doc.field("overhead_s", "overhead per op", report::duration(fit.calibration.overhead_s), fit.calibration.overhead_s);
-  auto& t = doc.table("efficiency", "efficiency per op family:");
-  t.column({.key = "family"}).column({.key = "efficiency", .style = report::Style::kFixed, .decimals = 3});
-  for (const auto& [family, e] : fit.calibration.efficiency) t.add({family, e});
-  for (const auto& family : fit.dropped) t.add({family, report::Value{}});
-  if (!fit.dropped.empty()) t.footer.push_back("empty: not fitted (no positive slope)");
-  doc.field("output", "wrote", fmt::format("{}: use it with --device {}", output, output), output).at_end = true;
-  emit(doc, o.format);
-  keep_calibration(o, doc);
-  return 0;
+  calib::FamilyCalibration c;
+  c.device = device.id;
+  c.measured = measured_path;
+  c.run = run.chosen;
+  c.runs_in_file = run.runs;
+  c.fit = std::move(fit);
+  c.notes = std::move(ncu_notes);
+  c.output = output;
+  return print_and_keep(o, std::move(c));
 }
 
 std::vector<int> parse_threads(const std::string& text) {
@@ -182,16 +175,6 @@ std::string overhead_file_of(const std::string& samples_file) {
   if (samples_file.size() > suffix.size() && samples_file.ends_with(suffix))
     return samples_file.substr(0, samples_file.size() - suffix.size()) + ".overhead.csv";
   return "";
-}
-
-// A share people read in percent (the row holds it x 100); machines get the fraction in its own column.
-report::Column percent_column(std::string key, std::string title, int decimals) {
-  return {.key = std::move(key),
-          .title = std::move(title),
-          .style = report::Style::kFixed,
-          .unit = "%",
-          .decimals = decimals,
-          .audience = report::kHuman};
 }
 
 // The shape-aware calibration: evidence from the layer sample, bench runs and earlier sample files,
@@ -301,52 +284,23 @@ int run_shape_calibration(const CalibrateOptions& o) {
   // The model file is named relative to the device file: both are written in the same directory.
   write_text(output, [&](std::ostream& out) { out << roofline::calibrated_device_yaml(device.file, calibration); });
 
-  report::Document doc;
-  doc.command = "calibrate";
-  doc.subject = device.id;
-  report::add_ridge_version(doc);
-  doc.field("device", "device", device.id, device.id);
-  doc.field("evidence", "evidence", fmt::format("{}", fmt::join(sources, "; ")), sources);
-  doc.field("samples", "layers fitted", std::to_string(samples.size()), static_cast<int64_t>(samples.size()));
-  auto& t = doc.table("models", "held-out error per layer kind and executor mode (" + std::to_string(o.folds) +
-                                    "-fold cross-validation):");
-  t.column({.key = "model"})
-      .column({.key = "fit"})
-      .column({.key = "points"})
-      .column(percent_column("median_abs_error", "median |error|", 1))
-      .column(percent_column("p90_abs_error", "p90 |error|", 1))
-      .column(percent_column("within_10", "within +-10%", 0))
-      .column({.key = "median_abs_error", .audience = report::kMachine})
-      .column({.key = "p90_abs_error", .audience = report::kMachine})
-      .column({.key = "within_10", .audience = report::kMachine});
+  calib::ShapeCalibration c;
+  c.device = device.id;
+  c.evidence = sources;
+  c.samples = static_cast<int64_t>(samples.size());
+  c.folds = o.folds;
   auto described = model.describe();
   described.emplace("all", "every layer");
   for (const auto& [key, fit] : described) {
     auto stats = model.validation().find(key);
-    if (stats == model.validation().end()) {  // one sample: nothing to hold out
-      t.add({key, fit, int64_t{0}, {}, {}, {}, {}, {}, {}});
-      continue;
-    }
-    const auto& e = stats->second;
-    t.add({key, fit, static_cast<int64_t>(e.points), e.median_abs * 100, e.p90_abs * 100, e.within_10 * 100,
-           e.median_abs, e.p90_abs, e.within_10});
+    c.models.push_back({key, fit, stats == model.validation().end() ? std::nullopt : std::optional(stats->second)});
   }
-  if (described.size() > model.validation().size())
-    t.footer.push_back("points 0: a single sample, nothing to hold out (sample more with --sample-size)");
-  doc.notes = notes;
-  doc.field("files", "kept", fmt::format("{}, {} (evidence), {} (model)", samples_file, overhead_file, model_file),
-            nlohmann::ordered_json{{"samples", samples_file}, {"overhead", overhead_file}, {"model", model_file}})
-      .at_end = true;
-  doc.field("output", "wrote", fmt::format("{}: use it with --device {}", output, output), output).at_end = true;
-  emit(doc, o.format);
-  keep_calibration(o, doc);
-  return 0;
-}
-
-// "0.0123 (+-0.0004)", or the figure alone when there is no standard error.
-std::string with_error(double value, const std::optional<double>& error, bool at_bound) {
-  if (at_bound) return fmt::format("{:.4g} (held at 0)", value);
-  return error ? fmt::format("{:.4g} +- {:.2g}", value, *error) : fmt::format("{:.4g}", value);
+  c.notes = notes;
+  c.samples_file = samples_file;
+  c.overhead_file = overhead_file;
+  c.model_file = model_file;
+  c.output = output;
+  return print_and_keep(o, std::move(c));
 }
 
 // The energy roofline of one power mode, fitted to measured runs' energies.
@@ -413,66 +367,17 @@ int run_energy_calibration(const CalibrateOptions& o) {
   auto output = o.output.empty() ? device.id + ".energy.yaml" : o.output;
   write_text(output, [&](std::ostream& out) { out << roofline::energy_device_yaml(device.file, coefficients); });
 
-  report::Document doc;
-  doc.command = "calibrate";
-  doc.subject = device.id;
-  report::add_ridge_version(doc);
-  doc.field("device", "device", device.id, device.id);
-  doc.field("mode", "power mode", mode.name, mode.name);
-  doc.field("measured", "measured", fmt::format("{}", fmt::join(o.measured, ", ")), o.measured);
-  doc.field("traffic", "W, Q counted as", fmt::format("`ridge predict --traffic {}` counts them", o.predict.traffic),
-            o.predict.traffic);
-  doc.field("e_flop_j", "e_flop", with_error(fit.e_flop_j, fit.standard_error[0], fit.at_bound[0]) + " J/FLOP",
-            fit.e_flop_j);
-  doc.field("e_byte_j", "e_byte", with_error(fit.e_byte_j, fit.standard_error[1], fit.at_bound[1]) + " J/B",
-            fit.e_byte_j);
-  doc.field("p_static_w", "p_static", with_error(fit.p_static_w, fit.standard_error[2], fit.at_bound[2]) + " W",
-            fit.p_static_w);
-  nlohmann::ordered_json errors;
-  for (int j = 0; j < 3; ++j)
-    errors[roofline::kEnergyCoefficientNames[j]] =
-        fit.standard_error[j] ? nlohmann::ordered_json(*fit.standard_error[j]) : nlohmann::ordered_json();
-  doc.field("standard_error", "", "", errors, report::kJson);
-  std::vector<std::string> bound;
-  for (int j = 0; j < 3; ++j)
-    if (fit.at_bound[j]) bound.push_back(roofline::kEnergyCoefficientNames[j]);
-  doc.field("at_bound", "", "", bound, report::kJson);
-  doc.field("error.median_rel", "median |error|", fmt::format("{:.2f}%", fit.median_rel * 100), fit.median_rel);
-  doc.field("error.max_rel", "max |error|", fmt::format("{:.2f}%", fit.max_rel * 100), fit.max_rel);
-  doc.field("r2", "R^2", fmt::format("{:.4f}", fit.r2), fit.r2);
-  doc.field("degrees_of_freedom", "", "", fit.degrees_of_freedom, report::kJson);
-  auto& t =
-      doc.table("runs", fmt::format("{} run(s) fitted (E = e_flop W + e_byte Q + p_static T):", read.runs.size()));
-  t.column({.key = "label", .title = "run", .left_aligned = true})
-      .column({.key = "source", .audience = report::kMachine})
-      .column({.key = "flops", .title = "W", .style = report::Style::kSi, .unit = "FLOP"})
-      .column({.key = "bytes", .title = "Q", .style = report::Style::kSi, .unit = "B"})
-      .column({.key = "time_s", .title = "T", .style = report::Style::kDuration})
-      .column({.key = "measured_j", .title = "measured J", .style = report::Style::kGeneral, .decimals = 4})
-      .column({.key = "fitted_j", .title = "fitted J", .style = report::Style::kGeneral, .decimals = 4})
-      .column({.key = "rel_error",
-               .title = "error",
-               .style = report::Style::kFixed,
-               .unit = "%",
-               .decimals = 1,
-               .audience = report::kHuman})
-      .column({.key = "rel_error", .audience = report::kMachine});
-  for (size_t i = 0; i < read.runs.size(); ++i) {
-    const auto& r = read.runs[i];
-    t.add({r.label, r.source, r.flops, r.bytes, r.time_s, r.energy_j, fit.fitted_j[i], fit.relative_error[i] * 100,
-           fit.relative_error[i]});
-  }
-  if (fit.degrees_of_freedom == 0) t.footer.push_back("as many runs as free coefficients: no standard errors");
-  for (const auto& s : read.skipped) doc.notes.push_back("skipped: " + s);
-  for (const auto& n : read.notes) doc.notes.push_back(n);
-  doc.field("output", "wrote",
-            fmt::format("{}: use it with --device {}:{} (other modes get these coefficients scaled, as estimates)",
-                        output, output, mode.name),
-            output)
-      .at_end = true;
-  emit(doc, o.format);
-  keep_calibration(o, doc);
-  return 0;
+  calib::EnergyCalibration c;
+  c.device = device.id;
+  c.mode = mode.name;
+  c.measured = o.measured;
+  c.traffic = o.predict.traffic;
+  c.runs = std::move(read.runs);
+  c.fit = std::move(fit);
+  c.skipped = std::move(read.skipped);
+  c.notes = std::move(read.notes);
+  c.output = output;
+  return print_and_keep(o, std::move(c));
 }
 
 int run_calibrate(const CalibrateOptions& o) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exec/bench_codec.h"
+#include "report/calibration_report.h"
 #include "report/format.h"
 #include "report/ncu_import_codec.h"
 #include "roofline/prediction_codec.h"
@@ -29,6 +30,8 @@ nlohmann::ordered_json encode_typed(const TypedResult& value) {
   }
   if (value.kind == "import ncu" && value.ncu) return tagged("import ncu", encode_ncu_import(*value.ncu));
   if (value.kind == "import torch" && value.torch) return tagged("import torch", encode_torch_imports(*value.torch));
+  if (value.kind == "calibrate" && value.calibration)
+    return tagged("calibrate", encode_calibration(*value.calibration));
   throw Error(fmt::format("a typed result of kind '{}' without its value", value.kind));
 }
 
@@ -46,6 +49,8 @@ TypedResult decode_typed(const nlohmann::json& typed, const std::string& where) 
     out.missing_device = std::move(decoded.missing_device);
   } else if (out.kind == "import torch") {
     out.torch = decode_torch_imports(typed["result"], where);
+  } else if (out.kind == "calibrate") {
+    out.calibration = decode_calibration(typed["result"], where);
   } else if (out.kind == "analyze") {
     out.analyses = analysis::decode_analyses(typed["result"], where);
     const auto& result = typed["result"];
@@ -85,6 +90,7 @@ std::string headline(const TypedResult& result) {
     auto text = fmt::format("{} kernel{}", kernels, kernels == 1 ? "" : "s");
     return timed && kernels > 0 ? text + ", " + duration(time_s) + " kernel time" : text;
   }
+  if (result.calibration) return calibration_headline(*result.calibration);
   if (result.torch) {
     // The distinct kernels of the traces (per name, device, op and layer), as the kernels table lists them.
     size_t kernels = 0;

@@ -9,6 +9,7 @@
 
 #include "exec/bench_codec.h"
 #include "report/bench_report.h"
+#include "report/calibration_report.h"
 #include "report/document_codec.h"
 #include "report/ncu_import_codec.h"
 #include "report/prediction_report.h"
@@ -147,6 +148,15 @@ ImportedFile import_records(const std::string& path) {
     auto r = imported_record({.kind = "import torch", .torch = value},
                              torch_trace_document(value.imports, value.model_path), path);
     r.params.model = value.model_path;
+    out.records.push_back(std::move(r));
+    ++out.untimed;
+    return out;
+  }
+  if (!doc.is_discarded() && is_calibration(doc)) {
+    auto value = decode_calibration(doc, "'" + path + "'");
+    ImportedFile out;
+    auto r = imported_record({.kind = "calibrate", .calibration = value}, calibration_document(value), path);
+    r.params.device = r.subject;
     out.records.push_back(std::move(r));
     ++out.untimed;
     return out;

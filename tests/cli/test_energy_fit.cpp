@@ -192,11 +192,30 @@ TEST(EnergyFitCli, BenchResultsWithEnergyFitIntoADeviceFileThatPredictsWithThem)
   EXPECT_DOUBLE_EQ(slow.energy->p_static_w, e.p_static_w);
 
   // Fitting again over the written file replaces the entry of mode fast rather than adding one.
+  auto store = dir + "/energy.db";
+  fs::remove(store);
   auto again = run_ridge("calibrate --energy --device " + out + ":fast --measured " + dir + "/bench --measured " + dir +
-                         "/mobilenet.json -o " + dir + "/again.yaml --no-store");
+                         "/mobilenet.json -o " + dir + "/again.yaml --store " + store);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("e_flop"), std::string::npos) << again.out;
   EXPECT_EQ(hw::load_device_file(dir + "/again.yaml").energy.size(), 1u);
+
+  // The store keeps the fit typed: its headline is the fit's, and the same fit printed as JSON elsewhere comes in
+  // through `results import` with the same headline.
+  auto list = nlohmann::json::parse(run_ridge("results --store " + store + " -f json").out);
+  ASSERT_EQ(list["results"].size(), 1u);
+  auto headline = fmt::format("5 runs, median |error| {:.1f}%, R^2 {:.4f}",
+                              doc["error"]["median_rel"].get<double>() * 100, doc["r2"].get<double>());
+  EXPECT_EQ(list["results"][0]["result"], headline) << list.dump();
+  std::ofstream(dir + "/fit.json") << r.out;
+  auto other = dir + "/energy-other.db";
+  fs::remove(other);
+  auto imported = run_ridge("results import " + dir + "/fit.json --store " + other);
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  auto other_list = nlohmann::json::parse(run_ridge("results --store " + other + " -f json").out);
+  ASSERT_EQ(other_list["results"].size(), 1u);
+  EXPECT_EQ(other_list["results"][0]["command"], "calibrate");
+  EXPECT_EQ(other_list["results"][0]["result"], headline);
 }
 
 TEST(EnergyFitCli, RefusesRunsOfOneModelAtOneBatchAndFilesWithoutEnergy) {
