@@ -56,8 +56,9 @@ std::string untimed_note(const report::ImportedFile& file) {
   if (file.untimed == 0 || file.records.empty()) return "";
   const auto& command = file.records.front().command;
   if (command == "bench") return " (the file records no run times: stored with the import's)";
-  return fmt::format(" ({} records no time: stored with the import's)",
-                     command == "predict" ? "a prediction" : "an import");
+  return fmt::format(" ({} records no time: stored with the import's)", command == "predict"     ? "a prediction"
+                                                                        : command == "calibrate" ? "a calibration"
+                                                                                                 : "an import");
 }
 
 int run_import(const std::vector<std::string>& files, const ResultFilterOptions& o) {
@@ -109,14 +110,18 @@ Command add_results_command(CLI::App& parent) {
   auto* import = app->add_subcommand(
       "import",
       "bring results written elsewhere into the store: `ridge bench -f json` files (a GPU machine's too) and "
-      "`ridge predict -f json`, `ridge import ncu -f json` and `ridge import torch -f json` files");
-  import->add_option("files", *files, "bench, predict or import JSON files")->required()->check(CLI::ExistingFile);
+      "`ridge predict -f json`, `ridge import ncu -f json`, `ridge import torch -f json` and `ridge calibrate -f json` "
+      "files");
+  import->add_option("files", *files, "bench, predict, import or calibrate JSON files")
+      ->required()
+      ->check(CLI::ExistingFile);
   import->add_option("--store", import_filter->store,
                      "results store to import into (default: $RIDGE_STORE, else ./ridge-results.db)");
   import->footer(
       "Each bench run becomes one bench result with the environment the file records (GPU, CPU, libraries, ridge\n"
       "revision), not this machine's; a prediction file (a sweep included) becomes one predict result, an ncu import\n"
-      "one result per run, a torch import one result. A result is identified by its content: importing a file again\n"
+      "one result per run, a torch import or a calibration one result. A result is identified by its content: "
+      "importing a file again\n"
       "adds nothing.\n"
       "Example:\n"
       "  ridge results import h200/ridge-bench-resnet50.json h200-predict.json --store study.db");
