@@ -120,9 +120,8 @@ Command add_results_command(CLI::App& parent) {
   import->footer(
       "Each bench run becomes one bench result with the environment the file records (GPU, CPU, libraries, ridge\n"
       "revision), not this machine's; a prediction file (a sweep included) becomes one predict result, an ncu import\n"
-      "one result per run, a torch import or a calibration one result. A result is identified by its content: "
-      "importing a file again\n"
-      "adds nothing.\n"
+      "one result per run, a torch import or a calibration one result. A result is identified by its content:\n"
+      "importing a file again adds nothing.\n"
       "Example:\n"
       "  ridge results import h200/ridge-bench-resnet50.json h200-predict.json --store study.db");
   app->footer(
