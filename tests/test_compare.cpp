@@ -11,10 +11,12 @@
 #include "calib/predict.h"
 #include "hw/device_file.h"
 #include "hw/roofline.h"
+#include "report/compare_codec.h"
 #include "report/compare_report.h"
 #include "report/printer.h"
 #include "roofline/predict.h"
 #include "support/compare_fixtures.h"
+#include "support/error_text.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
 #include "util/error.h"
@@ -321,6 +323,64 @@ TEST(CompareBenchFile, BadFilesGetOneLine) {
   run["training"] = true;
   expect_error(bench_file("training", {run}),
                "has no inference run; it holds: batch 256, eager, fp32, training, input 256x1024");
+}
+
+// The compare codec: a comparison round-trips field by field, the run keeps the environment that measured it (a GPU's,
+// not the reader's), and it encodes again to the same text.
+TEST(CompareCodec, AComparisonRoundTripsFieldByField) {
+  auto m = hand_measured();
+  m.model = "four.onnx";
+  m.environment.device = "cuda:0 NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)";
+  m.environment.threads = 0;
+  m.environment.cpu_model = "Intel(R) Xeon(R) Platinum 8480C";
+  auto c = report::compare("four.onnx", predict_four(), m, "hand.json");
+  c.inputs = {{"a", "256x1024"}};
+  c.notes.push_back("a note");
+  auto text = report::encode_comparison(c).dump();
+  auto back = report::decode_comparison(json::parse(text), "test");
+  EXPECT_EQ(report::encode_comparison(back).dump(), text);
+  EXPECT_EQ(back.model, "four.onnx");
+  EXPECT_EQ(back.inputs, c.inputs);
+  EXPECT_EQ(back.measured_source, "hand.json");
+  EXPECT_EQ(back.measured.environment.device, m.environment.device);
+  EXPECT_EQ(back.measured.environment.cpu_model, m.environment.cpu_model);
+  EXPECT_EQ(back.measured.environment.threads, 0);
+  EXPECT_EQ(back.measured.batch, 256);
+  EXPECT_DOUBLE_EQ(back.measured.latency_ms.median, 1.5);
+  EXPECT_EQ(back.prediction.device_id, c.prediction.device_id);
+  EXPECT_DOUBLE_EQ(back.prediction.time_s, c.prediction.time_s);
+  EXPECT_DOUBLE_EQ(back.predicted_s, c.predicted_s);
+  EXPECT_DOUBLE_EQ(back.measured_s, c.measured_s);
+  EXPECT_EQ(back.error, c.error);
+  EXPECT_DOUBLE_EQ(back.abs_difference_s, c.abs_difference_s);
+  EXPECT_EQ(back.compared, c.compared);
+  EXPECT_EQ(back.not_measured, c.not_measured);
+  EXPECT_EQ(back.not_predicted, c.not_predicted);
+  ASSERT_EQ(back.nodes.size(), c.nodes.size());
+  for (size_t i = 0; i < c.nodes.size(); ++i) {
+    EXPECT_EQ(back.nodes[i].name, c.nodes[i].name);
+    EXPECT_EQ(back.nodes[i].match, c.nodes[i].match);
+    EXPECT_EQ(back.nodes[i].predicted_s, c.nodes[i].predicted_s);
+    EXPECT_EQ(back.nodes[i].measured_s, c.nodes[i].measured_s);
+    EXPECT_EQ(back.nodes[i].error, c.nodes[i].error);
+    EXPECT_EQ(back.nodes[i].share, c.nodes[i].share);
+    EXPECT_EQ(back.nodes[i].note, c.nodes[i].note);
+  }
+  EXPECT_EQ(back.notes, c.notes);
+  // Its JSON is what `compare -f json` prints, plus the values themselves.
+  auto printed = json::parse(print(report::compare_document(c, 0), report::Format::kJson));
+  auto encoded = json::parse(text);
+  encoded.erase("comparison");
+  EXPECT_EQ(printed, encoded);
+  // Another command's JSON is refused in one line.
+  EXPECT_NE(error_text([&] {
+              report::decode_comparison(json{{"model", "x"}}, "x.json");
+            }).find("x.json is no `ridge compare -f json` output"),
+            std::string::npos);
+  auto bad = json::parse(text);
+  bad["nodes"][0]["status"] = "guessed";
+  EXPECT_NE(error_text([&] { report::decode_comparison(bad, "x.json"); }).find("status 'guessed' is none of"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -11,7 +11,9 @@
 #include "exec/prepare.h"
 #include "hw/device_db.h"
 #include "onnx/model_reader.h"
+#include "report/compare_codec.h"
 #include "report/compare_report.h"
+#include "report/result_codec.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -150,12 +152,15 @@ int run_compare(const CompareOptions& o) {
   auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode_text));
   auto comparison = o.run ? compare_with_run(o, device, roofline) : compare_with_file(o, device, roofline);
   auto doc = report::compare_document(comparison, o.top);
-  emit(doc, o.format);
+  // JSON: the codec's (the document's JSON plus the values), which the store and `results import` read back.
+  emit(doc, o.format, [&] { return report::encode_comparison(comparison); });
   auto params = params_of(o.device.model);
   params.device = o.device.device;
   params.mode = o.device.exec_mode;
   if (o.device.threads > 0) params.threads = o.device.threads;
-  keep_result(o.store, doc, params);
+  report::TypedResult value{.kind = "compare"};
+  value.comparison = std::move(comparison);
+  keep_result(o.store, doc, params, &value);
   return 0;
 }
 

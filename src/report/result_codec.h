@@ -2,9 +2,10 @@
 // The typed result a store record keeps, as one JSON value tagged with its kind: {"kind": "bench", "result":
 // exec::encode_bench}, {"kind": "predict", "result": roofline::encode_predictions} or {"kind": "analyze", "result":
 // analysis::encode_analysis (or _sweep)}, {"kind": "import ncu", "result": encode_ncu_import} or {"kind":
-// "import torch", "result": encode_torch_imports}, {"kind": "calibrate", "result": encode_calibration}. Writing and
-// reading it go through the kind's own codec, so what the store hands to figures, report and export is the value the
-// command computed, environment included, never cells a printer wrote.
+// "import torch", "result": encode_torch_imports}, {"kind": "calibrate", "result": encode_calibration}, {"kind":
+// "compare", "result": encode_comparison}. Writing and reading it go through the kind's own codec, so what the store
+// hands to figures, report and export is the value the command computed, environment included, never cells a printer
+// wrote.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "analysis/analysis_codec.h"
 #include "calib/calibration_result.h"
 #include "exec/measurement.h"
+#include "report/compare_report.h"
 #include "report/ncu_report.h"
 #include "report/torch_import_codec.h"
 #include "roofline/predict.h"
@@ -20,8 +22,8 @@
 namespace ridge::report {
 
 struct TypedResult {
-  std::string kind;                     // "bench", "predict", "analyze", "import ncu", "import torch" or "calibrate"
-  std::vector<exec::BenchResult> runs;  // bench
+  std::string kind;  // "bench", "predict", "analyze", "import ncu", "import torch", "calibrate" or "compare"
+  std::vector<exec::BenchResult> runs;            // bench
   std::vector<roofline::Prediction> predictions;  // predict (several for a sweep)
   std::vector<analysis::Analysis> analyses;       // analyze (a sweep: one per point, without nodes)
   std::string sweep;                              // analyze: the swept key; empty for one analysis
@@ -29,6 +31,7 @@ struct TypedResult {
   std::string missing_device;                     // import ncu: why its device could not be resolved again
   std::optional<TorchImports> torch;              // import torch
   std::optional<calib::Calibration> calibration;  // calibrate (a per-family, shape-aware or energy fit)
+  std::optional<Comparison> comparison;           // compare
 };
 
 // The value tagged with its kind, through the kind's codec (what the store keeps).

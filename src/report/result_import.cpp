@@ -10,6 +10,7 @@
 #include "exec/bench_codec.h"
 #include "report/bench_report.h"
 #include "report/calibration_report.h"
+#include "report/compare_codec.h"
 #include "report/document_codec.h"
 #include "report/ncu_import_codec.h"
 #include "report/prediction_report.h"
@@ -124,6 +125,19 @@ ImportedFile import_records(const std::string& path) {
   if (!in) throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto doc = nlohmann::json::parse(text, nullptr, false);
+  // A comparison holds a device and totals too: told apart first.
+  if (!doc.is_discarded() && is_comparison(doc)) {
+    auto value = decode_comparison(doc, "'" + path + "'");
+    ImportedFile out;
+    auto r = imported_record({.kind = "compare", .comparison = value}, compare_document(value, 20), path);
+    r.params.model = value.model;
+    r.params.device = value.prediction.device_id;
+    r.params.batch = value.measured.batch;
+    if (!value.measured.mode.empty()) r.params.mode = value.measured.mode;
+    out.records.push_back(std::move(r));
+    ++out.untimed;
+    return out;
+  }
   if (!doc.is_discarded() && roofline::is_prediction(doc))
     return import_predictions(roofline::decode_predictions(doc, "'" + path + "'"), path);
   if (!doc.is_discarded() && is_ncu_import(doc)) {

@@ -265,3 +265,36 @@ TEST(CompareCli, ACudaGraphRunIsSelectedAndItsNodeTimesExplained) {
 
 }  // namespace
 }  // namespace ridge::test
+
+namespace ridge::test {
+namespace {
+
+// A comparison is stored typed (its headline from the value), and the same comparison printed as JSON elsewhere
+// comes in through `results import` as the same value.
+TEST(CompareCli, StoredTypedAndImportedAsTheSameValue) {
+  using namespace compare_fixtures;  // NOLINT(google-build-using-namespace)
+  auto model = four_node_model();
+  auto bench = bench_file("cli-typed", {hand_run("eager")});
+  auto dir = temp_dir();
+  auto store = dir + "/compare.db";
+  auto base = "compare " + model + " --device " + device_file() + " --measured " + bench;
+  auto r = run_ridge(base + " --store " + store);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto list = nlohmann::json::parse(run_ridge("results --store " + store + " -f json").out);
+  ASSERT_EQ(list["results"].size(), 1u);
+  EXPECT_EQ(list["results"][0]["command"], "compare");
+  EXPECT_EQ(list["results"][0]["result"], "predicted 702.7 us, measured 1.500 ms (-53.2%)");
+  auto file = dir + "/compare.json";
+  std::ofstream(file) << run_ridge(base + " -f json --no-store").out;
+  auto other = dir + "/other.db";
+  auto imported = run_ridge("results import " + file + " --store " + other);
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.out.find("1 result, 1 added, 0 already in"), std::string::npos) << imported.out;
+  auto other_list = nlohmann::json::parse(run_ridge("results --store " + other + " -f json").out);
+  ASSERT_EQ(other_list["results"].size(), 1u);
+  EXPECT_EQ(other_list["results"][0]["command"], "compare");
+  EXPECT_EQ(other_list["results"][0]["result"], list["results"][0]["result"]);
+}
+
+}  // namespace
+}  // namespace ridge::test

@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary JSON as the input of `ridge plot KIND --from` / `--measured` (a
-// hand-edited or foreign file) or of `ridge results import`, through the prediction, bench and analysis codecs,
+// hand-edited or foreign file) or of `ridge results import`, through the prediction, bench, analysis, calibration and
+// compare codecs,
 // report/figure's sources, the roofline builder and every result figure `ridge report` draws. Any input must end in a
 // figure whose spec serialises, or a ridge::Error; never a crash or another exception.
 #include <cstddef>
@@ -8,6 +9,8 @@
 
 #include "analysis/analysis_codec.h"
 #include "exec/bench_codec.h"
+#include "report/calibration_report.h"
+#include "report/compare_codec.h"
 #include "report/figure/result_figures.h"
 #include "report/figure/result_sources.h"
 #include "report/figure/roofline_figure.h"
@@ -43,6 +46,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     for (const auto& a : ridge::analysis::decode_analyses(json, "fuzz"))
       (void)ridge::analysis::encode_analysis(a).dump();
+  } catch (const ridge::Error&) {
+  }
+  // The calibration and compare codecs (`ridge results import` of their JSON): decoded values encode again.
+  try {
+    (void)ridge::report::encode_calibration(ridge::report::decode_calibration(json, "fuzz")).dump();
+  } catch (const ridge::Error&) {
+  }
+  try {
+    (void)ridge::report::encode_comparison(ridge::report::decode_comparison(json, "fuzz")).dump();
   } catch (const ridge::Error&) {
   }
   auto kernels = fig::kernel_points(json, "d");
