@@ -11,9 +11,12 @@
 #include "hw/ert/ert.h"
 #include "hw/ert/kernels.h"
 #include "hw/roofline.h"
+#include "report/ert_codec.h"
 #include "report/ert_report.h"
 #include "report/printer.h"
+#include "report/result_codec.h"
 #include "support/paths.h"
+#include "util/error.h"
 
 namespace ridge::test {
 namespace {
@@ -161,5 +164,51 @@ TEST(ErtProfile, LoadsWithTheGemmRateAsMatrixCeiling) {
   EXPECT_NE(roofline.peak_flops.at("fp32").source.find("2 x 512-bit"), std::string::npos);
 }
 
+// The ert codec: a CPU measurement round-trips with every field, its JSON is the document's plus the measurement,
+// and the store's headline comes from it.
+TEST(ErtCodec, ACpuMeasurementRoundTripsWithEveryField) {
+  auto r = synthetic_result(2e11, 2.2e11);
+  r.cpu.caches = {{"l1", 48 * 1024.0}, {"l3", 32e6}};
+  r.cpu.flags = {"avx2", "avx512f", "fma"};
+  r.bandwidth = {{"triad", 2, 16384, exec::summarize({9e11, 1e12}), "l1"}};
+  r.level_kernel_bandwidth = {{"dram", {{"copy", 4.5e10}, {"triad", 5e10}}}};
+  r.intensity = {{"dram", 8, 4.0, exec::summarize({1e11})}};
+  r.seconds = 27.5;
+  auto encoded = report::encode_ert(r);
+  auto back = std::get<ErtResult>(report::decode_ert(nlohmann::json::parse(encoded.dump()), "test"));
+  EXPECT_EQ(report::encode_ert(back).dump(), encoded.dump());
+  EXPECT_EQ(back.cpu.model, "Test CPU");
+  EXPECT_EQ(back.cpu.caches, r.cpu.caches);
+  EXPECT_EQ(back.cpu.flags, r.cpu.flags);
+  EXPECT_EQ(back.fma.description, r.fma.description);
+  ASSERT_EQ(back.peaks.size(), 1u);
+  EXPECT_EQ(back.peaks[0].fp32.max, r.peaks[0].fp32.max);
+  EXPECT_EQ(back.peaks[0].fp32.samples, 2);
+  EXPECT_EQ(back.bandwidth[0].rate.median, r.bandwidth[0].rate.median);
+  EXPECT_EQ(back.level_kernel_bandwidth, r.level_kernel_bandwidth);
+  EXPECT_EQ(back.intensity[0].intensity, 4.0);
+  EXPECT_EQ(back.gemm_n, 1024);
+  EXPECT_EQ(back.seconds, 27.5);
+  auto printed = report::to_json(report::ert_document(r));
+  encoded.erase("ert");
+  EXPECT_EQ(encoded, printed);
+  EXPECT_EQ(report::ert_headline(r), "fp32 200 GFLOP/s, DRAM 50.0 GB/s");
+  report::TypedResult value{.kind = "ert"};
+  value.ert = r;
+  EXPECT_EQ(report::headline(report::decode_typed(nlohmann::json(report::encode_typed(value)), "record")),
+            "fp32 200 GFLOP/s, DRAM 50.0 GB/s");
+}
+
+TEST(ErtCodec, OtherJsonIsRefusedInOneLine) {
+  try {
+    report::decode_ert(nlohmann::json{{"ert", {{"cpu", {{"threads", "many"}}}}}}, "x.json");
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    std::string what = e.what();
+    EXPECT_EQ(what.rfind("x.json: ert is malformed: ", 0), 0u) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+  EXPECT_THROW(report::decode_ert(nlohmann::json{{"peaks", 1}}, "x.json"), Error);
+}
 }  // namespace
 }  // namespace ridge::test

@@ -13,8 +13,10 @@
 #include "hw/device_file.h"
 #include "hw/ert/gpu_ert.h"
 #include "hw/roofline.h"
+#include "report/ert_codec.h"
 #include "report/gpu_ert_report.h"
 #include "report/printer.h"
+#include "report/result_codec.h"
 #include "support/paths.h"
 #include "util/error.h"
 
@@ -368,5 +370,26 @@ TEST(GpuErtProfile, WithoutTensorFiguresOrClockProbe) {
   EXPECT_THROW(gpu_ert_device_yaml(no_dram), Error);
 }
 
+// The ert codec: a GPU measurement round-trips with every field (the GPU's properties, skipped tensor peaks, every
+// bandwidth point) and keeps its own GPU, not the reader's.
+TEST(ErtCodec, AGpuMeasurementRoundTripsWithEveryField) {
+  auto r = synthetic_result();
+  auto encoded = report::encode_ert(r);
+  auto back = std::get<GpuErtResult>(report::decode_ert(nlohmann::json::parse(encoded.dump()), "test"));
+  EXPECT_EQ(report::encode_ert(back).dump(), encoded.dump());
+  EXPECT_EQ(back.gpu.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(back.gpu.sms, 132);
+  EXPECT_EQ(back.gpu.versions, r.gpu.versions);
+  ASSERT_EQ(back.tensor.size(), 4u);
+  EXPECT_EQ(back.tensor[3].skipped, r.tensor[3].skipped);
+  EXPECT_EQ(back.tensor[0].rate.max, 702e12);
+  ASSERT_EQ(back.bandwidth.size(), r.bandwidth.size());
+  EXPECT_EQ(back.bandwidth[5].rate.max, 3.02e12);
+  EXPECT_EQ(back.launch_overhead_s.median, r.launch_overhead_s.median);
+  auto printed = report::to_json(report::gpu_ert_document(r));
+  encoded.erase("ert");
+  EXPECT_EQ(encoded, printed);
+  EXPECT_EQ(report::ert_headline(r), "fp32 61.2 TFLOP/s, DRAM 3.02 TB/s");
+}
 }  // namespace
 }  // namespace ridge::test

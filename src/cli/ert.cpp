@@ -11,8 +11,10 @@
 #include "cli/output_options.h"
 #include "cli/store_options.h"
 #include "hw/ert/gpu_ert.h"
+#include "report/ert_codec.h"
 #include "report/ert_report.h"
 #include "report/gpu_ert_report.h"
+#include "report/result_codec.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -53,11 +55,14 @@ int run_cpu(const Options& o) {
   if (!o.profile.empty()) write_file(o.profile, hw::ert::ert_device_yaml(result));
   if (!o.csv.empty()) write_file(o.csv, csv_text(report::ert_points_table(result)));
   auto doc = report::ert_document(result);
-  emit(doc, o.format);
+  report::TypedResult value{.kind = "ert"};
+  value.ert = result;
+  // JSON: the codec's (the document's JSON plus the measurement), which the store and `results import` read back.
+  emit(doc, o.format, [&] { return report::encode_ert(*value.ert); });
   store::Params params;
   params.device = "host";
   params.threads = result.threads;
-  keep_result(o.store, doc, params);
+  keep_result(o.store, doc, params, &value);
   return 0;
 }
 
@@ -70,10 +75,12 @@ int run_cuda(const Options& o) {
   if (!o.profile.empty()) write_file(o.profile, hw::ert::gpu_ert_device_yaml(result));
   if (!o.csv.empty()) write_file(o.csv, csv_text(report::gpu_ert_points_table(result)));
   auto doc = report::gpu_ert_document(result);
-  emit(doc, o.format);
+  report::TypedResult value{.kind = "ert"};
+  value.ert = result;
+  emit(doc, o.format, [&] { return report::encode_ert(*value.ert); });
   store::Params params;
   params.device = "cuda:" + result.gpu.name;
-  keep_result(o.store, doc, params);
+  keep_result(o.store, doc, params, &value);
   return 0;
 }
 

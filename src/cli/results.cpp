@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <map>
 
 #include "cli/command.h"
 #include "cli/common.h"
@@ -56,9 +57,12 @@ std::string untimed_note(const report::ImportedFile& file) {
   if (file.untimed == 0 || file.records.empty()) return "";
   const auto& command = file.records.front().command;
   if (command == "bench") return " (the file records no run times: stored with the import's)";
-  return fmt::format(" ({} records no time: stored with the import's)", command == "predict"     ? "a prediction"
-                                                                        : command == "calibrate" ? "a calibration"
-                                                                                                 : "an import");
+  static const std::map<std::string, std::string> kWhat = {{"predict", "a prediction"},
+                                                           {"calibrate", "a calibration"},
+                                                           {"compare", "a comparison"},
+                                                           {"ert", "a roofline measurement"}};
+  auto it = kWhat.find(command);
+  return fmt::format(" ({} records no time: stored with the import's)", it == kWhat.end() ? "an import" : it->second);
 }
 
 int run_import(const std::vector<std::string>& files, const ResultFilterOptions& o) {

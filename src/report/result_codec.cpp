@@ -5,6 +5,7 @@
 #include "exec/bench_codec.h"
 #include "report/calibration_report.h"
 #include "report/compare_codec.h"
+#include "report/ert_codec.h"
 #include "report/format.h"
 #include "report/ncu_import_codec.h"
 #include "roofline/prediction_codec.h"
@@ -31,6 +32,7 @@ nlohmann::ordered_json encode_typed(const TypedResult& value) {
   }
   if (value.kind == "import ncu" && value.ncu) return tagged("import ncu", encode_ncu_import(*value.ncu));
   if (value.kind == "import torch" && value.torch) return tagged("import torch", encode_torch_imports(*value.torch));
+  if (value.kind == "ert" && value.ert) return tagged("ert", encode_ert(*value.ert));
   if (value.kind == "compare" && value.comparison) return tagged("compare", encode_comparison(*value.comparison));
   if (value.kind == "calibrate" && value.calibration)
     return tagged("calibrate", encode_calibration(*value.calibration));
@@ -51,6 +53,8 @@ TypedResult decode_typed(const nlohmann::json& typed, const std::string& where) 
     out.missing_device = std::move(decoded.missing_device);
   } else if (out.kind == "import torch") {
     out.torch = decode_torch_imports(typed["result"], where);
+  } else if (out.kind == "ert") {
+    out.ert = decode_ert(typed["result"], where);
   } else if (out.kind == "compare") {
     out.comparison = decode_comparison(typed["result"], where);
   } else if (out.kind == "calibrate") {
@@ -96,6 +100,7 @@ std::string headline(const TypedResult& result) {
   }
   if (result.calibration) return calibration_headline(*result.calibration);
   if (result.comparison) return comparison_headline(*result.comparison);
+  if (result.ert) return ert_headline(*result.ert);
   if (result.torch) {
     // The distinct kernels of the traces (per name, device, op and layer), as the kernels table lists them.
     size_t kernels = 0;

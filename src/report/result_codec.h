@@ -14,6 +14,7 @@
 #include "calib/calibration_result.h"
 #include "exec/measurement.h"
 #include "report/compare_report.h"
+#include "report/ert_codec.h"
 #include "report/ncu_report.h"
 #include "report/torch_import_codec.h"
 #include "roofline/predict.h"
@@ -22,7 +23,7 @@
 namespace ridge::report {
 
 struct TypedResult {
-  std::string kind;  // "bench", "predict", "analyze", "import ncu", "import torch", "calibrate" or "compare"
+  std::string kind;  // "bench", "predict", "analyze", "import ncu", "import torch", "calibrate", "compare" or "ert"
   std::vector<exec::BenchResult> runs;            // bench
   std::vector<roofline::Prediction> predictions;  // predict (several for a sweep)
   std::vector<analysis::Analysis> analyses;       // analyze (a sweep: one per point, without nodes)
@@ -32,6 +33,7 @@ struct TypedResult {
   std::optional<TorchImports> torch;              // import torch
   std::optional<calib::Calibration> calibration;  // calibrate (a per-family, shape-aware or energy fit)
   std::optional<Comparison> comparison;           // compare
+  std::optional<ErtMeasurement> ert;              // ert (the CPU's or a GPU's)
 };
 
 // The value tagged with its kind, through the kind's codec (what the store keeps).

@@ -12,6 +12,9 @@
 #include "report/calibration_report.h"
 #include "report/compare_codec.h"
 #include "report/document_codec.h"
+#include "report/ert_codec.h"
+#include "report/ert_report.h"
+#include "report/gpu_ert_report.h"
 #include "report/ncu_import_codec.h"
 #include "report/prediction_report.h"
 #include "report/result_codec.h"
@@ -125,6 +128,30 @@ ImportedFile import_records(const std::string& path) {
   if (!in) throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (!doc.is_discarded() && is_ert(doc)) {
+    auto value = decode_ert(doc, "'" + path + "'");
+    ImportedFile out;
+    auto r = imported_record({.kind = "ert", .ert = value},
+                             std::visit(
+                                 [](const auto& e) {
+                                   if constexpr (std::is_same_v<std::decay_t<decltype(e)>, hw::ert::ErtResult>)
+                                     return ert_document(e);
+                                   else
+                                     return gpu_ert_document(e);
+                                 },
+                                 value),
+                             path);
+    // As `ridge ert` stores them: a GPU by its name, the CPU as "host" with the threads it ran.
+    if (const auto* gpu = std::get_if<hw::ert::GpuErtResult>(&value)) {
+      r.params.device = "cuda:" + gpu->gpu.name;
+    } else {
+      r.params.device = "host";
+      r.params.threads = std::get<hw::ert::ErtResult>(value).threads;
+    }
+    out.records.push_back(std::move(r));
+    ++out.untimed;
+    return out;
+  }
   // A comparison holds a device and totals too: told apart first.
   if (!doc.is_discarded() && is_comparison(doc)) {
     auto value = decode_comparison(doc, "'" + path + "'");
