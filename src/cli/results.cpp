@@ -114,9 +114,9 @@ Command add_results_command(CLI::App& parent) {
   auto* import = app->add_subcommand(
       "import",
       "bring results written elsewhere into the store: `ridge bench -f json` files (a GPU machine's too) and "
-      "`ridge predict -f json`, `ridge import ncu -f json`, `ridge import torch -f json`, `ridge calibrate -f json` "
-      "and `ridge compare -f json` files");
-  import->add_option("files", *files, "bench, predict, import, calibrate or compare JSON files")
+      "`ridge predict`, `ridge import ncu`, `ridge import torch`, `ridge calibrate`, `ridge compare` and `ridge ert` "
+      "-f json files");
+  import->add_option("files", *files, "bench, predict, import, calibrate, compare or ert JSON files")
       ->required()
       ->check(CLI::ExistingFile);
   import->add_option("--store", import_filter->store,
@@ -124,8 +124,8 @@ Command add_results_command(CLI::App& parent) {
   import->footer(
       "Each bench run becomes one bench result with the environment the file records (GPU, CPU, libraries, ridge\n"
       "revision), not this machine's; a prediction file (a sweep included) becomes one predict result, an ncu import\n"
-      "one result per run, a torch import, a calibration or a comparison one result. A result is identified by its\n"
-      "content: importing a file again adds nothing.\n"
+      "one result per run, a torch import, a calibration, a comparison or an ert measurement one result. A result\n"
+      "is identified by its content: importing a file again adds nothing.\n"
       "Example:\n"
       "  ridge results import h200/ridge-bench-resnet50.json h200-predict.json --store study.db");
   app->footer(

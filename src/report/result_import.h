@@ -1,11 +1,11 @@
 #pragma once
 // Results written elsewhere brought into the results store (`ridge results import`): `ridge predict -f json` files,
 // read through the prediction codec, one record per file (a sweep is one result, as `ridge predict` stores it),
-// `ridge import ncu -f json` (one record per run), `ridge import torch -f json`, `ridge calibrate -f json` and
-// `ridge compare -f json` files (one record each) through theirs, and `ridge bench -f json` files, read through the
-// bench codec, one record per run, each with the environment that measured it (the GPU, CPU, libraries and ridge
-// revision the file records; the host is not recorded in the file, so it stays empty) and a uid drawn from its content,
-// so importing a file again, or into a store that merged it, adds nothing.
+// `ridge import ncu -f json` (one record per run), `ridge import torch -f json`, `ridge calibrate -f json`,
+// `ridge compare -f json` and `ridge ert -f json` files (one record each) through theirs, and `ridge bench -f json`
+// files, read through the bench codec, one record per run, each with the environment that measured it (the GPU, CPU,
+// libraries and ridge revision the file records; the host is not recorded in the file, so it stays empty) and a uid
+// drawn from its content, so importing a file again, or into a store that merged it, adds nothing.
 #include <string>
 #include <vector>
 
