@@ -14,8 +14,11 @@
 #include "hw/device_db.h"
 #include "hw/device_file.h"
 #include "hw/roofline.h"
+#include "report/printer.h"
+#include "report/tune_report.h"
 #include "roofline/predict.h"
 #include "roofline/tune.h"
+#include "support/error_text.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
 #include "support/tune_fixtures.h"
@@ -114,6 +117,69 @@ TEST(Tune, ADomainWithoutATableGetsEvenlySpacedFrequencies) {
   EXPECT_DOUBLE_EQ(gpu->mhz.front(), 200);
   EXPECT_DOUBLE_EQ(gpu->mhz.back(), 1000);
   EXPECT_NE(gpu->values_from.find("evenly spaced"), std::string::npos);
+}
+
+// The tune codec: a tuning round-trips with every member (modes with their clocks, budgets and nvpmodel ids, the
+// axes, the options with an absent constraint, the commands), encodes again to the same text, and its JSON is the
+// document's plus the value.
+TEST(TuneCodec, ATuningRoundTripsWithEveryMember) {
+  auto device = hw::parse_device_yaml(kDevice, "t.yaml");
+  auto a = analyze_file(model_file());
+  auto predict = [&](const hw::Roofline& roofline, int64_t) { return roofline::predict(a.cost, roofline, {}); };
+  roofline::TuneOptions options;
+  options.latency_max_s = 1.0;
+  report::Tuning t{device.id, device.name, roofline::tune(device, {1}, predict, options), {}};
+  t.context.model = "m.onnx";
+  t.context.precision = "fp32";
+  t.context.batches = {1};
+  t.context.options = options;
+  t.context.calibration = "uncalibrated (roofline bound)";
+  t.context.commands = {"sudo nvpmodel -m 0"};
+  auto text = report::encode_tuning(t).dump();
+  auto back = report::decode_tuning(json::parse(text), "test");
+  EXPECT_EQ(report::encode_tuning(back).dump(), text);
+  EXPECT_EQ(back.device_id, "tune-test");
+  EXPECT_EQ(back.device_name, "Tune test board");
+  ASSERT_EQ(back.result.modes.size(), t.result.modes.size());
+  ASSERT_GT(back.result.modes.size(), 2u);
+  for (size_t i = 0; i < t.result.modes.size(); ++i) {
+    const auto &m = back.result.modes[i], &w = t.result.modes[i];
+    EXPECT_EQ(m.mode.name, w.mode.name);
+    EXPECT_EQ(m.mode.clocks_mhz, w.mode.clocks_mhz);
+    EXPECT_EQ(m.mode.cores, w.mode.cores);
+    EXPECT_EQ(m.mode.power_budget_w, w.mode.power_budget_w);
+    EXPECT_EQ(m.mode.nvpmodel_id, w.mode.nvpmodel_id);
+    EXPECT_EQ(m.time_s, w.time_s);
+    EXPECT_EQ(m.energy_j, w.energy_j);
+    EXPECT_EQ(m.energy_label, w.energy_label);
+    EXPECT_EQ(m.feasible, w.feasible);
+    EXPECT_EQ(m.pareto, w.pareto);
+  }
+  EXPECT_EQ(back.result.modes[1].mode.power_budget_w, 5.0);  // SLOW
+  EXPECT_EQ(back.result.modes[1].mode.nvpmodel_id, 7);
+  EXPECT_EQ(back.result.best, t.result.best);
+  EXPECT_EQ(back.result.pareto, t.result.pareto);
+  EXPECT_EQ(back.result.axes.size(), t.result.axes.size());
+  EXPECT_EQ(back.context.options.latency_max_s, 1.0);
+  EXPECT_FALSE(back.context.options.power_max_w);
+  EXPECT_EQ(back.context.options.objective, roofline::Objective::kEnergy);
+  EXPECT_EQ(back.context.commands, t.context.commands);
+  auto printed = report::to_json(report::tune_document(t));
+  auto encoded = json::parse(text);
+  encoded.erase("tuning");
+  EXPECT_EQ(encoded, json(printed));
+  const auto& best = t.result.modes[*t.result.best];
+  EXPECT_EQ(report::tuning_headline(t),
+            fmt::format("best {}: {:.1f}% less energy", best.mode.name,
+                        roofline::energy_saved_percent(best, t.result.modes[t.result.reference])));
+  // Indices that name no mode are refused in one line.
+  auto bad = json::parse(text);
+  bad["tuning"]["result"]["best"] = 999;
+  EXPECT_NE(error_text([&] { report::decode_tuning(bad, "x.json"); }).find("name no mode of its"), std::string::npos);
+  bad = json::parse(text);
+  bad["tuning"]["result"]["modes"][0]["time_s"] = "fast";
+  EXPECT_NE(error_text([&] { report::decode_tuning(bad, "x.json"); }).find("x.json: tuning is malformed"),
+            std::string::npos);
 }
 
 }  // namespace

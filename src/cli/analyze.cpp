@@ -31,7 +31,7 @@ int run_analyze(const AnalyzeOptions& o) {
     auto doc = report::analysis_document(analyzed);
     emit(doc, o.format, [&] { return analysis::encode_analysis(analyzed); });
     report::TypedResult value{.kind = "analyze", .analyses = {analyzed}};
-    keep_result(o.store, doc, params_of(o.model, analysis::bound_batch(result.model)), &value);
+    keep_result(o.store, doc, params_of(o.model, analysis::bound_batch(result.model)), value);
     return 0;
   }
   if (o.summary) throw Error("--summary applies to one analysis; a sweep prints one row of totals per point already");
@@ -51,7 +51,7 @@ int run_analyze(const AnalyzeOptions& o) {
   auto doc = report::analysis_sweep_document(request.model_path, key, analyses);
   emit(doc, o.format, [&] { return analysis::encode_analysis_sweep(request.model_path, key, analyses); });
   report::TypedResult value{.kind = "analyze", .analyses = std::move(analyses), .sweep = key};
-  keep_result(o.store, doc, params_of(o.model), &value);
+  keep_result(o.store, doc, params_of(o.model), value);
   return 0;
 }
 

@@ -245,7 +245,7 @@ int run_bench(const BenchCliOptions& o) {
   auto on_result = [&](size_t i, const exec::BenchResult& result) {
     if (!o.csv_dir.empty()) report::append_bench_csv(o.csv_dir, {result});
     report::TypedResult value{.kind = "bench", .runs = {result}};
-    keep_result(o.store, report::bench_run_document(result, o.top), report::bench_params(result), &value);
+    keep_result(o.store, report::bench_run_document(result, o.top), report::bench_params(result), value);
     if (!invocation().quiet)
       fmt::print(std::cerr, "bench: [{}/{}] {}: {:.3f} ms\n", i + 1, matrix.size(), matrix[i].label,
                  result.latency_ms.mean);

@@ -57,7 +57,7 @@ int print_and_keep(const CalibrateOptions& o, calib::Calibration calibration) {
   report::TypedResult value;
   value.kind = "calibrate";
   value.calibration = std::move(calibration);
-  keep_result(o.store, doc, params, &value);
+  keep_result(o.store, doc, params, value);
   return 0;
 }
 

@@ -160,7 +160,7 @@ int run_compare(const CompareOptions& o) {
   if (o.device.threads > 0) params.threads = o.device.threads;
   report::TypedResult value{.kind = "compare"};
   value.comparison = std::move(comparison);
-  keep_result(o.store, doc, params, &value);
+  keep_result(o.store, doc, params, value);
   return 0;
 }
 

@@ -62,7 +62,7 @@ int run_cpu(const Options& o) {
   store::Params params;
   params.device = "host";
   params.threads = result.threads;
-  keep_result(o.store, doc, params, &value);
+  keep_result(o.store, doc, params, value);
   return 0;
 }
 
@@ -80,7 +80,7 @@ int run_cuda(const Options& o) {
   emit(doc, o.format, [&] { return report::encode_ert(*value.ert); });
   store::Params params;
   params.device = "cuda:" + result.gpu.name;
-  keep_result(o.store, doc, params, &value);
+  keep_result(o.store, doc, params, value);
   return 0;
 }
 

@@ -120,7 +120,7 @@ int run_ncu_import(const NcuImportOptions& o) {
     else if (!o.model.empty())
       params.batch = import.model.at(run.batch).batch;
     report::TypedResult value{.kind = "import ncu", .ncu = one};
-    keep_result(o.store, report::ncu_import_document(one), params, &value);
+    keep_result(o.store, report::ncu_import_document(one), params, value);
   }
   return 0;
 }

@@ -37,7 +37,7 @@ int run_torch_import(const TorchImportOptions& o) {
   emit(doc, o.format, [&] { return report::encode_torch_imports(*value.torch); });
   store::Params params;
   params.model = o.model;
-  keep_result(o.store, doc, params, &value);
+  keep_result(o.store, doc, params, value);
   return 0;
 }
 

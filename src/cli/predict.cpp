@@ -61,7 +61,7 @@ int run_predict(const PredictOptions& o) {
   params.precision = o.device.precision.empty() ? o.device.model.dtype : o.device.precision;
   params.mode = o.device.exec_mode;
   if (o.device.threads > 0) params.threads = o.device.threads;
-  keep_result(o.store, doc, params, &value);
+  keep_result(o.store, doc, params, value);
   return 0;
 }
 

@@ -139,7 +139,7 @@ Command add_report_command(CLI::App& parent) {
       ->group(filters);
   app->add_option("--id", o->filter.ids, "only these result ids (repeatable)")->group(filters);
   app->add_option("--command", o->filter.command, "only results of this command (predict, bench, ...)")
-      ->check(CLI::IsMember({"analyze", "predict", "bench", "compare", "ert", "calibrate"}))
+      ->check(CLI::IsMember(kStoredCommands))
       ->group(filters);
   app->add_option("--of-model", o->of_model, "only this model (a path or part of one; all: every model)")
       ->group(filters);

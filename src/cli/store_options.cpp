@@ -16,16 +16,6 @@
 #include "util/program.h"
 
 namespace ridge::cli {
-namespace {
-
-const report::Field* find_field(const report::Document& doc, const std::string& key) {
-  for (const auto& f : doc.fields)
-    if (f.key == key) return &f;
-  return nullptr;
-}
-
-}  // namespace
-
 store::Store& open_store(const std::string& path) {
   // One connection per store for the whole process: a sweep saves every cell through it, so opening
   // the file and checkpointing its WAL when the connection closes are paid once, not per result.
@@ -78,7 +68,7 @@ std::vector<CLI::Option*> add_result_filter_options(CLI::App& app, ResultFilterO
       app.add_option("--store", o.store, "results store (default: $RIDGE_STORE, else ./ridge-results.db)"),
       app.add_option("--id", f.ids, "only these result ids (repeatable)"),
       app.add_option("--command", f.command, "only results of this command (analyze, predict, bench, ...)")
-          ->check(CLI::IsMember({"analyze", "predict", "bench", "compare", "ert", "calibrate"})),
+          ->check(CLI::IsMember(kStoredCommands)),
       app.add_option("--model", f.model, "only this model (a path, or part of one: resnet50)"),
       app.add_option("--device", f.device, "only this device (predict, compare: the --device given)"),
       app.add_option("--batch", o.batch, "only this batch size")->check(integer_in(1, int64_t{1} << 40)),
@@ -101,7 +91,7 @@ store::Filter result_filter(const ResultFilterOptions& o) {
 std::string store_path(const ResultFilterOptions& o) { return store_path(StoreOptions{o.store, false}); }
 
 void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params,
-                 const report::TypedResult* value) {
+                 const report::TypedResult& value) {
   if (options.disabled) return;
   auto path = store_path(options);
   store::Record record;
@@ -111,27 +101,23 @@ void keep_result(const StoreOptions& options, const report::Document& doc, store
   record.environment = store::collect_environment(invocation().command_line);
   record.cell = invocation().cell;
   record.document = report::encode_document(doc);
-  if (value) {
-    // Everything about a typed result comes from the value, not from the cells printed.
-    record.summary = report::headline(*value);
-    for (const auto& run : value->runs) {
-      record.environment.random_weights = run.random_weights;
-      const auto& env = run.environment;  // the libraries that measured
-      if (!env.torch_version.empty()) record.environment.versions["torch"] = env.torch_version;
-      if (!env.backend_info.empty()) record.environment.versions["backend"] = env.backend_info;
-      if (!record.params.threads && env.threads > 0) record.params.threads = env.threads;
-    }
-    for (const auto& p : value->predictions)
-      record.environment.calibration = p.calibration_model.empty() ? p.calibration_source : p.calibration_model;
-    record.result = report::encode_typed(*value);
-  } else {
-    // Kinds without a codec yet (analyze, compare, ert, calibrate, the profiler imports): their document's fields.
-    if (const auto* f = find_field(doc, "random_weights"); f && f->json.is_boolean())
-      record.environment.random_weights = f->json.get<bool>();
-    if (const auto* f = find_field(doc, "calibration"); f && !f->json.is_null())
-      record.environment.calibration = f->json.is_string() ? f->json.get<std::string>() : f->json.dump();
-    record.summary = report::headline(doc);
+  // Everything about a typed result comes from the value, not from the cells printed.
+  record.summary = report::headline(value);
+  for (const auto& run : value.runs) {
+    record.environment.random_weights = run.random_weights;
+    const auto& env = run.environment;  // the libraries that measured
+    if (!env.torch_version.empty()) record.environment.versions["torch"] = env.torch_version;
+    if (!env.backend_info.empty()) record.environment.versions["backend"] = env.backend_info;
+    if (!record.params.threads && env.threads > 0) record.params.threads = env.threads;
   }
+  for (const auto& p : value.predictions)
+    record.environment.calibration = p.calibration_model.empty() ? p.calibration_source : p.calibration_model;
+  if (value.comparison) {
+    record.environment.random_weights = value.comparison->measured.random_weights;
+    const auto& p = value.comparison->prediction;
+    record.environment.calibration = p.calibration_model.empty() ? p.calibration_source : p.calibration_model;
+  }
+  record.result = report::encode_typed(value);
   try {
     open_store(path).save(record);
   } catch (const Error& e) {

@@ -53,9 +53,13 @@ std::vector<CLI::Option*> add_result_filter_options(CLI::App& app, ResultFilterO
 store::Filter result_filter(const ResultFilterOptions& options);
 std::string store_path(const ResultFilterOptions& options);
 
-// `value`: the result itself, kept typed through its kind's codec (what readers of the store decode); none for a
-// command whose results have no codec yet, whose document is all the store keeps.
+// The commands whose results the store keeps (what --command filters on).
+inline const std::vector<std::string> kStoredCommands = {"analyze",   "predict", "bench",      "compare",     "ert",
+                                                         "calibrate", "tune",    "import ncu", "import torch"};
+
+// `value`: the result itself, kept typed through its kind's codec (what readers of the store decode); its headline,
+// environment and calibration come from it. `doc` is what the command printed, kept for `results --show`.
 void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params,
-                 const report::TypedResult* value = nullptr);
+                 const report::TypedResult& value);
 
 }  // namespace ridge::cli

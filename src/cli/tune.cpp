@@ -12,6 +12,7 @@
 #include "hw/mode_control.h"
 #include "onnx/model_reader.h"
 #include "report/prediction_report.h"
+#include "report/result_codec.h"
 #include "report/tune_report.h"
 #include "util/error.h"
 
@@ -118,12 +119,15 @@ int run_tune(const TuneCliOptions& o) {
   const auto& best = result.modes.at(*result.best);
   add_commands(device, result, best, context, steps);
   if (o.apply) context.applied = hw::apply_mode_steps(steps);
-  auto doc = report::tune_document(device, result, context);
-  emit(doc, o.format);
+  report::TypedResult value{.kind = "tune"};
+  value.tuning = report::Tuning{device.id, device.name, std::move(result), std::move(context)};
+  auto doc = report::tune_document(*value.tuning);
+  // JSON: the codec's (the document's JSON plus the tuning), which the store and `results import` read back.
+  emit(doc, o.format, [&] { return report::encode_tuning(*value.tuning); });
   auto params = params_of(o.device.model, batches.size() == 1 ? batches.front() : 0);
   params.device = device.id;
-  params.precision = context.precision;
-  keep_result(o.store, doc, params);
+  params.precision = value.tuning->context.precision;
+  keep_result(o.store, doc, params, value);
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "report/ert_codec.h"
 #include "report/format.h"
 #include "report/ncu_import_codec.h"
+#include "report/tune_report.h"
 #include "roofline/prediction_codec.h"
 #include "util/error.h"
 
@@ -32,6 +33,7 @@ nlohmann::ordered_json encode_typed(const TypedResult& value) {
   }
   if (value.kind == "import ncu" && value.ncu) return tagged("import ncu", encode_ncu_import(*value.ncu));
   if (value.kind == "import torch" && value.torch) return tagged("import torch", encode_torch_imports(*value.torch));
+  if (value.kind == "tune" && value.tuning) return tagged("tune", encode_tuning(*value.tuning));
   if (value.kind == "ert" && value.ert) return tagged("ert", encode_ert(*value.ert));
   if (value.kind == "compare" && value.comparison) return tagged("compare", encode_comparison(*value.comparison));
   if (value.kind == "calibrate" && value.calibration)
@@ -53,6 +55,8 @@ TypedResult decode_typed(const nlohmann::json& typed, const std::string& where) 
     out.missing_device = std::move(decoded.missing_device);
   } else if (out.kind == "import torch") {
     out.torch = decode_torch_imports(typed["result"], where);
+  } else if (out.kind == "tune") {
+    out.tuning = decode_tuning(typed["result"], where);
   } else if (out.kind == "ert") {
     out.ert = decode_ert(typed["result"], where);
   } else if (out.kind == "compare") {
@@ -101,6 +105,7 @@ std::string headline(const TypedResult& result) {
   if (result.calibration) return calibration_headline(*result.calibration);
   if (result.comparison) return comparison_headline(*result.comparison);
   if (result.ert) return ert_headline(*result.ert);
+  if (result.tuning) return tuning_headline(*result.tuning);
   if (result.torch) {
     // The distinct kernels of the traces (per name, device, op and layer), as the kernels table lists them.
     size_t kernels = 0;

@@ -17,13 +17,15 @@
 #include "report/ert_codec.h"
 #include "report/ncu_report.h"
 #include "report/torch_import_codec.h"
+#include "report/tune_report.h"
 #include "roofline/predict.h"
 #include "store/record.h"
 
 namespace ridge::report {
 
 struct TypedResult {
-  std::string kind;  // "bench", "predict", "analyze", "import ncu", "import torch", "calibrate", "compare" or "ert"
+  std::string
+      kind;  // "bench", "predict", "analyze", "import ncu", "import torch", "calibrate", "compare", "ert" or "tune"
   std::vector<exec::BenchResult> runs;            // bench
   std::vector<roofline::Prediction> predictions;  // predict (several for a sweep)
   std::vector<analysis::Analysis> analyses;       // analyze (a sweep: one per point, without nodes)
@@ -34,6 +36,7 @@ struct TypedResult {
   std::optional<calib::Calibration> calibration;  // calibrate (a per-family, shape-aware or energy fit)
   std::optional<Comparison> comparison;           // compare
   std::optional<ErtMeasurement> ert;              // ert (the CPU's or a GPU's)
+  std::optional<Tuning> tuning;                   // tune
 };
 
 // The value tagged with its kind, through the kind's codec (what the store keeps).

@@ -20,6 +20,7 @@
 #include "report/result_codec.h"
 #include "report/results_report.h"
 #include "report/torch_import_codec.h"
+#include "report/tune_report.h"
 #include "roofline/prediction_codec.h"
 #include "util/error.h"
 #include "util/timestamp.h"
@@ -128,6 +129,18 @@ ImportedFile import_records(const std::string& path) {
   if (!in) throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (!doc.is_discarded() && is_tuning(doc)) {
+    auto value = decode_tuning(doc, "'" + path + "'");
+    ImportedFile out;
+    auto r = imported_record({.kind = "tune", .tuning = value}, tune_document(value), path);
+    r.params.model = value.context.model;
+    r.params.device = value.device_id;
+    r.params.precision = value.context.precision;
+    if (value.context.batches.size() == 1) r.params.batch = value.context.batches.front();
+    out.records.push_back(std::move(r));
+    ++out.untimed;
+    return out;
+  }
   if (!doc.is_discarded() && is_ert(doc)) {
     auto value = decode_ert(doc, "'" + path + "'");
     ImportedFile out;

@@ -15,39 +15,7 @@ namespace {
 
 Value optional_integer(const std::optional<int64_t>& v) { return v ? Value{*v} : Value{}; }
 
-const Value* first_cell(const Document& doc, const std::string& table, const std::string& column) {
-  const auto* t = doc.find(table);
-  return t && !t->rows.empty() ? t->cell(t->rows.front(), column) : nullptr;
-}
-
-double as_number(const Value* v) { return number_or(v, -1); }
-
 }  // namespace
-
-std::string headline(const Document& doc) {
-  if (double ms = as_number(first_cell(doc, "runs", "mean_ms")); ms >= 0) return fmt::format("mean {:.3f} ms", ms);
-  if (double s = as_number(first_cell(doc, "totals", "time_s")); s >= 0) return duration(s) + " predicted";
-  if (double f = as_number(first_cell(doc, "totals", "flops")); f >= 0) return si(f, "FLOP");
-  if (const auto* points = doc.find("points")) return fmt::format("{} points", points->rows.size());
-  // Imported profiler exports: how many kernels, and the kernel time where every one was timed.
-  if (const auto* kernels = doc.find("kernels"); kernels && doc.command.rfind("import", 0) == 0) {
-    auto text = fmt::format("{} kernel{}", kernels->rows.size(), kernels->rows.size() == 1 ? "" : "s");
-    if (double s = as_number(first_cell(doc, "runs", "time_s")); s >= 0) text += ", " + duration(s) + " kernel time";
-    return text;
-  }
-  const Field* peak = nullptr;
-  const Field* bandwidth = nullptr;
-  for (const auto& f : doc.fields) {
-    if (f.key == "whole_model" || f.key == "output") return f.text;
-    if (f.key == "peak_flops") peak = &f;
-    if (f.key == "bandwidth") bandwidth = &f;
-  }
-  // ert: the measured ceilings.
-  if (peak && bandwidth && peak->json.contains("fp32") && bandwidth->json.contains("dram"))
-    return fmt::format("fp32 {}, DRAM {}", si(peak->json["fp32"].get<double>(), "FLOP/s"),
-                       si(bandwidth->json["dram"].get<double>(), "B/s"));
-  return "";
-}
 
 Document results_document(const std::vector<store::Record>& records, const std::string& store_path) {
   Document doc;

@@ -13,9 +13,6 @@ namespace ridge::report {
 // environment and the sweep cell of each.
 Document results_document(const std::vector<store::Record>& records, const std::string& store_path);
 
-// The headline figure of a result, as people read it in listings ("mean 12.345 ms", "1.19 ms predicted").
-std::string headline(const Document& doc);
-
 // Writes DIR/overall.csv, layers.csv, metrics.csv and benchmark_results.csv (replacing them) from the
 // bench results among `records`; returns the paths written. Results of other commands are skipped.
 std::vector<std::string> export_bench_csv(const std::vector<store::Record>& records, const std::string& directory);

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "hw/device.h"
+#include "report/printer.h"
+#include "util/error.h"
 
 namespace ridge::report {
 namespace {
@@ -42,10 +45,12 @@ json mode_json(const ModeResult& m, const ModeResult& reference) {
 
 }  // namespace
 
-Document tune_document(const hw::Device& device, const roofline::TuneResult& r, const TuneContext& c) {
+Document tune_document(const Tuning& tuning) {
+  const auto& r = tuning.result;
+  const auto& c = tuning.context;
   Document doc;
   doc.command = "tune";
-  doc.subject = device.id;
+  doc.subject = tuning.device_id;
   add_ridge_version(doc);
   const bool sweep = c.batches.size() > 1;
   const auto& reference = r.modes.at(r.reference);
@@ -53,8 +58,8 @@ Document tune_document(const hw::Device& device, const roofline::TuneResult& r, 
   const bool estimated = label == hw::kEstimate;
   std::string batches;
   for (auto b : c.batches) batches += (batches.empty() ? "" : ",") + std::to_string(b);
-  doc.field("device", "device", fmt::format("{} ({}); {}", device.name, device.id, c.calibration),
-            {{"id", device.id}, {"name", device.name}});
+  doc.field("device", "device", fmt::format("{} ({}); {}", tuning.device_name, tuning.device_id, c.calibration),
+            {{"id", tuning.device_id}, {"name", tuning.device_name}});
   doc.field("model", "model", fmt::format("{}; batch {}; precision {}", c.model, batches, c.precision), c.model);
   doc.field("batches", "", "", c.batches, kJson);
   doc.field("precision", "", "", c.precision, kJson);
@@ -219,6 +224,93 @@ Document tune_document(const hw::Device& device, const roofline::TuneResult& r, 
     if (a.held && a.values_from.find("changes neither") != std::string::npos)
       doc.notes.push_back(fmt::format("{} is {} (--all-domains enumerates it too)", a.domain, a.values_from));
   return doc;
+}
+
+}  // namespace ridge::report
+
+// ---- the codec ----
+
+// This nlohmann (3.11.2) has no serializer for std::optional: absent is null.
+namespace nlohmann {
+template <class T>
+struct adl_serializer<std::optional<T>> {
+  static void to_json(json& j, const std::optional<T>& value) {
+    if (value)
+      j = *value;
+    else
+      j = nullptr;
+  }
+  static void from_json(const json& j, std::optional<T>& value) {
+    if (j.is_null())
+      value.reset();
+    else
+      value = j.get<T>();
+  }
+};
+}  // namespace nlohmann
+
+// Member lists for nlohmann's (de)serialisers, in the namespaces of the types (found by argument-dependent lookup).
+namespace ridge::hw {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PowerMode, name, clocks_mhz, cores, power_budget_w, source, nvpmodel_id)
+}  // namespace ridge::hw
+
+namespace ridge::roofline {
+NLOHMANN_JSON_SERIALIZE_ENUM(Objective, {{Objective::kEnergy, "energy"},
+                                         {Objective::kLatency, "latency"},
+                                         {Objective::kEdp, "edp"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DomainAxis, domain, mhz, cores, values_from, held)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TuneOptions, objective, latency_max_s, power_max_w, all_domains,
+                                                named_only)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ModeResult, mode, named, batch, time_s, energy_j, power_w,
+                                                energy_per_sample_j, energy_label, energy_source, feasible, rejected,
+                                                pareto, tied)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TuneResult, axes, modes, pareto, best, reference, energy_predicted,
+                                                energy_missing)
+}  // namespace ridge::roofline
+
+namespace ridge::report {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TuneContext, model, precision, batches, options, calibration, commands,
+                                                command_notes, applied)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Tuning, device_id, device_name, result, context)
+
+nlohmann::ordered_json encode_tuning(const Tuning& tuning) {
+  auto out = to_json(tune_document(tuning));
+  // The macros of this nlohmann serialise to nlohmann::json only (keys sorted).
+  out["tuning"] = nlohmann::ordered_json::parse(nlohmann::json(tuning).dump());
+  return out;
+}
+
+bool is_tuning(const nlohmann::json& doc) {
+  return doc.is_object() && doc.contains("tuning") && doc["tuning"].is_object();
+}
+
+Tuning decode_tuning(const nlohmann::json& doc, const std::string& where) {
+  if (!is_tuning(doc)) throw Error(fmt::format("{} is no `ridge tune -f json` output (it has no tuning)", where));
+  Tuning t;
+  try {
+    t = doc["tuning"].get<Tuning>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: tuning is malformed: {}", where, e.what()));
+  }
+  // The indices the document follows must point into the modes.
+  const auto& r = t.result;
+  auto in_range = [&](size_t i) { return i < r.modes.size(); };
+  if (r.modes.empty() || !in_range(r.reference) || (r.best && !in_range(*r.best)) ||
+      !std::all_of(r.pareto.begin(), r.pareto.end(), in_range))
+    throw Error(
+        fmt::format("{}: tuning's best, reference or pareto name no mode of its {} modes", where, r.modes.size()));
+  return t;
+}
+
+std::string tuning_headline(const Tuning& tuning) {
+  const auto& r = tuning.result;
+  if (!r.best || *r.best >= r.modes.size()) return "no mode";
+  const auto& best = r.modes[*r.best];
+  const auto& reference = r.modes.at(r.reference);
+  if (tuning.context.options.objective == roofline::Objective::kLatency)
+    return fmt::format("best {}: {:+.1f}% latency", best.mode.name, roofline::latency_change_percent(best, reference));
+  return fmt::format("best {}: {:.1f}% less energy", best.mode.name, roofline::energy_saved_percent(best, reference));
 }
 
 }  // namespace ridge::report

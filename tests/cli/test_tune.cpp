@@ -196,6 +196,32 @@ TEST(Tune, JsonCarriesTheDocumentedFields) {
   EXPECT_EQ(j["energy_label"], "estimate");  // custom modes' coefficients are scaled: an estimate
 }
 
+// A tuning is stored typed (its headline from the value, found by --command tune), and the same tuning printed as
+// JSON elsewhere comes in through `results import` as the same value.
+TEST(Tune, StoredTypedAndImportedAsTheSameValue) {
+  auto dir = temp_dir();
+  auto store = dir + "/tune.db";
+  fs::remove(store);
+  auto r = run_ridge(fmt::format("tune {} --device {} --store {}", model_file(), device_file(), store));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = tune_json("");
+  auto list = json::parse(run_ridge("results --store " + store + " --command tune -f json").out);
+  ASSERT_EQ(list["results"].size(), 1u);
+  auto best = j["best"]["name"].get<std::string>();
+  EXPECT_EQ(list["results"][0]["result"],
+            fmt::format("best {}: {:.1f}% less energy", best, j["best"]["energy_saved_pct"].get<double>()));
+  std::ofstream(dir + "/tune.json") << j.dump();
+  auto other = dir + "/tune-other.db";
+  fs::remove(other);
+  auto imported = run_ridge("results import " + dir + "/tune.json --store " + other);
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  auto other_list = json::parse(run_ridge("results --store " + other + " -f json").out);
+  ASSERT_EQ(other_list["results"].size(), 1u);
+  EXPECT_EQ(other_list["results"][0]["command"], "tune");
+  EXPECT_EQ(other_list["results"][0]["device"], "tune-test");
+  EXPECT_EQ(other_list["results"][0]["result"], list["results"][0]["result"]);
+}
+
 TEST(Tune, NamedOnlyUsesTheFileCoefficientsAndNvpmodel) {
   auto j = tune_json("--named-only --objective energy");
   ASSERT_EQ(j["modes"].size(), 2u);

@@ -1,8 +1,7 @@
-// libFuzzer target: arbitrary JSON as the input of `ridge plot KIND --from` / `--measured` (a
-// hand-edited or foreign file) or of `ridge results import`, through the prediction, bench, analysis, calibration and
-// compare codecs,
-// report/figure's sources, the roofline builder and every result figure `ridge report` draws. Any input must end in a
-// figure whose spec serialises, or a ridge::Error; never a crash or another exception.
+// libFuzzer target: arbitrary JSON as the input of `ridge plot KIND --from` / `--measured` (a hand-edited or foreign
+// file) or of `ridge results import`, through the prediction, bench, analysis, calibration, compare, ert and tune
+// codecs, report/figure's sources, the roofline builder and every result figure `ridge report` draws. Any input must
+// end in a figure whose spec serialises, or a ridge::Error; never a crash or another exception.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -11,10 +10,12 @@
 #include "exec/bench_codec.h"
 #include "report/calibration_report.h"
 #include "report/compare_codec.h"
+#include "report/ert_codec.h"
 #include "report/figure/result_figures.h"
 #include "report/figure/result_sources.h"
 #include "report/figure/roofline_figure.h"
 #include "report/figure/sources.h"
+#include "report/tune_report.h"
 #include "roofline/prediction_codec.h"
 #include "util/error.h"
 
@@ -48,13 +49,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)ridge::analysis::encode_analysis(a).dump();
   } catch (const ridge::Error&) {
   }
-  // The calibration and compare codecs (`ridge results import` of their JSON): decoded values encode again.
+  // The calibration, compare, ert and tune codecs (`ridge results import` of their JSON): decoded values encode again.
   try {
     (void)ridge::report::encode_calibration(ridge::report::decode_calibration(json, "fuzz")).dump();
   } catch (const ridge::Error&) {
   }
   try {
     (void)ridge::report::encode_comparison(ridge::report::decode_comparison(json, "fuzz")).dump();
+  } catch (const ridge::Error&) {
+  }
+  try {
+    (void)ridge::report::encode_ert(ridge::report::decode_ert(json, "fuzz")).dump();
+  } catch (const ridge::Error&) {
+  }
+  try {
+    (void)ridge::report::encode_tuning(ridge::report::decode_tuning(json, "fuzz")).dump();
   } catch (const ridge::Error&) {
   }
   auto kernels = fig::kernel_points(json, "d");
