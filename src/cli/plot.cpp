@@ -203,14 +203,10 @@ int run_plot_roofline(const RooflineOptions& o) {
         auto points = fig::kernel_points(*typed->ncu, where);
         input.points.insert(input.points.end(), points.begin(), points.end());
         input.hierarchical = true;
-      } else if (auto doc = record.document.is_null() ? fig::Json()
-                                                      : report::to_json(report::decode_document(record.document));
-                 fig::document_kind(doc) == "kernels") {
-        add_kernels(doc, where);
       } else {
         throw Error(where + " (" + record.command +
-                    ") is not a result ridge can draw a roofline from (a prediction, or imported profiler kernels)" +
-                    (record.command == "predict" && !typed ? ": it was stored before ridge kept typed results" : ""));
+                    ") is not a result ridge can draw a roofline from (a prediction, or an Nsight Compute import)" +
+                    (!typed && record.status == "ok" ? ": it was stored before ridge kept typed results" : ""));
       }
       source += (source.empty() ? "" : ", ") + where;
     }

@@ -42,7 +42,6 @@ struct Stored {
   const store::Record* record = nullptr;
   size_t index = 0;  // in Study::records
   Document doc;
-  Json json;  // the document as JSON, for results without a typed value only
   std::optional<TypedResult> typed;
 };
 
@@ -58,10 +57,7 @@ const std::vector<Stored>& stored_documents(const Study& study) {
     for (size_t i = 0; i < study.records.size(); ++i) {
       const auto& r = study.records[i];
       if (r.status != "ok" || r.document.is_null()) continue;
-      Stored s{&r, i, decode_document(r.document), {}, typed_result(r)};
-      // Only a result without a typed value is read from its document's JSON (another tool's kernels).
-      if (!s.typed) s.json = to_json(s.doc);
-      cached.push_back(std::move(s));
+      cached.push_back({&r, i, decode_document(r.document), typed_result(r)});
     }
     cached_key = key;
   }
@@ -187,21 +183,19 @@ std::vector<figure::Figure> study_figures(const Study& study) {
   const auto& stored = stored_documents(study);
   for (const auto& s : stored) {
     // Imported profiler kernels: a hierarchical roofline on the device the import named (its
-    // ceilings from the import, else the study's device, else the database), one point per memory level.
-    // An Nsight Compute import is read through its codec; another import's kernels (a kind without a codec yet)
-    // from its document's kernels[].
-    bool typed = s.typed && s.typed->ncu;
-    if (!typed && fig::document_kind(s.json) != "kernels") continue;
+    // ceilings from the import, else the study's device, else the database), one point per memory level, from the
+    // typed import (a PyTorch trace's kernels have no bytes: nothing to place on it).
+    if (!s.typed || !s.typed->ncu) continue;
     fig::RooflineInput input;
     input.hierarchical = true;
     auto series = fmt::format("result {}", s.record->id);
-    input.points = typed ? fig::kernel_points(*s.typed->ncu, series) : fig::kernel_points(s.json, series);
+    input.points = fig::kernel_points(*s.typed->ncu, series);
     bool drawable = std::any_of(input.points.begin(), input.points.end(),
                                 [](const auto& p) { return p.flops > 0 && p.bytes > 0 && p.time_s > 0; });
     if (!drawable) continue;
     auto device_id = s.record->params.device.substr(0, s.record->params.device.find(':'));
     std::optional<hw::Roofline> roofline;
-    if (typed && s.typed->ncu->roofline) {
+    if (s.typed->ncu->roofline) {
       roofline = s.typed->ncu->roofline;
       device_id = roofline->device_id;
     }
