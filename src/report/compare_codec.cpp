@@ -127,7 +127,7 @@ Comparison decode_comparison(const json& doc, const std::string& where) {
 }
 
 std::string comparison_headline(const Comparison& c) {
-  return fmt::format("predicted {}, measured {}{}", duration(c.predicted_s), duration(c.measured_s),
+  return fmt::format("{} vs {} measured{}", duration(c.predicted_s), duration(c.measured_s),
                      c.error ? fmt::format(" ({:+.1f}%)", *c.error * 100) : std::string());
 }
 

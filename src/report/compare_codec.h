@@ -16,7 +16,7 @@ bool is_comparison(const nlohmann::json& doc);
 // Throws ridge::Error naming `where` and the field on JSON that is not `ridge compare -f json` output.
 Comparison decode_comparison(const nlohmann::json& doc, const std::string& where);
 
-// "predicted 1.19 ms, measured 1.52 ms (-21.7%)": the headline people read in listings.
+// "1.190 ms vs 1.520 ms measured (-21.7%)": the headline people read in listings (predicted first).
 std::string comparison_headline(const Comparison& comparison);
 
 }  // namespace ridge::report

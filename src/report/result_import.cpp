@@ -155,11 +155,16 @@ ImportedFile import_records(const std::string& path) {
                                  value),
                              path);
     // As `ridge ert` stores them: a GPU by its name, the CPU as "host" with the threads it ran.
+    // The environment is the measuring machine's, as far as the measurement says (no host name, no revision).
     if (const auto* gpu = std::get_if<hw::ert::GpuErtResult>(&value)) {
       r.params.device = "cuda:" + gpu->gpu.name;
+      r.environment.gpu = fmt::format("cuda:{} {}", gpu->gpu.index, gpu->gpu.name);
+      if (!gpu->gpu.versions.empty()) r.environment.versions["backend"] = gpu->gpu.versions;
     } else {
+      const auto& cpu = std::get<hw::ert::ErtResult>(value);
       r.params.device = "host";
-      r.params.threads = std::get<hw::ert::ErtResult>(value).threads;
+      r.params.threads = cpu.threads;
+      r.environment.cpu = cpu.cpu.model;
     }
     out.records.push_back(std::move(r));
     ++out.untimed;

@@ -283,7 +283,7 @@ TEST(CompareCli, StoredTypedAndImportedAsTheSameValue) {
   auto list = nlohmann::json::parse(run_ridge("results --store " + store + " -f json").out);
   ASSERT_EQ(list["results"].size(), 1u);
   EXPECT_EQ(list["results"][0]["command"], "compare");
-  EXPECT_EQ(list["results"][0]["result"], "predicted 702.7 us, measured 1.500 ms (-53.2%)");
+  EXPECT_EQ(list["results"][0]["result"], "702.7 us vs 1.500 ms measured (-53.2%)");
   auto file = dir + "/compare.json";
   std::ofstream(file) << run_ridge(base + " -f json --no-store").out;
   auto other = dir + "/other.db";
