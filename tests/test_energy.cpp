@@ -12,8 +12,10 @@
 #include "hw/roofline.h"
 #include "report/figure/energy_roofline_figure.h"
 #include "report/format.h"
+#include "report/prediction_report.h"
 #include "roofline/energy.h"
 #include "roofline/predict.h"
+#include "roofline/prediction_codec.h"
 #include "support/energy_fixtures.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
@@ -185,6 +187,69 @@ TEST(EnergyPrediction, WithoutEnergyCeilingsNothingIsChargedAndWhyIsKept) {
   EXPECT_FALSE(p.energy_predicted);
   EXPECT_NE(p.energy_missing.find("no TDP"), std::string::npos);
   EXPECT_EQ(p.energy_j, 0);
+}
+
+// Measured coefficients that would have the board draw more than its limit at the roofline time: the inference runs
+// at the limit instead, every node stretched alike, as the hardware throttles (issue: H200 predictions of 911-1097 W
+// on a 700 W board). By hand: T' = dynamic / (limit - p_static), and the mean power is the limit.
+TEST(EnergyPrediction, AnInferenceAboveTheBoardsLimitRunsAtTheLimit) {
+  const std::string hot =
+      "energy: [{mode: full, e_flop_j: 2.0e-10, e_byte_j: 1.0e-9, p_static_w: 20, source: s, "
+      "label: measured}]\n";
+  for (const bool budget : {false, true}) {
+    auto text = kDevice + hot;
+    // With a power mode's budget (60 W), the budget is the limit, not the TDP (100 W).
+    if (budget)
+      text = replaced(text, "  - {name: full, source: test}", "  - {name: full, power_budget_w: 60, source: test}");
+    auto d = device(text);
+    auto r = hw::roofline_for(d, hw::resolve_mode(d, "full"));
+    auto cost = analyze_file(three_node_model()).cost;
+    roofline::PredictOptions options;
+    options.batch = 4;
+    auto p = roofline::predict(cost, r, options);
+    ASSERT_TRUE(p.energy_predicted);
+    const double limit = budget ? 60 : 100, p_static = 20;
+    ASSERT_TRUE(p.power_limit_w);
+    EXPECT_EQ(*p.power_limit_w, limit);
+    EXPECT_EQ(p.power_limit_from, budget ? "budget" : "tdp");
+    double dynamic = 0, roofline_s = 0;
+    std::vector<double> node_s;
+    // The dynamic energy and the roofline time by hand: per node max(W / 1e12, Q / 1e11) + 10 us.
+    for (const auto& n : p.nodes) {
+      dynamic += 2.0e-10 * n.flops + 1.0e-9 * n.bytes;
+      double t = std::max(n.flops / 1e12, n.bytes / 1e11) + 1e-5;
+      roofline_s += t;
+      node_s.push_back(t);
+    }
+    double demand = dynamic / roofline_s + p_static;
+    ASSERT_GT(demand, limit);
+    EXPECT_NEAR(p.power_demand_w, demand, 1e-9 * demand);
+    double limited = dynamic / (limit - p_static);
+    EXPECT_NEAR(p.time_s, limited, 1e-12 * limited);
+    EXPECT_NEAR(p.power_limited_s, limited - roofline_s, 1e-9 * limited);
+    EXPECT_NEAR(p.power_w, limit, 1e-9 * limit);
+    EXPECT_NEAR(p.energy_j, dynamic + p_static * limited, 1e-9 * p.energy_j);
+    EXPECT_NEAR(p.throughput, 4 / limited, 1e-9 * p.throughput);
+    EXPECT_EQ(p.power_limited_nodes, 3);
+    EXPECT_NEAR(p.compute_bound_s + p.memory_bound_s + p.overhead_bound_s, limited, 1e-12 * limited);
+    for (size_t i = 0; i < p.nodes.size(); ++i) {
+      EXPECT_TRUE(p.nodes[i].power_limited);
+      EXPECT_NEAR(p.nodes[i].time_s, node_s[i] * limited / roofline_s, 1e-9 * p.nodes[i].time_s) << i;
+    }
+    // The prediction codec keeps what the limit did; the document says it.
+    auto back = roofline::decode_predictions(nlohmann::json(roofline::encode_prediction(p)), "test").front();
+    EXPECT_EQ(back.power_limit_w, p.power_limit_w);
+    EXPECT_EQ(back.power_limit_from, p.power_limit_from);
+    EXPECT_EQ(back.power_demand_w, p.power_demand_w);
+    EXPECT_EQ(back.power_limited_nodes, 3);
+    EXPECT_EQ(back.power_limited_s, p.power_limited_s);
+    EXPECT_TRUE(back.nodes[0].power_limited);
+    auto note = report::power_limit_note(p);
+    EXPECT_NE(note.find(fmt::format("would draw {:.3g} W, above the board's {:g} W ({})", demand, limit,
+                                    budget ? "the power mode's budget" : "its TDP")),
+              std::string::npos)
+        << note;
+  }
 }
 
 // ---- the energy roofline curve ----

@@ -91,6 +91,16 @@ std::string energy_text(const roofline::Prediction& p) {
   return fmt::format("{} coefficients: {}", p.energy_label, p.energy_source);
 }
 
+std::string power_limit_note(const roofline::Prediction& p) {
+  if (!p.energy_predicted || !p.power_limit_w || p.power_limited_nodes == 0) return "";
+  return fmt::format(
+      "power-limited: at the roofline time the inference would draw {:.3g} W, above the board's {:g} W ({}); as the "
+      "hardware throttles, it takes the time its dynamic energy needs at the limit (dynamic energy / (limit - static "
+      "power)), every node stretched alike: {} added",
+      p.power_demand_w, *p.power_limit_w, p.power_limit_from == "budget" ? "the power mode's budget" : "its TDP",
+      duration(p.power_limited_s));
+}
+
 void add_energy_field(Document& doc, const roofline::Prediction& p) {
   json energy{{"predicted", p.energy_predicted}};
   if (p.energy_predicted) {
@@ -99,7 +109,15 @@ void add_energy_field(Document& doc, const roofline::Prediction& p) {
   } else {
     energy["missing"] = p.energy_missing;
   }
+  if (p.energy_predicted && p.power_limit_w) {
+    energy["power_limit_w"] = *p.power_limit_w;
+    energy["power_limit_from"] = p.power_limit_from;
+    energy["power_demand_w"] = p.power_demand_w;
+    energy["power_limited_nodes"] = p.power_limited_nodes;
+    energy["power_limited_s"] = p.power_limited_s;
+  }
   doc.field("energy", "energy", energy_text(p), energy);
+  if (auto note = power_limit_note(p); !note.empty()) doc.notes.push_back(note);
   if (p.energy_predicted && p.energy_label == hw::kEstimate)
     doc.notes.push_back(
         "energy and power are estimates: the device file gives no measured energy coefficients for this mode, so "
@@ -260,6 +278,9 @@ Document prediction_sweep_document(const std::vector<PredictionPoint>& points) {
     for (const auto& m : modes) names += (names.empty() ? "" : ", ") + m;
     doc.notes.push_back(fmt::format("energy of mode{} {}: {}", modes.size() == 1 ? "" : "s", names, text));
   }
+  for (const auto& pt : points)
+    if (auto note = power_limit_note(pt.prediction); !note.empty())
+      doc.notes.push_back(fmt::format("mode {}, batch {}: {}", pt.mode, pt.prediction.batch, note));
   return doc;
 }
 

@@ -20,6 +20,8 @@ void add_calibration_fields(Document& doc, const roofline::Prediction& p);
 // ({predicted, label, source} or {predicted: false, missing}) with the note an estimate carries.
 std::string energy_text(const roofline::Prediction& p);
 void add_energy_field(Document& doc, const roofline::Prediction& p);
+// What the board's power limit did to a prediction, for people; empty when it changed nothing.
+std::string power_limit_note(const roofline::Prediction& p);
 
 struct PredictionPoint {
   std::string mode;

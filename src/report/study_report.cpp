@@ -309,6 +309,7 @@ std::vector<std::string> study_warnings(const Study& study, const std::vector<fi
       add(fmt::format("prediction {}: nodes not predicted (no cost): {}", x.label, ops));
     auto estimated = std::count_if(p.nodes.begin(), p.nodes.end(), [](const auto& n) { return n.estimated; });
     if (estimated) add(fmt::format("prediction {}: {} node time(s) are estimated", x.label, estimated));
+    if (auto note = power_limit_note(p); !note.empty()) add(fmt::format("prediction {}: {}", x.label, note));
   }
   for (const auto& s : stored) {
     if (s.typed)

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "hw/device.h"
+#include "report/format.h"
 #include "report/printer.h"
 #include "util/error.h"
 
@@ -38,7 +39,8 @@ json mode_json(const ModeResult& m, const ModeResult& reference) {
          {"energy_per_sample_j", m.energy_per_sample_j},
          {"energy_label", m.energy_label},
          {"energy_saved_pct", roofline::energy_saved_percent(m, reference)},
-         {"latency_change_pct", roofline::latency_change_percent(m, reference)}};
+         {"latency_change_pct", roofline::latency_change_percent(m, reference)},
+         {"power_limited_s", m.power_limited_s}};
   if (m.mode.nvpmodel_id) j["nvpmodel_id"] = *m.mode.nvpmodel_id;
   return j;
 }
@@ -149,9 +151,14 @@ Document tune_document(const Tuning& tuning) {
                           Table::Layout::kRows, kHuman);
   shown.column({.key = "mark", .title = ""}).column({.key = "name", .title = "mode", .left_aligned = true});
   if (sweep) shown.column({.key = "batch"});
-  shown.column({.key = "time_s", .title = "latency", .style = Style::kDuration})
-      .column({.key = "energy_j", .title = "energy", .style = Style::kGeneral, .unit = "J", .decimals = 4})
-      .column({.key = "power_w", .title = "power", .style = Style::kFixed, .unit = "W", .decimals = 1})
+  shown
+      .column({.key = "time_s", .title = "latency", .style = Style::kDuration})
+      // One inference is a forward pass of the batch; with several batches the objective compares per sample.
+      .column({.key = "energy_j", .title = "energy/inference", .style = Style::kGeneral, .unit = "J", .decimals = 4});
+  if (sweep)
+    shown.column(
+        {.key = "energy_per_sample_j", .title = "energy/sample", .style = Style::kGeneral, .unit = "J", .decimals = 4});
+  shown.column({.key = "power_w", .title = "power", .style = Style::kFixed, .unit = "W", .decimals = 1})
       .column({.key = "energy_saved", .title = "energy saved", .style = Style::kFixed, .unit = "%", .decimals = 1})
       .column({.key = "latency_change", .title = "latency change", .style = Style::kFixed, .unit = "%", .decimals = 1})
       .column({.key = "note", .left_aligned = true});
@@ -171,14 +178,19 @@ Document tune_document(const Tuning& tuning) {
     bool best = r.best && *r.best == i;
     std::string mark = std::string(best ? "*" : "") + (m.pareto ? "P" : "");
     std::string note = !m.feasible ? m.rejected : m.tied ? "same time and energy as an earlier mode" : "";
-    if (m.named && m.mode.power_budget_w && m.power_w > *m.mode.power_budget_w)
-      note += fmt::format("{}predicted power over the mode's {:g} W budget", note.empty() ? "" : "; ",
-                          *m.mode.power_budget_w);
+    // A prediction never draws more than the board's limit: above it, the mode runs power-limited (slower).
+    if (m.power_limited_s > 0)
+      note += fmt::format("{}power-limited{} (+{})", note.empty() ? "" : "; ",
+                          m.mode.power_budget_w ? fmt::format(" at the mode's {:g} W budget", *m.mode.power_budget_w)
+                                                : std::string(" at the TDP"),
+                          duration(m.power_limited_s));
     std::vector<Value> row{mark, m.mode.name};
     if (sweep) row.push_back(m.batch);
-    for (Value v :
-         {Value{m.time_s}, Value{m.energy_j}, Value{m.power_w}, Value{roofline::energy_saved_percent(m, reference)},
-          Value{roofline::latency_change_percent(m, reference)}, Value{note}})
+    row.emplace_back(m.time_s);
+    row.emplace_back(m.energy_j);
+    if (sweep) row.emplace_back(m.energy_per_sample_j);
+    for (Value v : {Value{m.power_w}, Value{roofline::energy_saved_percent(m, reference)},
+                    Value{roofline::latency_change_percent(m, reference)}, Value{note}})
       row.push_back(v);
     shown.add(row);
   }
@@ -262,8 +274,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DomainAxis, domain, mhz, cores, 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TuneOptions, objective, latency_max_s, power_max_w, all_domains,
                                                 named_only)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ModeResult, mode, named, batch, time_s, energy_j, power_w,
-                                                energy_per_sample_j, energy_label, energy_source, feasible, rejected,
-                                                pareto, tied)
+                                                energy_per_sample_j, energy_label, energy_source, power_limited_s,
+                                                feasible, rejected, pareto, tied)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TuneResult, axes, modes, pareto, best, reference, energy_predicted,
                                                 energy_missing)
 }  // namespace ridge::roofline

@@ -51,6 +51,8 @@ struct NodePrediction {
   std::string fused_into;
   // Energy (roofline/energy.h): e_flop x FLOPs + e_byte x bytes + p_static x time_s, and its mean power.
   double energy_j = 0, power_w = 0;
+  // The inference would exceed the board's power limit at the roofline time: time_s is stretched to it.
+  bool power_limited = false;
 };
 
 // How well a calibration predicted held-out measurements (cross-validated).
@@ -81,6 +83,14 @@ struct Prediction {
   bool energy_predicted = false;
   double energy_j = 0, power_w = 0;
   std::string energy_label, energy_source, energy_missing;
+  // The board's power limit (the mode's budget, else the TDP) and what it costs: an inference whose mean power at
+  // the roofline time (power_demand_w) would exceed it runs at the limit instead (the hardware throttles), taking
+  // the time its dynamic energy needs at that power; every node's time is stretched alike.
+  std::optional<double> power_limit_w;
+  std::string power_limit_from;  // "budget" (the power mode's) or "tdp"
+  double power_demand_w = 0;     // mean power at the roofline time (0: not worked out)
+  int power_limited_nodes = 0;
+  double power_limited_s = 0;  // time added to time_s by the limit
   std::vector<std::string> notes;
 };
 

@@ -39,6 +39,7 @@ ordered encode_node(const Prediction& p, const NodePrediction& n) {
   if (charged(p, n)) {
     node["energy_j"] = n.energy_j;
     node["power_w"] = n.power_w;
+    if (n.power_limited) node["power_limited"] = true;
   }
   node.update(ordered{
       {"efficiency", n.efficiency}, {"roofline_s", n.roofline_s}, {"estimated", n.estimated}, {"kernels", n.kernels}});
@@ -69,6 +70,7 @@ NodePrediction decode_node(const JsonReader& r) {
   n.time_s = r.non_negative("time_s", 0.0);
   n.energy_j = r.non_negative("energy_j", 0.0);
   n.power_w = r.non_negative("power_w", 0.0);
+  n.power_limited = r.flag("power_limited", false);
   n.efficiency = r.number("efficiency", 1.0);
   n.roofline_s = r.non_negative("roofline_s", 0.0);
   n.estimated = r.flag("estimated", false);
@@ -104,6 +106,13 @@ ordered encode_body(const Prediction& p) {
   if (!p.energy_label.empty()) energy["label"] = p.energy_label;
   if (!p.energy_source.empty()) energy["source"] = p.energy_source;
   if (!p.energy_missing.empty()) energy["missing"] = p.energy_missing;
+  if (p.power_limit_w) {
+    energy["power_limit_w"] = *p.power_limit_w;
+    energy["power_limit_from"] = p.power_limit_from;
+    energy["power_demand_w"] = p.power_demand_w;
+    energy["power_limited_nodes"] = p.power_limited_nodes;
+    energy["power_limited_s"] = p.power_limited_s;
+  }
   out["energy"] = energy;
   out["ceilings"] = ordered::object();
   for (const auto& [key, label] : p.ceilings_used) out["ceilings"][key] = label;
@@ -171,6 +180,13 @@ Prediction decode_body(const JsonReader& head, const JsonReader& r) {
     p.energy_label = e.text("label", "");
     p.energy_source = e.text("source", "");
     p.energy_missing = e.text("missing", "");
+    if (e.has("power_limit_w")) {
+      p.power_limit_w = e.non_negative("power_limit_w");
+      p.power_limit_from = e.text("power_limit_from", "");
+      p.power_demand_w = e.non_negative("power_demand_w", 0.0);
+      p.power_limited_nodes = static_cast<int>(e.count("power_limited_nodes", 0));
+      p.power_limited_s = e.non_negative("power_limited_s", 0.0);
+    }
   }
   p.ceilings_used = text_map(r, "ceilings");
   if (r.has("unpredicted_ops")) {

@@ -181,6 +181,7 @@ TuneResult tune(const hw::Device& device, const std::vector<int64_t>& batches, c
       r.energy_per_sample_j = batch > 0 ? p.energy_j / static_cast<double>(batch) : p.energy_j;
       r.energy_label = p.energy_label;
       r.energy_source = p.energy_source;
+      r.power_limited_s = p.power_limited_s;
       if (o.latency_max_s && r.time_s > *o.latency_max_s)
         r.feasible = false, r.rejected = fmt::format("latency {:.4g} ms over --latency-max {:g} ms", r.time_s * 1e3,
                                                      *o.latency_max_s * 1e3);

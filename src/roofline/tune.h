@@ -44,6 +44,7 @@ struct ModeResult {
   double time_s = 0, energy_j = 0, power_w = 0;
   double energy_per_sample_j = 0;
   std::string energy_label, energy_source;
+  double power_limited_s = 0;  // time the board's power limit added (Prediction::power_limited_s)
   bool feasible = true;
   std::string rejected;  // why a constraint rejects it
   bool pareto = false;
