@@ -304,6 +304,8 @@ void apply(roofline::Prediction& p, const graph::Graph& g, const cost::ModelCost
     if (!t) {
       unsampled.insert(std::string(name(f.kind)));
       np.note = fmt::format("no calibration sample of kind {}: roofline bound", name(f.kind));
+      // The roofline time, as predict made it (a board's power limit is applied again to the calibrated whole).
+      np.time_s = np.roofline_s / np.efficiency + np.overhead_s;
     } else {
       np.time_s = *t;
       np.estimated = true;
