@@ -81,7 +81,7 @@ int run_import(const std::vector<std::string>& files, const ResultFilterOptions&
                records.size() == 1 ? "" : "s", added, static_cast<int64_t>(records.size()) - added, path,
                untimed_note(read[i]));
   }
-  fmt::print("{} now holds {} results ({} added)\n", path, store.count(), total);
+  fmt::print("{} now holds {} result{} ({} added)\n", path, store.count(), store.count() == 1 ? "" : "s", total);
   return 0;
 }
 
@@ -94,7 +94,7 @@ int run_merge(const std::vector<std::string>& inputs, const std::string& output)
     total += added;
     fmt::print("{}: {} results, {} added, {} already in {}\n", input, held, added, held - added, output);
   }
-  fmt::print("{} now holds {} results ({} added)\n", output, target.count(), total);
+  fmt::print("{} now holds {} result{} ({} added)\n", output, target.count(), target.count() == 1 ? "" : "s", total);
   return 0;
 }
 

@@ -21,7 +21,9 @@ Document results_document(const std::vector<store::Record>& records, const std::
   Document doc;
   doc.command = "results";
   doc.subject = store_path;
-  doc.field("store", "store", fmt::format("{} ({} results selected)", store_path, records.size()), store_path);
+  doc.field("store", "store",
+            fmt::format("{} ({} result{} selected)", store_path, records.size(), records.size() == 1 ? "" : "s"),
+            store_path);
   auto& t = doc.table("results", "");
   t.column({.key = "id"})
       .column({.key = "created_at", .title = "time (UTC)"})

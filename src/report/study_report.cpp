@@ -588,9 +588,9 @@ std::string study_html(const Study& study) {
   body += "<h1>" + escape_html(title) + "</h1>\n";
   body += paragraph(
       fmt::format("Generated {} by ridge {} on {}{}.", study.host.created_at, study.host.revision, study.host.host,
-                  study.store_path.empty()
-                      ? std::string()
-                      : fmt::format(" from {} ({} stored results selected)", study.store_path, study.records.size())),
+                  study.store_path.empty() ? std::string()
+                                           : fmt::format(" from {} ({} stored result{} selected)", study.store_path,
+                                                         study.records.size(), study.records.size() == 1 ? "" : "s")),
       "meta");
   body +=
       "<nav><a href=\"#warnings\">Warnings</a> | <a href=\"#environment\">Environment</a> | <a href=\"#runs\">What "
