@@ -167,19 +167,9 @@ Document energy_document(const calib::EnergyCalibration& c) {
 
 // ---- decoding ----
 
-std::vector<std::string> texts(const JsonReader& r, const char* key) {
-  std::vector<std::string> out;
-  const auto& list = r.list(key);
-  for (size_t i = 0; i < list.size(); ++i) {
-    if (!list[i].is_string()) throw Error(fmt::format("{}: {}[{}] is not text", r.where(), key, i));
-    out.push_back(list[i].get<std::string>());
-  }
-  return out;
-}
-
 // The notes after the first `skip` (those the document adds itself).
 std::vector<std::string> notes_after(const JsonReader& r, size_t skip) {
-  auto notes = texts(r, "notes");
+  auto notes = r.texts("notes");
   if (notes.size() < skip) throw Error(fmt::format("{}: notes[] lacks the notes its fields imply", r.where()));
   return {notes.begin() + static_cast<std::ptrdiff_t>(skip), notes.end()};
 }
@@ -188,25 +178,19 @@ JsonReader row_reader(const JsonReader& r, const char* table, size_t i) {
   return JsonReader(r.list(table)[i], fmt::format("{}: {}[{}]", r.where(), table, i));
 }
 
-int whole(const JsonReader& r, const char* key) {
-  auto v = r.count(key, 0);
-  if (v < 0 || v > (int64_t{1} << 30)) throw Error(fmt::format("{}: {} {} is out of range", r.where(), key, v));
-  return static_cast<int>(v);
-}
-
 calib::FamilyCalibration decode_family(const JsonReader& r) {
   calib::FamilyCalibration c;
   c.device = r.text("device", "");
   c.measured = r.text("measured", "");
   c.run = r.text("run", "");
-  c.runs_in_file = whole(r, "runs_in_file");
+  c.runs_in_file = r.small_count("runs_in_file");
   c.notes = notes_after(r, c.runs_in_file > 1 ? 1 : 0);
   auto& fit = c.fit;
-  fit.calibration.nodes = whole(r, "nodes");
+  fit.calibration.nodes = r.small_count("nodes");
   fit.calibration.fitted_from = c.measured;
   fit.calibration.overhead_s = r.non_negative("overhead_s");
-  fit.unmatched = whole(r, "unmatched");
-  fit.without_work = whole(r, "without_work");
+  fit.unmatched = r.small_count("unmatched");
+  fit.without_work = r.small_count("without_work");
   for (size_t i = 0; i < r.list("efficiency").size(); ++i) {
     auto row = row_reader(r, "efficiency", i);
     auto family = row.text("family", "");
@@ -222,9 +206,9 @@ calib::FamilyCalibration decode_family(const JsonReader& r) {
 calib::ShapeCalibration decode_shape(const JsonReader& r) {
   calib::ShapeCalibration c;
   c.device = r.text("device", "");
-  c.evidence = texts(r, "evidence");
+  c.evidence = r.texts("evidence");
   c.samples = r.count("samples", 0);
-  c.folds = whole(r, "folds");
+  c.folds = r.small_count("folds");
   for (size_t i = 0; i < r.list("models").size(); ++i) {
     auto row = row_reader(r, "models", i);
     calib::ModelValidation m{row.text("model", ""), row.text("fit", ""), std::nullopt};
@@ -233,7 +217,7 @@ calib::ShapeCalibration decode_shape(const JsonReader& r) {
                                    row.non_negative("p90_abs_error"), row.non_negative("within_10")};
     c.models.push_back(std::move(m));
   }
-  c.notes = texts(r, "notes");
+  c.notes = r.texts("notes");
   auto files = r.child("files");
   c.samples_file = files.text("samples", "");
   c.overhead_file = files.text("overhead", "");
@@ -246,7 +230,7 @@ calib::EnergyCalibration decode_energy(const JsonReader& r) {
   calib::EnergyCalibration c;
   c.device = r.text("device", "");
   c.mode = r.text("mode", "");
-  c.measured = texts(r, "measured");
+  c.measured = r.texts("measured");
   c.traffic = r.text("traffic", "");
   auto& fit = c.fit;
   fit.e_flop_j = r.non_negative("e_flop_j");
@@ -256,7 +240,7 @@ calib::EnergyCalibration decode_energy(const JsonReader& r) {
   for (int j = 0; j < 3; ++j)
     if (errors.has(roofline::kEnergyCoefficientNames[j]))
       fit.standard_error[j] = errors.non_negative(roofline::kEnergyCoefficientNames[j]);
-  for (const auto& name : texts(r, "at_bound")) {
+  for (const auto& name : r.texts("at_bound")) {
     const auto* names = std::begin(roofline::kEnergyCoefficientNames);
     auto it =
         std::find_if(names, std::end(roofline::kEnergyCoefficientNames), [&](const char* n) { return name == n; });
@@ -268,7 +252,7 @@ calib::EnergyCalibration decode_energy(const JsonReader& r) {
   fit.median_rel = error.non_negative("median_rel");
   fit.max_rel = error.non_negative("max_rel");
   fit.r2 = r.number("r2");
-  fit.degrees_of_freedom = whole(r, "degrees_of_freedom");
+  fit.degrees_of_freedom = r.small_count("degrees_of_freedom");
   for (size_t i = 0; i < r.list("runs").size(); ++i) {
     auto row = row_reader(r, "runs", i);
     c.runs.push_back({row.text("label", ""), row.text("source", ""), row.non_negative("flops"),
@@ -276,7 +260,7 @@ calib::EnergyCalibration decode_energy(const JsonReader& r) {
     fit.fitted_j.push_back(row.non_negative("fitted_j"));
     fit.relative_error.push_back(row.number("rel_error"));
   }
-  c.skipped = texts(r, "skipped");
+  c.skipped = r.texts("skipped");
   c.notes = notes_after(r, c.skipped.size());
   c.output = r.text("output", "");
   return c;

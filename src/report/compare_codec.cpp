@@ -14,22 +14,11 @@ namespace {
 
 using json = nlohmann::json;
 
-std::optional<double> optional_number(const JsonReader& r, const char* key) {
-  if (!r.has(key)) return std::nullopt;
-  return r.number(key);
-}
-
 Match parse_match(const std::string& text, const std::string& where) {
   for (auto m : {Match::kCompared, Match::kNotMeasured, Match::kNotPredicted, Match::kFused, Match::kRemoved})
     if (name(m) == text) return m;
   throw Error(
       fmt::format("{}.status '{}' is none of compared, not measured, not predicted, fused, removed", where, text));
-}
-
-int whole(const JsonReader& r, const char* key) {
-  auto v = r.count(key, 0);
-  if (v < 0 || v > (int64_t{1} << 30)) throw Error(fmt::format("{}.{} {} is out of range", r.where(), key, v));
-  return static_cast<int>(v);
 }
 
 }  // namespace
@@ -73,16 +62,16 @@ Comparison decode_comparison(const json& doc, const std::string& where) {
   auto totals = top.child("totals");
   c.predicted_s = totals.non_negative("predicted_s");
   c.measured_s = totals.non_negative("measured_s");
-  c.error = optional_number(totals, "error");
+  c.error = totals.optional_number("error");
   c.predicted_nodes_s = totals.non_negative("predicted_nodes_s");
   c.measured_nodes_s = totals.non_negative("measured_nodes_s");
   c.abs_difference_s = totals.non_negative("abs_difference_s");
   c.not_measured_s = totals.non_negative("not_measured_s");
   c.not_predicted_s = totals.non_negative("not_predicted_s");
-  c.compared = whole(totals, "compared_nodes");
-  c.not_measured = whole(totals, "not_measured_nodes");
-  c.not_predicted = whole(totals, "not_predicted_nodes");
-  c.fused = whole(totals, "fused_nodes");
+  c.compared = totals.small_count("compared_nodes");
+  c.not_measured = totals.small_count("not_measured_nodes");
+  c.not_predicted = totals.small_count("not_predicted_nodes");
+  c.fused = totals.small_count("fused_nodes");
   const auto& nodes = top.list("nodes");
   for (size_t i = 0; i < nodes.size(); ++i) {
     JsonReader n(nodes[i], fmt::format("{}: nodes[{}]", where, i));
@@ -93,13 +82,13 @@ Comparison decode_comparison(const json& doc, const std::string& where) {
     r.bound = n.text("bound", "");
     r.fused_into = n.text("fused_into", "");
     r.note = n.text("note", "");
-    r.predicted_s = optional_number(n, "predicted_s");
-    r.measured_s = optional_number(n, "measured_s");
-    r.difference_s = optional_number(n, "difference_s");
-    r.error = optional_number(n, "error");
-    r.share = optional_number(n, "share");
-    r.roofline_s = optional_number(n, "roofline_s");
-    r.ceiling_fraction = optional_number(n, "ceiling_fraction");
+    r.predicted_s = n.optional_number("predicted_s");
+    r.measured_s = n.optional_number("measured_s");
+    r.difference_s = n.optional_number("difference_s");
+    r.error = n.optional_number("error");
+    r.share = n.optional_number("share");
+    r.roofline_s = n.optional_number("roofline_s");
+    r.ceiling_fraction = n.optional_number("ceiling_fraction");
     c.nodes.push_back(std::move(r));
   }
   // The counts are the nodes' (the document lists the compared nodes first): a file where they disagree is damaged.
@@ -118,11 +107,7 @@ Comparison decode_comparison(const json& doc, const std::string& where) {
         "and {}",
         where, c.compared, c.not_measured, c.not_predicted, c.fused, counted[0], counted[1], counted[2],
         counted[3] + counted[4]));
-  const auto& notes = top.list("notes");
-  for (size_t i = 0; i < notes.size(); ++i) {
-    if (!notes[i].is_string()) throw Error(fmt::format("{}: notes[{}] is not text", where, i));
-    c.notes.push_back(notes[i].get<std::string>());
-  }
+  c.notes = top.texts("notes");
   return c;
 }
 

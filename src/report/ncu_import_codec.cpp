@@ -15,20 +15,6 @@ using json = nlohmann::json;
 
 ordered optional(const std::optional<double>& v) { return v ? ordered(*v) : ordered(); }
 
-std::optional<double> read_optional(const JsonReader& r, const char* key) {
-  return r.has(key) ? std::optional<double>(r.number(key)) : std::nullopt;
-}
-
-std::vector<std::string> texts(const JsonReader& r, const char* key) {
-  std::vector<std::string> out;
-  const auto& list = r.list(key);
-  for (size_t i = 0; i < list.size(); ++i) {
-    if (!list[i].is_string()) throw Error(fmt::format("{}.{}[{}] is not a string", r.where(), key, i));
-    out.push_back(list[i].get<std::string>());
-  }
-  return out;
-}
-
 ordered encode_kernel(const profile::KernelFigures& k, const profile::LayerAssignment& where) {
   ordered out{{"name", k.name},
               {"id", k.id},
@@ -68,23 +54,23 @@ std::pair<profile::KernelFigures, profile::LayerAssignment> decode_kernel(const 
   k.block = r.text("block", "");
   k.grid = r.text("grid", "");
   k.nvtx = r.text("nvtx", "");
-  k.nvtx_ranges = texts(r, "nvtx_ranges");
+  k.nvtx_ranges = r.texts("nvtx_ranges");
   k.invocations = r.count("invocations", 1);
   k.failed = r.flag("failed", false);
-  k.time_s = read_optional(r, "time_s");
+  k.time_s = r.optional_number("time_s");
   k.time_source = r.text("time_source", "");
-  k.sm_clock_hz = read_optional(r, "sm_clock_hz");
+  k.sm_clock_hz = r.optional_number("sm_clock_hz");
   if (r.has("flops_by_precision")) {
     auto by = r.child("flops_by_precision");
     for (const auto& [key, value] : r.at("flops_by_precision").items())
       k.flops_by_precision[key] = by.number(key.c_str());
   }
-  k.not_counted = texts(r, "not_counted");
-  k.notes = texts(r, "notes");
-  k.bad_values = texts(r, "bad_values");
-  k.l1_bytes = read_optional(r, "l1_bytes");
-  k.l2_bytes = read_optional(r, "l2_bytes");
-  k.dram_bytes = read_optional(r, "dram_bytes");
+  k.not_counted = r.texts("not_counted");
+  k.notes = r.texts("notes");
+  k.bad_values = r.texts("bad_values");
+  k.l1_bytes = r.optional_number("l1_bytes");
+  k.l2_bytes = r.optional_number("l2_bytes");
+  k.dram_bytes = r.optional_number("dram_bytes");
   k.line = r.text("line", "");
   return {k, {r.text("layer", ""), r.text("mapped_by", "")}};
 }
@@ -186,14 +172,14 @@ DecodedNcuImport decode_ncu_import(const json& doc, const std::string& where) {
     run.path = j.text("path", "");
     run.batch = j.count("batch", 0);
     run.layout = parse_layout(j.text("layout", "details"), j.where());
-    run.messages = texts(j, "messages");
+    run.messages = j.texts("messages");
     run.skipped_rows = static_cast<size_t>(j.count("skipped_rows", 0));
     run.first_skipped_line = static_cast<size_t>(j.count("first_skipped_line", 0));
     run.passes = j.count("passes", 1);
     run.passes_from = j.text("passes_from", "");
     if (j.has("layer_map")) {
       auto m = j.child("layer_map");
-      run.layers.notes = texts(m, "notes");
+      run.layers.notes = m.texts("notes");
       run.layers.passes = m.count("passes", 0);
       run.layers.passes_from = m.text("passes_from", "");
       run.layers.misfit = m.text("misfit", "");

@@ -63,6 +63,26 @@ const JsonReader::json& JsonReader::list(const char* key) const {
   return v;
 }
 
+std::vector<std::string> JsonReader::texts(const char* key) const {
+  std::vector<std::string> out;
+  const auto& items = list(key);
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!items[i].is_string()) throw Error(fmt::format("{}.{}[{}] is not a string", where_, key, i));
+    out.push_back(items[i].get<std::string>());
+  }
+  return out;
+}
+
+int JsonReader::small_count(const char* key) const {
+  auto v = count(key, 0);
+  if (v < 0 || v > (int64_t{1} << 30)) throw Error(fmt::format("{}.{} {} is out of range", where_, key, v));
+  return static_cast<int>(v);
+}
+
+std::optional<double> JsonReader::optional_number(const char* key) const {
+  return has(key) ? std::optional<double>(number(key)) : std::nullopt;
+}
+
 JsonReader JsonReader::child(const char* key) const { return JsonReader(at(key), where_ + "." + key); }
 
 }  // namespace ridge

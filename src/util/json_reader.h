@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ridge {
 
@@ -22,10 +23,16 @@ class JsonReader {
   // Required where `fallback` is none.
   double non_negative(const char* key, std::optional<double> fallback = std::nullopt) const;
   int64_t count(const char* key, int64_t fallback) const;  // a whole number
+  // A count in [0, 2^30] (0 when absent): node and run counts that fit an int.
+  int small_count(const char* key) const;
+  // A finite number, or none when absent or null.
+  std::optional<double> optional_number(const char* key) const;
   std::string text(const char* key, const std::string& fallback) const;
   bool flag(const char* key, bool fallback) const;
   // An array member (empty when absent).
   const json& list(const char* key) const;
+  // A list of strings (empty when absent).
+  std::vector<std::string> texts(const char* key) const;
   JsonReader child(const char* key) const;
 
  private:
