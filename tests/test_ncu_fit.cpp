@@ -113,6 +113,29 @@ TEST(NcuFitH200, RidgesOwnExecutorMapsItsReluAddAndBiasKernelsByOrder) {
   EXPECT_TRUE(map.misfit.empty()) << map.misfit;
 }
 
+// The same model and command on an H100 after the executor learned to name each node's NVTX range: every
+// kernel, the cuDNN bias adds and the Gemm's bias copy included, is placed by its range, not by order.
+TEST(NcuFitH100, RidgesOwnExecutorNamesEveryKernelsLayerWithNvtx) {
+  auto kernels = h100("details-ridge-cuda-executor-resnet50-b1-fp32-nvtx.csv");
+  ASSERT_EQ(kernels.size(), 175u);
+  auto layers = layers_of("resnet50.onnx");
+  auto map = profile::map_kernels_to_layers(kernels, layers);
+  EXPECT_EQ(mapped(map), 175u);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    ASSERT_FALSE(kernels[i].nvtx_ranges.empty()) << i;
+    EXPECT_EQ(map.of_kernel[i].layer, kernels[i].nvtx_ranges.back()) << i;
+  }
+  // Read from the file: kernel 1 is cuDNN's bias add inside the first convolution's range, kernel 173 the copy
+  // of the classifier's bias inside the Gemm's (by order it stayed unmapped).
+  EXPECT_NE(kernels[1].name.find("op_generic_tensor_kernel"), std::string::npos);
+  EXPECT_EQ(map.of_kernel[1].layer, "/conv1/Conv");
+  EXPECT_NE(kernels[173].name.find("strided_copy_kernel"), std::string::npos);
+  EXPECT_EQ(map.of_kernel[173].layer, "/fc/Gemm");
+  EXPECT_EQ(map.passes, 1);
+  EXPECT_EQ(map.passes_from, "NVTX ranges: each of 121 layers ran once");
+  EXPECT_TRUE(map.misfit.empty()) << map.misfit;
+}
+
 TEST(NcuFitH200, TwoPassesInOneFileGivePerPassFigures) {
   auto layers = layers_of("resnet50.onnx");
   for (const char* file : {"details-ridge-cuda-executor-resnet50-b1-fp32.csv", "details-resnet50-b1-fp32-nvtx.csv"}) {

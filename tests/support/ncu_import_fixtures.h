@@ -40,6 +40,10 @@ inline std::vector<profile::KernelFigures> kernels_of(const std::string& path) {
 // A real export of an NVIDIA H200 (tests/data/ncu/h200/SOURCES.md).
 inline std::string h200_file(const std::string& file) { return source_path("tests/data/ncu/h200/" + file); }
 inline std::vector<profile::KernelFigures> h200(const std::string& file) { return kernels_of(h200_file(file)); }
+// A real export of an NVIDIA H100 (tests/data/ncu/h100/SOURCES.md).
+inline std::vector<profile::KernelFigures> h100(const std::string& file) {
+  return kernels_of(source_path("tests/data/ncu/h100/" + file));
+}
 
 inline double at(const profile::KernelFigures& k, const std::string& precision) {
   auto it = k.flops_by_precision.find(precision);

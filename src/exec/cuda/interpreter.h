@@ -56,6 +56,7 @@ class Interpreter {
   std::vector<GpuTensor> inputs_;
   bool inputs_set_ = false;                // (a model whose inputs are all initializers has none)
   std::vector<const KernelRow*> kernels_;  // null: folded (or nothing to do)
+  std::vector<std::string> range_names_;   // per node: its NVTX range (the ONNX name, else its op type)
   std::vector<int64_t> last_reader_;       // per value: the last node reading it (-1: kept)
   std::vector<std::unique_ptr<NodeState>> states_;
   std::vector<AlgorithmChoice> algorithms_;
