@@ -346,6 +346,7 @@ TEST(GpuErtProfile, DeviceParserReadsTheSameFigures) {
   EXPECT_DOUBLE_EQ(device.memory[2].bandwidth, 31.7e12);
   EXPECT_NE(device.memory[2].source.find("shared-read"), std::string::npos);
   EXPECT_DOUBLE_EQ(device.overhead_s, 2.25e-6);
+  EXPECT_EQ(device.overhead_label, hw::kMeasured);  // timed: it may enter a lower bound
   // And the roofline built from it prices with those figures.
   auto roofline = hw::roofline_for(device, device.modes.front());
   EXPECT_DOUBLE_EQ(roofline.peak_flops.at("fp32").value, 61.2e12);
@@ -365,6 +366,7 @@ TEST(GpuErtProfile, WithoutTensorFiguresOrClockProbe) {
   EXPECT_DOUBLE_EQ(device.clocks.at("gpu").max_mhz, 1980);  // the device's peak clock, said so
   EXPECT_NE(device.clocks.at("gpu").source.find("not measured"), std::string::npos);
   EXPECT_DOUBLE_EQ(device.overhead_s, 5e-6);  // ridge's default, with its source
+  EXPECT_EQ(device.overhead_label, hw::kEstimate);  // a default stays out of lower bounds
   auto no_dram = synthetic_result();
   no_dram.bandwidth.resize(5);  // the DRAM points missing: a device file needs them
   EXPECT_THROW(gpu_ert_device_yaml(no_dram), Error);

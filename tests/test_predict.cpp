@@ -60,24 +60,58 @@ const roofline::NodePrediction& node(const roofline::Prediction& p, const std::s
   throw std::runtime_error("no node " + name);
 }
 
+// The device's 10 us per op is a default (no label: an estimate): the bound is the roofline alone, and what the
+// overhead would add is reported beside it, never counted (a default can exceed what the hardware does).
 TEST(Predict, ComputeMemoryAndOverheadBoundNodes) {
   auto device = hw::load_device_file(device_file());
+  EXPECT_EQ(device.overhead_label, hw::kEstimate);
   auto p = predict_on("full", device);
   const auto& gemm = node(p, "gemm");
   EXPECT_EQ(gemm.bound, roofline::Bound::kCompute);
   EXPECT_DOUBLE_EQ(gemm.compute_s, 2.0 * 256 * 1024 * 1024 / 1e12);
   EXPECT_DOUBLE_EQ(gemm.memory_s, (256 * 1024 + 1024 * 1024 + 256 * 1024) * 4 / 1e11);
-  EXPECT_DOUBLE_EQ(gemm.time_s, 2.0 * 256 * 1024 * 1024 / 1e12 + 1e-5);
+  EXPECT_DOUBLE_EQ(gemm.time_s, 2.0 * 256 * 1024 * 1024 / 1e12);
+  EXPECT_EQ(gemm.overhead_s, 0);
   const auto& add = node(p, "add");
   EXPECT_EQ(add.bound, roofline::Bound::kMemory);
-  EXPECT_DOUBLE_EQ(add.time_s, 3.0 * (1 << 20) * 4 / 1e11 + 1e-5);
+  EXPECT_DOUBLE_EQ(add.time_s, 3.0 * (1 << 20) * 4 / 1e11);
   EXPECT_DOUBLE_EQ(add.attainable_flops, (1 << 20) / (3.0 * (1 << 20) * 4 / 1e11));  // intensity x bandwidth
   const auto& relu = node(p, "relu");
-  EXPECT_EQ(relu.bound, roofline::Bound::kOverhead);
-  EXPECT_DOUBLE_EQ(relu.time_s, 16 * 8 / 1e11 + 1e-5);
+  EXPECT_EQ(relu.bound, roofline::Bound::kMemory);  // 128 bytes: its roofline, however small
+  EXPECT_DOUBLE_EQ(relu.time_s, 16 * 8 / 1e11);
   EXPECT_DOUBLE_EQ(p.time_s, gemm.time_s + add.time_s + relu.time_s);
+  EXPECT_DOUBLE_EQ(p.overhead_excluded_s, 3 * 1e-5);  // three kernels at the estimate, shown, not counted
+  EXPECT_DOUBLE_EQ(p.overhead_bound_s, 0);
   EXPECT_DOUBLE_EQ(p.throughput, 1.0 / p.time_s);
   EXPECT_FALSE(p.calibrated);
+}
+
+// A measured overhead enters the bound. On a GPU a launch overlaps the kernel before it, but kernels on one stream
+// start no closer than the measured launch spacing: max(roofline, overhead). On a CPU one thread dispatches, then
+// computes: roofline + overhead.
+TEST(Predict, AMeasuredOverheadBoundsGpuNodesAndAddsToCpuNodes) {
+  const double gemm_s = 2.0 * 256 * 1024 * 1024 / 1e12, add_s = 3.0 * (1 << 20) * 4 / 1e11, relu_s = 16 * 8 / 1e11;
+  std::string text = kDevice;
+  text.replace(text.find("source: test}\nmodes"), 0, "label: measured, ");
+  for (const char* kind : {"gpu", "cpu"}) {
+    auto typed = text;
+    typed.replace(typed.find("kind: gpu"), 9, std::string("kind: ") + kind);
+    auto device = hw::parse_device_yaml(typed, "round.yaml");
+    EXPECT_EQ(device.overhead_label, hw::kMeasured);
+    auto p = predict_on("full", device);
+    EXPECT_EQ(p.overhead_excluded_s, 0);
+    bool gpu = std::string(kind) == "gpu";
+    EXPECT_DOUBLE_EQ(node(p, "gemm").time_s, gpu ? gemm_s : gemm_s + 1e-5) << kind;
+    EXPECT_DOUBLE_EQ(node(p, "add").time_s, gpu ? add_s : add_s + 1e-5) << kind;
+    EXPECT_DOUBLE_EQ(node(p, "relu").time_s, gpu ? 1e-5 : relu_s + 1e-5) << kind;
+    EXPECT_EQ(node(p, "relu").bound, roofline::Bound::kOverhead) << kind;
+    EXPECT_EQ(node(p, "gemm").bound, roofline::Bound::kCompute) << kind;
+    EXPECT_DOUBLE_EQ(p.overhead_bound_s, node(p, "relu").time_s) << kind;
+  }
+  // Anything but measured or estimate is refused in one line.
+  auto bad = text;
+  bad.replace(bad.find("label: measured"), 15, "label: guessed");
+  EXPECT_THROW(hw::parse_device_yaml(bad, "round.yaml"), Error);
 }
 
 TEST(Predict, SweepAcrossModesScalesComputeOnly) {

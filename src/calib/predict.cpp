@@ -328,6 +328,7 @@ void apply(roofline::Prediction& p, const graph::Graph& g, const cost::ModelCost
     }
   }
   p.framework_overhead_s = model.framework_overhead_s(options.mode, options.threads, plan.executed());
+  p.overhead_excluded_s = 0;  // an estimate now: the fitted framework time stands for the overhead
   p.time_s += p.framework_overhead_s;
   p.throughput = p.time_s > 0 ? batch / p.time_s : 0;
   p.calibrated = true;

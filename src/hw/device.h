@@ -104,6 +104,9 @@ struct Device {
   std::optional<Sourced> tdp_w, idle_w;
   double overhead_s = 0;  // fixed per-op cost (kernel launch / dispatch)
   std::string overhead_source;
+  // measured (`ridge ert` timed it on this machine) or estimate (a default): only a measured figure may enter a
+  // lower bound, since a default can exceed what the hardware does.
+  std::string overhead_label = kEstimate;
   std::vector<PowerMode> modes;            // the first is the default
   std::vector<EnergyCoefficients> energy;  // per mode, from a publication or `ridge calibrate --energy`
   std::optional<Calibration> calibration;

@@ -178,6 +178,10 @@ void read_power_and_overhead(const Reader& r, const YAML::Node& root, Device& d)
   if (!overhead) r.fail("overhead", "is missing: {seconds, source} of the fixed cost per op");
   d.overhead_s = r.number(overhead["seconds"], "overhead.seconds", false);
   d.overhead_source = r.source(overhead, "overhead");
+  auto label = r.text(overhead["label"], "overhead.label", false);
+  if (!label.empty() && label != kMeasured && label != kEstimate)
+    r.fail("overhead.label", "must be measured (timed on the machine) or estimate (a default; the default)");
+  d.overhead_label = label.empty() ? kEstimate : label;
 }
 
 Calibration read_calibration(const Reader& r, const YAML::Node& cal) {

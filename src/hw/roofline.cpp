@@ -113,6 +113,8 @@ Roofline roofline_for(const Device& device, const PowerMode& mode) {
   r.device_name = device.name;
   r.mode = mode.name;
   r.overhead_s = device.overhead_s;
+  r.overhead_label = device.overhead_label;
+  r.device_kind = device.kind;
   r.calibration = device.calibration;
   r.power_budget_w = mode.power_budget_w;
   if (device.tdp_w) r.tdp_w = device.tdp_w->value;

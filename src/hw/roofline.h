@@ -32,6 +32,8 @@ struct Roofline {
   std::map<std::string, Ceiling> peak_flops;  // "fp32", "fp16_tensor", "cpu_fp32", ...
   std::map<std::string, Ceiling> bandwidth;   // "dram", "l2", ...
   double overhead_s = 0;
+  std::string overhead_label;  // measured or estimate (hw::Device::overhead_label)
+  std::string device_kind;     // gpu, cpu, soc: whether launches overlap the work before them
   std::optional<double> power_budget_w, tdp_w;
   std::map<std::string, double> clocks_mhz;  // the mode's clocks
   std::map<std::string, int> cores;

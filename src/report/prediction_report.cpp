@@ -51,6 +51,7 @@ void add_device_fields(Document& doc, const roofline::Prediction& p, bool with_m
   if (with_mode) doc.field("mode", "", "", p.mode, kJson);
   doc.field("precision", "", "", p.precision, kJson);
   add_calibration_fields(doc, p);
+  if (auto note = overhead_note(p); !note.empty()) doc.notes.push_back(note);
   for (const auto& note : p.notes) doc.notes.push_back(note);
 }
 
@@ -76,11 +77,13 @@ Table totals_table(const roofline::Prediction& p) {
       .column(percent("memory_percent", "time in memory-bound nodes", kHuman))
       .column(percent("overhead_percent", "time in overhead-bound nodes", kHuman))
       .column(seconds("framework_overhead_s", "framework time outside the nodes"))
+      .column(seconds("overhead_excluded_s", "estimated launch overhead, not in the bound"))
       .column(joules("energy_per_inference_j", energy_title(p, "predicted energy per inference")))
       .column(watts("power_mean_w", energy_title(p, "mean power")));
   t.add({p.time_s, p.throughput, p.compute_bound_s, p.memory_bound_s, p.overhead_bound_s,
          share(p.compute_bound_s, p.time_s), share(p.memory_bound_s, p.time_s), share(p.overhead_bound_s, p.time_s),
-         p.framework_overhead_s, energy_value(p, p.energy_j), energy_value(p, p.power_w)});
+         p.framework_overhead_s, p.calibrated ? Value{} : Value{p.overhead_excluded_s}, energy_value(p, p.energy_j),
+         energy_value(p, p.power_w)});
   return t;
 }
 
@@ -122,6 +125,17 @@ void add_energy_field(Document& doc, const roofline::Prediction& p) {
     doc.notes.push_back(
         "energy and power are estimates: the device file gives no measured energy coefficients for this mode, so "
         "they follow the rule in docs/energy.md (E = e_flop x FLOPs + e_byte x bytes + p_static x time)");
+}
+
+std::string overhead_note(const roofline::Prediction& p) {
+  if (p.calibrated || p.overhead_excluded_s <= 0) return "";
+  return fmt::format(
+      "launch overhead left out of the bound: the device file's per-op overhead is a default, not a measurement, "
+      "and a default can exceed what the hardware does ({} over the kernels if it held). Measure it with `ridge ert "
+      "--device cuda --profile gpu.yaml` on a GPU (`ridge ert --profile host.yaml` on a CPU); for estimates rather "
+      "than bounds, calibrate from measured runs: `ridge calibrate --device gpu.yaml --measured RUNS.json` "
+      "(`--sample` on a CPU)",
+      duration(p.overhead_excluded_s));
 }
 
 std::string calibration_text(const roofline::Prediction& p) {

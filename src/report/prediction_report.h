@@ -13,6 +13,8 @@ Document prediction_document(const roofline::Prediction& p);
 // (MODEL; held-out error ...)" or "uncalibrated: ... roofline bounds"), and its JSON fields
 // (calibrated, estimate, calibration_source or calibration {model, exec_mode, threads, validation}).
 std::string calibration_text(const roofline::Prediction& p);
+// Why an uncalibrated bound leaves the per-op overhead out and how to measure it; empty when nothing was left out.
+std::string overhead_note(const roofline::Prediction& p);
 void add_calibration_fields(Document& doc, const roofline::Prediction& p);
 
 // The energy coefficients behind a prediction's energy figures, for people ("estimate coefficients:

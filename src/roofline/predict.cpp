@@ -104,6 +104,19 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
   if (p.calibrated) p.calibration_source = r.calibration->fitted_from;
   p.ceilings_used["bandwidth.dram"] = dram->second.label;
   const double overhead = p.calibrated ? r.calibration->overhead_s : r.overhead_s;
+  // What a node's time is made of (predict.h): a fitted overhead adds; a measured one bounds (GPU) or adds (CPU);
+  // an estimate stays out of the bound and is reported.
+  const bool overhead_in_bound = p.calibrated || r.overhead_label == hw::kMeasured;
+  const bool overlapped = !p.calibrated && r.device_kind != "cpu";
+  auto node_time = [&](double roofline_s, double efficiency, int kernels, NodePrediction& np) {
+    if (!overhead_in_bound) {
+      np.overhead_s = 0;
+      p.overhead_excluded_s += overhead * kernels;
+      return roofline_s / efficiency;
+    }
+    np.overhead_s = overhead * kernels;
+    return overlapped ? std::max(roofline_s / efficiency, np.overhead_s) : roofline_s / efficiency + np.overhead_s;
+  };
   for (const auto& n : cost.nodes) {
     NodePrediction np;
     np.name = n.name;
@@ -135,15 +148,15 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
     np.compute_s = flops / np.peak_flops;
     np.memory_s = bytes / bandwidth;
     np.kernels = kernels;
-    np.overhead_s = overhead * kernels;
     if (p.calibrated) {
       auto it = r.calibration->efficiency.find(n.family);
       if (it != r.calibration->efficiency.end()) np.efficiency = it->second;
     }
     double roofline_s = std::max(np.compute_s, np.memory_s);
     np.attainable_flops = roofline_s > 0 ? flops / roofline_s : 0;
-    np.time_s = roofline_s / np.efficiency + np.overhead_s;
-    np.bound = classify(np.compute_s, np.memory_s, np.overhead_s >= roofline_s / np.efficiency, np.time_s, p);
+    np.time_s = node_time(roofline_s, np.efficiency, kernels, np);
+    np.bound = classify(np.compute_s, np.memory_s, np.overhead_s > 0 && np.overhead_s >= roofline_s / np.efficiency,
+                        np.time_s, p);
     p.time_s += np.time_s;
     p.nodes.push_back(np);
   }
@@ -160,12 +173,11 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
     np.bytes = static_cast<double>(cost.training->optimizer_bytes);
     np.compute_s = np.flops / np.peak_flops;
     np.memory_s = static_cast<double>(cost.training->optimizer_bytes) / bandwidth;
-    np.overhead_s = overhead;
     np.kernels = 1;
     double roofline_s = std::max(np.compute_s, np.memory_s);
     np.attainable_flops = roofline_s > 0 ? static_cast<double>(cost.training->optimizer_flops) / roofline_s : 0;
-    np.time_s = roofline_s + overhead;
-    np.bound = classify(np.compute_s, np.memory_s, overhead >= roofline_s, np.time_s, p);
+    np.time_s = node_time(roofline_s, 1.0, 1, np);
+    np.bound = classify(np.compute_s, np.memory_s, np.overhead_s > 0 && np.overhead_s >= roofline_s, np.time_s, p);
     p.time_s += np.time_s;
     p.nodes.push_back(np);
   }

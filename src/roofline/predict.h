@@ -79,6 +79,9 @@ struct Prediction {
   int threads = 0;
   std::optional<ValidationError> validation;
   double framework_overhead_s = 0;
+  // Uncalibrated: the per-op overhead the device file gives only as an estimate is left out of the bound (a default
+  // may exceed what the hardware does); this is what it would add (kernels x the estimate), shown, never counted.
+  double overhead_excluded_s = 0;
   // Energy per inference and average power, when the roofline has energy ceilings (else why not).
   bool energy_predicted = false;
   double energy_j = 0, power_w = 0;
@@ -97,8 +100,13 @@ struct Prediction {
 // Ops whose work runs on matrix (tensor) units when the device has them.
 bool is_matrix_family(const std::string& family);
 
-// time = max(FLOPs / compute ceiling, bytes / DRAM bandwidth) / efficiency + overhead, per node
-// that does work; with `cost.training`, the backward pass and the optimizer step are added.
+// Per node that does work, with roofline = max(FLOPs / compute ceiling, bytes / DRAM bandwidth):
+//  - uncalibrated, a lower bound: the roofline alone where the device's per-op overhead is an estimate (it is
+//    reported in overhead_excluded_s); with a measured overhead, max(roofline, overhead x kernels) on a GPU (a
+//    launch overlaps the kernel before it, but kernels on one stream start no closer than the launch spacing)
+//    and roofline + overhead x kernels on a CPU (one thread dispatches, then computes);
+//  - calibrated per family: roofline / efficiency + the fitted overhead.
+// With `cost.training`, the backward pass and the optimizer step are added.
 // Throws ridge::Error when the device lacks the ceilings needed (e.g. an unmeasured bandwidth).
 Prediction predict(const cost::ModelCost& cost, const hw::Roofline& roofline, const PredictOptions& options);
 

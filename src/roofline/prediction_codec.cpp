@@ -125,7 +125,8 @@ ordered encode_body(const Prediction& p) {
                    {"compute_bound_s", p.compute_bound_s},
                    {"memory_bound_s", p.memory_bound_s},
                    {"overhead_bound_s", p.overhead_bound_s},
-                   {"framework_overhead_s", p.framework_overhead_s}};
+                   {"framework_overhead_s", p.framework_overhead_s},
+                   {"overhead_excluded_s", p.overhead_excluded_s}};
   // Energy only where the roofline had energy ceilings: elsewhere left out, never 0.
   if (p.energy_predicted) {
     out["totals"]["energy_per_inference_j"] = p.energy_j;
@@ -205,6 +206,7 @@ Prediction decode_body(const JsonReader& head, const JsonReader& r) {
   p.memory_bound_s = totals.non_negative("memory_bound_s", 0.0);
   p.overhead_bound_s = totals.non_negative("overhead_bound_s", 0.0);
   p.framework_overhead_s = totals.non_negative("framework_overhead_s", 0.0);
+  p.overhead_excluded_s = totals.non_negative("overhead_excluded_s", 0.0);
   p.energy_j = totals.non_negative("energy_per_inference_j", 0.0);
   p.power_w = totals.non_negative("power_mean_w", 0.0);
   for (const auto& note : r.list("notes"))

@@ -21,14 +21,15 @@ namespace ridge::test::compare_fixtures {
 
 using nlohmann::json;
 
-// 1 TFLOP/s fp32, 100 GB/s DRAM, 10 us per op.
+// 1 TFLOP/s fp32, 100 GB/s DRAM, 10 us per op, measured: on a CPU it adds to each node's roofline time (one thread
+// dispatches, then computes; roofline/predict.h).
 inline const char* kDevice = R"(id: round
 name: Round numbers
-kind: gpu
+kind: cpu
 clocks: {gpu: {max_mhz: 1000, min_mhz: 100, source: test}}
 units: [{name: alu, type: vector, clock: gpu, peak_flops: {fp32: 1.0e12}, source: test}]
 memory: [{level: dram, bandwidth: 1.0e11, source: test}]
-overhead: {seconds: 1.0e-5, source: test}
+overhead: {seconds: 1.0e-5, label: measured, source: test}
 modes:
   - {name: full, source: test}
 )";

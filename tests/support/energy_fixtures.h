@@ -33,7 +33,7 @@ clocks:
 units: [{name: alu, type: vector, clock: gpu, peak_flops: {fp32: 1.0e12}, source: test}]
 memory: [{level: dram, bandwidth: 1.0e11, clock: emc, source: test}]
 power: {tdp_w: 100, idle_w: 20, source: test datasheet}
-overhead: {seconds: 1.0e-5, source: test}
+overhead: {seconds: 1.0e-5, label: measured, source: test}
 modes:
   - {name: full, source: test}
   - {name: half, clocks: {gpu: 600}, source: test}
