@@ -122,8 +122,8 @@ std::string gpu_ert_device_yaml(const GpuErtResult& r) {
 
   e << YAML::Key << "overhead" << YAML::Value << YAML::Flow << YAML::BeginMap;
   if (r.launch_overhead_s.samples > 0 && r.launch_overhead_s.min > 0)
-    e << YAML::Key << "seconds" << YAML::Value << number(r.launch_overhead_s.min) << YAML::Key << "label"
-      << YAML::Value << kMeasured << YAML::Key << "source" << YAML::Value << YAML::DoubleQuoted
+    e << YAML::Key << "seconds" << YAML::Value << number(r.launch_overhead_s.min) << YAML::Key << "label" << YAML::Value
+      << kMeasured << YAML::Key << "source" << YAML::Value << YAML::DoubleQuoted
       << when + ": empty kernels launched back to back on one stream, seconds per launch";
   else
     e << YAML::Key << "seconds" << YAML::Value << "5.0e-6" << YAML::Key << "source" << YAML::Value << YAML::DoubleQuoted
