@@ -365,7 +365,7 @@ TEST(GpuErtProfile, WithoutTensorFiguresOrClockProbe) {
   ASSERT_EQ(device.units.size(), 1u);                       // no tensor unit rather than an empty one
   EXPECT_DOUBLE_EQ(device.clocks.at("gpu").max_mhz, 1980);  // the device's peak clock, said so
   EXPECT_NE(device.clocks.at("gpu").source.find("not measured"), std::string::npos);
-  EXPECT_DOUBLE_EQ(device.overhead_s, 5e-6);  // ridge's default, with its source
+  EXPECT_DOUBLE_EQ(device.overhead_s, 5e-6);        // ridge's default, with its source
   EXPECT_EQ(device.overhead_label, hw::kEstimate);  // a default stays out of lower bounds
   auto no_dram = synthetic_result();
   no_dram.bandwidth.resize(5);  // the DRAM points missing: a device file needs them
