@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -228,10 +229,7 @@ TEST(BenchEvidence, SkippedRunsAndUnknownNodesAreNamedInNotes) {
   ghost.push_back({"ghost", 0.3});
   ghost.push_back({"phantom", 0.2});
   auto good = run_of(w.model, 1, "eager", ghost, 2.0, "2024-05-01T10:00:04Z");
-  // A GPU run's CSV rows record 0 threads and no device: read, and named as what the CPU fit leaves out.
-  auto gpu = run_of(w.model, 1, "cuda-graph", kEager, 0.5, "2024-05-01T10:00:05Z");
-  gpu.environment.threads = 0;
-  report::append_bench_csv(w.bench(), {training, bf16, missing, good, gpu});
+  report::append_bench_csv(w.bench(), {training, bf16, missing, good});
   auto e = calib::read_bench_evidence({w.bench()});
   EXPECT_EQ(e.runs, 1);
   EXPECT_EQ(e.samples.size(), 8u);
@@ -240,15 +238,56 @@ TEST(BenchEvidence, SkippedRunsAndUnknownNodesAreNamedInNotes) {
   EXPECT_EQ(e.overheads[0].nodes, 10);
   EXPECT_NEAR(e.overheads[0].node_sum_s, 1.247e-3, 1e-15);  // 0.747 + 0.3 + 0.2 ms
   auto notes = joined(e.notes);
-  EXPECT_EQ(e.notes.size(), 5u) << notes;
+  EXPECT_EQ(e.notes.size(), 4u) << notes;
+  EXPECT_EQ(e.executor, "cpu");
   EXPECT_NE(notes.find(w.bench() + ": 1 training run(s) skipped"), std::string::npos) << notes;
-  EXPECT_NE(notes.find(w.bench() + ": 1 run(s) without a thread count skipped (a GPU run's CSV"), std::string::npos)
-      << notes;
   EXPECT_NE(notes.find("1 bf16 run(s) skipped"), std::string::npos) << notes;
   EXPECT_NE(notes.find("1 run(s) skipped: model 'models/nowhere.onnx' not found"), std::string::npos) << notes;
   EXPECT_NE(notes.find("2 node row(s) of " + w.model + " (eager) name no node of the model, not used (first: 'ghost')"),
             std::string::npos)
       << notes;
+}
+
+// GPU runs are evidence for the GPU executor. A GPU run's CSV rows record 0 threads; a CUDA-graph run's node times
+// come from eager passes that sum to more than the replay: they are scaled to the run's median (2.0 ms of nodes
+// against a 0.5 ms run: a quarter each). A CPU run among them is refused: one calibration fits one device.
+TEST(BenchEvidence, GpuRunsAreAnchoredToTheirMedianAndNotMixedWithCpuRuns) {
+  auto w = make_workspace("gpu");
+  auto graph = run_of(w.model, 1, "cuda-graph", kEager, 0.5, "2024-05-01T10:00:05Z");
+  graph.environment.threads = 0;
+  graph.latency_ms.median = 0.5;
+  double node_sum_ms = 0;
+  for (const auto& n : graph.nodes) node_sum_ms += n.mean_ms;
+  report::append_bench_csv(w.bench(), {graph});
+  auto e = calib::read_bench_evidence({w.bench()});
+  EXPECT_EQ(e.executor, "cuda");
+  ASSERT_EQ(e.runs, 1);
+  ASSERT_FALSE(e.samples.empty());
+  const double anchor = 0.5 / node_sum_ms;
+  ASSERT_LT(anchor, 1);
+  for (const auto& s : e.samples) {
+    EXPECT_EQ(s.mode, "cuda-graph");
+    EXPECT_EQ(s.features.threads, 0);
+    auto row = std::find_if(graph.nodes.begin(), graph.nodes.end(), [&](const auto& n) { return n.name == s.label; });
+    ASSERT_NE(row, graph.nodes.end());
+    EXPECT_NEAR(s.measured_s, row->mean_ms / 1e3 * anchor, 1e-15) << s.label;
+  }
+  ASSERT_EQ(e.overheads.size(), 1u);
+  EXPECT_NEAR(e.overheads[0].node_sum_s, 0.5e-3, 1e-15);  // the anchored nodes are the run: no framework time
+  EXPECT_EQ(e.overheads[0].threads, 0);
+  EXPECT_NE(joined(e.notes).find("node times scaled to the run's median"), std::string::npos) << joined(e.notes);
+
+  auto cpu = run_of(w.model, 1, "eager", kEager, 2.0, "2024-05-01T10:00:06Z");
+  auto mixed = w.root / "mixed";
+  report::append_bench_csv(mixed.string(), {graph, cpu});
+  try {
+    calib::read_bench_evidence({mixed.string()});
+    FAIL() << "a CPU run among GPU runs should be refused";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("mixes runs of the CPU executor and of the GPU executor"),
+              std::string::npos)
+        << err.what();
+  }
 }
 
 TEST(BenchEvidence, BenchJsonReadsTheSameAsTheCsvFiles) {

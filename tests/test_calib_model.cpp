@@ -145,6 +145,16 @@ TEST(CalibModel, SavedModelPredictsTheSame) {
   EXPECT_EQ(loaded.validation().at("all").points, model.validation().at("all").points);
   EXPECT_NEAR(loaded.framework_overhead_s("eager", 1, 10), model.framework_overhead_s("eager", 1, 10), 1e-15);
   EXPECT_EQ(loaded.describe(), model.describe());
+  EXPECT_EQ(loaded.executor(), "cpu");
+  // A GPU calibration says so in its file; a file without the member is a CPU one (written before GPU ones).
+  model.set_executor("cuda");
+  model.save(path);
+  EXPECT_EQ(calib::ShapeModel::load(path).executor(), "cuda");
+  auto j = model.to_json();
+  j.erase("executor");
+  EXPECT_EQ(calib::ShapeModel::from_json(j).executor(), "cpu");
+  j["executor"] = "tpu";
+  EXPECT_THROW(calib::ShapeModel::from_json(j), Error);
 }
 
 TEST(CalibModel, RefusesBadModelFiles) {

@@ -154,21 +154,22 @@ bool excluded(const std::string& model, const std::string& exclude) {
   return model == exclude || fs::path(model).filename() == fs::path(exclude).filename();
 }
 
+// Whether a run measured the GPU executor: its device names a GPU, or (a CSV row) it ran with no CPU threads.
+bool gpu_run(const exec::BenchResult& r) { return exec::on_gpu(r.environment) || r.environment.threads <= 0; }
+
 // Why a run cannot serve as evidence for fp32 inference with the executor's own choices; empty if it can.
 std::string skip_reason(const exec::BenchResult& r) {
-  if (exec::on_gpu(r.environment))
-    return fmt::format("run(s) on a GPU ({}) skipped (the shape-aware calibration fits the CPU executor)",
-                       r.environment.device);
-  if (r.environment.threads <= 0)
-    return "run(s) without a thread count skipped (a GPU run's CSV; the shape-aware calibration fits the CPU "
-           "executor)";
+  bool gpu = gpu_run(r);
   if (r.training) return "training run(s) skipped (the calibration covers inference)";
   if (r.precision != "fp32") return fmt::format("{} run(s) skipped (the calibration covers fp32)", r.precision);
-  if (r.conv_algo != "auto" && !r.conv_algo.empty())
+  // The default choice: auto on the CPU, cuDNN's heuristic (its "auto") on the GPU.
+  if (r.conv_algo != "auto" && r.conv_algo != "heuristic" && !r.conv_algo.empty())
     return fmt::format("run(s) with --conv-algo {} skipped (predictions assume the default choice)", r.conv_algo);
   if (r.memory_format != "nchw" && !r.memory_format.empty())
     return fmt::format("{} run(s) skipped (predictions assume nchw)", r.memory_format);
-  if (r.mode != "eager" && r.mode != "optimized") return fmt::format("run(s) of unknown mode '{}' skipped", r.mode);
+  if (gpu ? r.mode != "eager" && r.mode != "cuda-graph" : r.mode != "eager" && r.mode != "optimized")
+    return fmt::format("{} run(s) of mode '{}' skipped (not a mode the calibration fits)", gpu ? "GPU" : "CPU",
+                       r.mode);
   if (r.nodes.empty()) return "run(s) without a per-node profile skipped (--no-per-node)";
   return "";
 }
@@ -182,6 +183,7 @@ std::map<std::string, std::string> environment_of(const exec::BenchResult& r) {
                                                              {"timestamp", &r.timestamp}};
   for (auto [name, text] : kept)
     if (!text->empty()) environment[name] = *text;
+  if (gpu_run(r) && !r.environment.device.empty()) environment["device"] = r.environment.device;
   environment["batch"] = std::to_string(r.batch);
   environment["threads"] = std::to_string(r.environment.threads);
   if (!r.input_size.empty()) environment["input_size"] = r.input_size;
@@ -211,14 +213,21 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
   const auto& plan = entry.plan(r.mode);
   auto environment = environment_of(r);
   std::string source = "bench:" + r.model;
+  // Whole-run figures anchor the node times. The per-node pass times each node between its own timers, which
+  // adds what the whole run does not pay: the timers themselves, a GPU waiting for the host to launch each
+  // node (a CUDA-graph run's node times come from such eager passes), threads woken per node on a CPU. Where
+  // the nodes sum to more than the run's median, every node is scaled down alike so they sum to it; where they
+  // sum to less, the rest is the framework's own time (the overhead sample below).
   double node_sum_s = 0;
+  for (const auto& row : r.nodes) node_sum_s += row.mean_ms / 1e3;
+  const double run_s = (r.latency_ms.median > 0 ? r.latency_ms.median : r.latency_ms.mean) / 1e3;
+  const double anchor = run_s > 0 && node_sum_s > run_s ? run_s / node_sum_s : 1.0;
   std::string missing, uncosted, removed, idle, unfused;
   int n_missing = 0, n_uncosted = 0, n_removed = 0, n_idle = 0, n_unfused = 0;
   auto count = [](int& n, std::string& first, const std::string& name) {
     if (n++ == 0) first = "'" + name + "'";
   };
   for (const auto& row : r.nodes) {
-    node_sum_s += row.mean_ms / 1e3;
     auto it = entry.index.find(row.name);
     if (it == entry.index.end()) {
       count(n_missing, missing, row.name);
@@ -242,9 +251,9 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
     // Timed on its own although the plan fuses it: the executor decided otherwise; its own features hold.
     if (plan.leader[n] != static_cast<int>(n)) count(n_unfused, unfused, row.name);
     Sample s;
-    s.features = layer_features(g, cost, plan, static_cast<int>(n), r.environment.threads);
+    s.features = layer_features(g, cost, plan, static_cast<int>(n), std::max(0, r.environment.threads));
     s.mode = r.mode;
-    s.measured_s = row.mean_ms / 1e3;
+    s.measured_s = row.mean_ms / 1e3 * anchor;
     s.source = source;
     s.label = row.name;
     s.environment = environment;
@@ -257,13 +266,17 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
   notes.add(path, fmt::format("node row(s) {} timed at 0 ms, not used", of), n_idle, idle);
   notes.add(path, fmt::format("node row(s) {} timed alone that the fusion plan fuses (used alone)", of), n_unfused,
             unfused);
-  if (r.latency_ms.mean > 0) {
+  if (anchor < 1)
+    notes.add(path,
+              fmt::format("run(s) {} whose nodes sum to more than the run: node times scaled to the run's median", of),
+              1, fmt::format("{:.0f}% at batch {}", 100 * anchor, r.batch));
+  if (run_s > 0) {
     OverheadSample o;
     o.mode = r.mode;
-    o.threads = r.environment.threads;
+    o.threads = std::max(0, r.environment.threads);
     o.nodes = static_cast<int>(r.nodes.size());
-    o.node_sum_s = node_sum_s;
-    o.run_s = r.latency_ms.mean / 1e3;
+    o.node_sum_s = node_sum_s * anchor;
+    o.run_s = run_s;
     o.source = source;
     out.overheads.push_back(std::move(o));
   } else {
@@ -271,6 +284,14 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
   }
   ++out.runs;
   if (std::find(out.models.begin(), out.models.end(), r.model) == out.models.end()) out.models.push_back(r.model);
+  auto executor = gpu_run(r) ? "cuda" : "cpu";
+  if (!out.executor.empty() && out.executor != executor)
+    throw Error(fmt::format(
+        "--measured mixes runs of the CPU executor and of the GPU executor ({} is a {} run): a calibration fits one "
+        "device, so calibrate each with its own runs",
+        path, executor == std::string("cuda") ? "GPU" : "CPU"));
+  out.executor = executor;
+  if (gpu_run(r) && out.gpu.empty()) out.gpu = r.environment.device;
 }
 
 }  // namespace

@@ -21,6 +21,8 @@ struct BenchEvidence {
   int runs = 0;                           // runs turned into evidence (skipped ones are in notes)
   std::vector<std::string> notes;         // runs skipped and why, node rows not used and why
   std::vector<std::string> models;        // distinct model paths read, as the runs recorded them
+  std::string executor;                   // "cpu" or "cuda": which executor the used runs measured
+  std::string gpu;                        // the GPU the runs name (cuda)
 };
 
 // Each path: a directory written by `ridge bench --csv DIR` (reads DIR/overall.csv and
@@ -28,7 +30,10 @@ struct BenchEvidence {
 // output file. Runs whose recorded model path equals `exclude_model`, or has its file name, are
 // skipped (leave-one-model-out validation). Runs of a training step, of a precision other than
 // fp32, of a forced convolution algorithm or of channels-last memory are skipped with a note: the
-// calibration predicts fp32 inference with the executor's default choices.
+// calibration predicts fp32 inference with the executor's default choices. GPU runs (modes eager and
+// cuda-graph, cuDNN's heuristic algorithms) are evidence for the GPU executor; runs of both executors
+// in one call are refused (a calibration fits one device). Each run's node times are scaled down to
+// its median where they sum to more (the per-node pass's own timers and waits; bench_evidence.cpp).
 // Throws ridge::Error (one line, naming the file and line) on unreadable or malformed input.
 // The bindings a bench run used, recovered from what it recorded: the batch, and either the swept
 // size (bound as bench bound it: shape::bind_input_size) or the first input's whole shape ("8x3x224x224").

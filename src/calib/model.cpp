@@ -380,6 +380,7 @@ nlohmann::json ShapeModel::to_json() const {
   j["format"] = "ridge-calibration-model";
   j["version"] = kFormatVersion;
   j["features"] = feature_names();
+  j["executor"] = executor_;
   j["ceilings"] = {{"vector_flops", ceilings_.vector_flops},
                    {"matrix_flops", ceilings_.matrix_flops},
                    {"dram_bytes_per_s", ceilings_.dram_bytes_per_s},
@@ -415,6 +416,9 @@ ShapeModel ShapeModel::from_json(const nlohmann::json& j) {
     if (j.at("features").get<std::vector<std::string>>() != feature_names())
       throw Error("calibration model: fitted on other features than this ridge computes: refit it");
     ShapeModel model;
+    model.executor_ = j.value("executor", "cpu");  // files of CPU calibrations written before GPU ones existed
+    if (model.executor_ != "cpu" && model.executor_ != "cuda")
+      throw Error(fmt::format("calibration model: unknown executor '{}' (cpu or cuda)", model.executor_));
     const auto& c = j.at("ceilings");
     model.ceilings_ = {c.at("vector_flops").get<double>(), c.at("matrix_flops").get<double>(),
                        c.at("dram_bytes_per_s").get<double>(), c.at("precision").get<std::string>()};

@@ -71,6 +71,10 @@ class ShapeModel {
   // How many samples each "KIND/MODE" model was fitted on, and which stages it has.
   std::map<std::string, std::string> describe() const;
   const Ceilings& ceilings() const { return ceilings_; }
+  // The executor the evidence measured: "cpu" (ATen; modes eager and optimized, a thread count) or "cuda" (the GPU
+  // executor; modes eager and cuda-graph, no threads). Predictions for the other are refused.
+  const std::string& executor() const { return executor_; }
+  void set_executor(std::string executor) { executor_ = std::move(executor); }
   bool covers(Kind kind, const std::string& mode) const;
 
   nlohmann::json to_json() const;
@@ -80,6 +84,7 @@ class ShapeModel {
 
  private:
   Ceilings ceilings_;
+  std::string executor_ = "cpu";
   std::map<std::pair<Kind, std::string>, std::unique_ptr<KindModel>> models_;
   struct Overhead {
     double per_run_s = 0, per_node_s = 0;

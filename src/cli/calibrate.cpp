@@ -222,8 +222,15 @@ int run_shape_calibration(const CalibrateOptions& o) {
       overheads.insert(overheads.end(), runs.begin(), runs.end());
     }
   }
+  std::string executor = "cpu";
   if (!o.measured.empty()) {
     auto evidence = calib::read_bench_evidence(o.measured, o.exclude_model);
+    if (!evidence.executor.empty()) executor = evidence.executor;
+    if (evidence.executor == "cuda" && device.kind == "cpu")
+      throw Error(fmt::format("--measured holds GPU runs ({}), but '{}' is a CPU: give the GPU's device file",
+                              evidence.gpu, device.id));
+    if (evidence.executor == "cpu" && device.kind == "gpu")
+      throw Error(fmt::format("--measured holds CPU runs, but '{}' is a GPU: give the CPU's device file", device.id));
     samples.insert(samples.end(), evidence.samples.begin(), evidence.samples.end());
     overheads.insert(overheads.end(), evidence.overheads.begin(), evidence.overheads.end());
     sources.push_back(fmt::format("{} bench run(s) of {} model(s) ({} nodes){}", evidence.runs, evidence.models.size(),
@@ -236,6 +243,10 @@ int run_shape_calibration(const CalibrateOptions& o) {
           "no bench run could be fitted: {}{}", evidence.notes.front(),
           evidence.notes.size() > 1 ? fmt::format(" (and {} more notes)", evidence.notes.size() - 1) : std::string()));
   }
+  if (o.sample && executor == "cuda")
+    throw Error(
+        "--sample times layers on the CPU executor; with GPU runs in --measured, fit the GPU from them alone (the "
+        "layer sample on the GPU executor is not built yet)");
   calib::SampleRun sampled;
   if (o.sample) {
     calib::SampleOptions options;
@@ -270,6 +281,7 @@ int run_shape_calibration(const CalibrateOptions& o) {
   fit_options.folds = o.folds;
   fit_options.seed = o.seed;
   auto model = calib::ShapeModel::fit(samples, overheads, ceilings, fit_options);
+  model.set_executor(executor);
   auto model_file = stem + ".model.json";
   model.save(model_file);
 

@@ -60,22 +60,32 @@ roofline::Prediction predict_on_device(const analysis::Result& analysis, const h
           device.id, device.file));
     return prediction;
   }
-  if (o.exec_mode == "cuda-graph")
-    throw Error(
-        fmt::format("--exec-mode cuda-graph: the calibration of '{}' covers the CPU executor's eager and "
-                    "optimized modes, not a GPU's",
-                    device.id));
   // Sweeps predict many points with one model: load it once. Never destroyed: at exit XGBoost's own
   // static state may be gone before this map's destructor would free the boosters.
   static auto* loaded = new std::map<std::string, std::shared_ptr<calib::ShapeModel>>;
   auto& model = (*loaded)[calibration->model_file];
   if (!model) model = std::make_shared<calib::ShapeModel>(calib::ShapeModel::load(calibration->model_file));
+  const bool gpu = model->executor() == "cuda";
+  if (!gpu && o.exec_mode == "cuda-graph")
+    throw Error(
+        fmt::format("--exec-mode cuda-graph: the calibration of '{}' covers the CPU executor's eager and "
+                    "optimized modes, not a GPU's",
+                    device.id));
+  if (gpu && o.exec_mode == "optimized")
+    throw Error(fmt::format(
+        "--exec-mode optimized: the calibration of '{}' covers the GPU executor's eager and cuda-graph modes",
+        device.id));
+  if (gpu && o.threads > 0)
+    throw Error(fmt::format("--threads: the calibration of '{}' is of the GPU executor, which has no thread count",
+                            device.id));
   if (prediction.precision != model->ceilings().precision)
     throw Error(fmt::format("the calibration of '{}' was fitted for {}, not {}", device.id, model->ceilings().precision,
                             prediction.precision));
   calib::CalibratedOptions options;
   options.mode = o.exec_mode.empty() ? "eager" : o.exec_mode;
-  options.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.threads = gpu              ? 0
+                    : o.threads > 0 ? o.threads
+                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.model_file = calibration->model_file;
   calib::apply(prediction, analysis.model.graph, analysis.cost, *model, options);
   roofline::add_energy(prediction, roofline);  // from the calibrated times

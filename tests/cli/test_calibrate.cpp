@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "support/paths.h"
@@ -150,16 +151,72 @@ TEST(CalibrateCli, RefusesWhatItCannotHonour) {
   }
 }
 
-// ridge's own GPU bench runs (the real H200 file) are read, not refused as malformed ("threads 0"); the CPU
-// calibration names them as what it does not fit.
-TEST(CalibrateCli, GpuBenchRunsAreReadAndNamedNotRefusedAsMalformed) {
-  auto r =
-      run_ridge("calibrate --device h200 --measured " + source_path("tests/data/bench/h200/ridge-bench-resnet50.json") +
-                " -o " + temp_dir() + "/h200.yaml --no-store");
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find("4 run(s) on a GPU (cuda:0 NVIDIA H200"), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("threads"), std::string::npos) << r.err;
+void expect_one_line_error(const CommandResult& r, const std::string& expected) {
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+}
+
+// ridge's own GPU bench runs (the real H200 file: ResNet-50 at batch 1 and 32, eager and CUDA graph) calibrate the
+// GPU executor: the fit is of the GPU (executor cuda in its model file), the per-node times are anchored to each
+// run's median, and predictions name the mode. In sample, each point comes back within 10% of its median.
+TEST(CalibrateCli, GpuBenchRunsCalibrateTheGpuExecutor) {
+  auto dir = temp_dir() + "/gpu-cal";
+  std::filesystem::create_directories(dir + "/models");
+  std::filesystem::copy_file(source_path("tests/data/bench/h200/ridge-bench-resnet50.json"), dir + "/runs.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  // The runs name models/resnet50.onnx: found beside the results, wherever the tests run from.
+  std::filesystem::copy_file(model_path("resnet50"), dir + "/models/resnet50.onnx",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto r = run_ridge("calibrate --device h200 --measured " + dir + "/runs.json -o " + dir + "/h200.yaml -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto fit = nlohmann::json::parse(r.out);
+  std::ifstream model_file(dir + "/h200.model.json");
+  auto model = nlohmann::json::parse(model_file);
+  EXPECT_EQ(model["executor"], "cuda");
+  std::set<std::string> modes;
+  for (const auto& m : model["models"]) modes.insert(m["mode"].get<std::string>());
+  EXPECT_EQ(modes, (std::set<std::string>{"eager", "cuda-graph"}));
+  EXPECT_NE(fit.dump().find("node times scaled to the run's median"), std::string::npos) << fit.dump();
+
+  // The medians of the four runs, read from the file.
+  const std::vector<std::tuple<int, std::string, double>> measured = {
+      {1, "eager", 5.37340784072876}, {1, "cuda-graph", 2.2200160026550293}, {32, "eager", 14.255375862121582},
+      {32, "cuda-graph", 13.948847770690918}};
+  std::ifstream runs_file(dir + "/runs.json");
+  auto runs = nlohmann::json::parse(runs_file)["runs"];
+  for (const auto& [batch, mode, median_ms] : measured) {
+    bool found = false;
+    for (const auto& run : runs)
+      if (run["batch"] == batch && run["mode"] == mode) {
+        EXPECT_NEAR(run["latency_ms"]["median"].get<double>(), median_ms, 1e-6);
+        found = true;
+      }
+    ASSERT_TRUE(found) << batch << " " << mode;
+    auto p = run_ridge("predict " + dir + "/models/resnet50.onnx --device " + dir + "/h200.yaml --exec-mode " + mode +
+                       " --batch " + std::to_string(batch) + " -f json --no-store");
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    auto doc = nlohmann::json::parse(p.out);
+    EXPECT_TRUE(doc["estimate"].get<bool>());
+    EXPECT_EQ(doc["calibration"]["exec_mode"], mode);
+    EXPECT_EQ(doc["calibration"]["threads"], 0);
+    double predicted_ms = doc["totals"]["time_s"].get<double>() * 1e3;
+    EXPECT_NEAR(predicted_ms / median_ms, 1.0, 0.10) << batch << " " << mode << ": " << predicted_ms;
+  }
+  // The GPU executor has no optimized mode and no thread count: refused, not dropped.
+  auto optimized = run_ridge("predict " + dir + "/models/resnet50.onnx --device " + dir +
+                             "/h200.yaml --exec-mode optimized --no-store");
+  expect_one_line_error(optimized, "--exec-mode optimized: the calibration of 'h200' covers the GPU executor");
+  auto threads =
+      run_ridge("predict " + dir + "/models/resnet50.onnx --device " + dir + "/h200.yaml --threads 2 --no-store");
+  expect_one_line_error(threads, "--threads: the calibration of 'h200' is of the GPU executor");
+  // Reduced-precision runs are named, not fitted.
+  auto tf32 = run_ridge("calibrate --device h200 --measured " +
+                        source_path("tests/data/bench/h200/ridge-bench-resnet50-tf32.json") + " -o " + dir +
+                        "/tf32.yaml --no-store");
+  expect_one_line_error(tf32, "no bench run could be fitted");
+  EXPECT_NE(tf32.err.find("tf32 run(s) skipped (the calibration covers fp32)"), std::string::npos) << tf32.err;
 }
 
 }  // namespace
