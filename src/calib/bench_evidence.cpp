@@ -168,8 +168,7 @@ std::string skip_reason(const exec::BenchResult& r) {
   if (r.memory_format != "nchw" && !r.memory_format.empty())
     return fmt::format("{} run(s) skipped (predictions assume nchw)", r.memory_format);
   if (gpu ? r.mode != "eager" && r.mode != "cuda-graph" : r.mode != "eager" && r.mode != "optimized")
-    return fmt::format("{} run(s) of mode '{}' skipped (not a mode the calibration fits)", gpu ? "GPU" : "CPU",
-                       r.mode);
+    return fmt::format("{} run(s) of mode '{}' skipped (not a mode the calibration fits)", gpu ? "GPU" : "CPU", r.mode);
   if (r.nodes.empty()) return "run(s) without a per-node profile skipped (--no-per-node)";
   return "";
 }

@@ -76,14 +76,14 @@ roofline::Prediction predict_on_device(const analysis::Result& analysis, const h
         "--exec-mode optimized: the calibration of '{}' covers the GPU executor's eager and cuda-graph modes",
         device.id));
   if (gpu && o.threads > 0)
-    throw Error(fmt::format("--threads: the calibration of '{}' is of the GPU executor, which has no thread count",
-                            device.id));
+    throw Error(
+        fmt::format("--threads: the calibration of '{}' is of the GPU executor, which has no thread count", device.id));
   if (prediction.precision != model->ceilings().precision)
     throw Error(fmt::format("the calibration of '{}' was fitted for {}, not {}", device.id, model->ceilings().precision,
                             prediction.precision));
   calib::CalibratedOptions options;
   options.mode = o.exec_mode.empty() ? "eager" : o.exec_mode;
-  options.threads = gpu              ? 0
+  options.threads = gpu             ? 0
                     : o.threads > 0 ? o.threads
                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.model_file = calibration->model_file;

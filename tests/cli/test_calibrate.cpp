@@ -181,9 +181,10 @@ TEST(CalibrateCli, GpuBenchRunsCalibrateTheGpuExecutor) {
   EXPECT_NE(fit.dump().find("node times scaled to the run's median"), std::string::npos) << fit.dump();
 
   // The medians of the four runs, read from the file.
-  const std::vector<std::tuple<int, std::string, double>> measured = {
-      {1, "eager", 5.37340784072876}, {1, "cuda-graph", 2.2200160026550293}, {32, "eager", 14.255375862121582},
-      {32, "cuda-graph", 13.948847770690918}};
+  const std::vector<std::tuple<int, std::string, double>> measured = {{1, "eager", 5.37340784072876},
+                                                                      {1, "cuda-graph", 2.2200160026550293},
+                                                                      {32, "eager", 14.255375862121582},
+                                                                      {32, "cuda-graph", 13.948847770690918}};
   std::ifstream runs_file(dir + "/runs.json");
   auto runs = nlohmann::json::parse(runs_file)["runs"];
   for (const auto& [batch, mode, median_ms] : measured) {
