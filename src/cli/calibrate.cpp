@@ -377,7 +377,8 @@ int run_energy_calibration(const CalibrateOptions& o) {
       read.runs.size(), fmt::join(o.measured, ", "), o.predict.traffic, fit.median_rel * 100, fit.max_rel * 100,
       fit.r2);
   auto output = o.output.empty() ? device.id + ".energy.yaml" : o.output;
-  write_text(output, [&](std::ostream& out) { out << roofline::energy_device_yaml(device.file, coefficients); });
+  write_text(output,
+             [&](std::ostream& out) { out << roofline::energy_device_yaml(device.file, coefficients, output); });
 
   calib::EnergyCalibration c;
   c.device = device.id;

@@ -145,8 +145,11 @@ std::string calibration_text(const roofline::Prediction& p) {
       validation =
           fmt::format("held-out error: median {:.1f}%, p90 {:.1f}%, {:.0f}% of layers within +-10%",
                       100 * p.validation->median_abs, 100 * p.validation->p90_abs, 100 * p.validation->within_10);
-    return fmt::format("calibrated estimate for {} mode, {} thread{} ({}; {})", p.exec_mode, p.threads,
-                       p.threads == 1 ? "" : "s", p.calibration_model, validation);
+    // A GPU calibration predicts the GPU executor, which has no thread count (threads 0).
+    auto where = p.threads > 0 ? fmt::format("{} thread{}", p.threads, p.threads == 1 ? "" : "s")
+                               : std::string("the GPU executor");
+    return fmt::format("calibrated estimate for {} mode, {} ({}; {})", p.exec_mode, where, p.calibration_model,
+                       validation);
   }
   return p.calibrated ? "calibrated from " + p.calibration_source
                       : "uncalibrated: times are roofline bounds (lower limits), not estimates";

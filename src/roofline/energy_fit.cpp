@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include "roofline/calibrate.h"
@@ -175,8 +176,16 @@ EnergyFit fit_energy(const std::vector<EnergyRun>& runs) {
   return fit;
 }
 
-std::string energy_device_yaml(const std::string& device_file, const hw::EnergyCoefficients& c) {
+std::string energy_device_yaml(const std::string& device_file, const hw::EnergyCoefficients& c,
+                               const std::string& output) {
   auto root = device_yaml_root(device_file);
+  if (auto model = root["calibration"]["model"]; !output.empty() && model && model.IsScalar()) {
+    namespace fs = std::filesystem;
+    auto from = fs::absolute(fs::path(device_file).parent_path() / model.as<std::string>()).lexically_normal();
+    auto to_dir = fs::absolute(fs::path(output)).parent_path();
+    auto relative = from.lexically_relative(to_dir);
+    root["calibration"]["model"] = relative.empty() ? from.string() : relative.string();
+  }
   auto number = [](double v) { return fmt::format("{:.17g}", v); };
   YAML::Node entry(YAML::NodeType::Map);
   entry["mode"] = c.mode;

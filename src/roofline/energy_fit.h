@@ -45,6 +45,10 @@ EnergyFit fit_energy(const std::vector<EnergyRun>& runs);
 
 // The device file as YAML with an `energy:` entry for `coefficients.mode` replacing any earlier one for
 // that mode; every other key (other modes' entries included) is kept.
-std::string energy_device_yaml(const std::string& device_file, const hw::EnergyCoefficients& coefficients);
+// `output`: where the copy will be written. A shape-aware calibration the device file carries names its model file
+// relative to that file; the copy names it relative to `output`, so time and energy calibrations stay one file
+// wherever it is written.
+std::string energy_device_yaml(const std::string& device_file, const hw::EnergyCoefficients& coefficients,
+                               const std::string& output = "");
 
 }  // namespace ridge::roofline

@@ -202,6 +202,10 @@ TEST(CalibrateCli, GpuBenchRunsCalibrateTheGpuExecutor) {
     EXPECT_TRUE(doc["estimate"].get<bool>());
     EXPECT_EQ(doc["calibration"]["exec_mode"], mode);
     EXPECT_EQ(doc["calibration"]["threads"], 0);
+    auto table = run_ridge("predict " + dir + "/models/resnet50.onnx --device " + dir + "/h200.yaml --exec-mode " +
+                           mode + " --batch " + std::to_string(batch) + " --no-store");
+    EXPECT_NE(table.out.find("calibrated estimate for " + mode + " mode, the GPU executor"), std::string::npos)
+        << table.out;
     double predicted_ms = doc["totals"]["time_s"].get<double>() * 1e3;
     EXPECT_NEAR(predicted_ms / median_ms, 1.0, 0.10) << batch << " " << mode << ": " << predicted_ms;
   }

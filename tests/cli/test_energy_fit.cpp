@@ -285,5 +285,34 @@ TEST(EnergyFitCli, AnEnergyCsvFitsAndTheTablePrintsTheCoefficients) {
   EXPECT_EQ(loaded.energy[0].mode, "slow");
 }
 
+// Time and energy calibrations live in one device file: fitting energy on a device file that carries a shape-aware
+// calibration keeps it, and where the copy is written elsewhere its model file is named relative to the copy.
+TEST(EnergyFitCli, AnEnergyFitKeepsTheTimeCalibrationWhereverItIsWritten) {
+  auto dir = temp_dir() + "/energy-fit-both";
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/elsewhere");
+  auto device = device_file(dir);
+  std::ofstream(device, std::ios::app) << "calibration: {fitted_from: runs, nodes: 12, overhead_s: 0, model: "
+                                          "cpu.model.json}\n";
+  std::ofstream(dir + "/cpu.model.json") << "{}\n";
+  std::string csv = "label,flops,bytes,time_s,energy_j\n";
+  for (const auto& r : synthetic(kFlop, kByte, kStatic, 6, wobble))
+    csv += fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g}\n", r.label, r.flops, r.bytes, r.time_s, r.energy_j);
+  std::ofstream(dir + "/meter.csv") << csv;
+  auto out = dir + "/elsewhere/both.yaml";
+  auto r = run_ridge("calibrate --energy --device " + device + ":slow --measured " + dir + "/meter.csv -o " + out +
+                     " --no-store");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream written(out);
+  std::string text((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("model: ../cpu.model.json"), std::string::npos) << text;
+  auto loaded = hw::load_device_file(out);
+  ASSERT_EQ(loaded.energy.size(), 1u);
+  ASSERT_TRUE(loaded.calibration);
+  EXPECT_EQ(loaded.calibration->nodes, 12);
+  EXPECT_TRUE(fs::equivalent(loaded.calibration->model_file, dir + "/cpu.model.json"))
+      << loaded.calibration->model_file;
+}
+
 }  // namespace
 }  // namespace ridge::test
