@@ -157,6 +157,26 @@ TEST(CalibModel, SavedModelPredictsTheSame) {
   EXPECT_THROW(calib::ShapeModel::from_json(j), Error);
 }
 
+// The GPU executor folds shape arithmetic into constants before any run (exec/cuda/interpreter.cpp), in eager and
+// CUDA-graph mode alike: its plan removes those nodes, and keeps every other node as itself.
+TEST(CalibPredict, TheGpuPlanRemovesFoldedShapeArithmetic) {
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{3}}).output("y").output("s");
+  b.node("Shape", {"x"}, {"s"}, "shape");
+  b.node("Relu", {"x"}, {"y"}, "relu");
+  auto r = analyze_file(b.save("gpu_plan"));
+  const auto& g = r.model.graph;
+  auto plan = calib::gpu_plan(g);
+  ASSERT_EQ(plan.leader.size(), 2u);
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    EXPECT_EQ(plan.leader[n], g.nodes[n].name == "shape" ? calib::FusionPlan::kRemoved : static_cast<int>(n))
+        << g.nodes[n].name;
+  EXPECT_EQ(plan.executed(), 1);
+  for (const char* mode : {"eager", "cuda-graph"})
+    EXPECT_EQ(calib::plan_for("cuda", mode, g, r.cost).leader, plan.leader) << mode;
+  EXPECT_EQ(calib::plan_for("cpu", "eager", g, r.cost).executed(), 2);  // the CPU's eager runs every node
+}
+
 TEST(CalibModel, RefusesBadModelFiles) {
   auto path = temp_dir() + "/not_a_model.json";
   std::ofstream(path) << R"({"format": "something else"})";

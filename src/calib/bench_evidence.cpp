@@ -109,12 +109,11 @@ class Analyses {
     std::optional<analysis::Result> result;
     std::string error;  // why the model could not be analysed at this point
     std::unordered_map<std::string, int> index;
-    std::optional<FusionPlan> eager, optimized;
+    std::optional<FusionPlan> eager, optimized, gpu;
 
-    const FusionPlan& plan(const std::string& mode) {
-      auto& slot = mode == "optimized" ? optimized : eager;
-      const auto& g = result->model.graph;
-      if (!slot) slot = mode == "optimized" ? plan_fusion(g, result->cost) : no_fusion(g);
+    const FusionPlan& plan(const std::string& executor, const std::string& mode) {
+      auto& slot = executor == "cuda" ? gpu : mode == "optimized" ? optimized : eager;
+      if (!slot) slot = plan_for(executor, mode, result->model.graph, result->cost);
       return *slot;
     }
   };
@@ -209,7 +208,7 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
   }
   const auto& g = entry.result->model.graph;
   const auto& cost = entry.result->cost;
-  const auto& plan = entry.plan(r.mode);
+  const auto& plan = entry.plan(gpu_run(r) ? "cuda" : "cpu", r.mode);
   auto environment = environment_of(r);
   std::string source = "bench:" + r.model;
   // Whole-run figures anchor the node times. The per-node pass times each node between its own timers, which

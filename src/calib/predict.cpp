@@ -242,6 +242,24 @@ FusionPlan no_fusion(const graph::Graph& g) {
   return plan;
 }
 
+FusionPlan gpu_plan(const graph::Graph& g) {
+  FusionPlan plan = no_fusion(g);
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const auto& node = g.nodes[n];
+    bool folded = !node.outputs.empty();
+    for (auto id : node.outputs)
+      if (id != graph::kNoValue && !g.value(id).constant) folded = false;
+    if (folded) plan.leader[n] = FusionPlan::kRemoved;
+  }
+  return plan;
+}
+
+FusionPlan plan_for(const std::string& executor, const std::string& mode, const graph::Graph& g,
+                    const cost::ModelCost& cost) {
+  if (executor == "cuda") return gpu_plan(g);
+  return mode == "optimized" ? plan_fusion(g, cost) : no_fusion(g);
+}
+
 LayerFeatures layer_features(const graph::Graph& g, const cost::ModelCost& cost, const FusionPlan& plan, int leader,
                              int threads) {
   auto l = static_cast<size_t>(leader);
@@ -282,7 +300,7 @@ void apply(roofline::Prediction& p, const graph::Graph& g, const cost::ModelCost
     throw Error("the calibration covers inference: predict a training step without it (a device file without one)");
   if (p.nodes.size() < g.nodes.size() || cost.nodes.size() != g.nodes.size())
     throw Error("calibrated prediction: the prediction is not of this graph");
-  auto plan = options.mode == "optimized" ? plan_fusion(g, cost) : no_fusion(g);
+  auto plan = plan_for(options.executor, options.mode, g, cost);
   double batch = p.throughput * p.time_s;
   std::set<std::string> unsampled;
   p.time_s = 0;

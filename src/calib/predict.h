@@ -24,6 +24,12 @@ struct FusionPlan {
 FusionPlan plan_fusion(const graph::Graph& g, const cost::ModelCost& cost);
 // An identity plan (eager mode: every node runs as itself).
 FusionPlan no_fusion(const graph::Graph& g);
+// The GPU executor's plan, eager and as a CUDA graph (exec/cuda/interpreter.cpp): every node runs as itself, except
+// those whose outputs shape inference already knows (shape arithmetic), folded into constants before any run.
+FusionPlan gpu_plan(const graph::Graph& g);
+// The plan of an executor ("cpu" or "cuda") in a mode.
+FusionPlan plan_for(const std::string& executor, const std::string& mode, const graph::Graph& g,
+                    const cost::ModelCost& cost);
 
 // The features of the layer led by node `leader` under `plan`: the leader's, with the FLOPs of the
 // nodes fused into it added, the bytes of a residual operand it now reads, and fused_ops counted.
@@ -32,9 +38,10 @@ LayerFeatures layer_features(const graph::Graph& g, const cost::ModelCost& cost,
                              int threads);
 
 struct CalibratedOptions {
-  std::string mode = "eager";  // executor mode to predict: eager, optimized
+  std::string mode = "eager";  // executor mode to predict: eager, optimized (CPU), cuda-graph (GPU)
   int threads = 1;
-  std::string model_file;  // named in the prediction
+  std::string model_file;        // named in the prediction
+  std::string executor = "cpu";  // the calibration's (ShapeModel::executor)
 };
 
 // Replaces the roofline times of `prediction` (made by roofline::predict on the same cost, without

@@ -416,6 +416,9 @@ Command add_calibrate_command(CLI::App& parent) {
       "directories (--measured DIR...), fits per layer kind and mode log(time / roofline floor) from the layers'\n"
       "features (Eigen least squares + XGBoost trees), cross-validates it, and writes OUT.yaml (a copy of the\n"
       "device file naming the model), OUT.model.json, OUT.samples.csv and OUT.overhead.csv (the evidence).\n"
+      "Each bench run's node times are scaled to its median where they sum to more. GPU runs (`ridge bench\n"
+      "--device cuda --mode both -f json`) fit the GPU executor's eager and cuda-graph modes instead (predict\n"
+      "with --exec-mode eager|cuda-graph); CPU and GPU runs in one call are refused.\n"
       "Per family (with MODEL): fits one efficiency per op family and a per-op overhead to that model's\n"
       "measured node times (a CSV with node and time columns, a bench nodes.csv, or an Nsight Compute CSV\n"
       "export whose kernels map to the model's layers, as `ridge import ncu -m MODEL` maps them).\n"
@@ -429,6 +432,8 @@ Command add_calibrate_command(CLI::App& parent) {
       "  ridge calibrate --device host.yaml --sample --quick -o host-cal.yaml\n"
       "  ridge calibrate --device host.yaml --sample --threads 1,2 --measured runs/ -o host-cal.yaml\n"
       "  ridge calibrate models/resnet50.onnx --device t4 --measured node_times.csv -o t4-calibrated.yaml\n"
+      "  ridge calibrate --device h200 --measured ridge-bench-*.json -o h200-cal.yaml\n"
+      "  ridge calibrate --energy --device h200-cal.yaml --measured power-runs/ -o h200-cal.yaml   (time and energy)\n"
       "  ridge calibrate --energy --device jetson-orin-nano-8gb:MAXN --measured runs/ -o orin-energy.yaml\n"
       "See docs/calibration.md and docs/calibrate-energy.md.");
   add_model_options(*app, o->predict.model, false);

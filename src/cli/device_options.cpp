@@ -83,6 +83,7 @@ roofline::Prediction predict_on_device(const analysis::Result& analysis, const h
                             prediction.precision));
   calib::CalibratedOptions options;
   options.mode = o.exec_mode.empty() ? "eager" : o.exec_mode;
+  options.executor = model->executor();
   options.threads = gpu             ? 0
                     : o.threads > 0 ? o.threads
                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
