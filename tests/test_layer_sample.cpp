@@ -220,5 +220,41 @@ TEST(LayerSample, PlanAndExecutorAgreeOnTheFusedGeluChain) {
   EXPECT_EQ(run.samples[0].features.fused_ops, 6);
 }
 
+// The recurrent template: one LSTM over 16 steps of a batch of 2, 64 inputs, 128 hidden. Each step multiplies
+// [2, 64 + 128] by [192, 4 x 128] (the gates), so the features are per step: m 2, n 512, k 192, 16 steps. It runs
+// on the executor and is measured as kind recurrent (the LSTM model's layers were kind "other", never sampled).
+TEST(LayerSample, RecurrentLayersAreSampledPerStep) {
+  LayerConfig lstm{"recurrent", {{"op", 0}, {"steps", 16}, {"batch", 2}, {"input", 64}, {"hidden", 128}}};
+  auto r = analyzed(lstm);
+  auto n = index_of(r.model.graph, "LSTM");
+  auto f = calib::layer_features(r.model.graph, r.cost, calib::no_fusion(r.model.graph), n, 1);
+  EXPECT_EQ(f.kind, calib::Kind::kRecurrent);
+  EXPECT_EQ(f.m, 2);
+  EXPECT_EQ(f.n, 512);
+  EXPECT_EQ(f.k, 192);
+  EXPECT_EQ(f.in_spatial, 16);
+  EXPECT_EQ(f.batch, 2);
+  EXPECT_EQ(f.out_channels, 128);
+  // The cost's MACs: 16 steps x 2 rows x (64 + 128) x 512.
+  EXPECT_EQ(r.cost.nodes[static_cast<size_t>(n)].macs, 16 * 2 * 192 * 512);
+
+  LayerConfig gru{"recurrent", {{"op", 1}, {"steps", 4}, {"batch", 1}, {"input", 32}, {"hidden", 32}}};
+  auto g = analyzed(gru);
+  const auto& gg = g.model.graph;
+  EXPECT_EQ(calib::layer_features(gg, g.cost, calib::no_fusion(gg), index_of(gg, "GRU"), 1).n, 3 * 32);  // 3 gates
+
+  calib::SampleOptions options;
+  options.threads = {1};
+  options.modes = {exec::Mode::kEager};
+  options.seconds_per_run = 0.02;
+  auto run = calib::measure_configs(exec::load_engine(), {lstm, gru}, options, "test", {});
+  EXPECT_TRUE(run.failures.empty()) << run.failures.front();
+  ASSERT_EQ(run.samples.size(), 2u);
+  for (const auto& s : run.samples) {
+    EXPECT_EQ(s.features.kind, calib::Kind::kRecurrent) << s.label;
+    EXPECT_GT(s.measured_s, 0) << s.label;
+  }
+}
+
 }  // namespace
 }  // namespace ridge::test

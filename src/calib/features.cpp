@@ -8,7 +8,7 @@
 namespace ridge::calib {
 namespace {
 
-constexpr NameTable<Kind, 11> kKinds{{{Kind::kConv, "conv"},
+constexpr NameTable<Kind, 12> kKinds{{{Kind::kConv, "conv"},
                                       {Kind::kGroupedConv, "grouped_conv"},
                                       {Kind::kMatMul, "matmul"},
                                       {Kind::kPool, "pool"},
@@ -18,6 +18,7 @@ constexpr NameTable<Kind, 11> kKinds{{{Kind::kConv, "conv"},
                                       {Kind::kReduce, "reduce"},
                                       {Kind::kDataMovement, "data_movement"},
                                       {Kind::kView, "view"},
+                                      {Kind::kRecurrent, "recurrent"},
                                       {Kind::kOther, "other"}}};
 
 double product(const std::vector<int64_t>& dims, size_t from, size_t to) {
@@ -57,6 +58,7 @@ Kind kind_of(const graph::Graph&, const graph::Node& node, const cost::NodeCost&
   if (cost.family == "reduction") return Kind::kReduce;
   if (cost.family == "elementwise") return Kind::kElementwise;
   if (cost.family == "data-movement") return Kind::kDataMovement;
+  if (cost.family == "recurrent") return Kind::kRecurrent;
   return Kind::kOther;
 }
 
@@ -104,6 +106,22 @@ LayerFeatures features_of(const graph::Graph& g, const graph::Node& node, const 
       } else if (out.size() == 1 && !a.empty()) {
         f.m = 1, f.n = static_cast<double>(out[0]), f.k = static_cast<double>(a.back());
       }
+      break;
+    }
+    case Kind::kRecurrent: {
+      // X is [steps, batch, input] (layout 0, the exporters' default); each step multiplies [batch, input + hidden]
+      // by the gates' weights [input + hidden, gates x hidden], one step after the other.
+      double hidden = static_cast<double>(node.get_int("hidden_size", 0));
+      double gates = node.op_type == "LSTM" ? 4 : node.op_type == "GRU" ? 3 : 1;
+      if (in.size() == 3) {
+        f.in_spatial = static_cast<double>(in[0]);
+        f.batch = static_cast<double>(std::max<int64_t>(in[1], 1));
+        f.in_channels = static_cast<double>(in[2]);
+        f.m = f.batch;
+        f.n = gates * hidden;
+        f.k = f.in_channels + hidden;
+      }
+      f.out_channels = hidden;
       break;
     }
     default:

@@ -24,6 +24,7 @@ enum class Kind {
   kReduce,        // ReduceMean, ReduceSum, ...
   kDataMovement,  // Concat, Transpose, Slice, Gather, Pad, Resize, ... (copies)
   kView,          // Reshape, Flatten, Shape, Squeeze, Identity, ...: no work but a dispatch
+  kRecurrent,     // LSTM, GRU, RNN: a product per time step, one after the other
   kOther,         // anything else with a cost
 };
 std::string_view name(Kind kind);
@@ -43,7 +44,8 @@ struct LayerFeatures {
   double in_channels = 0, out_channels = 0;   // convolutions, pools, norms (dim 1)
   double kernel = 0, stride = 0, groups = 1;  // kernel elements (kh x kw), largest stride
   double in_spatial = 0, out_spatial = 0;     // elements per channel (H x W) in and out
-  double m = 0, n = 0, k = 0;                 // matrix products: per-product M, N, K
+  double m = 0, n = 0, k = 0;                 // matrix products: per-product M, N, K; recurrent: per step
+                                              // (batch, gates x hidden, input + hidden), in_spatial = steps
   double out_elements = 0;                    // elements written
   double fused_ops = 0;                       // nodes fused into this one (optimized mode)
   double threads = 1;

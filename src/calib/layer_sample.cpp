@@ -377,6 +377,19 @@ graph::Model build_view(const Params& p) {
 }
 
 // Many tiny nodes in a row: what a run costs per node beyond its kernels (the framework overhead).
+// One LSTM or GRU layer over a sequence: X [steps, batch, input], the gates' weights W [1, G x hidden, input] and
+// R [1, G x hidden, hidden], their biases B [1, 2 x G x hidden].
+graph::Model build_recurrent(const Params& p) {
+  LayerGraph b;
+  bool lstm = p.at("op") == 0;
+  int64_t gates = lstm ? 4 : 3, hidden = p.at("hidden"), input = p.at("input");
+  auto x = b.input("x", {p.at("steps"), p.at("batch"), input});
+  auto w = b.weight("w", {1, gates * hidden, input});
+  auto r = b.weight("r", {1, gates * hidden, hidden});
+  auto bias = b.weight("b", {1, 2 * gates * hidden});
+  return b.finish(b.node(lstm ? "LSTM" : "GRU", {x, w, r, bias}, {int_attr("hidden_size", hidden)}));
+}
+
 graph::Model build_chain(const Params& p) {
   LayerGraph b;
   auto x = b.input("x", {1, 64});
@@ -525,6 +538,15 @@ const std::vector<Template>& templates() {
        {{"vocabulary", {2, 512, 30522}}, {"width", {128, 768, 1024}}, {"tokens", {1, 16, 128, 512, 1024}}},
        build_gather},
       {"view", 1, {{"op", {0, 1, 2}}, {"elements", powers_of_two(4, 22)}}, build_view},
+      // Recurrent layers as sequence models use them: a few to a few hundred steps, small batches.
+      {"recurrent",
+       1,
+       {{"op", {0, 0, 1}},
+        {"steps", {1, 4, 16, 32, 64, 128}},
+        {"batch", {1, 2, 4, 8}},
+        {"input", {16, 32, 64, 128, 256, 512}},
+        {"hidden", {32, 64, 128, 256, 512}}},
+       build_recurrent},
       {"chain", 1, {{"length", {1, 4, 16, 64}}}, build_chain},
   };
   return table;
