@@ -14,13 +14,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ridge=${RIDGE:-build/ridge}
 out=${OUT:-build/bench-accuracy}
-models=${MODELS:-resnet50 mobilenet_v2 vgg16 densenet121 googlenet alexnet bert_base}
+models=${MODELS:-resnet50 mobilenet_v2 vgg16 densenet121 googlenet alexnet bert_base vit_b_16 yolo_style lstm_2layer gpt2_tiny}
 batches=${BATCHES:-1 8}
 threads=${THREADS:-1 2}
 max_time=${MAX_TIME:-3}
 sample=${SAMPLE---quick}
 mkdir -p "$out/runs" "$out/pred" "$out/bench"
-extra() { [ "$1" = bert_base ] && echo "--dim seq=128" || true; }
+# Sequence models bind their length: BERT-base and GPT-2 at 128 tokens, the LSTM at 64 steps.
+extra() {
+  case $1 in
+    bert_base | gpt2_tiny) echo "--dim seq=128" ;;
+    lstm_2layer) echo "--dim seq=64" ;;
+  esac
+}
 
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) logical CPUs; ridge $($ridge --version 2>/dev/null | head -1)"
 [ -f "$out/host.yaml" ] || $ridge ert --quick --profile "$out/host.yaml" >/dev/null

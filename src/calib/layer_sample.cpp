@@ -540,7 +540,7 @@ const std::vector<Template>& templates() {
       {"view", 1, {{"op", {0, 1, 2}}, {"elements", powers_of_two(4, 22)}}, build_view},
       // Recurrent layers as sequence models use them: a few to a few hundred steps, small batches.
       {"recurrent",
-       1,
+       3,
        {{"op", {0, 0, 1}},
         {"steps", {1, 4, 16, 32, 64, 128}},
         {"batch", {1, 2, 4, 8}},
