@@ -256,5 +256,69 @@ TEST(LayerSample, RecurrentLayersAreSampledPerStep) {
   }
 }
 
+// A GPU engine that needs no GPU: every node it runs takes 1 ms in the per-node pass, and the whole run takes half
+// the node sum as a CUDA graph (the replay does not wait on the host) and the node sum in eager mode.
+class FakeGpuEngine : public exec::Engine {
+ public:
+  std::vector<exec::Mode> modes_seen;
+  std::vector<int> threads_seen;
+  std::vector<std::string> op_types() const override { return {}; }
+  exec::Environment environment(const exec::ExecOptions&) const override {
+    exec::Environment env;
+    env.device = "cuda:0 Fake GPU";
+    return env;
+  }
+  exec::RunOutput run(const graph::Model&, const std::vector<exec::HostTensor>&, const exec::ExecOptions&) override {
+    throw Error("not used");
+  }
+  exec::BenchResult bench(const graph::Model& model, const std::vector<exec::HostTensor>&,
+                          const exec::BenchOptions& options) override {
+    modes_seen.push_back(options.exec.mode);
+    threads_seen.push_back(options.exec.threads);
+    exec::BenchResult r;
+    r.environment = environment(options.exec);
+    for (const auto& node : model.graph.nodes) {
+      bool folded = !node.outputs.empty();
+      for (auto id : node.outputs) folded = folded && model.graph.value(id).constant;
+      if (!folded) r.nodes.push_back({node.name, node.op_type, 1.0});
+    }
+    r.executed_nodes = static_cast<int64_t>(r.nodes.size());
+    double sum_ms = static_cast<double>(r.nodes.size());
+    r.latency_ms.median = r.latency_ms.mean = options.exec.mode == exec::Mode::kCudaGraph ? sum_ms / 2 : sum_ms;
+    return r;
+  }
+};
+
+// The layer sample on the GPU executor (calibrate --sample with a GPU device file): modes eager and cuda-graph, no
+// thread count, and a graph replay's node times scaled to its median (here half of each 1 ms).
+TEST(LayerSample, OnTheGpuTheReplaysNodeTimesAreAnchoredToItsMedian) {
+  FakeGpuEngine engine;
+  calib::SampleOptions options;
+  options.gpu = true;
+  options.threads = {0};
+  options.modes = {exec::Mode::kEager, exec::Mode::kCudaGraph};
+  LayerConfig chain{"chain", {{"length", 4}}};
+  auto run = calib::measure_configs(engine, {conv(3), chain}, options, "test", {});
+  EXPECT_TRUE(run.failures.empty()) << run.failures.front();
+  EXPECT_EQ(engine.modes_seen.size(), 4u);
+  for (int t : engine.threads_seen) EXPECT_EQ(t, 0);
+  int eager = 0, graph = 0;
+  for (const auto& s : run.samples) {
+    EXPECT_EQ(s.features.threads, 0) << s.label;
+    EXPECT_EQ(s.environment.at("device"), "cuda:0 Fake GPU");
+    if (s.mode == "eager") {
+      ++eager;
+      EXPECT_DOUBLE_EQ(s.measured_s, 1e-3) << s.label;
+    } else {
+      ASSERT_EQ(s.mode, "cuda-graph");
+      ++graph;
+      EXPECT_DOUBLE_EQ(s.measured_s, 0.5e-3) << s.label;
+    }
+  }
+  EXPECT_GT(eager, 0);
+  EXPECT_EQ(eager, graph);  // the GPU's plan fuses nothing: the same layers in both modes
+  for (const auto& o : run.overheads) EXPECT_NEAR(o.node_sum_s, o.run_s, 1e-12);  // anchored or equal: no overhead
+}
+
 }  // namespace
 }  // namespace ridge::test

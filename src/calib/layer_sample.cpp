@@ -680,7 +680,7 @@ SampleRun measure_configs(exec::Engine& engine, const std::vector<LayerConfig>& 
     std::unordered_map<std::string, int> index_of;
     for (size_t n = 0; n < g.nodes.size(); ++n) index_of[g.nodes[n].name] = static_cast<int>(n);
     for (auto mode : options.modes) {
-      auto plan = mode == exec::Mode::kOptimized ? plan_fusion(g, analysis.cost) : no_fusion(g);
+      auto plan = plan_for(options.gpu ? "cuda" : "cpu", std::string(exec::name(mode)), g, analysis.cost);
       for (int threads : options.threads) {
         if (on_progress)
           on_progress({done, total, stage, label,
@@ -708,9 +708,12 @@ SampleRun measure_configs(exec::Engine& engine, const std::vector<LayerConfig>& 
                                                        {"torch", result.environment.torch_version},
                                                        {"ridge_revision", result.environment.ridge_revision},
                                                        {"timestamp", utc_now()}};
+        if (options.gpu) environment["device"] = result.environment.device;
         double node_sum_s = 0;
+        for (const auto& timing : result.nodes) node_sum_s += timing.mean_ms / 1e3;
+        const double run_s = (result.latency_ms.median > 0 ? result.latency_ms.median : result.latency_ms.mean) / 1e3;
+        const double anchor = options.gpu && run_s > 0 && node_sum_s > run_s ? run_s / node_sum_s : 1.0;
         for (const auto& timing : result.nodes) {
-          node_sum_s += timing.mean_ms / 1e3;
           auto found = index_of.find(timing.name);
           if (found == index_of.end() || is_edge(timing.name)) continue;  // made by the executor; a layout edge
           int n = found->second;
@@ -718,14 +721,15 @@ SampleRun measure_configs(exec::Engine& engine, const std::vector<LayerConfig>& 
           Sample s;
           s.features = layer_features(g, analysis.cost, plan, n, threads);
           s.mode = std::string(exec::name(mode));
-          s.measured_s = timing.mean_ms / 1e3;
+          s.measured_s = timing.mean_ms / 1e3 * anchor;
           s.source = "layer-sample";
           s.label = label + " node=" + timing.name;
           s.environment = environment;
           run.samples.push_back(std::move(s));
         }
         run.overheads.push_back({std::string(exec::name(mode)), threads, static_cast<int>(result.executed_nodes),
-                                 node_sum_s, result.latency_ms.mean / 1e3, "layer-sample: " + label});
+                                 node_sum_s * anchor, options.gpu ? run_s : result.latency_ms.mean / 1e3,
+                                 "layer-sample: " + label});
       }
     }
   }

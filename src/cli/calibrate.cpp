@@ -34,6 +34,9 @@
 namespace ridge::cli {
 namespace {
 
+// --modes' default: the CPU executor's two; a GPU device's layer sample takes the GPU's (eager, cuda-graph).
+constexpr const char* kCpuModes = "eager,optimized";
+
 struct CalibrateOptions {
   DeviceOptions predict;
   std::vector<std::string> measured, sample_files;
@@ -41,7 +44,7 @@ struct CalibrateOptions {
   // Shape-aware calibration
   bool sample = false, quick = false;
   bool energy = false;  // fit the energy roofline of the mode (E = e_flop W + e_byte Q + p_static T)
-  std::string threads, modes = "eager,optimized", exclude_model;
+  std::string threads, modes = kCpuModes, exclude_model;
   int folds = 5, sample_size = 0;
   int64_t repetitions = 0;  // model passes in an ncu export given to --measured (0: what the export shows)
   uint64_t seed = 0;
@@ -223,8 +226,10 @@ int run_shape_calibration(const CalibrateOptions& o) {
     }
   }
   std::string executor = "cpu";
+  int evidence_runs = 0;
   if (!o.measured.empty()) {
     auto evidence = calib::read_bench_evidence(o.measured, o.exclude_model);
+    evidence_runs = evidence.runs;
     if (!evidence.executor.empty()) executor = evidence.executor;
     if (evidence.executor == "cuda" && device.kind == "cpu")
       throw Error(fmt::format("--measured holds GPU runs ({}), but '{}' is a CPU: give the GPU's device file",
@@ -243,20 +248,41 @@ int run_shape_calibration(const CalibrateOptions& o) {
           "no bench run could be fitted: {}{}", evidence.notes.front(),
           evidence.notes.size() > 1 ? fmt::format(" (and {} more notes)", evidence.notes.size() - 1) : std::string()));
   }
-  if (o.sample && executor == "cuda")
-    throw Error(
-        "--sample times layers on the CPU executor; with GPU runs in --measured, fit the GPU from them alone (the "
-        "layer sample on the GPU executor is not built yet)");
+  // The layer sample runs on the device's executor: the GPU's for a GPU device file (modes eager and cuda-graph),
+  // the CPU's (ATen) otherwise.
+  const bool gpu_sample = o.sample && device.kind == "gpu";
+  if (gpu_sample) {
+    if (!o.threads.empty())
+      throw Error("--threads: the layer sample on a GPU runs the GPU executor, which has no thread count");
+    if (executor == "cpu" && !o.measured.empty() && evidence_runs > 0)
+      throw Error("--measured holds CPU runs; the layer sample of a GPU device runs the GPU executor");
+    executor = "cuda";
+  } else if (o.sample && executor == "cuda") {
+    throw Error(fmt::format(
+        "--sample with GPU runs in --measured: '{}' is not a GPU device file, so the sample would time the CPU",
+        device.id));
+  }
   calib::SampleRun sampled;
   if (o.sample) {
     calib::SampleOptions options;
     options.quick = o.quick;
-    options.threads = parse_threads(o.threads);
-    options.modes = parse_modes(o.modes);
+    options.gpu = gpu_sample;
+    options.threads = gpu_sample ? std::vector<int>{0} : parse_threads(o.threads);
+    options.modes = gpu_sample && o.modes == kCpuModes
+                        ? std::vector<exec::Mode>{exec::Mode::kEager, exec::Mode::kCudaGraph}
+                        : parse_modes(o.modes);
+    for (auto mode : options.modes) {
+      if (mode == exec::Mode::kCudaGraph && !gpu_sample)
+        throw Error("--modes cuda-graph: the layer sample of a CPU runs eager and optimized");
+      if (mode == exec::Mode::kOptimized && gpu_sample)
+        throw Error("--modes optimized: the GPU executor runs eager and cuda-graph");
+    }
     options.seed = o.seed;
     options.ceilings = ceilings;
     options.per_template = o.sample_size;
-    auto& engine = exec::load_engine();
+    auto& engine = exec::load_engine(gpu_sample ? exec::Device::kCuda : exec::Device::kCpu);
+    // No usable GPU (no driver, none visible) is one line before the sample starts, not a failure per layer.
+    if (gpu_sample) engine.environment(exec::ExecOptions{});
     // Progress on stderr (stdout holds only the document): a line every few seconds.
     auto last = -1.0;
     sampled = calib::run_layer_sample(engine, options, [&](const calib::SampleProgress& p) {
@@ -266,9 +292,12 @@ int run_shape_calibration(const CalibrateOptions& o) {
     });
     samples.insert(samples.end(), sampled.samples.begin(), sampled.samples.end());
     overheads.insert(overheads.end(), sampled.overheads.begin(), sampled.overheads.end());
-    sources.push_back(fmt::format("layer sample: {} configurations, {} layers timed ({} thread(s); {})",
-                                  sampled.configurations, sampled.samples.size(), fmt::join(options.threads, ","),
-                                  o.modes));
+    sources.push_back(
+        gpu_sample
+            ? fmt::format("layer sample on the GPU: {} configurations, {} layers timed ({})", sampled.configurations,
+                          sampled.samples.size(), o.modes == kCpuModes ? "eager,cuda-graph" : o.modes)
+            : fmt::format("layer sample: {} configurations, {} layers timed ({} thread(s); {})", sampled.configurations,
+                          sampled.samples.size(), fmt::join(options.threads, ","), o.modes));
     for (const auto& f : sampled.failures) notes.push_back("not measured: " + f);
   }
   // The evidence is kept before fitting, so a fit that fails can be redone from the files.
@@ -418,7 +447,8 @@ Command add_calibrate_command(CLI::App& parent) {
       "device file naming the model), OUT.model.json, OUT.samples.csv and OUT.overhead.csv (the evidence).\n"
       "Each bench run's node times are scaled to its median where they sum to more. GPU runs (`ridge bench\n"
       "--device cuda --mode both -f json`) fit the GPU executor's eager and cuda-graph modes instead (predict\n"
-      "with --exec-mode eager|cuda-graph); CPU and GPU runs in one call are refused.\n"
+      "with --exec-mode eager|cuda-graph); CPU and GPU runs in one call are refused. With a GPU device file,\n"
+      "--sample times the layer sample on the GPU executor (eager and cuda-graph).\n"
       "Per family (with MODEL): fits one efficiency per op family and a per-op overhead to that model's\n"
       "measured node times (a CSV with node and time columns, a bench nodes.csv, or an Nsight Compute CSV\n"
       "export whose kernels map to the model's layers, as `ridge import ncu -m MODEL` maps them).\n"
@@ -458,7 +488,9 @@ Command add_calibrate_command(CLI::App& parent) {
                   "configurations per template and unit of weight (default 8 with --quick, else 24; conv weighs 6)")
       ->check(CLI::Range(1, 1000));
   app->add_option("--threads", o->threads, "thread counts the layer sample runs with, N or N1,N2 (default: all CPUs)");
-  app->add_option("--modes", o->modes, "executor modes the layer sample runs: eager,optimized (default both)");
+  app->add_option("--modes", o->modes,
+                  "executor modes the layer sample runs: eager,optimized (default both); on a GPU device file "
+                  "eager,cuda-graph (default both)");
   app->add_option("--samples", o->sample_files,
                   "refit from kept evidence: OUT.samples.csv files of earlier calibrations (their .overhead.csv too)");
   app->add_option("--exclude-model", o->exclude_model,

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "support/one_line_error.h"
 #include "support/paths.h"
 
 namespace ridge::test {
@@ -149,13 +150,6 @@ TEST(CalibrateCli, RefusesWhatItCannotHonour) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
     EXPECT_NE(r.err.find("error"), std::string::npos) << args << ": " << r.err;
   }
-}
-
-void expect_one_line_error(const CommandResult& r, const std::string& expected) {
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
 }
 
 // ridge's own GPU bench runs (the real H200 file: ResNet-50 at batch 1 and 32, eager and CUDA graph) calibrate the

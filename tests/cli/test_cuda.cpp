@@ -8,17 +8,11 @@
 #include <string>
 
 #include "exec/cuda_module.h"
+#include "support/one_line_error.h"
 #include "support/paths.h"
 
 namespace ridge::test {
 namespace {
-
-void expect_one_line_error(const CommandResult& r, const std::string& expected) {
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
-}
 
 TEST(CudaCli, OptionsTheDeviceCannotHonourAreRefusedBeforeAnythingRuns) {
   auto model = model_path("alexnet");
@@ -46,6 +40,10 @@ TEST(CudaCli, WithoutAGpuTheRunIsRefusedInOneLine) {
   EXPECT_TRUE(r.out.empty()) << r.out;
   auto run = run_ridge("run " + model_path("resnet50") + " --device cuda");
   expect_one_line_error(run, "GPU");
+  // The layer sample of a GPU device file runs the GPU executor: refused before the first layer, in one line.
+  auto sample = run_ridge("calibrate --device h200 --sample --quick --no-store -o " + temp_dir() + "/gpu-sample.yaml");
+  expect_one_line_error(sample, "--device cuda: ");
+  EXPECT_EQ(sample.err.find("calibrate: ["), std::string::npos) << sample.err;  // no progress: nothing was timed
 }
 
 TEST(CudaCli, DoctorSaysWhetherTheGpuModuleLoads) {

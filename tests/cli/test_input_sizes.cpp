@@ -8,6 +8,7 @@
 #include "shape/infer.h"
 #include "support/input_sizes_fixtures.h"
 #include "support/model_builder.h"
+#include "support/one_line_error.h"
 #include "support/paths.h"
 #include "util/error.h"
 
@@ -15,13 +16,6 @@ namespace ridge::test {
 namespace {
 
 using namespace input_sizes_fixtures;  // NOLINT(google-build-using-namespace)
-
-void expect_one_line_error(const CommandResult& r, const std::string& expected) {
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
-}
 
 TEST(InputSizesCli, DefaultNoteAndInputOnBundledModels) {
   auto plain = run_ridge("analyze " + model_path("resnet50") + " --summary");

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "support/one_line_error.h"
 #include "support/paths.h"
 #include "util/csv.h"
 
@@ -31,13 +32,6 @@ std::string constant_tree() {
   write(d + "in2_input", "5000");
   write(d + "curr2_input", "400");
   return root;
-}
-
-void expect_one_line_error(const CommandResult& r, const std::string& expected) {
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
 }
 
 TEST(PowerCli, IntegrateTheRealNvmlCsvAsJson) {

@@ -9,6 +9,7 @@
 
 #include "exec/test_data.h"
 #include "support/model_builder.h"
+#include "support/one_line_error.h"
 #include "support/paths.h"
 #include "support/tensor_compare.h"
 
@@ -24,13 +25,6 @@ std::vector<std::string> lines_of(const std::string& path) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
-}
-
-void expect_one_line_error(const CommandResult& r, const std::string& expected) {
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
 }
 
 TEST(RunCli, SavesOutputsThatMatchPyTorch) {
