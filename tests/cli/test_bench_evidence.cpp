@@ -24,13 +24,23 @@ using namespace bench_evidence_fixtures;  // NOLINT(google-build-using-namespace
 namespace fs = std::filesystem;
 
 // The real thing: `ridge bench --csv` in both modes, read back with one sample per executed node.
+// The notes other than the anchoring one (bench_evidence.cpp), which timing alone decides.
+std::vector<std::string> unexpected_notes(const std::vector<std::string>& notes) {
+  std::vector<std::string> out;
+  for (const auto& n : notes)
+    if (n.find("node times scaled to the run's median") == std::string::npos) out.push_back(n);
+  return out;
+}
+
 TEST(BenchEvidence, ReadsWhatRidgeBenchWrites) {
   auto w = make_workspace("e2e");
   auto r = run_ridge("bench " + w.model_file + " --csv " + w.bench() +
                      " --batch 1 --mode both --iters 3 --warmup 0 --threads 1 -f json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto e = calib::read_bench_evidence({w.bench()});
-  EXPECT_TRUE(e.notes.empty()) << joined(e.notes);
+  // Nothing is left out. Whether a run's nodes summed to more than its median (then anchored to it, and noted)
+  // depends on the timings of the moment, so that note may come or not.
+  EXPECT_TRUE(unexpected_notes(e.notes).empty()) << joined(e.notes);
   EXPECT_EQ(e.runs, 2);
   EXPECT_EQ(e.models, std::vector<std::string>{w.model_file});
   std::set<std::string> eager, optimized;
@@ -56,7 +66,7 @@ TEST(BenchEvidence, ReadsWhatRidgeBenchWrites) {
   auto json_file = (w.root / "bench.json").string();
   std::ofstream(json_file) << r.out;
   auto j = calib::read_bench_evidence({json_file});
-  EXPECT_TRUE(j.notes.empty()) << joined(j.notes);
+  EXPECT_TRUE(unexpected_notes(j.notes).empty()) << joined(j.notes);
   ASSERT_EQ(j.samples.size(), e.samples.size());
   for (size_t i = 0; i < j.samples.size(); ++i) {
     EXPECT_EQ(j.samples[i].label, e.samples[i].label);
