@@ -226,10 +226,8 @@ int run_shape_calibration(const CalibrateOptions& o) {
     }
   }
   std::string executor = "cpu";
-  int evidence_runs = 0;
   if (!o.measured.empty()) {
     auto evidence = calib::read_bench_evidence(o.measured, o.exclude_model);
-    evidence_runs = evidence.runs;
     if (!evidence.executor.empty()) executor = evidence.executor;
     if (evidence.executor == "cuda" && device.kind == "cpu")
       throw Error(fmt::format("--measured holds GPU runs ({}), but '{}' is a CPU: give the GPU's device file",
@@ -254,8 +252,6 @@ int run_shape_calibration(const CalibrateOptions& o) {
   if (gpu_sample) {
     if (!o.threads.empty())
       throw Error("--threads: the layer sample on a GPU runs the GPU executor, which has no thread count");
-    if (executor == "cpu" && !o.measured.empty() && evidence_runs > 0)
-      throw Error("--measured holds CPU runs; the layer sample of a GPU device runs the GPU executor");
     executor = "cuda";
   } else if (o.sample && executor == "cuda") {
     throw Error(fmt::format(
