@@ -211,15 +211,19 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
   const auto& plan = entry.plan(gpu_run(r) ? "cuda" : "cpu", r.mode);
   auto environment = environment_of(r);
   std::string source = "bench:" + r.model;
-  // Whole-run figures anchor the node times. The per-node pass times each node between its own timers, which
-  // adds what the whole run does not pay: the timers themselves, a GPU waiting for the host to launch each
-  // node (a CUDA-graph run's node times come from such eager passes), threads woken per node on a CPU. Where
-  // the nodes sum to more than the run's median, every node is scaled down alike so they sum to it; where they
-  // sum to less, the rest is the framework's own time (the overhead sample below).
+  // Whole-run figures anchor the node times. On a CPU the per-node pass times each node between its own timers,
+  // which adds what the whole run does not pay: the timers themselves, threads woken per node. Where the nodes
+  // sum to more than the run's median, every node is scaled down alike so they sum to it; where they sum to
+  // less, the rest is the framework's own time (the overhead sample below). GPU node times are kept as
+  // measured: each is the longer of the node's device time and the host's time to launch it, which the GPU
+  // fit separates with the run's own time (gpu_model.h); scaling them alike would blur the two.
+  const bool gpu = gpu_run(r);
   double node_sum_s = 0;
   for (const auto& row : r.nodes) node_sum_s += row.mean_ms / 1e3;
   const double run_s = (r.latency_ms.median > 0 ? r.latency_ms.median : r.latency_ms.mean) / 1e3;
-  const double anchor = run_s > 0 && node_sum_s > run_s ? run_s / node_sum_s : 1.0;
+  const double anchor = !gpu && run_s > 0 && node_sum_s > run_s ? run_s / node_sum_s : 1.0;
+  const auto run_id =
+      fmt::format("{} batch {}{} {}", source, r.batch, r.input_size.empty() ? "" : " " + r.input_size, r.mode);
   std::string missing, uncosted, removed, idle, unfused;
   int n_missing = 0, n_uncosted = 0, n_removed = 0, n_idle = 0, n_unfused = 0;
   auto count = [](int& n, std::string& first, const std::string& name) {
@@ -253,6 +257,7 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
     s.mode = r.mode;
     s.measured_s = row.mean_ms / 1e3 * anchor;
     s.source = source;
+    s.run = run_id;
     s.label = row.name;
     s.environment = environment;
     out.samples.push_back(std::move(s));
@@ -276,20 +281,21 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
     o.node_sum_s = node_sum_s * anchor;
     o.run_s = run_s;
     o.source = source;
+    o.run = run_id;
     out.overheads.push_back(std::move(o));
   } else {
     notes.add(path, "run(s) without a latency in overall.csv: no overhead sample");
   }
   ++out.runs;
   if (std::find(out.models.begin(), out.models.end(), r.model) == out.models.end()) out.models.push_back(r.model);
-  auto executor = gpu_run(r) ? "cuda" : "cpu";
+  auto executor = gpu ? "cuda" : "cpu";
   if (!out.executor.empty() && out.executor != executor)
     throw Error(fmt::format(
         "--measured mixes runs of the CPU executor and of the GPU executor ({} is a {} run): a calibration fits one "
         "device, so calibrate each with its own runs",
         path, executor == std::string("cuda") ? "GPU" : "CPU"));
   out.executor = executor;
-  if (gpu_run(r) && out.gpu.empty()) out.gpu = r.environment.device;
+  if (gpu && out.gpu.empty()) out.gpu = r.environment.device;
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ struct ShapeCalibration {
   std::vector<std::string> evidence;  // one line per source of samples
   int64_t samples = 0;                // layers fitted
   int folds = 0;                      // cross-validation folds
+  std::string held_out;               // how the held-out errors were made, for the table's title
   std::vector<ModelValidation> models;
   std::vector<std::string> notes;
   std::string samples_file, overhead_file, model_file;  // the evidence and the fitted model, kept beside the output

@@ -575,6 +575,8 @@ analysis::Result analyze_config(const LayerConfig& config) {
 double worst_error(const ShapeModel& model, const std::vector<Sample>& samples) {
   double worst = 0;
   for (const auto& s : samples) {
+    // A GPU node's time is measured eager (a CUDA graph has no per-node events): only eager samples compare.
+    if (model.executor() == "cuda" && s.mode != "eager") continue;
     auto t = model.predict_s(s.features, s.mode);
     if (t && s.measured_s > 0) worst = std::max(worst, std::abs(*t / s.measured_s - 1));
   }
@@ -712,7 +714,7 @@ SampleRun measure_configs(exec::Engine& engine, const std::vector<LayerConfig>& 
         double node_sum_s = 0;
         for (const auto& timing : result.nodes) node_sum_s += timing.mean_ms / 1e3;
         const double run_s = (result.latency_ms.median > 0 ? result.latency_ms.median : result.latency_ms.mean) / 1e3;
-        const double anchor = options.gpu && run_s > 0 && node_sum_s > run_s ? run_s / node_sum_s : 1.0;
+        const auto run_id = fmt::format("layer-sample: {} {} {}", label, exec::name(mode), threads);
         for (const auto& timing : result.nodes) {
           auto found = index_of.find(timing.name);
           if (found == index_of.end() || is_edge(timing.name)) continue;  // made by the executor; a layout edge
@@ -721,15 +723,16 @@ SampleRun measure_configs(exec::Engine& engine, const std::vector<LayerConfig>& 
           Sample s;
           s.features = layer_features(g, analysis.cost, plan, n, threads);
           s.mode = std::string(exec::name(mode));
-          s.measured_s = timing.mean_ms / 1e3 * anchor;
+          s.measured_s = timing.mean_ms / 1e3;
           s.source = "layer-sample";
+          s.run = run_id;
           s.label = label + " node=" + timing.name;
           s.environment = environment;
           run.samples.push_back(std::move(s));
         }
         run.overheads.push_back({std::string(exec::name(mode)), threads, static_cast<int>(result.executed_nodes),
-                                 node_sum_s * anchor, options.gpu ? run_s : result.latency_ms.mean / 1e3,
-                                 "layer-sample: " + label});
+                                 node_sum_s, options.gpu ? run_s : result.latency_ms.mean / 1e3,
+                                 "layer-sample: " + label, run_id});
       }
     }
   }
@@ -781,6 +784,7 @@ SampleRun run_layer_sample(exec::Engine& engine, const SampleOptions& options,
   FitOptions fit_options;
   fit_options.folds = 2;
   fit_options.seed = options.seed;
+  fit_options.executor = options.gpu ? "cuda" : "cpu";
   for (int round = 1; round <= rounds; ++round) {
     std::vector<std::pair<double, size_t>> errors;
     try {

@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 
+#include "calib/gpu_model.h"
 #include "util/error.h"
 
 namespace ridge::calib {
@@ -272,6 +273,13 @@ ShapeModel ShapeModel::fit(const std::vector<Sample>& samples, const std::vector
   if (samples.empty()) throw Error("calibration: no measured layers to fit");
   ShapeModel model;
   model.ceilings_ = ceilings;
+  if (options.executor == "cuda") {
+    model.executor_ = "cuda";
+    model.gpu_ = std::make_unique<GpuTimeModel>(GpuTimeModel::fit(samples, overheads, ceilings));
+    model.validation_ =
+        GpuTimeModel::validate(samples, overheads, ceilings, options.folds, options.seed, &model.held_out_);
+    return model;
+  }
   std::map<std::pair<Kind, std::string>, std::vector<size_t>> groups;
   for (size_t i = 0; i < samples.size(); ++i) groups[{samples[i].features.kind, samples[i].mode}].push_back(i);
   std::vector<double> all_errors;
@@ -347,12 +355,14 @@ ShapeModel ShapeModel::fit(const std::vector<Sample>& samples, const std::vector
 }
 
 std::optional<double> ShapeModel::predict_s(const LayerFeatures& f, const std::string& mode) const {
+  if (gpu_) return gpu_->node_s(f, mode);
   auto it = models_.find({f.kind, mode});
   if (it == models_.end()) return std::nullopt;
   return floor_s(f, ceilings_) * std::exp(it->second->predict(model_inputs(f)));
 }
 
 double ShapeModel::framework_overhead_s(const std::string& mode, int threads, int nodes) const {
+  if (gpu_) return gpu_->run_overhead_s(mode, nodes);
   const Overhead* best = nullptr;
   int distance = 0;
   for (const auto& [key, o] : overheads_) {
@@ -363,9 +373,17 @@ double ShapeModel::framework_overhead_s(const std::string& mode, int threads, in
   return best ? best->per_run_s + best->per_node_s * nodes : 0;
 }
 
-bool ShapeModel::covers(Kind kind, const std::string& mode) const { return models_.count({kind, mode}) > 0; }
+bool ShapeModel::host_bound(const LayerFeatures& f, const std::string& mode) const {
+  return gpu_ && gpu_->host_bound(f, mode);
+}
+
+bool ShapeModel::covers(Kind kind, const std::string& mode) const {
+  if (gpu_) return (mode == "eager" || mode == "cuda-graph") && gpu_->covers(kind);
+  return models_.count({kind, mode}) > 0;
+}
 
 std::map<std::string, std::string> ShapeModel::describe() const {
+  if (gpu_) return gpu_->describe();
   std::map<std::string, std::string> out;
   for (const auto& [key, m] : models_)
     out[key_name(key.first, key.second)] = fmt::format("{} samples, {}", m->samples,
@@ -399,6 +417,7 @@ nlohmann::json ShapeModel::to_json() const {
                          {"per_run_s", o.per_run_s},
                          {"per_node_s", o.per_node_s},
                          {"runs", o.runs}});
+  if (gpu_) j["gpu"] = gpu_->to_json();
   auto& validation = j["validation"] = nlohmann::json::object();
   for (const auto& [key, e] : validation_)
     validation[key] = {
@@ -428,6 +447,10 @@ ShapeModel ShapeModel::from_json(const nlohmann::json& j) {
     for (const auto& o : j.at("overheads"))
       model.overheads_[{o.at("mode").get<std::string>(), o.at("threads").get<int>()}] = {
           o.at("per_run_s").get<double>(), o.at("per_node_s").get<double>(), o.at("runs").get<int>()};
+    if (j.contains("gpu")) {
+      if (model.executor_ != "cuda") throw Error("calibration model: a GPU block in a CPU calibration");
+      model.gpu_ = std::make_unique<GpuTimeModel>(GpuTimeModel::from_json(j.at("gpu")));
+    }
     for (const auto& [key, e] : j.at("validation").items())
       model.validation_[key] = {e.at("points").get<int>(), e.at("median_abs").get<double>(),
                                 e.at("p90_abs").get<double>(), e.at("within_10").get<double>()};

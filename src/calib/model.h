@@ -44,9 +44,13 @@ struct FitOptions {
   int min_samples_for_linear = 6;
   int threads = 0;  // XGBoost threads (0: its default)
   uint64_t seed = 0;
+  // "cpu": per (kind, mode) models of node times; "cuda": the GPU executor's device and host times fitted to
+  // whole runs (gpu_model.h), validated by holding out one model's runs at a time.
+  std::string executor = "cpu";
 };
 
-class KindModel;  // model.cpp: linear coefficients and the booster
+class KindModel;     // model.cpp: linear coefficients and the booster
+class GpuTimeModel;  // gpu_model.h
 
 class ShapeModel {
  public:
@@ -65,9 +69,13 @@ class ShapeModel {
   std::optional<double> predict_s(const LayerFeatures& f, const std::string& mode) const;
   // Framework time of a whole run of `nodes` nodes (per run + per node); 0 when never measured.
   double framework_overhead_s(const std::string& mode, int threads, int nodes) const;
+  // Whether the host's launch time, not the device, sets the layer's time (GPU eager runs; else false).
+  bool host_bound(const LayerFeatures& f, const std::string& mode) const;
 
   // Held-out (cross-validated) errors: "KIND/MODE" per model and "all" over every sample.
   const std::map<std::string, ErrorStats>& validation() const { return validation_; }
+  // How validation() was held out, when not per layer by k folds (the GPU's whole runs); "" otherwise.
+  const std::string& held_out() const { return held_out_; }
   // How many samples each "KIND/MODE" model was fitted on, and which stages it has.
   std::map<std::string, std::string> describe() const;
   const Ceilings& ceilings() const { return ceilings_; }
@@ -92,6 +100,8 @@ class ShapeModel {
   };
   std::map<std::pair<std::string, int>, Overhead> overheads_;  // (mode, threads)
   std::map<std::string, ErrorStats> validation_;
+  std::string held_out_;
+  std::unique_ptr<GpuTimeModel> gpu_;  // set for the GPU executor: replaces models_ and overheads_
 };
 
 }  // namespace ridge::calib

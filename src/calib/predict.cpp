@@ -327,6 +327,8 @@ void apply(roofline::Prediction& p, const graph::Graph& g, const cost::ModelCost
     } else {
       np.time_s = *t;
       np.estimated = true;
+      // An eager GPU node whose launch takes the host longer than the device's work is bound by that overhead.
+      if (model.host_bound(f, options.mode)) np.bound = roofline::Bound::kOverhead;
       np.efficiency = np.roofline_s > 0 ? std::min(1.0, np.roofline_s / *t) : 1;
       if (np.bound == roofline::Bound::kNone) np.bound = roofline::Bound::kOverhead;  // a view still dispatches
     }
@@ -356,7 +358,7 @@ void apply(roofline::Prediction& p, const graph::Graph& g, const cost::ModelCost
   auto all = model.validation().find("all");
   if (all != model.validation().end())
     p.validation = roofline::ValidationError{all->second.points, all->second.median_abs, all->second.p90_abs,
-                                             all->second.within_10};
+                                             all->second.within_10, model.executor() == "cuda" ? "runs" : "layers"};
   if (!unsampled.empty())
     p.notes.push_back(fmt::format("no calibration sample of kind {}: those nodes keep their roofline bound",
                                   fmt::join(unsampled, ", ")));

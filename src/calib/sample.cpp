@@ -100,7 +100,7 @@ void write_samples_csv(std::ostream& out, const std::vector<Sample>& samples) {
   for (const auto& c : kNumbers) out << ',' << c.name;
   out << ",measured_s";
   for (const char* e : kEnvironment) out << ',' << e;
-  out << '\n';
+  out << ",run\n";
   for (const auto& s : samples) {
     const auto& f = s.features;
     out << report::csv_field(s.source) << ',' << report::csv_field(s.label) << ',' << s.mode << ',' << name(f.kind)
@@ -111,7 +111,7 @@ void write_samples_csv(std::ostream& out, const std::vector<Sample>& samples) {
       auto it = s.environment.find(e);
       out << ',' << (it == s.environment.end() ? "" : report::csv_field(it->second));
     }
-    out << '\n';
+    out << ',' << report::csv_field(s.run) << '\n';
   }
 }
 
@@ -138,16 +138,17 @@ std::vector<Sample> read_samples_csv(std::istream& in, const std::string& source
         if (!(s.measured_s > 0)) throw Error(fmt::format("{} line {}: measured_s must be positive", source, line));
         for (const char* e : kEnvironment)
           if (auto i = columns->find(e); i && !fields[*i].empty()) s.environment[e] = fields[*i];
+        if (auto i = columns->find("run")) s.run = fields[*i];  // files written before runs were named lack it
         samples.push_back(std::move(s));
       });
   return samples;
 }
 
 void write_overhead_csv(std::ostream& out, const std::vector<OverheadSample>& samples) {
-  out << "source,mode,threads,nodes,node_sum_s,run_s\n";
+  out << "source,mode,threads,nodes,node_sum_s,run_s,run\n";
   for (const auto& s : samples)
     out << report::csv_field(s.source) << ',' << s.mode << ',' << s.threads << ',' << s.nodes << ','
-        << number(s.node_sum_s) << ',' << number(s.run_s) << '\n';
+        << number(s.node_sum_s) << ',' << number(s.run_s) << ',' << report::csv_field(s.run) << '\n';
 }
 
 std::vector<OverheadSample> read_overhead_csv(std::istream& in, const std::string& source) {
@@ -160,18 +161,18 @@ std::vector<OverheadSample> read_overhead_csv(std::istream& in, const std::strin
         s.source = fields[columns->need("source")];
         s.mode = fields[columns->need("mode")];
         // Counts are whole and fit an int (a cast of 1e20 would be undefined).
-        auto count = [&](const char* key) {
+        auto count = [&](const char* key, double least) {
           double v = parse_number(fields[columns->need(key)], source, line, key);
-          if (!(v >= 1 && v <= 1e9) || v != std::floor(v))
-            throw Error(fmt::format("{} line {}: {} must be a positive whole number", source, line, key));
+          if (!(v >= least && v <= 1e9) || v != std::floor(v))
+            throw Error(fmt::format("{} line {}: {} must be a whole number from {}", source, line, key, least));
           return static_cast<int>(v);
         };
-        s.threads = count("threads");
-        s.nodes = count("nodes");
+        s.threads = count("threads", 0);  // 0: the GPU executor (no CPU threads)
+        s.nodes = count("nodes", 1);
         s.node_sum_s = parse_number(fields[columns->need("node_sum_s")], source, line, "node_sum_s");
         s.run_s = parse_number(fields[columns->need("run_s")], source, line, "run_s");
-        if (s.nodes <= 0 || s.threads <= 0 || !(s.run_s > 0))
-          throw Error(fmt::format("{} line {}: nodes, threads and run_s must be positive", source, line));
+        if (!(s.run_s > 0)) throw Error(fmt::format("{} line {}: run_s must be positive", source, line));
+        if (auto i = columns->find("run")) s.run = fields[*i];
         samples.push_back(std::move(s));
       });
   return samples;

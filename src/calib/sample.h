@@ -14,15 +14,16 @@ namespace ridge::calib {
 
 struct Sample {
   LayerFeatures features;
-  std::string mode = "eager";                      // executor mode measured: eager, optimized
-  double measured_s = 0;                           // the node's mean time (per-node profile)
-  std::string source;                              // "layer-sample", "bench:models/resnet50.onnx", ...
-  std::string label;                               // the configuration or node name
+  std::string mode = "eager";  // executor mode measured: eager, optimized
+  double measured_s = 0;       // the node's mean time (per-node profile)
+  std::string source;          // "layer-sample", "bench:models/resnet50.onnx", ...
+  std::string label;           // the configuration or node name
+  std::string run;  // the measured run the node belongs to (its OverheadSample has the same); "" when unknown
   std::map<std::string, std::string> environment;  // cpu, torch, ridge_revision, timestamp, ...
 };
 
 // One measured graph run: the framework's time outside the node timers is
-// per_run + per_node x nodes, fitted per mode and thread count.
+// per_run + per_node x nodes, fitted per mode and thread count. threads is 0 for the GPU executor.
 struct OverheadSample {
   std::string mode = "eager";
   int threads = 1;
@@ -30,6 +31,7 @@ struct OverheadSample {
   double node_sum_s = 0;  // summed node times (profiled run)
   double run_s = 0;       // the run's mean latency (unprofiled)
   std::string source;
+  std::string run;  // names the run, as its node samples do: the GPU fit checks nodes against their run's time
 };
 
 // CSV with a header; columns are found by name on reading, so files from older ridge versions

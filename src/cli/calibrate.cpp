@@ -225,9 +225,19 @@ int run_shape_calibration(const CalibrateOptions& o) {
       overheads.insert(overheads.end(), runs.begin(), runs.end());
     }
   }
+  // Kept evidence tells its executor: the GPU executor's layers have no thread count.
   std::string executor = "cpu";
+  if (!samples.empty()) {
+    auto gpu = [](const calib::Sample& s) { return s.features.threads == 0; };
+    if (std::any_of(samples.begin(), samples.end(), gpu) && !std::all_of(samples.begin(), samples.end(), gpu))
+      throw Error("--samples mixes layers of the CPU executor and of the GPU executor: refit each on its own");
+    if (gpu(samples.front())) executor = "cuda";
+  }
   if (!o.measured.empty()) {
     auto evidence = calib::read_bench_evidence(o.measured, o.exclude_model);
+    if (!samples.empty() && !evidence.executor.empty() && evidence.executor != executor)
+      throw Error(fmt::format("--samples holds {} layers and --measured {} runs: a calibration fits one device",
+                              executor == "cuda" ? "GPU" : "CPU", evidence.executor == "cuda" ? "GPU" : "CPU"));
     if (!evidence.executor.empty()) executor = evidence.executor;
     if (evidence.executor == "cuda" && device.kind == "cpu")
       throw Error(fmt::format("--measured holds GPU runs ({}), but '{}' is a CPU: give the GPU's device file",
@@ -305,8 +315,8 @@ int run_shape_calibration(const CalibrateOptions& o) {
   calib::FitOptions fit_options;
   fit_options.folds = o.folds;
   fit_options.seed = o.seed;
+  fit_options.executor = executor;
   auto model = calib::ShapeModel::fit(samples, overheads, ceilings, fit_options);
-  model.set_executor(executor);
   auto model_file = stem + ".model.json";
   model.save(model_file);
 
@@ -326,8 +336,15 @@ int run_shape_calibration(const CalibrateOptions& o) {
   c.evidence = sources;
   c.samples = static_cast<int64_t>(samples.size());
   c.folds = o.folds;
+  c.held_out = model.held_out();
   auto described = model.describe();
-  described.emplace("all", "every layer");
+  if (executor == "cuda") {
+    described.emplace("all", "every run");
+    described.emplace("run/eager", "eager runs");
+    described.emplace("run/cuda-graph", "CUDA-graph runs");
+  } else {
+    described.emplace("all", "every layer");
+  }
   for (const auto& [key, fit] : described) {
     auto stats = model.validation().find(key);
     c.models.push_back({key, fit, stats == model.validation().end() ? std::nullopt : std::optional(stats->second)});
@@ -441,10 +458,12 @@ Command add_calibrate_command(CLI::App& parent) {
       "directories (--measured DIR...), fits per layer kind and mode log(time / roofline floor) from the layers'\n"
       "features (Eigen least squares + XGBoost trees), cross-validates it, and writes OUT.yaml (a copy of the\n"
       "device file naming the model), OUT.model.json, OUT.samples.csv and OUT.overhead.csv (the evidence).\n"
-      "Each bench run's node times are scaled to its median where they sum to more. GPU runs (`ridge bench\n"
-      "--device cuda --mode both -f json`) fit the GPU executor's eager and cuda-graph modes instead (predict\n"
-      "with --exec-mode eager|cuda-graph); CPU and GPU runs in one call are refused. With a GPU device file,\n"
-      "--sample times the layer sample on the GPU executor (eager and cuda-graph).\n"
+      "A CPU bench run's node times are scaled to its median where they sum to more. GPU runs (`ridge bench\n"
+      "--device cuda --mode both -f json`) fit the GPU executor instead: per layer kind a device time (latency,\n"
+      "FLOPs, bytes, reduction length, outputs) and a host launch time, set against each run's own time (eager:\n"
+      "the longer of the two per node; CUDA graph: device time alone) and validated by leaving each model out;\n"
+      "predict with --exec-mode eager|cuda-graph. CPU and GPU runs in one call are refused. With a GPU device\n"
+      "file, --sample times the layer sample on the GPU executor (eager and cuda-graph).\n"
       "Per family (with MODEL): fits one efficiency per op family and a per-op overhead to that model's\n"
       "measured node times (a CSV with node and time columns, a bench nodes.csv, or an Nsight Compute CSV\n"
       "export whose kernels map to the model's layers, as `ridge import ncu -m MODEL` maps them).\n"

@@ -74,8 +74,10 @@ Document shape_document(const calib::ShapeCalibration& c) {
   doc.field("evidence", "evidence", fmt::format("{}", fmt::join(c.evidence, "; ")), c.evidence);
   doc.field("samples", "layers fitted", std::to_string(c.samples), c.samples);
   doc.field("folds", "", "", c.folds, kJson);
-  auto& t = doc.table("models", "held-out error per layer kind and executor mode (" + std::to_string(c.folds) +
-                                    "-fold cross-validation):");
+  doc.field("held_out", "", "", c.held_out, kJson);
+  auto& t = doc.table("models", c.held_out.empty() ? "held-out error per layer kind and executor mode (" +
+                                                         std::to_string(c.folds) + "-fold cross-validation):"
+                                                   : "held-out error (" + c.held_out + "):");
   t.column({.key = "model"})
       .column({.key = "fit"})
       .column({.key = "points"})
@@ -96,7 +98,8 @@ Document shape_document(const calib::ShapeCalibration& c) {
     t.add({m.key, m.fit, static_cast<int64_t>(e.points), e.median_abs * 100, e.p90_abs * 100, e.within_10 * 100,
            e.median_abs, e.p90_abs, e.within_10});
   }
-  if (single) t.footer.push_back("points 0: a single sample, nothing to hold out (sample more with --sample-size)");
+  if (single && c.held_out.empty())
+    t.footer.push_back("points 0: a single sample, nothing to hold out (sample more with --sample-size)");
   doc.notes = c.notes;
   doc.field("files", "kept",
             fmt::format("{}, {} (evidence), {} (model)", c.samples_file, c.overhead_file, c.model_file),
@@ -209,6 +212,7 @@ calib::ShapeCalibration decode_shape(const JsonReader& r) {
   c.evidence = r.texts("evidence");
   c.samples = r.count("samples", 0);
   c.folds = r.small_count("folds");
+  c.held_out = r.text("held_out", "");
   for (size_t i = 0; i < r.list("models").size(); ++i) {
     auto row = row_reader(r, "models", i);
     calib::ModelValidation m{row.text("model", ""), row.text("fit", ""), std::nullopt};

@@ -142,9 +142,9 @@ std::string calibration_text(const roofline::Prediction& p) {
   if (!p.calibration_model.empty()) {
     std::string validation = "no held-out error";
     if (p.validation)
-      validation =
-          fmt::format("held-out error: median {:.1f}%, p90 {:.1f}%, {:.0f}% of layers within +-10%",
-                      100 * p.validation->median_abs, 100 * p.validation->p90_abs, 100 * p.validation->within_10);
+      validation = fmt::format("held-out error: median {:.1f}%, p90 {:.1f}%, {:.0f}% of {} within +-10%",
+                               100 * p.validation->median_abs, 100 * p.validation->p90_abs,
+                               100 * p.validation->within_10, p.validation->unit);
     // A GPU calibration predicts the GPU executor, which has no thread count (threads 0).
     auto where = p.threads > 0 ? fmt::format("{} thread{}", p.threads, p.threads == 1 ? "" : "s")
                                : std::string("the GPU executor");

@@ -59,6 +59,7 @@ struct NodePrediction {
 struct ValidationError {
   int points = 0;
   double median_abs = 0, p90_abs = 0, within_10 = 0;  // fractions
+  std::string unit = "layers";  // what a point is: a layer (CPU calibrations) or a whole run (the GPU's)
 };
 
 struct Prediction {

@@ -99,7 +99,8 @@ ordered encode_body(const Prediction& p) {
       calibration["validation"] = {{"points", p.validation->points},
                                    {"median_abs_error", p.validation->median_abs},
                                    {"p90_abs_error", p.validation->p90_abs},
-                                   {"within_10", p.validation->within_10}};
+                                   {"within_10", p.validation->within_10},
+                                   {"unit", p.validation->unit}};
     out["calibration"] = calibration;
   }
   ordered energy{{"predicted", p.energy_predicted}};
@@ -172,7 +173,8 @@ Prediction decode_body(const JsonReader& head, const JsonReader& r) {
       p.validation = ValidationError{.points = static_cast<int>(v.count("points", 0)),
                                      .median_abs = v.non_negative("median_abs_error"),
                                      .p90_abs = v.non_negative("p90_abs_error"),
-                                     .within_10 = v.non_negative("within_10")};
+                                     .within_10 = v.non_negative("within_10"),
+                                     .unit = v.text("unit", "layers")};
     }
   }
   if (r.has("energy")) {

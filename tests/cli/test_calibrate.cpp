@@ -153,8 +153,8 @@ TEST(CalibrateCli, RefusesWhatItCannotHonour) {
 }
 
 // ridge's own GPU bench runs (the real H200 file: ResNet-50 at batch 1 and 32, eager and CUDA graph) calibrate the
-// GPU executor: the fit is of the GPU (executor cuda in its model file), the per-node times are anchored to each
-// run's median, and predictions name the mode. In sample, each point comes back within 10% of its median.
+// GPU executor: the fit is of the GPU (executor cuda in its model file, device and host times per layer kind),
+// and predictions name the mode. In sample, each point comes back within 10% of its median.
 TEST(CalibrateCli, GpuBenchRunsCalibrateTheGpuExecutor) {
   auto dir = temp_dir() + "/gpu-cal";
   std::filesystem::create_directories(dir + "/models");
@@ -169,10 +169,10 @@ TEST(CalibrateCli, GpuBenchRunsCalibrateTheGpuExecutor) {
   std::ifstream model_file(dir + "/h200.model.json");
   auto model = nlohmann::json::parse(model_file);
   EXPECT_EQ(model["executor"], "cuda");
-  std::set<std::string> modes;
-  for (const auto& m : model["models"]) modes.insert(m["mode"].get<std::string>());
-  EXPECT_EQ(modes, (std::set<std::string>{"eager", "cuda-graph"}));
-  EXPECT_NE(fit.dump().find("node times scaled to the run's median"), std::string::npos) << fit.dump();
+  std::set<std::string> kinds;
+  for (const auto& k : model["gpu"]["kinds"]) kinds.insert(k["kind"].get<std::string>());
+  EXPECT_TRUE(kinds.count("conv") && kinds.count("elementwise")) << model["gpu"].dump();
+  EXPECT_NE(fit.dump().find("device/conv"), std::string::npos) << fit.dump();
 
   // The medians of the four runs, read from the file.
   const std::vector<std::tuple<int, std::string, double>> measured = {{1, "eager", 5.37340784072876},
@@ -203,6 +203,18 @@ TEST(CalibrateCli, GpuBenchRunsCalibrateTheGpuExecutor) {
     double predicted_ms = doc["totals"]["time_s"].get<double>() * 1e3;
     EXPECT_NEAR(predicted_ms / median_ms, 1.0, 0.10) << batch << " " << mode << ": " << predicted_ms;
   }
+  // The kept evidence refits the same GPU model (its runs named in both files, thread count 0).
+  auto refit = run_ridge("calibrate --device h200 --samples " + dir + "/h200.samples.csv -o " + dir +
+                         "/refit.yaml --no-store -f json");
+  ASSERT_EQ(refit.exit_code, 0) << refit.err;
+  std::ifstream refit_file(dir + "/refit.model.json");
+  auto refitted = nlohmann::json::parse(refit_file);
+  EXPECT_EQ(refitted["executor"], "cuda");
+  EXPECT_EQ(refitted["gpu"], model["gpu"]);
+  auto mixed = run_ridge("calibrate --device h200 --samples " + dir + "/h200.samples.csv --measured " +
+                         source_path("tests/data/bench/h200/ridge-bench-resnet50.json") + " --measured " + dir +
+                         "/runs.json -o " + dir + "/mixed.yaml --no-store");
+  EXPECT_EQ(mixed.exit_code, 0) << mixed.err;  // GPU layers and GPU runs: one device
   // The GPU executor has no optimized mode and no thread count: refused, not dropped.
   auto optimized = run_ridge("predict " + dir + "/models/resnet50.onnx --device " + dir +
                              "/h200.yaml --exec-mode optimized --no-store");

@@ -1,10 +1,14 @@
 // libFuzzer target: arbitrary text through the calibration evidence readers (layer samples and
-// framework overhead, CSV, `ridge calibrate`). Any input must end in samples or a ridge::Error.
+// framework overhead, CSV, `ridge calibrate`) and the GPU block of a calibration model file (JSON; the
+// rest of that file holds XGBoost's own trees, which XGBoost parses). Any input must end in a value or
+// a ridge::Error.
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
+#include "calib/gpu_model.h"
 #include "calib/sample.h"
 #include "util/error.h"
 
@@ -19,6 +23,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::istringstream in(text);
     ridge::calib::read_overhead_csv(in, "fuzz_overhead.csv");
   } catch (const ridge::Error&) {
+  }
+  auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_discarded()) {
+    try {
+      ridge::calib::GpuTimeModel::from_json(json);
+    } catch (const ridge::Error&) {
+    }
   }
   return 0;
 }

@@ -1,0 +1,430 @@
+#include "calib/gpu_model.h"
+
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <set>
+
+#include "util/error.h"
+
+namespace ridge::calib {
+namespace {
+
+constexpr int kColumns = 5;             // t0, FLOPs, bytes, reduction, outputs (gpu_model.h)
+constexpr int kPerKind = kColumns + 1;  // and the host time
+constexpr double kRunWeight = 3, kNodeWeight = 1, kPrior = 0.01;
+constexpr double kOutputScale = 100;  // outputs enter as 100 x outputs / P: start and pull near 0.1
+// Where a kind has no evidence, the nearest kind that behaves alike on a GPU (compute kernels, memory copies).
+const std::map<Kind, std::vector<Kind>>& related() {
+  static const std::map<Kind, std::vector<Kind>> table{
+      {Kind::kGroupedConv, {Kind::kConv, Kind::kMatMul}},
+      {Kind::kConv, {Kind::kMatMul}},
+      {Kind::kMatMul, {Kind::kConv}},
+      {Kind::kRecurrent, {Kind::kMatMul, Kind::kConv}},
+      {Kind::kPool, {Kind::kElementwise, Kind::kDataMovement}},
+      {Kind::kNorm, {Kind::kElementwise}},
+      {Kind::kSoftmax, {Kind::kNorm, Kind::kElementwise}},
+      {Kind::kReduce, {Kind::kNorm, Kind::kElementwise}},
+      {Kind::kDataMovement, {Kind::kElementwise}},
+      {Kind::kView, {Kind::kDataMovement, Kind::kElementwise}},
+      {Kind::kElementwise, {Kind::kDataMovement}},
+      {Kind::kOther, {Kind::kElementwise}},
+  };
+  return table;
+}
+
+bool compute_kernel(Kind k) {
+  return k == Kind::kConv || k == Kind::kGroupedConv || k == Kind::kMatMul || k == Kind::kRecurrent;
+}
+
+// The node's columns, in microseconds per unit parameter (so parameters start near 1).
+std::array<double, kColumns> columns(const LayerFeatures& f, const Ceilings& c) {
+  double reduction = 0, outputs = 0;
+  switch (f.kind) {
+    case Kind::kConv:
+    case Kind::kGroupedConv:
+      reduction = f.in_channels / std::max(1.0, f.groups) * std::max(1.0, f.kernel);
+      outputs = f.out_elements;
+      break;
+    case Kind::kMatMul:
+    case Kind::kRecurrent:
+      reduction = f.k;
+      outputs = f.out_elements;
+      break;
+    case Kind::kPool:
+      reduction = f.kernel;
+      break;
+    default:
+      break;
+  }
+  return {1.0, f.flops / c.vector_flops * 1e6, compute_kernel(f.kind) ? 0.0 : f.bytes / c.dram_bytes_per_s * 1e6,
+          reduction / 1000, outputs * kOutputScale / c.vector_flops * 1e6};
+}
+
+double smoothmax(double a, double b) {  // a soft max(a, b): differentiable, so the fit can move between the two
+  double a2 = a * a, b2 = b * b;
+  return std::sqrt(std::sqrt(a2 * a2 + b2 * b2));
+}
+
+struct RunData {
+  std::string mode, source;
+  double run_us = 0;
+  int nodes = 0;          // executed, as the run recorded
+  std::vector<int> kind;  // per measured node: index into the fitted kinds
+  std::vector<std::array<double, kColumns>> x;
+  std::vector<double> measured_us;
+};
+
+// The parameters of one kind, from its slice of the log-parameter vector.
+GpuTimeModel::KindFit unpack(const Eigen::VectorXd& theta, int k) {
+  auto p = [&](int i) { return std::exp(theta(k * kPerKind + i)); };
+  GpuTimeModel::KindFit f;
+  f.t0_s = p(0) * 1e-6;
+  f.flops_factor = 1 + p(1);
+  f.bytes_factor = 1 + p(2);
+  f.reduction_s = p(3) * 1e-9;  // per reduction element (the column is K / 1000, in us)
+  f.output_factor = p(4) * kOutputScale;
+  f.host_s = p(5) * 1e-6;
+  return f;
+}
+
+double device_us(const Eigen::VectorXd& theta, int k, const std::array<double, kColumns>& x) {
+  const double* t = theta.data() + k * kPerKind;
+  return std::exp(t[0]) * x[0] + (1 + std::exp(t[1])) * x[1] + (1 + std::exp(t[2])) * x[2] + std::exp(t[3]) * x[3] +
+         std::exp(t[4]) * x[4];
+}
+
+class Problem {
+ public:
+  Problem(std::vector<RunData> runs, int kinds) : runs_(std::move(runs)), kinds_(kinds) {
+    rows_ = params();
+    for (const auto& r : runs_) rows_ += 1 + (r.mode == "eager" ? static_cast<int>(r.kind.size()) : 0);
+  }
+  int params() const { return kinds_ * kPerKind + 2; }
+  Eigen::VectorXd start() const {
+    Eigen::VectorXd theta(params());
+    for (int k = 0; k < kinds_; ++k) {
+      const double initial[kPerKind] = {3, 1, 1, 0.1, 0.1, 5};  // us, factors - 1, us per 1000, ..., host us
+      for (int i = 0; i < kPerKind; ++i) theta(k * kPerKind + i) = std::log(initial[i]);
+    }
+    theta(params() - 2) = 0;  // g = 1 us
+    theta(params() - 1) = 0;  // s = 1
+    return theta;
+  }
+  // Predicted run time (us) of run `r`.
+  double run_us(const Eigen::VectorXd& theta, const RunData& r) const {
+    double g = std::exp(theta(params() - 2)), s = std::exp(theta(params() - 1));
+    double sum = 0;
+    bool eager = r.mode == "eager";
+    for (size_t i = 0; i < r.kind.size(); ++i) {
+      double d = device_us(theta, r.kind[i], r.x[i]);
+      sum += eager ? smoothmax(d, std::exp(theta(r.kind[i] * kPerKind + kColumns))) : d;
+    }
+    int unmeasured = std::max(0, r.nodes - static_cast<int>(r.kind.size()));
+    return eager ? s * sum + g * unmeasured : sum + g * r.nodes;
+  }
+  void residuals(const Eigen::VectorXd& theta, Eigen::VectorXd& out) const {
+    out.resize(rows_);
+    int row = 0;
+    double g = std::exp(theta(params() - 2)), s = std::exp(theta(params() - 1));
+    for (const auto& r : runs_) {
+      bool eager = r.mode == "eager";
+      double sum = 0, node_weight = kNodeWeight / std::sqrt(std::max<double>(1, static_cast<double>(r.kind.size())));
+      for (size_t i = 0; i < r.kind.size(); ++i) {
+        double d = device_us(theta, r.kind[i], r.x[i]);
+        if (eager) {
+          double m = smoothmax(d, std::exp(theta(r.kind[i] * kPerKind + kColumns)));
+          sum += m;
+          out(row++) = node_weight * std::log(m / r.measured_us[i]);
+        } else {
+          sum += d;
+        }
+      }
+      int unmeasured = std::max(0, r.nodes - static_cast<int>(r.kind.size()));
+      double predicted = eager ? s * sum + g * unmeasured : sum + g * r.nodes;
+      out(row++) = kRunWeight * std::log(predicted / r.run_us);
+    }
+    for (int j = 0; j < params(); ++j) out(row++) = kPrior * theta(j);
+  }
+
+  Eigen::VectorXd solve() const {
+    Eigen::VectorXd theta = start(), r, trial_r;
+    residuals(theta, r);
+    double cost = r.squaredNorm(), lambda = 1e-3;
+    const int n = params();
+    Eigen::MatrixXd jacobian(rows_, n);
+    std::vector<double> history;
+    for (int iteration = 0; iteration < 300; ++iteration) {
+      for (int j = 0; j < n; ++j) {  // forward differences: the parameters are logs, so one step fits all
+        Eigen::VectorXd moved = theta;
+        moved(j) += 1e-6;
+        residuals(moved, trial_r);
+        jacobian.col(j) = (trial_r - r) / 1e-6;
+      }
+      Eigen::MatrixXd normal = jacobian.transpose() * jacobian;
+      Eigen::VectorXd gradient = jacobian.transpose() * r;
+      bool improved = false;
+      while (lambda < 1e12) {
+        Eigen::MatrixXd damped = normal;
+        for (int j = 0; j < n; ++j) damped(j, j) += lambda * (normal(j, j) + 1e-9);
+        Eigen::VectorXd step = damped.ldlt().solve(-gradient);
+        Eigen::VectorXd trial = theta + step;
+        residuals(trial, trial_r);
+        double trial_cost = trial_r.squaredNorm();
+        if (std::isfinite(trial_cost) && trial_cost < cost) {
+          theta = trial, r = trial_r, cost = trial_cost;
+          lambda = std::max(lambda / 3, 1e-12);
+          improved = true;
+          break;
+        }
+        lambda *= 4;
+      }
+      // Stop when ten iterations together gain less than 1e-5 of the cost: a long tail of tiny steps moves no
+      // prediction by a measurable amount.
+      history.push_back(cost);
+      if (!improved || (history.size() > 10 && history[history.size() - 11] - cost < 1e-5 * cost)) break;
+    }
+    return theta;
+  }
+
+ private:
+  std::vector<RunData> runs_;
+  int kinds_ = 0, rows_ = 0;
+};
+
+// Joins node samples to their runs. `kinds` receives the kinds present, in index order.
+std::vector<RunData> gather(const std::vector<Sample>& samples, const std::vector<OverheadSample>& overheads,
+                            const Ceilings& ceilings, std::vector<Kind>& kinds) {
+  std::map<std::string, size_t> index;
+  std::vector<RunData> runs;
+  for (const auto& o : overheads) {
+    if (o.run.empty() || (o.mode != "eager" && o.mode != "cuda-graph") || !(o.run_s > 0)) continue;
+    if (index.count(o.run)) continue;
+    index[o.run] = runs.size();
+    RunData r;
+    r.mode = o.mode;
+    r.source = o.source;
+    r.run_us = o.run_s * 1e6;
+    r.nodes = o.nodes;
+    runs.push_back(std::move(r));
+  }
+  std::map<Kind, int> kind_index;
+  for (const auto& s : samples) {
+    auto it = index.find(s.run);
+    if (it == index.end() || !(s.measured_s > 0)) continue;
+    auto k = kind_index.try_emplace(s.features.kind, static_cast<int>(kind_index.size())).first->second;
+    auto& r = runs[it->second];
+    r.kind.push_back(k);
+    r.x.push_back(columns(s.features, ceilings));
+    r.measured_us.push_back(s.measured_s * 1e6);
+  }
+  std::erase_if(runs, [](const RunData& r) { return r.kind.empty(); });
+  if (runs.empty())
+    throw Error(
+        "the GPU calibration fits whole runs: no node sample names a measured run (a samples file of an older "
+        "ridge has no run column; refit from the bench runs)");
+  kinds.assign(kind_index.size(), Kind::kOther);
+  for (auto [kind, k] : kind_index) kinds[static_cast<size_t>(k)] = kind;
+  return runs;
+}
+
+}  // namespace
+
+GpuTimeModel GpuTimeModel::fit(const std::vector<Sample>& samples, const std::vector<OverheadSample>& overheads,
+                               const Ceilings& ceilings) {
+  if (!(ceilings.vector_flops > 0) || !(ceilings.dram_bytes_per_s > 0))
+    throw Error("the GPU calibration needs the device's fp32 FLOP rate and DRAM bandwidth");
+  std::vector<Kind> kinds;
+  auto runs = gather(samples, overheads, ceilings, kinds);
+  std::vector<int> counts(kinds.size(), 0);
+  for (const auto& r : runs)
+    if (r.mode == "eager")
+      for (int k : r.kind) ++counts[static_cast<size_t>(k)];
+  Problem problem(std::move(runs), static_cast<int>(kinds.size()));
+  auto theta = problem.solve();
+  GpuTimeModel model;
+  model.ceilings_ = ceilings;
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    auto f = unpack(theta, static_cast<int>(k));
+    f.nodes = counts[k];
+    model.kinds_[kinds[k]] = f;
+  }
+  model.launch_s_ = std::exp(theta(problem.params() - 2)) * 1e-6;
+  model.eager_scale_ = std::exp(theta(problem.params() - 1));
+  return model;
+}
+
+std::map<std::string, ErrorStats> GpuTimeModel::validate(const std::vector<Sample>& samples,
+                                                         const std::vector<OverheadSample>& overheads,
+                                                         const Ceilings& ceilings, int folds, uint64_t seed,
+                                                         std::string* how) {
+  std::vector<Kind> kinds;
+  auto runs = gather(samples, overheads, ceilings, kinds);
+  std::vector<std::string> sources;
+  for (const auto& r : runs)
+    if (std::find(sources.begin(), sources.end(), r.source) == sources.end()) sources.push_back(r.source);
+  std::map<std::string, ErrorStats> out;
+  if (sources.size() < 2) return out;  // nothing to hold out
+  // Up to a dozen sources (models): each is held out in turn, as a user predicts a model never measured.
+  size_t groups = sources.size() <= 12 ? sources.size() : std::min<size_t>(std::max(folds, 2), sources.size());
+  if (how)
+    *how = sources.size() <= 12
+               ? fmt::format("whole runs; each of {} models predicted by a fit on the others", sources.size())
+               : fmt::format("whole runs; {} folds of {} sources, each predicted by a fit on the rest", groups,
+                             sources.size());
+  std::vector<size_t> order(sources.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (sources.size() > 12) std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+  std::map<std::string, size_t> group_of;
+  for (size_t i = 0; i < order.size(); ++i) group_of[sources[order[i]]] = i % groups;
+  std::map<std::string, std::vector<double>> errors;
+  for (size_t group = 0; group < groups; ++group) {
+    std::vector<Sample> train_samples;
+    std::set<std::string> held_runs;
+    std::vector<OverheadSample> train_overheads;
+    for (const auto& o : overheads) {
+      if (group_of.count(o.source) && group_of[o.source] == group)
+        held_runs.insert(o.run);
+      else
+        train_overheads.push_back(o);
+    }
+    for (const auto& s : samples)
+      if (!held_runs.count(s.run)) train_samples.push_back(s);
+    GpuTimeModel part;
+    try {
+      part = fit(train_samples, train_overheads, ceilings);
+    } catch (const Error&) {
+      continue;  // nothing left to fit on without this group
+    }
+    // Each held-out run predicted from its nodes' features, as `ridge predict` predicts a model.
+    std::map<std::string, std::pair<double, int>> predicted;  // run -> (sum of nodes, nodes predicted)
+    for (const auto& s : samples) {
+      if (!held_runs.count(s.run)) continue;
+      auto t = part.node_s(s.features, s.mode);
+      if (!t) continue;
+      auto& p = predicted[s.run];
+      p.first += *t, ++p.second;
+    }
+    for (const auto& o : overheads) {
+      auto it = predicted.find(o.run);
+      if (!held_runs.count(o.run) || it == predicted.end()) continue;
+      double run_s = it->second.first + part.run_overhead_s(o.mode, o.nodes) +
+                     (o.mode == "eager" ? part.launch_s_ * std::max(0, o.nodes - it->second.second) : 0);
+      double e = run_s / o.run_s - 1;
+      errors["run/" + o.mode].push_back(e);
+      errors["all"].push_back(e);
+    }
+  }
+  for (const auto& [key, e] : errors) out[key] = error_stats(e);
+  return out;
+}
+
+const GpuTimeModel::KindFit* GpuTimeModel::find(Kind kind) const {
+  if (auto it = kinds_.find(kind); it != kinds_.end()) return &it->second;
+  if (auto r = related().find(kind); r != related().end())
+    for (auto other : r->second)
+      if (auto it = kinds_.find(other); it != kinds_.end()) return &it->second;
+  return nullptr;
+}
+
+std::optional<double> GpuTimeModel::node_s(const LayerFeatures& f, const std::string& mode) const {
+  const auto* k = find(f.kind);
+  if (!k) return std::nullopt;
+  auto x = columns(f, ceilings_);
+  // The fit's units: microseconds per column.
+  double d = (k->t0_s * 1e6) * x[0] + k->flops_factor * x[1] + k->bytes_factor * x[2] + (k->reduction_s * 1e9) * x[3] +
+             (k->output_factor / kOutputScale) * x[4];
+  if (mode == "cuda-graph") return d * 1e-6;
+  return eager_scale_ * smoothmax(d, k->host_s * 1e6) * 1e-6;
+}
+
+bool GpuTimeModel::covers(Kind kind) const { return find(kind) != nullptr; }
+
+bool GpuTimeModel::host_bound(const LayerFeatures& f, const std::string& mode) const {
+  if (mode != "eager") return false;
+  const auto* k = find(f.kind);
+  auto device = node_s(f, "cuda-graph");
+  return k && device && k->host_s > *device;
+}
+
+double GpuTimeModel::run_overhead_s(const std::string& mode, int nodes) const {
+  return mode == "cuda-graph" ? launch_s_ * nodes : 0;
+}
+
+std::map<std::string, std::string> GpuTimeModel::describe() const {
+  std::map<std::string, std::string> out;
+  for (auto kind : all_kinds()) {
+    auto key = fmt::format("device/{}", name(kind));
+    if (auto it = kinds_.find(kind); it != kinds_.end()) {
+      const auto& k = it->second;
+      // Each term of the device time as people read it: a rate, a time per step.
+      std::string terms = fmt::format("{:.1f} us + FLOPs at {:.1f} TFLOP/s", k.t0_s * 1e6,
+                                      ceilings_.vector_flops / k.flops_factor / 1e12);
+      if (compute_kernel(kind))
+        terms += fmt::format(" + {:.2f} ns per reduction step + {:.2f} ps per output", k.reduction_s * 1e9,
+                             k.output_factor / ceilings_.vector_flops * 1e12);
+      else
+        terms += fmt::format(" + bytes at {:.2f} TB/s", ceilings_.dram_bytes_per_s / k.bytes_factor / 1e12);
+      if (kind == Kind::kPool) terms += fmt::format(" + {:.2f} ns per window element", k.reduction_s * 1e9);
+      out[key] = fmt::format("{} eager nodes; device {}; host {:.1f} us", k.nodes, terms, k.host_s * 1e6);
+    } else if (const auto* other = find(kind)) {
+      for (const auto& [fitted, k] : kinds_)
+        if (&k == other) out[key] = fmt::format("no samples: as {}", name(fitted));
+    }
+  }
+  out["device/runs"] =
+      fmt::format("CUDA-graph launch {:.2f} us per node, eager runs x{:.3f}", launch_s_ * 1e6, eager_scale_);
+  return out;
+}
+
+nlohmann::json GpuTimeModel::to_json() const {
+  nlohmann::json j;
+  j["vector_flops"] = ceilings_.vector_flops;
+  j["dram_bytes_per_s"] = ceilings_.dram_bytes_per_s;
+  j["launch_s"] = launch_s_;
+  j["eager_scale"] = eager_scale_;
+  auto& kinds = j["kinds"] = nlohmann::json::array();
+  for (const auto& [kind, k] : kinds_)
+    kinds.push_back({{"kind", std::string(name(kind))},
+                     {"t0_s", k.t0_s},
+                     {"flops_factor", k.flops_factor},
+                     {"bytes_factor", k.bytes_factor},
+                     {"reduction_s", k.reduction_s},
+                     {"output_factor", k.output_factor},
+                     {"host_s", k.host_s},
+                     {"nodes", k.nodes}});
+  return j;
+}
+
+GpuTimeModel GpuTimeModel::from_json(const nlohmann::json& j) {
+  try {
+    GpuTimeModel m;
+    auto non_negative = [](const nlohmann::json& o, const char* key) {
+      double v = o.at(key).get<double>();
+      if (!(v >= 0) || !std::isfinite(v))
+        throw Error(fmt::format("calibration model: GPU '{}' must be a non-negative number", key));
+      return v;
+    };
+    m.ceilings_.vector_flops = non_negative(j, "vector_flops");
+    m.ceilings_.dram_bytes_per_s = non_negative(j, "dram_bytes_per_s");
+    if (!(m.ceilings_.vector_flops > 0) || !(m.ceilings_.dram_bytes_per_s > 0))
+      throw Error("calibration model: the GPU block's ceilings must be positive");
+    m.launch_s_ = non_negative(j, "launch_s");
+    m.eager_scale_ = non_negative(j, "eager_scale");
+    for (const auto& k : j.at("kinds"))
+      m.kinds_[parse_kind(k.at("kind").get<std::string>())] = {
+          non_negative(k, "t0_s"),        non_negative(k, "flops_factor"),  non_negative(k, "bytes_factor"),
+          non_negative(k, "reduction_s"), non_negative(k, "output_factor"), non_negative(k, "host_s"),
+          k.at("nodes").get<int>()};
+    return m;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("calibration model: malformed GPU block ({})", e.what()));
+  }
+}
+
+}  // namespace ridge::calib
