@@ -6,6 +6,8 @@
 #   bench/gpu_calibration_accuracy.sh DEVICE RUN.json... > table.md
 # e.g. bench/gpu_calibration_accuracy.sh h200 ../shared/data/gpu-h200/bench/ridge-bench-{resnet50,vgg16,
 #      mobilenet_v2,densenet121,bert_base,vit_b_16}.json
+# A .jsonl file is PyTorch's own timings (bench/torch_gpu_peer.py): the calibration then predicts PyTorch, from
+# its fp32 and fp32-cuda-graph rows; models are models/NAME.onnx, sequence models bound with --dim seq=128.
 # Runs here, on the CPU: the runs were measured elsewhere. ridge: $RIDGE, else build/ridge.
 set -euo pipefail
 device=${1:?usage: bench/gpu_calibration_accuracy.sh DEVICE RUN.json...}
@@ -18,12 +20,21 @@ import json, statistics, subprocess, sys
 ridge, device, work, files = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 points = []  # (model, batch, mode, dims, measured_ms)
 for f in files:
+    if f.endswith(".jsonl"):  # PyTorch's timings: fp32 eager and CUDA graph, the configurations the fit uses
+        modes = {"fp32": "eager", "fp32-cuda-graph": "cuda-graph"}
+        for line in open(f):
+            r = json.loads(line)
+            if "median_ms" in r and r.get("config") in modes:
+                # torch_gpu_peer.py runs BERT at 128 tokens and records no input size
+                dims = ["--dim", "seq=128"] if r["model"] == "bert_base" else []
+                points.append(("models/%s.onnx" % r["model"], r["batch"], modes[r["config"]], dims, r["median_ms"]))
+        continue
     doc = json.load(open(f))
     for r in doc["runs"]:
         if r.get("precision") != "fp32" or r.get("training"):
             continue
         dims = []
-        size = r.get("input_size", "")
+        size = r.get("input_size", "")  # noqa
         if "x" in size and not size.endswith("224"):  # a sequence model: bind its length as the run did
             dims = ["--dim", "seq=" + size.split("x")[-1]]
         points.append((doc["model"], r["batch"], r["mode"], dims, r["latency_ms"]["median"]))
@@ -34,8 +45,9 @@ print("| model | batch | mode | measured ms | predicted ms | error |\n|---|---|-
 errors = []
 for m in models:
     cal = f"{work}/cal.yaml"
+    dims = ["--dim", "seq=128"] if any(f.endswith(".jsonl") for f in files) else []
     subprocess.run([ridge, "calibrate", "--device", device, "--measured", *files, "--exclude-model", m, "-o", cal,
-                    "--no-store", "-f", "json"], check=True, capture_output=True)
+                    *dims, "--no-store", "-f", "json"], check=True, capture_output=True)
     for model, batch, mode, dims, measured in points:
         if model != m:
             continue

@@ -2,7 +2,8 @@
 """The peer of `ridge bench --device cuda` in bench/gpu_speed.sh: PyTorch on the same GPU, the same models as
 ridge's bundled files (torchvision CNNs and ViT with random weights, BatchNorm folded with torch.fx as the ONNX
 exporter folds it; BERT from tools/ridge_reference_models.py), timed with CUDA events: warm-up, then the
-median of >= 30 runs. One JSON line per model, batch and configuration:
+median of >= 30 runs. One JSON line per model, batch and configuration (`ridge calibrate --device GPU --measured
+OUT.jsonl` fits a prediction of PyTorch from the fp32 lines: docs/calibration.md):
   fp32 (TF32 off, cuDNN's default algorithm choice), fp32-cudnn-benchmark, fp32-cuda-graph,
   tf32, tf32-cuda-graph, fp16 (model.half()), fp16-cuda-graph.
 Usage: torch_gpu_peer.py OUT.jsonl MODEL:BATCH[,BATCH...] ..."""
@@ -95,6 +96,9 @@ def main():
                            "runs": n, "bn_folded": folded}
                 except Exception as e:  # noqa: BLE001 - the row names what failed; the others still run
                     row = {"model": name, "batch": batch, "config": config, "error": str(e)[:300]}
+                # The first input's shape, as `ridge bench` records it: `ridge calibrate --measured` binds the
+                # model with it (a sequence length included).
+                row["input_size"] = "x".join(str(d) for d in inputs[0].shape)
                 row["torch"] = torch.__version__
                 row["cudnn"] = torch.backends.cudnn.version()
                 row["gpu"] = torch.cuda.get_device_name()

@@ -289,7 +289,7 @@ TEST(BenchEvidence, GpuRunsKeepTheirNodeTimesNameTheirRunAndAreNotMixedWithCpuRu
     calib::read_bench_evidence({mixed.string()});
     FAIL() << "a CPU run among GPU runs should be refused";
   } catch (const Error& err) {
-    EXPECT_NE(std::string(err.what()).find("mixes runs of the CPU executor and of the GPU executor"), std::string::npos)
+    EXPECT_NE(std::string(err.what()).find("mixes runs of the GPU executor and of the CPU executor"), std::string::npos)
         << err.what();
   }
 }

@@ -15,6 +15,7 @@
 
 #include "analysis/run.h"
 #include "calib/predict.h"
+#include "calib/torch_timings.h"
 #include "exec/bench_codec.h"
 #include "exec/bench_csv.h"
 #include "onnx/model_reader.h"
@@ -112,11 +113,13 @@ class Analyses {
     std::optional<FusionPlan> eager, optimized, gpu;
 
     const FusionPlan& plan(const std::string& executor, const std::string& mode) {
-      auto& slot = executor == "cuda" ? gpu : mode == "optimized" ? optimized : eager;
+      auto& slot = executor == "cuda" || executor == "pytorch" ? gpu : mode == "optimized" ? optimized : eager;
       if (!slot) slot = plan_for(executor, mode, result->model.graph, result->cost);
       return *slot;
     }
   };
+
+  explicit Analyses(std::map<std::string, int64_t> dims) : dims_(std::move(dims)) {}
 
   Entry& get(const std::string& file, int64_t batch, const std::string& input_size) {
     auto key = std::make_tuple(file, batch, input_size);
@@ -128,6 +131,12 @@ class Analyses {
       analysis::Request request;
       request.model_path = file;
       request.bindings = bindings_for(pristine, batch, input_size);
+      // A run that recorded no input size (PyTorch's timings): the caller's named dims, those the model has.
+      if (input_size.empty())
+        for (const auto& [name, value] : dims_)
+          for (const auto& in : pristine.graph.inputs)
+            for (const auto& d : pristine.graph.value(in).shape)
+              if (d.symbol == name) request.bindings.dims[name] = value;
       e.result = analysis::rerun(pristine, request);
       const auto& nodes = e.result->model.graph.nodes;
       for (size_t n = 0; n < nodes.size(); ++n) e.index.emplace(nodes[n].name, static_cast<int>(n));
@@ -144,20 +153,26 @@ class Analyses {
     if (it == models_.end()) it = models_.emplace(file, onnx::load_model(file)).first;
     return it->second;
   }
+  std::map<std::string, int64_t> dims_;
   std::map<std::string, graph::Model> models_;
   std::map<std::tuple<std::string, int64_t, std::string>, Entry> entries_;
 };
 
 bool excluded(const std::string& model, const std::string& exclude) {
   if (exclude.empty()) return false;
-  return model == exclude || fs::path(model).filename() == fs::path(exclude).filename();
+  // PyTorch's timings name a network without its file ("resnet50" for models/resnet50.onnx).
+  auto bare = [](const std::string& m) {
+    return fs::path(m).extension() == ".onnx" ? fs::path(m).stem() : fs::path(m);
+  };
+  return model == exclude || fs::path(model).filename() == fs::path(exclude).filename() ||
+         bare(model).filename() == bare(exclude).filename();
 }
 
 // Whether a run measured the GPU executor: its device names a GPU, or (a CSV row) it ran with no CPU threads.
 bool gpu_run(const exec::BenchResult& r) { return exec::on_gpu(r.environment) || r.environment.threads <= 0; }
 
 // Why a run cannot serve as evidence for fp32 inference with the executor's own choices; empty if it can.
-std::string skip_reason(const exec::BenchResult& r) {
+std::string skip_reason(const exec::BenchResult& r, bool whole_runs) {
   bool gpu = gpu_run(r);
   if (r.training) return "training run(s) skipped (the calibration covers inference)";
   if (r.precision != "fp32") return fmt::format("{} run(s) skipped (the calibration covers fp32)", r.precision);
@@ -168,7 +183,7 @@ std::string skip_reason(const exec::BenchResult& r) {
     return fmt::format("{} run(s) skipped (predictions assume nchw)", r.memory_format);
   if (gpu ? r.mode != "eager" && r.mode != "cuda-graph" : r.mode != "eager" && r.mode != "optimized")
     return fmt::format("{} run(s) of mode '{}' skipped (not a mode the calibration fits)", gpu ? "GPU" : "CPU", r.mode);
-  if (r.nodes.empty()) return "run(s) without a per-node profile skipped (--no-per-node)";
+  if (r.nodes.empty() && !whole_runs) return "run(s) without a per-node profile skipped (--no-per-node)";
   return "";
 }
 
@@ -188,16 +203,85 @@ std::map<std::string, std::string> environment_of(const exec::BenchResult& r) {
   return environment;
 }
 
+// Counts a run used and checks that every run is of one executor: a calibration fits one device.
+void count_run(const exec::LoadedRun& loaded, const std::string& executor, BenchEvidence& out) {
+  const auto& r = loaded.run;
+  ++out.runs;
+  if (std::find(out.models.begin(), out.models.end(), r.model) == out.models.end()) out.models.push_back(r.model);
+  auto who = [](const std::string& e) {
+    return e == "cuda" ? "the GPU executor" : e == "pytorch" ? "PyTorch" : "the CPU executor";
+  };
+  if (!out.executor.empty() && out.executor != executor)
+    throw Error(fmt::format(
+        "--measured mixes runs of {} and of {} ({} is of {}): a calibration predicts one executor on one device, so "
+        "calibrate each with its own runs",
+        who(out.executor), who(executor), loaded.path, who(executor)));
+  out.executor = executor;
+  if (executor != "cpu" && out.gpu.empty()) out.gpu = r.environment.device;
+  if (executor == "pytorch" && out.framework.empty())
+    out.framework = r.environment.torch_version.empty() ? "PyTorch" : "PyTorch " + r.environment.torch_version;
+}
+
+// A run timed whole (PyTorch's timings): every layer the GPU executor would run, untimed (measured 0), named with
+// the run, whose time the GPU fit sets them against together.
+void use_whole_run(const exec::LoadedRun& loaded, Analyses::Entry& entry, const FusionPlan& plan,
+                   const std::string& run_id, const std::string& source,
+                   const std::map<std::string, std::string>& environment, BenchEvidence& out, Notes& notes) {
+  const auto& r = loaded.run;
+  const auto& g = entry.result->model.graph;
+  const auto& cost = entry.result->cost;
+  int layers = 0, uncosted = 0;
+  std::string first_uncosted;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (plan.leader[n] != static_cast<int>(n)) continue;
+    auto status = cost.nodes[n].status;
+    if (status == cost::NodeStatus::kUnknownOp || status == cost::NodeStatus::kUnresolved) {
+      if (uncosted++ == 0) first_uncosted = "'" + g.nodes[n].name + "'";
+      continue;
+    }
+    Sample s;
+    s.features = layer_features(g, cost, plan, static_cast<int>(n), 0);
+    s.mode = r.mode;
+    s.measured_s = 0;  // the run is timed whole
+    s.source = source;
+    s.run = run_id;
+    s.label = g.nodes[n].name;
+    s.environment = environment;
+    s.environment["framework"] =
+        r.environment.torch_version.empty() ? "PyTorch" : "PyTorch " + r.environment.torch_version;
+    out.samples.push_back(std::move(s));
+    ++layers;
+  }
+  notes.add(loaded.path,
+            fmt::format("layer(s) of {} have no cost (unknown op or shape), left out of its runs' fit", r.model),
+            uncosted, first_uncosted);
+  OverheadSample o;
+  o.mode = r.mode;
+  o.threads = 0;
+  o.nodes = layers;
+  o.node_sum_s = 0;
+  o.run_s = r.latency_ms.median / 1e3;
+  o.source = source;
+  o.run = run_id;
+  out.overheads.push_back(std::move(o));
+  count_run(loaded, "pytorch", out);
+}
+
 void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& out, Notes& notes) {
   const auto& r = loaded.run;
   const auto& path = loaded.path;
-  if (auto why = skip_reason(r); !why.empty()) {
+  const bool torch = loaded.framework == "pytorch";
+  if (auto why = skip_reason(r, torch); !why.empty()) {
     notes.add(path, why);
     return;
   }
   auto file = find_bench_model(r.model, loaded.model_dirs);
+  // PyTorch's timings name a network ("resnet50"): its ONNX file as NAME.onnx or models/NAME.onnx.
+  if (!file && torch) file = find_bench_model(r.model + ".onnx", loaded.model_dirs);
+  if (!file && torch) file = find_bench_model("models/" + r.model + ".onnx", loaded.model_dirs);
   if (!file) {
-    notes.add(path, fmt::format("run(s) skipped: model '{}' not found (as given, nor next to the results)", r.model));
+    notes.add(path, fmt::format("run(s) skipped: model '{}' not found ({}, here or next to the results)", r.model,
+                                torch ? "as given, as NAME.onnx or models/NAME.onnx" : "as given"));
     return;
   }
   auto& entry = analyses.get(*file, r.batch, r.input_size);
@@ -224,6 +308,10 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
   const double anchor = !gpu && run_s > 0 && node_sum_s > run_s ? run_s / node_sum_s : 1.0;
   const auto run_id =
       fmt::format("{} batch {}{} {}", source, r.batch, r.input_size.empty() ? "" : " " + r.input_size, r.mode);
+  if (torch) {
+    use_whole_run(loaded, entry, plan, run_id, source, environment, out, notes);
+    return;
+  }
   std::string missing, uncosted, removed, idle, unfused;
   int n_missing = 0, n_uncosted = 0, n_removed = 0, n_idle = 0, n_unfused = 0;
   auto count = [](int& n, std::string& first, const std::string& name) {
@@ -286,26 +374,21 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
   } else {
     notes.add(path, "run(s) without a latency in overall.csv: no overhead sample");
   }
-  ++out.runs;
-  if (std::find(out.models.begin(), out.models.end(), r.model) == out.models.end()) out.models.push_back(r.model);
-  auto executor = gpu ? "cuda" : "cpu";
-  if (!out.executor.empty() && out.executor != executor)
-    throw Error(fmt::format(
-        "--measured mixes runs of the CPU executor and of the GPU executor ({} is a {} run): a calibration fits one "
-        "device, so calibrate each with its own runs",
-        path, executor == std::string("cuda") ? "GPU" : "CPU"));
-  out.executor = executor;
-  if (gpu && out.gpu.empty()) out.gpu = r.environment.device;
+  count_run(loaded, gpu ? "cuda" : "cpu", out);
 }
 
 }  // namespace
 
-BenchEvidence read_bench_evidence(const std::vector<std::string>& paths, const std::string& exclude_model) {
+BenchEvidence read_bench_evidence(const std::vector<std::string>& paths, const std::string& exclude_model,
+                                  const std::map<std::string, int64_t>& dims) {
   BenchEvidence out;
   Notes notes;
-  Analyses analyses;
+  Analyses analyses(dims);
+  std::vector<std::string> file_notes;
   for (const auto& path : paths) {
-    for (const auto& loaded : exec::read_bench_runs(path, "a `ridge bench --csv` directory")) {
+    auto runs = is_torch_timings(path) ? read_torch_timings(path, file_notes)
+                                       : exec::read_bench_runs(path, "a `ridge bench --csv` directory");
+    for (const auto& loaded : runs) {
       if (excluded(loaded.run.model, exclude_model)) {
         notes.add(path,
                   fmt::format("run(s) of {} left out (validation on a model the fit never saw)", loaded.run.model));
@@ -315,6 +398,7 @@ BenchEvidence read_bench_evidence(const std::vector<std::string>& paths, const s
     }
   }
   out.notes = notes.lines();
+  out.notes.insert(out.notes.end(), file_notes.begin(), file_notes.end());
   return out;
 }
 

@@ -5,6 +5,7 @@
 // framework's overhead. What cannot be used (training runs, other precisions, missing models,
 // node names the model lacks) is said in notes, never dropped in silence.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,8 +22,9 @@ struct BenchEvidence {
   int runs = 0;                           // runs turned into evidence (skipped ones are in notes)
   std::vector<std::string> notes;         // runs skipped and why, node rows not used and why
   std::vector<std::string> models;        // distinct model paths read, as the runs recorded them
-  std::string executor;                   // "cpu" or "cuda": which executor the used runs measured
-  std::string gpu;                        // the GPU the runs name (cuda)
+  std::string executor;                   // "cpu", "cuda" (ridge's executors) or "pytorch": what the used runs measured
+  std::string gpu;                        // the GPU the runs name (cuda, pytorch)
+  std::string framework;                  // pytorch: "PyTorch 2.11.0+cu130", as its timings name it
 };
 
 // Each path: a directory written by `ridge bench --csv DIR` (reads DIR/overall.csv and
@@ -44,6 +46,10 @@ shape::Bindings bindings_for(const graph::Model& model, int64_t batch, const std
 // results lie); nullopt when none exists.
 std::optional<std::string> find_bench_model(const std::string& model, const std::vector<std::filesystem::path>& dirs);
 
-BenchEvidence read_bench_evidence(const std::vector<std::string>& paths, const std::string& exclude_model = "");
+// A path ending in .jsonl is PyTorch's whole-model timings (calib/torch_timings.h): each run becomes the layers
+// the GPU executor would run, untimed, and the run's time; `dims` binds named dims of runs that recorded no input
+// size (a sequence length). Runs of ridge's executors and PyTorch's in one call are refused.
+BenchEvidence read_bench_evidence(const std::vector<std::string>& paths, const std::string& exclude_model = "",
+                                  const std::map<std::string, int64_t>& dims = {});
 
 }  // namespace ridge::calib

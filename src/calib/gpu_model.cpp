@@ -128,6 +128,52 @@ class Problem {
     int unmeasured = std::max(0, r.nodes - static_cast<int>(r.kind.size()));
     return eager ? s * sum + g * unmeasured : sum + g * r.nodes;
   }
+  // The Jacobian of residuals(), row for row, by hand: every time is a sum of exp(parameter) x column, so each
+  // derivative is that term; a smoothmax passes on d^3 / m^3 of it (h^3 / m^3 for the host time).
+  void derivatives(const Eigen::VectorXd& theta, Eigen::MatrixXd& out) const {
+    const int n = params();
+    out.setZero(rows_, n);
+    int row = 0;
+    double g = std::exp(theta(n - 2)), s = std::exp(theta(n - 1));
+    Eigen::VectorXd run_gradient(n);
+    for (const auto& r : runs_) {
+      bool eager = r.mode == "eager";
+      double sum = 0, node_weight = kNodeWeight / std::sqrt(std::max<double>(1, static_cast<double>(r.kind.size())));
+      run_gradient.setZero();
+      for (size_t i = 0; i < r.kind.size(); ++i) {
+        const int k = r.kind[i];
+        const double* t = theta.data() + k * kPerKind;
+        double term[kColumns];
+        double d = 0;
+        for (int c = 0; c < kColumns; ++c) {
+          term[c] = std::exp(t[c]) * r.x[i][c];  // d(d)/d(theta_c); d's own term adds 1 x column for c = 1, 2
+          d += term[c] + (c == 1 || c == 2 ? r.x[i][c] : 0.0);
+        }
+        if (eager) {
+          double h = std::exp(t[kColumns]), m = smoothmax(d, h);
+          double dm_dd = std::pow(d / m, 3), dm_dh = std::pow(h / m, 3) * h;
+          sum += m;
+          for (int c = 0; c < kColumns; ++c) run_gradient(k * kPerKind + c) += s * dm_dd * term[c];
+          run_gradient(k * kPerKind + kColumns) += s * dm_dh;
+          if (r.measured_us[i] > 0) {
+            for (int c = 0; c < kColumns; ++c) out(row, k * kPerKind + c) = node_weight * dm_dd * term[c] / m;
+            out(row, k * kPerKind + kColumns) = node_weight * dm_dh / m;
+          }
+          ++row;
+        } else {
+          sum += d;
+          for (int c = 0; c < kColumns; ++c) run_gradient(k * kPerKind + c) += term[c];
+        }
+      }
+      int unmeasured = std::max(0, r.nodes - static_cast<int>(r.kind.size()));
+      double predicted = eager ? s * sum + g * unmeasured : sum + g * r.nodes;
+      run_gradient(n - 2) = g * (eager ? unmeasured : r.nodes);
+      if (eager) run_gradient(n - 1) = s * sum;
+      out.row(row++) = kRunWeight * run_gradient.transpose() / predicted;
+    }
+    for (int j = 0; j < n; ++j) out(row++, j) = kPrior;
+  }
+
   void residuals(const Eigen::VectorXd& theta, Eigen::VectorXd& out) const {
     out.resize(rows_);
     int row = 0;
@@ -140,7 +186,7 @@ class Problem {
         if (eager) {
           double m = smoothmax(d, std::exp(theta(r.kind[i] * kPerKind + kColumns)));
           sum += m;
-          out(row++) = node_weight * std::log(m / r.measured_us[i]);
+          out(row++) = r.measured_us[i] > 0 ? node_weight * std::log(m / r.measured_us[i]) : 0.0;
         } else {
           sum += d;
         }
@@ -160,12 +206,7 @@ class Problem {
     Eigen::MatrixXd jacobian(rows_, n);
     std::vector<double> history;
     for (int iteration = 0; iteration < 300; ++iteration) {
-      for (int j = 0; j < n; ++j) {  // forward differences: the parameters are logs, so one step fits all
-        Eigen::VectorXd moved = theta;
-        moved(j) += 1e-6;
-        residuals(moved, trial_r);
-        jacobian.col(j) = (trial_r - r) / 1e-6;
-      }
+      derivatives(theta, jacobian);
       Eigen::MatrixXd normal = jacobian.transpose() * jacobian;
       Eigen::VectorXd gradient = jacobian.transpose() * r;
       bool improved = false;
@@ -216,7 +257,7 @@ std::vector<RunData> gather(const std::vector<Sample>& samples, const std::vecto
   std::map<Kind, int> kind_index;
   for (const auto& s : samples) {
     auto it = index.find(s.run);
-    if (it == index.end() || !(s.measured_s > 0)) continue;
+    if (it == index.end() || !(s.measured_s >= 0)) continue;  // 0: a layer of a run timed whole
     auto k = kind_index.try_emplace(s.features.kind, static_cast<int>(kind_index.size())).first->second;
     auto& r = runs[it->second];
     r.kind.push_back(k);
@@ -241,10 +282,12 @@ GpuTimeModel GpuTimeModel::fit(const std::vector<Sample>& samples, const std::ve
     throw Error("the GPU calibration needs the device's fp32 FLOP rate and DRAM bandwidth");
   std::vector<Kind> kinds;
   auto runs = gather(samples, overheads, ceilings, kinds);
-  std::vector<int> counts(kinds.size(), 0);
+  std::vector<int> counts(kinds.size(), 0), layers(kinds.size(), 0);
   for (const auto& r : runs)
-    if (r.mode == "eager")
-      for (int k : r.kind) ++counts[static_cast<size_t>(k)];
+    for (size_t i = 0; i < r.kind.size(); ++i) {
+      ++layers[static_cast<size_t>(r.kind[i])];
+      if (r.mode == "eager" && r.measured_us[i] > 0) ++counts[static_cast<size_t>(r.kind[i])];
+    }
   Problem problem(std::move(runs), static_cast<int>(kinds.size()));
   auto theta = problem.solve();
   GpuTimeModel model;
@@ -252,6 +295,7 @@ GpuTimeModel GpuTimeModel::fit(const std::vector<Sample>& samples, const std::ve
   for (size_t k = 0; k < kinds.size(); ++k) {
     auto f = unpack(theta, static_cast<int>(k));
     f.nodes = counts[k];
+    f.layers = layers[k];
     model.kinds_[kinds[k]] = f;
   }
   model.launch_s_ = std::exp(theta(problem.params() - 2)) * 1e-6;
@@ -371,7 +415,9 @@ std::map<std::string, std::string> GpuTimeModel::describe() const {
       else
         terms += fmt::format(" + bytes at {:.2f} TB/s", ceilings_.dram_bytes_per_s / k.bytes_factor / 1e12);
       if (kind == Kind::kPool) terms += fmt::format(" + {:.2f} ns per window element", k.reduction_s * 1e9);
-      out[key] = fmt::format("{} eager nodes; device {}; host {:.1f} us", k.nodes, terms, k.host_s * 1e6);
+      auto evidence =
+          k.nodes > 0 ? fmt::format("{} eager nodes", k.nodes) : fmt::format("{} layers of runs timed whole", k.layers);
+      out[key] = fmt::format("{}; device {}; host {:.1f} us", evidence, terms, k.host_s * 1e6);
     } else if (const auto* other = find(kind)) {
       for (const auto& [fitted, k] : kinds_)
         if (&k == other) out[key] = fmt::format("no samples: as {}", name(fitted));
@@ -397,7 +443,8 @@ nlohmann::json GpuTimeModel::to_json() const {
                      {"reduction_s", k.reduction_s},
                      {"output_factor", k.output_factor},
                      {"host_s", k.host_s},
-                     {"nodes", k.nodes}});
+                     {"nodes", k.nodes},
+                     {"layers", k.layers}});
   return j;
 }
 
@@ -418,9 +465,10 @@ GpuTimeModel GpuTimeModel::from_json(const nlohmann::json& j) {
     m.eager_scale_ = non_negative(j, "eager_scale");
     for (const auto& k : j.at("kinds"))
       m.kinds_[parse_kind(k.at("kind").get<std::string>())] = {
-          non_negative(k, "t0_s"),        non_negative(k, "flops_factor"),  non_negative(k, "bytes_factor"),
-          non_negative(k, "reduction_s"), non_negative(k, "output_factor"), non_negative(k, "host_s"),
-          k.at("nodes").get<int>()};
+          non_negative(k, "t0_s"),          non_negative(k, "flops_factor"),
+          non_negative(k, "bytes_factor"),  non_negative(k, "reduction_s"),
+          non_negative(k, "output_factor"), non_negative(k, "host_s"),
+          k.at("nodes").get<int>(),         k.value("layers", 0)};
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("calibration model: malformed GPU block ({})", e.what()));

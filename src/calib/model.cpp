@@ -273,15 +273,18 @@ ShapeModel ShapeModel::fit(const std::vector<Sample>& samples, const std::vector
   if (samples.empty()) throw Error("calibration: no measured layers to fit");
   ShapeModel model;
   model.ceilings_ = ceilings;
-  if (options.executor == "cuda") {
-    model.executor_ = "cuda";
+  if (options.executor == "cuda" || options.executor == "pytorch") {
+    model.executor_ = options.executor;
     model.gpu_ = std::make_unique<GpuTimeModel>(GpuTimeModel::fit(samples, overheads, ceilings));
     model.validation_ =
         GpuTimeModel::validate(samples, overheads, ceilings, options.folds, options.seed, &model.held_out_);
     return model;
   }
   std::map<std::pair<Kind, std::string>, std::vector<size_t>> groups;
-  for (size_t i = 0; i < samples.size(); ++i) groups[{samples[i].features.kind, samples[i].mode}].push_back(i);
+  for (size_t i = 0; i < samples.size(); ++i)
+    if (samples[i].measured_s > 0)  // a layer timed only with its whole run has no time of its own
+      groups[{samples[i].features.kind, samples[i].mode}].push_back(i);
+  if (groups.empty()) throw Error("calibration: no measured layers to fit");
   std::vector<double> all_errors;
   std::mt19937_64 rng(options.seed);
   for (auto& [key, indices] : groups) {
@@ -399,6 +402,7 @@ nlohmann::json ShapeModel::to_json() const {
   j["version"] = kFormatVersion;
   j["features"] = feature_names();
   j["executor"] = executor_;
+  if (!framework_.empty()) j["framework"] = framework_;
   j["ceilings"] = {{"vector_flops", ceilings_.vector_flops},
                    {"matrix_flops", ceilings_.matrix_flops},
                    {"dram_bytes_per_s", ceilings_.dram_bytes_per_s},
@@ -436,8 +440,9 @@ ShapeModel ShapeModel::from_json(const nlohmann::json& j) {
       throw Error("calibration model: fitted on other features than this ridge computes: refit it");
     ShapeModel model;
     model.executor_ = j.value("executor", "cpu");  // files of CPU calibrations written before GPU ones existed
-    if (model.executor_ != "cpu" && model.executor_ != "cuda")
-      throw Error(fmt::format("calibration model: unknown executor '{}' (cpu or cuda)", model.executor_));
+    if (model.executor_ != "cpu" && model.executor_ != "cuda" && model.executor_ != "pytorch")
+      throw Error(fmt::format("calibration model: unknown executor '{}' (cpu, cuda or pytorch)", model.executor_));
+    model.framework_ = j.value("framework", "");
     const auto& c = j.at("ceilings");
     model.ceilings_ = {c.at("vector_flops").get<double>(), c.at("matrix_flops").get<double>(),
                        c.at("dram_bytes_per_s").get<double>(), c.at("precision").get<std::string>()};
@@ -448,7 +453,7 @@ ShapeModel ShapeModel::from_json(const nlohmann::json& j) {
       model.overheads_[{o.at("mode").get<std::string>(), o.at("threads").get<int>()}] = {
           o.at("per_run_s").get<double>(), o.at("per_node_s").get<double>(), o.at("runs").get<int>()};
     if (j.contains("gpu")) {
-      if (model.executor_ != "cuda") throw Error("calibration model: a GPU block in a CPU calibration");
+      if (model.executor_ == "cpu") throw Error("calibration model: a GPU block in a CPU calibration");
       model.gpu_ = std::make_unique<GpuTimeModel>(GpuTimeModel::from_json(j.at("gpu")));
     }
     for (const auto& [key, e] : j.at("validation").items())

@@ -45,7 +45,8 @@ struct FitOptions {
   int threads = 0;  // XGBoost threads (0: its default)
   uint64_t seed = 0;
   // "cpu": per (kind, mode) models of node times; "cuda": the GPU executor's device and host times fitted to
-  // whole runs (gpu_model.h), validated by holding out one model's runs at a time.
+  // whole runs (gpu_model.h), validated by holding out one model's runs at a time; "pytorch": the same fit to
+  // PyTorch's whole-model timings.
   std::string executor = "cpu";
 };
 
@@ -81,8 +82,13 @@ class ShapeModel {
   const Ceilings& ceilings() const { return ceilings_; }
   // The executor the evidence measured: "cpu" (ATen; modes eager and optimized, a thread count) or "cuda" (the GPU
   // executor; modes eager and cuda-graph, no threads). Predictions for the other are refused.
+  // "pytorch": PyTorch's whole-model timings on a GPU (calib/torch_timings.h), fitted as the GPU executor's are;
+  // framework() names it ("PyTorch 2.11.0+cu130").
   const std::string& executor() const { return executor_; }
   void set_executor(std::string executor) { executor_ = std::move(executor); }
+  const std::string& framework() const { return framework_; }
+  void set_framework(std::string framework) { framework_ = std::move(framework); }
+  bool on_gpu() const { return executor_ == "cuda" || executor_ == "pytorch"; }
   bool covers(Kind kind, const std::string& mode) const;
 
   nlohmann::json to_json() const;
@@ -93,6 +99,7 @@ class ShapeModel {
  private:
   Ceilings ceilings_;
   std::string executor_ = "cpu";
+  std::string framework_;
   std::map<std::pair<Kind, std::string>, std::unique_ptr<KindModel>> models_;
   struct Overhead {
     double per_run_s = 0, per_node_s = 0;

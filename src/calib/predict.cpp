@@ -256,7 +256,8 @@ FusionPlan gpu_plan(const graph::Graph& g) {
 
 FusionPlan plan_for(const std::string& executor, const std::string& mode, const graph::Graph& g,
                     const cost::ModelCost& cost) {
-  if (executor == "cuda") return gpu_plan(g);
+  // PyTorch's timings are fitted over the same layers the GPU executor runs (calib/torch_timings.h).
+  if (executor == "cuda" || executor == "pytorch") return gpu_plan(g);
   return mode == "optimized" ? plan_fusion(g, cost) : no_fusion(g);
 }
 
@@ -355,10 +356,13 @@ void apply(roofline::Prediction& p, const graph::Graph& g, const cost::ModelCost
   p.calibration_model = options.model_file;
   p.exec_mode = options.mode;
   p.threads = options.threads;
+  p.predicts = model.executor() == "pytorch" ? (model.framework().empty() ? "PyTorch" : model.framework())
+               : model.executor() == "cuda"  ? "the GPU executor"
+                                             : "";
   auto all = model.validation().find("all");
   if (all != model.validation().end())
     p.validation = roofline::ValidationError{all->second.points, all->second.median_abs, all->second.p90_abs,
-                                             all->second.within_10, model.executor() == "cuda" ? "runs" : "layers"};
+                                             all->second.within_10, model.on_gpu() ? "runs" : "layers"};
   if (!unsampled.empty())
     p.notes.push_back(fmt::format("no calibration sample of kind {}: those nodes keep their roofline bound",
                                   fmt::join(unsampled, ", ")));

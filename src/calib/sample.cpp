@@ -38,7 +38,8 @@ constexpr NumberColumn kNumbers[] = {
     {"threads", &LayerFeatures::threads},
 };
 // Environment columns every sample file has (empty where unknown), so files concatenate.
-constexpr const char* kEnvironment[] = {"cpu", "torch", "ridge_revision", "timestamp"};
+// framework: who ran a run timed whole ("PyTorch 2.11.0+cu130"); empty for ridge's own executors.
+constexpr const char* kEnvironment[] = {"cpu", "torch", "ridge_revision", "timestamp", "framework"};
 
 std::string number(double v) { return fmt::format("{:.17g}", v); }
 
@@ -135,7 +136,8 @@ std::vector<Sample> read_samples_csv(std::istream& in, const std::string& source
         for (const auto& c : kNumbers)
           s.features.*c.member = parse_number(fields[columns->need(c.name)], source, line, c.name);
         s.measured_s = parse_number(fields[columns->need("measured_s")], source, line, "measured_s");
-        if (!(s.measured_s > 0)) throw Error(fmt::format("{} line {}: measured_s must be positive", source, line));
+        // 0: a layer of a run timed only whole (PyTorch's timings); its run's time is the evidence.
+        if (!(s.measured_s >= 0)) throw Error(fmt::format("{} line {}: measured_s must not be negative", source, line));
         for (const char* e : kEnvironment)
           if (auto i = columns->find(e); i && !fields[*i].empty()) s.environment[e] = fields[*i];
         if (auto i = columns->find("run")) s.run = fields[*i];  // files written before runs were named lack it

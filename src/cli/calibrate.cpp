@@ -14,6 +14,7 @@
 #include "calib/layer_sample.h"
 #include "calib/model.h"
 #include "calib/predict.h"
+#include "calib/torch_timings.h"
 #include "cli/command.h"
 #include "cli/device_options.h"
 #include "cli/output_options.h"
@@ -191,11 +192,15 @@ int run_shape_calibration(const CalibrateOptions& o) {
   // The shape-aware fit binds and costs each layer itself, in fp32: the model options would change
   // nothing, so they are refused rather than dropped.
   const auto& m = o.predict.model;
-  if (m.batch > 0 || !m.dims.empty() || !m.inputs.empty() || !m.dtype.empty() || !m.weight_dtype.empty() || m.strict ||
+  if (m.batch > 0 || !m.inputs.empty() || !m.dtype.empty() || !m.weight_dtype.empty() || m.strict ||
       o.predict.allow_tf32 || o.predict.traffic != "unfused")
     throw Error(
-        "--batch, --dim, --input, --dtype, --weight-dtype, --strict, --allow-tf32 and --traffic apply to the "
-        "per-family fit of a MODEL, not to the shape-aware calibration");
+        "--batch, --input, --dtype, --weight-dtype, --strict, --allow-tf32 and --traffic apply to the per-family fit "
+        "of a MODEL, not to the shape-aware calibration");
+  // --dim binds what PyTorch's timings do not record (a sequence length); every other run records its shapes.
+  const bool torch_timings = std::any_of(o.measured.begin(), o.measured.end(), calib::is_torch_timings);
+  if (!m.dims.empty() && !torch_timings)
+    throw Error("--dim applies to the per-family fit of a MODEL and to PyTorch timings (.jsonl) in --measured");
   if (!o.predict.precision.empty() && o.predict.precision != "fp32")
     throw Error(fmt::format("the shape-aware calibration is fitted in fp32 (the executor's precision), not {}",
                             o.predict.precision));
@@ -225,20 +230,38 @@ int run_shape_calibration(const CalibrateOptions& o) {
       overheads.insert(overheads.end(), runs.begin(), runs.end());
     }
   }
-  // Kept evidence tells its executor: the GPU executor's layers have no thread count.
-  std::string executor = "cpu";
+  // Kept evidence tells its executor: the GPU executor's layers have no thread count; PyTorch's name it.
+  std::string executor = "cpu", framework;
+  auto executor_of = [](const calib::Sample& s) {
+    auto it = s.environment.find("framework");
+    return it != s.environment.end() ? std::string("pytorch") : s.features.threads == 0 ? "cuda" : "cpu";
+  };
+  auto who = [](const std::string& e) {
+    return e == "cuda" ? "the GPU executor" : e == "pytorch" ? "PyTorch" : "the CPU executor";
+  };
   if (!samples.empty()) {
-    auto gpu = [](const calib::Sample& s) { return s.features.threads == 0; };
-    if (std::any_of(samples.begin(), samples.end(), gpu) && !std::all_of(samples.begin(), samples.end(), gpu))
-      throw Error("--samples mixes layers of the CPU executor and of the GPU executor: refit each on its own");
-    if (gpu(samples.front())) executor = "cuda";
+    executor = executor_of(samples.front());
+    for (const auto& s : samples)
+      if (executor_of(s) != executor)
+        throw Error(fmt::format("--samples mixes layers of {} and of {}: refit each on its own", who(executor),
+                                who(executor_of(s))));
+    if (auto it = samples.front().environment.find("framework"); it != samples.front().environment.end())
+      framework = it->second;
   }
   if (!o.measured.empty()) {
-    auto evidence = calib::read_bench_evidence(o.measured, o.exclude_model);
+    std::map<std::string, int64_t> dims;
+    for (const auto& [name, value] : cli::make_request(m).bindings.dims) dims[name] = value;
+    auto evidence = calib::read_bench_evidence(o.measured, o.exclude_model, dims);
     if (!samples.empty() && !evidence.executor.empty() && evidence.executor != executor)
-      throw Error(fmt::format("--samples holds {} layers and --measured {} runs: a calibration fits one device",
-                              executor == "cuda" ? "GPU" : "CPU", evidence.executor == "cuda" ? "GPU" : "CPU"));
+      throw Error(fmt::format("--samples holds layers of {} and --measured runs of {}: a calibration predicts one",
+                              who(executor), who(evidence.executor)));
     if (!evidence.executor.empty()) executor = evidence.executor;
+    if (!evidence.framework.empty()) framework = evidence.framework;
+    if (evidence.executor == "pytorch" && device.kind != "gpu")
+      throw Error(
+          fmt::format("--measured holds PyTorch's GPU timings, but '{}' is not a GPU: give the GPU's device "
+                      "file",
+                      device.id));
     if (evidence.executor == "cuda" && device.kind == "cpu")
       throw Error(fmt::format("--measured holds GPU runs ({}), but '{}' is a CPU: give the GPU's device file",
                               evidence.gpu, device.id));
@@ -246,8 +269,10 @@ int run_shape_calibration(const CalibrateOptions& o) {
       throw Error(fmt::format("--measured holds CPU runs, but '{}' is a GPU: give the CPU's device file", device.id));
     samples.insert(samples.end(), evidence.samples.begin(), evidence.samples.end());
     overheads.insert(overheads.end(), evidence.overheads.begin(), evidence.overheads.end());
-    sources.push_back(fmt::format("{} bench run(s) of {} model(s) ({} nodes){}", evidence.runs, evidence.models.size(),
+    sources.push_back(fmt::format("{} {} run(s) of {} model(s) ({} {}){}", evidence.runs,
+                                  evidence.executor == "pytorch" ? evidence.framework : "bench", evidence.models.size(),
                                   evidence.samples.size(),
+                                  evidence.executor == "pytorch" ? "layers, each run timed whole" : "nodes",
                                   o.exclude_model.empty() ? "" : ", excluding " + o.exclude_model));
     notes.insert(notes.end(), evidence.notes.begin(), evidence.notes.end());
     // Nothing to fit and nothing else coming: say why each run went unused, not only that nothing is left.
@@ -262,8 +287,11 @@ int run_shape_calibration(const CalibrateOptions& o) {
   if (gpu_sample) {
     if (!o.threads.empty())
       throw Error("--threads: the layer sample on a GPU runs the GPU executor, which has no thread count");
+    if (executor == "pytorch")
+      throw Error(
+          "--sample times ridge's GPU executor, and PyTorch's timings calibrate PyTorch: calibrate each on its own");
     executor = "cuda";
-  } else if (o.sample && executor == "cuda") {
+  } else if (o.sample && executor != "cpu") {
     throw Error(fmt::format(
         "--sample with GPU runs in --measured: '{}' is not a GPU device file, so the sample would time the CPU",
         device.id));
@@ -317,6 +345,7 @@ int run_shape_calibration(const CalibrateOptions& o) {
   fit_options.seed = o.seed;
   fit_options.executor = executor;
   auto model = calib::ShapeModel::fit(samples, overheads, ceilings, fit_options);
+  model.set_framework(framework);
   auto model_file = stem + ".model.json";
   model.save(model_file);
 
@@ -338,7 +367,7 @@ int run_shape_calibration(const CalibrateOptions& o) {
   c.folds = o.folds;
   c.held_out = model.held_out();
   auto described = model.describe();
-  if (executor == "cuda") {
+  if (executor != "cpu") {
     described.emplace("all", "every run");
     described.emplace("run/eager", "eager runs");
     described.emplace("run/cuda-graph", "CUDA-graph runs");
@@ -463,7 +492,9 @@ Command add_calibrate_command(CLI::App& parent) {
       "FLOPs, bytes, reduction length, outputs) and a host launch time, set against each run's own time (eager:\n"
       "the longer of the two per node; CUDA graph: device time alone) and validated by leaving each model out;\n"
       "predict with --exec-mode eager|cuda-graph. CPU and GPU runs in one call are refused. With a GPU device\n"
-      "file, --sample times the layer sample on the GPU executor (eager and cuda-graph).\n"
+      "file, --sample times the layer sample on the GPU executor (eager and cuda-graph). PyTorch's whole-model\n"
+      "timings (a .jsonl file; --dim binds what they do not record, e.g. --dim seq=128) fit the same model to\n"
+      "PyTorch instead, and predictions name it (\"calibrated estimate for cuda-graph mode, PyTorch 2.11\").\n"
       "Per family (with MODEL): fits one efficiency per op family and a per-op overhead to that model's\n"
       "measured node times (a CSV with node and time columns, a bench nodes.csv, or an Nsight Compute CSV\n"
       "export whose kernels map to the model's layers, as `ridge import ncu -m MODEL` maps them).\n"
@@ -478,6 +509,7 @@ Command add_calibrate_command(CLI::App& parent) {
       "  ridge calibrate --device host.yaml --sample --threads 1,2 --measured runs/ -o host-cal.yaml\n"
       "  ridge calibrate models/resnet50.onnx --device t4 --measured node_times.csv -o t4-calibrated.yaml\n"
       "  ridge calibrate --device h200 --measured ridge-bench-*.json -o h200-cal.yaml\n"
+      "  ridge calibrate --device h200 --measured torch-peer.jsonl -o h200-torch.yaml   (predicts PyTorch)\n"
       "  ridge calibrate --energy --device h200-cal.yaml --measured power-runs/ -o h200-cal.yaml   (time and energy)\n"
       "  ridge calibrate --energy --device jetson-orin-nano-8gb:MAXN --measured runs/ -o orin-energy.yaml\n"
       "See docs/calibration.md and docs/calibrate-energy.md.");
@@ -488,8 +520,9 @@ Command add_calibrate_command(CLI::App& parent) {
   add_device_options(*app, o->predict);
   app->add_option("--measured", o->measured,
                   "measured times: with MODEL, one CSV of node times or one Nsight Compute CSV export; without, "
-                  "`ridge bench --csv` directories or `ridge bench -f json` files (several models at once); with "
-                  "--energy, those with energy figures or energy CSVs");
+                  "`ridge bench --csv` directories or `ridge bench -f json` files (several models at once), or "
+                  "PyTorch's own timings (.jsonl, as bench/torch_gpu_peer.py writes them: the fit then predicts "
+                  "PyTorch); with --energy, those with energy figures or energy CSVs");
   app->add_option("--repetitions", o->repetitions,
                   "with an Nsight Compute export: times the program ran the model under ncu (layer times are "
                   "divided by it; default: the passes the export shows by its NVTX ranges or kernel counts, else 1)")

@@ -65,19 +65,18 @@ roofline::Prediction predict_on_device(const analysis::Result& analysis, const h
   static auto* loaded = new std::map<std::string, std::shared_ptr<calib::ShapeModel>>;
   auto& model = (*loaded)[calibration->model_file];
   if (!model) model = std::make_shared<calib::ShapeModel>(calib::ShapeModel::load(calibration->model_file));
-  const bool gpu = model->executor() == "cuda";
+  const bool gpu = model->on_gpu();
+  const std::string what = model->executor() == "pytorch" ? model->framework() + " on the GPU" : "the GPU executor";
   if (!gpu && o.exec_mode == "cuda-graph")
     throw Error(
         fmt::format("--exec-mode cuda-graph: the calibration of '{}' covers the CPU executor's eager and "
                     "optimized modes, not a GPU's",
                     device.id));
   if (gpu && o.exec_mode == "optimized")
-    throw Error(fmt::format(
-        "--exec-mode optimized: the calibration of '{}' covers the GPU executor's eager and cuda-graph modes",
-        device.id));
+    throw Error(fmt::format("--exec-mode optimized: the calibration of '{}' covers {}'s eager and cuda-graph modes",
+                            device.id, what));
   if (gpu && o.threads > 0)
-    throw Error(
-        fmt::format("--threads: the calibration of '{}' is of the GPU executor, which has no thread count", device.id));
+    throw Error(fmt::format("--threads: the calibration of '{}' is of {}, which has no thread count", device.id, what));
   if (prediction.precision != model->ceilings().precision)
     throw Error(fmt::format("the calibration of '{}' was fitted for {}, not {}", device.id, model->ceilings().precision,
                             prediction.precision));

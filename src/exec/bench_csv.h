@@ -28,6 +28,9 @@ struct LoadedRun {
   std::string where;  // "FILE line N" (its overall.csv row, else its first nodes.csv row) or "FILE: runs[i]"
   // Where a model path the run recorded relative to where bench ran may lie, besides the working directory.
   std::vector<std::filesystem::path> model_dirs;
+  // Who ran it: "" for ridge's own executors; "pytorch" for PyTorch's whole-model timings of the same network
+  // (calib/torch_timings.h: no per-node profile).
+  std::string framework;
 };
 
 // A directory written by `ridge bench --csv` (`path` names it in messages). overall.csv must exist; nodes.csv

@@ -145,9 +145,10 @@ std::string calibration_text(const roofline::Prediction& p) {
       validation = fmt::format("held-out error: median {:.1f}%, p90 {:.1f}%, {:.0f}% of {} within +-10%",
                                100 * p.validation->median_abs, 100 * p.validation->p90_abs,
                                100 * p.validation->within_10, p.validation->unit);
-    // A GPU calibration predicts the GPU executor, which has no thread count (threads 0).
-    auto where = p.threads > 0 ? fmt::format("{} thread{}", p.threads, p.threads == 1 ? "" : "s")
-                               : std::string("the GPU executor");
+    // A GPU calibration predicts the GPU executor or a framework on the GPU, which have no thread count.
+    auto where = !p.predicts.empty() ? p.predicts
+                 : p.threads > 0     ? fmt::format("{} thread{}", p.threads, p.threads == 1 ? "" : "s")
+                                     : std::string("the GPU executor");
     return fmt::format("calibrated estimate for {} mode, {} ({}; {})", p.exec_mode, where, p.calibration_model,
                        validation);
   }

@@ -78,6 +78,9 @@ struct Prediction {
   // and the framework's time outside the nodes (included in time_s).
   std::string calibration_model, exec_mode;
   int threads = 0;
+  // What the calibration predicts, for people: "" (the CPU executor at `threads`), "the GPU executor", or the
+  // framework whose own timings it was fitted to ("PyTorch 2.11.0+cu130").
+  std::string predicts;
   std::optional<ValidationError> validation;
   double framework_overhead_s = 0;
   // Uncalibrated: the per-op overhead the device file gives only as an estimate is left out of the bound (a default

@@ -95,6 +95,7 @@ ordered encode_body(const Prediction& p) {
   if (!p.calibration_source.empty()) out["calibration_source"] = p.calibration_source;
   if (!p.calibration_model.empty()) {
     ordered calibration{{"model", p.calibration_model}, {"exec_mode", p.exec_mode}, {"threads", p.threads}};
+    if (!p.predicts.empty()) calibration["predicts"] = p.predicts;
     if (p.validation)
       calibration["validation"] = {{"points", p.validation->points},
                                    {"median_abs_error", p.validation->median_abs},
@@ -167,6 +168,7 @@ Prediction decode_body(const JsonReader& head, const JsonReader& r) {
     auto c = r.child("calibration");
     p.calibration_model = c.text("model", "");
     p.exec_mode = c.text("exec_mode", "");
+    p.predicts = c.text("predicts", "");
     p.threads = static_cast<int>(c.count("threads", 0));
     if (c.has("validation")) {
       auto v = c.child("validation");

@@ -230,5 +230,54 @@ TEST(CalibrateCli, GpuBenchRunsCalibrateTheGpuExecutor) {
   EXPECT_NE(tf32.err.find("tf32 run(s) skipped (the calibration covers fp32)"), std::string::npos) << tf32.err;
 }
 
+// PyTorch's own timings on the H200 (bench/torch_gpu_peer.py's JSON Lines, the shared set) calibrate a prediction of
+// PyTorch, labelled with the framework: the calibrated model's runs come back close in sample, and what does not
+// belong with them is refused.
+TEST(CalibrateCli, PyTorchTimingsCalibrateAPredictionOfPyTorch) {
+  auto dir = temp_dir() + "/torch-cal";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(source_path("tests/data/bench/h200/pytorch-peer.jsonl"), dir + "/peer.jsonl",
+                             std::filesystem::copy_options::overwrite_existing);
+  // The lines name networks ("resnet50"): found as models/NAME.onnx from the working directory, the repository.
+  auto r = run_ridge("calibrate --device h200 --measured " + dir + "/peer.jsonl --dim seq=128 -o " + dir +
+                     "/torch.yaml --no-store -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto fit = nlohmann::json::parse(r.out);
+  EXPECT_NE(fit.dump().find("24 PyTorch 2.11.0+cu130 run(s) of 6 model(s)"), std::string::npos) << fit.dump();
+  std::ifstream model_file(dir + "/torch.model.json");
+  auto model = nlohmann::json::parse(model_file);
+  EXPECT_EQ(model["executor"], "pytorch");
+  EXPECT_EQ(model["framework"], "PyTorch 2.11.0+cu130");
+  // ResNet-50 at batch 32 in a CUDA graph: 11.29 ms in the file.
+  auto p = run_ridge("predict " + model_path("resnet50") + " --device " + dir +
+                     "/torch.yaml --exec-mode cuda-graph --batch 32 --no-store -f json");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  auto doc = nlohmann::json::parse(p.out);
+  EXPECT_EQ(doc["calibration"]["predicts"], "PyTorch 2.11.0+cu130");
+  EXPECT_EQ(doc["calibration"]["validation"]["unit"], "runs");
+  EXPECT_NEAR(doc["totals"]["time_s"].get<double>() * 1e3 / 11.293439865112305, 1.0, 0.10);
+  auto table = run_ridge("predict " + model_path("resnet50") + " --device " + dir +
+                         "/torch.yaml --exec-mode cuda-graph --batch 32 --no-store");
+  EXPECT_NE(table.out.find("calibrated estimate for cuda-graph mode, PyTorch 2.11.0+cu130"), std::string::npos)
+      << table.out;
+  auto threads =
+      run_ridge("predict " + model_path("resnet50") + " --device " + dir + "/torch.yaml --threads 2 --no-store");
+  expect_one_line_error(threads, "is of PyTorch 2.11.0+cu130 on the GPU, which has no thread count");
+
+  // A CPU device file, ridge's own GPU runs beside PyTorch's, and --dim without PyTorch timings: refused.
+  auto cpu = run_ridge("calibrate --device host --measured " + dir + "/peer.jsonl --dim seq=128 -o " + dir +
+                       "/x.yaml --no-store");
+  EXPECT_NE(cpu.exit_code, 0);
+  std::filesystem::create_directories(dir + "/models");
+  std::filesystem::copy_file(source_path("tests/data/bench/h200/ridge-bench-resnet50.json"), dir + "/runs.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto mixed = run_ridge("calibrate --device h200 --measured " + dir + "/peer.jsonl " + dir +
+                         "/runs.json --dim seq=128 -o " + dir + "/x.yaml --no-store");
+  expect_one_line_error(mixed, "mixes runs of PyTorch and of the GPU executor");
+  auto dims = run_ridge("calibrate --device h200 --measured " + dir + "/runs.json --dim seq=128 -o " + dir +
+                        "/x.yaml --no-store");
+  expect_one_line_error(dims, "--dim applies to the per-family fit of a MODEL and to PyTorch timings");
+}
+
 }  // namespace
 }  // namespace ridge::test

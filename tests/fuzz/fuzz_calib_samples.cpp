@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary text through the calibration evidence readers (layer samples and
-// framework overhead, CSV, `ridge calibrate`) and the GPU block of a calibration model file (JSON; the
-// rest of that file holds XGBoost's own trees, which XGBoost parses). Any input must end in a value or
+// framework overhead, CSV, `ridge calibrate`), PyTorch's timings (JSON Lines) and the GPU block of a calibration model
+// file (JSON; the rest of that file holds XGBoost's own trees, which XGBoost parses). Any input must end in a value or
 // a ridge::Error.
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +10,7 @@
 
 #include "calib/gpu_model.h"
 #include "calib/sample.h"
+#include "calib/torch_timings.h"
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -22,6 +23,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     std::istringstream in(text);
     ridge::calib::read_overhead_csv(in, "fuzz_overhead.csv");
+  } catch (const ridge::Error&) {
+  }
+  try {
+    std::istringstream in(text);
+    std::vector<std::string> notes;
+    ridge::calib::read_torch_timings(in, "fuzz_timings.jsonl", notes);
   } catch (const ridge::Error&) {
   }
   auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
