@@ -8,6 +8,8 @@
 #      mobilenet_v2,densenet121,bert_base,vit_b_16}.json
 # A .jsonl file is PyTorch's own timings (bench/torch_gpu_peer.py): the calibration then predicts PyTorch, from
 # its fp32 and fp32-cuda-graph rows; models are models/NAME.onnx, sequence models bound with --dim seq=128.
+# NCU="MODEL:BATCH=EXPORT.csv ..." adds those Nsight Compute exports of the GPU executor (calibrate --ncu) to every
+# fit; a held-out model's own export is left out with it.
 # Runs here, on the CPU: the runs were measured elsewhere. ridge: $RIDGE, else build/ridge.
 set -euo pipefail
 device=${1:?usage: bench/gpu_calibration_accuracy.sh DEVICE RUN.json...}
@@ -15,8 +17,8 @@ shift
 ridge=${RIDGE:-build/ridge}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 - "$ridge" "$device" "$work" "$@" <<'PY'
-import json, statistics, subprocess, sys
+NCU=${NCU:-} python3 - "$ridge" "$device" "$work" "$@" <<'PY'
+import json, os, statistics, subprocess, sys
 ridge, device, work, files = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 points = []  # (model, batch, mode, dims, measured_ms)
 for f in files:
@@ -46,6 +48,8 @@ errors = []
 for m in models:
     cal = f"{work}/cal.yaml"
     dims = ["--dim", "seq=128"] if any(f.endswith(".jsonl") for f in files) else []
+    for spec in os.environ.get("NCU", "").split():
+        dims += ["--ncu", spec]
     subprocess.run([ridge, "calibrate", "--device", device, "--measured", *files, "--exclude-model", m, "-o", cal,
                     *dims, "--no-store", "-f", "json"], check=True, capture_output=True)
     for model, batch, mode, dims, measured in points:

@@ -168,6 +168,31 @@ TEST(GpuModel, SeparatesDeviceFromHostTimeInSyntheticRunsAndPredictsANewModel) {
     for (std::string mode : {"eager", "cuda-graph"}) EXPECT_DOUBLE_EQ(*back.node_s(*f, mode), *fitted.node_s(*f, mode));
 }
 
+// Kernel times (an Nsight Compute export of the executor: samples of mode "device", no run) pin down what the
+// runs leave loose: a small conv's device time, hidden behind its launch in every eager node.
+TEST(GpuModel, KernelTimesPinDownDeviceTimesTheRunsHide) {
+  Truth truth;
+  auto train = synthetic_runs(truth, 8, 1);
+  for (double channels : {16.0, 32.0, 64.0})
+    for (double spatial : {49.0, 196.0}) {
+      calib::Sample s;
+      s.features = conv_features(1, channels, spatial, 1);
+      s.mode = "device";
+      s.measured_s = truth.conv_device_s(s.features);
+      s.source = "bench:model0";
+      s.label = "kernel";
+      train.samples.push_back(s);
+    }
+  auto fitted = calib::GpuTimeModel::fit(train.samples, train.overheads, kCeilings);
+  auto small = conv_features(1, 16, 49, 1);
+  EXPECT_NEAR(fitted.node_s(small, "cuda-graph").value() / truth.conv_device_s(small), 1.0, 0.05);
+  EXPECT_NE(fitted.describe().at("device/conv").find("6 kernel-timed"), std::string::npos)
+      << fitted.describe().at("device/conv");
+  // Held out with their model: validation leaves a source's kernel times out with its runs.
+  auto held = calib::GpuTimeModel::validate(train.samples, train.overheads, kCeilings, 5, 0);
+  EXPECT_EQ(held.at("all").points, 32);
+}
+
 TEST(GpuModel, RunsNeedTheirNamesAndMalformedBlocksAreRefused) {
   auto train = synthetic_runs(Truth{}, 2, 3);
   for (auto& s : train.samples) s.run.clear();  // a samples file from before runs were named

@@ -71,6 +71,8 @@ double smoothmax(double a, double b) {  // a soft max(a, b): differentiable, so 
   return std::sqrt(std::sqrt(a2 * a2 + b2 * b2));
 }
 
+// A measured run, or (mode "device") the kernel times of one source's layers: device times themselves, from an
+// Nsight Compute export of the executor, each checked against d alone.
 struct RunData {
   std::string mode, source;
   double run_us = 0;
@@ -103,7 +105,9 @@ class Problem {
  public:
   Problem(std::vector<RunData> runs, int kinds) : runs_(std::move(runs)), kinds_(kinds) {
     rows_ = params();
-    for (const auto& r : runs_) rows_ += 1 + (r.mode == "eager" ? static_cast<int>(r.kind.size()) : 0);
+    for (const auto& r : runs_)
+      rows_ += r.mode == "device" ? static_cast<int>(r.kind.size())
+                                  : 1 + (r.mode == "eager" ? static_cast<int>(r.kind.size()) : 0);
   }
   int params() const { return kinds_ * kPerKind + 2; }
   Eigen::VectorXd start() const {
@@ -140,6 +144,7 @@ class Problem {
       bool eager = r.mode == "eager";
       double sum = 0, node_weight = kNodeWeight / std::sqrt(std::max<double>(1, static_cast<double>(r.kind.size())));
       run_gradient.setZero();
+      const bool device = r.mode == "device";
       for (size_t i = 0; i < r.kind.size(); ++i) {
         const int k = r.kind[i];
         const double* t = theta.data() + k * kPerKind;
@@ -149,7 +154,10 @@ class Problem {
           term[c] = std::exp(t[c]) * r.x[i][c];  // d(d)/d(theta_c); d's own term adds 1 x column for c = 1, 2
           d += term[c] + (c == 1 || c == 2 ? r.x[i][c] : 0.0);
         }
-        if (eager) {
+        if (device) {
+          for (int c = 0; c < kColumns; ++c) out(row, k * kPerKind + c) = node_weight * term[c] / d;
+          ++row;
+        } else if (eager) {
           double h = std::exp(t[kColumns]), m = smoothmax(d, h);
           double dm_dd = std::pow(d / m, 3), dm_dh = std::pow(h / m, 3) * h;
           sum += m;
@@ -165,6 +173,7 @@ class Problem {
           for (int c = 0; c < kColumns; ++c) run_gradient(k * kPerKind + c) += term[c];
         }
       }
+      if (device) continue;
       int unmeasured = std::max(0, r.nodes - static_cast<int>(r.kind.size()));
       double predicted = eager ? s * sum + g * unmeasured : sum + g * r.nodes;
       run_gradient(n - 2) = g * (eager ? unmeasured : r.nodes);
@@ -181,6 +190,11 @@ class Problem {
     for (const auto& r : runs_) {
       bool eager = r.mode == "eager";
       double sum = 0, node_weight = kNodeWeight / std::sqrt(std::max<double>(1, static_cast<double>(r.kind.size())));
+      if (r.mode == "device") {
+        for (size_t i = 0; i < r.kind.size(); ++i)
+          out(row++) = node_weight * std::log(device_us(theta, r.kind[i], r.x[i]) / r.measured_us[i]);
+        continue;
+      }
       for (size_t i = 0; i < r.kind.size(); ++i) {
         double d = device_us(theta, r.kind[i], r.x[i]);
         if (eager) {
@@ -256,7 +270,17 @@ std::vector<RunData> gather(const std::vector<Sample>& samples, const std::vecto
   }
   std::map<Kind, int> kind_index;
   for (const auto& s : samples) {
-    auto it = index.find(s.run);
+    if (s.mode == "device" && s.measured_s > 0) {  // kernel times: one group per source
+      auto key = "device: " + s.source;
+      if (!index.count(key)) {
+        index[key] = runs.size();
+        RunData r;
+        r.mode = "device";
+        r.source = s.source;
+        runs.push_back(std::move(r));
+      }
+    }
+    auto it = index.find(s.mode == "device" ? "device: " + s.source : s.run);
     if (it == index.end() || !(s.measured_s >= 0)) continue;  // 0: a layer of a run timed whole
     auto k = kind_index.try_emplace(s.features.kind, static_cast<int>(kind_index.size())).first->second;
     auto& r = runs[it->second];
@@ -265,7 +289,7 @@ std::vector<RunData> gather(const std::vector<Sample>& samples, const std::vecto
     r.measured_us.push_back(s.measured_s * 1e6);
   }
   std::erase_if(runs, [](const RunData& r) { return r.kind.empty(); });
-  if (runs.empty())
+  if (std::none_of(runs.begin(), runs.end(), [](const RunData& r) { return r.mode != "device"; }))
     throw Error(
         "the GPU calibration fits whole runs: no node sample names a measured run (a samples file of an older "
         "ridge has no run column; refit from the bench runs)");
@@ -282,11 +306,16 @@ GpuTimeModel GpuTimeModel::fit(const std::vector<Sample>& samples, const std::ve
     throw Error("the GPU calibration needs the device's fp32 FLOP rate and DRAM bandwidth");
   std::vector<Kind> kinds;
   auto runs = gather(samples, overheads, ceilings, kinds);
-  std::vector<int> counts(kinds.size(), 0), layers(kinds.size(), 0);
+  std::vector<int> counts(kinds.size(), 0), layers(kinds.size(), 0), kernel_timed(kinds.size(), 0);
   for (const auto& r : runs)
     for (size_t i = 0; i < r.kind.size(); ++i) {
-      ++layers[static_cast<size_t>(r.kind[i])];
-      if (r.mode == "eager" && r.measured_us[i] > 0) ++counts[static_cast<size_t>(r.kind[i])];
+      auto k = static_cast<size_t>(r.kind[i]);
+      if (r.mode == "device") {
+        ++kernel_timed[k];
+        continue;
+      }
+      ++layers[k];
+      if (r.mode == "eager" && r.measured_us[i] > 0) ++counts[k];
     }
   Problem problem(std::move(runs), static_cast<int>(kinds.size()));
   auto theta = problem.solve();
@@ -296,6 +325,7 @@ GpuTimeModel GpuTimeModel::fit(const std::vector<Sample>& samples, const std::ve
     auto f = unpack(theta, static_cast<int>(k));
     f.nodes = counts[k];
     f.layers = layers[k];
+    f.kernel_timed = kernel_timed[k];
     model.kinds_[kinds[k]] = f;
   }
   model.launch_s_ = std::exp(theta(problem.params() - 2)) * 1e-6;
@@ -311,9 +341,13 @@ std::map<std::string, ErrorStats> GpuTimeModel::validate(const std::vector<Sampl
   auto runs = gather(samples, overheads, ceilings, kinds);
   std::vector<std::string> sources;
   for (const auto& r : runs)
-    if (std::find(sources.begin(), sources.end(), r.source) == sources.end()) sources.push_back(r.source);
+    if (r.mode != "device" && std::find(sources.begin(), sources.end(), r.source) == sources.end())
+      sources.push_back(r.source);
   std::map<std::string, ErrorStats> out;
-  if (sources.size() < 2) return out;  // nothing to hold out
+  if (sources.size() < 2) {  // nothing to hold out
+    if (how) *how = "whole runs; one model, none held out";
+    return out;
+  }
   // Up to a dozen sources (models): each is held out in turn, as a user predicts a model never measured.
   size_t groups = sources.size() <= 12 ? sources.size() : std::min<size_t>(std::max(folds, 2), sources.size());
   if (how)
@@ -331,14 +365,16 @@ std::map<std::string, ErrorStats> GpuTimeModel::validate(const std::vector<Sampl
     std::vector<Sample> train_samples;
     std::set<std::string> held_runs;
     std::vector<OverheadSample> train_overheads;
+    auto held = [&](const std::string& source) { return group_of.count(source) && group_of[source] == group; };
     for (const auto& o : overheads) {
-      if (group_of.count(o.source) && group_of[o.source] == group)
+      if (held(o.source))
         held_runs.insert(o.run);
       else
         train_overheads.push_back(o);
     }
+    // A held-out model's kernel times (mode device, no run) go with its runs.
     for (const auto& s : samples)
-      if (!held_runs.count(s.run)) train_samples.push_back(s);
+      if (!held_runs.count(s.run) && !(s.mode == "device" && held(s.source))) train_samples.push_back(s);
     GpuTimeModel part;
     try {
       part = fit(train_samples, train_overheads, ceilings);
@@ -417,6 +453,7 @@ std::map<std::string, std::string> GpuTimeModel::describe() const {
       if (kind == Kind::kPool) terms += fmt::format(" + {:.2f} ns per window element", k.reduction_s * 1e9);
       auto evidence =
           k.nodes > 0 ? fmt::format("{} eager nodes", k.nodes) : fmt::format("{} layers of runs timed whole", k.layers);
+      if (k.kernel_timed > 0) evidence += fmt::format(", {} kernel-timed", k.kernel_timed);
       out[key] = fmt::format("{}; device {}; host {:.1f} us", evidence, terms, k.host_s * 1e6);
     } else if (const auto* other = find(kind)) {
       for (const auto& [fitted, k] : kinds_)
@@ -444,7 +481,8 @@ nlohmann::json GpuTimeModel::to_json() const {
                      {"output_factor", k.output_factor},
                      {"host_s", k.host_s},
                      {"nodes", k.nodes},
-                     {"layers", k.layers}});
+                     {"layers", k.layers},
+                     {"kernel_timed", k.kernel_timed}});
   return j;
 }
 
@@ -468,7 +506,8 @@ GpuTimeModel GpuTimeModel::from_json(const nlohmann::json& j) {
           non_negative(k, "t0_s"),          non_negative(k, "flops_factor"),
           non_negative(k, "bytes_factor"),  non_negative(k, "reduction_s"),
           non_negative(k, "output_factor"), non_negative(k, "host_s"),
-          k.at("nodes").get<int>(),         k.value("layers", 0)};
+          k.at("nodes").get<int>(),         k.value("layers", 0),
+          k.value("kernel_timed", 0)};
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("calibration model: malformed GPU block ({})", e.what()));

@@ -62,8 +62,9 @@ class GpuTimeModel {
 
   struct KindFit {
     double t0_s = 0, flops_factor = 1, bytes_factor = 1, reduction_s = 0, output_factor = 0, host_s = 0;
-    int nodes = 0;   // eager node times it was fitted on
-    int layers = 0;  // layers of its kind in the runs fitted (timed alone or only with their run)
+    int nodes = 0;         // eager node times it was fitted on
+    int layers = 0;        // layers of its kind in the runs fitted (timed alone or only with their run)
+    int kernel_timed = 0;  // layers whose kernels' own times (an Nsight Compute export) it was fitted on
   };
 
  private:

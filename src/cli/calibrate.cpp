@@ -4,11 +4,13 @@
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <thread>
 
+#include "analysis/run.h"
 #include "calib/bench_evidence.h"
 #include "calib/energy_runs.h"
 #include "calib/layer_sample.h"
@@ -46,6 +48,7 @@ struct CalibrateOptions {
   bool sample = false, quick = false;
   bool energy = false;  // fit the energy roofline of the mode (E = e_flop W + e_byte Q + p_static T)
   std::string threads, modes = kCpuModes, exclude_model;
+  std::vector<std::string> ncu;  // MODEL:BATCH=EXPORT.csv: kernel times of the GPU executor as device times
   int folds = 5, sample_size = 0;
   int64_t repetitions = 0;  // model passes in an ncu export given to --measured (0: what the export shows)
   uint64_t seed = 0;
@@ -89,12 +92,71 @@ std::vector<roofline::MeasuredNode> ncu_node_times(const profile::NcuExport& exp
   return nodes;
 }
 
+// --ncu MODEL:BATCH=EXPORT.csv: the export's kernels mapped to MODEL's layers at BATCH, each layer the GPU executor
+// runs one sample of mode "device" (its kernels' time, a device time for the GPU fit: calib/gpu_model.h), with the
+// source its bench runs have ("bench:MODEL"), so leaving the model out leaves these out too.
+std::vector<calib::Sample> ncu_device_samples(const std::string& spec, const std::string& exclude_model,
+                                              std::vector<std::string>& notes) {
+  auto eq = spec.find('=');
+  auto colon = spec.rfind(':', eq);
+  if (eq == std::string::npos || colon == std::string::npos || colon == 0 || eq + 1 >= spec.size())
+    throw Error(fmt::format("--ncu {}: expected MODEL:BATCH=EXPORT.csv", spec));
+  auto model = spec.substr(0, colon), file = spec.substr(eq + 1);
+  int64_t batch = 0;
+  auto batch_text = spec.substr(colon + 1, eq - colon - 1);
+  auto [end, ec] = std::from_chars(batch_text.data(), batch_text.data() + batch_text.size(), batch);
+  if (ec != std::errc() || end != batch_text.data() + batch_text.size() || batch < 1)
+    throw Error(fmt::format("--ncu {}: batch '{}' is not a positive integer", spec, batch_text));
+  auto name = [](const std::string& m) { return std::filesystem::path(m).filename().string(); };
+  if (!exclude_model.empty() && (model == exclude_model || name(model) == name(exclude_model))) {
+    notes.push_back(fmt::format("--ncu {}: left out with its model (--exclude-model)", spec));
+    return {};
+  }
+  analysis::Request request;
+  request.model_path = model;
+  request.bindings.batch = batch;
+  auto analysis = analysis::run(request);
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error(fmt::format("cannot read '{}'", file));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!profile::is_ncu_export(text)) throw Error(fmt::format("--ncu: '{}' is not an Nsight Compute CSV export", file));
+  auto measured = ncu_node_times(profile::parse_ncu_export(text, file), analysis.cost, 0, notes);
+  const auto& g = analysis.model.graph;
+  auto plan = calib::gpu_plan(g);
+  std::map<std::string, int> index;
+  for (size_t n = 0; n < g.nodes.size(); ++n) index.emplace(g.nodes[n].name, static_cast<int>(n));
+  std::vector<calib::Sample> out;
+  int folded = 0;
+  for (const auto& node : measured) {
+    auto it = index.find(node.name);
+    if (it == index.end() || !(node.seconds > 0)) continue;
+    if (plan.leader[static_cast<size_t>(it->second)] != it->second) {
+      ++folded;  // the executor folds it into another layer or runs nothing for it
+      continue;
+    }
+    calib::Sample s;
+    s.features = calib::layer_features(g, analysis.cost, plan, it->second, 0);
+    s.mode = "device";
+    s.measured_s = node.seconds;
+    s.source = "bench:" + model;
+    s.label = node.name;
+    s.environment = {{"batch", std::to_string(batch)}, {"threads", "0"}};
+    out.push_back(std::move(s));
+  }
+  if (folded > 0)
+    notes.push_back(
+        fmt::format("--ncu {}: {} layer(s) with kernels that the GPU executor's plan folds, not fitted", spec, folded));
+  return out;
+}
+
 // The per-family fit of one model's measured node times (the calibration before the shape-aware one).
 int run_family_calibration(const CalibrateOptions& o) {
   if (o.measured.size() != 1)
     throw Error(
         "with a MODEL, calibrate fits its node times: give exactly one --measured CSV (or drop MODEL to fit "
         "the shape-aware model from bench directories)");
+  if (!o.ncu.empty())
+    throw Error("--ncu adds kernel times to the shape-aware GPU fit; with a MODEL, give its export to --measured");
   const auto& measured_path = o.measured.front();
   auto request = make_request(o.predict.model);
   auto [device_id, mode_text] = hw::split_device_and_mode(o.predict.device);
@@ -283,6 +345,17 @@ int run_shape_calibration(const CalibrateOptions& o) {
   }
   // The layer sample runs on the device's executor: the GPU's for a GPU device file (modes eager and cuda-graph),
   // the CPU's (ATen) otherwise.
+  if (!o.ncu.empty()) {
+    if (executor != "cuda")
+      throw Error("--ncu gives kernel times of ridge's GPU executor: give its bench runs in --measured too");
+    auto before = samples.size();
+    for (const auto& spec : o.ncu) {
+      auto kernel_timed = ncu_device_samples(spec, o.exclude_model, notes);
+      samples.insert(samples.end(), kernel_timed.begin(), kernel_timed.end());
+    }
+    sources.push_back(
+        fmt::format("{} Nsight Compute export(s): {} layers' kernel times", o.ncu.size(), samples.size() - before));
+  }
   const bool gpu_sample = o.sample && device.kind == "gpu";
   if (gpu_sample) {
     if (!o.threads.empty())
@@ -393,10 +466,10 @@ int run_energy_calibration(const CalibrateOptions& o) {
     throw Error(
         "--energy fits a device's energy coefficients from --measured runs: give no MODEL (the runs name theirs)");
   if (o.sample || o.quick || o.sample_size > 0 || !o.sample_files.empty() || !o.exclude_model.empty() ||
-      o.repetitions > 0)
+      o.repetitions > 0 || !o.ncu.empty())
     throw Error(
-        "--sample, --quick, --sample-size, --samples, --exclude-model and --repetitions fit time calibrations, not "
-        "--energy (a layer sample under a power source is not supported yet: measure it and give an energy CSV)");
+        "--sample, --quick, --sample-size, --samples, --exclude-model, --repetitions and --ncu fit time calibrations, "
+        "not --energy (a layer sample under a power source is not supported yet: measure it and give an energy CSV)");
   if (m.batch > 0 || !m.dims.empty() || !m.inputs.empty() || !m.dtype.empty() || !m.weight_dtype.empty() || m.strict ||
       !o.predict.precision.empty() || o.predict.allow_tf32)
     throw Error(
@@ -541,6 +614,10 @@ Command add_calibrate_command(CLI::App& parent) {
                   "eager,cuda-graph (default both)");
   app->add_option("--samples", o->sample_files,
                   "refit from kept evidence: OUT.samples.csv files of earlier calibrations (their .overhead.csv too)");
+  app->add_option("--ncu", o->ncu,
+                  "MODEL:BATCH=EXPORT.csv (repeatable): an Nsight Compute export of the GPU executor running MODEL at "
+                  "BATCH (`ridge ncu run -m MODEL -- ridge run MODEL --device cuda --batch BATCH`); each layer's "
+                  "kernel time is fitted as its device time, beside --measured GPU runs");
   app->add_option("--exclude-model", o->exclude_model,
                   "leave this model's bench runs out of --measured (leave-one-model-out validation)");
   app->add_option("--folds", o->folds, "cross-validation folds (default 5)")->check(CLI::Range(2, 100));

@@ -279,5 +279,51 @@ TEST(CalibrateCli, PyTorchTimingsCalibrateAPredictionOfPyTorch) {
   expect_one_line_error(dims, "--dim applies to the per-family fit of a MODEL and to PyTorch timings");
 }
 
+// Kernel times of the GPU executor (the real H100 Nsight Compute export of ResNet-50 at batch 1, NVTX-mapped) join
+// the H100's bench runs as device times: each layer the executor runs is one more sample, named in the summary; a
+// malformed --ncu and one without GPU runs are refused; leaving the model out leaves its export out.
+TEST(CalibrateCli, NcuKernelTimesJoinTheGpuFit) {
+  auto dir = temp_dir() + "/ncu-cal";
+  std::filesystem::create_directories(dir + "/models");
+  std::filesystem::copy_file(source_path("bench/results/gpu-h100-2026-11-26/ridge-resnet50-fp32.json"),
+                             dir + "/runs.json", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(model_path("resnet50"), dir + "/models/resnet50.onnx",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto ncu = model_path("resnet50") +
+             ":1=" + source_path("tests/data/ncu/h100/details-ridge-cuda-executor-resnet50-b1-fp32-nvtx.csv");
+  auto r = run_ridge("calibrate --device h100-sxm --measured " + dir + "/runs.json --ncu " + ncu + " -o " + dir +
+                     "/h100.yaml --no-store -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto fit = nlohmann::json::parse(r.out);
+  auto evidence = fit.dump();
+  auto at = evidence.find("1 Nsight Compute export(s): ");
+  ASSERT_NE(at, std::string::npos) << evidence;
+  int layers = std::stoi(evidence.substr(at + std::string("1 Nsight Compute export(s): ").size()));
+  EXPECT_GE(layers, 100);  // 121 NVTX ranges, less what the executor's plan folds
+  EXPECT_LE(layers, 122);
+  std::ifstream model_file(dir + "/h100.model.json");
+  auto model = nlohmann::json::parse(model_file);
+  int kernel_timed = 0;
+  for (const auto& k : model["gpu"]["kinds"]) kernel_timed += k["kernel_timed"].get<int>();
+  EXPECT_EQ(kernel_timed, layers);
+  // ResNet-50 at batch 1 in a CUDA graph on the H100: 2.191 ms in the runs file.
+  auto p = run_ridge("predict " + model_path("resnet50") + " --device " + dir +
+                     "/h100.yaml --exec-mode cuda-graph --no-store -f json");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NEAR(nlohmann::json::parse(p.out)["totals"]["time_s"].get<double>() * 1e3 / 2.191, 1.0, 0.10);
+
+  for (const auto& [args, why] : std::vector<std::pair<std::string, std::string>>{
+           {"--measured " + dir + "/runs.json --ncu " + model_path("resnet50") + "=x.csv", "expected MODEL:BATCH="},
+           {"--measured " + dir + "/runs.json --ncu " + model_path("resnet50") + ":0=x.csv", "is not a positive"},
+           {"--sample --threads 1 --ncu " + ncu, "give its bench runs in --measured too"}}) {
+    auto bad = run_ridge("calibrate --device h100-sxm " + args + " -o " + dir + "/x.yaml --no-store");
+    expect_one_line_error(bad, why);
+  }
+  auto left_out = run_ridge("calibrate --device h100-sxm --measured " + dir + "/runs.json " +
+                            source_path("bench/results/gpu-h100-2026-11-26/ridge-vgg16-fp32.json") + " --ncu " + ncu +
+                            " --exclude-model resnet50.onnx -o " + dir + "/x.yaml --no-store");
+  EXPECT_NE(left_out.out.find("left out with its model"), std::string::npos) << left_out.out << left_out.err;
+}
+
 }  // namespace
 }  // namespace ridge::test
