@@ -105,6 +105,8 @@ mv "$prefix/usr" "$prefix/moved"  # the tree finds its libraries, modules and de
   [ -f out/output_0.pb ]
   # Figures: the Vega script and renderer are installed beside the binary.
   [ -f "$installed/share/ridge/vega.js" ] && [ -f "$installed/share/ridge/vega-render.js" ]
+  # The NVTX naming helper for users' PyTorch programs is installed and importable from there.
+  /usr/bin/python3 -c "import sys; sys.path.insert(0, '$installed/share/ridge'); import torch_nvtx; print(torch_nvtx.scopes('layer1.0.conv1'))" | grep -q "layer1.0"
   ridge plot roofline "$repo/models/alexnet.onnx" -d t4 -o fig.html >/dev/null
   ridge plot roofline "$repo/models/alexnet.onnx" -d t4 -o fig.svg >/dev/null
   grep -q "aria-label=\"node: " fig.svg
