@@ -13,7 +13,7 @@ std::vector<Command> add_commands(CLI::App& app) {
           add_run_command(app),     add_bench_command(app),   add_models_command(app),    add_results_command(app),
           add_store_command(app),   add_sweep_command(app),   add_status_command(app),    add_doctor_command(app),
           add_plot_command(app),    add_report_command(app),  add_import_command(app),    add_ncu_command(app),
-          add_power_command(app),   add_tune_command(app)};
+          add_profile_command(app), add_power_command(app),   add_tune_command(app)};
 }
 
 int run_in_process(const std::vector<std::string>& args, std::string& error) {

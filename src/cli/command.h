@@ -31,6 +31,7 @@ Command add_plot_command(CLI::App& parent);
 Command add_report_command(CLI::App& parent);
 Command add_import_command(CLI::App& parent);
 Command add_ncu_command(CLI::App& parent);
+Command add_profile_command(CLI::App& parent);
 Command add_power_command(CLI::App& parent);
 Command add_tune_command(CLI::App& parent);
 

@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "cli/import_ncu.h"
+#include "cli/ncu_runs.h"
 #include "cli/output_options.h"
 #include "profile/ncu_command.h"
 #include "profile/ncu_metrics.h"
@@ -24,12 +25,6 @@ namespace ridge::cli {
 namespace {
 
 constexpr const char* kCudaNcu = "/usr/local/cuda/bin/ncu";
-
-struct NcuCliOptions {
-  profile::NcuOptions ncu;
-  std::vector<std::string> sweeps;
-  std::string format = "table";
-};
 
 // The options `command` and `run` share: the program, the filters, the sweep.
 void add_common_options(CLI::App& app, NcuCliOptions& o) {
@@ -114,7 +109,9 @@ void note_without_cc(const std::string& why) {
 
 std::string shown_label(const profile::NcuPoint& point) { return point.label.empty() ? "ncu" : point.label; }
 
-int run_points(const NcuCliOptions& o, const std::string& ncu_flag, bool import, NcuImportOptions import_options) {
+}  // namespace
+
+int run_ncu_points(const NcuCliOptions& o, const std::string& ncu_flag, bool import, NcuImportOptions import_options) {
   auto options = o;
   options.ncu.ncu = find_ncu(ncu_flag);
   points_of(options);  // a bad sweep is refused before anything is said or run
@@ -178,6 +175,8 @@ int run_points(const NcuCliOptions& o, const std::string& ncu_flag, bool import,
   return code;
 }
 
+namespace {
+
 const char* const kFooter =
     "ncu asks for the metrics of the hierarchical roofline (docs/ncu.md): kernel time, SM clock, FP64/FP32/FP16\n"
     "add/mul/fma and tensor-pipe instructions, bytes at L1, L2 and DRAM, and on a GPU of a known compute capability\n"
@@ -240,7 +239,7 @@ Command add_ncu_command(CLI::App& parent) {
               emit(report::ncu_command_document(points, print->ncu.cc), print->format);
               return 0;
             }
-            if (run_app->parsed()) return run_points(run->ncu, run->ncu_path, !run->no_import, run->import);
+            if (run_app->parsed()) return run_ncu_points(run->ncu, run->ncu_path, !run->no_import, run->import);
             return 2;
           }};
 }
