@@ -65,6 +65,21 @@ TEST(Devices, DatasheetFigures) {
   EXPECT_DOUBLE_EQ(bandwidth("jetson-agx-xavier", "dram"), 136.5e9);
 }
 
+// What the hierarchical roofline and the ncu importer need of a Hopper file: the fp16 CUDA-core peak (the
+// whitepaper's non-tensor FP16, a half2 FMA per lane: twice fp32), L1 and L2 bandwidth, and a launch overhead that
+// was measured (ridge ert on an H200, ../shared/data/gpu-h200), labelled so, so uncalibrated bounds count it.
+TEST(Devices, HopperFilesCarryFp16L1L2AndAMeasuredLaunchOverhead) {
+  EXPECT_DOUBLE_EQ(peak("h100-sxm", "fp16"), 133.8e12);
+  EXPECT_DOUBLE_EQ(peak("h200", "fp16"), 133.8e12);
+  EXPECT_NEAR(peak("h200", "fp16") / peak("h200", "fp32"), 2.0, 0.01);
+  EXPECT_DOUBLE_EQ(bandwidth("h200", "l2"), 8.54e12);
+  EXPECT_DOUBLE_EQ(bandwidth("h200", "l1"), 32.97e12);
+  auto h200 = hw::find_device("h200");
+  EXPECT_DOUBLE_EQ(h200.overhead_s, 3.74e-6);
+  EXPECT_EQ(h200.overhead_label, "measured");
+  EXPECT_EQ(hw::find_device("h100-sxm").overhead_label, "estimate");  // not measured yet: still the default
+}
+
 // The FP32 peak of a GPU is SMs x FP32 lanes x 2 x clock: the files' clocks must agree.
 TEST(Devices, GpuClockMatchesFp32Peak) {
   struct Gpu {

@@ -155,7 +155,7 @@ Document roofline_document(const hw::Device& device, const hw::Roofline& r) {
   for (const auto& [key, c] : r.bandwidth)
     t.add({"bandwidth " + key, si(c.value, "B/s"), c.value, std::string("B/s"), Value{}, c.label, c.source});
   t.add({std::string("overhead per op"), fixed(r.overhead_s * 1e6, 1) + " us", r.overhead_s, std::string("s"), Value{},
-         std::string(), device.overhead_source});
+         r.overhead_label, device.overhead_source});
   // This mode's energy ceilings (hw/energy.h), with the label and the rule or source they come from.
   doc.field("energy", "", "", energy_json(r), kJson);
   if (r.energy) {
