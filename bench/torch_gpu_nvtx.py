@@ -14,16 +14,12 @@ import torchvision
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 import ridge_reference_models as ref  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "share"))
+from torch_nvtx import scopes  # noqa: E402  the exporter's scope rule, one copy (share/torch_nvtx.py)
+
 OP = {"Conv2d": "Conv", "ReLU": "Relu", "MaxPool2d": "MaxPool", "AdaptiveAvgPool2d": "GlobalAveragePool",
       "Linear": "Gemm", "ReLU6": "Clip", "Dropout": "Dropout", "LayerNorm": "LayerNormalization", "GELU": "Gelu"}
 
-
-def scopes(qualified):
-    """torch.onnx's scope names: a numbered child extends its parent's scope (layer1 -> layer1.0)."""
-    out = []
-    for part in qualified.split("."):
-        out.append(out[-1] + "." + part if part.isdigit() and out else part)
-    return out
 
 
 def build(name, batch):
