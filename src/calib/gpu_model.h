@@ -18,9 +18,12 @@
 //   eager:      run = s * sum(smoothmax(d, h)) + g * (nodes not measured)
 //   cuda-graph: run = sum(d) + g * nodes
 // Fitted by Levenberg-Marquardt on log run times (weight 3) and log eager node times (weight 1 over sqrt of
-// the run's nodes), with a weak pull of every log parameter to its start; parameters live in log space so
-// every time stays positive. Eigen has no bounded nonlinear least squares outside its unsupported modules,
-// and the problem has under a hundred parameters: a dense Levenberg-Marquardt loop is a few lines here.
+// the run's nodes), with a weak pull (weight 0.01) of every log parameter toward 0 (1 us, a factor of 2), which
+// keeps parameters no evidence touches finite; parameters live in log space so every time stays positive. Eigen has no
+// bounded nonlinear least squares outside its unsupported modules, and the problem has under a hundred parameters: a
+// dense Levenberg-Marquardt loop is a few lines here.
+// Kernel times of the executor (samples of mode "device", from an Nsight Compute export: calibrate --ncu) are
+// device times themselves: each enters as log(d / kernel time), weight 1 over sqrt of its source's count.
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -238,7 +238,9 @@ TEST(CalibrateCli, PyTorchTimingsCalibrateAPredictionOfPyTorch) {
   std::filesystem::create_directories(dir);
   std::filesystem::copy_file(source_path("tests/data/bench/h200/pytorch-peer.jsonl"), dir + "/peer.jsonl",
                              std::filesystem::copy_options::overwrite_existing);
-  // The lines name networks ("resnet50"): found as models/NAME.onnx from the working directory, the repository.
+  // The lines name networks ("resnet50"): found as models/NAME.onnx beside the file, wherever the tests run from.
+  std::error_code ec;
+  std::filesystem::create_directory_symlink(source_path("models"), dir + "/models", ec);
   auto r = run_ridge("calibrate --device h200 --measured " + dir + "/peer.jsonl --dim seq=128 -o " + dir +
                      "/torch.yaml --no-store -f json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -319,9 +321,12 @@ TEST(CalibrateCli, NcuKernelTimesJoinTheGpuFit) {
     auto bad = run_ridge("calibrate --device h100-sxm " + args + " -o " + dir + "/x.yaml --no-store");
     expect_one_line_error(bad, why);
   }
-  auto left_out = run_ridge("calibrate --device h100-sxm --measured " + dir + "/runs.json " +
-                            source_path("bench/results/gpu-h100-2026-11-26/ridge-vgg16-fp32.json") + " --ncu " + ncu +
-                            " --exclude-model resnet50.onnx -o " + dir + "/x.yaml --no-store");
+  std::filesystem::copy_file(source_path("bench/results/gpu-h100-2026-11-26/ridge-vgg16-fp32.json"),
+                             dir + "/vgg16.json", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(model_path("vgg16"), dir + "/models/vgg16.onnx",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto left_out = run_ridge("calibrate --device h100-sxm --measured " + dir + "/runs.json " + dir + "/vgg16.json --ncu " +
+                            ncu + " --exclude-model resnet50.onnx -o " + dir + "/x.yaml --no-store");
   EXPECT_NE(left_out.out.find("left out with its model"), std::string::npos) << left_out.out << left_out.err;
 }
 
