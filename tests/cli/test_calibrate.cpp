@@ -325,8 +325,9 @@ TEST(CalibrateCli, NcuKernelTimesJoinTheGpuFit) {
                              dir + "/vgg16.json", std::filesystem::copy_options::overwrite_existing);
   std::filesystem::copy_file(model_path("vgg16"), dir + "/models/vgg16.onnx",
                              std::filesystem::copy_options::overwrite_existing);
-  auto left_out = run_ridge("calibrate --device h100-sxm --measured " + dir + "/runs.json " + dir + "/vgg16.json --ncu " +
-                            ncu + " --exclude-model resnet50.onnx -o " + dir + "/x.yaml --no-store");
+  auto left_out =
+      run_ridge("calibrate --device h100-sxm --measured " + dir + "/runs.json " + dir + "/vgg16.json --ncu " + ncu +
+                " --exclude-model resnet50.onnx -o " + dir + "/x.yaml --no-store");
   EXPECT_NE(left_out.out.find("left out with its model"), std::string::npos) << left_out.out << left_out.err;
 }
 
