@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -18,6 +19,8 @@
 #include "calib/torch_timings.h"
 #include "hw/device_db.h"
 #include "hw/roofline.h"
+#include "profile/ncu_export.h"
+#include "profile/ncu_layer_times.h"
 #include "support/paths.h"
 #include "util/error.h"
 
@@ -361,6 +364,36 @@ TEST(TorchTimings, PyTorchsH200TimingsCalibrateAPredictionOfPyTorch) {
   }
   EXPECT_LT(calib::error_stats(in_sample).median_abs, 0.06);
   fs::remove_all(dir, ec);
+}
+
+// The real H100 export of ridge's executor (ResNet-50, batch 1, NVTX-named) as kernel-time evidence: every layer the
+// executor runs becomes one device-time sample with the model's bench source; --exclude-model's rule by name.
+TEST(GpuModel, KernelTimesOfTheH100ExportBecomeDeviceSamples) {
+  auto path = source_path("tests/data/ncu/h100/details-ridge-cuda-executor-resnet50-b1-fp32-nvtx.csv");
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  analysis::Request request;
+  request.model_path = model_path("resnet50");
+  request.bindings.batch = 1;
+  auto analysis = analysis::run(request);
+  std::vector<std::string> notes;
+  auto layers = profile::ncu_layer_seconds(profile::parse_ncu_export(text, path), analysis.cost, 0, notes);
+  EXPECT_EQ(layers.size(), 121u);
+  EXPECT_TRUE(notes.empty()) << notes.front();
+  auto samples = calib::kernel_time_samples(analysis, "models/resnet50.onnx", 1, layers, "--ncu x", notes);
+  ASSERT_EQ(samples.size(), 121u);
+  double sum = 0;
+  for (const auto& s : samples) {
+    EXPECT_EQ(s.mode, "device");
+    EXPECT_EQ(s.source, "bench:models/resnet50.onnx");
+    EXPECT_EQ(calib::executor_of(s), "cuda");
+    sum += s.measured_s;
+  }
+  EXPECT_NEAR(sum, 2.619e-3, 0.01e-3);  // the export's kernel time, as `ridge import ncu` reports it
+  EXPECT_TRUE(calib::excluded_model("resnet50", "models/resnet50.onnx"));
+  EXPECT_TRUE(calib::excluded_model("models/resnet50.onnx", "resnet50.onnx"));
+  EXPECT_FALSE(calib::excluded_model("models/resnet152.onnx", "resnet50.onnx"));
+  EXPECT_EQ(calib::executor_name("pytorch"), "PyTorch");
 }
 
 }  // namespace

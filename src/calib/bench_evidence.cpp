@@ -158,16 +158,6 @@ class Analyses {
   std::map<std::tuple<std::string, int64_t, std::string>, Entry> entries_;
 };
 
-bool excluded(const std::string& model, const std::string& exclude) {
-  if (exclude.empty()) return false;
-  // PyTorch's timings name a network without its file ("resnet50" for models/resnet50.onnx).
-  auto bare = [](const std::string& m) {
-    return fs::path(m).extension() == ".onnx" ? fs::path(m).stem() : fs::path(m);
-  };
-  return model == exclude || fs::path(model).filename() == fs::path(exclude).filename() ||
-         bare(model).filename() == bare(exclude).filename();
-}
-
 // Whether a run measured the GPU executor: its device names a GPU, or (a CSV row) it ran with no CPU threads.
 bool gpu_run(const exec::BenchResult& r) { return exec::on_gpu(r.environment) || r.environment.threads <= 0; }
 
@@ -208,14 +198,11 @@ void count_run(const exec::LoadedRun& loaded, const std::string& executor, Bench
   const auto& r = loaded.run;
   ++out.runs;
   if (std::find(out.models.begin(), out.models.end(), r.model) == out.models.end()) out.models.push_back(r.model);
-  auto who = [](const std::string& e) {
-    return e == "cuda" ? "the GPU executor" : e == "pytorch" ? "PyTorch" : "the CPU executor";
-  };
   if (!out.executor.empty() && out.executor != executor)
     throw Error(fmt::format(
         "--measured mixes runs of {} and of {} ({} is of {}): a calibration predicts one executor on one device, so "
         "calibrate each with its own runs",
-        who(out.executor), who(executor), loaded.path, who(executor)));
+        executor_name(out.executor), executor_name(executor), loaded.path, executor_name(executor)));
   out.executor = executor;
   if (executor != "cpu" && out.gpu.empty()) out.gpu = r.environment.device;
   if (executor == "pytorch" && out.framework.empty())
@@ -379,6 +366,47 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
 
 }  // namespace
 
+bool excluded_model(const std::string& model, const std::string& exclude) {
+  if (exclude.empty()) return false;
+  // PyTorch's timings name a network without its file ("resnet50" for models/resnet50.onnx).
+  auto bare = [](const std::string& m) {
+    return fs::path(m).extension() == ".onnx" ? fs::path(m).stem() : fs::path(m);
+  };
+  return model == exclude || fs::path(model).filename() == fs::path(exclude).filename() ||
+         bare(model).filename() == bare(exclude).filename();
+}
+
+std::vector<Sample> kernel_time_samples(const analysis::Result& analysis, const std::string& model, int64_t batch,
+                                        const std::vector<std::pair<std::string, double>>& layer_seconds,
+                                        const std::string& label, std::vector<std::string>& notes) {
+  const auto& g = analysis.model.graph;
+  auto plan = gpu_plan(g);
+  std::map<std::string, int> index;
+  for (size_t n = 0; n < g.nodes.size(); ++n) index.emplace(g.nodes[n].name, static_cast<int>(n));
+  std::vector<Sample> out;
+  int folded = 0;
+  for (const auto& [name, seconds] : layer_seconds) {
+    auto it = index.find(name);
+    if (it == index.end() || !(seconds > 0)) continue;
+    if (plan.leader[static_cast<size_t>(it->second)] != it->second) {
+      ++folded;  // the executor folds it into another layer or runs nothing for it
+      continue;
+    }
+    Sample s;
+    s.features = layer_features(g, analysis.cost, plan, it->second, 0);
+    s.mode = "device";
+    s.measured_s = seconds;
+    s.source = "bench:" + model;
+    s.label = name;
+    s.environment = {{"batch", std::to_string(batch)}, {"threads", "0"}};
+    out.push_back(std::move(s));
+  }
+  if (folded > 0)
+    notes.push_back(
+        fmt::format("{}: {} layer(s) with kernels that the GPU executor's plan folds, not fitted", label, folded));
+  return out;
+}
+
 BenchEvidence read_bench_evidence(const std::vector<std::string>& paths, const std::string& exclude_model,
                                   const std::map<std::string, int64_t>& dims) {
   BenchEvidence out;
@@ -389,7 +417,7 @@ BenchEvidence read_bench_evidence(const std::vector<std::string>& paths, const s
     auto runs = is_torch_timings(path) ? read_torch_timings(path, file_notes)
                                        : exec::read_bench_runs(path, "a `ridge bench --csv` directory");
     for (const auto& loaded : runs) {
-      if (excluded(loaded.run.model, exclude_model)) {
+      if (excluded_model(loaded.run.model, exclude_model)) {
         notes.add(path,
                   fmt::format("run(s) of {} left out (validation on a model the fit never saw)", loaded.run.model));
         continue;

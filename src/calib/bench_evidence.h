@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/run.h"
 #include "calib/sample.h"
 #include "graph/graph.h"
 #include "shape/infer.h"
@@ -49,6 +50,19 @@ std::optional<std::string> find_bench_model(const std::string& model, const std:
 // A path ending in .jsonl is PyTorch's whole-model timings (calib/torch_timings.h): each run becomes the layers
 // the GPU executor would run, untimed, and the run's time; `dims` binds named dims of runs that recorded no input
 // size (a sequence length). Runs of ridge's executors and PyTorch's in one call are refused.
+// Kernel times of the GPU executor (an Nsight Compute export of `model` analysed as `analysis`, mapped per layer:
+// profile/ncu_layer_times.h) as evidence for the GPU fit: each layer the executor runs one sample of mode "device"
+// (a device time itself: calib/gpu_model.h), with the source the model's bench runs have ("bench:MODEL"), so
+// leaving the model out leaves them out too. Layers the executor's plan folds are counted in `notes` (`label`
+// names the export there).
+std::vector<Sample> kernel_time_samples(const analysis::Result& analysis, const std::string& model, int64_t batch,
+                                        const std::vector<std::pair<std::string, double>>& layer_seconds,
+                                        const std::string& label, std::vector<std::string>& notes);
+
+// Whether a run of `model` is the one --exclude-model names: the same path, file name, or network name
+// ("resnet50" for models/resnet50.onnx, as PyTorch's timings name it).
+bool excluded_model(const std::string& model, const std::string& exclude);
+
 BenchEvidence read_bench_evidence(const std::vector<std::string>& paths, const std::string& exclude_model = "",
                                   const std::map<std::string, int64_t>& dims = {});
 

@@ -96,6 +96,15 @@ void for_each_row(std::istream& in, const std::string& source, const std::functi
 
 }  // namespace
 
+std::string executor_of(const Sample& sample) {
+  if (sample.environment.count("framework")) return "pytorch";
+  return sample.features.threads == 0 ? "cuda" : "cpu";
+}
+
+std::string executor_name(const std::string& executor) {
+  return executor == "cuda" ? "the GPU executor" : executor == "pytorch" ? "PyTorch" : "the CPU executor";
+}
+
 void write_samples_csv(std::ostream& out, const std::vector<Sample>& samples) {
   out << "source,label,mode,kind,op,family";
   for (const auto& c : kNumbers) out << ',' << c.name;

@@ -34,6 +34,11 @@ struct OverheadSample {
   std::string run;  // names the run, as its node samples do: the GPU fit checks nodes against their run's time
 };
 
+// The executor a sample measured: "pytorch" (a layer of PyTorch's timings: environment framework), "cuda" (the GPU
+// executor's layers have no thread count) or "cpu"; and that executor as people read it ("the GPU executor").
+std::string executor_of(const Sample& sample);
+std::string executor_name(const std::string& executor);
+
 // CSV with a header; columns are found by name on reading, so files from older ridge versions
 // with fewer environment columns still load. Throws ridge::Error naming the file and line.
 void write_samples_csv(std::ostream& out, const std::vector<Sample>& samples);

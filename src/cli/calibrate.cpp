@@ -27,6 +27,7 @@
 #include "profile/layer_map.h"
 #include "profile/ncu_export.h"
 #include "profile/ncu_kernel.h"
+#include "profile/ncu_layer_times.h"
 #include "report/calibration_report.h"
 #include "report/format.h"
 #include "report/result_codec.h"
@@ -68,33 +69,13 @@ int print_and_keep(const CalibrateOptions& o, calib::Calibration calibration) {
   return 0;
 }
 
-// Node times from an Nsight Compute export: its kernels mapped to the model's layers (NVTX ranges,
-// else op family and order), each layer's kernel time summed. Kernels mapped to no layer are said.
-std::vector<roofline::MeasuredNode> ncu_node_times(const profile::NcuExport& exported, const cost::ModelCost& cost,
-                                                   int64_t repetitions, std::vector<std::string>& notes) {
-  const auto& path = exported.path;
-  std::vector<profile::KernelFigures> kernels;
-  for (const auto& launch : exported.launches) kernels.push_back(profile::kernel_figures(launch, path));
-  auto map = profile::map_kernels_to_layers(kernels, profile::model_layers(cost));
-  size_t unmapped = 0;
-  for (const auto& a : map.of_kernel) unmapped += a.layer.empty();
-  if (unmapped > 0)
-    notes.push_back(
-        fmt::format("{} of {} kernels in {} map to no layer and are not fitted", unmapped, kernels.size(), path));
-  for (const auto& note : map.notes) notes.push_back(path + ": " + note);
-  std::vector<roofline::MeasuredNode> nodes;
-  for (const auto& [layer, seconds] :
-       profile::layer_seconds(kernels, map, profile::passes_to_use(map, repetitions, path)))
-    nodes.push_back({layer, seconds});
-  if (nodes.empty())
-    throw Error(fmt::format(
-        "{}: no kernel could be mapped to a layer of the model (see `ridge import ncu {} -m MODEL`)", path, path));
-  return nodes;
+std::string read_export(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("cannot read '{}'", path));
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// --ncu MODEL:BATCH=EXPORT.csv: the export's kernels mapped to MODEL's layers at BATCH, each layer the GPU executor
-// runs one sample of mode "device" (its kernels' time, a device time for the GPU fit: calib/gpu_model.h), with the
-// source its bench runs have ("bench:MODEL"), so leaving the model out leaves these out too.
+// --ncu MODEL:BATCH=EXPORT.csv: the export's layer times as the GPU fit's device-time samples.
 std::vector<calib::Sample> ncu_device_samples(const std::string& spec, const std::string& exclude_model,
                                               std::vector<std::string>& notes) {
   auto eq = spec.find('=');
@@ -107,8 +88,7 @@ std::vector<calib::Sample> ncu_device_samples(const std::string& spec, const std
   auto [end, ec] = std::from_chars(batch_text.data(), batch_text.data() + batch_text.size(), batch);
   if (ec != std::errc() || end != batch_text.data() + batch_text.size() || batch < 1)
     throw Error(fmt::format("--ncu {}: batch '{}' is not a positive integer", spec, batch_text));
-  auto name = [](const std::string& m) { return std::filesystem::path(m).filename().string(); };
-  if (!exclude_model.empty() && (model == exclude_model || name(model) == name(exclude_model))) {
+  if (calib::excluded_model(model, exclude_model)) {
     notes.push_back(fmt::format("--ncu {}: left out with its model (--exclude-model)", spec));
     return {};
   }
@@ -116,37 +96,10 @@ std::vector<calib::Sample> ncu_device_samples(const std::string& spec, const std
   request.model_path = model;
   request.bindings.batch = batch;
   auto analysis = analysis::run(request);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read '{}'", file));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto text = read_export(file);
   if (!profile::is_ncu_export(text)) throw Error(fmt::format("--ncu: '{}' is not an Nsight Compute CSV export", file));
-  auto measured = ncu_node_times(profile::parse_ncu_export(text, file), analysis.cost, 0, notes);
-  const auto& g = analysis.model.graph;
-  auto plan = calib::gpu_plan(g);
-  std::map<std::string, int> index;
-  for (size_t n = 0; n < g.nodes.size(); ++n) index.emplace(g.nodes[n].name, static_cast<int>(n));
-  std::vector<calib::Sample> out;
-  int folded = 0;
-  for (const auto& node : measured) {
-    auto it = index.find(node.name);
-    if (it == index.end() || !(node.seconds > 0)) continue;
-    if (plan.leader[static_cast<size_t>(it->second)] != it->second) {
-      ++folded;  // the executor folds it into another layer or runs nothing for it
-      continue;
-    }
-    calib::Sample s;
-    s.features = calib::layer_features(g, analysis.cost, plan, it->second, 0);
-    s.mode = "device";
-    s.measured_s = node.seconds;
-    s.source = "bench:" + model;
-    s.label = node.name;
-    s.environment = {{"batch", std::to_string(batch)}, {"threads", "0"}};
-    out.push_back(std::move(s));
-  }
-  if (folded > 0)
-    notes.push_back(
-        fmt::format("--ncu {}: {} layer(s) with kernels that the GPU executor's plan folds, not fitted", spec, folded));
-  return out;
+  auto layers = profile::ncu_layer_seconds(profile::parse_ncu_export(text, file), analysis.cost, 0, notes);
+  return calib::kernel_time_samples(analysis, model, batch, layers, "--ncu " + spec, notes);
 }
 
 // The per-family fit of one model's measured node times (the calibration before the shape-aware one).
@@ -170,10 +123,11 @@ int run_family_calibration(const CalibrateOptions& o) {
   roofline::RunSelection run;
   std::vector<std::string> ncu_notes;
   std::vector<roofline::MeasuredNode> measured;
-  std::ifstream in(measured_path, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto text = read_export(measured_path);
   if (profile::is_ncu_export(text)) {
-    measured = ncu_node_times(profile::parse_ncu_export(text, measured_path), analysis.cost, o.repetitions, ncu_notes);
+    for (const auto& [layer, seconds] : profile::ncu_layer_seconds(profile::parse_ncu_export(text, measured_path),
+                                                                   analysis.cost, o.repetitions, ncu_notes))
+      measured.push_back({layer, seconds});
   } else {
     if (o.repetitions > 0) throw Error("--repetitions applies to an Nsight Compute export given to --measured");
     measured = roofline::read_node_times(measured_path, &run);
@@ -294,19 +248,14 @@ int run_shape_calibration(const CalibrateOptions& o) {
   }
   // Kept evidence tells its executor: the GPU executor's layers have no thread count; PyTorch's name it.
   std::string executor = "cpu", framework;
-  auto executor_of = [](const calib::Sample& s) {
-    auto it = s.environment.find("framework");
-    return it != s.environment.end() ? std::string("pytorch") : s.features.threads == 0 ? "cuda" : "cpu";
-  };
-  auto who = [](const std::string& e) {
-    return e == "cuda" ? "the GPU executor" : e == "pytorch" ? "PyTorch" : "the CPU executor";
-  };
+  using calib::executor_name;
+  using calib::executor_of;
   if (!samples.empty()) {
     executor = executor_of(samples.front());
     for (const auto& s : samples)
       if (executor_of(s) != executor)
-        throw Error(fmt::format("--samples mixes layers of {} and of {}: refit each on its own", who(executor),
-                                who(executor_of(s))));
+        throw Error(fmt::format("--samples mixes layers of {} and of {}: refit each on its own",
+                                executor_name(executor), executor_name(executor_of(s))));
     if (auto it = samples.front().environment.find("framework"); it != samples.front().environment.end())
       framework = it->second;
   }
@@ -316,7 +265,7 @@ int run_shape_calibration(const CalibrateOptions& o) {
     auto evidence = calib::read_bench_evidence(o.measured, o.exclude_model, dims);
     if (!samples.empty() && !evidence.executor.empty() && evidence.executor != executor)
       throw Error(fmt::format("--samples holds layers of {} and --measured runs of {}: a calibration predicts one",
-                              who(executor), who(evidence.executor)));
+                              executor_name(executor), executor_name(evidence.executor)));
     if (!evidence.executor.empty()) executor = evidence.executor;
     if (!evidence.framework.empty()) framework = evidence.framework;
     if (evidence.executor == "pytorch" && device.kind != "gpu")
