@@ -120,18 +120,6 @@ class Problem {
     theta(params() - 1) = 0;  // s = 1
     return theta;
   }
-  // Predicted run time (us) of run `r`.
-  double run_us(const Eigen::VectorXd& theta, const RunData& r) const {
-    double g = std::exp(theta(params() - 2)), s = std::exp(theta(params() - 1));
-    double sum = 0;
-    bool eager = r.mode == "eager";
-    for (size_t i = 0; i < r.kind.size(); ++i) {
-      double d = device_us(theta, r.kind[i], r.x[i]);
-      sum += eager ? smoothmax(d, std::exp(theta(r.kind[i] * kPerKind + kColumns))) : d;
-    }
-    int unmeasured = std::max(0, r.nodes - static_cast<int>(r.kind.size()));
-    return eager ? s * sum + g * unmeasured : sum + g * r.nodes;
-  }
   // The Jacobian of residuals(), row for row, by hand: every time is a sum of exp(parameter) x column, so each
   // derivative is that term; a smoothmax passes on d^3 / m^3 of it (h^3 / m^3 for the host time).
   void derivatives(const Eigen::VectorXd& theta, Eigen::MatrixXd& out) const {
