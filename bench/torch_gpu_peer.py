@@ -6,7 +6,8 @@ median of >= 30 runs. One JSON line per model, batch and configuration (`ridge c
 OUT.jsonl` fits a prediction of PyTorch from the fp32 lines: docs/calibration.md):
   fp32 (TF32 off, cuDNN's default algorithm choice), fp32-cudnn-benchmark, fp32-cuda-graph,
   tf32, tf32-cuda-graph, fp16 (model.half()), fp16-cuda-graph.
-Usage: torch_gpu_peer.py OUT.jsonl MODEL:BATCH[,BATCH...] ..."""
+Usage: torch_gpu_peer.py OUT.jsonl MODEL:BATCH[,BATCH...] ...
+PEER_CONFIGS=fp32,fp32-cuda-graph (comma-separated) measures only those configurations."""
 import copy
 import json
 import os
@@ -82,6 +83,12 @@ def measure(model, inputs, config):
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
+    configs = CONFIGS
+    if os.environ.get("PEER_CONFIGS"):
+        configs = os.environ["PEER_CONFIGS"].split(",")
+        unknown = [c for c in configs if c not in CONFIGS]
+        if unknown:
+            sys.exit(f"torch_gpu_peer: unknown configuration(s) {', '.join(unknown)}; known: {', '.join(CONFIGS)}")
     out = open(sys.argv[1], "a")
     for spec in sys.argv[2:]:
         name, batches = spec.split(":")
@@ -89,7 +96,7 @@ def main():
             model, inputs, folded = build(name, batch)
             model = model.cuda()
             inputs = tuple(t.cuda() for t in inputs)
-            for config in CONFIGS:
+            for config in configs:
                 try:
                     median, mean, n = measure(model, inputs, config)
                     row = {"model": name, "batch": batch, "config": config, "median_ms": median, "mean_ms": mean,

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "hw/device_db.h"
@@ -67,7 +69,8 @@ TEST(Devices, DatasheetFigures) {
 
 // What the hierarchical roofline and the ncu importer need of a Hopper file: the fp16 CUDA-core peak (the
 // whitepaper's non-tensor FP16, a half2 FMA per lane: twice fp32), L1 and L2 bandwidth, and a launch overhead that
-// was measured (ridge ert on an H200, ../shared/data/gpu-h200), labelled so, so uncalibrated bounds count it.
+// was measured (ridge ert on an H200, ../shared/data/gpu-h200, and on an H100, bench/results), labelled so, so
+// uncalibrated bounds count it.
 TEST(Devices, HopperFilesCarryFp16L1L2AndAMeasuredLaunchOverhead) {
   EXPECT_DOUBLE_EQ(peak("h100-sxm", "fp16"), 133.8e12);
   EXPECT_DOUBLE_EQ(peak("h200", "fp16"), 133.8e12);
@@ -77,7 +80,22 @@ TEST(Devices, HopperFilesCarryFp16L1L2AndAMeasuredLaunchOverhead) {
   auto h200 = hw::find_device("h200");
   EXPECT_DOUBLE_EQ(h200.overhead_s, 3.74e-6);
   EXPECT_EQ(h200.overhead_label, "measured");
-  EXPECT_EQ(hw::find_device("h100-sxm").overhead_label, "estimate");  // not measured yet: still the default
+  auto h100 = hw::find_device("h100-sxm");
+  EXPECT_EQ(h100.overhead_label, "measured");
+  // The H100's figures are those of the `ridge ert --device cuda -f json` run the file cites, rounded.
+  std::ifstream in(source_path("bench/results/gpu-h100-2026-11-26-kernels/ert.json"));
+  ASSERT_TRUE(in) << "the cited ert run is missing";
+  auto ert = nlohmann::json::parse(in);
+  auto rounded = [](double v, int digits) {
+    const double scale = std::pow(10.0, std::floor(std::log10(v)) - (digits - 1));
+    return std::round(v / scale) * scale;
+  };
+  auto expect_cited = [&](double file, double measured, int digits) {
+    EXPECT_NEAR(file, rounded(measured, digits), 1e-9 * file) << measured;
+  };
+  expect_cited(bandwidth("h100-sxm", "l1"), ert["bandwidth"]["l1"].get<double>(), 4);
+  expect_cited(bandwidth("h100-sxm", "l2"), ert["bandwidth"]["l2"].get<double>(), 3);
+  expect_cited(h100.overhead_s, ert["launch_overhead_s"].get<double>(), 3);
 }
 
 // The FP32 peak of a GPU is SMs x FP32 lanes x 2 x clock: the files' clocks must agree.

@@ -309,6 +309,23 @@ TEST(GpuErtReport, UnknownComputeCapabilityIsNamed) {
   EXPECT_TRUE(json["fma"][1]["fraction_of_theoretical"].is_null());
 }
 
+// A real H100 run (bench/results): fp16 FMA at half its theoretical rate carries the note that says why; the
+// synthetic result's fp16 at 88% does not.
+TEST(GpuErtReport, HalfRateFp16OnHopperIsExplained) {
+  auto has_note = [](const report::Document& doc) {
+    for (const auto& note : doc.notes)
+      if (note.find("HFMA2.MMA") != std::string::npos) return true;
+    return false;
+  };
+  std::ifstream in(source_path("bench/results/gpu-h100-2026-11-26-kernels/ert.json"));
+  ASSERT_TRUE(in);
+  auto real = std::get<GpuErtResult>(report::decode_ert(nlohmann::json::parse(in), "ert.json"));
+  ASSERT_EQ(real.fma.size(), 3u);
+  EXPECT_NEAR(real.fma[2].rate.max / real.fma[2].theoretical, 0.5, 0.01);
+  EXPECT_TRUE(has_note(report::gpu_ert_document(real)));
+  EXPECT_FALSE(has_note(report::gpu_ert_document(synthetic_result())));
+}
+
 // The profile is a device file ridge reads back with the same figures.
 TEST(GpuErtProfile, DeviceParserReadsTheSameFigures) {
   auto r = synthetic_result();

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "report/format.h"
 
 namespace ridge::report {
@@ -158,6 +160,16 @@ void add_notes(Document& doc, const ert::GpuErtResult& r) {
   for (const auto& p : r.tensor)
     if (p.precision == "int8" && measured(p))
       doc.notes.push_back("int8 tensor figures count integer operations (OP/s) in the FLOP/s columns");
+  // Measured on an H100 (bench/results/gpu-h100-2026-11-26-kernels): every form of the half2 FMA chain runs at
+  // 64 HFMA2 per clock per SM, and the SASS of every form has plain HFMA2 in its loop, HFMA2.MMA only for constants.
+  for (const auto& p : r.fma)
+    if (p.precision == "fp16" && g.cc_major == 9 && measured(p) && p.theoretical > 0 &&
+        std::abs(p.rate.max / p.theoretical - 0.5) < 0.05)
+      doc.notes.push_back(
+          "fp16 FMA: half of the theoretical FP16 (non-tensor) rate, as on every Hopper measured: the compiler issues "
+          "__hfma2 as HFMA2 on the FMA pipe at half the fp32 instruction rate (fp16 FLOP/s = fp32 FLOP/s); the "
+          "datasheet's figure needs the HFMA2.MMA form, which ptxas emits for constants only (bench/gpu_fp16_probe.cu, "
+          "docs/gpu-ert.md). The measured figure is what CUDA-core fp16 code reaches");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "exec/cuda/conv_plan.h"
 #include "exec/cuda/descriptors.h"
 #include "exec/cuda/interpreter.h"
+#include "exec/cuda/layout.h"
 #include "exec/cuda/memory.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/resize_plan.h"
@@ -211,6 +212,145 @@ TEST(CudaKernels, BroadcastLayoutsFollowNumpyRules) {
   EXPECT_EQ(cuda::Allocator::rounded(1), 512u);
   EXPECT_EQ(cuda::Allocator::rounded(512), 512u);
   EXPECT_EQ(cuda::Allocator::rounded(513), 1024u);
+}
+
+// The offset of output element i read through `in` over `out`'s dims, in 64 bits (the kernels' rule).
+int64_t reference_offset(int64_t i, const cuda::Layout& out, const cuda::Layout& in) {
+  int64_t offset = 0;
+  for (int d = out.rank - 1; d >= 0; --d) {
+    offset += (i % out.dims[d]) * in.strides[d];
+    i /= out.dims[d];
+  }
+  return offset;
+}
+
+// Simplifying must not change which element any output element reads: every offset is compared with the
+// unsimplified walk's.
+void expect_same_walk(const cuda::Layout& out, std::vector<cuda::Layout> operands) {
+  cuda::Layout o = out;
+  auto simplified = operands;
+  cuda::simplify(o, simplified.data(), static_cast<int>(simplified.size()));
+  int64_t n = 1, m = 1;
+  for (int d = 0; d < out.rank; ++d) n *= out.dims[d];
+  for (int d = 0; d < o.rank; ++d) m *= o.dims[d];
+  ASSERT_EQ(n, m);
+  for (size_t k = 0; k < operands.size(); ++k)
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(reference_offset(i, o, simplified[k]), reference_offset(i, out, operands[k]))
+          << "operand " << k << " element " << i;
+}
+
+TEST(CudaKernels, SimplifiedLayoutsReadTheSameElementsWithLessArithmetic) {
+  const std::vector<int64_t> nchw{2, 3, 4, 5};
+  auto out = cuda::dense_layout(nchw);
+  // Same shape: one flat dim.
+  {
+    cuda::Layout o = out, ops[2] = {out, out};
+    cuda::simplify(o, ops, 2);
+    EXPECT_EQ(o.rank, 1);
+    EXPECT_EQ(o.dims[0], 120);
+    EXPECT_EQ(cuda::access(ops[0]), cuda::Access::kFlat);
+    EXPECT_EQ(cuda::access(ops[1]), cuda::Access::kFlat);
+  }
+  // A per-channel bias: [N, C, HxW] with strides [0, 1, 0].
+  {
+    auto bias = cuda::broadcast_layout({3, 1, 1}, nchw);
+    cuda::Layout o = out, ops[2] = {out, bias};
+    cuda::simplify(o, ops, 2);
+    ASSERT_EQ(o.rank, 3);
+    EXPECT_EQ(o.dims[0], 2);
+    EXPECT_EQ(o.dims[1], 3);
+    EXPECT_EQ(o.dims[2], 20);
+    EXPECT_EQ(ops[1].strides[0], 0);
+    EXPECT_EQ(ops[1].strides[1], 1);
+    EXPECT_EQ(ops[1].strides[2], 0);
+    EXPECT_EQ(cuda::access(ops[1]), cuda::Access::kStrided);
+    expect_same_walk(out, {out, bias});
+  }
+  // A scalar, and a tensor of ones' dims, are read as element 0.
+  {
+    auto scalar = cuda::broadcast_layout({}, nchw);
+    cuda::Layout o = out, ops[2] = {out, scalar};
+    cuda::simplify(o, ops, 2);
+    EXPECT_EQ(cuda::access(ops[0]), cuda::Access::kFlat);
+    EXPECT_EQ(cuda::access(ops[1]), cuda::Access::kScalar);
+    auto one = cuda::dense_layout({1, 1, 1});
+    cuda::Layout o1 = one, op1 = one;
+    cuda::simplify(o1, &op1, 1);
+    EXPECT_EQ(o1.rank, 0);
+    EXPECT_EQ(cuda::access(op1), cuda::Access::kScalar);
+  }
+  // Trailing and leading broadcasts, a transpose (dims 1 and 2 swapped), a reversed walk and a where with three
+  // operands keep their walks.
+  expect_same_walk(out, {cuda::broadcast_layout({4, 5}, nchw), cuda::broadcast_layout({2, 1, 1, 5}, nchw)});
+  cuda::Layout transpose = out;
+  transpose.strides[1] = 5;
+  transpose.strides[2] = 20;
+  expect_same_walk(out, {transpose});
+  cuda::Layout reversed = out;
+  reversed.strides[3] = -1;
+  expect_same_walk(out, {reversed, out});
+  expect_same_walk(cuda::dense_layout({2, 1, 3, 1, 4}),
+                   {cuda::broadcast_layout({1, 1, 3, 1, 1}, {2, 1, 3, 1, 4}), cuda::dense_layout({2, 1, 3, 1, 4}),
+                    cuda::broadcast_layout({4}, {2, 1, 3, 1, 4})});
+}
+
+TEST(CudaKernels, DividersDivideEveryIndexBelowTwoToThe31Exactly) {
+  const uint32_t top = (uint32_t{1} << 31) - 1;
+  std::vector<uint32_t> divisors{1,
+                                 2,
+                                 3,
+                                 5,
+                                 7,
+                                 49,
+                                 56,
+                                 196,
+                                 197,
+                                 768,
+                                 3072,
+                                 50176,
+                                 65535,
+                                 65536,
+                                 65537,
+                                 1000003,
+                                 top - 1,
+                                 top,
+                                 uint32_t{1} << 30,
+                                 (uint32_t{1} << 30) + 1,
+                                 (uint32_t{1} << 30) - 1};
+  for (uint32_t shift = 0; shift < 31; ++shift) divisors.push_back(uint32_t{1} << shift);
+  std::vector<uint32_t> numerators;
+  for (uint32_t n = 0; n < 70000; ++n) numerators.push_back(n);
+  uint64_t state = 0x9e3779b97f4a7c15u;  // splitmix-style stream: numerators spread over [0, 2^31)
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    numerators.push_back(static_cast<uint32_t>(state >> 33));
+  }
+  for (uint32_t d : divisors) {
+    cuda::Divider divider(d);
+    for (uint32_t n : {top, top - 1, d - 1, d, d + 1, top - top % d, top - top % d - 1})
+      if (n <= top) {
+        ASSERT_EQ(divider.divide(n), n / d) << n << " / " << d;
+      }
+    for (uint32_t n : numerators) ASSERT_EQ(divider.divide(n), n / d) << n << " / " << d;
+  }
+}
+
+TEST(CudaKernels, ThirtyTwoBitIndexingOnlyWhereEveryOffsetFits) {
+  const int64_t big = int64_t{1} << 31;
+  auto fits = [](const std::vector<int64_t>& dims, const cuda::Layout& operand, int64_t base = 0) {
+    auto o = cuda::dense_layout(dims);
+    return cuda::fits_32bit(o, &operand, 1, base);
+  };
+  EXPECT_TRUE(fits({big - 1}, cuda::dense_layout({big - 1})));
+  EXPECT_FALSE(fits({big}, cuda::dense_layout({big})));
+  // Few elements, far apart: the offsets decide.
+  cuda::Layout strided = cuda::dense_layout({2, 2});
+  strided.strides[0] = big;
+  EXPECT_FALSE(fits({2, 2}, strided));
+  strided.strides[0] = -(big / 2);  // reach (2 - 1) x 2^30 + 1
+  EXPECT_TRUE(fits({2, 2}, strided));
+  EXPECT_FALSE(fits({2, 2}, strided, big - 2));  // the copy's base offset counts
 }
 
 TEST(CudaResize, NearestIndicesFollowOnnxsCoordinateModes) {

@@ -4,6 +4,8 @@
 #include <cuda_fp16.h>
 
 #include <cmath>
+#include <cstdint>
+#include <type_traits>
 
 #include "exec/cuda/kernels.h"
 
@@ -22,17 +24,6 @@ unsigned blocks_for(int64_t n) {
 #define RIDGE_GRID_LOOP(i, n)                                                            \
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
-
-// The offset of the element at dense index `i` of `out` in a tensor read through `in`'s strides.
-__device__ int64_t offset_of(int64_t i, const Layout& out, const Layout& in) {
-  int64_t offset = 0;
-  for (int d = out.rank - 1; d >= 0; --d) {
-    int64_t index = i % out.dims[d];
-    i /= out.dims[d];
-    offset += index * in.strides[d];
-  }
-  return offset;
-}
 
 __device__ float apply_unary(UnaryOp op, float x, float a, float b) {
   switch (op) {
@@ -84,8 +75,18 @@ __device__ float apply_unary(UnaryOp op, float x, float a, float b) {
   return x;
 }
 
-__global__ void unary_kernel(UnaryOp op, const float* x, float* y, int64_t n, float a, float b) {
-  RIDGE_GRID_LOOP(i, n) { y[i] = apply_unary(op, x[i], a, b); }
+// `vector`: x and y are 16-byte aligned, so four elements move per load and store (the tail one by one).
+__global__ void unary_kernel(UnaryOp op, const float* x, float* y, int64_t n, float a, float b, bool vector) {
+  const int64_t n4 = vector ? n / 4 : 0;
+  RIDGE_GRID_LOOP(i, n4) {
+    float4 v = reinterpret_cast<const float4*>(x)[i];
+    v.x = apply_unary(op, v.x, a, b);
+    v.y = apply_unary(op, v.y, a, b);
+    v.z = apply_unary(op, v.z, a, b);
+    v.w = apply_unary(op, v.w, a, b);
+    reinterpret_cast<float4*>(y)[i] = v;
+  }
+  RIDGE_GRID_LOOP(j, n - n4 * 4) { y[n4 * 4 + j] = apply_unary(op, x[n4 * 4 + j], a, b); }
 }
 
 __global__ void not_kernel(const uint8_t* x, uint8_t* y, int64_t n) {
@@ -128,41 +129,72 @@ __device__ bool compare(BinaryOp op, T a, T b) {
   }
 }
 
-template <class T>
-__global__ void binary_kernel(BinaryOp op, const T* a, Layout al, const T* b, Layout bl, T* out, Layout ol, int64_t n) {
-  RIDGE_GRID_LOOP(i, n) { out[i] = apply_binary(op, a[offset_of(i, ol, al)], b[offset_of(i, ol, bl)]); }
-}
-
-template <class T>
-__global__ void compare_kernel(BinaryOp op, const T* a, Layout al, const T* b, Layout bl, uint8_t* out, Layout ol,
-                               int64_t n) {
-  RIDGE_GRID_LOOP(i, n) { out[i] = compare(op, a[offset_of(i, ol, al)], b[offset_of(i, ol, bl)]) ? 1 : 0; }
-}
-
-__global__ void logic_kernel(BinaryOp op, const uint8_t* a, Layout al, const uint8_t* b, Layout bl, uint8_t* out,
-                             Layout ol, int64_t n) {
+// The strided kernels take a walk (Walk32 or Walk64, layout.h) that gives every operand's offset of output
+// element i.
+template <class T, class W>
+__global__ void binary_kernel(BinaryOp op, const T* a, const T* b, T* out, W walk, int64_t n) {
   RIDGE_GRID_LOOP(i, n) {
-    bool x = a[offset_of(i, ol, al)] != 0, y = b[offset_of(i, ol, bl)] != 0;
+    int64_t at[2];
+    walk.at(i, at);
+    out[i] = apply_binary(op, a[at[0]], b[at[1]]);
+  }
+}
+
+// fp32 `op` where each operand is read flat (element i) or as a scalar (element 0): no index arithmetic.
+// `vector`: every flat pointer is 16-byte aligned, so four elements move per load and store.
+template <BinaryOp Op>
+__global__ void binary_flat_kernel(const float* a, bool a_scalar, const float* b, bool b_scalar, float* out, int64_t n,
+                                   bool vector) {
+  const float as = a_scalar ? a[0] : 0.f, bs = b_scalar ? b[0] : 0.f;
+  const int64_t n4 = vector ? n / 4 : 0;
+  RIDGE_GRID_LOOP(i, n4) {
+    const float4 x = a_scalar ? make_float4(as, as, as, as) : reinterpret_cast<const float4*>(a)[i];
+    const float4 y = b_scalar ? make_float4(bs, bs, bs, bs) : reinterpret_cast<const float4*>(b)[i];
+    reinterpret_cast<float4*>(out)[i] = make_float4(apply_binary(Op, x.x, y.x), apply_binary(Op, x.y, y.y),
+                                                    apply_binary(Op, x.z, y.z), apply_binary(Op, x.w, y.w));
+  }
+  RIDGE_GRID_LOOP(j, n - n4 * 4) {
+    const int64_t i = n4 * 4 + j;
+    out[i] = apply_binary(Op, a_scalar ? as : a[i], b_scalar ? bs : b[i]);
+  }
+}
+
+template <class T, class W>
+__global__ void compare_kernel(BinaryOp op, const T* a, const T* b, uint8_t* out, W walk, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) {
+    int64_t at[2];
+    walk.at(i, at);
+    out[i] = compare(op, a[at[0]], b[at[1]]) ? 1 : 0;
+  }
+}
+
+template <class W>
+__global__ void logic_kernel(BinaryOp op, const uint8_t* a, const uint8_t* b, uint8_t* out, W walk, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) {
+    int64_t at[2];
+    walk.at(i, at);
+    bool x = a[at[0]] != 0, y = b[at[1]] != 0;
     out[i] = (op == BinaryOp::kAnd ? (x && y) : (x || y)) ? 1 : 0;
   }
 }
 
-template <class T>
-__global__ void where_kernel(const uint8_t* cond, Layout cl, const T* x, Layout xl, const T* y, Layout yl, T* out,
-                             Layout ol, int64_t n) {
-  RIDGE_GRID_LOOP(i, n) { out[i] = cond[offset_of(i, ol, cl)] ? x[offset_of(i, ol, xl)] : y[offset_of(i, ol, yl)]; }
+template <class T, class W>
+__global__ void where_kernel(const uint8_t* cond, const T* x, const T* y, T* out, W walk, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) {
+    int64_t at[3];
+    walk.at(i, at);
+    out[i] = cond[at[0]] ? x[at[1]] : y[at[2]];
+  }
 }
 
-template <class T>
-__global__ void strided_copy_kernel(const T* in, Layout il, int64_t base, T* out, int64_t n) {
-  // The output is dense over il.dims: its dense layout is implied.
+// The output is dense; `in` is read at base + the walk's offset.
+template <class T, class W>
+__global__ void strided_copy_kernel(const T* in, int64_t base, T* out, W walk, int64_t n) {
+  in += base;
   RIDGE_GRID_LOOP(i, n) {
-    int64_t offset = base, rest = i;
-    for (int d = il.rank - 1; d >= 0; --d) {
-      offset += (rest % il.dims[d]) * il.strides[d];
-      rest /= il.dims[d];
-    }
-    out[i] = in[offset];
+    int64_t at[1];
+    walk.at(i, at);
+    out[i] = in[at[0]];
   }
 }
 
@@ -266,6 +298,52 @@ __global__ void layer_norm_kernel(const float* x, const float* scale, const floa
     out[c] = (row[c] - mean) * inv * scale[c] + (bias ? bias[c] : 0.f);
 }
 
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// One warp per row with the row in registers (cols a multiple of 4, at most 128 x kVectors): every element
+// is read once and written once, and the reductions are shuffles; layer_norm_kernel's block per row reads a
+// row three times and synchronizes its block sixteen times.
+template <int kVectors>
+__global__ void layer_norm_warp_kernel(const float* x, const float* scale, const float* bias, float* y, int64_t rows,
+                                       int cols, float epsilon) {
+  const int lane = threadIdx.x % 32;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
+  if (row >= rows) return;  // the whole warp: no shuffle waits on it
+  const int vectors = cols / 4;
+  const auto* in = reinterpret_cast<const float4*>(x + row * cols);
+  float4 v[kVectors];
+  float sum = 0.f;
+#pragma unroll
+  for (int k = 0; k < kVectors; ++k) {
+    const int c = lane + 32 * k;
+    v[k] = c < vectors ? in[c] : make_float4(0.f, 0.f, 0.f, 0.f);
+    sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+  }
+  const float mean = warp_sum(sum) / static_cast<float>(cols);
+  float squares = 0.f;
+#pragma unroll
+  for (int k = 0; k < kVectors; ++k) {
+    if (lane + 32 * k >= vectors) continue;
+    const float a = v[k].x - mean, b = v[k].y - mean, c = v[k].z - mean, d = v[k].w - mean;
+    squares += (a * a + b * b) + (c * c + d * d);
+  }
+  const float inv = rsqrtf(warp_sum(squares) / static_cast<float>(cols) + epsilon);
+  auto* out = reinterpret_cast<float4*>(y + row * cols);
+  const auto* s4 = reinterpret_cast<const float4*>(scale);
+  const auto* b4 = reinterpret_cast<const float4*>(bias);
+#pragma unroll
+  for (int k = 0; k < kVectors; ++k) {
+    const int c = lane + 32 * k;
+    if (c >= vectors) continue;
+    const float4 s = s4[c], b = bias ? b4[c] : make_float4(0.f, 0.f, 0.f, 0.f);
+    out[c] = make_float4((v[k].x - mean) * inv * s.x + b.x, (v[k].y - mean) * inv * s.y + b.y,
+                         (v[k].z - mean) * inv * s.z + b.z, (v[k].w - mean) * inv * s.w + b.w);
+  }
+}
+
 template <class T>
 __global__ void table_gather_kernel(const T* in, Layout il, const int64_t* tables, Layout ol, Layout offsets, T* out,
                                     int64_t n) {
@@ -292,19 +370,20 @@ __global__ void fill_kernel(float* out, int64_t n, float value) {
   RIDGE_GRID_LOOP(i, n) { out[i] = value; }
 }
 
-template <class T>
-void launch_strided(const void* in, const Layout& il, int64_t base, void* out, int64_t n, cudaStream_t stream) {
-  strided_copy_kernel<T>
-      <<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const T*>(in), il, base, static_cast<T*>(out), n);
+template <class T, class W>
+void launch_strided(const void* in, int64_t base, void* out, const W& walk, int64_t n, cudaStream_t stream) {
+  strided_copy_kernel<T, W>
+      <<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const T*>(in), base, static_cast<T*>(out), walk, n);
 }
 
-template <class T>
-void launch_where(const void* c, const Layout& cl, const void* x, const Layout& xl, const void* y, const Layout& yl,
-                  void* out, const Layout& ol, int64_t n, cudaStream_t stream) {
-  where_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const uint8_t*>(c), cl, static_cast<const T*>(x),
-                                                          xl, static_cast<const T*>(y), yl, static_cast<T*>(out), ol,
-                                                          n);
+template <class T, class W>
+void launch_where(const void* c, const void* x, const void* y, void* out, const W& walk, int64_t n,
+                  cudaStream_t stream) {
+  where_kernel<T, W><<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const uint8_t*>(c), static_cast<const T*>(x),
+                                                             static_cast<const T*>(y), static_cast<T*>(out), walk, n);
 }
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 int64_t count(const Layout& l) {
   int64_t n = 1;
@@ -367,72 +446,150 @@ void unary(UnaryOp op, const void* x, void* y, int64_t n, float a, float b, cuda
     not_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), n);
     return;
   }
-  unary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, static_cast<const float*>(x), static_cast<float*>(y), n, a,
-                                                       b);
+  const bool vector = aligned16(x) && aligned16(y);
+  unary_kernel<<<blocks_for(vector ? (n + 3) / 4 : n), kThreads, 0, stream>>>(op, static_cast<const float*>(x),
+                                                                              static_cast<float*>(y), n, a, b, vector);
 }
+
+namespace {
+
+// The flat fp32 kernel for `op`, instantiated per arithmetic op so its switch folds away.
+template <BinaryOp Op>
+void launch_flat(const float* a, bool a_scalar, const float* b, bool b_scalar, float* out, int64_t n,
+                 cudaStream_t stream) {
+  const bool vector = (a_scalar || aligned16(a)) && (b_scalar || aligned16(b)) && aligned16(out);
+  binary_flat_kernel<Op>
+      <<<blocks_for(vector ? (n + 3) / 4 : n), kThreads, 0, stream>>>(a, a_scalar, b, b_scalar, out, n, vector);
+}
+
+bool flat_binary(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out, int64_t n,
+                 cudaStream_t stream) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      launch_flat<BinaryOp::kAdd>(a, a_scalar, b, b_scalar, out, n, stream);
+      return true;
+    case BinaryOp::kSub:
+      launch_flat<BinaryOp::kSub>(a, a_scalar, b, b_scalar, out, n, stream);
+      return true;
+    case BinaryOp::kMul:
+      launch_flat<BinaryOp::kMul>(a, a_scalar, b, b_scalar, out, n, stream);
+      return true;
+    case BinaryOp::kDiv:
+      launch_flat<BinaryOp::kDiv>(a, a_scalar, b, b_scalar, out, n, stream);
+      return true;
+    case BinaryOp::kPow:
+      launch_flat<BinaryOp::kPow>(a, a_scalar, b, b_scalar, out, n, stream);
+      return true;
+    case BinaryOp::kMax:
+      launch_flat<BinaryOp::kMax>(a, a_scalar, b, b_scalar, out, n, stream);
+      return true;
+    case BinaryOp::kMin:
+      launch_flat<BinaryOp::kMin>(a, a_scalar, b, b_scalar, out, n, stream);
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <class W>
+void launch_binary(BinaryOp op, bool int64, const void* a, const void* b, void* out, const W& walk, int64_t n,
+                   cudaStream_t stream) {
+  const auto blocks = blocks_for(n);
+  if (op == BinaryOp::kAnd || op == BinaryOp::kOr) {
+    logic_kernel<W><<<blocks, kThreads, 0, stream>>>(op, static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
+                                                     static_cast<uint8_t*>(out), walk, n);
+  } else if (is_comparison(op)) {
+    if (int64)
+      compare_kernel<int64_t, W><<<blocks, kThreads, 0, stream>>>(
+          op, static_cast<const int64_t*>(a), static_cast<const int64_t*>(b), static_cast<uint8_t*>(out), walk, n);
+    else
+      compare_kernel<float, W><<<blocks, kThreads, 0, stream>>>(
+          op, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<uint8_t*>(out), walk, n);
+  } else if (int64) {
+    binary_kernel<int64_t, W><<<blocks, kThreads, 0, stream>>>(
+        op, static_cast<const int64_t*>(a), static_cast<const int64_t*>(b), static_cast<int64_t*>(out), walk, n);
+  } else {
+    binary_kernel<float, W><<<blocks, kThreads, 0, stream>>>(
+        op, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(out), walk, n);
+  }
+}
+
+}  // namespace
 
 void binary(BinaryOp op, bool int64, const void* a, const Layout& al, const void* b, const Layout& bl, void* out,
             const Layout& ol, cudaStream_t stream) {
   int64_t n = count(ol);
   if (n == 0) return;
-  auto blocks = blocks_for(n);
-  if (op == BinaryOp::kAnd || op == BinaryOp::kOr) {
-    logic_kernel<<<blocks, kThreads, 0, stream>>>(
-        op, static_cast<const uint8_t*>(a), al, static_cast<const uint8_t*>(b), bl, static_cast<uint8_t*>(out), ol, n);
-  } else if (is_comparison(op)) {
-    if (int64)
-      compare_kernel<int64_t><<<blocks, kThreads, 0, stream>>>(op, static_cast<const int64_t*>(a), al,
-                                                               static_cast<const int64_t*>(b), bl,
-                                                               static_cast<uint8_t*>(out), ol, n);
-    else
-      compare_kernel<float><<<blocks, kThreads, 0, stream>>>(
-          op, static_cast<const float*>(a), al, static_cast<const float*>(b), bl, static_cast<uint8_t*>(out), ol, n);
-  } else if (int64) {
-    binary_kernel<int64_t><<<blocks, kThreads, 0, stream>>>(
-        op, static_cast<const int64_t*>(a), al, static_cast<const int64_t*>(b), bl, static_cast<int64_t*>(out), ol, n);
-  } else {
-    binary_kernel<float><<<blocks, kThreads, 0, stream>>>(
-        op, static_cast<const float*>(a), al, static_cast<const float*>(b), bl, static_cast<float*>(out), ol, n);
-  }
+  Layout o = ol, ls[2] = {al, bl};
+  simplify(o, ls, 2);
+  const Access aa = access(ls[0]), ba = access(ls[1]);
+  if (!int64 && aa != Access::kStrided && ba != Access::kStrided &&
+      flat_binary(op, static_cast<const float*>(a), aa == Access::kScalar, static_cast<const float*>(b),
+                  ba == Access::kScalar, static_cast<float*>(out), n, stream))
+    return;
+  if (fits_32bit(o, ls, 2))
+    launch_binary(op, int64, a, b, out, walk32<2>(o, ls), n, stream);
+  else
+    launch_binary(op, int64, a, b, out, walk64<2>(o, ls), n, stream);
 }
 
 void where(const void* c, const Layout& cl, const void* x, const Layout& xl, const void* y, const Layout& yl, void* out,
            const Layout& ol, int element_bytes, cudaStream_t stream) {
   int64_t n = count(ol);
   if (n == 0) return;
+  Layout o = ol, ls[3] = {cl, xl, yl};
+  simplify(o, ls, 3);
+  const bool small = fits_32bit(o, ls, 3);
+#define RIDGE_WHERE(T)                                          \
+  if (small)                                                    \
+    launch_where<T>(c, x, y, out, walk32<3>(o, ls), n, stream); \
+  else                                                          \
+    launch_where<T>(c, x, y, out, walk64<3>(o, ls), n, stream);
   switch (element_bytes) {
     case 1:
-      launch_where<uint8_t>(c, cl, x, xl, y, yl, out, ol, n, stream);
+      RIDGE_WHERE(uint8_t);
       break;
     case 2:
-      launch_where<uint16_t>(c, cl, x, xl, y, yl, out, ol, n, stream);
+      RIDGE_WHERE(uint16_t);
       break;
     case 4:
-      launch_where<uint32_t>(c, cl, x, xl, y, yl, out, ol, n, stream);
+      RIDGE_WHERE(uint32_t);
       break;
     default:
-      launch_where<uint64_t>(c, cl, x, xl, y, yl, out, ol, n, stream);
+      RIDGE_WHERE(uint64_t);
       break;
   }
+#undef RIDGE_WHERE
 }
 
 void strided_copy(const void* in, const Layout& il, int64_t base, void* out, int64_t n, int element_bytes,
                   cudaStream_t stream) {
   if (n == 0) return;
+  Layout o, l = il;  // the output is dense over il.dims
+  o.rank = il.rank;
+  for (int d = 0; d < il.rank; ++d) o.dims[d] = il.dims[d];
+  simplify(o, &l, 1);
+  const bool small = fits_32bit(o, &l, 1, base);
+#define RIDGE_STRIDED(T)                                           \
+  if (small)                                                       \
+    launch_strided<T>(in, base, out, walk32<1>(o, &l), n, stream); \
+  else                                                             \
+    launch_strided<T>(in, base, out, walk64<1>(o, &l), n, stream);
   switch (element_bytes) {
     case 1:
-      launch_strided<uint8_t>(in, il, base, out, n, stream);
+      RIDGE_STRIDED(uint8_t);
       break;
     case 2:
-      launch_strided<uint16_t>(in, il, base, out, n, stream);
+      RIDGE_STRIDED(uint16_t);
       break;
     case 4:
-      launch_strided<uint32_t>(in, il, base, out, n, stream);
+      RIDGE_STRIDED(uint32_t);
       break;
     default:
-      launch_strided<uint64_t>(in, il, base, out, n, stream);
+      RIDGE_STRIDED(uint64_t);
       break;
   }
+#undef RIDGE_STRIDED
 }
 
 bool cast(ElementType from, const void* in, ElementType to, void* out, int64_t n, cudaStream_t stream) {
@@ -499,6 +656,20 @@ void gather(const void* data, int64_t outer, int64_t axis_size, int64_t inner, c
 void layer_norm(const float* x, const float* scale, const float* bias, float* y, int64_t rows, int64_t cols,
                 float epsilon, cudaStream_t stream) {
   if (rows == 0) return;
+  const bool aligned = aligned16(x) && aligned16(y) && aligned16(scale) && (!bias || aligned16(bias));
+  if (aligned && cols % 4 == 0 && cols <= 1024) {
+    const auto blocks = static_cast<unsigned>((rows + kThreads / 32 - 1) / (kThreads / 32));
+    const int c = static_cast<int>(cols);
+    if (cols <= 128)
+      layer_norm_warp_kernel<1><<<blocks, kThreads, 0, stream>>>(x, scale, bias, y, rows, c, epsilon);
+    else if (cols <= 256)
+      layer_norm_warp_kernel<2><<<blocks, kThreads, 0, stream>>>(x, scale, bias, y, rows, c, epsilon);
+    else if (cols <= 512)
+      layer_norm_warp_kernel<4><<<blocks, kThreads, 0, stream>>>(x, scale, bias, y, rows, c, epsilon);
+    else
+      layer_norm_warp_kernel<8><<<blocks, kThreads, 0, stream>>>(x, scale, bias, y, rows, c, epsilon);
+    return;
+  }
   layer_norm_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(x, scale, bias, y, cols, epsilon);
 }
 

@@ -7,20 +7,13 @@
 
 #include <cstdint>
 
-namespace ridge::exec::cuda {
+#include "exec/cuda/layout.h"
 
-inline constexpr int kMaxRank = 8;
+namespace ridge::exec::cuda {
 
 // Element types the kernels convert between (ridge's graph::DType maps onto them: element_type()).
 // Kept apart from graph/ so the kernels compile as C++17 (nvcc under CMake 3.25).
 enum class ElementType { kFloat32, kFloat16, kBFloat16, kFloat64, kInt64, kInt32, kInt8, kUInt8, kBool };
-
-// Dims and element strides of up to kMaxRank dimensions, passed to kernels by value.
-struct Layout {
-  int rank = 0;
-  int64_t dims[kMaxRank] = {};
-  int64_t strides[kMaxRank] = {};  // in elements; 0 broadcasts, negative walks backwards
-};
 
 enum class UnaryOp {
   kIdentity,

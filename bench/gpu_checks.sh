@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# One GPU session's checks in one call, in the order a session with a GPU spends its time on them:
+#   bench/gpu_checks.sh OUT_DIR [BUDGET_S]
+# Run from the checkout root on the GPU machine after `source .gpu/env.sh` (../shared/tools/gpu-bundle.sh), with
+# bench/gpu_fp16_probe (bench/gpu_fp16_probe.cu, built here with nvcc) in .gpu/. Builds nothing. Writes into OUT_DIR:
+#   nvidia-smi.csv
+#   tests-kernels.txt, tests-models.txt   the elementwise kernels' GPU tests; the bundled models against PyTorch
+#   ert.json, gpu.yaml                    `ridge ert --device cuda` (the roof of the next step; the device file's
+#                                         measured L1, L2, copy and launch figures)
+#   ew-NAME.json, elementwise.md          bench/gpu_elementwise.py's models at batch 32 and its table
+#   ridge-MODEL-fp32.json, torch-peer.jsonl, table.md
+#                                         bench/gpu_speed.sh's fp32 points for ViT-B/16, ResNet-50, BERT and
+#                                         MobileNetV2, PyTorch's fp32 configurations beside them, the ratio table
+#   ncu-ridge-vit_b_16-b32.csv            ridge's kernels at batch 32 (the side-by-side input)
+#   tests-rest.txt                        the other GPU tests (ERT, CUDA graphs, algorithms, precisions)
+#   profile-resnet50/, profile-resnet50.json  `ridge profile` end to end (its export and ridge run's log; the JSON)
+#   calibrate-sample.*                    `ridge calibrate --sample --quick --sample-size 4` on the GPU executor
+#   fp16-probe.txt, fp16-sass.txt         bench/gpu_fp16_probe's rates and the SASS of its kernels
+# A step that would start after BUDGET_S (default 420) is skipped and named in skipped.txt.
+set -uo pipefail
+out=${1:?usage: bench/gpu_checks.sh OUT_DIR [BUDGET_S]}
+budget=${2:-420}
+ridge=${RIDGE:-build/ridge}
+build=$(dirname "$ridge")
+mkdir -p "$out"
+start=$SECONDS
+step() {  # step SECONDS LABEL command...: run it with a limit unless the budget is spent
+  local limit=$1 label=$2
+  shift 2
+  if ((SECONDS - start + 5 > budget)); then
+    echo "gpu_checks: skipped $label (budget of ${budget}s spent)" | tee -a "$out/skipped.txt" >&2
+    return
+  fi
+  echo "gpu_checks: [$((SECONDS - start))s] $label" >&2
+  local t0=$SECONDS
+  timeout --kill-after=5 "$limit" "$@" || echo "gpu_checks: $label failed or timed out (exit $?)" | tee -a "$out/failed.txt" >&2
+  echo "$label: $((SECONDS - t0)) s" >>"$out/step-seconds.txt"
+}
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv >"$out/nvidia-smi.csv" 2>&1
+export RIDGE_STORE="$out/results.db"
+device=h100-sxm  # ridge's database entry for the card: ceilings and the calibration's starting file
+grep -q H200 "$out/nvidia-smi.csv" && device=h200
+step 60 "GPU tests: kernels and the models against PyTorch" sh -c "$build/tests/ridge_gpu_tests \
+  --gtest_filter='GpuKernels.*:GpuExecutor.Fp32MatchesPyTorch' >$out/tests-kernels.txt 2>&1"
+step 60 "ridge ert" sh -c "$ridge ert --device cuda --profile $out/gpu.yaml -f json >$out/ert.json 2>$out/ert.log"
+step 30 "fp16 probe" sh -c ".gpu/gpu_fp16_probe >$out/fp16-probe.txt 2>&1; (command -v cuobjdump >/dev/null && \
+  cuobjdump -sass .gpu/gpu_fp16_probe || /usr/local/cuda/bin/cuobjdump -sass .gpu/gpu_fp16_probe) >$out/fp16-sass.txt 2>&1"
+for m in bench/elementwise/*.onnx; do
+  n=$(basename "$m" .onnx)
+  step 20 "elementwise $n" sh -c "$ridge bench $m --device cuda --batch 32 --mode eager --max-time 0.3 --warmup 0.1 \
+    --min-runs 5 --no-store -f json >$out/ew-$n.json 2>$out/ew-$n.log"
+done
+cp bench/elementwise/*.onnx "$out/"
+python3 bench/gpu_elementwise.py table "$out" >"$out/elementwise.md" 2>&1 || true
+common="--device cuda --max-time 0.3 --warmup 0.2 --min-runs 10 --no-store -f json"
+for m in vit_b_16 resnet50 bert_base mobilenet_v2; do
+  points="--sweep batch=1,32"
+  [ "$m" = bert_base ] && points="--sweep batch=1,8 --dim seq=128"
+  step 60 "ridge $m fp32" sh -c "$ridge bench models/$m.onnx $points --mode both $common >$out/ridge-$m-fp32.json"
+done
+step 120 "PyTorch peer fp32" env PEER_CONFIGS=fp32,fp32-cudnn-benchmark,fp32-cuda-graph \
+  python3 bench/torch_gpu_peer.py "$out/torch-peer.jsonl" vit_b_16:1,32 resnet50:1,32 bert_base:1,8 mobilenet_v2:1,32
+python3 bench/gpu_speed_table.py "$out" >"$out/table.md" 2>&1 || true
+step 60 "ncu ridge vit_b_16 b32" sh -c "ncu --nvtx --metrics gpu__time_duration.sum --csv --page details \
+  --print-units base --clock-control none --log-file $out/ncu-ridge-vit_b_16-b32.csv $ridge run models/vit_b_16.onnx \
+  --device cuda --batch 32 >$out/ncu-ridge-vit_b_16.log 2>&1"
+step 120 "ridge profile resnet50 b8" sh -c "$ridge profile models/resnet50.onnx --device cuda --batch 8 \
+  --ceilings $device --clock-control none --output-dir $out/profile-resnet50 -f json \
+  >$out/profile-resnet50.json 2>$out/profile-resnet50.log"
+step 90 "GPU tests: the rest" sh -c "$build/tests/ridge_gpu_tests --gtest_filter='-GpuKernels.*:GpuExecutor.Fp32MatchesPyTorch' \
+  >$out/tests-rest.txt 2>&1"
+step 180 "calibrate --sample on the GPU" sh -c "$ridge calibrate --device $device --sample --quick --sample-size 4 \
+  -o $out/calibrate-sample.yaml >$out/calibrate-sample.txt 2>&1"
+echo "gpu_checks: done in $((SECONDS - start))s" >&2

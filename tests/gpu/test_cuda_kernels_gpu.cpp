@@ -1,0 +1,183 @@
+// The GPU executor's elementwise kernels on a GPU (scripts/gpu-check.sh; not part of the CPU-only CI run):
+// every path the launchers choose (flat with vector loads and a tail, flat without, in place, scalar,
+// strided in 32-bit and the general walk) against the same arithmetic on the host.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "exec/cuda/kernels.h"
+#include "exec/cuda/op_kernel.h"
+
+namespace ridge::test {
+namespace {
+
+namespace cuda = exec::cuda;
+
+template <class T>
+struct DeviceBuffer {
+  T* data = nullptr;
+  size_t count = 0;
+  explicit DeviceBuffer(const std::vector<T>& host) : count(host.size() + 4) {
+    // Four spare elements: a view one element in is misaligned for vector loads.
+    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&data), count * sizeof(T)), cudaSuccess);
+    EXPECT_EQ(cudaMemset(data, 0, count * sizeof(T)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(data, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  ~DeviceBuffer() { cudaFree(data); }
+  std::vector<T> read(size_t n, size_t offset = 0) const {
+    std::vector<T> host(n);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(host.data(), data + offset, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+    return host;
+  }
+};
+
+int64_t offset_in(int64_t i, const cuda::Layout& out, const cuda::Layout& in) {
+  int64_t offset = 0;
+  for (int d = out.rank - 1; d >= 0; --d) {
+    offset += (i % out.dims[d]) * in.strides[d];
+    i /= out.dims[d];
+  }
+  return offset;
+}
+
+int64_t elements(const std::vector<int64_t>& dims) {
+  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
+}
+
+std::vector<float> ramp(int64_t n, float scale) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = scale * static_cast<float>(i % 97) - 3.f;
+  return v;
+}
+
+// out = a - b (not commutative: an operand swap shows) through the launcher, against the host.
+void expect_sub(const std::vector<int64_t>& a_dims, const std::vector<int64_t>& b_dims,
+                const std::vector<int64_t>& out_dims, size_t a_shift = 0) {
+  auto a = ramp(elements(a_dims), 0.5f), b = ramp(elements(b_dims), 0.25f);
+  DeviceBuffer<float> da(a), db(b), dout(std::vector<float>(static_cast<size_t>(elements(out_dims))));
+  if (a_shift) {  // the same values one element in: misaligned for float4
+    std::vector<float> shifted(a_shift, 0.f);
+    shifted.insert(shifted.end(), a.begin(), a.end());
+    EXPECT_EQ(cudaMemcpy(da.data, shifted.data(), shifted.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  auto ol = cuda::dense_layout(out_dims);
+  auto al = cuda::broadcast_layout(a_dims, out_dims), bl = cuda::broadcast_layout(b_dims, out_dims);
+  cuda::binary(cuda::BinaryOp::kSub, false, da.data + a_shift, al, db.data, bl, dout.data, ol, nullptr);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  auto got = dout.read(static_cast<size_t>(elements(out_dims)));
+  for (int64_t i = 0; i < elements(out_dims); ++i)
+    ASSERT_EQ(got[static_cast<size_t>(i)],
+              a[static_cast<size_t>(offset_in(i, ol, al))] - b[static_cast<size_t>(offset_in(i, ol, bl))])
+        << "element " << i;
+}
+
+TEST(GpuKernels, BinaryOpsReadEveryOperandThroughItsBroadcast) {
+  expect_sub({4, 1027}, {4, 1027}, {4, 1027});        // flat, float4 and a 3-element tail
+  expect_sub({4, 1027}, {4, 1027}, {4, 1027}, 1);     // flat, misaligned: one by one
+  expect_sub({2, 3, 5, 7}, {}, {2, 3, 5, 7});         // flat and scalar
+  expect_sub({}, {2, 3, 5, 7}, {2, 3, 5, 7});         // scalar and flat
+  expect_sub({2, 3, 5, 7}, {3, 1, 1}, {2, 3, 5, 7});  // per-channel: strided, 32-bit
+  expect_sub({3, 1}, {1, 4}, {2, 3, 4});              // both broadcast
+  expect_sub({1, 1}, {1}, {1, 1});                    // one element
+}
+
+TEST(GpuKernels, InPlaceAddAndInt64AndComparisonsAgreeWithTheHost) {
+  // y += x in place, as the fused Add writes it.
+  auto y = ramp(4099, 1.f), x = ramp(4099, 2.f);
+  DeviceBuffer<float> dy(y), dx(x);
+  auto l = cuda::dense_layout({4099});
+  cuda::binary(cuda::BinaryOp::kAdd, false, dy.data, l, dx.data, l, dy.data, l, nullptr);
+  auto got = dy.read(4099);
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], y[i] + x[i]) << i;
+  // int64 Mul with a broadcast row (the general walk).
+  std::vector<int64_t> a{1, 2, 3, 4, 5, 6}, b{10, -1, 3};
+  DeviceBuffer<int64_t> da(a), db(b), dout(std::vector<int64_t>(6));
+  auto ol = cuda::dense_layout({2, 3});
+  cuda::binary(cuda::BinaryOp::kMul, true, da.data, ol, db.data, cuda::broadcast_layout({3}, {2, 3}), dout.data, ol,
+               nullptr);
+  EXPECT_EQ(dout.read(6), (std::vector<int64_t>{10, -2, 9, 40, -5, 18}));
+  // Less with a broadcast scalar: bools.
+  std::vector<float> v{-1.f, 0.f, 2.f, 0.5f}, t{0.5f};
+  DeviceBuffer<float> dv(v), dt(t);
+  DeviceBuffer<uint8_t> dbool(std::vector<uint8_t>(4));
+  auto vl = cuda::dense_layout({4});
+  cuda::binary(cuda::BinaryOp::kLess, false, dv.data, vl, dt.data, cuda::broadcast_layout({}, {4}), dbool.data, vl,
+               nullptr);
+  EXPECT_EQ(dbool.read(4), (std::vector<uint8_t>{1, 1, 0, 0}));
+}
+
+TEST(GpuKernels, UnaryWhereAndStridedCopyAgreeWithTheHost) {
+  // Relu with float4 and a tail, then misaligned.
+  auto x = ramp(1030, 0.1f);
+  DeviceBuffer<float> dx(x), dy(std::vector<float>(1031));
+  for (size_t shift : {size_t{0}, size_t{1}}) {
+    cuda::unary(cuda::UnaryOp::kRelu, dx.data, dy.data + shift, 1030, 0.f, 0.f, nullptr);
+    auto got = dy.read(1030, shift);
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], std::max(x[i], 0.f)) << i << " shift " << shift;
+  }
+  // Where over three broadcasts.
+  std::vector<uint8_t> cond{1, 0, 1};
+  std::vector<float> a = ramp(6, 1.f), b{-7.f, -8.f};
+  DeviceBuffer<uint8_t> dc(cond);
+  DeviceBuffer<float> da(a), db(b), dout(std::vector<float>(6));
+  auto ol = cuda::dense_layout({2, 3});
+  cuda::where(dc.data, cuda::broadcast_layout({3}, {2, 3}), da.data, ol, db.data,
+              cuda::broadcast_layout({2, 1}, {2, 3}), dout.data, ol, 4, nullptr);
+  EXPECT_EQ(dout.read(6), (std::vector<float>{a[0], -7.f, a[2], a[3], -8.f, a[5]}));
+  // A transpose (perm 0, 2, 1) of a 3 x 5 x 7 tensor.
+  auto t = ramp(105, 1.f);
+  DeviceBuffer<float> dt(t), dtt(std::vector<float>(105));
+  cuda::Layout perm;
+  perm.rank = 3;
+  const int64_t dims[3] = {3, 7, 5}, strides[3] = {35, 1, 7};
+  for (int d = 0; d < 3; ++d) {
+    perm.dims[d] = dims[d];
+    perm.strides[d] = strides[d];
+  }
+  cuda::strided_copy(dt.data, perm, 0, dtt.data, 105, 4, nullptr);
+  auto got = dtt.read(105);
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 7; ++j)
+      for (int64_t k = 0; k < 5; ++k)
+        ASSERT_EQ(got[static_cast<size_t>((i * 7 + j) * 5 + k)], t[static_cast<size_t>(i * 35 + k * 7 + j)]);
+}
+
+TEST(GpuKernels, LayerNormAgreesWithTheHostOnEveryPath) {
+  // cols: warp-per-row paths with 1, 2, 4 and 8 vectors per lane (a partial last one included), and the
+  // block-per-row path (not a multiple of 4; above 1024).
+  for (int64_t cols : {8, 200, 384, 768, 1000, 6, 1030}) {
+    for (bool with_bias : {true, false}) {
+      const int64_t rows = 37;
+      auto x = ramp(rows * cols, 0.37f), scale = ramp(cols, 0.01f), bias = ramp(cols, -0.02f);
+      DeviceBuffer<float> dx(x), ds(scale), db(bias), dy(std::vector<float>(static_cast<size_t>(rows * cols)));
+      cuda::layer_norm(dx.data, ds.data, with_bias ? db.data : nullptr, dy.data, rows, cols, 1e-5f, nullptr);
+      ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+      auto got = dy.read(static_cast<size_t>(rows * cols));
+      for (int64_t r = 0; r < rows; ++r) {
+        double mean = 0, var = 0;
+        for (int64_t c = 0; c < cols; ++c) mean += x[static_cast<size_t>(r * cols + c)];
+        mean /= static_cast<double>(cols);
+        for (int64_t c = 0; c < cols; ++c) {
+          const double d = x[static_cast<size_t>(r * cols + c)] - mean;
+          var += d * d;
+        }
+        const double inv = 1.0 / std::sqrt(var / static_cast<double>(cols) + 1e-5);
+        for (int64_t c = 0; c < cols; ++c) {
+          const auto i = static_cast<size_t>(r * cols + c);
+          const double want =
+              (x[i] - mean) * inv * scale[static_cast<size_t>(c)] + (with_bias ? bias[static_cast<size_t>(c)] : 0.0);
+          ASSERT_NEAR(got[i], want, 1e-4 * (1 + std::fabs(want))) << "cols " << cols << " row " << r << " col " << c;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ridge::test
