@@ -238,6 +238,35 @@ void expect_same_walk(const cuda::Layout& out, std::vector<cuda::Layout> operand
     for (int64_t i = 0; i < n; ++i)
       ASSERT_EQ(reference_offset(i, o, simplified[k]), reference_offset(i, out, operands[k]))
           << "operand " << k << " element " << i;
+  // The kernels' walks (the same code runs here on the host) give the same offsets, one operand at a time.
+  const bool small = cuda::fits_32bit(o, simplified.data(), static_cast<int>(simplified.size()));
+  for (size_t k = 0; k < operands.size(); ++k) {
+    auto w32 = cuda::walk32<1>(o, &simplified[k]);
+    auto w64 = cuda::walk64<1>(o, &simplified[k]);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t a[1], b[1];
+      w64.at(i, b);
+      ASSERT_EQ(b[0], reference_offset(i, out, operands[k])) << "walk64 operand " << k << " element " << i;
+      if (!small) continue;
+      w32.at(i, a);
+      ASSERT_EQ(a[0], b[0]) << "walk32 operand " << k << " element " << i;
+    }
+  }
+  // Rows, where the innermost dim allows them: each row's offsets from the outer walk, then step x index.
+  auto rows = cuda::rows_of(o, simplified.data(), static_cast<int>(simplified.size()), 1);
+  if (rows.ok) {
+    ASSERT_EQ(rows.rows * rows.inner, n);
+    for (size_t k = 0; k < operands.size(); ++k) {
+      auto w = cuda::walk32<1>(rows.outer, &rows.operands[k]);
+      for (int64_t row = 0; row < rows.rows; ++row) {
+        int64_t at[1];
+        w.at(row, at);
+        for (int64_t j = 0; j < rows.inner; ++j)
+          ASSERT_EQ(at[0] + rows.step[k] * j, reference_offset(row * rows.inner + j, out, operands[k]))
+              << "rows: operand " << k << " row " << row << " element " << j;
+      }
+    }
+  }
 }
 
 TEST(CudaKernels, SimplifiedLayoutsReadTheSameElementsWithLessArithmetic) {
@@ -265,6 +294,14 @@ TEST(CudaKernels, SimplifiedLayoutsReadTheSameElementsWithLessArithmetic) {
     EXPECT_EQ(ops[1].strides[1], 1);
     EXPECT_EQ(ops[1].strides[2], 0);
     EXPECT_EQ(cuda::access(ops[1]), cuda::Access::kStrided);
+    // As rows: N x C rows of HxW, the input read flat, the bias as one element per row.
+    auto rows = cuda::rows_of(o, ops, 2, 16);
+    ASSERT_TRUE(rows.ok);
+    EXPECT_EQ(rows.rows, 6);
+    EXPECT_EQ(rows.inner, 20);
+    EXPECT_EQ(rows.step[0], 1);
+    EXPECT_EQ(rows.step[1], 0);
+    EXPECT_FALSE(cuda::rows_of(o, ops, 2, 21).ok);  // rows shorter than asked for
     expect_same_walk(out, {out, bias});
   }
   // A scalar, and a tensor of ones' dims, are read as element 0.
@@ -290,6 +327,11 @@ TEST(CudaKernels, SimplifiedLayoutsReadTheSameElementsWithLessArithmetic) {
   cuda::Layout reversed = out;
   reversed.strides[3] = -1;
   expect_same_walk(out, {reversed, out});
+  {  // a reversed innermost dim is not a row
+    cuda::Layout o = out, ops[2] = {reversed, out};
+    cuda::simplify(o, ops, 2);
+    EXPECT_FALSE(cuda::rows_of(o, ops, 2, 1).ok);
+  }
   expect_same_walk(cuda::dense_layout({2, 1, 3, 1, 4}),
                    {cuda::broadcast_layout({1, 1, 3, 1, 1}, {2, 1, 3, 1, 4}), cuda::dense_layout({2, 1, 3, 1, 4}),
                     cuda::broadcast_layout({4}, {2, 1, 3, 1, 4})});

@@ -82,9 +82,14 @@ TEST(GpuKernels, BinaryOpsReadEveryOperandThroughItsBroadcast) {
   expect_sub({4, 1027}, {4, 1027}, {4, 1027}, 1);     // flat, misaligned: one by one
   expect_sub({2, 3, 5, 7}, {}, {2, 3, 5, 7});         // flat and scalar
   expect_sub({}, {2, 3, 5, 7}, {2, 3, 5, 7});         // scalar and flat
-  expect_sub({2, 3, 5, 7}, {3, 1, 1}, {2, 3, 5, 7});  // per-channel: strided, 32-bit
+  expect_sub({2, 3, 5, 7}, {3, 1, 1}, {2, 3, 5, 7});  // per-channel: rows of 35, no float4
   expect_sub({3, 1}, {1, 4}, {2, 3, 4});              // both broadcast
   expect_sub({1, 1}, {1}, {1, 1});                    // one element
+  expect_sub({2, 3, 40}, {3, 1}, {2, 3, 40});         // rows of 40: a bias per row, float4
+  expect_sub({2, 3, 40}, {3, 1}, {2, 3, 40}, 1);      // the same rows misaligned: one by one
+  expect_sub({5, 64}, {64}, {5, 64});                 // a bias over the last dim: both rows flat
+  expect_sub({64}, {3, 64}, {3, 64});                 // the same, swapped
+  expect_sub({3, 37}, {37}, {3, 37});                 // rows of 37: no float4
 }
 
 TEST(GpuKernels, InPlaceAddAndInt64AndComparisonsAgreeWithTheHost) {
@@ -141,6 +146,24 @@ TEST(GpuKernels, UnaryWhereAndStridedCopyAgreeWithTheHost) {
     perm.strides[d] = strides[d];
   }
   cuda::strided_copy(dt.data, perm, 0, dtt.data, 105, 4, nullptr);
+  // A [4, 6, 33] tensor with its first two dims swapped (the innermost dim kept), in 2-byte elements, read from an
+  // offset base.
+  std::vector<uint16_t> h(4 * 6 * 33 + 7);
+  for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<uint16_t>(i * 7 + 1);
+  DeviceBuffer<uint16_t> dh(h), dho(std::vector<uint16_t>(4 * 6 * 33));
+  cuda::Layout swap;
+  swap.rank = 3;
+  const int64_t sdims[3] = {6, 4, 33}, sstrides[3] = {33, 198, 1};
+  for (int d = 0; d < 3; ++d) {
+    swap.dims[d] = sdims[d];
+    swap.strides[d] = sstrides[d];
+  }
+  cuda::strided_copy(dh.data, swap, 7, dho.data, 4 * 6 * 33, 2, nullptr);
+  auto swapped = dho.read(4 * 6 * 33);
+  for (int64_t i = 0; i < 6; ++i)
+    for (int64_t j = 0; j < 4; ++j)
+      for (int64_t k = 0; k < 33; ++k)
+        ASSERT_EQ(swapped[static_cast<size_t>((i * 4 + j) * 33 + k)], h[static_cast<size_t>(7 + j * 198 + i * 33 + k)]);
   auto got = dtt.read(105);
   for (int64_t i = 0; i < 3; ++i)
     for (int64_t j = 0; j < 7; ++j)

@@ -44,6 +44,34 @@ void simplify(Layout& out, Layout* operands, int count) {
   out = result;
 }
 
+Rows rows_of(const Layout& out, const Layout* operands, int count, int64_t min_inner) {
+  Rows r;
+  if (out.rank < 2 || out.dims[out.rank - 1] < min_inner) return r;
+  const int last = out.rank - 1;
+  for (int k = 0; k < count; ++k) {
+    const int64_t stride = operands[k].strides[last];
+    if (stride != 0 && stride != 1) return r;
+    r.step[k] = static_cast<int>(stride);
+  }
+  r.inner = out.dims[last];
+  r.outer.rank = last;
+  r.rows = 1;
+  for (int d = last - 1; d >= 0; --d) {
+    r.outer.dims[d] = out.dims[d];
+    r.outer.strides[d] = r.rows;
+    r.rows *= out.dims[d];
+  }
+  for (int k = 0; k < count; ++k) {
+    r.operands[k].rank = last;
+    for (int d = 0; d < last; ++d) {
+      r.operands[k].dims[d] = out.dims[d];
+      r.operands[k].strides[d] = operands[k].strides[d];
+    }
+  }
+  r.ok = true;
+  return r;
+}
+
 Access access(const Layout& operand) {
   bool scalar = true;
   for (int d = 0; d < operand.rank; ++d) scalar = scalar && operand.strides[d] == 0;

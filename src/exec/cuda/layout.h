@@ -27,6 +27,19 @@ struct Layout {
 // per-channel bias over NCHW three dims [N, C, HxW] with strides [0, 1, 0]. The elements read are the same.
 void simplify(Layout& out, Layout* operands, int count);
 
+// A simplified walk as rows: when every operand reads the innermost dim contiguously (stride 1) or as one
+// element (stride 0), a kernel can walk the outer dims once per row and the row with no index arithmetic (a
+// per-channel bias over NCHW: rows of HxW; a bias over the last dim; a transpose that keeps the last dim).
+struct Rows {
+  bool ok = false;
+  int64_t rows = 0, inner = 0;  // rows x inner = the output's elements, row-major
+  Layout outer;                 // the output's dims but the last (dense)
+  Layout operands[3];           // each operand's strides over `outer`
+  int step[3] = {};             // each operand's innermost stride: 1 or 0
+};
+// Rows of at least `min_inner` elements, or ok = false.
+Rows rows_of(const Layout& out, const Layout* operands, int count, int64_t min_inner);
+
 // What the kernels may do with a simplified operand.
 enum class Access {
   kFlat,     // element i of the output reads element i: no index arithmetic, vector loads
