@@ -1,6 +1,7 @@
 // Symbolic dims, bindings, value propagation through shape subgraphs, control flow, unknown ops.
 #include <gtest/gtest.h>
 
+#include "shape/spatial.h"
 #include "support/model_builder.h"
 #include "util/error.h"
 
@@ -132,6 +133,60 @@ TEST(Shapes, BatchWithoutSymbolicDimIsReported) {
   EXPECT_EQ(node_named(r, "relu").output_shape, "2x3");
   ASSERT_EQ(r.notes.size(), 1u);
   EXPECT_NE(r.notes[0].find("--batch 8 had no effect"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ridge::test
+
+namespace ridge::test {
+namespace {
+
+graph::Attribute ints_attr(const std::string& name, std::vector<int64_t> values) {
+  graph::Attribute a;
+  a.name = name;
+  a.kind = graph::Attribute::Kind::kInts;
+  a.ints = std::move(values);
+  return a;
+}
+
+graph::Attribute string_attr(const std::string& name, const std::string& value) {
+  graph::Attribute a;
+  a.name = name;
+  a.kind = graph::Attribute::Kind::kString;
+  a.s = value;
+  return a;
+}
+
+// The one window rule shape inference and both executors use (shape::resolve_window), against hand-worked
+// ONNX arithmetic: SAME pads make the output ceil(in / stride) with the odd pad at the end (UPPER) or the start
+// (LOWER), dilation widening the window; VALID drops explicit pads; a bad auto_pad is an error.
+TEST(Shapes, OneWindowRuleForShapesAndExecutors) {
+  graph::Node node;
+  node.op_type = "Conv";
+  // in 7, kernel 3, dilation 2 (extent 5), stride 2: out 4, total pad (4 - 1) x 2 + 5 - 7 = 4.
+  node.attributes = {ints_attr("strides", {2}), ints_attr("dilations", {2}), string_attr("auto_pad", "SAME_UPPER")};
+  auto w = shape::resolve_window(node, {7}, {3});
+  EXPECT_EQ(w.pads_begin, std::vector<int64_t>{2});
+  EXPECT_EQ(w.pads_end, std::vector<int64_t>{2});
+  EXPECT_EQ(shape::window_output_dims({7}, w), std::vector<int64_t>{4});
+  // in 6, kernel 4, stride 1: total 3, UPPER (1, 2), LOWER (2, 1); the output stays 6.
+  node.attributes = {string_attr("auto_pad", "SAME_UPPER")};
+  w = shape::resolve_window(node, {6}, {4});
+  EXPECT_EQ(w.pads_begin, std::vector<int64_t>{1});
+  EXPECT_EQ(w.pads_end, std::vector<int64_t>{2});
+  node.attributes = {string_attr("auto_pad", "SAME_LOWER")};
+  w = shape::resolve_window(node, {6}, {4});
+  EXPECT_EQ(w.pads_begin, std::vector<int64_t>{2});
+  EXPECT_EQ(w.pads_end, std::vector<int64_t>{1});
+  EXPECT_EQ(shape::window_output_dims({6}, w), std::vector<int64_t>{6});
+  node.attributes = {string_attr("auto_pad", "VALID"), ints_attr("pads", {1, 1})};
+  w = shape::resolve_window(node, {6}, {4});
+  EXPECT_EQ(w.pads_begin, std::vector<int64_t>{0});
+  EXPECT_EQ(shape::window_output_dims({6}, w), std::vector<int64_t>{3});
+  node.attributes = {string_attr("auto_pad", "SAME")};
+  EXPECT_THROW(shape::resolve_window(node, {6}, {4}), Error);
+  node.attributes = {ints_attr("pads", {0, 0})};
+  EXPECT_THROW(shape::window_output_dims({3}, shape::resolve_window(node, {3}, {4})), Error);  // does not fit
 }
 
 }  // namespace

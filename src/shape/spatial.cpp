@@ -2,34 +2,38 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "graph/shape.h"
+#include "util/error.h"
 
 namespace ridge::shape {
 
-Window read_window(const InferenceContext& ctx, const std::vector<int64_t>& spatial_in, std::vector<int64_t> kernel) {
-  const auto& node = ctx.node();
+Window resolve_window(const graph::Node& node, const std::vector<int64_t>& spatial_in, std::vector<int64_t> kernel) {
   size_t n = spatial_in.size();
   Window w;
   w.kernel = std::move(kernel);
-  if (w.kernel.size() != n) ctx.fail(fmt::format("kernel has {} dims, input has {} spatial dims", w.kernel.size(), n));
+  if (w.kernel.size() != n)
+    throw Error(fmt::format("kernel has {} dims, input has {} spatial dims", w.kernel.size(), n));
   w.strides = node.get_ints("strides", std::vector<int64_t>(n, 1));
   w.dilations = node.get_ints("dilations", std::vector<int64_t>(n, 1));
   auto pads = node.get_ints("pads", std::vector<int64_t>(2 * n, 0));
   if (w.strides.size() != n || w.dilations.size() != n || pads.size() != 2 * n)
-    ctx.fail("strides, dilations or pads do not match the number of spatial dims");
+    throw Error("strides, dilations or pads do not match the number of spatial dims");
   for (size_t i = 0; i < n; ++i) {
-    if (w.strides[i] <= 0 || w.dilations[i] <= 0) ctx.fail("strides and dilations must be positive");
-    if (w.kernel[i] <= 0) ctx.fail("kernel dims must be positive");
-    if (pads[i] < 0 || pads[i + n] < 0) ctx.fail("negative pads");
+    if (w.strides[i] <= 0 || w.dilations[i] <= 0) throw Error("strides and dilations must be positive");
+    if (w.kernel[i] <= 0) throw Error("kernel dims must be positive");
+    if (pads[i] < 0 || pads[i + n] < 0) throw Error("negative pads");
     constexpr int64_t kLimit = int64_t{1} << 31;  // absurd window attributes are rejected, not overflowed
     if (w.strides[i] > kLimit || w.dilations[i] > kLimit || w.kernel[i] > kLimit || pads[i] > kLimit ||
         pads[i + n] > kLimit)
-      ctx.fail("window attribute larger than 2^31");
+      throw Error("window attribute larger than 2^31");
   }
   w.pads_begin.assign(pads.begin(), pads.begin() + static_cast<long>(n));
   w.pads_end.assign(pads.begin() + static_cast<long>(n), pads.end());
   auto auto_pad = node.get_string("auto_pad", "NOTSET");
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    // Output ceil(in / stride); the odd pad goes at the end for SAME_UPPER, at the start for SAME_LOWER.
     for (size_t i = 0; i < n; ++i) {
       int64_t out = (spatial_in[i] + w.strides[i] - 1) / w.strides[i];
       int64_t extent = (w.kernel[i] - 1) * w.dilations[i] + 1;
@@ -42,25 +46,41 @@ Window read_window(const InferenceContext& ctx, const std::vector<int64_t>& spat
     std::fill(w.pads_begin.begin(), w.pads_begin.end(), 0);
     std::fill(w.pads_end.begin(), w.pads_end.end(), 0);
   } else if (auto_pad != "NOTSET") {
-    ctx.fail("unknown auto_pad '" + auto_pad + "'");
+    throw Error("unknown auto_pad '" + auto_pad + "'");
   }
   return w;
 }
 
-std::vector<int64_t> window_output(const InferenceContext& ctx, const std::vector<int64_t>& spatial_in, const Window& w,
-                                   bool ceil_mode) {
+std::vector<int64_t> window_output_dims(const std::vector<int64_t>& spatial_in, const Window& w, bool ceil_mode) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < spatial_in.size(); ++i) {
     int64_t extent = (w.kernel[i] - 1) * w.dilations[i] + 1;
     int64_t span = graph::checked_add(spatial_in[i], w.pads_begin[i] + w.pads_end[i], "padded size") - extent;
     if (span < 0)
-      ctx.fail(fmt::format("window of extent {} does not fit input size {} (with pads)", extent, spatial_in[i]));
+      throw Error(fmt::format("window of extent {} does not fit input size {} (with pads)", extent, spatial_in[i]));
     int64_t size = (ceil_mode ? (span + w.strides[i] - 1) / w.strides[i] : span / w.strides[i]) + 1;
     // A last window that would start inside the end padding is dropped (as PyTorch and ONNX do).
     if (ceil_mode && (size - 1) * w.strides[i] >= spatial_in[i] + w.pads_begin[i]) --size;
     out.push_back(size);
   }
   return out;
+}
+
+Window read_window(const InferenceContext& ctx, const std::vector<int64_t>& spatial_in, std::vector<int64_t> kernel) {
+  try {
+    return resolve_window(ctx.node(), spatial_in, std::move(kernel));
+  } catch (const Error& e) {
+    ctx.fail(e.what());
+  }
+}
+
+std::vector<int64_t> window_output(const InferenceContext& ctx, const std::vector<int64_t>& spatial_in, const Window& w,
+                                   bool ceil_mode) {
+  try {
+    return window_output_dims(spatial_in, w, ceil_mode);
+  } catch (const Error& e) {
+    ctx.fail(e.what());
+  }
 }
 
 }  // namespace ridge::shape

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/graph.h"
 #include "shape/context.h"
 
 namespace ridge::shape {
@@ -13,12 +14,21 @@ struct Window {
   std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;
 };
 
-// Reads the window attributes of `ctx`'s node for `spatial_in` (the input's spatial dims);
-// `kernel` comes from the weight for convolutions or from kernel_shape for pooling.
-// auto_pad SAME_* pads are resolved here so costs see the actual padding.
+// The window of `node` (a convolution or pooling) over `spatial_in`, the input's spatial dims: strides,
+// dilations and pads with ONNX's defaults, auto_pad SAME_UPPER / SAME_LOWER / VALID resolved to explicit
+// pads. The one rule shape inference and every executor use; throws ridge::Error on invalid attributes.
+Window resolve_window(const graph::Node& node, const std::vector<int64_t>& spatial_in, std::vector<int64_t> kernel);
+
+// Output spatial sizes of `window` over `spatial_in` (ceil_mode for pooling); throws ridge::Error when a
+// window does not fit.
+std::vector<int64_t> window_output_dims(const std::vector<int64_t>& spatial_in, const Window& window,
+                                        bool ceil_mode = false);
+
+// resolve_window for `ctx`'s node, failing through `ctx`; `kernel` comes from the weight for convolutions or
+// from kernel_shape for pooling. auto_pad SAME_* pads are resolved here so costs see the actual padding.
 Window read_window(const InferenceContext& ctx, const std::vector<int64_t>& spatial_in, std::vector<int64_t> kernel);
 
-// Output spatial sizes of a convolution/pooling window; ceil_mode for pooling.
+// window_output_dims, failing through `ctx`.
 std::vector<int64_t> window_output(const InferenceContext& ctx, const std::vector<int64_t>& spatial_in,
                                    const Window& window, bool ceil_mode = false);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exec/cuda/check.h"
+#include "shape/spatial.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
@@ -33,38 +34,21 @@ ConvGeometry conv_geometry(const graph::Node& node, const std::vector<int64_t>& 
                     x.size(), w.size()));
   size_t n = x.size() - 2;
   ConvGeometry g;
-  g.kernel.assign(w.begin() + 2, w.end());
-  auto declared = node.get_ints("kernel_shape", g.kernel);
-  if (declared != g.kernel) throw Error("kernel_shape disagrees with the weight's spatial dims");
-  g.strides = node.get_ints("strides", std::vector<int64_t>(n, 1));
-  g.dilations = node.get_ints("dilations", std::vector<int64_t>(n, 1));
-  auto pads = node.get_ints("pads", std::vector<int64_t>(2 * n, 0));
+  std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  auto declared = node.get_ints("kernel_shape", kernel);
+  if (declared != kernel) throw Error("kernel_shape disagrees with the weight's spatial dims");
   g.group = node.get_int("group", 1);
-  if (g.strides.size() != n || g.dilations.size() != n || pads.size() != 2 * n)
-    throw Error("strides, dilations or pads do not match the number of spatial dims");
   if (g.group <= 0 || x[1] != w[1] * g.group)
     throw Error(fmt::format("{} input channels do not match the weight's {} x group {}", x[1], w[1], g.group));
-  g.pads_begin.assign(pads.begin(), pads.begin() + static_cast<long>(n));
-  g.pads_end.assign(pads.begin() + static_cast<long>(n), pads.end());
-  auto auto_pad = node.get_string("auto_pad", "NOTSET");
-  for (size_t i = 0; i < n; ++i) {
-    if (g.strides[i] <= 0 || g.dilations[i] <= 0) throw Error("strides and dilations must be positive");
-    int64_t in = x[i + 2], extent = (g.kernel[i] - 1) * g.dilations[i] + 1;
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      int64_t out = (in + g.strides[i] - 1) / g.strides[i];
-      int64_t total = std::max<int64_t>(0, (out - 1) * g.strides[i] + extent - in);
-      int64_t small = total / 2, large = total - small;
-      g.pads_begin[i] = auto_pad == "SAME_UPPER" ? small : large;
-      g.pads_end[i] = auto_pad == "SAME_UPPER" ? large : small;
-    } else if (auto_pad == "VALID") {
-      g.pads_begin[i] = g.pads_end[i] = 0;
-    } else if (auto_pad != "NOTSET") {
-      throw Error("unknown auto_pad '" + auto_pad + "'");
-    }
-    if (g.pads_begin[i] < 0 || g.pads_end[i] < 0) throw Error("negative pads");
-    if (in + g.pads_begin[i] + g.pads_end[i] < extent)
-      throw Error(fmt::format("window of extent {} does not fit input size {} (with pads)", extent, in));
-  }
+  // The window as shape inference resolves it (one rule for every executor), and the check that it fits.
+  const std::vector<int64_t> spatial(x.begin() + 2, x.end());
+  auto window = shape::resolve_window(node, spatial, kernel);
+  shape::window_output_dims(spatial, window);
+  g.kernel = std::move(window.kernel);
+  g.strides = std::move(window.strides);
+  g.dilations = std::move(window.dilations);
+  g.pads_begin = std::move(window.pads_begin);
+  g.pads_end = std::move(window.pads_end);
   // Symmetric pads go to cuDNN; otherwise the input is padded into a copy and cuDNN pads nothing.
   bool symmetric = g.pads_begin == g.pads_end;
   g.cudnn_pads = symmetric ? g.pads_begin : std::vector<int64_t>(n, 0);

@@ -8,6 +8,7 @@
 #include "exec/cuda/check.h"
 #include "exec/cuda/descriptors.h"
 #include "exec/cuda/op_kernel.h"
+#include "shape/spatial.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
@@ -32,27 +33,20 @@ void prepare(KernelContext& ctx, PoolState& s, const GpuTensor& x, const std::ve
   size_t n = x.dims.size() - 2;
   std::vector<int64_t> kernel(x.dims.begin() + 2, x.dims.end()), strides(n, 1), begin(n, 0), end(n, 0);
   if (!global) {
-    kernel = ctx.node.get_ints("kernel_shape");
-    strides = ctx.node.get_ints("strides", std::vector<int64_t>(n, 1));
-    auto pads = ctx.node.get_ints("pads", std::vector<int64_t>(2 * n, 0));
-    auto dilations = ctx.node.get_ints("dilations", std::vector<int64_t>(n, 1));
-    if (kernel.size() != n || strides.size() != n || pads.size() != 2 * n)
-      ctx.fail("kernel_shape, strides or pads do not match the input's spatial dims");
-    for (auto d : dilations)
-      if (d != 1) ctx.fail("dilated pooling: cuDNN pools without dilation");
-    auto auto_pad = ctx.node.get_string("auto_pad", "NOTSET");
-    for (size_t i = 0; i < n; ++i) {
-      begin[i] = pads[i];
-      end[i] = pads[i + n];
-      if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-        int64_t total = std::max<int64_t>(0, (y[i + 2] - 1) * strides[i] + kernel[i] - x.dims[i + 2]);
-        int64_t small = total / 2, large = total - small;
-        begin[i] = auto_pad == "SAME_UPPER" ? small : large;
-        end[i] = auto_pad == "SAME_UPPER" ? large : small;
-      } else if (auto_pad == "VALID") {
-        begin[i] = end[i] = 0;
-      }
+    // The window as shape inference resolves it: one rule for every executor.
+    shape::Window window;
+    try {
+      window = shape::resolve_window(ctx.node, std::vector<int64_t>(x.dims.begin() + 2, x.dims.end()),
+                                     ctx.node.get_ints("kernel_shape"));
+    } catch (const Error& e) {
+      ctx.fail(e.what());
     }
+    for (auto d : window.dilations)
+      if (d != 1) ctx.fail("dilated pooling: cuDNN pools without dilation");
+    kernel = window.kernel;
+    strides = window.strides;
+    begin = window.pads_begin;
+    end = window.pads_end;
   }
   // What cuDNN gives with symmetric pads and floor rounding; otherwise the padding is explicit.
   bool direct = begin == end;

@@ -6,6 +6,8 @@
 #include "exec/aten/kernels/conv_algorithms.h"
 #include "exec/aten/kernels/kernel.h"
 #include "exec/aten/onednn/onednn.h"
+#include "shape/spatial.h"
+#include "util/error.h"
 
 namespace ridge::exec::aten {
 
@@ -18,31 +20,15 @@ struct Padding {
   bool symmetric() const { return begin == end; }
 };
 
-// Pads per spatial axis, from `pads` or auto_pad (SAME_UPPER puts the odd one at the end).
-Padding conv_padding(const C& c, const std::vector<int64_t>& spatial_in, const std::vector<int64_t>& kernel,
-                     const std::vector<int64_t>& stride, const std::vector<int64_t>& dilation) {
-  size_t rank = spatial_in.size();
-  Padding p{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 0)};
-  auto auto_pad = c.node.get_string("auto_pad", "NOTSET");
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    for (size_t i = 0; i < rank; ++i) {
-      int64_t out = (spatial_in[i] + stride[i] - 1) / stride[i];
-      int64_t total = std::max<int64_t>(0, (out - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1 - spatial_in[i]);
-      int64_t small = total / 2, large = total - small;
-      p.begin[i] = auto_pad == "SAME_UPPER" ? small : large;
-      p.end[i] = auto_pad == "SAME_UPPER" ? large : small;
-    }
-    return p;
+// Pads per spatial axis as shape inference resolves them (shape::resolve_window: `pads` or auto_pad, the odd
+// SAME_UPPER pad at the end): one rule for every executor.
+Padding conv_padding(const C& c, const std::vector<int64_t>& spatial_in, const std::vector<int64_t>& kernel) {
+  try {
+    auto w = shape::resolve_window(c.node, spatial_in, kernel);
+    return {std::move(w.pads_begin), std::move(w.pads_end)};
+  } catch (const Error& e) {
+    c.fail(e.what());
   }
-  auto pads = c.node.get_ints("pads");
-  if (!pads.empty()) {
-    if (pads.size() != 2 * rank) c.fail(fmt::format("pads has {} values for {} spatial axes", pads.size(), rank));
-    for (size_t i = 0; i < rank; ++i) {
-      p.begin[i] = pads[i];
-      p.end[i] = pads[i + rank];
-    }
-  }
-  return p;
 }
 
 std::vector<int64_t> spatial_attr(const C& c, const char* name, size_t rank) {
@@ -66,7 +52,7 @@ void conv(C& c) {
   size_t rank = static_cast<size_t>(x.dim()) - 2;
   ConvGeometry g{spatial_attr(c, "strides", rank), spatial_attr(c, "dilations", rank), c.node.get_int("group", 1)};
   std::vector<int64_t> spatial(x.sizes().begin() + 2, x.sizes().end()), kernel(w.sizes().begin() + 2, w.sizes().end());
-  Padding p = conv_padding(c, spatial, kernel, g.stride, g.dilation);
+  Padding p = conv_padding(c, spatial, kernel);
   std::string algorithm(name(c.interpreter.options().conv_algo));
   Epilogue epilogue = c.interpreter.epilogue(c.graph, c.node);
   at::Tensor residual = epilogue.residual ? c.in(Epilogue::kResidualInput) : at::Tensor();

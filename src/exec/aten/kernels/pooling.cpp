@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "exec/aten/kernels/kernel.h"
+#include "shape/spatial.h"
+#include "util/error.h"
 
 namespace ridge::exec::aten {
 
@@ -17,31 +19,21 @@ struct Window {
 };
 
 Window window(const C& c, const at::Tensor& x) {
-  size_t rank = static_cast<size_t>(x.dim()) - 2;
   Window w;
-  w.kernel = c.node.get_ints("kernel_shape");
-  if (w.kernel.size() != rank)
-    c.fail(fmt::format("kernel_shape has {} values for {} spatial axes", w.kernel.size(), rank));
-  w.stride = c.node.get_ints("strides", std::vector<int64_t>(rank, 1));
-  w.dilation = c.node.get_ints("dilations", std::vector<int64_t>(rank, 1));
-  w.ceil = c.node.get_int("ceil_mode", 0) != 0;
-  w.pad_begin.assign(rank, 0);
-  w.pad_end.assign(rank, 0);
-  auto auto_pad = c.node.get_string("auto_pad", "NOTSET");
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    for (size_t i = 0; i < rank; ++i) {
-      int64_t in = x.size(static_cast<int64_t>(i) + 2);
-      int64_t out = (in + w.stride[i] - 1) / w.stride[i];
-      int64_t total = std::max<int64_t>(0, (out - 1) * w.stride[i] + (w.kernel[i] - 1) * w.dilation[i] + 1 - in);
-      w.pad_begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      w.pad_end[i] = total - w.pad_begin[i];
-    }
-  } else if (auto pads = c.node.get_ints("pads"); !pads.empty()) {
-    for (size_t i = 0; i < rank; ++i) {
-      w.pad_begin[i] = pads[i];
-      w.pad_end[i] = pads[i + rank];
-    }
+  // The window as shape inference resolves it (shape::resolve_window): one rule for every executor.
+  shape::Window resolved;
+  try {
+    resolved = shape::resolve_window(c.node, std::vector<int64_t>(x.sizes().begin() + 2, x.sizes().end()),
+                                     c.node.get_ints("kernel_shape"));
+  } catch (const Error& e) {
+    c.fail(e.what());
   }
+  w.kernel = std::move(resolved.kernel);
+  w.stride = std::move(resolved.strides);
+  w.dilation = std::move(resolved.dilations);
+  w.pad_begin = std::move(resolved.pads_begin);
+  w.pad_end = std::move(resolved.pads_end);
+  w.ceil = c.node.get_int("ceil_mode", 0) != 0;
   return w;
 }
 
