@@ -31,7 +31,8 @@ Interpreter::Interpreter(const graph::Model& model, const ExecOptions& options)
       options_(options),
       graph_(&model.graph),
       opset_(model.default_opset()),
-      generator_(at::make_generator<at::CPUGeneratorImpl>(options.seed)) {
+      generator_(at::make_generator<at::CPUGeneratorImpl>(options.seed)),
+      rng_(options.seed) {
   load_constants(model.graph);
   // A named string: GCC 12 warns (falsely, -Warray-bounds) on push_back of this literal.
   static const std::string random_note =
@@ -45,7 +46,7 @@ void Interpreter::load_constants(const graph::Graph& g) {
   for (size_t i = 0; i < g.values.size(); ++i) {
     const auto& v = g.values[i];
     if (v.initializer && !v.is_graph_input)
-      constants[i] = load_initializer(g, static_cast<ValueId>(i), model_.directory, generator_, random_weights_);
+      constants[i] = load_initializer(g, static_cast<ValueId>(i), model_.directory, rng_, random_weights_);
   }
   for (const auto& node : g.nodes)
     for (const auto* sub : node.subgraphs()) load_constants(*sub);
@@ -123,7 +124,7 @@ void Interpreter::check_inputs(const std::vector<at::Tensor>& inputs) const {
 
 std::vector<at::Tensor> Interpreter::generate_inputs() {
   std::vector<at::Tensor> inputs;
-  for (auto id : graph_->inputs) inputs.push_back(generate_input(*graph_, id, generator_));
+  for (auto id : graph_->inputs) inputs.push_back(generate_input(*graph_, id, rng_));
   return inputs;
 }
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -96,7 +97,8 @@ class Interpreter {
   std::unordered_map<graph::ValueId, Epilogue> fusions_;  // of optimized_graph_
   const graph::Graph* graph_;
   int64_t opset_ = 0;
-  at::Generator generator_;
+  at::Generator generator_;  // the random ops' (RandomNormal, Dropout in training, Bernoulli)
+  std::mt19937_64 rng_;      // random weights and inputs: exec/host_values' stream, as every backend draws them
   bool random_weights_ = false;
   std::vector<std::string> notes_;
   std::unordered_map<const graph::Graph*, std::vector<at::Tensor>> constants_;

@@ -40,54 +40,15 @@ HostTensor to_host(const at::Tensor& tensor, const std::string& name) {
   return host;
 }
 
-namespace {
-
-bool external_file_missing(const graph::TensorRef& ref, const std::string& directory) {
-  return ref.location.kind == graph::TensorLocation::Kind::kExternal &&
-         !std::filesystem::exists(std::filesystem::path(directory) / ref.location.external_path);
-}
-
-}  // namespace
-
+// Weights and inputs come from exec/host_values (one rule and one random stream for every backend: the
+// same seed gives the same random weights and inputs on the CPU and the GPU), then become ATen tensors.
 at::Tensor load_initializer(const graph::Graph& g, graph::ValueId id, const std::string& directory,
-                            at::Generator& generator, bool& random) {
-  const auto& value = g.value(id);
-  const auto& ref = *value.initializer;
-  if (!external_file_missing(ref, directory)) {
-    HostTensor host;
-    host.name = ref.name;
-    host.dtype = ref.dtype;
-    host.dims = ref.dims;
-    host.bytes = onnx::read_tensor_bytes(ref, directory);
-    return from_host(host);
-  }
-  random = true;
-  auto options = at::TensorOptions().dtype(scalar_type(ref.dtype));
-  if (!graph::is_floating(ref.dtype)) return at::zeros(ref.dims, options);
-  auto t = at::empty(ref.dims, at::TensorOptions().dtype(at::kFloat));
-  if (is_scale_input(g, id)) {
-    t.uniform_(0.5, 1.5, generator);
-  } else {
-    int64_t fan_in = 1;
-    for (size_t i = 1; i < ref.dims.size(); ++i) fan_in *= ref.dims[i];
-    if (ref.dims.size() < 2) fan_in = 100;  // biases and shifts: small values
-    double bound = 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(fan_in, 1)));
-    t.uniform_(-bound, bound, generator);
-  }
-  return t.to(options.dtype());
+                            std::mt19937_64& rng, bool& random) {
+  return from_host(exec::load_initializer(g, id, directory, rng, random));
 }
 
-at::Tensor generate_input(const graph::Graph& g, graph::ValueId id, at::Generator& generator) {
-  const auto& value = g.value(id);
-  if (!graph::is_fully_known(value.shape))
-    throw Error(fmt::format("input '{}' has shape {}: bind its dims (--batch, --dim, --input)", value.name,
-                            graph::to_string(value.shape)));
-  auto dims = graph::known_dims(value.shape);
-  auto options = at::TensorOptions().dtype(scalar_type(value.dtype));
-  if (graph::is_floating(value.dtype)) return at::randn(dims, generator, at::kFloat).to(options.dtype());
-  if (value.dtype == DType::kBool) return at::ones(dims, options);
-  if (auto table = gathered_table_size(g, id)) return at::randint(*table, dims, generator, options);
-  return at::ones(dims, options);
+at::Tensor generate_input(const graph::Graph& g, graph::ValueId id, std::mt19937_64& rng) {
+  return from_host(exec::generate_input(g, id, rng));
 }
 
 }  // namespace ridge::exec::aten

@@ -3,6 +3,7 @@
 // when the file has none), generated inputs, and host copies of outputs.
 #include <ATen/ATen.h>
 
+#include <random>
 #include <string>
 
 #include "exec/host_tensor.h"
@@ -13,14 +14,10 @@ namespace ridge::exec::aten {
 at::Tensor from_host(const HostTensor& host);
 HostTensor to_host(const at::Tensor& tensor, const std::string& name);
 
-// An initializer's values. When its external data file is absent (ridge's bundled weightless
-// models) the values are random, drawn as PyTorch initializes layers (uniform in +-1/sqrt(fan_in);
-// normalization scales and variances near 1), and `random` is set.
+// exec::load_initializer and exec::generate_input (host_values.h: the rule every backend uses, drawn from
+// `rng`) as ATen tensors.
 at::Tensor load_initializer(const graph::Graph& graph, graph::ValueId id, const std::string& model_directory,
-                            at::Generator& generator, bool& random);
-
-// An input generated from its bound shape: normal noise for floats; for integer inputs read as
-// indices by Gather, uniform ids below the gathered dimension; other integers (masks) are ones.
-at::Tensor generate_input(const graph::Graph& graph, graph::ValueId id, at::Generator& generator);
+                            std::mt19937_64& rng, bool& random);
+at::Tensor generate_input(const graph::Graph& graph, graph::ValueId id, std::mt19937_64& rng);
 
 }  // namespace ridge::exec::aten
