@@ -7,9 +7,9 @@
 #include <map>
 #include <optional>
 
-#include "report/format.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/format.h"
 
 namespace ridge::calib {
 namespace {
@@ -113,15 +113,15 @@ void write_samples_csv(std::ostream& out, const std::vector<Sample>& samples) {
   out << ",run\n";
   for (const auto& s : samples) {
     const auto& f = s.features;
-    out << report::csv_field(s.source) << ',' << report::csv_field(s.label) << ',' << s.mode << ',' << name(f.kind)
-        << ',' << f.op << ',' << f.family;
+    out << csv_field(s.source) << ',' << csv_field(s.label) << ',' << s.mode << ',' << name(f.kind) << ',' << f.op
+        << ',' << f.family;
     for (const auto& c : kNumbers) out << ',' << number(f.*c.member);
     out << ',' << number(s.measured_s);
     for (const char* e : kEnvironment) {
       auto it = s.environment.find(e);
-      out << ',' << (it == s.environment.end() ? "" : report::csv_field(it->second));
+      out << ',' << (it == s.environment.end() ? "" : csv_field(it->second));
     }
-    out << ',' << report::csv_field(s.run) << '\n';
+    out << ',' << csv_field(s.run) << '\n';
   }
 }
 
@@ -158,8 +158,8 @@ std::vector<Sample> read_samples_csv(std::istream& in, const std::string& source
 void write_overhead_csv(std::ostream& out, const std::vector<OverheadSample>& samples) {
   out << "source,mode,threads,nodes,node_sum_s,run_s,run\n";
   for (const auto& s : samples)
-    out << report::csv_field(s.source) << ',' << s.mode << ',' << s.threads << ',' << s.nodes << ','
-        << number(s.node_sum_s) << ',' << number(s.run_s) << ',' << report::csv_field(s.run) << '\n';
+    out << csv_field(s.source) << ',' << s.mode << ',' << s.threads << ',' << s.nodes << ',' << number(s.node_sum_s)
+        << ',' << number(s.run_s) << ',' << csv_field(s.run) << '\n';
 }
 
 std::vector<OverheadSample> read_overhead_csv(std::istream& in, const std::string& source) {

@@ -9,8 +9,8 @@
 #include "exec/op_table.h"
 #include "exec/test_data.h"
 #include "onnx/model_reader.h"
-#include "report/format.h"
 #include "util/error.h"
+#include "util/format.h"
 
 namespace ridge::exec {
 
@@ -116,14 +116,13 @@ void check_memory(const cost::ModelCost& cost, bool training, int64_t available)
     int64_t train =
         cost.training->saved_activation_bytes + cost.training->gradient_bytes + cost.training->optimizer_state_bytes;
     need += train;
-    extra = fmt::format(" + {} saved activations, gradients and optimizer state", report::si_bytes(train));
+    extra = fmt::format(" + {} saved activations, gradients and optimizer state", si_bytes(train));
   }
   if (need <= available) return;
   throw Error(
       fmt::format("this run needs about {} (weights {} + peak activations {}{}, from the analytical model) "
                   "but {} is available; use a smaller batch or input",
-                  report::si_bytes(need), report::si_bytes(weights), report::si_bytes(activations), extra,
-                  report::si_bytes(available)));
+                  si_bytes(need), si_bytes(weights), si_bytes(activations), extra, si_bytes(available)));
 }
 
 }  // namespace ridge::exec

@@ -1,6 +1,6 @@
 #pragma once
 // Splitting one CSV line (RFC 4180 quoting: "a,b" and doubled quotes), for the CSV files ridge
-// reads back (measured node times, calibration samples). Quoting on output: report/format.h.
+// reads back (measured node times, calibration samples). Quoting on output: util/format.h.
 #include <string>
 #include <string_view>
 #include <vector>

@@ -1,10 +1,10 @@
-#include "report/format.h"
+#include "util/format.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-namespace ridge::report {
+namespace ridge {
 
 std::string si(double value, const char* unit) {
   if (value == 0) return fmt::format("0{}{}", *unit ? " " : "", unit);
@@ -60,4 +60,4 @@ std::string cut_list(const std::string& text, size_t limit) {
   return text.substr(0, at) + fmt::format(", ... ({} more)", rest);
 }
 
-}  // namespace ridge::report
+}  // namespace ridge
