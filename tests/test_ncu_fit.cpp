@@ -113,6 +113,26 @@ TEST(NcuFitH200, RidgesOwnExecutorMapsItsReluAddAndBiasKernelsByOrder) {
   EXPECT_TRUE(map.misfit.empty()) << map.misfit;
 }
 
+// `ridge profile models/resnet50.onnx --device cuda --batch 8` on an H100 (bench/results, after the elementwise
+// kernels became flat, row and walk variants): every kernel ridge launches shows its op family, so a figure
+// groups it and a run without NVTX maps it by order.
+TEST(NcuFitH100, RidgesKernelVariantsShowTheirFamily) {
+  auto kernels = kernels_of(source_path("bench/results/gpu-h100-2026-11-26-kernels/profile-resnet50-ncu.csv"));
+  ASSERT_EQ(kernels.size(), 176u);
+  int flat = 0;
+  for (const auto& k : kernels) {
+    if (k.name.find("ridge::") == std::string::npos || k.name.find("strided_copy") != std::string::npos) continue;
+    EXPECT_FALSE(profile::kernel_family(k.name).empty()) << k.name;
+    if (k.name.find("binary_flat_kernel") != std::string::npos) {
+      ++flat;
+      EXPECT_EQ(profile::kernel_family(k.name), "elementwise");
+    }
+  }
+  EXPECT_EQ(flat, 16);  // ResNet-50's residual Adds
+  auto map = profile::map_kernels_to_layers(kernels, layers_of("resnet50.onnx", 8));
+  EXPECT_EQ(mapped(map), 176u);
+}
+
 // The same model and command on an H100 after the executor learned to name each node's NVTX range: every
 // kernel, the cuDNN bias adds and the Gemm's bias copy included, is placed by its range, not by order.
 TEST(NcuFitH100, RidgesOwnExecutorNamesEveryKernelsLayerWithNvtx) {

@@ -31,10 +31,13 @@ constexpr KernelPattern kPatterns[] = {
     {"ridge::<unnamed>::unary_kernel", "elementwise", Arity::kUnary},
     {"ridge::<unnamed>::not_kernel", "elementwise", Arity::kUnary},
     {"ridge::<unnamed>::binary_kernel", "elementwise", Arity::kBinary},
+    {"ridge::<unnamed>::binary_flat_kernel", "elementwise", Arity::kBinary},
+    {"ridge::<unnamed>::binary_rows_kernel", "elementwise", Arity::kBinary},
     {"ridge::<unnamed>::compare_kernel", "elementwise", Arity::kBinary},
     {"ridge::<unnamed>::logic_kernel", "elementwise", Arity::kBinary},
     {"ridge::<unnamed>::where_kernel", "elementwise"},
     {"ridge::<unnamed>::layer_norm_kernel", "normalization"},
+    {"ridge::<unnamed>::layer_norm_warp_kernel", "normalization"},
     // libraries
     {"conv", "conv"},
     {"fprop", "conv"},
