@@ -34,6 +34,7 @@
 #include "roofline/energy_fit.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/file.h"
 
 namespace ridge::cli {
 namespace {
@@ -69,12 +70,6 @@ int print_and_keep(const CalibrateOptions& o, calib::Calibration calibration) {
   return 0;
 }
 
-std::string read_export(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read '{}'", path));
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // --ncu MODEL:BATCH=EXPORT.csv: the export's layer times as the GPU fit's device-time samples.
 std::vector<calib::Sample> ncu_device_samples(const std::string& spec, const std::string& exclude_model,
                                               std::vector<std::string>& notes) {
@@ -96,7 +91,7 @@ std::vector<calib::Sample> ncu_device_samples(const std::string& spec, const std
   request.model_path = model;
   request.bindings.batch = batch;
   auto analysis = analysis::run(request);
-  auto text = read_export(file);
+  auto text = read_file(file);
   if (!profile::is_ncu_export(text)) throw Error(fmt::format("--ncu: '{}' is not an Nsight Compute CSV export", file));
   auto layers = profile::ncu_layer_seconds(profile::parse_ncu_export(text, file), analysis.cost, 0, notes);
   return calib::kernel_time_samples(analysis, model, batch, layers, "--ncu " + spec, notes);
@@ -123,7 +118,7 @@ int run_family_calibration(const CalibrateOptions& o) {
   roofline::RunSelection run;
   std::vector<std::string> ncu_notes;
   std::vector<roofline::MeasuredNode> measured;
-  auto text = read_export(measured_path);
+  auto text = read_file(measured_path);
   if (profile::is_ncu_export(text)) {
     for (const auto& [layer, seconds] : profile::ncu_layer_seconds(profile::parse_ncu_export(text, measured_path),
                                                                    analysis.cost, o.repetitions, ncu_notes))

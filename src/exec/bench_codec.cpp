@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "util/error.h"
+#include "util/file.h"
 #include "util/json_reader.h"
 
 namespace ridge::exec {
@@ -290,10 +291,7 @@ BenchFile parse_bench(std::string_view text, const std::string& where, const std
 }
 
 BenchFile read_bench_file(const std::string& path, const std::string& also) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto file = parse_bench(text, path, also);
+  auto file = parse_bench(read_file(path), path, also);
   file.path = path;
   return file;
 }

@@ -23,6 +23,7 @@
 #include "report/tune_report.h"
 #include "roofline/prediction_codec.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/timestamp.h"
 
 namespace ridge::report {
@@ -125,9 +126,7 @@ store::Record imported_record(const TypedResult& value, const Document& doc, con
 }  // namespace
 
 ImportedFile import_records(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_file(path);
   auto doc = nlohmann::json::parse(text, nullptr, false);
   if (!doc.is_discarded() && is_tuning(doc)) {
     auto value = decode_tuning(doc, "'" + path + "'");
@@ -170,6 +169,14 @@ ImportedFile import_records(const std::string& path) {
     ++out.untimed;
     return out;
   }
+  // An ert document printed before `ridge ert -f json` carried its typed record: its figures are a printer's
+  // table, which is never read back as a result.
+  if (!doc.is_discarded() && doc.is_object() && doc.contains("fma") && doc.contains("bandwidth_points") &&
+      !doc.contains("ert"))
+    throw Error(fmt::format(
+        "'{}' is `ridge ert -f json` output of a revision before results carried their typed record (\"ert\"): "
+        "its figures cannot be read back; run `ridge ert` again to import them",
+        path));
   // A comparison holds a device and totals too: told apart first.
   if (!doc.is_discarded() && is_comparison(doc)) {
     auto value = decode_comparison(doc, "'" + path + "'");

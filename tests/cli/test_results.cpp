@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "store/sqlite.h"
+#include "support/one_line_error.h"
 #include "support/paths.h"
 
 namespace ridge::test {
@@ -530,6 +531,28 @@ TEST(ResultsCli, ImportedPredictionsPairWithImportedGpuRuns) {
   // The TF32 run (7.805 ms, another file) is not what an fp32 prediction without --allow-tf32 describes.
   EXPECT_EQ(section.find("7.805 ms"), std::string::npos) << section;
   EXPECT_NE(section.find(fmt::format("{:.2f} x", 13.948e-3 / predicted_s)), std::string::npos) << section;
+}
+
+}  // namespace
+}  // namespace ridge::test
+
+namespace ridge::test {
+namespace {
+
+// Files a user may point at by mistake: a directory, and an ert document from a revision whose JSON had no typed
+// record (as ../shared/data/gpu-h200/bench/ridge-ert-cuda.json): one line each, naming the file and what to do.
+TEST(ResultsCli, ADirectoryOrAnUntypedErtDocumentIsOneLine) {
+  auto dir = temp_dir();
+  auto import_dir = run_ridge("results import " + dir + " --store " + dir + "/s.db");  // CLI11 refuses it: usage, 2
+  EXPECT_EQ(import_dir.exit_code, 2);
+  EXPECT_EQ(import_dir.err.find('\n'), import_dir.err.size() - 1) << import_dir.err;
+  EXPECT_NE(import_dir.err.find("directory"), std::string::npos) << import_dir.err;
+  expect_one_line_error(run_ridge("plot roofline " + model_path("alexnet") + " --device h100-sxm --measured " + dir +
+                                  " -o " + dir + "/r.svg"),
+                        "is a directory");
+  auto old = dir + "/ert-old.json";
+  std::ofstream(old) << R"({"gpu": {"name": "NVIDIA H200"}, "fma": [], "tensor": [], "bandwidth_points": []})";
+  expect_one_line_error(run_ridge("results import " + old + " --store " + dir + "/s.db"), "run `ridge ert` again");
 }
 
 }  // namespace
