@@ -96,12 +96,15 @@ std::vector<DomainAxis> mode_axes(const hw::Device& device, const Prediction& at
       axis.values_from = fmt::format("held at {}'s {:g} MHz: the device file gives no steps_mhz table or min_mhz",
                                      default_name, held_mhz);
     }
-    if ((o.all_domains || cores_used.count(domain)) && clock.cores > 0) {
+    // Online cores are a custom mode's knob for the CPU only (ridge sets them through sysfs: hw/mode_control); a
+    // GPU's powered TPCs (a Jetson file's clocks.gpu.cores) come with nvpmodel's named modes alone.
+    if ((o.all_domains || cores_used.count(domain)) && clock.cores > 0 && domain == "cpu") {
       for (int c = 1; c <= clock.cores; ++c) axis.cores.push_back(c);
       axis.held = false;
       axis.values_from += fmt::format("; 1 to {} online cores", clock.cores);
     } else if (clock.cores > 0) {
-      axis.values_from += fmt::format("; {} online cores as in {}", default_cores(device, domain), default_name);
+      axis.values_from += fmt::format("; {} {} as in {}", default_cores(device, domain),
+                                      domain == "gpu" ? "powered TPCs" : "online cores", default_name);
     }
     axes.push_back(std::move(axis));
   }
