@@ -23,6 +23,115 @@ std::vector<RooflineCeiling> ceilings_of(const hw::Roofline& roofline, const std
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int kWidthPx = 640, kHeightPx = 420;  // the plot area (base_spec)
+constexpr int kLabelFontPx = 10;
+// A ceiling label's extent at kLabelFontPx in sans-serif: about 0.55 em per character, 8 px above the baseline
+// and 2 below. Estimates on the wide side: placement keeps a margin rather than measuring glyphs.
+constexpr double kCharPx = 5.6, kAscentPx = 8, kDescentPx = 2;
+
+// Pixel positions of the log-log plot area (y from the top, as drawn).
+struct Pixels {
+  double lx0, lx1, ly0, ly1;
+  double x(double v) const { return (std::log10(v) - lx0) / (lx1 - lx0) * kWidthPx; }
+  double y(double v) const { return (1 - (std::log10(v) - ly0) / (ly1 - ly0)) * kHeightPx; }
+  double x_value(double px) const { return std::pow(10.0, lx0 + px / kWidthPx * (lx1 - lx0)); }
+  double y_value(double py) const { return std::pow(10.0, ly0 + (1 - py / kHeightPx) * (ly1 - ly0)); }
+};
+
+struct Box {
+  double x0, y0, x1, y1;
+  bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+struct Segment {
+  double x0, y0, x1, y1;
+  // Whether the segment passes through `b` (sampled finely enough for boxes of a few pixels).
+  bool crosses(const Box& b) const {
+    for (int i = 0; i <= 200; ++i) {
+      double t = i / 200.0, x = x0 + t * (x1 - x0), y = y0 + t * (y1 - y0);
+      if (x > b.x0 && x < b.x1 && y > b.y0 && y < b.y1) return true;
+    }
+    return false;
+  }
+};
+
+// Where one label goes: its anchor (baseline point) and alignment; the box it covers.
+struct Placement {
+  double px, py;
+  bool right_aligned;
+  Box box;
+};
+
+Placement place_at(double px, double py, bool right_aligned, double width) {
+  Box b{right_aligned ? px - width : px, py - kAscentPx, right_aligned ? px : px + width, py + kDescentPx};
+  return {px, py, right_aligned, b};
+}
+
+// Ceiling labels that overlap neither each other nor their own line, inside the plot area, crossing as few other
+// ceiling lines as they can: compute ceilings (highest first) try above their line at its right end, below it,
+// then further left, along it and beyond its start at its height; memory ceilings try points along their line, below-right of it (the line rises
+// away from the text) or above-left. Crossing another ceiling's line costs three, covering a point one (a label on
+// another line reads as that line's). The first candidate of least cost wins.
+void place_labels(Json& ceilings, const Pixels& px, const std::vector<std::pair<double, double>>& points) {
+  std::vector<Segment> lines;
+  for (const auto& c : ceilings)
+    lines.push_back({px.x(c["x1"].get<double>()), px.y(c["y1"].get<double>()), px.x(c["x2"].get<double>()),
+                     px.y(c["y2"].get<double>())});
+  std::vector<size_t> order(ceilings.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    bool ca = ceilings[a]["kind"] == "compute", cb = ceilings[b]["kind"] == "compute";
+    if (ca != cb) return ca;
+    return ceilings[a]["value"].get<double>() > ceilings[b]["value"].get<double>();
+  });
+  std::vector<Box> placed;
+  // Leaving the plot area or covering another label is never chosen when anything else is possible; crossing
+  // its own line neither; crossing another ceiling's line costs three, covering a point one.
+  auto cost = [&](const Box& b, size_t own) {
+    int c = 0;
+    if (b.x0 < 0 || b.x1 > kWidthPx || b.y0 < 0 || b.y1 > kHeightPx) c += 10000;
+    for (const auto& o : placed)
+      if (o.overlaps(b)) c += 1000;
+    for (size_t j = 0; j < lines.size(); ++j)
+      if (lines[j].crosses(b)) c += j == own ? 1000 : 3;
+    for (const auto& [x, y] : points)  // a point under the text: it hides the point
+      if (x > b.x0 - 4 && x < b.x1 + 4 && y > b.y0 - 4 && y < b.y1 + 4) c += 1;
+    return c;
+  };
+  for (size_t i : order) {
+    auto& c = ceilings[i];
+    const auto text = c["text"].get<std::string>();
+    if (text.empty()) continue;
+    const double width = kCharPx * static_cast<double>(text.size());
+    const auto& l = lines[i];
+    std::vector<Placement> candidates;
+    if (c["kind"] == "compute") {
+      // Along the line first; then further left at the line's height, where the line has not started.
+      for (double right = l.x1; right - width >= 0; right -= width / 2) {
+        candidates.push_back(place_at(right, l.y0 - 3, true, width));
+        candidates.push_back(place_at(right, l.y0 + 3 + kAscentPx, true, width));
+      }
+      if (candidates.empty()) candidates.push_back(place_at(l.x1, l.y0 - 3, true, width));
+    } else {
+      for (int k = 0; k <= 24; ++k) {
+        double t = k / 24.0, x = l.x0 + t * (l.x1 - l.x0), y = l.y0 + t * (l.y1 - l.y0);
+        candidates.push_back(place_at(x + 3, y + 3 + kAscentPx, false, width));
+        candidates.push_back(place_at(x - 3, y - 3, true, width));
+      }
+    }
+    const Placement* chosen = &candidates.front();
+    int best = cost(chosen->box, i);
+    for (const auto& p : candidates) {
+      int c = cost(p.box, i);
+      if (c < best) chosen = &p, best = c;
+      if (best == 0) break;
+    }
+    placed.push_back(chosen->box);
+    c["label_x"] = px.x_value(chosen->px);
+    c["label_y"] = px.y_value(chosen->py);
+    c["label_align"] = chosen->right_aligned ? "right" : "left";
+  }
+}
 
 struct SeriesPeaks {
   double max_flops = 0, max_bandwidth = 0;
@@ -49,10 +158,9 @@ Json ceiling_marks() {
                     {{"x", {{"scale", "x"}, {"field", "label_x"}}},
                      {"y", {{"scale", "y"}, {"field", "label_y"}}},
                      {"text", {{"field", "text"}}},
-                     {"align", {{"signal", "datum.kind === 'compute' ? 'right' : 'left'"}}},
-                     {"baseline", {{"value", "bottom"}}},
-                     {"dy", {{"value", -2}}},
-                     {"fontSize", {{"value", 10}}},
+                     {"align", {{"field", "label_align"}}},
+                     {"baseline", {{"value", "alphabetic"}}},
+                     {"fontSize", {{"value", kLabelFontPx}}},
                      {"fill", {{"scale", "series_color"}, {"field", "series"}}}}}}}};
   return Json::array({rules, labels});
 }
@@ -113,7 +221,7 @@ Figure roofline_figure(const RooflineInput& input) {
   for (const auto* p : drawn) lowest = std::min(lowest, p->flops / p->time_s);
   auto [y_min, y_max] = decade_domain(std::min(lowest, y_hi / 1e4) / 2, y_hi * 1.5);
 
-  Json spec = base_spec(input.title, 640, 420);
+  Json spec = base_spec(input.title, kWidthPx, kHeightPx);
   Json ceilings = Json::array();
   for (const auto& c : input.ceilings) {
     const auto& s = peaks[c.series];
@@ -155,6 +263,10 @@ Figure roofline_figure(const RooflineInput& input) {
     auto text = first["text"].get<std::string>();
     first["text"] = keys + text.substr(first["key"].get<std::string>().size());
   }
+  const Pixels pixels{std::log10(x_min), std::log10(x_max), std::log10(y_min), std::log10(y_max)};
+  std::vector<std::pair<double, double>> point_pixels;
+  for (const auto* p : drawn) point_pixels.emplace_back(pixels.x(p->flops / p->bytes), pixels.y(p->flops / p->time_s));
+  place_labels(ceilings, pixels, point_pixels);
   add_data(spec, "ceilings", std::move(ceilings));
 
   Json points = Json::array();
