@@ -69,9 +69,10 @@ Placement place_at(double px, double py, bool right_aligned, double width) {
 
 // Ceiling labels that overlap neither each other nor their own line, inside the plot area, crossing as few other
 // ceiling lines as they can: compute ceilings (highest first) try above their line at its right end, below it,
-// then further left, along it and beyond its start at its height; memory ceilings try points along their line, below-right of it (the line rises
-// away from the text) or above-left. Crossing another ceiling's line costs three, covering a point one (a label on
-// another line reads as that line's). The first candidate of least cost wins.
+// then further left, along it and beyond its start at its height; memory ceilings try points along their line,
+// below-right of it (the line rises away from the text) or above-left. Crossing another ceiling's line costs
+// three, covering a point one (a label on another line reads as that line's). The first candidate of least cost
+// wins.
 void place_labels(Json& ceilings, const Pixels& px, const std::vector<std::pair<double, double>>& points) {
   std::vector<Segment> lines;
   for (const auto& c : ceilings)
