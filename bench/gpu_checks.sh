@@ -24,18 +24,9 @@ ridge=${RIDGE:-build/ridge}
 build=$(dirname "$ridge")
 mkdir -p "$out"
 start=$SECONDS
-step() {  # step SECONDS LABEL command...: run it with a limit unless the budget is spent
-  local limit=$1 label=$2
-  shift 2
-  if ((SECONDS - start + 5 > budget)); then
-    echo "gpu_checks: skipped $label (budget of ${budget}s spent)" | tee -a "$out/skipped.txt" >&2
-    return
-  fi
-  echo "gpu_checks: [$((SECONDS - start))s] $label" >&2
-  local t0=$SECONDS
-  timeout --kill-after=5 "$limit" "$@" || echo "gpu_checks: $label failed or timed out (exit $?)" | tee -a "$out/failed.txt" >&2
-  echo "$label: $((SECONDS - t0)) s" >>"$out/step-seconds.txt"
-}
+step_log=gpu_checks
+# shellcheck source=bench/gpu_steps.sh
+source "$(dirname "$0")/gpu_steps.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv >"$out/nvidia-smi.csv" 2>&1
 export RIDGE_STORE="$out/results.db"
 device=h100-sxm  # ridge's database entry for the card: ceilings and the calibration's starting file

@@ -20,16 +20,9 @@ budget=${2:-300}
 ridge=${RIDGE:-build/ridge}
 mkdir -p "$out"
 start=$SECONDS
-step() {  # step SECONDS LABEL command...: run it with a limit unless the budget is spent
-  local limit=$1 label=$2
-  shift 2
-  if ((SECONDS - start + 5 > budget)); then
-    echo "gpu_speed: skipped $label (budget of ${budget}s spent)" | tee -a "$out/skipped.txt" >&2
-    return
-  fi
-  echo "gpu_speed: [$((SECONDS - start))s] $label" >&2
-  timeout --kill-after=5 "$limit" "$@" || echo "gpu_speed: $label failed or timed out (exit $?)" | tee -a "$out/failed.txt" >&2
-}
+step_log=gpu_speed
+# shellcheck source=bench/gpu_steps.sh
+source "$(dirname "$0")/gpu_steps.sh"
 cnns="resnet50 mobilenet_v2 densenet121 vgg16"
 common=(--device cuda --max-time 0.3 --warmup 0.2 --min-runs 10 --no-store -f json)
 points() { [ "$1" = bert_base ] && echo "--sweep batch=1,8 --dim seq=128" || echo "--sweep batch=1,32"; }

@@ -5,16 +5,15 @@
 
 #include <cmath>
 #include <cstring>
-#include <random>
 
 #include "cost/conv_algorithms.h"
 #include "exec/engine.h"
-#include "exec/host_values.h"
 #include "exec/op_table.h"
 #include "exec/prepare.h"
 #include "exec/statistics.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
+#include "support/random_weights_fixtures.h"
 #include "support/tensor_compare.h"
 
 namespace ridge::test {
@@ -211,30 +210,13 @@ namespace {
 // seed, the CPU engine's output is x W for the x and W the shared rule draws (weights first, then inputs), so a
 // GPU run of the same seed starts from the same numbers (tests/gpu checks the outputs agree).
 TEST(Executor, RandomWeightsAndInputsComeFromTheSharedRule) {
-  ModelBuilder b;
-  b.input("x", {int64_t{2}, int64_t{5}}).external_weight("w", {5, 3}, "absent.bin").output("y");
-  b.node("MatMul", {"x", "w"}, {"y"}, "product");
-  analysis::Request request;
-  request.model_path = b.save("random_matmul");
-  auto prepared = exec::prepare(request, "");
+  auto prepared = random_weights::random_matmul("random_matmul");
   exec::ExecOptions options;
   options.seed = 7;
   auto out = exec::load_engine().run(prepared.analysis.model, {}, options);
   ASSERT_TRUE(out.random_weights);
-  const auto& g = prepared.analysis.model.graph;
-  std::mt19937_64 rng(7);
-  bool random = false;
-  auto w = floats(exec::load_initializer(g, *g.find("w"), prepared.analysis.model.directory, rng, random));
-  auto x = floats(exec::generate_input(g, *g.find("x"), rng));
-  ASSERT_TRUE(random);
   auto y = floats(out.outputs.at(0));
-  ASSERT_EQ(y.size(), 6u);
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 3; ++j) {
-      double expected = 0;
-      for (int k = 0; k < 5; ++k) expected += static_cast<double>(x[i * 5 + k]) * w[k * 3 + j];
-      EXPECT_NEAR(y[i * 3 + j], expected, 1e-5) << i << ", " << j;
-    }
+  random_weights::expect_product(y, random_weights::expected_product(prepared, 7));
   // Another seed draws other numbers.
   options.seed = 8;
   EXPECT_NE(floats(exec::load_engine().run(prepared.analysis.model, {}, options).outputs.at(0)), y);

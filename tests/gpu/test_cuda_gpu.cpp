@@ -4,13 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <random>
 
 #include "exec/engine.h"
-#include "exec/host_values.h"
 #include "exec/prepare.h"
-#include "support/model_builder.h"
 #include "support/paths.h"
+#include "support/random_weights_fixtures.h"
 #include "support/tensor_compare.h"
 #include "util/error.h"
 
@@ -126,29 +124,12 @@ TEST(GpuExecutor, AGpuThatDoesNotExistIsRefused) {
 // The same seed draws the same random weights and inputs as the CPU engine (exec/host_values' rule and stream;
 // tests/test_executor.cpp checks the CPU side the same way).
 TEST(GpuExecutor, RandomWeightsAndInputsComeFromTheSharedRule) {
-  ModelBuilder b;
-  b.input("x", {int64_t{2}, int64_t{5}}).external_weight("w", {5, 3}, "absent.bin").output("y");
-  b.node("MatMul", {"x", "w"}, {"y"}, "product");
-  analysis::Request request;
-  request.model_path = b.save("random_matmul_gpu");
-  auto p = exec::prepare(request, "");
+  auto p = random_weights::random_matmul("random_matmul_gpu");
   auto options = gpu_options();
   options.seed = 7;
   auto out = ridge_cuda_engine()->run(p.analysis.model, {}, options);
   ASSERT_TRUE(out.random_weights);
-  const auto& g = p.analysis.model.graph;
-  std::mt19937_64 rng(7);
-  bool random = false;
-  auto w = floats(exec::load_initializer(g, *g.find("w"), p.analysis.model.directory, rng, random));
-  auto x = floats(exec::generate_input(g, *g.find("x"), rng));
-  auto y = floats(out.outputs.at(0));
-  ASSERT_EQ(y.size(), 6u);
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 3; ++j) {
-      double expected = 0;
-      for (int k = 0; k < 5; ++k) expected += static_cast<double>(x[i * 5 + k]) * w[k * 3 + j];
-      EXPECT_NEAR(y[i * 3 + j], expected, 1e-5) << i << ", " << j;
-    }
+  random_weights::expect_product(floats(out.outputs.at(0)), random_weights::expected_product(p, 7));
 }
 
 }  // namespace
