@@ -1,5 +1,5 @@
 #pragma once
-// Reading and validating device files (YAML, see devices/README.md for the schema).
+// Reading and validating device files (YAML; the schema is in docs/roofline.md).
 #include <string>
 
 #include "hw/device.h"
