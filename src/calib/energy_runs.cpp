@@ -18,6 +18,7 @@
 #include "onnx/model_reader.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/file.h"
 
 namespace ridge::calib {
 namespace {
@@ -217,11 +218,7 @@ EnergyRuns read_energy_runs(const std::vector<std::string>& paths, const hw::Roo
                       ? fmt::format("'{}' has no overall.csv: not a directory written by `ridge bench --csv`", path)
                       : fmt::format("'{}': no such file or directory", path));
     }
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error(fmt::format("cannot read '{}'", file.string()));
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    auto text = buffer.str();
+    auto text = read_file(file.string());
     auto source = file.string();
     auto first = text.find_first_not_of(" \t\r\n");
     if (first == std::string::npos) throw Error(fmt::format("'{}' is empty", source));

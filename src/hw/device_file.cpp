@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/file.h"
 
 namespace ridge::hw {
 namespace {
@@ -303,12 +304,6 @@ Device parse_device_yaml(const std::string& text, const std::string& name) {
   return d;
 }
 
-Device load_device_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read device file '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_device_yaml(text.str(), path);
-}
+Device load_device_file(const std::string& path) { return parse_device_yaml(read_file(path), path); }
 
 }  // namespace ridge::hw

@@ -196,4 +196,6 @@ std::vector<std::string> apply_mode_steps(const ModeSteps& steps) {
   return done;
 }
 
+bool custom_mode_sets_cores(const std::string& domain) { return domain == "cpu"; }
+
 }  // namespace ridge::hw

@@ -33,6 +33,10 @@ inline constexpr double kClockMarginMhz = 1.0;
 // ridge::Error for a domain without a known control.
 ModeSteps mode_steps(const Device& device, const PowerMode& mode, const std::vector<std::string>& domains);
 
+// Whether a custom mode can set `domain`'s online cores: sysfs takes CPUs online and offline; a Jetson GPU's
+// powered TPCs (its clocks.gpu.cores) come with nvpmodel's named modes alone.
+bool custom_mode_sets_cores(const std::string& domain);
+
 // The command lines people run for `steps`.
 std::vector<std::string> command_lines(const ModeSteps& steps);
 

@@ -12,6 +12,7 @@
 #include "power/rapl.h"
 #include "power/tegrastats.h"
 #include "util/error.h"
+#include "util/file.h"
 
 namespace ridge::power {
 namespace {
@@ -24,14 +25,6 @@ std::pair<std::string, std::string> split(const std::string& spec) {
   auto colon = spec.find(':');
   if (colon == std::string::npos) return {spec, ""};
   return {spec.substr(0, colon), spec.substr(colon + 1)};
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot open {}", path));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace

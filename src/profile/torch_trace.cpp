@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "util/error.h"
+#include "util/file.h"
 
 namespace ridge::profile {
 namespace {
@@ -220,13 +221,7 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& source) {
   return trace;
 }
 
-TorchTrace read_torch_trace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read torch trace '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_torch_trace(text.str(), path);
-}
+TorchTrace read_torch_trace(const std::string& path) { return parse_torch_trace(read_file(path), path); }
 
 std::string passes_from_name(TorchPasses::From from) {
   switch (from) {

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 
+#include "hw/mode_control.h"
 #include "util/error.h"
 
 namespace ridge::roofline {
@@ -96,9 +97,7 @@ std::vector<DomainAxis> mode_axes(const hw::Device& device, const Prediction& at
       axis.values_from = fmt::format("held at {}'s {:g} MHz: the device file gives no steps_mhz table or min_mhz",
                                      default_name, held_mhz);
     }
-    // Online cores are a custom mode's knob for the CPU only (ridge sets them through sysfs: hw/mode_control); a
-    // GPU's powered TPCs (a Jetson file's clocks.gpu.cores) come with nvpmodel's named modes alone.
-    if ((o.all_domains || cores_used.count(domain)) && clock.cores > 0 && domain == "cpu") {
+    if ((o.all_domains || cores_used.count(domain)) && clock.cores > 0 && hw::custom_mode_sets_cores(domain)) {
       for (int c = 1; c <= clock.cores; ++c) axis.cores.push_back(c);
       axis.held = false;
       axis.values_from += fmt::format("; 1 to {} online cores", clock.cores);

@@ -589,7 +589,7 @@ void binary(BinaryOp op, bool int64, const void* a, const Layout& al, const void
     return;
   }
   const Rows rows = rows_of(o, ls, 2, kMinRow);
-  if (!int64 && rows.ok && rows.inner < (int64_t{1} << 31) &&
+  if (!int64 && rows.ok &&
       rows_binary(op, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(out), rows,
                   stream))
     return;

@@ -29,7 +29,7 @@ void simplify(Layout& out, Layout* operands, int count);
 
 // A simplified walk as rows: when every operand reads the innermost dim contiguously (stride 1) or as one
 // element (stride 0), a kernel can walk the outer dims once per row and the row with no index arithmetic (a
-// per-channel bias over NCHW: rows of HxW; a bias over the last dim; a transpose that keeps the last dim).
+// per-channel bias over NCHW: rows of HxW; a bias over the last dim).
 struct Rows {
   bool ok = false;
   int64_t rows = 0, inner = 0;  // rows x inner = the output's elements, row-major
