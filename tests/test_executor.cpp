@@ -200,6 +200,131 @@ TEST(Executor, TrainingStepLowersTheLoss) {
   }
 }
 
+// A fully connected layer (MatMul by a constant weight, bias Add, Relu) at row counts below, at and past oneDNN's
+// row block of 64, where the rows past the last full block run as a second product: every row equals a plain
+// loop's, eager and optimized (bias and Relu fused into the product).
+TEST(Executor, FullyConnectedLayersOfAnyRowCountMatchAPlainLoop) {
+  const int64_t k = 8, n = 5;
+  std::vector<float> w(k * n), bias(n);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.25f * std::cos(static_cast<float>(i));
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.1f * static_cast<float>(i) - 0.2f;
+  for (int64_t rows : {1, 64, 65, 130, 197}) {
+    ModelBuilder b;
+    b.input("x", {rows, k}).output("y").weight_values("w", {k, n}, w).weight_values("bias", {n}, bias);
+    b.node("MatMul", {"x", "w"}, {"p"}, "fc");
+    b.node("Add", {"p", "bias"}, {"q"}, "fc_bias");
+    b.node("Relu", {"q"}, {"y"}, "relu");
+    analysis::Request request;
+    request.model_path = b.save("fc_rows");
+    auto prepared = exec::prepare(request, "");
+    std::vector<float> x(static_cast<size_t>(rows * k));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.7f * static_cast<float>(i));
+    for (auto mode : {exec::Mode::kEager, exec::Mode::kOptimized}) {
+      exec::ExecOptions options;
+      options.mode = mode;
+      auto y = floats(
+          exec::load_engine().run(prepared.analysis.model, {float_tensor("x", {rows, k}, x)}, options).outputs.at(0));
+      ASSERT_EQ(y.size(), static_cast<size_t>(rows * n)) << rows;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          double expected = bias[static_cast<size_t>(j)];
+          for (int64_t i = 0; i < k; ++i)
+            expected += static_cast<double>(x[static_cast<size_t>(r * k + i)]) * w[static_cast<size_t>(i * n + j)];
+          EXPECT_NEAR(y[static_cast<size_t>(r * n + j)], std::max(0.0, expected), 1e-5) << rows << " row " << r;
+        }
+    }
+  }
+}
+
+// An LSTM against a plain-loop reference of ONNX's equations (gates i, o, f, c), forward, reverse and
+// bidirectional, with every sequence full (no step masked) and with one sequence shorter than the others (its
+// late steps masked: zero outputs, the state held, the reverse direction starting at its own last step).
+struct LstmCase {
+  int64_t steps = 4, batch = 2, inputs = 3, hidden = 2;
+  std::vector<float> x, w, r, bias;
+};
+
+float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+
+// Y [steps, dirs, batch, hidden] and Y_h [dirs, batch, hidden] of the reference.
+std::pair<std::vector<float>, std::vector<float>> lstm_reference(const LstmCase& k, int dirs, bool reverse_only,
+                                                                 const std::vector<int64_t>& lens) {
+  int64_t T = k.steps, B = k.batch, I = k.inputs, H = k.hidden;
+  std::vector<float> y(static_cast<size_t>(T * dirs * B * H), 0.0f), yh(static_cast<size_t>(dirs * B * H), 0.0f);
+  for (int d = 0; d < dirs; ++d) {
+    bool reverse = reverse_only || d == 1;
+    const float* w = k.w.data() + d * 4 * H * I;
+    const float* r = k.r.data() + d * 4 * H * H;
+    const float* wb = k.bias.data() + d * 8 * H;
+    for (int64_t b = 0; b < B; ++b) {
+      std::vector<float> h(static_cast<size_t>(H), 0.0f), c(static_cast<size_t>(H), 0.0f);
+      for (int64_t s = 0; s < lens[static_cast<size_t>(b)]; ++s) {
+        int64_t t = reverse ? lens[static_cast<size_t>(b)] - 1 - s : s;
+        std::vector<float> g(static_cast<size_t>(4 * H));
+        for (int64_t j = 0; j < 4 * H; ++j) {
+          float v = wb[j] + wb[4 * H + j];
+          for (int64_t i = 0; i < I; ++i) v += k.x[static_cast<size_t>((t * B + b) * I + i)] * w[j * I + i];
+          for (int64_t i = 0; i < H; ++i) v += h[static_cast<size_t>(i)] * r[j * H + i];
+          g[static_cast<size_t>(j)] = v;
+        }
+        for (int64_t j = 0; j < H; ++j) {
+          auto at = [&](int gate) { return g[static_cast<size_t>(gate * H + j)]; };
+          float in = sigmoid(at(0)), out = sigmoid(at(1)), forget = sigmoid(at(2)), cand = std::tanh(at(3));
+          c[static_cast<size_t>(j)] = forget * c[static_cast<size_t>(j)] + in * cand;
+          h[static_cast<size_t>(j)] = out * std::tanh(c[static_cast<size_t>(j)]);
+          y[static_cast<size_t>(((t * dirs + d) * B + b) * H + j)] = h[static_cast<size_t>(j)];
+        }
+      }
+      for (int64_t j = 0; j < H; ++j) yh[static_cast<size_t>((d * B + b) * H + j)] = h[static_cast<size_t>(j)];
+    }
+  }
+  return {y, yh};
+}
+
+TEST(Executor, LstmMatchesAPlainLoopReference) {
+  LstmCase k;
+  auto fill = [](size_t n, float scale, int seed) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = scale * std::sin(static_cast<float>(seed * 31 + static_cast<int>(i)));
+    return v;
+  };
+  k.x = fill(static_cast<size_t>(k.steps * k.batch * k.inputs), 1.0f, 1);
+  for (const std::string direction : {"forward", "reverse", "bidirectional"}) {
+    int dirs = direction == "bidirectional" ? 2 : 1;
+    k.w = fill(static_cast<size_t>(dirs * 4 * k.hidden * k.inputs), 0.5f, 2);
+    k.r = fill(static_cast<size_t>(dirs * 4 * k.hidden * k.hidden), 0.5f, 3);
+    k.bias = fill(static_cast<size_t>(dirs * 8 * k.hidden), 0.2f, 4);
+    for (bool with_lens : {false, true}) {
+      std::vector<int64_t> lens{k.steps, with_lens ? 2 : k.steps};
+      ModelBuilder b;
+      b.input("x", {k.steps, k.batch, k.inputs}).output("y").output("y_h");
+      b.weight_values("w", {dirs, 4 * k.hidden, k.inputs}, k.w)
+          .weight_values("r", {dirs, 4 * k.hidden, k.hidden}, k.r)
+          .weight_values("b", {dirs, 8 * k.hidden}, k.bias);
+      std::vector<std::string> inputs{"x", "w", "r", "b"};
+      if (with_lens) {
+        b.int64_constant("lens", {k.batch}, lens);
+        inputs.push_back("lens");
+      }
+      auto& node = b.node("LSTM", inputs, {"y", "y_h"}, "lstm");
+      set_int(node, "hidden_size", k.hidden);
+      set_string(node, "direction", direction);
+      analysis::Request request;
+      request.model_path = b.save("lstm_" + direction);
+      auto prepared = exec::prepare(request, "");
+      auto out =
+          exec::load_engine().run(prepared.analysis.model, {float_tensor("x", {k.steps, k.batch, k.inputs}, k.x)}, {});
+      auto [y, yh] = lstm_reference(k, dirs, direction == "reverse", lens);
+      auto got_y = floats(out.outputs.at(0)), got_yh = floats(out.outputs.at(1));
+      ASSERT_EQ(got_y.size(), y.size()) << direction;
+      ASSERT_EQ(got_yh.size(), yh.size()) << direction;
+      for (size_t i = 0; i < y.size(); ++i)
+        EXPECT_NEAR(got_y[i], y[i], 1e-5) << direction << " lens " << with_lens << " y[" << i << "]";
+      for (size_t i = 0; i < yh.size(); ++i)
+        EXPECT_NEAR(got_yh[i], yh[i], 1e-5) << direction << " lens " << with_lens << " y_h[" << i << "]";
+    }
+  }
+}
 }  // namespace
 }  // namespace ridge::test
 

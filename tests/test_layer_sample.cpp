@@ -10,6 +10,7 @@
 #include "calib/layer_sample.h"
 #include "calib/predict.h"
 #include "exec/engine.h"
+#include "support/model_builder.h"
 #include "util/error.h"
 
 namespace ridge::test {
@@ -57,6 +58,56 @@ TEST(LayerSample, ConvolutionGraphHasTheHandComputedShapeAndWork) {
   EXPECT_EQ(f.stride, 2);
   EXPECT_EQ(f.batch, 2);
   EXPECT_EQ(f.out_spatial, 49);
+}
+
+// Reductions and elementwise ops are described by what their kernels see, not by the rank a model happens to give
+// the tensor: Softmax over [1, 128, 512] is 128 rows of 512 as over [128, 512]; LayerNormalization (axis -1) over
+// [2, 64, 96] is 128 rows of 96; ReduceMean of [4, 6, 10] over its last axis, 24 rows of 10, keepdims or not; and a
+// Tanh of 65536 elements is the same layer as [1, 128, 512] and [256, 256].
+TEST(LayerSample, ReductionAndElementwiseFeaturesIgnoreTheRank) {
+  auto features = [](const std::string& op, std::vector<DimSpec> dims, auto&& attributes) {
+    ModelBuilder b;
+    b.input("x", dims).output("y");
+    std::vector<std::string> inputs{"x"};
+    if (op == "LayerNormalization") {
+      auto width = std::get<int64_t>(dims.back());
+      b.weight("scale", {width}).weight("bias", {width});
+      inputs = {"x", "scale", "bias"};
+    }
+    attributes(b.node(op, inputs, {"y"}, "layer"));
+    auto r = analyze_file(b.save("features_" + op));
+    const auto& g = r.model.graph;
+    return calib::features_of(g, g.nodes[0], r.cost.nodes[0]);
+  };
+  auto none = [](::onnx::NodeProto&) {};
+  auto last_axis = [](::onnx::NodeProto& n) { set_int(n, "axis", -1); };
+  auto rows_of = [&](const std::string& op, std::vector<DimSpec> dims, auto&& attributes) {
+    auto f = features(op, std::move(dims), attributes);
+    EXPECT_EQ(f.batch, calib::LayerFeatures{}.batch) << op;  // the default: no batch of its own
+    EXPECT_EQ(f.in_channels, 0) << op;
+    return std::pair{f.m, f.k};
+  };
+  using Rows = std::pair<double, double>;
+  EXPECT_EQ(rows_of("Softmax", {int64_t{1}, int64_t{128}, int64_t{512}}, last_axis), Rows(128, 512));
+  EXPECT_EQ(rows_of("Softmax", {int64_t{128}, int64_t{512}}, last_axis), Rows(128, 512));
+  EXPECT_EQ(rows_of("LayerNormalization", {int64_t{2}, int64_t{64}, int64_t{96}}, none), Rows(128, 96));
+  for (int64_t keep : {0, 1}) {
+    auto reduce_last = [keep](::onnx::NodeProto& n) {
+      set_ints(n, "axes", {2});
+      set_int(n, "keepdims", keep);
+    };
+    EXPECT_EQ(rows_of("ReduceMean", {int64_t{4}, int64_t{6}, int64_t{10}}, reduce_last), Rows(24, 10)) << keep;
+  }
+  auto a = calib::feature_vector(features("Tanh", {int64_t{1}, int64_t{128}, int64_t{512}}, none));
+  auto b = calib::feature_vector(features("Tanh", {int64_t{256}, int64_t{256}}, none));
+  EXPECT_EQ(a, b);
+  // A convolution keeps its batch and channels (the kinds where they are what the kernel loops over).
+  LayerConfig c = conv(0);
+  auto r = analyzed(c);
+  auto f = calib::features_of(r.model.graph, r.model.graph.nodes[index_of(r.model.graph, "Conv")],
+                              r.cost.nodes[index_of(r.model.graph, "Conv")]);
+  EXPECT_EQ(f.batch, 2);
+  EXPECT_EQ(f.in_channels, 16);
 }
 
 TEST(LayerSample, DepthwiseIsAGroupedConvolutionOneGroupPerChannel) {

@@ -65,19 +65,36 @@ Kind kind_of(const graph::Graph&, const graph::Node& node, const cost::NodeCost&
 LayerFeatures features_of(const graph::Graph& g, const graph::Node& node, const cost::NodeCost& cost) {
   LayerFeatures f;
   f.kind = kind_of(g, node, cost);
-  f.op = node.op_type;
+  const auto& op = node.op_type;
+  f.op = op;
   f.family = cost.family;
   f.flops = static_cast<double>(cost.flops);
   f.bytes = static_cast<double>(cost.bytes());
   auto out = node.outputs.empty() ? std::vector<int64_t>{} : dims_of(g, node.outputs[0]);
   auto in = dims_of(g, node.input(0));
   f.out_elements = out.empty() ? 0 : product(out, 0, out.size());
-  if (!out.empty()) f.batch = static_cast<double>(std::max<int64_t>(out[0], 1));
+  double in_elements = in.empty() ? 0 : product(in, 0, in.size());
+  // Layers that reduce along an axis (Softmax, the Reduce ops, LayerNormalization) are rows m of a reduced extent k
+  // whatever the tensor's rank, so [1, 128, 512] and [128, 512] are one layer to the fit.
+  auto rows_of_axis = [&](int64_t axis, bool to_the_end) {
+    auto rank = static_cast<int64_t>(in.size());
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return;
+    f.k = to_the_end ? product(in, static_cast<size_t>(axis), in.size()) : static_cast<double>(in[axis]);
+    f.m = f.k > 0 ? in_elements / f.k : 0;
+  };
+  bool channel_norm = f.kind == Kind::kNorm && (op == "BatchNormalization" || op == "InstanceNormalization");
   switch (f.kind) {
+    case Kind::kNorm:
+      if (!channel_norm) {  // LayerNormalization and its kin normalize over the dims from `axis` on
+        rows_of_axis(node.get_int("axis", -1), true);
+        break;
+      }
+      [[fallthrough]];
     case Kind::kConv:
     case Kind::kGroupedConv:
-    case Kind::kPool:
-    case Kind::kNorm: {
+    case Kind::kPool: {
+      if (!out.empty()) f.batch = static_cast<double>(std::max<int64_t>(out[0], 1));
       if (in.size() >= 2) f.in_channels = static_cast<double>(in[1]);
       if (out.size() >= 2) f.out_channels = static_cast<double>(out[1]);
       f.in_spatial = in.size() > 2 ? product(in, 2, in.size()) : 1;
@@ -124,9 +141,16 @@ LayerFeatures features_of(const graph::Graph& g, const graph::Node& node, const 
       f.out_channels = hidden;
       break;
     }
+    case Kind::kSoftmax:
+      rows_of_axis(node.get_int("axis", -1), false);
+      break;
+    case Kind::kReduce:  // the reduced extent is what the input has beyond the output, keepdims or not
+      f.m = f.out_elements;
+      f.k = f.out_elements > 0 ? in_elements / f.out_elements : 0;
+      break;
     default:
-      if (in.size() >= 2) f.in_channels = static_cast<double>(in[1]);
-      if (out.size() >= 2) f.out_channels = static_cast<double>(out[1]);
+      // Elementwise ops, copies and views: their time follows the elements and bytes; the leading dims are only
+      // how a tensor happens to be viewed (a sample's [rows, 256] and a model's [1, 128, 512] are one layer).
       break;
   }
   return f;

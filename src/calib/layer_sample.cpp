@@ -268,13 +268,13 @@ graph::Model build_batched_matmul(const Params& p) {
   return b.finish(b.node("MatMul", {b.input("a", {n, m, k}), b.input("b", {n, k, cols})}));
 }
 
-const std::vector<std::string> kUnaryOps{"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Clip"};
+const std::vector<std::string> kUnaryOps{"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Clip", "Not"};
 const std::vector<std::string> kBinaryOps{"Add", "Mul", "Sub", "Div"};
 
 graph::Model build_unary(const Params& p) {
   LayerGraph b;
   const auto& op = kUnaryOps.at(static_cast<size_t>(p.at("op")));
-  auto x = b.input("x", matrix_of(p.at("elements")));
+  auto x = b.input("x", matrix_of(p.at("elements")), op == "Not" ? graph::DType::kBool : graph::DType::kFloat32);
   if (op == "Clip") return b.finish(apply_activation(b, x, kClip));
   return b.finish(b.node(op, {x}));
 }
@@ -297,6 +297,15 @@ graph::Model build_binary(const Params& p) {
       break;
   }
   return b.finish(b.node(op, {x, other}));
+}
+
+// Where(mask, x, fill) as attention masks use it: a boolean of x's shape, or one row broadcast over x's rows,
+// selecting between x and a scalar.
+graph::Model build_select(const Params& p) {
+  LayerGraph b;
+  auto dims = matrix_of(p.at("elements"));
+  auto mask = b.input("mask", p.at("broadcast") ? std::vector<int64_t>{1, dims[1]} : dims, graph::DType::kBool);
+  return b.finish(b.node("Where", {mask, b.input("x", dims), b.scalar("fill", -1e4)}));
 }
 
 graph::Model build_batchnorm(const Params& p) {
@@ -504,6 +513,7 @@ const std::vector<Template>& templates() {
        1,
        {{"op", {0, 1, 2, 3}}, {"elements", powers_of_two(8, 24)}, {"broadcast", {0, 0, 1, 2}}},
        build_binary},
+      {"select", 1, {{"elements", powers_of_two(8, 22)}, {"broadcast", {0, 1}}}, build_select},
       {"batchnorm",
        1,
        {{"batch", {1, 2, 8}}, {"channels", {16, 64, 128, 256, 512, 1024}}, {"size", {7, 14, 28, 56, 112}}},

@@ -63,6 +63,9 @@ void run_recurrent(C& c, int64_t gates, std::vector<std::string> default_acts,
   auto h0 = c.has(5) ? c.in(5) : at::zeros({dirs, batch, hidden}, x.options());
   auto c0 = has_cell_state && c.has(6) ? c.in(6) : at::zeros({dirs, batch, hidden}, x.options());
   at::Tensor lens = c.has(4) ? c.in(4).to(at::kLong) : at::full({batch}, seq, at::kLong);
+  // Without sequence lengths (what exporters write) or with every sequence full, no step is masked: the three
+  // selects per step would double the small operations a step of a small layer runs.
+  bool masked = c.has(4) && (lens != seq).any().item<bool>();
   std::vector<at::Tensor> ys, hs, cs;
   for (int64_t d = 0; d < dirs; ++d) {
     bool reverse = direction == "reverse" || (direction == "bidirectional" && d == 1);
@@ -75,20 +78,28 @@ void run_recurrent(C& c, int64_t gates, std::vector<std::string> default_acts,
     for (int64_t s = 0; s < seq; ++s) {
       // Reverse: step s reads position len-1-s of each sequence (its own length).
       at::Tensor xt;
-      at::Tensor active = (s < lens).view({batch, 1});
-      if (reverse) {
+      if (reverse && masked) {
         auto pos = (lens - 1 - s).clamp_min(0);
         xt = x_proj.index_select(0, pos).diagonal(0, 0, 1).t();
       } else {
-        xt = x_proj[s];
+        xt = x_proj[reverse ? seq - 1 - s : s];
       }
       auto [h_new, c_new] = cell(d, f, xt, h, cs_state, r[d], rb);
+      if (!masked) {
+        h = h_new;
+        if (c_new.defined()) cs_state = c_new;
+        outputs[static_cast<size_t>(s)] = h_new;
+        continue;
+      }
+      at::Tensor active = (s < lens).view({batch, 1});
       h = at::where(active, h_new, h);
       if (c_new.defined()) cs_state = at::where(active, c_new, cs_state);
       outputs[static_cast<size_t>(s)] = at::where(active, h_new, at::zeros_like(h_new));
     }
     at::Tensor y = at::stack(outputs);  // [seq, batch, H] in step order
-    if (reverse) {
+    if (reverse && !masked) {
+      y = y.flip(0);  // step s produced time seq - 1 - s
+    } else if (reverse) {
       // Step s of sequence b belongs at time len_b - 1 - s.
       auto t_index = at::arange(seq, at::kLong).view({seq, 1});
       auto src = (lens.view({1, batch}) - 1 - t_index);  // for time t: the step that produced it

@@ -181,8 +181,12 @@ OnednnLinear::Compiled& OnednnLinear::compiled(int64_t rows) {
   dnnl::inner_product_forward::primitive_desc pd(desc, post_ops(epilogue_, dst), cpu_engine());
   // A [K, N] weight is the [N, K] matrix in column-major order: the reorder transposes it.
   dnnl::memory::desc user({n, k}, dt::f32, weight_is_n_by_k_ ? tag::ab : tag::ba);
-  slot = std::make_shared<Compiled>(
-      Compiled{dnnl::inner_product_forward(pd), src, dst, reordered(user, weight_.data_ptr(), pd.weights_desc()), {}});
+  // Row counts that share a weight layout share one reordered copy of the weight.
+  dnnl::memory weights;
+  for (const auto& [other_rows, other] : by_rows_)
+    if (other && other->weights.get_desc() == pd.weights_desc()) weights = other->weights;
+  if (!weights) weights = reordered(user, weight_.data_ptr(), pd.weights_desc());
+  slot = std::make_shared<Compiled>(Compiled{dnnl::inner_product_forward(pd), src, dst, weights, {}});
   if (bias_.defined()) slot->bias = dnnl::memory(pd.bias_desc(), cpu_engine(), bias_.data_ptr());
   return *slot;
 }
@@ -190,10 +194,23 @@ OnednnLinear::Compiled& OnednnLinear::compiled(int64_t rows) {
 at::Tensor OnednnLinear::run(const at::Tensor& x, const at::Tensor& residual) {
   int64_t k = x.size(-1), n = weight_.size(weight_is_n_by_k_ ? 0 : 1);
   auto rows = x.reshape({-1, k}).contiguous();
-  auto& c = compiled(rows.size(0));
-  auto y = at::empty({rows.size(0), n}, x.options());
-  execute_layer(c.primitive, {c.src, rows, c.weights, c.bias, c.dst, y}, epilogue_,
-                epilogue_.residual ? residual.reshape({rows.size(0), n}).contiguous() : at::Tensor());
+  int64_t total = rows.size(0);
+  auto y = at::empty({total, n}, x.options());
+  auto added = epilogue_.residual ? residual.reshape({total, n}).contiguous() : at::Tensor();
+  // oneDNN's brgemm inner product blocks the rows by a divisor of their count, so a count with a
+  // large prime factor (ViT-B/16 at batch 8: 8 x 197 tokens) runs in blocks of 8 rows at half the
+  // speed of its neighbours (docs/benchmarks.md, "Fully connected layers by row count"). The rows
+  // past the last multiple of kRowBlock run as a second product; both read and write contiguous
+  // row ranges in place.
+  constexpr int64_t kRowBlock = 64;
+  int64_t head = total > kRowBlock ? total / kRowBlock * kRowBlock : total;
+  for (auto [begin, count] : {std::pair{int64_t{0}, head}, std::pair{head, total - head}}) {
+    if (count == 0) continue;
+    auto& c = compiled(count);
+    auto out = y.narrow(0, begin, count);
+    execute_layer(c.primitive, {c.src, rows.narrow(0, begin, count), c.weights, c.bias, c.dst, out}, epilogue_,
+                  added.defined() ? added.narrow(0, begin, count) : at::Tensor());
+  }
   auto shape = x.sizes().vec();
   shape.back() = n;
   return y.view(shape);
