@@ -98,6 +98,10 @@ TEST(LayerSample, ReductionAndElementwiseFeaturesIgnoreTheRank) {
     };
     EXPECT_EQ(rows_of("ReduceMean", {int64_t{4}, int64_t{6}, int64_t{10}}, reduce_last), Rows(24, 10)) << keep;
   }
+  // A Cast does no arithmetic: it is timed as the copy it is, not as an elementwise op of zero FLOPs.
+  auto to_half = [](::onnx::NodeProto& n) { set_int(n, "to", ::onnx::TensorProto::FLOAT16); };
+  EXPECT_EQ(features("Cast", {int64_t{128}, int64_t{128}}, to_half).kind, calib::Kind::kDataMovement);
+  EXPECT_EQ(features("Tanh", {int64_t{128}, int64_t{128}}, none).kind, calib::Kind::kElementwise);
   auto a = calib::feature_vector(features("Tanh", {int64_t{1}, int64_t{128}, int64_t{512}}, none));
   auto b = calib::feature_vector(features("Tanh", {int64_t{256}, int64_t{256}}, none));
   EXPECT_EQ(a, b);

@@ -56,7 +56,9 @@ Kind kind_of(const graph::Graph&, const graph::Node& node, const cost::NodeCost&
   if (cost.family == "pooling") return Kind::kPool;
   if (cost.family == "normalization") return Kind::kNorm;
   if (cost.family == "reduction") return Kind::kReduce;
-  if (cost.family == "elementwise") return Kind::kElementwise;
+  // An elementwise op without arithmetic (Cast, the bitwise and logical copies ridge counts no FLOPs for) moves
+  // data as a copy does.
+  if (cost.family == "elementwise") return cost.flops == 0 ? Kind::kDataMovement : Kind::kElementwise;
   if (cost.family == "data-movement") return Kind::kDataMovement;
   if (cost.family == "recurrent") return Kind::kRecurrent;
   return Kind::kOther;

@@ -508,7 +508,7 @@ const std::vector<Template>& templates() {
         {"k", {32, 64, 128, 256, 512}},
         {"n", {16, 32, 64, 128, 256, 512}}},
        build_batched_matmul},
-      {"unary", 1, {{"op", {0, 1, 2, 3, 4, 5, 6}}, {"elements", powers_of_two(8, 24)}}, build_unary},
+      {"unary", 1, {{"op", {0, 1, 2, 3, 4, 5, 6, 7}}, {"elements", powers_of_two(8, 24)}}, build_unary},
       {"binary",
        1,
        {{"op", {0, 1, 2, 3}}, {"elements", powers_of_two(8, 24)}, {"broadcast", {0, 0, 1, 2}}},
@@ -550,7 +550,7 @@ const std::vector<Template>& templates() {
       {"view", 1, {{"op", {0, 1, 2}}, {"elements", powers_of_two(4, 22)}}, build_view},
       // Recurrent layers as sequence models use them: a few to a few hundred steps, small batches.
       {"recurrent",
-       3,
+       6,
        {{"op", {0, 0, 1}},
         {"steps", {1, 4, 16, 32, 64, 128}},
         {"batch", {1, 2, 4, 8}},

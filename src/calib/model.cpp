@@ -19,8 +19,9 @@ namespace ridge::calib {
 namespace {
 
 constexpr double kShortRunS = 2e-3;
-constexpr int kFormatVersion =
-    3;  // 2: the trees also read the op code; 3: rank-free features of reductions and elementwise ops
+// 2: the trees also read the op code; 3: rank-free features of reductions and elementwise ops, Cast as data
+// movement.
+constexpr int kFormatVersion = 3;
 
 void check_xgb(int status, const char* what) {
   if (status != 0) throw Error(fmt::format("calibration: XGBoost {} failed: {}", what, XGBGetLastError()));
@@ -85,12 +86,8 @@ class KindModel {
   int samples = 0;
   double constant = 0;              // used when there are too few samples for a line
   std::vector<double> mean, scale;  // standardization of the features (scale 0: constant feature)
-  // Each feature's fitted range: a layer outside it (a Cast that counts no FLOPs, a size beyond the sample) is read
-  // at the nearest edge, so no single feature extrapolates the line (the output clamp alone let a feature the
-  // sample never varied that way swing it to its extreme: a 16 kB Cast predicted at 4 ms).
-  std::vector<double> x_low, x_high;
-  std::vector<double> beta;  // intercept first
-  double low = 0, high = 0;  // range of the linear stage's fitted values
+  std::vector<double> beta;         // intercept first
+  double low = 0, high = 0;         // range of the linear stage's fitted values
   std::unique_ptr<Booster> booster;
   std::string booster_json;  // as saved, for to_json()
 
@@ -100,7 +97,7 @@ class KindModel {
     if (!linear()) return constant;
     double y = beta[0];
     for (size_t i = 0; i < mean.size(); ++i)
-      if (scale[i] > 0) y += beta[i + 1] * (std::clamp(x[i], x_low[i], x_high[i]) - mean[i]) / scale[i];
+      if (scale[i] > 0) y += beta[i + 1] * (x[i] - mean[i]) / scale[i];
     return std::clamp(y, low, high);
   }
 
@@ -129,16 +126,9 @@ class KindModel {
     // penalty keeps the solution defined when a feature is constant or features are collinear.
     model->mean.assign(d, 0);
     model->scale.assign(d, 0);
-    model->x_low.assign(d, 0);
-    model->x_high.assign(d, 0);
     for (size_t j = 0; j < d; ++j) {
       double s = 0, s2 = 0;
-      model->x_low[j] = model->x_high[j] = x[0][j];
-      for (size_t i = 0; i < n; ++i) {
-        s += x[i][j];
-        model->x_low[j] = std::min(model->x_low[j], x[i][j]);
-        model->x_high[j] = std::max(model->x_high[j], x[i][j]);
-      }
+      for (size_t i = 0; i < n; ++i) s += x[i][j];
       double m = s / static_cast<double>(n);
       for (size_t i = 0; i < n; ++i) s2 += (x[i][j] - m) * (x[i][j] - m);
       model->mean[j] = m;
@@ -215,9 +205,7 @@ class KindModel {
 
   nlohmann::json to_json() const {
     nlohmann::json j{{"samples", samples}, {"constant", constant}};
-    if (linear())
-      j["linear"] = {{"mean", mean},         {"scale", scale},       {"beta", beta},
-                     {"range", {low, high}}, {"feature_low", x_low}, {"feature_high", x_high}};
+    if (linear()) j["linear"] = {{"mean", mean}, {"scale", scale}, {"beta", beta}, {"range", {low, high}}};
     if (booster) j["trees"] = nlohmann::json::parse(booster_json);
     return j;
   }
@@ -233,11 +221,8 @@ class KindModel {
       m->beta = l.at("beta").get<std::vector<double>>();
       m->low = l.at("range").at(0).get<double>();
       m->high = l.at("range").at(1).get<double>();
-      m->x_low = l.at("feature_low").get<std::vector<double>>();
-      m->x_high = l.at("feature_high").get<std::vector<double>>();
       if (m->mean.size() != feature_names().size() || m->scale.size() != m->mean.size() ||
-          m->beta.size() != m->mean.size() + 1 || m->x_low.size() != m->mean.size() ||
-          m->x_high.size() != m->mean.size())
+          m->beta.size() != m->mean.size() + 1)
         throw Error("calibration model: the linear stage has the wrong number of features");
     }
     if (j.contains("trees")) {

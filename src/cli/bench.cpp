@@ -1,11 +1,10 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <limits>
-#include <thread>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/common.h"
@@ -17,9 +16,7 @@
 #include "exec/layer_costs.h"
 #include "exec/prepare.h"
 #include "onnx/model_reader.h"
-#include "power/energy.h"
-#include "power/recorder.h"
-#include "power/source.h"
+#include "power/bench_meter.h"
 #include "report/bench_report.h"
 #include "report/choices_report.h"
 #include "report/result_codec.h"
@@ -45,71 +42,6 @@ struct BenchCliOptions {
   double idle_time_s = 1, power_min_time_s = -1;
   bool dynamic_only = false;
 };
-
-// `--power`: a recorder running from before the first point to the end, its idle power measured first.
-struct PowerMeter {
-  std::unique_ptr<power::Recorder> recorder;
-  double idle_w = -1;
-};
-
-// Opens and starts the source (a source that cannot be read is refused before anything is measured)
-// and measures idle power for --idle-time seconds.
-PowerMeter start_power(const BenchCliOptions& o) {
-  PowerMeter m;
-  if (o.power.empty()) return m;
-  if (o.dynamic_only && !(o.idle_time_s > 0))
-    throw Error("--dynamic-only subtracts the idle power: it needs --idle-time above 0");
-  if (power::is_file_source(o.power))
-    throw Error(
-        fmt::format("--power {}: a file is no live source; integrate a recorded trace with `ridge power "
-                    "integrate --source {}`",
-                    o.power, o.power));
-  m.recorder = std::make_unique<power::Recorder>(power::open_sampler(o.power), o.power);
-  m.recorder->start();
-  if (o.idle_time_s > 0) {
-    if (!invocation().quiet) fmt::print(std::cerr, "bench: idle power from {} for {} s\n", o.power, o.idle_time_s);
-    std::this_thread::sleep_for(std::chrono::duration<double>(o.idle_time_s));
-    double end = power::now_s();
-    m.recorder->wait_past(end);
-    auto trace = m.recorder->trace();
-    if (trace.samples.size() < 2 || trace.samples.front().time_s >= end)
-      throw Error(
-          fmt::format("--power {}: fewer than 2 samples in {} s of idle: raise --idle-time", o.power, o.idle_time_s));
-    m.idle_w = power::integrate(trace, trace.samples.front().time_s, end).mean_w;
-  }
-  return m;
-}
-
-// The energy of the point's timed runs, from the samples of its window.
-void attach_power(const BenchCliOptions& o, const PowerMeter& m, exec::BenchResult& result) {
-  auto& p = result.power;
-  p.source = o.power;
-  p.idle_w = m.idle_w;
-  p.dynamic_only = o.dynamic_only;
-  p.window_s = result.timed_end_s - result.timed_start_s;
-  try {
-    m.recorder->wait_past(result.timed_end_s);
-    auto trace = m.recorder->trace();
-    auto e = power::integrate(trace, result.timed_start_s, result.timed_end_s);
-    p.samples = e.samples;
-    if (e.samples < 2) {
-      result.notes.push_back(
-          fmt::format("power: {} sensor sample(s) in the {:.3f} s timed window: too few for an "
-                      "energy, none reported (raise --power-min-time)",
-                      e.samples, p.window_s));
-      return;
-    }
-    double idle = o.dynamic_only ? m.idle_w : 0;
-    p.energy_j = e.energy_j - idle * e.duration_s;
-    p.mean_w = p.energy_j / e.duration_s;
-    p.energy_per_inference_j = p.energy_j / static_cast<double>(std::max<int64_t>(result.latency_ms.samples, 1));
-    p.measured = true;
-    if (o.dynamic_only)
-      result.notes.push_back(fmt::format("power: dynamic only: idle power {:.3f} W subtracted", m.idle_w));
-  } catch (const Error& e) {
-    result.notes.push_back(fmt::format("power: not measured: {}", e.what()));
-  }
-}
 
 // Input-size sweep: images (rank 4) get H = W = size; sequences (rank 2 or 3) get dim 1 = size.
 // The batch is --batch's, else the one the file fixes, else 1. H and W the file fixes are rebound
@@ -211,9 +143,13 @@ int run_bench(const BenchCliOptions& o) {
   auto options = bench_options(o, modes.front(), algorithms.front());  // refuses what the device cannot honour
   // Every point is bound, inferred and checked (ops, memory) before libtorch is loaded.
   auto points = plan_points(o, base);
-  auto meter = start_power(o);
-  if (meter.recorder && options.stopping.min_seconds < 0)
-    options.stopping.min_seconds = std::max(2.0, 10 * meter.recorder->interval_s());
+  std::optional<power::BenchMeter> meter;
+  if (!o.power.empty()) {
+    meter.emplace(power::BenchMeterOptions{o.power, o.idle_time_s, o.dynamic_only, [](const std::string& line) {
+                                             if (!invocation().quiet) fmt::print(std::cerr, "bench: {}\n", line);
+                                           }});
+    if (options.stopping.min_seconds < 0) options.stopping.min_seconds = std::max(2.0, 10 * meter->interval_s());
+  }
   auto& engine = exec::load_engine(device);
   // The GPU is opened (driver, device, handles) once here, so a machine without one gets one line.
   if (device == exec::Device::kCuda) (void)engine.environment(options.exec);
@@ -225,7 +161,7 @@ int run_bench(const BenchCliOptions& o) {
         exec::BenchPoint p{fmt::format("{}{}{} {}", point.label, point.label.empty() ? "" : ", ", mode, algorithm),
                            &point.prepared.analysis.model, &point.prepared.inputs, options};
         p.options = bench_options(o, mode, algorithm);
-        if (meter.recorder) p.options.stopping.min_seconds = options.stopping.min_seconds;
+        if (meter) p.options.stopping.min_seconds = options.stopping.min_seconds;
         matrix.push_back(std::move(p));
         point_of.push_back(&point);
       }
@@ -239,7 +175,7 @@ int run_bench(const BenchCliOptions& o) {
         result.latency_ms.mean > 0 ? static_cast<double>(result.batch) * 1e3 / result.latency_ms.mean : 0;
     result.timestamp = utc_now();
     exec::attach_layer_costs(result, model, point.prepared.analysis.cost);
-    if (meter.recorder) attach_power(o, meter, result);
+    if (meter) meter->attach(result);
   };
   // Each point is written as it completes, so a run that fails later (or is killed) keeps it.
   auto on_result = [&](size_t i, const exec::BenchResult& result) {

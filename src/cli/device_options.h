@@ -6,6 +6,7 @@
 #include "analysis/run.h"
 #include "cli/common.h"
 #include "hw/device.h"
+#include "hw/device_db.h"
 #include "hw/roofline.h"
 #include "roofline/predict.h"
 
@@ -26,22 +27,15 @@ roofline::PredictOptions predict_options(const DeviceOptions& options, const ana
 // --exec-mode and --threads, for the commands that predict with a calibrated device.
 void add_calibrated_options(CLI::App& app, DeviceOptions& options);
 
-// The roofline prediction, then, when the device file carries a shape-aware calibration, that
-// model's prediction for the executor mode and thread count (eager and the machine's logical CPUs
-// unless given). --exec-mode or --threads without such a calibration is refused: they would
-// change nothing.
-// Each of `specs` (ID[:MODE] or FILE.yaml[:MODE]) with the rooflines of its power modes: every mode
-// with `modes` "all", those listed ("15W,MAXN"), else the ID:MODE suffix or the default mode. Throws
-// ridge::Error for an unknown device or mode, or a mode given both ways.
-struct DeviceModes {
-  hw::Device device;
-  std::vector<hw::Roofline> rooflines;
-};
-std::vector<DeviceModes> resolve_device_modes(const std::vector<std::string>& specs, const std::string& modes);
+// Devices with the rooflines of the power modes asked for (hw::resolve_device_modes).
+using hw::DeviceModes;
+using hw::resolve_device_modes;
 
 // "a,b,c" as {"a", "b", "c"}.
 std::vector<std::string> split_commas(const std::string& text);
 
+// calib::predict_on_device with the command's options: the roofline prediction, then the device's shape-aware
+// calibration's for --exec-mode and --threads (refused without one: they would change nothing).
 roofline::Prediction predict_on_device(const analysis::Result& analysis, const hw::Device& device,
                                        const hw::Roofline& roofline, const DeviceOptions& options,
                                        const analysis::Request& request);

@@ -27,40 +27,6 @@ struct TuneCliOptions {
   bool all_domains = false, named_only = false, apply = false;
 };
 
-// The commands that set `best`, and what people should know about them.
-void add_commands(const hw::Device& device, const roofline::TuneResult& result, const roofline::ModeResult& best,
-                  report::TuneContext& context, hw::ModeSteps& steps) {
-  if (device.kind != "soc") {
-    context.command_notes.push_back("ridge prints the commands that set a power mode for Jetson modules only");
-    return;
-  }
-  std::vector<std::string> domains;
-  if (best.named)
-    for (const auto& [domain, mhz] : best.mode.clocks_mhz) domains.push_back(domain);
-  else
-    for (const auto& axis : result.axes)
-      if (!axis.held) domains.push_back(axis.domain);
-  steps = hw::mode_steps(device, best.mode, domains);
-  context.commands = hw::command_lines(steps);
-  if (!steps.programs.empty()) {
-    context.command_notes.push_back(
-        "nvpmodel selects the mode (a change of online CPUs may ask to reboot); jetson_clocks pins the clocks at "
-        "the mode's maxima, as the prediction assumes");
-    return;
-  }
-  if (best.named)
-    context.command_notes.push_back(
-        fmt::format("{} has no nvpmodel_id in {}: its clocks are set through sysfs", best.mode.name, device.file));
-  context.command_notes.push_back(fmt::format(
-      "as root; max_freq/min_freq are written {:g} MHz above/below the clock so the driver lands on its table's "
-      "entry; EMC through nvpmodel's cap and the BPMP clock in debugfs (mounted at /sys/kernel/debug); the "
-      "settings last until reboot or the next `nvpmodel -m`",
-      hw::kClockMarginMhz));
-  for (const auto& axis : result.axes)
-    if (axis.held && device.clocks.count(axis.domain))
-      context.command_notes.push_back(fmt::format("{} is not set (held: it changes nothing predicted)", axis.domain));
-}
-
 int run_tune(const TuneCliOptions& o) {
   auto request = make_request(o.device.model);
   auto [id, mode_text] = hw::split_device_and_mode(o.device.device);
@@ -115,10 +81,10 @@ int run_tune(const TuneCliOptions& o) {
   context.batches = batches;
   context.options = options;
   context.calibration = calibration;
-  hw::ModeSteps steps;
-  const auto& best = result.modes.at(*result.best);
-  add_commands(device, result, best, context, steps);
-  if (o.apply) context.applied = hw::apply_mode_steps(steps);
+  auto set_best = roofline::mode_commands(device, result, result.modes.at(*result.best));
+  context.commands = set_best.commands;
+  context.command_notes = set_best.notes;
+  if (o.apply) context.applied = hw::apply_mode_steps(set_best.steps);
   report::TypedResult value{.kind = "tune"};
   value.tuning = report::Tuning{device.id, device.name, std::move(result), std::move(context)};
   auto doc = report::tune_document(*value.tuning);

@@ -9,6 +9,7 @@
 
 #include "hw/device_file.h"
 #include "hw/host.h"
+#include "hw/roofline.h"
 #include "util/build_tree.h"
 #include "util/error.h"
 #include "util/module.h"
@@ -96,6 +97,42 @@ std::pair<std::string, std::string> split_device_and_mode(const std::string& spe
   auto colon = spec.find(':', slash == std::string::npos ? 0 : slash);
   if (colon == std::string::npos) return {spec, ""};
   return {spec.substr(0, colon), spec.substr(colon + 1)};
+}
+
+namespace {
+// "a,b,c" as {"a", "b", "c"} (empty names kept: resolve_mode names the default mode for them).
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    auto comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    out.push_back(text.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<DeviceModes> resolve_device_modes(const std::vector<std::string>& specs, const std::string& modes) {
+  auto listed = modes.empty() || modes == "all" ? std::vector<std::string>{} : split_list(modes);
+  std::vector<DeviceModes> out;
+  for (const auto& spec : specs) {
+    auto [id, mode_text] = split_device_and_mode(spec);
+    DeviceModes d{.device = find_device(id)};
+    std::vector<std::string> names;
+    if (modes == "all") {
+      for (const auto& m : d.device.modes) names.push_back(m.name);
+    } else if (!listed.empty()) {
+      if (!mode_text.empty()) throw Error("give the mode either in --device ID:MODE or in --modes, not both");
+      names = listed;
+    } else {
+      names.push_back(mode_text);
+    }
+    for (const auto& name : names) d.rooflines.push_back(roofline_for(d.device, resolve_mode(d.device, name)));
+    out.push_back(std::move(d));
+  }
+  return out;
 }
 
 }  // namespace ridge::hw

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hw/device.h"
+#include "hw/roofline.h"
 
 namespace ridge::hw {
 
@@ -25,5 +26,14 @@ Device find_device(const std::string& id_or_path);
 // Splits "ID:MODE" (the mode part may itself contain '=' and ','); paths keep their colons
 // only before the last one.
 std::pair<std::string, std::string> split_device_and_mode(const std::string& spec);
+
+// Each of `specs` (ID[:MODE] or FILE.yaml[:MODE]) with the rooflines of its power modes: every mode with `modes`
+// "all", those listed ("15W,MAXN"), else the ID:MODE suffix or the default mode. Throws ridge::Error for an unknown
+// device or mode, or a mode given both ways.
+struct DeviceModes {
+  Device device;
+  std::vector<Roofline> rooflines;
+};
+std::vector<DeviceModes> resolve_device_modes(const std::vector<std::string>& specs, const std::string& modes);
 
 }  // namespace ridge::hw

@@ -254,4 +254,38 @@ double latency_change_percent(const ModeResult& mode, const ModeResult& referenc
   return reference.time_s > 0 ? 100 * (mode.time_s - reference.time_s) / reference.time_s : 0;
 }
 
+ModeCommands mode_commands(const hw::Device& device, const TuneResult& result, const ModeResult& best) {
+  ModeCommands out;
+  if (device.kind != "soc") {
+    out.notes.push_back("ridge prints the commands that set a power mode for Jetson modules only");
+    return out;
+  }
+  std::vector<std::string> domains;
+  if (best.named)
+    for (const auto& [domain, mhz] : best.mode.clocks_mhz) domains.push_back(domain);
+  else
+    for (const auto& axis : result.axes)
+      if (!axis.held) domains.push_back(axis.domain);
+  out.steps = hw::mode_steps(device, best.mode, domains);
+  out.commands = hw::command_lines(out.steps);
+  if (!out.steps.programs.empty()) {
+    out.notes.push_back(
+        "nvpmodel selects the mode (a change of online CPUs may ask to reboot); jetson_clocks pins the clocks at "
+        "the mode's maxima, as the prediction assumes");
+    return out;
+  }
+  if (best.named)
+    out.notes.push_back(
+        fmt::format("{} has no nvpmodel_id in {}: its clocks are set through sysfs", best.mode.name, device.file));
+  out.notes.push_back(fmt::format(
+      "as root; max_freq/min_freq are written {:g} MHz above/below the clock so the driver lands on its table's "
+      "entry; EMC through nvpmodel's cap and the BPMP clock in debugfs (mounted at /sys/kernel/debug); the "
+      "settings last until reboot or the next `nvpmodel -m`",
+      hw::kClockMarginMhz));
+  for (const auto& axis : result.axes)
+    if (axis.held && device.clocks.count(axis.domain))
+      out.notes.push_back(fmt::format("{} is not set (held: it changes nothing predicted)", axis.domain));
+  return out;
+}
+
 }  // namespace ridge::roofline

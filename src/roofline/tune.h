@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hw/device.h"
+#include "hw/mode_control.h"
 #include "hw/roofline.h"
 #include "roofline/predict.h"
 
@@ -86,5 +87,14 @@ TuneResult tune(const hw::Device& device, const std::vector<int64_t>& batches, c
 // (% of the reference's energy per sample; positive = less) and latency change (%; positive = slower).
 double energy_saved_percent(const ModeResult& mode, const ModeResult& reference);
 double latency_change_percent(const ModeResult& mode, const ModeResult& reference);
+
+// How to set the chosen mode on the device: the steps (nvpmodel, jetson_clocks, or sysfs clock writes, over the
+// clock domains the search varied), their command lines, and what people should know about them. Only Jetson
+// modules get commands; other devices get a note saying so.
+struct ModeCommands {
+  hw::ModeSteps steps;
+  std::vector<std::string> commands, notes;
+};
+ModeCommands mode_commands(const hw::Device& device, const TuneResult& result, const ModeResult& best);
 
 }  // namespace ridge::roofline

@@ -1,0 +1,55 @@
+#include "report/status_report.h"
+
+#include <fmt/format.h>
+
+namespace ridge::report {
+
+Document stored_sweeps_document(const std::vector<sweep::StoredSweep>& sweeps, const std::string& store_path) {
+  Document doc;
+  doc.command = "status";
+  doc.subject = store_path;
+  doc.field("store", "store", store_path, store_path);
+  auto& t = doc.table("sweeps", "");
+  t.column({.key = "sweep"}).column({.key = "done"}).column({.key = "failed"}).column({.key = "last_result"});
+  for (const auto& s : sweeps) t.add({s.name, s.done, s.failed, s.last_result});
+  t.footer.push_back("give a sweep file for pending and running cells per stage and shard");
+  return doc;
+}
+
+Document sweep_status_document(const sweep::SweepStatus& s, const std::string& stage) {
+  Document doc;
+  doc.command = "status";
+  doc.subject = s.name;
+  doc.field("sweep", "sweep", fmt::format("{} ({})", s.name, s.file), s.name);
+  doc.field("store", "store", s.store, s.store);
+  auto& stages = doc.table("stages", "");
+  stages.column({.key = "stage"})
+      .column({.key = "cells"})
+      .column({.key = "done"})
+      .column({.key = "failed"})
+      .column({.key = "running"})
+      .column({.key = "pending"});
+  sweep::StageCounts chosen;
+  for (const auto& c : s.stages) {
+    stages.add({c.stage, c.cells, c.done, c.failed, c.running, c.pending});
+    if (c.stage == stage) chosen = c;
+  }
+  doc.field("done", "", "", chosen.done, kJson);
+  doc.field("failed", "", "", chosen.failed, kJson);
+  doc.field("running", "", "", chosen.running, kJson);
+  doc.field("pending", "", "", chosen.pending, kJson);
+  if (!s.array_job.empty() || !s.shards.empty()) {
+    auto& t = doc.table("shards",
+                        fmt::format("SLURM array job {} (merge job {}), {}:", s.array_job, s.merge_job, s.slurm_dir));
+    t.column({.key = "shard"})
+        .column({.key = "cells"})
+        .column({.key = "done"})
+        .column({.key = "failed"})
+        .column({.key = "state"});
+    for (const auto& sh : s.shards)
+      t.add({fmt::format("{}/{}", sh.shard, sh.shards), sh.cells, sh.done, sh.failed, sh.state});
+  }
+  return doc;
+}
+
+}  // namespace ridge::report

@@ -1,0 +1,124 @@
+// calib::calibrate and calib::predict_on_device in process: the shape-aware fit of ridge's GPU executor from the
+// H200's ResNet-50 runs (eager and CUDA graph, batch 1 and 32, the shared set), each run predicted back from the
+// device file the fit wrote, and what the inputs themselves refuse. tests/cli/test_calibrate.cpp checks what the
+// command line adds (option combinations, printed text, the store).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <variant>
+
+#include "calib/calibrate.h"
+#include "calib/device_prediction.h"
+#include "hw/device_db.h"
+#include "support/paths.h"
+#include "util/error.h"
+
+namespace ridge::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The runs name models/resnet50.onnx: it is found beside them.
+std::string gpu_runs(const std::string& dir) {
+  fs::create_directories(dir + "/models");
+  fs::copy_file(source_path("tests/data/bench/h200/ridge-bench-resnet50.json"), dir + "/runs.json",
+                fs::copy_options::overwrite_existing);
+  fs::copy_file(model_path("resnet50"), dir + "/models/resnet50.onnx", fs::copy_options::overwrite_existing);
+  return dir + "/runs.json";
+}
+
+TEST(Calibrate, GpuRunsFitTheGpuExecutorAndPredictThemBack) {
+  auto dir = temp_dir() + "/calibrate-in-process";
+  calib::CalibrateRequest request;
+  request.device = "h200";
+  request.measured = {gpu_runs(dir)};
+  request.output = dir + "/h200.yaml";
+  auto result = calib::calibrate(request);
+  ASSERT_TRUE(std::holds_alternative<calib::ShapeCalibration>(result));
+  const auto& fit = std::get<calib::ShapeCalibration>(result);
+  EXPECT_EQ(fit.device, "h200");
+  EXPECT_EQ(fit.output, dir + "/h200.yaml");
+  for (const auto& file : {fit.samples_file, fit.overhead_file, fit.model_file, fit.output})
+    EXPECT_TRUE(fs::exists(file)) << file;
+  std::ifstream model_file(fit.model_file);
+  EXPECT_EQ(nlohmann::json::parse(model_file)["executor"], "cuda");
+
+  // Each run's median (read from the file) against the prediction of the device file the fit wrote.
+  std::ifstream runs_file(request.measured.front());
+  auto runs = nlohmann::json::parse(runs_file)["runs"];
+  ASSERT_EQ(runs.size(), 4u);
+  auto device = hw::find_device(fit.output);
+  ASSERT_TRUE(device.calibration.has_value());
+  auto roofline = hw::roofline_for(device, hw::resolve_mode(device, ""));
+  for (const auto& run : runs) {
+    analysis::Request model;
+    model.model_path = dir + "/models/resnet50.onnx";
+    model.bindings.batch = run["batch"].get<int64_t>();
+    auto analysis = analysis::run(model);
+    calib::DevicePredictionOptions options;
+    options.roofline.batch = *model.bindings.batch;
+    options.exec_mode = run["mode"].get<std::string>();
+    auto prediction = calib::predict_on_device(analysis, device, roofline, options, model.model_path);
+    double measured_ms = run["latency_ms"]["median"].get<double>();
+    EXPECT_NEAR(prediction.time_s * 1e3 / measured_ms, 1.0, 0.10) << run["batch"] << " " << options.exec_mode;
+    // The GPU executor has no optimized mode and no thread count: refused, not dropped.
+    options.exec_mode = "optimized";
+    EXPECT_THROW(calib::predict_on_device(analysis, device, roofline, options, model.model_path), Error);
+    options.exec_mode = "eager";
+    options.threads = 2;
+    EXPECT_THROW(calib::predict_on_device(analysis, device, roofline, options, model.model_path), Error);
+  }
+}
+
+TEST(Calibrate, InputsThatDoNotBelongTogetherAreRefused) {
+  auto dir = temp_dir() + "/calibrate-refusals";
+  auto runs = gpu_runs(dir);
+  auto message = [&](calib::CalibrateRequest request) -> std::string {
+    request.output = dir + "/out.yaml";
+    try {
+      calib::calibrate(request);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  // A CPU with round ceilings (100 GFLOP/s, 10 GB/s).
+  auto cpu = dir + "/cpu.yaml";
+  std::ofstream(cpu) << R"(id: round-cpu
+name: Round CPU
+kind: cpu
+clocks: {cpu: {max_mhz: 3000, cores: 2, source: test}}
+units: [{name: simd, type: vector, clock: cpu, peak_flops: {fp32: 1.0e11}, source: test}]
+memory: [{level: dram, bandwidth: 1.0e10, source: test}]
+overhead: {seconds: 1.0e-6, source: test}
+modes: [{name: default, source: test}]
+)";
+  calib::CalibrateRequest gpu_on_cpu;
+  gpu_on_cpu.device = cpu;
+  gpu_on_cpu.measured = {runs};
+  EXPECT_NE(message(gpu_on_cpu).find("holds GPU runs"), std::string::npos) << message(gpu_on_cpu);
+
+  calib::CalibrateRequest dims;  // --dim binds what PyTorch's timings do not record; these runs record theirs
+  dims.device = "h200";
+  dims.measured = {runs};
+  dims.dims = {{"seq", 128}};
+  EXPECT_NE(message(dims).find("--dim applies to"), std::string::npos) << message(dims);
+
+  calib::CalibrateRequest energy;  // a mode the device does not have
+  energy.fit = calib::Fit::kEnergy;
+  energy.device = "h200:no-such-mode";
+  energy.measured = {runs};
+  EXPECT_NE(message(energy).find("no-such-mode"), std::string::npos) << message(energy);
+
+  calib::CalibrateRequest energy_of_cpu_mode;  // energy coefficients need runs with energy figures
+  energy_of_cpu_mode.fit = calib::Fit::kEnergy;
+  energy_of_cpu_mode.device = cpu;
+  energy_of_cpu_mode.measured = {runs};
+  EXPECT_NE(message(energy_of_cpu_mode).find("no run with an energy figure"), std::string::npos)
+      << message(energy_of_cpu_mode);
+}
+
+}  // namespace
+}  // namespace ridge::test
