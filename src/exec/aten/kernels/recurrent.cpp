@@ -4,7 +4,9 @@
 
 #include <functional>
 
+#include "exec/aten/interpreter.h"
 #include "exec/aten/kernels/kernel.h"
+#include "exec/aten/onednn/onednn.h"
 
 namespace ridge::exec::aten {
 
@@ -45,16 +47,36 @@ std::vector<Activation> activations(const C& c, std::vector<std::string> default
   return fns;
 }
 
-// Runs the op. `cell(dir, x_proj_t, h, c_state) -> (h, c)` computes one step for one direction,
-// where x_proj_t already holds X_t W^T + Wb.
-void run_recurrent(C& c, int64_t gates, std::vector<std::string> default_acts,
-                   const std::function<std::pair<at::Tensor, at::Tensor>(
-                       int64_t, const std::vector<Activation>&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
-                       const at::Tensor&, const at::Tensor&)>& cell,
-                   bool has_cell_state) {
+// The hidden state's product with a direction's R, H_t-1 R^T, once per step. With R a constant fp32 tensor it runs
+// on oneDNN's inner product with R reordered once, as fully connected layers do (matmul.cpp): ATen's GEMM packs R
+// on every call, which made a step at a batch of 2 (256 hidden) take 4-8x the batch-1 step, where ATen takes
+// its matrix-vector path (docs/benchmarks.md, "Recurrent layers").
+using HiddenProduct = std::function<at::Tensor(int64_t direction, const at::Tensor& h)>;
+
+HiddenProduct hidden_product(C& c, const at::Tensor& r) {
+  using Layers = std::vector<std::shared_ptr<OnednnLinear>>;
+  if (!c.is_constant(2) || r.dim() != 3 || !onednn_usable(r, r))
+    return [r](int64_t d, const at::Tensor& h) { return at::matmul(h, r[d].t()); };
+  auto& layers = c.interpreter.kernel_state<Layers>(&c.node, [&] {
+    auto made = std::make_shared<Layers>();
+    for (int64_t d = 0; d < r.size(0); ++d)
+      made->push_back(std::make_shared<OnednnLinear>(r[d].contiguous(), true, at::Tensor(), Epilogue{}));
+    return made;
+  });
+  return [&layers](int64_t d, const at::Tensor& h) { return layers[static_cast<size_t>(d)]->run(h.contiguous()); };
+}
+
+// Runs the op. `cell(dir, x_proj_t, h, c_state, r, rb, hr) -> (h, c)` computes one step for one direction,
+// where x_proj_t already holds X_t W^T + Wb and hr(h) is h R^T.
+using Cell = std::function<std::pair<at::Tensor, at::Tensor>(
+    int64_t, const std::vector<Activation>&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+    const at::Tensor&, const std::function<at::Tensor(const at::Tensor&)>&)>;
+
+void run_recurrent(C& c, int64_t gates, std::vector<std::string> default_acts, const Cell& cell, bool has_cell_state) {
   bool batch_first = c.node.get_int("layout", 0) == 1;
   auto x = batch_first ? c.in(0).transpose(0, 1) : c.in(0);  // [seq, batch, input]
   auto w = c.in(1), r = c.in(2);
+  auto product = hidden_product(c, r);
   int64_t dirs = w.size(0), hidden = r.size(2), seq = x.size(0), batch = x.size(1);
   auto direction = c.node.get_string("direction", "forward");
   auto acts = activations(c, default_acts, dirs);
@@ -73,6 +95,7 @@ void run_recurrent(C& c, int64_t gates, std::vector<std::string> default_acts,
                               acts.begin() + static_cast<int64_t>((d + 1) * per_dir));
     auto wb = b[d].slice(0, 0, gates * hidden), rb = b[d].slice(0, gates * hidden);
     auto x_proj = at::matmul(x, w[d].t()) + wb;  // all steps at once: [seq, batch, gates*H]
+    auto hr = [&product, d](const at::Tensor& state) { return product(d, state); };
     auto h = h0[d], cs_state = c0[d];
     std::vector<at::Tensor> outputs(static_cast<size_t>(seq));
     for (int64_t s = 0; s < seq; ++s) {
@@ -84,7 +107,7 @@ void run_recurrent(C& c, int64_t gates, std::vector<std::string> default_acts,
       } else {
         xt = x_proj[reverse ? seq - 1 - s : s];
       }
-      auto [h_new, c_new] = cell(d, f, xt, h, cs_state, r[d], rb);
+      auto [h_new, c_new] = cell(d, f, xt, h, cs_state, r[d], rb, hr);
       if (!masked) {
         h = h_new;
         if (c_new.defined()) cs_state = c_new;
@@ -128,8 +151,8 @@ void rnn(C& c) {
   run_recurrent(
       c, 1, {"Tanh"},
       [&c](int64_t, const std::vector<Activation>& f, const at::Tensor& xt, const at::Tensor& h, const at::Tensor&,
-           const at::Tensor& r, const at::Tensor& rb) {
-        return std::pair{f[0](clipped(c, xt + at::matmul(h, r.t()) + rb)), at::Tensor()};
+           const at::Tensor&, const at::Tensor& rb, const auto& hr) {
+        return std::pair{f[0](clipped(c, xt + hr(h) + rb)), at::Tensor()};
       },
       false);
 }
@@ -139,14 +162,17 @@ void gru(C& c) {
   run_recurrent(
       c, 3, {"Sigmoid", "Tanh"},
       [&c, linear_before_reset](int64_t, const std::vector<Activation>& f, const at::Tensor& xt, const at::Tensor& h,
-                                const at::Tensor&, const at::Tensor& r, const at::Tensor& rb) {
+                                const at::Tensor&, const at::Tensor& r, const at::Tensor& rb, const auto& hr) {
         int64_t hs = h.size(-1);
         auto xz = xt.slice(-1, 0, hs), xr = xt.slice(-1, hs, 2 * hs), xh = xt.slice(-1, 2 * hs);
-        auto rz = r.slice(0, 0, hs), rr = r.slice(0, hs, 2 * hs), rh = r.slice(0, 2 * hs);
+        auto rh = r.slice(0, 2 * hs);
         auto bz = rb.slice(0, 0, hs), br = rb.slice(0, hs, 2 * hs), bh = rb.slice(0, 2 * hs);
-        auto z = f[0](clipped(c, xz + at::matmul(h, rz.t()) + bz));
-        auto rg = f[0](clipped(c, xr + at::matmul(h, rr.t()) + br));
-        auto hh = linear_before_reset ? f[1](clipped(c, xh + rg * (at::matmul(h, rh.t()) + bh)))
+        // h R^T for all three gates in one product; without linear_before_reset the third gate multiplies
+        // (r . h) instead, so its third of the product is unused.
+        auto all = hr(h);
+        auto z = f[0](clipped(c, xz + all.slice(-1, 0, hs) + bz));
+        auto rg = f[0](clipped(c, xr + all.slice(-1, hs, 2 * hs) + br));
+        auto hh = linear_before_reset ? f[1](clipped(c, xh + rg * (all.slice(-1, 2 * hs) + bh)))
                                       : f[1](clipped(c, xh + at::matmul(rg * h, rh.t()) + bh));
         return std::pair{(1 - z) * hh + z * h, at::Tensor()};
       },
@@ -159,10 +185,10 @@ void lstm(C& c) {
   run_recurrent(
       c, 4, {"Sigmoid", "Tanh", "Tanh"},
       [&c, peephole, input_forget](int64_t d, const std::vector<Activation>& f, const at::Tensor& xt,
-                                   const at::Tensor& h, const at::Tensor& cell, const at::Tensor& r,
-                                   const at::Tensor& rb) {
+                                   const at::Tensor& h, const at::Tensor& cell, const at::Tensor&, const at::Tensor& rb,
+                                   const auto& hr) {
         int64_t hs = h.size(-1);
-        auto g = xt + at::matmul(h, r.t()) + rb;  // gates i, o, f, c
+        auto g = xt + hr(h) + rb;  // gates i, o, f, c
         auto gi = g.slice(-1, 0, hs), go = g.slice(-1, hs, 2 * hs), gf = g.slice(-1, 2 * hs, 3 * hs),
              gc = g.slice(-1, 3 * hs);
         if (peephole.defined()) {
