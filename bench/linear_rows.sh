@@ -33,7 +33,7 @@ PY
 
 printf "%6s %12s %12s %14s %14s %8s\n" rows "ridge ms" "torch ms" "ridge GFLOP/s" "torch GFLOP/s" ratio
 for r in $rows; do
-  ridge_ms=$($ridge bench "$out/rows$r.onnx" --threads "$threads" --max-time "$max_time" --no-store -f json |
+  ridge_ms=$($ridge bench "$out/rows$r.onnx" --threads "$threads" --max-time "$max_time" --no-store -f json 2>/dev/null |
     /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["latency_ms"]["median"])')
   torch_ms=$(/usr/bin/python3 - "$r" "$k" "$n" "$threads" <<'PY'
 import statistics, sys, time
