@@ -48,16 +48,4 @@ roofline::Prediction predict_on_device(const analysis::Result& analysis, const h
                                   request.model_path);
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    auto comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    out.push_back(text.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
-}
-
 }  // namespace ridge::cli

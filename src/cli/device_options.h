@@ -31,9 +31,6 @@ void add_calibrated_options(CLI::App& app, DeviceOptions& options);
 using hw::DeviceModes;
 using hw::resolve_device_modes;
 
-// "a,b,c" as {"a", "b", "c"}.
-std::vector<std::string> split_commas(const std::string& text);
-
 // calib::predict_on_device with the command's options: the roofline prediction, then the device's shape-aware
 // calibration's for --exec-mode and --threads (refused without one: they would change nothing).
 roofline::Prediction predict_on_device(const analysis::Result& analysis, const hw::Device& device,

@@ -28,6 +28,7 @@
 #include "report/printer.h"
 #include "report/result_codec.h"
 #include "roofline/prediction_codec.h"
+#include "util/csv.h"
 #include "util/error.h"
 
 namespace ridge::cli {

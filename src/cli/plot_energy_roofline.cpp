@@ -13,6 +13,7 @@
 #include "report/figure/sources.h"
 #include "report/prediction_report.h"
 #include "report/printer.h"
+#include "util/csv.h"
 #include "util/error.h"
 
 namespace ridge::cli {

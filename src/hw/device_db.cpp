@@ -11,6 +11,7 @@
 #include "hw/host.h"
 #include "hw/roofline.h"
 #include "util/build_tree.h"
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/module.h"
 
@@ -99,23 +100,8 @@ std::pair<std::string, std::string> split_device_and_mode(const std::string& spe
   return {spec.substr(0, colon), spec.substr(colon + 1)};
 }
 
-namespace {
-// "a,b,c" as {"a", "b", "c"} (empty names kept: resolve_mode names the default mode for them).
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    auto comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    out.push_back(text.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
-}
-}  // namespace
-
 std::vector<DeviceModes> resolve_device_modes(const std::vector<std::string>& specs, const std::string& modes) {
-  auto listed = modes.empty() || modes == "all" ? std::vector<std::string>{} : split_list(modes);
+  auto listed = modes.empty() || modes == "all" ? std::vector<std::string>{} : split_commas(modes);
   std::vector<DeviceModes> out;
   for (const auto& spec : specs) {
     auto [id, mode_text] = split_device_and_mode(spec);

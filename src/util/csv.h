@@ -10,5 +10,7 @@ namespace ridge {
 std::vector<std::string> split_csv_line(const std::string& line);
 // The same into `fields`, reusing its strings' storage: for readers of large files (ncu exports).
 void split_csv_line(std::string_view line, std::vector<std::string>& fields);
+// "a,b,c" as {"a", "b", "c"}, no quoting, empty items kept ("" is {""}): option lists such as --modes 15W,MAXN.
+std::vector<std::string> split_commas(const std::string& text);
 
 }  // namespace ridge
