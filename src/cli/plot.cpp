@@ -232,7 +232,7 @@ int run_plot_roofline(const RooflineOptions& o) {
       input.title += " on " + *device_ids.begin() +
                      (targets.size() > 1                    ? " (" + std::to_string(targets.size()) + " power modes)"
                       : targets[0].second.mode == "default" ? ""
-                                                            : " " + targets[0].second.mode);
+                                                            : ", mode " + targets[0].second.mode);
     else if (device_ids.size() > 1)
       input.title += " on " + std::to_string(device_ids.size()) + " devices";
   }

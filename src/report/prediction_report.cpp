@@ -131,10 +131,10 @@ std::string overhead_note(const roofline::Prediction& p) {
   if (p.calibrated || p.overhead_excluded_s <= 0) return "";
   return fmt::format(
       "launch overhead left out of the bound: the device file's per-op overhead is a default, not a measurement, "
-      "and a default can exceed what the hardware does ({} over the kernels if it held). Measure it with `ridge ert "
-      "--device cuda --profile gpu.yaml` on a GPU (`ridge ert --profile host.yaml` on a CPU); for estimates rather "
-      "than bounds, calibrate from measured runs: `ridge calibrate --device gpu.yaml --measured RUNS.json` "
-      "(`--sample` on a CPU)",
+      "and a default can exceed what the hardware does ({} over the kernels if it held). On a GPU, `ridge ert "
+      "--device cuda --profile gpu.yaml` measures it; on a CPU no microbenchmark does, and a calibration fits the "
+      "executor's own time per node instead: `ridge calibrate --device host.yaml --sample` (or `--measured RUNS` on "
+      "either), whose predictions are estimates rather than bounds",
       duration(p.overhead_excluded_s));
 }
 
