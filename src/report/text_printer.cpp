@@ -45,8 +45,14 @@ TextTable human_table(const Table& t) {
   std::vector<size_t> visible;
   for (size_t c = 0; c < t.columns.size(); ++c) {
     const auto& column = t.columns[c];
-    bool nested = !t.rows.empty() && std::holds_alternative<std::shared_ptr<const Table>>(t.rows[0][c]);
-    if (!shown(column) || nested) continue;
+    // A nested table prints as its own section below; a column empty in every row (no power measured, no
+    // per-node profile) tells people nothing. CSV and JSON keep both.
+    bool nested = false, empty = !t.rows.empty();
+    for (const auto& row : t.rows) {
+      nested = nested || std::holds_alternative<std::shared_ptr<const Table>>(row[c]);
+      empty = empty && std::holds_alternative<std::monostate>(row[c]);
+    }
+    if (!shown(column) || nested || empty) continue;
     header.push_back(t.layout == Table::Layout::kList && column.title.empty() ? "" : column.heading());
     visible.push_back(c);
   }
