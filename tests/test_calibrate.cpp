@@ -12,6 +12,8 @@
 #include "calib/calibrate.h"
 #include "calib/device_prediction.h"
 #include "hw/device_db.h"
+#include "support/device_fixtures.h"
+#include "support/error_text.h"
 #include "support/paths.h"
 #include "util/error.h"
 
@@ -75,26 +77,11 @@ TEST(Calibrate, GpuRunsFitTheGpuExecutorAndPredictThemBack) {
 TEST(Calibrate, InputsThatDoNotBelongTogetherAreRefused) {
   auto dir = temp_dir() + "/calibrate-refusals";
   auto runs = gpu_runs(dir);
-  auto message = [&](calib::CalibrateRequest request) -> std::string {
+  auto message = [&](calib::CalibrateRequest request) {
     request.output = dir + "/out.yaml";
-    try {
-      calib::calibrate(request);
-    } catch (const Error& e) {
-      return e.what();
-    }
-    return "";
+    return error_text([&] { calib::calibrate(request); });
   };
-  // A CPU with round ceilings (100 GFLOP/s, 10 GB/s).
-  auto cpu = dir + "/cpu.yaml";
-  std::ofstream(cpu) << R"(id: round-cpu
-name: Round CPU
-kind: cpu
-clocks: {cpu: {max_mhz: 3000, cores: 2, source: test}}
-units: [{name: simd, type: vector, clock: cpu, peak_flops: {fp32: 1.0e11}, source: test}]
-memory: [{level: dram, bandwidth: 1.0e10, source: test}]
-overhead: {seconds: 1.0e-6, source: test}
-modes: [{name: default, source: test}]
-)";
+  auto cpu = round_cpu_device(dir);
   calib::CalibrateRequest gpu_on_cpu;
   gpu_on_cpu.device = cpu;
   gpu_on_cpu.measured = {runs};

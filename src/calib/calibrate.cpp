@@ -7,6 +7,7 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "calib/bench_evidence.h"
@@ -29,13 +30,6 @@ namespace {
 
 // The CPU executor's two modes; a GPU device's layer sample takes the GPU's (eager, cuda-graph).
 constexpr const char* kCpuModes = "eager,optimized";
-
-void write_text(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  std::ofstream file(path);
-  if (!file) throw Error(fmt::format("cannot write '{}'", path));
-  write(file);
-  if (!file.flush()) throw Error(fmt::format("cannot write '{}'", path));
-}
 
 // OUT.yaml -> OUT (the stem every file of a calibration shares).
 std::string stem_of(const std::string& output) {
@@ -109,7 +103,7 @@ FamilyCalibration family_fit(const CalibrateRequest& r) {
   }
   auto fit = roofline::fit_calibration(prediction, measured, measured_path);
   auto output = r.output.empty() ? device.id + ".calibrated.yaml" : r.output;
-  write_text(output, [&](std::ostream& out) { out << roofline::calibrated_device_yaml(device.file, fit.calibration); });
+  write_file(output, roofline::calibrated_device_yaml(device.file, fit.calibration));
   FamilyCalibration c;
   c.device = device.id;
   c.measured = measured_path;
@@ -270,8 +264,11 @@ ShapeCalibration shape_fit(const CalibrateRequest& r, const SampleProgressFn& pr
   // The evidence is kept before fitting, so a fit that fails can be redone from the files.
   auto samples_file = stem + ".samples.csv";
   auto overhead_file = stem + ".overhead.csv";
-  write_text(samples_file, [&](std::ostream& out) { write_samples_csv(out, e.samples); });
-  write_text(overhead_file, [&](std::ostream& out) { write_overhead_csv(out, e.overheads); });
+  std::ostringstream samples_csv, overhead_csv;
+  write_samples_csv(samples_csv, e.samples);
+  write_overhead_csv(overhead_csv, e.overheads);
+  write_file(samples_file, samples_csv.str());
+  write_file(overhead_file, overhead_csv.str());
 
   FitOptions fit_options;
   fit_options.folds = r.folds;
@@ -291,7 +288,7 @@ ShapeCalibration shape_fit(const CalibrateRequest& r, const SampleProgressFn& pr
     calibration.validation = hw::Calibration::Validation{all->second.points, all->second.median_abs,
                                                          all->second.p90_abs, all->second.within_10};
   // The model file is named relative to the device file: both are written in the same directory.
-  write_text(output, [&](std::ostream& out) { out << roofline::calibrated_device_yaml(device.file, calibration); });
+  write_file(output, roofline::calibrated_device_yaml(device.file, calibration));
 
   ShapeCalibration c;
   c.device = device.id;
@@ -362,8 +359,7 @@ EnergyCalibration energy_fit(const CalibrateRequest& r) {
       "T the measured mean latency): median |error| {:.1f}%, max {:.1f}%, R^2 {:.4f}",
       read.runs.size(), fmt::join(r.measured, ", "), r.traffic, fit.median_rel * 100, fit.max_rel * 100, fit.r2);
   auto output = r.output.empty() ? device.id + ".energy.yaml" : r.output;
-  write_text(output,
-             [&](std::ostream& out) { out << roofline::energy_device_yaml(device.file, coefficients, output); });
+  write_file(output, roofline::energy_device_yaml(device.file, coefficients, output));
 
   EnergyCalibration c;
   c.device = device.id;

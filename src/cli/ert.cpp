@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -16,6 +15,7 @@
 #include "report/gpu_ert_report.h"
 #include "report/result_codec.h"
 #include "util/error.h"
+#include "util/file.h"
 
 namespace ridge::cli {
 namespace {
@@ -28,13 +28,6 @@ struct Options {
   std::string format = "table", profile, csv;
   StoreOptions store;
 };
-
-// Files first: a profile that cannot be written must not be lost after a long run's output.
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out.flush()) throw Error("cannot write '" + path + "'");
-}
 
 std::string csv_text(const report::Table& points) {
   std::ostringstream out;
@@ -52,6 +45,7 @@ int run_cpu(const Options& o) {
   options.max_threads = o.threads;
   options.progress = progress;
   auto result = hw::ert::run_ert(options);
+  // Files first: a profile that cannot be written must not be lost after a long run's output.
   if (!o.profile.empty()) write_file(o.profile, hw::ert::ert_device_yaml(result));
   if (!o.csv.empty()) write_file(o.csv, csv_text(report::ert_points_table(result)));
   auto doc = report::ert_document(result);

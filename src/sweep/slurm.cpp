@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "util/error.h"
+#include "util/file.h"
 #include "util/program.h"
 
 namespace ridge::sweep {
@@ -17,10 +18,9 @@ namespace fs = std::filesystem;
 
 std::string absolute(const std::string& path) { return fs::absolute(path).lexically_normal().string(); }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out.flush()) throw Error(fmt::format("cannot write {}", path));
+// A job script: written, then made executable.
+void write_script(const std::string& path, const std::string& text) {
+  write_file(path, text);
   fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
 }
 
@@ -96,8 +96,8 @@ Submitted submit_slurm(const SlurmPlan& plan) {
   if (!sbatch_path)
     throw Error("sbatch is not on PATH: run on a SLURM login node, or use --dry-run to see the scripts");
   fs::create_directories(plan.dir);
-  write_file(plan.array_path, plan.array_script);
-  write_file(plan.merge_path, plan.merge_script);
+  write_script(plan.array_path, plan.array_script);
+  write_script(plan.merge_path, plan.merge_script);
   auto sbatch = [&](const std::vector<std::string>& args) {
     auto run = run_program(*sbatch_path, args, 60);
     auto out = trim(run.output);

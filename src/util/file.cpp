@@ -22,4 +22,11 @@ std::string read_file(const std::string& path) {
   return text;
 }
 
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  out << text;
+  if (!out.flush()) throw Error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+}
+
 }  // namespace ridge

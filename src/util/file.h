@@ -7,5 +7,7 @@ namespace ridge {
 
 // The bytes of `path`; throws ridge::Error naming `path` when it is a directory or cannot be read.
 std::string read_file(const std::string& path);
+// Replaces `path` with `text`; throws ridge::Error naming `path` when it cannot be written whole.
+void write_file(const std::string& path, const std::string& text);
 
 }  // namespace ridge

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "support/device_fixtures.h"
 #include "support/one_line_error.h"
 #include "support/paths.h"
 
@@ -20,19 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // A CPU with round ceilings: 100 GFLOP/s, 10 GB/s.
-std::string device_file(const std::string& dir) {
-  auto path = dir + "/cpu.yaml";
-  std::ofstream(path) << R"(id: round-cpu
-name: Round CPU
-kind: cpu
-clocks: {cpu: {max_mhz: 3000, cores: 2, source: test}}
-units: [{name: simd, type: vector, clock: cpu, peak_flops: {fp32: 1.0e11}, source: test}]
-memory: [{level: dram, bandwidth: 1.0e10, source: test}]
-overhead: {seconds: 1.0e-6, source: test}
-modes: [{name: default, source: test}]
-)";
-  return path;
-}
+std::string device_file(const std::string& dir) { return round_cpu_device(dir); }
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);

@@ -9,6 +9,7 @@
 
 #include "util/build_tree.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/module.h"
 #include "util/program.h"
 
@@ -34,10 +35,7 @@ void write_text(const fs::path& path, const std::string& text) {
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw Error("cannot write " + path.string());
+  write_file(path.string(), text);
 }
 
 // A private scratch directory for the renderer's files, removed when done.

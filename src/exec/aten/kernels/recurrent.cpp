@@ -63,7 +63,7 @@ HiddenProduct hidden_product(C& c, const at::Tensor& r) {
       made->push_back(std::make_shared<OnednnLinear>(r[d].contiguous(), true, at::Tensor(), Epilogue{}));
     return made;
   });
-  return [&layers](int64_t d, const at::Tensor& h) { return layers[static_cast<size_t>(d)]->run(h.contiguous()); };
+  return [&layers](int64_t d, const at::Tensor& h) { return layers[static_cast<size_t>(d)]->run(h); };
 }
 
 // Runs the op. `cell(dir, x_proj_t, h, c_state, r, rb, hr) -> (h, c)` computes one step for one direction,
