@@ -4,6 +4,7 @@
 #include <fmt/ostream.h>
 
 #include <iostream>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/device_options.h"
@@ -25,10 +26,10 @@ struct CalibrateOptions {
   bool sample = false, quick = false;
   bool energy = false;  // fit the energy roofline of the mode (E = e_flop W + e_byte Q + p_static T)
   std::string threads, modes, exclude_model;  // modes "": the device executor's
-  std::vector<std::string> ncu;  // MODEL:BATCH=EXPORT.csv: kernel times of the GPU executor as device times
-  int folds = 5, sample_size = 0;
-  int64_t repetitions = 0;  // model passes in an ncu export given to --measured (0: what the export shows)
-  uint64_t seed = 0;
+  std::vector<std::string> ncu;    // MODEL:BATCH=EXPORT.csv: kernel times of the GPU executor as device times
+  int folds = 0, sample_size = 0;  // folds 0: the fit's default (5); given, it must be honoured
+  int64_t repetitions = 0;         // model passes in an ncu export given to --measured (0: what the export shows)
+  std::optional<uint64_t> seed;
   StoreOptions store;
 };
 
@@ -75,10 +76,11 @@ calib::CalibrateRequest request_of(const CalibrateOptions& o) {
       throw Error(
           "--energy fits a device's energy coefficients from --measured runs: give no MODEL (the runs name theirs)");
     if (o.sample || o.quick || o.sample_size > 0 || !o.sample_files.empty() || !o.exclude_model.empty() ||
-        o.repetitions > 0 || !o.ncu.empty())
+        o.repetitions > 0 || !o.ncu.empty() || !o.threads.empty() || !o.modes.empty() || o.folds > 0 || o.seed)
       throw Error(
-          "--sample, --quick, --sample-size, --samples, --exclude-model, --repetitions and --ncu fit time "
-          "calibrations, not --energy (a layer sample under a power source is not supported yet: measure it and "
+          "--sample, --quick, --sample-size, --samples, --exclude-model, --repetitions, --ncu, --threads, --modes, "
+          "--folds and --seed fit time calibrations, not --energy (a layer sample under a power source is not "
+          "supported yet: measure it and "
           "give an energy CSV)");
     if (m.batch > 0 || !m.dims.empty() || !m.inputs.empty() || !m.dtype.empty() || !m.weight_dtype.empty() ||
         m.strict || !o.predict.precision.empty() || o.predict.allow_tf32)
@@ -102,6 +104,13 @@ calib::CalibrateRequest request_of(const CalibrateOptions& o) {
           "the shape-aware model from bench directories)");
     if (!o.ncu.empty())
       throw Error("--ncu adds kernel times to the shape-aware GPU fit; with a MODEL, give its export to --measured");
+    // The per-family fit solves one small least-squares problem from the given node times: nothing is sampled,
+    // threaded, moded, left out or cross-validated, so these options would be dropped.
+    if (o.quick || o.sample_size > 0 || !o.threads.empty() || !o.modes.empty() || !o.exclude_model.empty() ||
+        o.folds > 0 || o.seed)
+      throw Error(
+          "--quick, --sample-size, --threads, --modes, --exclude-model, --folds and --seed apply to the shape-aware "
+          "calibration (no MODEL); the per-family fit of a MODEL takes its node times as measured");
     r.fit = calib::Fit::kFamily;
     r.model = make_request(m);
     r.predict = predict_options(o.predict, r.model);
@@ -135,8 +144,8 @@ calib::CalibrateRequest request_of(const CalibrateOptions& o) {
   r.exclude_model = o.exclude_model;
   // --dim binds what PyTorch's timings do not record (a sequence length); every other run records its shapes.
   for (const auto& [name, value] : make_request(m).bindings.dims) r.dims[name] = value;
-  r.folds = o.folds;
-  r.seed = o.seed;
+  if (o.folds > 0) r.folds = o.folds;
+  if (o.seed) r.seed = *o.seed;
   return r;
 }
 
@@ -224,8 +233,9 @@ Command add_calibrate_command(CLI::App& parent) {
                   "kernel time is fitted as its device time, beside --measured GPU runs");
   app->add_option("--exclude-model", o->exclude_model,
                   "leave this model's bench runs out of --measured (leave-one-model-out validation)");
-  app->add_option("--folds", o->folds, "cross-validation folds (default 5)")->check(CLI::Range(2, 100));
-  app->add_option("--seed", o->seed, "seed of the sample draw and the fit (default 0)");
+  app->add_option("--folds", o->folds, "cross-validation folds of the shape-aware fit (default 5)")
+      ->check(CLI::Range(2, 100));
+  app->add_option("--seed", o->seed, "seed of the shape-aware sample draw and fit (default 0)");
   app->add_option("-o,--output", o->output,
                   "device file to write (default ID.calibrated.yaml; with --energy ID.energy.yaml)");
   add_format_option(*app, o->format);
