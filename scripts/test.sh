@@ -141,29 +141,28 @@ extra_seconds=${RIDGE_FUZZ_EXTRA_SECONDS:-15}
 step "build the fuzz targets (clang, libFuzzer)"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGE_FUZZ=ON \
   -DRIDGE_TESTS=OFF >/dev/null
-cmake --build build-fuzz --target fuzz_model_reader fuzz_device_yaml fuzz_node_times fuzz_tensor_proto fuzz_einsum \
-  fuzz_calib_samples fuzz_bench_json fuzz_document_codec fuzz_figure_sources fuzz_ncu_csv fuzz_torch_trace \
-  fuzz_energy_runs fuzz_tegrastats fuzz_power_csv
+# The targets are the files tests/fuzz/fuzz_NAME.cpp (CMakeLists.txt builds the same list); each names the
+# longest input it is given in a "fuzz-max-len:" line.
+fuzz_targets=()
+for f in tests/fuzz/fuzz_*.cpp; do fuzz_targets+=("$(basename "$f" .cpp)"); done
+cmake --build build-fuzz --target "${fuzz_targets[@]}"
 step "fuzz the parsers (model loader ${model_seconds} s, the others ${extra_seconds} s each)"
 corpus=build-fuzz/corpus
 rm -rf "$corpus"
-mkdir -p "$corpus"/{model_reader,device_yaml,node_times,tensor_proto,einsum,calib_samples,bench_json,document_codec,figure_sources,ncu_csv,torch_trace,energy_runs,tegrastats,power_csv}
+# Seeds: tests/fuzz/corpus/NAME/ where a target has its own, and the real files each parser reads, below.
+for target in "${fuzz_targets[@]}"; do
+  name=${target#fuzz_}
+  mkdir -p "$corpus/$name"
+  if [ -d "tests/fuzz/corpus/$name" ]; then cp "tests/fuzz/corpus/$name"/* "$corpus/$name/"; fi
+done
 cp models/*.onnx "$corpus"/model_reader/
 testdata=/usr/share/libonnx-testdata/data/node
 for t in test_if test_loop11 test_scan9_sum test_lstm_defaults test_reshape_extended_dims test_conv_with_strides_padding; do
   if [ -f "$testdata/$t/model.onnx" ]; then cp "$testdata/$t/model.onnx" "$corpus/model_reader/$t.onnx"; fi
 done
 cp devices/*.yaml "$corpus"/device_yaml/
-cp tests/fuzz/corpus/node_times/* "$corpus"/node_times/
-cp tests/fuzz/corpus/einsum/* "$corpus"/einsum/
-cp tests/fuzz/corpus/calib_samples/* "$corpus"/calib_samples/
-cp tests/fuzz/corpus/bench_json/* "$corpus"/bench_json/
-cp tests/fuzz/corpus/document_codec/* "$corpus"/document_codec/
-cp tests/fuzz/corpus/figure_sources/* "$corpus"/figure_sources/
 cp tests/data/ncu/*.csv tests/data/ncu/real/*.csv "$corpus"/ncu_csv/
 head -c 16000 tests/data/ncu/h200/details-resnet50-b1-fp32-nvtx.csv >"$corpus"/ncu_csv/h200-nvtx-head.csv
-cp tests/fuzz/corpus/torch_trace/* "$corpus"/torch_trace/
-cp tests/fuzz/corpus/energy_runs/* "$corpus"/energy_runs/
 cp tests/data/power/*.txt "$corpus"/tegrastats/
 cp tests/data/power/*.csv "$corpus"/power_csv/
 for f in tests/data/executor/*/test_data_set_0/input_*.pb; do
@@ -176,25 +175,19 @@ for t in test_cast_FLOAT_to_FLOAT16 test_cast_FLOAT_to_STRING test_einsum_batch_
     if [ -f "$f" ]; then cp "$f" "$corpus/tensor_proto/${t}_$(basename "$f")"; fi
   done
 done
-fuzz() {  # TARGET SECONDS MAX_LEN
-  echo "-- $1 for $2 s"
-  "build-fuzz/fuzz_$1" -max_total_time="$2" -rss_limit_mb=2048 -max_len="$3" -print_final_stats=1 \
-    -artifact_prefix=build-fuzz/ "$corpus/$1" 2>&1 |
+for target in "${fuzz_targets[@]}"; do
+  name=${target#fuzz_}
+  max_len=$(sed -n 's|^// fuzz-max-len: \([0-9]*\).*|\1|p' "tests/fuzz/$target.cpp")
+  if [ -z "$max_len" ]; then
+    echo "tests/fuzz/$target.cpp has no '// fuzz-max-len: N' line" >&2
+    exit 1
+  fi
+  seconds=$extra_seconds
+  if [ "$name" = model_reader ]; then seconds=$model_seconds; fi
+  echo "-- $name for $seconds s"
+  "build-fuzz/$target" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=1 \
+    -artifact_prefix=build-fuzz/ "$corpus/$name" 2>&1 |
     tail -n 4
-}
-fuzz model_reader "$model_seconds" 262144
-fuzz device_yaml "$extra_seconds" 8192
-fuzz node_times "$extra_seconds" 4096
-fuzz tensor_proto "$extra_seconds" 65536
-fuzz einsum "$extra_seconds" 256
-fuzz calib_samples "$extra_seconds" 8192
-fuzz bench_json "$extra_seconds" 65536
-fuzz document_codec "$extra_seconds" 65536
-fuzz figure_sources "$extra_seconds" 65536
-fuzz ncu_csv "$extra_seconds" 16384
-fuzz torch_trace "$extra_seconds" 65536
-fuzz energy_runs "$extra_seconds" 4096
-fuzz tegrastats "$extra_seconds" 16384
-fuzz power_csv "$extra_seconds" 16384
+done
 echo "fuzzing: no crash"
 ccache_report

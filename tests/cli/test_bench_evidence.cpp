@@ -1,5 +1,5 @@
 // Bench runs as calibration evidence, end to end: what the ridge binary's `bench` writes reads back into
-// one sample per measured node (the in-process cases are in tests/test_bench_evidence.cpp).
+// one sample per measured node (the in-process cases are in tests/calib/test_bench_evidence.cpp).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The energy roofline in the commands' outputs (predict, devices show, plot energy-roofline), against the
-// values computed by hand in tests/test_energy.cpp.
+// values computed by hand in tests/roofline/test_energy.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -4,6 +4,7 @@
 // `ridge bench --csv` directory (exec::read_bench_csv: the same bytes as overall.csv and nodes.csv). Any input must
 // end in a result or a ridge::Error. The readers take a path, so each input is written to a file first (under
 // /dev/shm when it exists: no disk I/O).
+// fuzz-max-len: 65536 (the longest input scripts/test.sh gives it, in bytes)
 #include <unistd.h>
 
 #include <cstddef>

@@ -2,6 +2,7 @@
 // framework overhead, CSV, `ridge calibrate`), PyTorch's timings (JSON Lines) and the GPU block of a calibration model
 // file (JSON; the rest of that file holds XGBoost's own trees, which XGBoost parses). Any input must end in a value or
 // a ridge::Error.
+// fuzz-max-len: 8192 (the longest input scripts/test.sh gives it, in bytes)
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary text through the device-file parser (YAML, devices/*.yaml) and the
 // roofline (time and energy) of every power mode it declares. Any input must end in a device or a ridge::Error.
+// fuzz-max-len: 8192 (the longest input scripts/test.sh gives it, in bytes)
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -2,6 +2,7 @@
 // hand-written store), through report::decode_document. Any input must end in a document or a
 // ridge::Error; a decoded document must encode to JSON that decodes to the same encoding again, and
 // must print in every format (`ridge results --show` prints stored documents).
+// fuzz-max-len: 65536 (the longest input scripts/test.sh gives it, in bytes)
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

@@ -2,6 +2,7 @@
 // Input layout: one byte, the number of operands (mod 4); per operand one byte, its rank (mod 12),
 // then that many bytes, its dimensions (mod 8); the rest is the equation. Any input must end in a
 // spec (whose output dims are then taken) or a ridge::Error.
+// fuzz-max-len: 256 (the longest input scripts/test.sh gives it, in bytes)
 #include <cstddef>
 #include <cstdint>
 #include <string>

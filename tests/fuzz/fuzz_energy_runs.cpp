@@ -1,6 +1,7 @@
 // libFuzzer target: arbitrary text through the energy CSV reader of `ridge calibrate --energy`
 // (flops, bytes, time_s, energy_j per measured run). Any input must end in runs or a ridge::Error,
 // and every run read must be one the fit accepts (finite, W and Q >= 0, time and energy > 0).
+// fuzz-max-len: 4096 (the longest input scripts/test.sh gives it, in bytes)
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

@@ -2,6 +2,7 @@
 // file) or of `ridge results import`, through the prediction, bench, analysis, calibration, compare, ert and tune
 // codecs, report/figure's sources, the roofline builder and every result figure `ridge report` draws. Any input must
 // end in a figure whose spec serialises, or a ridge::Error; never a crash or another exception.
+// fuzz-max-len: 65536 (the longest input scripts/test.sh gives it, in bytes)
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>

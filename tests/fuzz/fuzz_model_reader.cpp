@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary bytes through the loader, shape inference and the cost model.
 // Any input must end in a model or a ridge::Error, never a crash, hang or sanitizer report.
+// fuzz-max-len: 262144 (the longest input scripts/test.sh gives it, in bytes)
 #include <cstddef>
 #include <cstdint>
 

@@ -2,6 +2,7 @@
 // each launch's roofline figures (NVTX ranges parsed), the mapping to a small model's layers and the checks of
 // passes and batch. Any input must end in
 // kernels or a ridge::Error.
+// fuzz-max-len: 16384 (the longest input scripts/test.sh gives it, in bytes)
 #include <cstddef>
 #include <cstdint>
 #include <string>

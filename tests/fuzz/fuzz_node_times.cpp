@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary text through the measured per-node times reader (CSV, `ridge calibrate
 // --measured`). Any input must end in rows or a ridge::Error.
+// fuzz-max-len: 4096 (the longest input scripts/test.sh gives it, in bytes)
 #include <cstddef>
 #include <cstdint>
 #include <sstream>

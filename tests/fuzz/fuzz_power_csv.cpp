@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary text through the power-trace CSV reader (`ridge power integrate
 // --source csv:FILE`) and the energy of what it read. Any input must end in a trace or a ridge::Error.
+// fuzz-max-len: 16384 (the longest input scripts/test.sh gives it, in bytes)
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -1,6 +1,7 @@
 // libFuzzer target: arbitrary text through the tegrastats log parser (`ridge power integrate
 // --source tegrastats:FILE`) and the energy of what it read. Any input must end in a trace or a
 // ridge::Error.
+// fuzz-max-len: 16384 (the longest input scripts/test.sh gives it, in bytes)
 #include <cstddef>
 #include <cstdint>
 #include <string>

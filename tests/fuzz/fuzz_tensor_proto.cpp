@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary bytes through the TensorProto reader (`ridge run --inputs DIR`,
 // input_N.pb), then its bytes and values decoded. Any input must end in a tensor or a ridge::Error.
+// fuzz-max-len: 65536 (the longest input scripts/test.sh gives it, in bytes)
 #include <cstddef>
 #include <cstdint>
 

@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary text through the PyTorch profiler trace reader (`ridge import torch`),
 // its layer mapping and its summary. Any input must end in a summary or a ridge::Error.
+// fuzz-max-len: 65536 (the longest input scripts/test.sh gives it, in bytes)
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -122,7 +122,7 @@ TEST(GpuExecutor, AGpuThatDoesNotExistIsRefused) {
 }
 
 // The same seed draws the same random weights and inputs as the CPU engine (exec/host_values' rule and stream;
-// tests/test_executor.cpp checks the CPU side the same way).
+// tests/exec/test_executor.cpp checks the CPU side the same way).
 TEST(GpuExecutor, RandomWeightsAndInputsComeFromTheSharedRule) {
   auto p = random_weights::random_matmul("random_matmul_gpu");
   auto options = gpu_options();

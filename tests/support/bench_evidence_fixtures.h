@@ -1,5 +1,5 @@
 #pragma once
-// What the in-process tests (tests/test_bench_evidence.cpp) and the binary-driven tests
+// What the in-process tests (tests/calib/test_bench_evidence.cpp) and the binary-driven tests
 // (tests/cli/test_bench_evidence.cpp) share.
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #pragma once
-// What the in-process tests (tests/test_compare.cpp) and the binary-driven tests (tests/cli/test_compare.cpp) share.
+// What the in-process tests (tests/report/test_compare.cpp) and the binary-driven tests (tests/cli/test_compare.cpp) share.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -54,7 +54,7 @@ inline std::string four_node_model() {
   return b.save("compare-four");
 }
 
-// The roofline predictions of the four nodes (see tests/test_predict.cpp for the same by hand).
+// The roofline predictions of the four nodes (see tests/roofline/test_predict.cpp for the same by hand).
 inline constexpr double kGemmRoofline = 2.0 * 256 * 1024 * 1024 / 1e12;  // compute-bound
 inline constexpr double kAddRoofline = 3.0 * (1 << 20) * 4 / 1e11;       // memory-bound
 inline constexpr double kTinyRoofline = 16 * 8 / 1e11;                   // relu, neg: 128 bytes

@@ -1,5 +1,5 @@
 #pragma once
-// What the in-process tests (tests/test_energy_fit.cpp) and the binary-driven tests (tests/cli/test_energy_fit.cpp)
+// What the in-process tests (tests/roofline/test_energy_fit.cpp) and the binary-driven tests (tests/cli/test_energy_fit.cpp)
 // share.
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #pragma once
-// What the in-process tests (tests/test_figure_kinds.cpp) and the binary-driven tests (tests/cli/test_figure_kinds.cpp)
+// What the in-process tests (tests/report/test_figure_kinds.cpp) and the binary-driven tests (tests/cli/test_figure_kinds.cpp)
 // share.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// What the in-process tests (tests/test_input_sizes.cpp) and the binary-driven tests (tests/cli/test_input_sizes.cpp)
+// What the in-process tests (tests/shape/test_input_sizes.cpp) and the binary-driven tests (tests/cli/test_input_sizes.cpp)
 // share.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// What the in-process tests (tests/test_ncu_import.cpp) and the binary-driven tests (tests/cli/test_ncu_import.cpp)
+// What the in-process tests (tests/profile/test_ncu_import.cpp) and the binary-driven tests (tests/cli/test_ncu_import.cpp)
 // share.
 #include <fmt/format.h>
 #include <gtest/gtest.h>

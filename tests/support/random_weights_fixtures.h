@@ -1,6 +1,6 @@
 #pragma once
 // A model whose weight file is absent (random weights) and the output exec/host_values' rule gives it: what the
-// CPU and GPU engines must both compute for one seed (tests/test_executor.cpp, tests/gpu/test_cuda_gpu.cpp).
+// CPU and GPU engines must both compute for one seed (tests/exec/test_executor.cpp, tests/gpu/test_cuda_gpu.cpp).
 #include <gtest/gtest.h>
 
 #include <cstdint>

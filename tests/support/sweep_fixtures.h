@@ -1,5 +1,5 @@
 #pragma once
-// What the in-process tests (tests/test_sweep.cpp) and the binary-driven tests (tests/cli/test_sweep.cpp) share.
+// What the in-process tests (tests/sweep/test_sweep.cpp) and the binary-driven tests (tests/cli/test_sweep.cpp) share.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -1,5 +1,5 @@
 #pragma once
-// What the in-process tests (tests/test_torch_trace.cpp) and the binary-driven tests (tests/cli/test_torch_trace.cpp)
+// What the in-process tests (tests/profile/test_torch_trace.cpp) and the binary-driven tests (tests/cli/test_torch_trace.cpp)
 // share.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// What the in-process tests (tests/test_tune.cpp) and the binary-driven tests (tests/cli/test_tune.cpp) share.
+// What the in-process tests (tests/roofline/test_tune.cpp) and the binary-driven tests (tests/cli/test_tune.cpp) share.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
