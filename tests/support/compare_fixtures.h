@@ -1,5 +1,6 @@
 #pragma once
-// What the in-process tests (tests/report/test_compare.cpp) and the binary-driven tests (tests/cli/test_compare.cpp) share.
+// What the in-process tests (tests/report/test_compare.cpp) and the binary-driven tests (tests/cli/test_compare.cpp)
+// share.
 #include <gtest/gtest.h>
 
 #include <fstream>

@@ -1,6 +1,6 @@
 #pragma once
-// What the in-process tests (tests/roofline/test_energy_fit.cpp) and the binary-driven tests (tests/cli/test_energy_fit.cpp)
-// share.
+// What the in-process tests (tests/roofline/test_energy_fit.cpp) and the binary-driven tests
+// (tests/cli/test_energy_fit.cpp) share.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

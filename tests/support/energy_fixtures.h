@@ -1,5 +1,6 @@
 #pragma once
-// What the in-process tests (tests/roofline/test_energy.cpp) and the binary-driven tests (tests/cli/test_energy.cpp) share.
+// What the in-process tests (tests/roofline/test_energy.cpp) and the binary-driven tests (tests/cli/test_energy.cpp)
+// share.
 #include <gtest/gtest.h>
 
 #include <cmath>

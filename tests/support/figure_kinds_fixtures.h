@@ -1,6 +1,6 @@
 #pragma once
-// What the in-process tests (tests/report/test_figure_kinds.cpp) and the binary-driven tests (tests/cli/test_figure_kinds.cpp)
-// share.
+// What the in-process tests (tests/report/test_figure_kinds.cpp) and the binary-driven tests
+// (tests/cli/test_figure_kinds.cpp) share.
 #include <gtest/gtest.h>
 
 #include <filesystem>

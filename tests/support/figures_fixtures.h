@@ -1,5 +1,6 @@
 #pragma once
-// What the in-process tests (tests/report/test_figures.cpp) and the binary-driven tests (tests/cli/test_figures.cpp) share.
+// What the in-process tests (tests/report/test_figures.cpp) and the binary-driven tests (tests/cli/test_figures.cpp)
+// share.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,6 +1,6 @@
 #pragma once
-// What the in-process tests (tests/shape/test_input_sizes.cpp) and the binary-driven tests (tests/cli/test_input_sizes.cpp)
-// share.
+// What the in-process tests (tests/shape/test_input_sizes.cpp) and the binary-driven tests
+// (tests/cli/test_input_sizes.cpp) share.
 #include <gtest/gtest.h>
 
 #include <fstream>

@@ -1,6 +1,6 @@
 #pragma once
-// What the in-process tests (tests/profile/test_ncu_import.cpp) and the binary-driven tests (tests/cli/test_ncu_import.cpp)
-// share.
+// What the in-process tests (tests/profile/test_ncu_import.cpp) and the binary-driven tests
+// (tests/cli/test_ncu_import.cpp) share.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #pragma once
-// What the in-process tests (tests/profile/test_torch_trace.cpp) and the binary-driven tests (tests/cli/test_torch_trace.cpp)
-// share.
+// What the in-process tests (tests/profile/test_torch_trace.cpp) and the binary-driven tests
+// (tests/cli/test_torch_trace.cpp) share.
 #include <gtest/gtest.h>
 
 #include <algorithm>
