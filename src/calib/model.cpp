@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "calib/gpu_model.h"
+#include "sys/statistics.h"
 #include "util/error.h"
 
 namespace ridge::calib {
@@ -54,13 +55,6 @@ std::vector<float> to_floats(const std::vector<std::vector<double>>& rows) {
   for (const auto& r : rows)
     for (double v : r) out.push_back(static_cast<float>(v));
   return out;
-}
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // The features, then the op as a code the trees can split on (a kind holds several ops: Gemm and
@@ -120,7 +114,7 @@ class KindModel {
     // The last column is the op code: for the trees only (a category is no quantity for a line).
     size_t n = y.size(), columns = x.empty() ? 0 : x[0].size(), d = columns > 0 ? columns - 1 : 0;
     model->samples = static_cast<int>(n);
-    model->constant = median_of(y);
+    model->constant = sys::median(y);
     if (static_cast<int>(n) < o.min_samples_for_linear) return model;
     // Ridge regression on standardized features (Eigen's LDLT on the normal equations): the
     // penalty keeps the solution defined when a feature is constant or features are collinear.
@@ -243,7 +237,7 @@ ErrorStats error_stats(const std::vector<double>& errors) {
   std::vector<double> abs;
   for (double e : errors) abs.push_back(std::fabs(e));
   std::sort(abs.begin(), abs.end());
-  s.median_abs = median_of(abs);
+  s.median_abs = sys::median(abs);
   // p90 by the nearest-rank method: the smallest error at least 90% of points do not exceed.
   size_t rank = static_cast<size_t>(std::ceil(0.9 * static_cast<double>(abs.size())));
   s.p90_abs = abs[std::max<size_t>(rank, 1) - 1];

@@ -5,9 +5,9 @@
 
 #include "cli/command.h"
 #include "cli/output_options.h"
-#include "hw/platform/checks.h"
-#include "hw/platform/feature.h"
-#include "report/doctor_report.h"
+#include "doctor/checks.h"
+#include "doctor/doctor_report.h"
+#include "doctor/feature.h"
 
 namespace ridge::cli {
 
@@ -19,10 +19,10 @@ Command add_doctor_command(CLI::App& parent) {
   auto* app = parent.add_subcommand(
       "doctor", "check this machine: CPU, executor, CUDA stack, profilers, power counters, SLURM, store, devices");
   std::string features;
-  for (const auto& f : hw::platform::features()) features += fmt::format("\n  {:<11} {}", f.name, f.description);
+  for (const auto& f : doctor::features()) features += fmt::format("\n  {:<11} {}", f.name, f.description);
   app->add_option("--for", o->feature,
                   "mark the checks FEATURE needs (features below) and exit 1 when one of them is not ok")
-      ->check(CLI::IsMember(hw::platform::feature_names()));
+      ->check(CLI::IsMember(doctor::feature_names()));
   app->add_option("--store", o->store,
                   "the results store to check (default: $RIDGE_STORE, else ridge-results.db in the working directory)");
   add_format_option(*app, o->format);
@@ -37,11 +37,11 @@ Command add_doctor_command(CLI::App& parent) {
       "  ridge doctor --for bench-cuda\n"
       "  ridge doctor --for power -f json");
   return {app, [o] {
-            const auto* feature = o->feature.empty() ? nullptr : &hw::platform::find_feature(o->feature);
-            auto checks = hw::platform::all_checks(hw::platform::resolve_store_path(o->store));
-            emit(report::doctor_document(checks, feature), o->format);
+            const auto* feature = o->feature.empty() ? nullptr : &doctor::find_feature(o->feature);
+            auto checks = doctor::all_checks(doctor::resolve_store_path(o->store));
+            emit(doctor::doctor_document(checks, feature), o->format);
             if (!feature) return 0;
-            auto verdict = hw::platform::verdict(*feature, checks);
+            auto verdict = doctor::verdict(*feature, checks);
             if (verdict.ready) return 0;
             fmt::print(std::cerr, "ridge: not ready for {}: {}\n", feature->name, verdict.unmet);
             return 1;

@@ -31,7 +31,7 @@ void warm_up(const std::function<void()>& step, const BenchOptions& options, Ben
 // Timed runs until the stopping rule (or the fixed iteration count) is met.
 void measure(const std::function<double()>& timed_step, const BenchOptions& options, BenchResult& result) {
   std::vector<double> samples;
-  RunningStats running;
+  sys::RunningStats running;
   auto measure_start = Clock::now();
   auto clock_s = [](Clock::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); };
   result.timed_start_s = clock_s(measure_start);
@@ -52,7 +52,7 @@ void measure(const std::function<double()>& timed_step, const BenchOptions& opti
       break;
     }
   }
-  result.latency_ms = summarize(samples);
+  result.latency_ms = sys::summarize(samples);
 }
 
 // Layer descriptors for layers.csv: channels and kernel size of convolutions and matrix products.

@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "exec/cuda_module.h"
+#include "sys/cuda_module.h"
 #include "util/build_tree.h"
 #include "util/error.h"
 #include "util/module.h"
@@ -23,7 +23,7 @@ using Factory = Engine* (*)();
 
 Engine& load_engine(Device device) {
   if (device == Device::kCuda) {
-    static Engine* cuda = reinterpret_cast<Factory>(cuda_module_symbol("ridge_cuda_engine"))();
+    static Engine* cuda = reinterpret_cast<Factory>(sys::cuda_module_symbol("ridge_cuda_engine"))();
     return *cuda;
   }
   // ATen's OpenMP threads pinned to cores: on a shared or virtual machine unpinned threads

@@ -34,7 +34,7 @@ class Engine {
 };
 
 // Loads the engine of `device`: the ATen module for the CPU (next to the ridge binary, or
-// $RIDGE_EXEC_MODULE), the GPU module for CUDA (exec/cuda_module.h). Throws ridge::Error.
+// $RIDGE_EXEC_MODULE), the GPU module for CUDA (sys/cuda_module.h). Throws ridge::Error.
 Engine& load_engine(Device device = Device::kCpu);
 
 // Op types in `model` (subgraphs included) that `engine` cannot run, with their counts.

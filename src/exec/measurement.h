@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/statistics.h"
+#include "sys/statistics.h"
 
 namespace ridge::exec {
 
@@ -66,7 +66,7 @@ struct BenchResult {
   bool training = false;
   std::string optimizer;
   bool random_weights = false;
-  Summary latency_ms;
+  sys::Summary latency_ms;
   double throughput = 0;  // samples (batch items) per second, from the mean latency
   std::string stop_reason;
   double warmup_runs = 0;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cost/cost.h"
-#include "exec/statistics.h"
+#include "sys/statistics.h"
 
 namespace ridge::exec {
 
@@ -106,7 +106,7 @@ struct BenchOptions {
   double warmup_seconds = 0.5;  // run at least this long (and at least `min_warmup` runs) first
   int64_t min_warmup = 2;
   int64_t fixed_iterations = 0;  // >0: exactly this many timed runs (no stopping rule)
-  StoppingCriterion stopping;
+  sys::StoppingCriterion stopping;
 };
 
 }  // namespace ridge::exec

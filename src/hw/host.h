@@ -1,27 +1,10 @@
 #pragma once
-// The machine ridge runs on, detected from /proc/cpuinfo and sysfs, with theoretical peaks.
-#include <set>
-#include <string>
-
+// The machine ridge runs on as a device: its CPU (sys/host_cpu.h) with theoretical peaks.
 #include "hw/device.h"
+#include "sys/host_cpu.h"
 
 namespace ridge::hw {
 
-struct HostCpu {
-  std::string model;
-  std::string vendor;
-  int family = 0, model_number = 0;
-  int cores = 0;  // online logical CPUs used for compute
-  double max_mhz = 0;
-  std::string clock_source;
-  int simd_bits = 0;                                   // widest vector ISA: 512 (AVX-512), 256 (AVX2), 128 (SSE/NEON)
-  int fma_units = 0;                                   // FMA pipes of that width per core
-  std::string simd_note;                               // why these were chosen
-  std::vector<std::pair<std::string, double>> caches;  // level (l1/l2/l3) -> bytes per instance
-  std::set<std::string> flags;                         // ISA flags ("flags" on x86, "Features" on Arm)
-};
-
-HostCpu detect_host_cpu();
 // FP32 FLOP/s = cores x (simd_bits / 32) x fma_units x 2 x clock (FP64: half).
 Device detect_host();
 

@@ -6,19 +6,20 @@
 #include "report/format.h"
 #include "report/gpu_ert_report.h"
 #include "report/printer.h"
+#include "sys/host_cpu.h"
 #include "util/error.h"
 
 // Member lists for nlohmann's (de)serialisers, in the namespaces of the types (found by argument-dependent lookup).
 // A new member is written and read once added here.
-namespace ridge::exec {
+namespace ridge::sys {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Summary, samples, mean, stddev, min, median, p90, p99, max,
                                                 relative_standard_error)
-}  // namespace ridge::exec
+}  // namespace ridge::sys
 
-namespace ridge::hw {
+namespace ridge::sys {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostCpu, model, vendor, family, model_number, cores, max_mhz,
                                                 clock_source, simd_bits, fma_units, simd_note, caches, flags)
-}  // namespace ridge::hw
+}  // namespace ridge::sys
 
 namespace ridge::hw::ert {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FmaWidth, fma256_per_cycle, fma512_per_cycle, fmas_per_cycle, bits,

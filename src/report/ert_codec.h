@@ -1,6 +1,6 @@
 #pragma once
 // The one JSON codec of `ridge ert` results, CPU and GPU: the document's JSON (what `ert -f json` prints) plus `ert`,
-// the measured result itself with every field (exec::Summary statistics, the host CPU or GPU properties, every
+// the measured result itself with every field (sys::Summary statistics, the host CPU or GPU properties, every
 // point), so a result read back from the store or `ridge results import` is the measurement, not cells a printer
 // wrote. The values are (de)serialised with nlohmann's type macros: a field per member, missing ones read as their
 // defaults (files written before a field existed), a mistyped one refused in one line.

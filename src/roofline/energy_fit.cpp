@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "roofline/calibrate.h"
+#include "sys/statistics.h"
 #include "util/error.h"
 
 namespace ridge::roofline {
@@ -82,13 +83,6 @@ void check_determined(const std::vector<EnergyRun>& runs, const Eigen::MatrixXd&
     throw Error(
         fmt::format("energy fit: the runs cannot separate {}: {}; {}", names_of(undetermined), why, kWhatToMeasure));
   }
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  auto m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
 }  // namespace
@@ -170,7 +164,7 @@ EnergyFit fit_energy(const std::vector<EnergyRun>& runs) {
     ss_res += (e - r.energy_j) * (e - r.energy_j);
     ss_tot += (r.energy_j - mean_e) * (r.energy_j - mean_e);
   }
-  fit.median_rel = median(abs_rel);
+  fit.median_rel = sys::median(abs_rel);
   fit.max_rel = *std::max_element(abs_rel.begin(), abs_rel.end());
   fit.r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : (ss_res == 0 ? 1 : 0);
   return fit;

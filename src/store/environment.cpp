@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "hw/host.h"
+#include "sys/host_cpu.h"
 #include "util/build_info.h"
 #include "util/timestamp.h"
 
@@ -37,7 +37,7 @@ Environment collect_environment(const std::string& command_line) {
     Environment e;
     char host[256] = {};
     if (::gethostname(host, sizeof host - 1) == 0) e.host = host;
-    e.cpu = hw::detect_host_cpu().model;
+    e.cpu = sys::detect_host_cpu().model;
     e.gpu = nvidia_gpus();
     e.versions["ridge"] = kVersion;
     e.versions["sqlite"] = sqlite3_libversion();

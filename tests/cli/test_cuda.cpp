@@ -7,9 +7,9 @@
 #include <fstream>
 #include <string>
 
-#include "exec/cuda_module.h"
 #include "support/one_line_error.h"
 #include "support/paths.h"
+#include "sys/cuda_module.h"
 
 namespace ridge::test {
 namespace {
@@ -34,7 +34,7 @@ TEST(CudaCli, OptionsTheDeviceCannotHonourAreRefusedBeforeAnythingRuns) {
 TEST(CudaCli, WithoutAGpuTheRunIsRefusedInOneLine) {
   int count = 0;
   if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) GTEST_SKIP() << "a GPU is present: scripts/gpu-check.sh";
-  ASSERT_TRUE(exec::cuda_module_built());
+  ASSERT_TRUE(sys::cuda_module_built());
   auto r = run_ridge("bench " + model_path("alexnet") + " --device cuda --iters 2 --no-store");
   expect_one_line_error(r, "--device cuda: ");
   EXPECT_TRUE(r.out.empty()) << r.out;

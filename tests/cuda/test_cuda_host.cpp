@@ -16,12 +16,12 @@
 #include "exec/cuda/memory.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/resize_plan.h"
-#include "exec/cuda_module.h"
 #include "exec/options.h"
 #include "report/bench_report.h"
 #include "report/printer.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
+#include "sys/cuda_module.h"
 #include "util/error.h"
 
 namespace ridge::test {

@@ -10,17 +10,17 @@
 #include "exec/engine.h"
 #include "exec/op_table.h"
 #include "exec/prepare.h"
-#include "exec/statistics.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
 #include "support/random_weights_fixtures.h"
 #include "support/tensor_compare.h"
+#include "sys/statistics.h"
 
 namespace ridge::test {
 namespace {
 
 TEST(Statistics, SummaryOfKnownSamples) {
-  auto s = exec::summarize({4, 1, 10, 3, 2});
+  auto s = sys::summarize({4, 1, 10, 3, 2});
   EXPECT_EQ(s.samples, 5);
   EXPECT_DOUBLE_EQ(s.mean, 4);
   EXPECT_NEAR(s.stddev, std::sqrt(12.5), 1e-12);  // squares 9 4 1 0 36, over n - 1 = 4
@@ -34,21 +34,21 @@ TEST(Statistics, SummaryOfKnownSamples) {
 
 TEST(Statistics, RunningStatsAgreeWithTheSummary) {
   std::vector<double> xs{3.5, 2.25, 9, 4, 4, 7.75, 1};
-  exec::RunningStats r;
+  sys::RunningStats r;
   for (double x : xs) r.add(x);
-  auto s = exec::summarize(xs);
+  auto s = sys::summarize(xs);
   EXPECT_NEAR(r.mean(), s.mean, 1e-12);
   EXPECT_NEAR(r.stddev(), s.stddev, 1e-12);
   EXPECT_NEAR(r.relative_standard_error(), s.relative_standard_error, 1e-12);
 }
 
 TEST(Statistics, StoppingRule) {
-  exec::StoppingCriterion rule;
+  sys::StoppingCriterion rule;
   rule.min_samples = 5;
   rule.max_samples = 8;
   rule.max_seconds = 2;
   rule.target_relative_error = 0.01;
-  exec::RunningStats steady, noisy;
+  sys::RunningStats steady, noisy;
   for (int i = 0; i < 4; ++i) steady.add(1.0);
   EXPECT_EQ(rule.stop_reason(steady, 0.1), nullptr);  // converged, but fewer than min_samples
   steady.add(1.0);

@@ -11,9 +11,9 @@
 
 #include "hw/device_db.h"
 #include "hw/device_file.h"
-#include "hw/host.h"
 #include "hw/roofline.h"
 #include "support/paths.h"
+#include "sys/host_cpu.h"
 #include "util/error.h"
 
 namespace ridge::test {
@@ -186,7 +186,7 @@ modes: [{name: default, source: s}]
 }
 
 TEST(Host, TheoreticalPeakFromDetectedFigures) {
-  auto cpu = hw::detect_host_cpu();
+  auto cpu = sys::detect_host_cpu();
   EXPECT_EQ(cpu.cores, sysconf(_SC_NPROCESSORS_ONLN));
   EXPECT_GT(cpu.max_mhz, 0);
   auto r = roofline("host");

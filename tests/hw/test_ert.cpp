@@ -122,13 +122,13 @@ ErtResult synthetic_result(double fp32, double theoretical_fp32) {
   PeakPoint p;
   p.threads = 2;
   p.clock_mhz = 3000;
-  p.fp32 = exec::summarize({fp32 * 0.9, fp32});
-  p.fp64 = exec::summarize({fp32 / 2});
+  p.fp32 = sys::summarize({fp32 * 0.9, fp32});
+  p.fp64 = sys::summarize({fp32 / 2});
   p.theoretical_fp32 = theoretical_fp32;
   p.theoretical_fp64 = theoretical_fp32 / 2;
   r.peaks.push_back(p);
   r.level_bandwidth = {{"l1", 1e12}, {"dram", 5e10}};
-  r.gemm_fp32 = exec::summarize({1e11, 1.2e11});
+  r.gemm_fp32 = sys::summarize({1e11, 1.2e11});
   r.gemm_n = 1024;
   return r;
 }
@@ -170,9 +170,9 @@ TEST(ErtCodec, ACpuMeasurementRoundTripsWithEveryField) {
   auto r = synthetic_result(2e11, 2.2e11);
   r.cpu.caches = {{"l1", 48 * 1024.0}, {"l3", 32e6}};
   r.cpu.flags = {"avx2", "avx512f", "fma"};
-  r.bandwidth = {{"triad", 2, 16384, exec::summarize({9e11, 1e12}), "l1"}};
+  r.bandwidth = {{"triad", 2, 16384, sys::summarize({9e11, 1e12}), "l1"}};
   r.level_kernel_bandwidth = {{"dram", {{"copy", 4.5e10}, {"triad", 5e10}}}};
-  r.intensity = {{"dram", 8, 4.0, exec::summarize({1e11})}};
+  r.intensity = {{"dram", 8, 4.0, sys::summarize({1e11})}};
   r.seconds = 27.5;
   auto encoded = report::encode_ert(r);
   auto back = std::get<ErtResult>(report::decode_ert(nlohmann::json::parse(encoded.dump()), "test"));

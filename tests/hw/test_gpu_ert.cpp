@@ -148,7 +148,7 @@ TEST(GpuErtModel, GemmSize) {
   EXPECT_DOUBLE_EQ(gemm_flops(8192), 2.0 * 8192 * 8192 * 8192);
 }
 
-exec::Summary stats(std::vector<double> samples) { return exec::summarize(std::move(samples)); }
+sys::Summary stats(std::vector<double> samples) { return sys::summarize(std::move(samples)); }
 
 // An H100 SXM as the module would report it, with plausible measurements.
 GpuErtResult synthetic_result(double fp32 = 61.2e12) {
@@ -193,7 +193,7 @@ GpuErtResult synthetic_result(double fp32 = 61.2e12) {
   };
   r.tensor = {tensor("fp16", 702e12), tensor("bf16", 698e12), tensor("tf32", 371e12), tensor("int8", 0)};
   auto point = [](const char* level, const char* kernel, double bytes, double best, double theoretical) {
-    return GpuBandwidthPoint{level, kernel, bytes, exec::summarize({best * 0.95, best}), theoretical};
+    return GpuBandwidthPoint{level, kernel, bytes, sys::summarize({best * 0.95, best}), theoretical};
   };
   double shared = theoretical_shared_bandwidth(132, 1980), dram = theoretical_dram_bandwidth(2619, 5120);
   r.bandwidth = {point("l1", "l1-read", 16384, 19.5e12, shared), point("l1", "shared-read", 16384, 31.7e12, shared),

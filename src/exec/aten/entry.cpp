@@ -15,7 +15,7 @@
 #include "exec/aten/passes/optimize.h"
 #include "exec/aten/tensors.h"
 #include "exec/engine.h"
-#include "hw/host.h"
+#include "sys/host_cpu.h"
 #include "util/build_info.h"
 
 namespace ridge::exec::aten {
@@ -31,7 +31,7 @@ class AtenEngine : public Engine {
 
   Environment environment(const ExecOptions& options) const override {
     Environment env;
-    auto cpu = hw::detect_host_cpu();
+    auto cpu = sys::detect_host_cpu();
     env.cpu_model = cpu.model;
     env.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
     if (options.threads > 0) at::set_num_threads(options.threads);

@@ -6,12 +6,15 @@
 #include <chrono>
 
 #include "exec/bench_loop.h"
-#include "exec/cuda/check.h"
-#include "exec/cuda/event.h"
 #include "exec/cuda/interpreter.h"
+#include "sys/cuda/check.h"
+#include "sys/cuda/event.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
+
+using sys::cuda::check;
+using sys::cuda::Event;
 
 namespace {
 
@@ -156,7 +159,7 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
       },
       options, result);
   Event start, stop;
-  RunningStats wall;
+  sys::RunningStats wall;
   measure(
       [&] {
         auto wall_start = Clock::now();

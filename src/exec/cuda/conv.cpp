@@ -3,13 +3,15 @@
 // output converted back) or TF32 tensor cores (--precision tf32).
 #include <fmt/format.h>
 
-#include "exec/cuda/check.h"
 #include "exec/cuda/conv_plan.h"
 #include "exec/cuda/descriptors.h"
 #include "exec/cuda/op_kernel.h"
+#include "sys/cuda/check.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
+
+using sys::cuda::check;
 
 namespace {
 

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
-#include "exec/cuda/check.h"
 #include "shape/spatial.h"
+#include "sys/cuda/check.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
+
+using sys::cuda::check;
 
 // ridge's enum keeps cuDNN's values, so a stored name maps to the same algorithm in every version.
 static_assert(static_cast<int>(CudnnConvAlgo::kImplicitGemm) == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);

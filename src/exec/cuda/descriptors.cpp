@@ -4,10 +4,12 @@
 
 #include <limits>
 
-#include "exec/cuda/check.h"
+#include "sys/cuda/check.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
+
+using sys::cuda::check;
 
 cudnnDataType_t cudnn_type(graph::DType dtype) {
   switch (dtype) {

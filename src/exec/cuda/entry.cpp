@@ -4,13 +4,15 @@
 #include <memory>
 
 #include "exec/cuda/bench.h"
-#include "exec/cuda/check.h"
 #include "exec/cuda/interpreter.h"
 #include "exec/engine.h"
-#include "hw/host.h"
+#include "sys/cuda/check.h"
+#include "sys/host_cpu.h"
 #include "util/build_info.h"
 
 namespace ridge::exec::cuda {
+
+using sys::cuda::check;
 
 namespace {
 
@@ -23,7 +25,7 @@ class CudaEngine : public Engine {
 
   Environment environment(const ExecOptions& options) const override {
     Environment env;
-    env.cpu_model = hw::detect_host_cpu().model;
+    env.cpu_model = sys::detect_host_cpu().model;
     env.ridge_version = kVersion;
     env.ridge_revision = kRevision;
     auto& gpu = device(options.gpu);

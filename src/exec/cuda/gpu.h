@@ -13,10 +13,6 @@
 
 namespace ridge::exec::cuda {
 
-// The number of GPUs the runtime sees, or a ridge::Error naming why none can be used (no driver, no
-// device), one line, before any handle is created.
-int require_gpus();
-
 class Gpu {
  public:
   explicit Gpu(int index);

@@ -7,8 +7,8 @@
 
 #include <map>
 
-#include "exec/cuda/check.h"
 #include "exec/host_values.h"
+#include "sys/cuda/check.h"
 #include "util/error.h"
 
 namespace ridge {
@@ -30,6 +30,8 @@ const exec::cuda::KernelRegistry& exec::cuda::KernelRegistry::instance() {
 }  // namespace ridge
 
 namespace ridge::exec::cuda {
+
+using sys::cuda::check;
 
 using graph::ValueId;
 

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 
-#include "exec/cuda/check.h"
 #include "exec/cuda/op_kernel.h"
+#include "sys/cuda/check.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
+
+using sys::cuda::check;
 
 namespace {
 

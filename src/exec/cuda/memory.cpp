@@ -3,10 +3,12 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include "exec/cuda/check.h"
+#include "sys/cuda/check.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
+
+using sys::cuda::check;
 
 Allocator::~Allocator() { release_cached(); }
 

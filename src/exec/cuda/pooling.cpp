@@ -5,13 +5,15 @@
 
 #include <limits>
 
-#include "exec/cuda/check.h"
 #include "exec/cuda/descriptors.h"
 #include "exec/cuda/op_kernel.h"
 #include "shape/spatial.h"
+#include "sys/cuda/check.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
+
+using sys::cuda::check;
 
 namespace {
 

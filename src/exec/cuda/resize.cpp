@@ -2,12 +2,14 @@
 // interpolation are refused by name.
 #include <fmt/format.h>
 
-#include "exec/cuda/check.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/resize_plan.h"
+#include "sys/cuda/check.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
+
+using sys::cuda::check;
 
 namespace {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "exec/cuda/check.h"
-#include "exec/cuda/event.h"
 #include "hw/ert/gpu_ert.h"
+#include "sys/cuda/check.h"
+#include "sys/cuda/event.h"
 
 namespace ridge::hw::cuda {
 
@@ -44,7 +44,7 @@ class EventTimer {
 
  private:
   cudaStream_t stream_;
-  exec::cuda::Event start_, stop_;
+  sys::cuda::Event start_, stop_;
 };
 
 struct Run {

@@ -21,7 +21,7 @@
 namespace ridge::hw::cuda {
 namespace {
 
-using exec::cuda::check;
+using sys::cuda::check;
 
 constexpr int kCandidates = 8;  // algorithms asked of the heuristic per layout
 
@@ -214,7 +214,7 @@ ert::GpuPeak measure(const Run& run, cublasLtHandle_t lt, const Config& c, int n
   }
   if (candidates.empty()) {
     peak.skipped = fmt::format("cuBLASLt has no algorithm for it on this GPU ({})",
-                               last == CUBLAS_STATUS_SUCCESS ? "none found" : exec::cuda::status_name(last));
+                               last == CUBLAS_STATUS_SUCCESS ? "none found" : sys::cuda::status_name(last));
     run.say(fmt::format("tensor {}: skipped: {}", precision, peak.skipped));
     return peak;
   }
@@ -256,7 +256,7 @@ ert::GpuPeak measure(const Run& run, cublasLtHandle_t lt, const Config& c, int n
   MatmulDesc desc(c.compute, c.scale_type, chosen.transpose_a);
   auto time = timer_of(chosen, desc);
   long long calls = size_for(run, 1, 1 << 16, time);
-  peak.rate = exec::summarize(rates(run, calls, time, [&](long long k) { return ert::gemm_flops(n) * k; }));
+  peak.rate = sys::summarize(rates(run, calls, time, [&](long long k) { return ert::gemm_flops(n) * k; }));
   check_product(c, chosen.transpose_a, d, n, n / 2, n / 3);
   peak.method = fmt::format(
       "cublasLtMatmul, M = N = K = {}, {}, {}; the fastest of {} candidates (the heuristic's top {} with A as stored "

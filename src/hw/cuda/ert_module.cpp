@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "exec/cuda/gpu.h"
 #include "hw/cuda/ert_device.h"
 #include "hw/cuda/ert_kernels.h"
+#include "sys/cuda/gpus.h"
 #include "util/error.h"
 
 namespace ridge::hw::cuda {
 
-using exec::cuda::check;
+using sys::cuda::check;
 
 DeviceMemory::DeviceMemory(size_t bytes, const std::string& what) : bytes_(bytes) {
   auto status = cudaMalloc(&data_, bytes);
@@ -93,7 +93,7 @@ int optional_attribute(cudaDeviceAttr attr, int device) {
 }
 
 ert::GpuProperties read_properties(int index) {
-  int count = exec::cuda::require_gpus();  // one line naming why when there is none
+  int count = sys::cuda::require_gpus();  // one line naming why when there is none
   if (index < 0 || index >= count)
     throw Error(fmt::format("--gpu {}: this machine has {} GPU(s), numbered 0 to {}", index, count, count - 1));
   check(cudaSetDevice(index), "cudaSetDevice");
@@ -168,7 +168,7 @@ ert::GpuPeak measure_fma(const Run& run, FmaPrecision p, const std::string& name
   }
   ert::GpuPeak peak;
   peak.precision = name;
-  peak.rate = exec::summarize(samples);
+  peak.rate = sys::summarize(samples);
   peak.clock_mhz = clock_mhz;
   peak.theoretical = ert::theoretical_fma_flops(run.gpu.sms, run.gpu.clock_mhz, ert::fma_per_clock(run.rates, name));
   static const char* kOps[] = {"fma (double)", "fmaf (float)", "__hfma2 (half2)"};
@@ -198,9 +198,9 @@ uint32_t word_at(const uint32_t* data, size_t index) {
 
 // Bytes/s of each repetition of `enqueue(passes)`, which moves `bytes_per_pass`; `verify(passes)`
 // after each repetition throws if the kernel's result is wrong.
-exec::Summary bandwidth_rates(const Run& run, double bytes_per_pass, const std::function<void(long long)>& enqueue,
-                              const std::function<void(long long)>& before,
-                              const std::function<void(long long)>& verify) {
+sys::Summary bandwidth_rates(const Run& run, double bytes_per_pass, const std::function<void(long long)>& enqueue,
+                             const std::function<void(long long)>& before,
+                             const std::function<void(long long)>& verify) {
   EventTimer timer(run.stream);
   auto time = [&](long long passes) {
     if (before) before(passes);
@@ -214,7 +214,7 @@ exec::Summary bandwidth_rates(const Run& run, double bytes_per_pass, const std::
     samples.push_back(ert::per_second(bytes_per_pass * static_cast<double>(passes), time(passes)));
     verify(passes);
   }
-  return exec::summarize(samples);
+  return sys::summarize(samples);
 }
 
 struct Buffers {
@@ -329,7 +329,7 @@ std::vector<ert::GpuBandwidthPoint> measure_bandwidth(const Run& run) {
 }
 
 // Step 3: seconds per empty kernel, 1000 launched back to back on one stream.
-exec::Summary measure_launch_overhead(const Run& run) {
+sys::Summary measure_launch_overhead(const Run& run) {
   constexpr int kLaunches = 1000;
   EventTimer timer(run.stream);
   auto launches = [&] {
@@ -338,7 +338,7 @@ exec::Summary measure_launch_overhead(const Run& run) {
   timer.seconds(launches);  // warm-up
   std::vector<double> samples;
   for (int rep = 0; rep < run.repetitions; ++rep) samples.push_back(timer.seconds(launches) / kLaunches);
-  auto s = exec::summarize(samples);
+  auto s = sys::summarize(samples);
   run.say(fmt::format("launch overhead: {:.2f} us per empty kernel (best of {})", s.min * 1e6, s.samples));
   return s;
 }

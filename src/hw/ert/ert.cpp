@@ -15,8 +15,10 @@
 #include <optional>
 #include <thread>
 
+#include "hw/device.h"
 #include "hw/ert/gemm.h"
 #include "hw/ert/kernels.h"
+#include "sys/host_cpu.h"
 #include "util/error.h"
 
 namespace ridge::hw::ert {
@@ -225,7 +227,7 @@ std::vector<double> fma_per_cycle(const std::vector<Isa>& isas, int reps, double
 
 // Step 1: the FMA width of one core from measured 256-bit and (with AVX-512) 512-bit FMA
 // throughput per cycle; it replaces the family-number table's guess in `cpu`.
-FmaWidth measure_fma_width(const Plan& plan, HostCpu& cpu) {
+FmaWidth measure_fma_width(const Plan& plan, sys::HostCpu& cpu) {
   FmaWidth width;
   if (plan.isa == Isa::kAvx2 || plan.isa == Isa::kAvx512) {
     std::vector<Isa> isas{Isa::kAvx2};
@@ -257,7 +259,7 @@ std::vector<PeakPoint> measure_peaks(const Plan& plan, const FmaWidth& width, do
     p.theoretical_fp64 = p.theoretical_fp32 / 2;
     for (bool fp64 : {false, true}) {
       int64_t iterations = size_fma_run(plan.isa, fp64, threads, plan.min_seconds);
-      (fp64 ? p.fp64 : p.fp32) = exec::summarize(fma_rates(plan.isa, fp64, threads, iterations, plan.reps));
+      (fp64 ? p.fp64 : p.fp32) = sys::summarize(fma_rates(plan.isa, fp64, threads, iterations, plan.reps));
     }
     plan.say(fmt::format(
         "fma {} thread(s) at {:.0f} MHz: fp32 {:.1f} GFLOP/s ({:.0f}% of {:.1f}{}), fp64 {:.1f} GFLOP/s", threads,
@@ -273,7 +275,7 @@ struct CacheSizes {
   double l1 = 32768, l2 = 1 << 20, l3 = 32 << 20;
 };
 
-CacheSizes cache_sizes(const HostCpu& cpu) {
+CacheSizes cache_sizes(const sys::HostCpu& cpu) {
   CacheSizes c;
   for (const auto& [level, bytes] : cpu.caches) {
     if (level == "l1") c.l1 = bytes;
@@ -332,7 +334,7 @@ std::optional<BandwidthPoint> bandwidth_point(const Plan& plan, const CacheSizes
                       : bytes_per_thread > caches.l2 && total <= caches.l3 / 2            ? "l3"
                       : total >= 3 * caches.l3                                            ? "dram"
                                                                                           : "";
-  return BandwidthPoint{k, threads, bytes_per_thread, exec::summarize(rates), level};
+  return BandwidthPoint{k, threads, bytes_per_thread, sys::summarize(rates), level};
 }
 
 // Step 3: working-set sweep per kernel, at 1 thread and at max threads.
@@ -399,7 +401,7 @@ std::vector<IntensityPoint> measure_intensity(const Plan& plan, const CacheSizes
         float v = arrays[static_cast<size_t>(t)].get()[n - 1];
         check(v == 1.0f || v == -1.0f, fmt::format("intensity kernel value {}", v));
       }
-      points.push_back({level, fmas, 2.0 * fmas / 8.0, exec::summarize(rates)});
+      points.push_back({level, fmas, 2.0 * fmas / 8.0, sys::summarize(rates)});
     }
   }
   plan.say("ERT intensity sweep done");
@@ -449,7 +451,7 @@ FmaWidth derive_fma_width(double fma256_per_cycle, double fma512_per_cycle) {
 ErtResult run_ert(const ErtOptions& o) {
   auto t0 = Clock::now();
   ErtResult r;
-  r.cpu = detect_host_cpu();
+  r.cpu = sys::detect_host_cpu();
   Plan plan;
   plan.isa = best_isa();
   plan.max_threads = o.max_threads > 0 ? std::min(o.max_threads, r.cpu.cores) : r.cpu.cores;
@@ -467,7 +469,7 @@ ErtResult run_ert(const ErtOptions& o) {
   summarize_levels(r);
   r.intensity = measure_intensity(plan, caches);
   r.gemm_n = o.quick ? 1024 : 2048;
-  r.gemm_fp32 = exec::summarize(gemm_fp32_rates(r.gemm_n, plan.max_threads, plan.reps));
+  r.gemm_fp32 = sys::summarize(gemm_fp32_rates(r.gemm_n, plan.max_threads, plan.reps));
   plan.say(fmt::format("GEMM fp32 n={}: {:.1f} GFLOP/s", r.gemm_n, r.gemm_fp32.max / 1e9));
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;

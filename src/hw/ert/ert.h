@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "exec/statistics.h"
-#include "hw/host.h"
+#include "sys/host_cpu.h"
+#include "sys/statistics.h"
 
 namespace ridge::hw::ert {
 
@@ -21,7 +21,7 @@ struct ErtOptions {
 
 // Statistics of the repetitions' rates (FLOP/s or bytes/s): the one statistics module of ridge.
 // The best (max) is the figure: an interrupted run only ever reads lower.
-using Stats = exec::Summary;
+using Stats = sys::Summary;
 
 // FMA instructions one core retires per cycle, measured with independent chains of 256-bit and
 // (where AVX-512 exists) 512-bit FMAs against the clock measured on the same core, and the width
@@ -74,7 +74,7 @@ struct IntensityPoint {
 };
 
 struct ErtResult {
-  HostCpu cpu;
+  sys::HostCpu cpu;
   std::string isa;
   FmaWidth fma;     // measured on one core; the theoretical peaks use it
   int threads = 0;  // the largest thread count run

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "exec/cuda_module.h"
 #include "hw/device.h"
+#include "sys/cuda_module.h"
 #include "util/error.h"
 
 namespace ridge::hw::ert {
@@ -16,7 +16,7 @@ GpuErtResult run_gpu_ert(const GpuErtOptions& options) {
   // The module's one entry point (src/hw/cuda/ert_module.cpp): it catches every exception and
   // returns its message.
   using Entry = void (*)(const GpuErtOptions*, GpuErtResult*, std::string*);
-  auto entry = reinterpret_cast<Entry>(exec::cuda_module_symbol("ridge_cuda_ert"));
+  auto entry = reinterpret_cast<Entry>(sys::cuda_module_symbol("ridge_cuda_ert"));
   GpuErtResult result;
   std::string error;
   entry(&options, &result, &error);

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "exec/statistics.h"
 #include "hw/ert/ert.h"  // above_theoretical, kAboveTheoreticalFlag
+#include "sys/statistics.h"
 
 namespace ridge::hw::ert {
 
@@ -47,7 +47,7 @@ struct GpuProperties {
 // One FMA peak (a vector precision) or one cuBLASLt product (a tensor precision).
 struct GpuPeak {
   std::string precision;   // fp64, fp32, fp16 (FMA); fp16, bf16, tf32, int8 (tensor)
-  exec::Summary rate;      // FLOP/s of each repetition (int8: integer operations/s); max is the figure
+  sys::Summary rate;       // FLOP/s of each repetition (int8: integer operations/s); max is the figure
   double theoretical = 0;  // FLOP/s from the device's properties; 0 where ridge has no per-SM rate
   double clock_mhz = 0;    // FMA: SM clock measured during the kernel (clock64 against %globaltimer); 0: none
   int n = 0;               // tensor: M = N = K of the product
@@ -60,7 +60,7 @@ struct GpuBandwidthPoint {
   std::string level;       // l1, l2, dram
   std::string kernel;      // read, copy (DRAM, L2), l1-read, shared-read (L1)
   double bytes = 0;        // working set: all arrays in device memory; for L1 the bytes one SM (block) reads
-  exec::Summary rate;      // bytes/s (copy counts the bytes read and the bytes written, as STREAM)
+  sys::Summary rate;       // bytes/s (copy counts the bytes read and the bytes written, as STREAM)
   double theoretical = 0;  // bytes/s where derivable (DRAM, L1/shared); 0 otherwise
 };
 
@@ -71,8 +71,8 @@ struct GpuErtResult {
   std::vector<GpuPeak> fma;     // fp64, fp32, fp16
   std::vector<GpuPeak> tensor;  // fp16, bf16, tf32, int8
   std::vector<GpuBandwidthPoint> bandwidth;
-  exec::Summary launch_overhead_s;  // seconds per empty kernel, launched back to back on one stream
-  double seconds = 0;               // wall time of the whole run
+  sys::Summary launch_overhead_s;  // seconds per empty kernel, launched back to back on one stream
+  double seconds = 0;              // wall time of the whole run
 };
 
 // Runs everything on `options.device` through the CUDA module. Throws ridge::Error (one line)

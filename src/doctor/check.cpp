@@ -1,6 +1,6 @@
-#include "hw/platform/check.h"
+#include "doctor/check.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 
 std::string_view name(Status status) {
   switch (status) {
@@ -14,4 +14,4 @@ std::string_view name(Status status) {
   return "?";
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

@@ -3,7 +3,7 @@
 // and the GPU roofline measure it.
 #include <cuda_runtime_api.h>
 
-namespace ridge::exec::cuda {
+namespace ridge::sys::cuda {
 
 class Event {
  public:
@@ -22,4 +22,4 @@ class Event {
   cudaEvent_t event_ = nullptr;
 };
 
-}  // namespace ridge::exec::cuda
+}  // namespace ridge::sys::cuda

@@ -5,19 +5,19 @@
 #include <filesystem>
 #include <set>
 
+#include "doctor/checks.h"
 #include "hw/device_db.h"
 #include "hw/device_file.h"
-#include "hw/platform/checks.h"
 #include "util/error.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 
 Check device_file_check() {
   const std::string name = "device files";
-  auto files = device_file_paths();
+  auto files = hw::device_file_paths();
   if (files.empty()) {
     std::string path;
-    for (const auto& dir : device_search_path()) path += (path.empty() ? "" : ":") + dir;
+    for (const auto& dir : hw::device_search_path()) path += (path.empty() ? "" : ":") + dir;
     return missing("devices", name, fmt::format("no devices/*.yaml on the search path ({})", path),
                    "reinstall ridge (./scripts/install.sh), or set RIDGE_DEVICE_PATH to a directory of device files");
   }
@@ -26,7 +26,7 @@ Check device_file_check() {
   for (const auto& [id, path] : files) {
     dirs.insert(std::filesystem::path(path).parent_path().string());
     try {
-      auto device = load_device_file(path);
+      auto device = hw::load_device_file(path);
       if (device.id != id)
         throw Error(fmt::format("{}: declares id '{}', not its file name '{}'", path, device.id, id));
     } catch (const Error& e) {
@@ -42,4 +42,4 @@ Check device_file_check() {
                  "correct the file (schema: docs/roofline.md) or remove it from the search path");
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

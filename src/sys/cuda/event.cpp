@@ -1,8 +1,8 @@
-#include "exec/cuda/event.h"
+#include "sys/cuda/event.h"
 
-#include "exec/cuda/check.h"
+#include "sys/cuda/check.h"
 
-namespace ridge::exec::cuda {
+namespace ridge::sys::cuda {
 
 Event::Event() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
 
@@ -20,4 +20,4 @@ double Event::since(const Event& start) const {
   return ms;
 }
 
-}  // namespace ridge::exec::cuda
+}  // namespace ridge::sys::cuda

@@ -5,9 +5,9 @@
 #include <string_view>
 #include <vector>
 
-#include "hw/platform/check.h"
+#include "doctor/check.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 
 struct Feature {
   std::string_view name;
@@ -32,4 +32,4 @@ struct Verdict {
 };
 Verdict verdict(const Feature& feature, const std::vector<Check>& checks);
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

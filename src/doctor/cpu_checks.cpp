@@ -3,10 +3,10 @@
 #include <sched.h>
 #include <sys/utsname.h>
 
-#include "hw/host.h"
-#include "hw/platform/checks.h"
+#include "doctor/checks.h"
+#include "sys/host_cpu.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 namespace {
 
 std::string machine_name() {
@@ -19,7 +19,7 @@ bool is_x86(const std::string& machine) {
 }
 
 // One x86 extension: ok when any of `flags` is listed, not applicable on other architectures.
-Check isa_check(const HostCpu& cpu, const std::string& machine, const std::string& name,
+Check isa_check(const sys::HostCpu& cpu, const std::string& machine, const std::string& name,
                 const std::vector<std::string>& flags, const std::string& without) {
   if (!is_x86(machine)) return not_applicable("cpu", name, fmt::format("an x86 extension; this CPU is {}", machine));
   std::string found;
@@ -32,7 +32,7 @@ Check isa_check(const HostCpu& cpu, const std::string& machine, const std::strin
 }  // namespace
 
 std::vector<Check> cpu_checks() {
-  auto cpu = detect_host_cpu();
+  auto cpu = sys::detect_host_cpu();
   auto machine = machine_name();
   std::vector<Check> checks;
   checks.push_back(ok("cpu", "CPU model",
@@ -55,4 +55,4 @@ std::vector<Check> cpu_checks() {
   return checks;
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

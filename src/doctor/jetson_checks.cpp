@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "hw/platform/checks.h"
+#include "doctor/checks.h"
 #include "util/program.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 namespace {
 
 constexpr const char* kReleaseFile = "/etc/nv_tegra_release";
@@ -76,4 +76,4 @@ std::vector<Check> jetson_checks() {
   return checks;
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

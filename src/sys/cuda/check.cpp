@@ -1,10 +1,10 @@
-#include "exec/cuda/check.h"
+#include "sys/cuda/check.h"
 
 #include <fmt/format.h>
 
 #include "util/error.h"
 
-namespace ridge::exec::cuda {
+namespace ridge::sys::cuda {
 
 void check(cudaError_t status, std::string_view what) {
   if (status == cudaSuccess) return;
@@ -27,4 +27,4 @@ void check(cublasStatus_t status, std::string_view what) {
   throw Error(fmt::format("{}: {}", what, status_name(status)));
 }
 
-}  // namespace ridge::exec::cuda
+}  // namespace ridge::sys::cuda

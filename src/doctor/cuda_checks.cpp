@@ -5,12 +5,12 @@
 
 #include <cstdlib>
 
-#include "exec/cuda_module.h"
-#include "hw/platform/checks.h"
-#include "hw/platform/library.h"
+#include "doctor/checks.h"
+#include "doctor/library.h"
+#include "sys/cuda_module.h"
 #include "util/error.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 namespace {
 
 constexpr const char* kDriverFix =
@@ -242,10 +242,10 @@ Check module_check() {
   constexpr const char* fix =
       "install the CUDA toolkit (nvcc, cuDNN 9, cuBLAS; /usr/local/cuda or CUDACXX) and rebuild ridge "
       "(scripts/build.sh): the module is built whenever the toolkit is found";
-  if (!exec::cuda_module_built())
+  if (!sys::cuda_module_built())
     return missing("cuda", "GPU module", "this ridge was built without the CUDA toolkit", fix);
   try {
-    void* symbol = exec::cuda_module_symbol("ridge_cuda_engine");
+    void* symbol = sys::cuda_module_symbol("ridge_cuda_engine");
     Dl_info info{};
     std::string where = ::dladdr(symbol, &info) && info.dli_fname ? std::string(" (") + info.dli_fname + ")" : "";
     return ok("cuda", "GPU module",
@@ -267,4 +267,4 @@ std::vector<Check> cuda_checks() {
           nvml.check,   gpu_check(driver, nvml), module_check()};
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

@@ -1,9 +1,9 @@
-#include "exec/statistics.h"
+#include "sys/statistics.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace ridge::exec {
+namespace ridge::sys {
 
 namespace {
 
@@ -16,6 +16,12 @@ double percentile(const std::vector<double>& sorted, double p) {
 }
 
 }  // namespace
+
+double median(std::vector<double> samples) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  return percentile(samples, 0.5);
+}
 
 Summary summarize(std::vector<double> samples) {
   Summary s;
@@ -60,4 +66,4 @@ const char* StoppingCriterion::stop_reason(const RunningStats& stats, double ela
   return nullptr;
 }
 
-}  // namespace ridge::exec
+}  // namespace ridge::sys

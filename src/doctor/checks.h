@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "hw/platform/check.h"
+#include "doctor/check.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 
 // CPU model, ISA extensions (avx2, avx512f, amx), logical cores, maximum clock.
 std::vector<Check> cpu_checks();
@@ -40,4 +40,4 @@ Check device_file_check();
 // All of the above, in that order.
 std::vector<Check> all_checks(const StorePath& store);
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 
 struct Library {
   void* handle = nullptr;  // kept open for the life of the process
@@ -25,4 +25,4 @@ Library open_library(const std::vector<std::string>& names);
 // A library this process has already loaded whose file name starts with `prefix` ("libdnnl.so").
 Library loaded_library(const std::string& prefix);
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <fstream>
 
-#include "hw/platform/checks.h"
+#include "doctor/checks.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 
 std::vector<Check> rapl_checks() {
   const std::string zone = "/sys/class/powercap/intel-rapl:0";
@@ -39,4 +39,4 @@ std::vector<Check> rapl_checks() {
   return {ok("power", "RAPL", fmt::format("{} readable ({})", counter, name.empty() ? "package" : name))};
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

@@ -2,12 +2,12 @@
 // oneDNN and BLAS libraries it brought in: read from the libraries this process then has loaded.
 #include <fmt/format.h>
 
+#include "doctor/checks.h"
+#include "doctor/library.h"
 #include "exec/engine.h"
-#include "hw/platform/checks.h"
-#include "hw/platform/library.h"
 #include "util/error.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 namespace {
 
 constexpr const char* kModuleFix =
@@ -77,4 +77,4 @@ std::vector<Check> executor_checks() {
   return checks;
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

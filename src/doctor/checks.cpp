@@ -1,6 +1,6 @@
-#include "hw/platform/checks.h"
+#include "doctor/checks.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 
 std::vector<Check> all_checks(const StorePath& store) {
   std::vector<Check> checks;
@@ -12,4 +12,4 @@ std::vector<Check> all_checks(const StorePath& store) {
   return checks;
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

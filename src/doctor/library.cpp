@@ -1,11 +1,11 @@
-#include "hw/platform/library.h"
+#include "doctor/library.h"
 
 #include <dlfcn.h>
 #include <link.h>
 
 #include <filesystem>
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 
 namespace {
 
@@ -59,4 +59,4 @@ Library loaded_library(const std::string& prefix) {
   return library;
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

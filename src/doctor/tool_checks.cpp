@@ -2,10 +2,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "hw/platform/checks.h"
+#include "doctor/checks.h"
 #include "util/program.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 namespace {
 
 std::string last_line(const std::string& output) {
@@ -65,4 +65,4 @@ std::vector<Check> slurm_checks() {
                         "controller, as on the cluster's login nodes")};
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "hw/platform/checks.h"
+#include "doctor/checks.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 
 namespace fs = std::filesystem;
 
@@ -44,4 +44,4 @@ Check store_check(const StorePath& store) {
   return ok("store", name, fmt::format("{} ({}) will be created: its directory is writable", store.path, from));
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

@@ -1,4 +1,4 @@
-#include "hw/platform/feature.h"
+#include "doctor/feature.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "util/error.h"
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 
 const std::vector<Feature>& features() {
   static const std::vector<Feature> table{
@@ -77,4 +77,4 @@ Verdict verdict(const Feature& feature, const std::vector<Check>& checks) {
   return v;
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

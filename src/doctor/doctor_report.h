@@ -3,14 +3,14 @@
 // feature needs and whether it is ready.
 #include <vector>
 
-#include "hw/platform/check.h"
-#include "hw/platform/feature.h"
+#include "doctor/check.h"
+#include "doctor/feature.h"
 #include "report/document.h"
 
-namespace ridge::report {
+namespace ridge::doctor {
 
 // `feature` may be null (no --for). JSON: {"checks": [{"area", "check", "status", "detail", "fix",
 // "required"}], "for": ..., "ready": ...}.
-Document doctor_document(const std::vector<hw::platform::Check>& checks, const hw::platform::Feature* feature);
+report::Document doctor_document(const std::vector<Check>& checks, const Feature* feature);
 
-}  // namespace ridge::report
+}  // namespace ridge::doctor

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ridge::hw::platform {
+namespace ridge::doctor {
 
 enum class Status {
   kOk,             // present and working
@@ -35,4 +35,4 @@ inline Check not_applicable(std::string area, std::string name, std::string deta
   return {std::move(area), std::move(name), Status::kNotApplicable, std::move(detail), ""};
 }
 
-}  // namespace ridge::hw::platform
+}  // namespace ridge::doctor

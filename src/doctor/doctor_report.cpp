@@ -1,43 +1,42 @@
-#include "report/doctor_report.h"
+#include "doctor/doctor_report.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
-namespace ridge::report {
+namespace ridge::doctor {
 
-Document doctor_document(const std::vector<hw::platform::Check>& checks, const hw::platform::Feature* feature) {
-  Document doc;
+report::Document doctor_document(const std::vector<Check>& checks, const Feature* feature) {
+  report::Document doc;
   doc.command = "doctor";
   char host[256] = {};
   doc.subject = ::gethostname(host, sizeof host - 1) == 0 ? host : "";
-  add_ridge_version(doc);
+  report::add_ridge_version(doc);
   if (feature) {
-    auto v = hw::platform::verdict(*feature, checks);
+    auto v = verdict(*feature, checks);
     // The CLI prints what is missing on stderr; people reading the document see it in the rows.
     doc.field("for", "for", fmt::format("{} ({})", feature->name, feature->description), std::string(feature->name));
     doc.field("ready", "ready", v.ready ? "yes" : "no (the required checks above that are not ok)", v.ready).at_end =
         true;
   }
   // People read the fixes in a list of their own under the table; programs get them in every row.
-  Table checks_table;
+  report::Table checks_table;
   checks_table.key = "checks";
   checks_table.column({.key = "area"})
       .column({.key = "check"})
       .column({.key = "status"})
-      .column({.key = "required_text", .title = "required", .audience = feature ? kHuman : 0u})
+      .column({.key = "required_text", .title = "required", .audience = feature ? report::kHuman : 0u})
       .column({.key = "detail", .left_aligned = true})
-      .column({.key = "fix", .audience = kMachine})
-      .column({.key = "required", .audience = kMachine});
-  Table fixes;
+      .column({.key = "fix", .audience = report::kMachine})
+      .column({.key = "required", .audience = report::kMachine});
+  report::Table fixes;
   fixes.key = "fixes";
   fixes.title = "to fix:";
-  fixes.audience = kHuman;
+  fixes.audience = report::kHuman;
   fixes.column({.key = "check"}).column({.key = "fix", .left_aligned = true});
   for (const auto& c : checks) {
-    bool required = feature && hw::platform::required_by(*feature, c);
-    std::string required_text = !required ? "" : hw::platform::one_of_several(*feature, c) ? "one of" : "yes";
-    checks_table.add(
-        {c.area, c.name, std::string(hw::platform::name(c.status)), required_text, c.detail, c.fix, required});
+    bool required = feature && required_by(*feature, c);
+    std::string required_text = !required ? "" : one_of_several(*feature, c) ? "one of" : "yes";
+    checks_table.add({c.area, c.name, std::string(name(c.status)), required_text, c.detail, c.fix, required});
     if (!c.fix.empty()) fixes.add({c.name, c.fix});
   }
   doc.tables.push_back(std::move(checks_table));
@@ -46,4 +45,4 @@ Document doctor_document(const std::vector<hw::platform::Check>& checks, const h
   return doc;
 }
 
-}  // namespace ridge::report
+}  // namespace ridge::doctor

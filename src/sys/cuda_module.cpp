@@ -1,10 +1,10 @@
-#include "exec/cuda_module.h"
+#include "sys/cuda_module.h"
 
 #include "util/build_tree.h"
 #include "util/error.h"
 #include "util/module.h"
 
-namespace ridge::exec {
+namespace ridge::sys {
 
 bool cuda_module_built() { return build_tree::cuda_module_built(); }
 
@@ -16,4 +16,4 @@ void* cuda_module_symbol(const char* symbol) {
   return module_symbol("libridge_cuda.so", "RIDGE_CUDA_MODULE", build_tree::cuda_module(), symbol);
 }
 
-}  // namespace ridge::exec
+}  // namespace ridge::sys

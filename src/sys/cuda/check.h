@@ -8,7 +8,7 @@
 
 #include <string_view>
 
-namespace ridge::exec::cuda {
+namespace ridge::sys::cuda {
 
 void check(cudaError_t status, std::string_view what);
 void check(cudnnStatus_t status, std::string_view what);
@@ -18,4 +18,4 @@ void check(cublasStatus_t status, std::string_view what);
 // prints nothing for values it does not know).
 std::string_view status_name(cublasStatus_t status);
 
-}  // namespace ridge::exec::cuda
+}  // namespace ridge::sys::cuda

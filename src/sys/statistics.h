@@ -1,9 +1,10 @@
 #pragma once
-// Statistics of repeated timings, and the stopping rule that decides when there are enough.
+// Statistics of repeated timings (and the one median every fit's error summary uses), and the stopping rule that
+// decides when there are enough.
 #include <cstdint>
 #include <vector>
 
-namespace ridge::exec {
+namespace ridge::sys {
 
 struct Summary {
   int64_t samples = 0;
@@ -14,6 +15,8 @@ struct Summary {
 
 // Percentiles interpolate linearly between order statistics (numpy's default).
 Summary summarize(std::vector<double> samples);
+// The median alone (the mean of the middle two of an even count); 0 for none.
+double median(std::vector<double> samples);
 
 // Mean and variance updated one sample at a time (Welford), so the stopping rule costs O(1).
 class RunningStats {
@@ -42,4 +45,4 @@ struct StoppingCriterion {
   const char* stop_reason(const RunningStats& stats, double elapsed_seconds) const;
 };
 
-}  // namespace ridge::exec
+}  // namespace ridge::sys
