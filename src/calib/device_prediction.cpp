@@ -8,10 +8,25 @@
 
 #include "calib/model.h"
 #include "calib/predict.h"
+#include "graph/dtype.h"
 #include "roofline/energy.h"
 #include "util/error.h"
 
 namespace ridge::calib {
+
+DevicePredictionOptions prediction_options(const PredictionChoices& c, const analysis::Request& request) {
+  DevicePredictionOptions o;
+  auto& p = o.roofline;
+  p.precision = !c.precision.empty()               ? c.precision
+                : request.options.activation_dtype ? std::string(graph::dtype_name(*request.options.activation_dtype))
+                                                   : "fp32";
+  p.allow_tf32 = c.allow_tf32;
+  p.traffic = c.traffic == "fused" ? roofline::Traffic::kFused : roofline::Traffic::kUnfused;
+  p.batch = request.bindings.batch.value_or(1);
+  o.exec_mode = c.exec_mode;
+  o.threads = c.threads;
+  return o;
+}
 
 roofline::Prediction predict_on_device(const analysis::Result& analysis, const hw::Device& device,
                                        const hw::Roofline& roofline, const DevicePredictionOptions& o,

@@ -17,6 +17,17 @@ struct DevicePredictionOptions {
   int threads = 0;        // 0: the machine's logical CPUs (a CPU calibration); none for a GPU's
 };
 
+// What a command asks of a prediction as its options say it, before the model is bound.
+struct PredictionChoices {
+  std::string precision;            // "": the model's activation dtype (--dtype), else fp32
+  std::string traffic = "unfused";  // or "fused"
+  bool allow_tf32 = false;
+  std::string exec_mode;  // "" / 0: not given (see DevicePredictionOptions)
+  int threads = 0;
+};
+// The options for a model bound by `request` (its batch, its activation dtype as the default precision).
+DevicePredictionOptions prediction_options(const PredictionChoices& choices, const analysis::Request& request);
+
 // Throws ridge::Error for an executor mode or thread count the device's calibration cannot predict (or given to a
 // device without one: they would change nothing), and for a precision it was not fitted for.
 roofline::Prediction predict_on_device(const analysis::Result& analysis, const hw::Device& device,

@@ -3,22 +3,13 @@
 #include <fmt/format.h>
 
 #include "calib/device_prediction.h"
-#include "graph/dtype.h"
 #include "hw/device_db.h"
 #include "util/error.h"
 
 namespace ridge::cli {
 
 roofline::PredictOptions predict_options(const DeviceOptions& o, const analysis::Request& request) {
-  roofline::PredictOptions p;
-  p.precision = o.precision.empty() ? (request.options.activation_dtype
-                                           ? std::string(graph::dtype_name(*request.options.activation_dtype))
-                                           : "fp32")
-                                    : o.precision;
-  p.allow_tf32 = o.allow_tf32;
-  p.traffic = o.traffic == "fused" ? roofline::Traffic::kFused : roofline::Traffic::kUnfused;
-  p.batch = request.bindings.batch.value_or(1);
-  return p;
+  return calib::prediction_options(o.choices(), request).roofline;
 }
 
 void add_device_options(CLI::App& app, DeviceOptions& o) {
@@ -44,7 +35,7 @@ void add_calibrated_options(CLI::App& app, DeviceOptions& o) {
 roofline::Prediction predict_on_device(const analysis::Result& analysis, const hw::Device& device,
                                        const hw::Roofline& roofline, const DeviceOptions& o,
                                        const analysis::Request& request) {
-  return calib::predict_on_device(analysis, device, roofline, {predict_options(o, request), o.exec_mode, o.threads},
+  return calib::predict_on_device(analysis, device, roofline, calib::prediction_options(o.choices(), request),
                                   request.model_path);
 }
 

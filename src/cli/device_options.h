@@ -4,6 +4,7 @@
 #include <string>
 
 #include "analysis/run.h"
+#include "calib/device_prediction.h"
 #include "cli/common.h"
 #include "hw/device.h"
 #include "hw/device_db.h"
@@ -19,6 +20,8 @@ struct DeviceOptions {
   // The executor conditions a shape-aware calibration predicts (empty / 0: not given).
   std::string exec_mode;
   int threads = 0;
+
+  calib::PredictionChoices choices() const { return {precision, traffic, allow_tf32, exec_mode, threads}; }
 };
 
 void add_device_options(CLI::App& app, DeviceOptions& options);

@@ -1,0 +1,63 @@
+// `ridge compare` as one call (report/compare_request): ResNet-50 on the H200 against ridge's own run of it on an
+// H200 (tests/data/bench/h200, CUDA graph at batch 32), and the inputs it refuses, in process.
+#include <gtest/gtest.h>
+
+#include "report/compare_request.h"
+#include "support/error_text.h"
+#include "support/paths.h"
+
+namespace ridge::test {
+namespace {
+
+report::CompareRequest h200_request(int64_t batch) {
+  report::CompareRequest r;
+  r.model.model_path = model_path("resnet50");
+  r.model.bindings.batch = batch;
+  r.model_name = "models/resnet50.onnx";
+  r.device = "h200";
+  r.choices.exec_mode = "cuda-graph";
+  r.measured = source_path("tests/data/bench/h200/ridge-bench-resnet50.json");
+  return r;
+}
+
+TEST(CompareRequest, ComparesTheRunTheBatchAndModeSelect) {
+  auto c = report::compare_model(h200_request(32));
+  // The run's median, read from the file (latency_ms.median of the batch-32 CUDA-graph run).
+  EXPECT_NEAR(c.measured_s, 13.948847770690918e-3, 1e-12);
+  EXPECT_EQ(c.measured.batch, 32);
+  EXPECT_EQ(c.measured.mode, "cuda-graph");
+  EXPECT_EQ(c.model, "models/resnet50.onnx");
+  EXPECT_GT(c.predicted_s, 0);
+  // Every one of the run's 122 timed nodes is a node of the model: compared, never dropped as unknown.
+  int compared = 0, not_predicted = 0;
+  for (const auto& n : c.nodes) {
+    compared += n.match == report::Match::kCompared;
+    not_predicted += n.match == report::Match::kNotPredicted;
+  }
+  EXPECT_EQ(compared, 122);
+  EXPECT_EQ(not_predicted, 0);
+  ASSERT_FALSE(c.inputs.empty());
+  EXPECT_EQ(c.inputs.front().second, "32x3x224x224");
+}
+
+TEST(CompareRequest, RefusesWhatDoesNotBelongTogether) {
+  auto both = h200_request(32);
+  both.run = true;
+  EXPECT_NE(error_text([&] { report::compare_model(both); }).find("not both"), std::string::npos);
+  auto neither = h200_request(32);
+  neither.measured.clear();
+  EXPECT_NE(error_text([&] { report::compare_model(neither); }).find("give the measurements"), std::string::npos);
+  // The file holds batches 1 and 32 only.
+  EXPECT_NE(error_text([&] { report::compare_model(h200_request(8)); }).find("batch"), std::string::npos);
+  // The run was measured in fp32.
+  auto fp16 = h200_request(32);
+  fp16.choices.precision = "fp16";
+  EXPECT_NE(error_text([&] { report::compare_model(fp16); }).find("contradicts"), std::string::npos);
+  // The detected host has no measured bandwidth to predict with.
+  auto host = h200_request(32);
+  host.device = "host";
+  EXPECT_NE(error_text([&] { report::compare_model(host); }).find("ridge ert --profile"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ridge::test
