@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/figure/figure.h"
+#include "report/figure/roofline_request.h"
 
 namespace ridge::cli {
 
@@ -19,8 +20,7 @@ struct PlotOutput {
 void add_plot_output_options(CLI::App& app, PlotOutput& options);
 // Writes the figure and prints what was written (file, kind, points, series, notes) in --format.
 int finish_plot(const report::figure::Figure& figure, const PlotOutput& options, int series, const std::string& source);
-// A JSON file, or ridge::Error naming it.
-report::figure::Json read_json_file(const std::string& path);
+using report::figure::read_json_file;
 
 // The figure kinds beyond roofline and render (cli/plot_kinds.cpp): each a subcommand of `plot`.
 std::vector<std::pair<CLI::App*, std::function<int()>>> add_plot_kinds(CLI::App& plot);
