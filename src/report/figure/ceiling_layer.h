@@ -12,9 +12,9 @@
 namespace ridge::report::figure {
 
 // The labels' font, and the extent of their text in sans-serif: placement keeps a margin rather than measuring
-// glyphs, so these are on the wide side (0.56 em per character, 0.8 em above the baseline, 0.2 em below).
+// glyphs, so these are on the wide side (0.6 em per character, 0.8 em above the baseline, 0.2 em below).
 inline constexpr double kCeilingLabelFontPx = 10;
-inline constexpr double kLabelCharEm = 0.56, kLabelAscentEm = 0.8, kLabelDescentEm = 0.2;
+inline constexpr double kLabelCharEm = 0.6, kLabelAscentEm = 0.8, kLabelDescentEm = 0.2;
 
 // Pixel positions in a log-log plot area `width` x `height` over [x_min, x_max] x [y_min, y_max] (y from the top,
 // as drawn).
