@@ -229,12 +229,12 @@ Json scales_of(const RooflineInput& input, const Drawn& d, const LogLogFrame& f)
 
 Json legends_of(const RooflineInput& input, const Drawn& d) {
   Json legends = Json::array({legend("fill", "color", input.hierarchical ? "kernel group" : "op family", "circle"),
-                              legend("stroke", "series_color", "device / mode", "stroke"),
+                              category_legend("stroke", "series_color", "device / mode", d.ceiling_series, "stroke"),
                               legend("strokeDash", "dash", "ceiling source", "stroke")});
   if (input.hierarchical)
     legends.push_back(legend("shape", "shape", "memory level"));
   else if (d.point_series.size() > 1)
-    legends.push_back(legend("shape", "shape", "series"));
+    legends.push_back(category_legend("shape", "shape", "series", d.point_series));
   return legends;
 }
 

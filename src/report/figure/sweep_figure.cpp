@@ -190,11 +190,13 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
     fig.notes.push_back(std::to_string(duplicates) + " result(s) repeating a series at the same " + o.x +
                         " size are not drawn (the first is)");
   Extent x, y;
+  std::set<std::string> series;
   std::set<double> xs;
   Json points = Json::array();
   for (const auto& r : rows) {
     double lo = o.y == "latency" && r.lo > 0 ? r.lo : r.y, hi = o.y == "latency" ? std::max(r.hi, r.y) : r.y;
     x.cover(r.x), y.lo = std::min(y.lo, lo), y.hi = std::max(y.hi, hi);
+    series.insert(r.series);
     xs.insert(r.x);
     Json row{{"series", r.series}, {"kind", r.kind}, {"x", r.x}, {"y", r.y}, {"lo", lo}, {"hi", hi}};
     row.update(r.extra);
@@ -216,8 +218,9 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
                                                                        (o.error == "std" ? "+- std)" : "min to max)")
                                                                  : std::string(y_title(o.y)),
                                                 "~s")});
-  spec["legends"] =
-      Json::array({legend("stroke", "color", "series", "stroke"), legend("strokeDash", "dash", "time", "stroke")});
+  spec["legends"] = Json::array(
+      {category_legend("stroke", "color", "series", std::vector<std::string>(series.begin(), series.end()), "stroke"),
+       legend("strokeDash", "dash", "time", "stroke")});
   spec["marks"].push_back(series_lines({.data = "points",
                                         .facet = "series_points",
                                         .group_field = "series",
