@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "exec/options.h"
 #include "report/figure/axes.h"
 #include "report/figure/legends.h"
 #include "report/figure/marks.h"
@@ -27,6 +28,17 @@ struct Run {
 std::string group_key(const exec::BenchResult& r) {
   return fmt::format("{}|{}|{}|{}|{}|{}|{}", r.model, r.batch, input_shape(r), r.mode, r.precision, r.memory_format,
                      r.training);
+}
+
+// Whether a cell ran another algorithm than its run asked for: the asked one could not run this layer (the CPU's
+// winograd on a strided convolution runs auto; cuDNN's algorithms that do not support a layer, or need more
+// workspace than is free, run the heuristic's choice). Only a named algorithm can fall back: auto, heuristic and
+// benchmark choose per layer. What ran may carry the fused epilogue ("direct+relu"), which is no fallback.
+bool fell_back(const std::string& asked, const std::string& ran) {
+  if (ran.empty() || asked == exec::kAutoConvAlgo || asked == exec::name(exec::CudnnConvAlgo::kHeuristic) ||
+      asked == exec::name(exec::CudnnConvAlgo::kBenchmark))
+    return false;
+  return ran.substr(0, ran.find('+')) != asked;
 }
 
 // The runs of the map: those that differ only by conv_algo, the largest such group (one run per algorithm); the
@@ -86,10 +98,11 @@ std::vector<std::pair<std::string, std::string>> rows_of(const std::vector<Run>&
   return layers;
 }
 
-// The cells ("points": one per layer and run with a time) and each layer's fastest ("fastest"), with the number of
-// layers each algorithm wins and of cells without a time.
+// The cells ("points": one per layer and run with a time), each layer's fastest ("fastest") and the cells that ran
+// another algorithm than asked ("fallbacks"), with the number of layers each algorithm wins and of cells without a
+// time.
 struct Cells {
-  Json points = Json::array(), fastest = Json::array();
+  Json points = Json::array(), fastest = Json::array(), fallbacks = Json::array();
   std::map<std::string, int> wins;
   int missing = 0;
 };
@@ -113,7 +126,7 @@ Cells cells_of(const std::vector<Run>& runs, const std::vector<std::pair<std::st
       if (it->time_s < best_time) best_time = it->time_s, best_run = &r;
     }
     for (const auto& [r, l] : cells) {
-      bool is_best = r == best_run;
+      bool is_best = r == best_run, fallback = fell_back(r->conv_algo(), l->algorithm);
       out.points.push_back(Json{{"layer", name},
                                 {"op", op},
                                 {"conv_algo", r->conv_algo()},
@@ -121,7 +134,11 @@ Cells cells_of(const std::vector<Run>& runs, const std::vector<std::pair<std::st
                                 {"time_s", l->time_s},
                                 {"time_ms", l->time_s * 1000},
                                 {"relative", l->time_s / best_time},
-                                {"fastest", is_best}});
+                                {"fastest", is_best},
+                                {"fallback", fallback}});
+      if (fallback)
+        out.fallbacks.push_back(
+            Json{{"layer", name}, {"op", op}, {"conv_algo", r->conv_algo()}, {"algorithm", l->algorithm}});
       if (is_best) {
         out.fastest.push_back(Json{{"layer", name},
                                    {"op", op},
@@ -135,8 +152,13 @@ Cells cells_of(const std::vector<Run>& runs, const std::vector<std::pair<std::st
   return out;
 }
 
-// The cells coloured by their ratio to the layer's fastest, the fastest outlined, each cell's time printed in it
-// (white on the darker half of the colour scale, which ends at `worst`).
+// What marks a fallback: a dashed frame inside the cell and a hook after its time.
+constexpr const char* kFallbackGlyph = "\u21a9";
+constexpr const char* kFallbackLegend = "another algorithm ran";
+
+// The cells coloured by their ratio to the layer's fastest, the fastest outlined, the fallbacks framed with a dash,
+// each cell's time printed in it (white on the darker half of the colour scale, which ends at `worst`), with "*"
+// on the fastest and a hook on a fallback.
 Json heat_map_marks(double worst) {
   Json cells{{"type", "rect"},
              {"name", "cells"},
@@ -150,13 +172,30 @@ Json heat_map_marks(double worst) {
                                          {"ran", "datum.algorithm"},
                                          {"time", ms_expr("time_s")},
                                          {"vs fastest", "format(datum.relative, '.3~f') + 'x'"},
-                                         {"fastest", "datum.fastest ? 'yes' : 'no'"}});
+                                         {"fastest", "datum.fastest ? 'yes' : 'no'"},
+                                         {"fallback",
+                                          "datum.fallback ? 'yes: ' + datum.conv_algo + "
+                                          "' could not run here' : 'no'"}});
   Json outline{{"type", "rect"},
                {"from", {{"data", "fastest"}}},
                {"interactive", false},
                {"encode", {{"enter", band_cell("x", "conv_algo", "y", "layer")}}}};
   outline["encode"]["enter"].update(
       Json{{"fillOpacity", {{"value", 0}}}, {"stroke", {{"value", "#000"}}}, {"strokeWidth", {{"value", 2}}}});
+  // Inset by 3 px, so the frame shows inside the fastest's outline too.
+  Json frame{{"type", "rect"},
+             {"from", {{"data", "fallbacks"}}},
+             {"interactive", false},
+             {"encode",
+              {{"enter",
+                {{"x", {{"scale", "x"}, {"field", "conv_algo"}, {"offset", 3}}},
+                 {"width", {{"scale", "x"}, {"band", 1}, {"offset", -6}}},
+                 {"y", {{"scale", "y"}, {"field", "layer"}, {"offset", 2}}},
+                 {"height", {{"scale", "y"}, {"band", 1}, {"offset", -4}}},
+                 {"fillOpacity", {{"value", 0}}},
+                 {"stroke", {{"value", "#222"}}},
+                 {"strokeWidth", {{"value", 1.2}}},
+                 {"strokeDash", {{"value", {3, 2}}}}}}}}};
   Json labels{{"type", "text"},
               {"from", {{"data", "points"}}},
               {"interactive", false},
@@ -173,8 +212,20 @@ Json heat_map_marks(double worst) {
                   {"fill",
                    {{"signal",
                      "datum.relative > " + std::to_string(std::sqrt(std::max(worst, 1.01))) + " ? 'white' : 'black'"}}},
-                  {"text", {{"signal", "format(datum.time_ms, '.3~r') + (datum.fastest ? ' *' : '')"}}}}}}}};
-  return Json::array({cells, outline, labels});
+                  {"text",
+                   {{"signal", std::string("format(datum.time_ms, '.3~r') + (datum.fastest ? ' *' : '') + ") +
+                                   "(datum.fallback ? ' " + kFallbackGlyph + "' : '')"}}}}}}}};
+  return Json::array({cells, outline, frame, labels});
+}
+
+// "2 cell(s) ran another algorithm than asked (framed, ↩): winograd on conv1 ran auto, ...".
+std::string fallback_note(const Json& fallbacks) {
+  std::string listed;
+  for (size_t i = 0; i < fallbacks.size() && i < 3; ++i)
+    listed += fmt::format("{}{} on {} ran {}", i ? ", " : "", fallbacks[i]["conv_algo"].get<std::string>(),
+                          fallbacks[i]["layer"].get<std::string>(), fallbacks[i]["algorithm"].get<std::string>());
+  return fmt::format("{} cell(s) ran another algorithm than asked (framed, {}): {}{}", fallbacks.size(), kFallbackGlyph,
+                     listed, fallbacks.size() > 3 ? ", ..." : "");
 }
 
 }  // namespace
@@ -186,8 +237,9 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
   std::vector<std::string> algos;
   for (const auto& r : runs) algos.push_back(r.conv_algo());
   auto cells = cells_of(runs, layers);
-  auto& [points, fastest, wins, missing] = cells;
+  auto& [points, fastest, fallbacks, wins, missing] = cells;
   if (missing > 0) fig.notes.push_back(std::to_string(missing) + " cell(s) without a measured time are left blank");
+  if (!fallbacks.empty()) fig.notes.push_back(fallback_note(fallbacks));
   std::string win_text;
   for (const auto& a : algos)
     if (wins[a] > 0) win_text += (win_text.empty() ? "" : ", ") + a + " " + std::to_string(wins[a]);
@@ -204,15 +256,23 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
   for (const auto& p : points) worst = std::max(worst, p["relative"].get<double>());
   add_data(spec, "points", std::move(points));
   add_data(spec, "fastest", std::move(fastest));
+  bool any_fallback = !fallbacks.empty();
+  add_data(spec, "fallbacks", std::move(fallbacks));
   Json color = log_scale("color", 1, std::max(worst, 1.01), "");
   color["range"] = {{"scheme", "yelloworangered"}}, color["zero"] = false;
   spec["scales"] = Json::array(
-      {band_scale("x", algos, "width", 0.04), band_scale("y", layer_names, "height", 0.06), std::move(color)});
+      {band_scale("x", algos, "width", 0.04), band_scale("y", layer_names, "height", 0.06), std::move(color),
+       ordinal_scale("fallback", {std::string(kFallbackGlyph) + " " + kFallbackLegend}, {{3, 2}})});
   spec["axes"] = Json::array({category_axis("top", "x", "--conv-algo"), name_axis("left", "y")});
   Json gradient = legend("fill", "color", "x fastest");
   gradient["type"] = "gradient", gradient["format"] = ".2~f";
   gradient["gradientLength"] = std::max(60, cell_h * static_cast<int>(layers.size()));
   spec["legends"] = Json::array({gradient});
+  if (any_fallback) {
+    Json marker = legend("strokeDash", "fallback", "fallback", "square");
+    marker["encode"] = {{"symbols", {{"update", {{"stroke", {{"value", "#222"}}}, {"fillOpacity", {{"value", 0}}}}}}}};
+    spec["legends"].push_back(std::move(marker));
+  }
   spec["marks"] = heat_map_marks(worst);
   fig.spec = std::move(spec);
   return fig;
