@@ -18,18 +18,23 @@ TEST(Legends, LongNamesLoseTheirMiddle) {
 }
 
 TEST(Legends, LabelsStayApartWhereTheEndsAlone) {
-  // One name: cut to 20 characters.
-  EXPECT_EQ(legend_labels({"jetson-agx-orin-64gb MAXN training"}),
-            std::vector<std::string>{"jetson-ag\u2026N training"});
-  // Four modes of one device: at 20 characters "50W inference", "30W inference" and "15W inference" all end in
-  // "W inference"; the labels grow until the mode shows (26 characters: 12, the ellipsis, 13).
+  // One name: cut to 26 characters, the first 12 and the last 13; names that fit stay whole.
+  EXPECT_EQ(legend_labels({"jetson-agx-orin-64gb MAXN training", "jetson-agx-orin-64gb MAXN", "gpu-measured measured"}),
+            (std::vector<std::string>{"jetson-agx-o\u2026MAXN training", "jetson-agx-orin-64gb MAXN",
+                                      "gpu-measured measured"}));
+  // Four modes of one device, inference and training: the last 13 characters keep the mode.
   std::vector<std::string> series{"jetson-agx-orin-64gb MAXN inference", "jetson-agx-orin-64gb 50W inference",
                                   "jetson-agx-orin-64gb 30W inference", "jetson-agx-orin-64gb 15W inference",
-                                  "jetson-agx-orin-64gb MAXN training"};
+                                  "jetson-agx-orin-64gb 15W training"};
   EXPECT_EQ(legend_labels(series),
             (std::vector<std::string>{"jetson-agx-o\u2026AXN inference", "jetson-agx-o\u202650W inference",
                                       "jetson-agx-o\u202630W inference", "jetson-agx-o\u202615W inference",
-                                      "jetson-agx-o\u2026MAXN training"}));
+                                      "jetson-agx-o\u2026 15W training"}));
+  // Names that differ only in what would be cut ("... 50W inference measured" and "... 30W ..." both end in
+  // "ence measured" at 26 characters) grow until they differ: here, back to whole.
+  std::vector<std::string> alike{"jetson-agx-orin-64gb 50W inference measured",
+                                 "jetson-agx-orin-64gb 30W inference measured"};
+  EXPECT_EQ(legend_labels(alike), alike);
 }
 
 TEST(Legends, ShortenedEntriesShowTheirFullNameOnHover) {
@@ -41,7 +46,7 @@ TEST(Legends, ShortenedEntriesShowTheirFullNameOnHover) {
   EXPECT_EQ(labels["update"]["tooltip"]["signal"], "datum.value");
   // Only the long name is looked up; the short one keeps Vega's own label.
   EXPECT_EQ(labels["update"]["text"]["signal"],
-            "({'jetson-agx-orin-64gb MAXN training': 'jetson-ag\u2026N training'})[datum.value] || datum.label");
+            "({'jetson-agx-orin-64gb MAXN training': 'jetson-agx-o\u2026MAXN training'})[datum.value] || datum.label");
 }
 
 }  // namespace

@@ -9,8 +9,10 @@
 
 namespace ridge::report::figure {
 
-// Legend entries longer than this many characters are shortened (unless that would make two read alike).
-inline constexpr size_t kLegendLabelChars = 20;
+// Legend entries longer than this many characters are shortened (unless that would make two read alike): about
+// what Vega's legends show in their 160 px at 11 px, so an entry Vega showed whole stays whole ("jetson-agx-orin-64gb
+// MAXN", "gpu-measured measured") and only those it cut at their end are cut in the middle instead.
+inline constexpr size_t kLegendLabelChars = 26;
 
 // `text` cut to `max_chars` characters (UTF-8 code points) by replacing its middle with "…": the first
 // (max_chars - 1) / 2 and the last max_chars - 1 - that are kept. Text that fits is returned as it is.
