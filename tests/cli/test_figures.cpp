@@ -233,8 +233,9 @@ TEST(PlotRoofline, HtmlRendersInHeadlessChromium) {
 namespace ridge::report::figure {
 namespace {
 
-// The ceiling labels of a rendered roofline, read from its SVG: each label's box (its anchor, alignment and text at
-// 10 px sans-serif: 5.6 px per character, 8 above the baseline and 2 below) and each ceiling's line.
+// The ceiling labels of a rendered roofline, read from its SVG: each label's box from its anchor, alignment, font
+// size and text (sans-serif at about 0.6 em per character, 0.8 em above the baseline and 0.2 below), and each
+// ceiling's line.
 struct DrawnLabel {
   std::string text;
   double x0, y0, x1, y1;
@@ -256,17 +257,18 @@ std::pair<std::vector<DrawnLabel>, std::vector<DrawnLine>> ceiling_labels(const 
   for (const auto& l : lines) names.insert(l.text);
   std::vector<DrawnLabel> labels;
   const std::regex text_re(
-      R"re(<text text-anchor="(start|end)" transform="translate\(([-0-9.e]+),([-0-9.e]+)\)"[^>]*>([^<]+)</text>)re");
+      R"re(<text text-anchor="(start|end)" transform="translate\(([-0-9.e]+),([-0-9.e]+)\)"[^>]*font-size="([0-9.]+)px"[^>]*>([^<]+)</text>)re");
   for (std::sregex_iterator it(svg.begin(), svg.end(), text_re), end; it != end; ++it) {
-    std::string text = (*it)[4];
+    std::string text = (*it)[5];
     if (text.find(" (") == std::string::npos) continue;  // axis ticks and titles
     // A label names its ceiling (or, merged, several ceilings of one value: "fp32, fp64_tensor 66.9 ...").
     bool ceiling = false;
     for (const auto& n : names) ceiling = ceiling || n.find(text.substr(text.find(' '))) != std::string::npos;
     if (!ceiling) continue;
-    double x = std::stod((*it)[2]), y = std::stod((*it)[3]), w = 5.6 * static_cast<double>(text.size());
+    double x = std::stod((*it)[2]), y = std::stod((*it)[3]), em = std::stod((*it)[4]);
+    double w = 0.6 * em * static_cast<double>(text.size());
     bool end_anchored = (*it)[1] == "end";
-    labels.push_back({text, end_anchored ? x - w : x, y - 8, end_anchored ? x : x + w, y + 2});
+    labels.push_back({text, end_anchored ? x - w : x, y - 0.8 * em, end_anchored ? x : x + w, y + 0.2 * em});
   }
   return {labels, lines};
 }
@@ -296,10 +298,14 @@ void expect_labels_apart(const std::string& svg, size_t at_least) {
   }
 }
 
-// Ceiling labels never overlap each other or their own lines: the H100's measured roofline (seven compute
-// ceilings, two pairs within a pixel of each other) under ResNet-50's kernels, and a Jetson's four power modes.
+// Ceiling labels never overlap each other or their own lines: the H100's datasheet roofline (nine ceilings, two
+// pairs of equal ones) and its measured one (seven compute ceilings, two pairs within a pixel of each other) under
+// ResNet-50, and a Jetson's four power modes.
 TEST(PlotRoofline, CeilingLabelsStayApartInTheSvg) {
   auto dir = temp_dir();
+  auto datasheet = run_ridge("plot roofline " + model_path("resnet50") + " -d h100-sxm -o " + dir + "/d.svg");
+  ASSERT_EQ(datasheet.exit_code, 0) << datasheet.err;
+  expect_labels_apart(slurp(dir + "/d.svg"), 9);
   const std::string h = test::source_path("bench/results/gpu-h100-2026-11-26-kernels/");
   auto r = run_ridge("plot roofline --from " + h + "profile-resnet50.json --hierarchical -d " + h + "gpu.yaml -o " +
                      dir + "/h.svg");

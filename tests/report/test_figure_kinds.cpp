@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "report/figure/accuracy_figure.h"
@@ -14,6 +15,7 @@
 #include "report/figure/result_figures.h"
 #include "report/figure/result_sources.h"
 #include "report/figure/sweep_figure.h"
+#include "support/browser.h"
 #include "support/figure_kinds_fixtures.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
@@ -222,6 +224,52 @@ TEST(AlgorithmFigure, FastestAlgorithmIsMarkedPerConvolution) {
   EXPECT_TRUE((*point_where(f, "layer", "conv1", "conv_algo", "gemm"))["fastest"].get<bool>());
   EXPECT_THROW(fig::algorithm_figure(results_of({bench(Json::array({run(1, "eager", 10, nodes(2, 4, "auto"))}))})),
                Error);
+}
+
+// A fallback is a cell whose run asked for a named algorithm and whose layer ran another: the CPU's winograd on a
+// strided convolution runs auto, a cuDNN algorithm without support for a layer runs the heuristic's choice. A fused
+// epilogue ("gemm+relu") is no fallback, nor is anything auto or the heuristic chose.
+TEST(AlgorithmFigure, FallbackCellsAreMarked) {
+  auto conv = [](double a, const std::string& ran_a, double b, const std::string& ran_b) {
+    return Json::array({node("conv1", "Conv", a, 0, ran_a), node("conv2", "Conv", b, 0, ran_b)});
+  };
+  auto b =
+      bench(Json::array({run(1, "eager", 10, conv(2, "direct+relu", 4, "auto"), "auto"),
+                         run(1, "eager", 10, conv(1, "gemm+relu", 5, "gemm"), "gemm"),
+                         run(1, "eager", 10, conv(3, "auto", 2, "winograd"), "winograd"),
+                         run(1, "eager", 10, conv(3, "implicit-precomp-gemm", 2, "implicit-gemm"), "implicit-gemm"),
+                         run(1, "eager", 10, conv(3, "fft", 2, "winograd"), "heuristic")}));
+  auto f = fig::algorithm_figure(results_of({b}));
+  ASSERT_EQ(points(f).size(), 10u);
+  std::set<std::pair<std::string, std::string>> marked;
+  for (const auto& p : points(f))
+    if (p["fallback"].get<bool>()) marked.emplace(p["layer"].get<std::string>(), p["conv_algo"].get<std::string>());
+  const std::set<std::pair<std::string, std::string>> expected{{"conv1", "winograd"}, {"conv1", "implicit-gemm"}};
+  EXPECT_EQ(marked, expected);
+  const auto& fallbacks = fig::data_values(f.spec, "fallbacks");
+  ASSERT_EQ(fallbacks.size(), 2u);
+  EXPECT_EQ(fallbacks[0]["conv_algo"], "winograd");
+  EXPECT_EQ(fallbacks[0]["algorithm"], "auto");
+  EXPECT_EQ(fallbacks[1]["conv_algo"], "implicit-gemm");
+  EXPECT_EQ(fallbacks[1]["algorithm"], "implicit-precomp-gemm");
+  ASSERT_FALSE(f.notes.empty());
+  EXPECT_EQ(f.notes.back(),
+            "2 cell(s) ran another algorithm than asked (framed, \u21a9): winograd on conv1 ran auto, implicit-gemm "
+            "on conv1 ran implicit-precomp-gemm");
+  // Drawn: the hook after the time of each fallback cell, and once in the legend.
+  auto path = render_svg(f, "fallbacks");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no SVG renderer (node-vega) here";
+  std::ifstream in(path);
+  std::stringstream svg;
+  svg << in.rdbuf();
+  EXPECT_EQ(test::count_of(svg.str(), "\u21a9</text>"), 2u);
+  EXPECT_EQ(test::count_of(svg.str(), ">\u21a9 another algorithm ran</text>"), 1u);
+  // Without a fallback, nothing is marked and the legend has no entry for it.
+  auto plain = fig::algorithm_figure(
+      results_of({bench(Json::array({run(1, "eager", 10, conv(2, "auto", 4, "auto"), "auto"),
+                                     run(1, "eager", 10, conv(1, "gemm", 5, "gemm"), "gemm")}))}));
+  EXPECT_TRUE(fig::data_values(plain.spec, "fallbacks").empty());
+  EXPECT_EQ(plain.spec["legends"].size(), 1u);
 }
 
 TEST(AccuracyFigure, TitleStatesTheFractionWithinTenPercent) {

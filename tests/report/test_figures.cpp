@@ -140,6 +140,33 @@ TEST(RooflineFigure, HierarchicalKernelsGetOnePointPerLevelJoinedByALine) {
   EXPECT_NE(fig.notes[0].find("no_counters"), std::string::npos);
 }
 
+// A legend entry longer than 26 characters loses its middle, not its end (where series differ), in the SVG too;
+// the full name is each entry's tooltip.
+TEST(RooflineFigure, LongSeriesNamesAreShortenedFromTheMiddle) {
+  auto in = simple_input();
+  for (auto& c : in.ceilings) c.series = "jetson-agx-orin-64gb MAXN training";
+  auto fig = roofline_figure(in);
+  const Json* series_legend = nullptr;
+  for (const auto& l : fig.spec["legends"])
+    if (l.value("stroke", "") == "series_color") series_legend = &l;
+  ASSERT_TRUE(series_legend);
+  EXPECT_NE((*series_legend)["encode"]["labels"]["update"]["text"]["signal"].get<std::string>().find(
+                "'jetson-agx-orin-64gb MAXN training': 'jetson-agx-o\u2026MAXN training'"),
+            std::string::npos);
+  auto path = test::temp_dir() + "/legend.svg";
+  try {
+    write_figure(fig, path);
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("need Node.js and Vega") == std::string::npos) throw;
+    GTEST_SKIP() << "no SVG renderer (node-vega) here";
+  }
+  std::ifstream in_file(path);
+  std::stringstream svg;
+  svg << in_file.rdbuf();
+  EXPECT_NE(svg.str().find(">jetson-agx-o\u2026MAXN training</text>"), std::string::npos);
+  EXPECT_EQ(svg.str().find(">jetson-agx-orin-64gb MAXN training</text>"), std::string::npos);
+}
+
 TEST(RooflineFigure, NothingToDrawIsAnError) { EXPECT_THROW(roofline_figure({.title = "empty"}), Error); }
 
 TEST(FigureFiles, FormatComesFromTheExtension) {

@@ -1,6 +1,6 @@
 #include "report/figure/figure.h"
 
-#include <cmath>
+#include <algorithm>
 
 #include "util/error.h"
 
@@ -38,38 +38,13 @@ const Json& data_values(const Json& spec, const std::string& name) {
   return data_values(const_cast<Json&>(spec), name);
 }
 
-namespace {
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "'";
-}
-}  // namespace
-
-void add_tooltip(Json& encode_block, const std::vector<TooltipField>& fields) {
-  std::string object = "{", line;
-  for (const auto& [label, expr] : fields) {
-    object += (object.size() > 1 ? ", " : "") + quoted(label) + ": " + expr;
-    line += (line.empty() ? "" : " + '; ' + ") + quoted(label + ": ") + " + (" + expr + ")";
-  }
-  encode_block["tooltip"] = {{"signal", object + "}"}};
-  encode_block["description"] = {{"signal", line}};
-}
-
-std::string si_expr(const std::string& field, const std::string& unit) {
-  return "format(datum." + field + ", '.4~s') + ' " + unit + "'";
-}
-
-std::string ms_expr(const std::string& seconds_field) {
-  return "format(datum." + seconds_field + " * 1000, '.4~r') + ' ms'";
-}
-
-std::pair<double, double> decade_domain(double lo, double hi) {
-  if (!(lo > 0) || !(hi > 0)) throw Error("a log axis needs positive values");
-  return {std::pow(10.0, std::floor(std::log10(lo))), std::pow(10.0, std::ceil(std::log10(hi)))};
+std::string not_drawn_note(const std::vector<std::string>& names, const std::string& why) {
+  std::vector<std::string> unique;
+  for (const auto& name : names)
+    if (std::find(unique.begin(), unique.end(), name) == unique.end()) unique.push_back(name);
+  std::string listed;
+  for (size_t i = 0; i < unique.size() && i < 5; ++i) listed += (i ? ", " : "") + unique[i];
+  return std::to_string(unique.size()) + " node(s) " + why + " (" + listed + (unique.size() > 5 ? ", ..." : "") + ")";
 }
 
 }  // namespace ridge::report::figure

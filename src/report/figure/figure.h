@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "report/figure/tooltip.h"  // every builder labels its marks
+
 namespace ridge::report::figure {
 
 using Json = nlohmann::ordered_json;
@@ -26,17 +28,7 @@ const Json& data_values(const Json& spec, const std::string& name);
 Json& data_values(Json& spec, const std::string& name);
 Json& add_data(Json& spec, const std::string& name, Json values);
 
-// One tooltip row: a label and a Vega expression over `datum`.
-using TooltipField = std::pair<std::string, std::string>;
-// Encodings that show `fields` on hover (`tooltip`) and as each mark's accessible label
-// (`description`, written as aria-label in the SVG, so a static file still names every point).
-void add_tooltip(Json& encode_block, const std::vector<TooltipField>& fields);
-
-// Vega expressions for the usual figures: SI-prefixed numbers, milliseconds.
-std::string si_expr(const std::string& field, const std::string& unit);
-std::string ms_expr(const std::string& seconds_field);
-
-// A log-scale axis domain that covers [lo, hi] with whole decades around it.
-std::pair<double, double> decade_domain(double lo, double hi);
+// The note for nodes that cannot be drawn: "3 node(s) <why> (a, b, c)", the first five names given, each once.
+std::string not_drawn_note(const std::vector<std::string>& names, const std::string& why);
 
 }  // namespace ridge::report::figure

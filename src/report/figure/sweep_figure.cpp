@@ -5,6 +5,10 @@
 #include <map>
 #include <set>
 
+#include "report/figure/axes.h"
+#include "report/figure/legends.h"
+#include "report/figure/marks.h"
+#include "report/figure/scales.h"
 #include "util/error.h"
 
 namespace ridge::report::figure {
@@ -22,19 +26,13 @@ const char* y_title(const std::string& y) {
   return "latency (ms)";
 }
 
-}  // namespace
-
-Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
-  if (o.x != "batch" && o.x != "input") throw Error("sweep: --x is batch or input, not '" + o.x + "'");
-  if (o.y != "latency" && o.y != "throughput" && o.y != "flops")
-    throw Error("sweep: --y is latency, throughput or flops, not '" + o.y + "'");
-  if (o.error != "minmax" && o.error != "std") throw Error("sweep: --error is minmax or std, not '" + o.error + "'");
-  Figure fig{.kind = "sweep"};
-  std::vector<Row> rows;
-  std::map<int64_t, double> flops_at_batch;  // measured FLOPs per batch, for predict sweep points
-  for (const auto& m : results.measured)
-    if (double flops = work_flops(m.run); flops > 0 && !m.run.training) flops_at_batch.emplace(m.run.batch, flops);
+// What was read but cannot be drawn, for the notes.
+struct Left {
   int no_x = 0, no_flops = 0;
+};
+
+std::vector<Row> measured_rows(const ResultSet& results, const SweepOptions& o, Left& left) {
+  std::vector<Row> rows;
   std::vector<std::string> except{o.x == "batch" ? "batch" : "input"};
   for (const auto& m : results.measured) {
     const auto& r = m.run;
@@ -42,7 +40,7 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
     double run_flops = work_flops(r);
     double x = o.x == "batch" ? static_cast<double>(r.batch) : input_extent(r.input_size);
     if (!(x > 0)) {
-      ++no_x;
+      ++left.no_x;
       continue;
     }
     Row row{.series = run_label(r, results.measured, except), .kind = "measured", .x = x};
@@ -55,7 +53,7 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
       row.y = r.throughput;
     } else {
       if (flops_per_s <= 0) {
-        ++no_flops;
+        ++left.no_flops;
         continue;
       }
       row.y = flops_per_s;
@@ -67,14 +65,20 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
         {"source", m.source}};
     rows.push_back(std::move(row));
   }
+  return rows;
+}
+
+// Predictions are drawn against batch size only (they record no input size); a predict sweep point, which has no
+// nodes, borrows the FLOPs of a measured run at its batch.
+std::vector<Row> predicted_rows(const ResultSet& results, const SweepOptions& o, Left& left) {
+  std::map<int64_t, double> flops_at_batch;
+  for (const auto& m : results.measured)
+    if (double flops = work_flops(m.run); flops > 0 && !m.run.training) flops_at_batch.emplace(m.run.batch, flops);
+  std::vector<Row> rows;
   for (const auto& x : results.predicted) {
     const auto& p = x.prediction;
-    if (o.x == "input") {
-      ++no_x;  // predictions do not record their input size
-      continue;
-    }
-    if (p.batch <= 0 || p.time_s <= 0) {
-      ++no_x;
+    if (o.x == "input" || p.batch <= 0 || p.time_s <= 0) {
+      ++left.no_x;
       continue;
     }
     double flops = work_flops(p);
@@ -90,7 +94,7 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
       row.y = p.throughput;
     } else {
       if (flops_per_s <= 0) {
-        ++no_flops;
+        ++left.no_flops;
         continue;
       }
       row.y = flops_per_s;
@@ -102,108 +106,25 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
              {"source", x.source}};
     rows.push_back(std::move(row));
   }
-  if (rows.empty())
-    throw Error(std::string("sweep needs bench or predict results") +
-                (o.x == "input" ? " with input sizes (ridge bench --sweep input=...)" : "") +
-                (o.y == "flops" ? " with FLOPs (bench per-node profiles, or predict documents)" : ""));
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    return a.kind != b.kind ? a.kind < b.kind : a.series != b.series ? a.series < b.series : a.x < b.x;
-  });
-  // One point per series and x: the first result given (a stored prediction can repeat a sweep's point).
-  auto repeated = std::unique(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    return a.kind == b.kind && a.series == b.series && a.x == b.x;
-  });
-  auto duplicates = std::distance(repeated, rows.end());
-  rows.erase(repeated, rows.end());
-  if (duplicates > 0)
-    fig.notes.push_back(std::to_string(duplicates) + " result(s) repeating a series at the same " + o.x +
-                        " size are not drawn (the first is)");
-  double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0, y_lo = x_lo, y_hi = 0;
-  std::set<std::string> series;
-  std::set<double> xs;
-  Json points = Json::array();
-  for (const auto& r : rows) {
-    x_lo = std::min(x_lo, r.x), x_hi = std::max(x_hi, r.x);
-    double lo = o.y == "latency" && r.lo > 0 ? r.lo : r.y, hi = o.y == "latency" ? std::max(r.hi, r.y) : r.y;
-    y_lo = std::min(y_lo, lo), y_hi = std::max(y_hi, hi);
-    series.insert(r.series);
-    xs.insert(r.x);
-    Json row{{"series", r.series}, {"kind", r.kind}, {"x", r.x}, {"y", r.y}, {"lo", lo}, {"hi", hi}};
-    row.update(r.extra);
-    points.push_back(std::move(row));
-  }
-  bool x_log = x_hi / x_lo >= 8, y_log = y_hi / y_lo >= 10;
-  Json x_scale{{"name", "x"}, {"type", x_log ? "log" : "linear"}, {"range", "width"}, {"zero", false}};
-  if (x_log) {
-    x_scale["base"] = 2, x_scale["domain"] = {x_lo / 1.2, x_hi * 1.2}, x_scale["nice"] = false;
-  } else {
-    double pad = x_hi > x_lo ? (x_hi - x_lo) * 0.05 : std::max(1.0, x_lo * 0.1);
-    x_scale["domain"] = {std::max(0.0, x_lo - pad), x_hi + pad}, x_scale["nice"] = false;
-  }
-  Json y_scale{{"name", "y"}, {"type", y_log ? "log" : "linear"}, {"range", "height"}, {"nice", true}};
-  if (y_log) {
-    auto [lo, hi] = decade_domain(y_lo, y_hi);
-    y_scale["domain"] = {lo, hi}, y_scale["nice"] = false;
-  } else {
-    y_scale["domain"] = {0, y_hi * 1.1}, y_scale["zero"] = true;
-  }
-  std::string x_name = o.x == "batch" ? "batch size" : "input size";
-  fig.title = !o.title.empty() ? o.title
-                               : std::string(o.y == "latency"      ? "Latency"
-                                             : o.y == "throughput" ? "Throughput"
-                                                                   : "Achieved FLOP/s") +
-                                     " against " + x_name;
-  Json spec = base_spec(fig.title, 560, 360);
-  add_data(spec, "points", std::move(points));
-  spec["scales"] = Json::array({x_scale,
-                                y_scale,
-                                {{"name", "color"},
-                                 {"type", "ordinal"},
-                                 {"domain", {{"data", "points"}, {"field", "series"}, {"sort", true}}},
-                                 {"range", {{"scheme", "tableau10"}}}},
-                                {{"name", "dash"},
-                                 {"type", "ordinal"},
-                                 {"domain", {"measured", "predicted"}},
-                                 {"range", {Json::array(), {6, 4}}}}});
-  Json x_axis{{"orient", "bottom"}, {"scale", "x"}, {"title", x_name}, {"grid", true}, {"gridOpacity", 0.15}};
-  if (xs.size() <= 12) x_axis["values"] = Json(std::vector<double>(xs.begin(), xs.end()));
-  x_axis["format"] = "~g";
-  spec["axes"] = Json::array({x_axis,
-                              {{"orient", "left"},
-                               {"scale", "y"},
-                               {"title", o.y == "latency" ? std::string("mean latency (ms; bars: ") +
-                                                                (o.error == "std" ? "+- std)" : "min to max)")
-                                                          : std::string(y_title(o.y))},
-                               {"grid", true},
-                               {"gridOpacity", 0.15},
-                               {"format", "~s"}}});
-  spec["legends"] =
-      Json::array({{{"stroke", "color"}, {"title", "series"}, {"symbolType", "stroke"}, {"orient", "right"}},
-                   {{"strokeDash", "dash"}, {"title", "time"}, {"symbolType", "stroke"}, {"orient", "right"}}});
-  Json line{{"type", "line"},
-            {"from", {{"data", "series_points"}}},
-            {"sort", {{"field", "datum.x"}}},
-            {"encode",
-             {{"enter",
-               {{"x", {{"scale", "x"}, {"field", "x"}}},
-                {"y", {{"scale", "y"}, {"field", "y"}}},
-                {"stroke", {{"scale", "color"}, {"field", "series"}}},
-                {"strokeDash", {{"scale", "dash"}, {"field", "kind"}}},
-                {"strokeWidth", {{"value", 2}}}}}}}};
-  spec["marks"].push_back(
-      {{"type", "group"},
-       {"from", {{"facet", {{"name", "series_points"}, {"data", "points"}, {"groupby", "series"}}}}},
-       {"marks", Json::array({line})}});
-  if (o.y == "latency")
-    spec["marks"].push_back({{"type", "rule"},
-                             {"from", {{"data", "points"}}},
-                             {"encode",
-                              {{"enter",
-                                {{"x", {{"scale", "x"}, {"field", "x"}}},
-                                 {"y", {{"scale", "y"}, {"field", "lo"}}},
-                                 {"y2", {{"scale", "y"}, {"field", "hi"}}},
-                                 {"stroke", {{"scale", "color"}, {"field", "series"}}},
-                                 {"strokeOpacity", {{"value", 0.6}}}}}}}});
+  return rows;
+}
+
+// Axes turn logarithmic when the values span a decade (x, batch sizes: a factor of 8, in powers of two).
+Json scales_of(const Extent& x, const Extent& y) {
+  Json x_scale = x.hi / x.lo >= 8 ? log_scale("x", x.lo / 1.2, x.hi * 1.2, "width", 2) : [&] {
+    double pad = x.hi > x.lo ? (x.hi - x.lo) * 0.05 : std::max(1.0, x.lo * 0.1);
+    return linear_scale("x", {std::max(0.0, x.lo - pad), x.hi + pad}, "width", false);
+  }();
+  Json y_scale = y.hi / y.lo >= 10 ? [&] {
+    auto [lo, hi] = decade_domain(y.lo, y.hi);
+    return log_scale("y", lo, hi, "height");
+  }()
+                                   : linear_scale("y", {0, y.hi * 1.1}, "height", true);
+  return Json::array({x_scale, y_scale, category_scale("color", field_domain("points", "series"), "tableau10"),
+                      ordinal_scale("dash", {"measured", "predicted"}, {Json::array(), {6, 4}})});
+}
+
+Json point_layer(const SweepOptions& o) {
   Json symbols{{"type", "symbol"},
                {"name", "point_marks"},
                {"from", {{"data", "points"}}},
@@ -226,13 +147,96 @@ Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
     tip.insert(tip.begin() + 4, {o.error == "std" ? "mean +- std" : "min - max",
                                  "format(datum.lo, '.4~r') + ' - ' + format(datum.hi, '.4~r') + ' ms'"});
   add_tooltip(symbols["encode"]["enter"], tip);
-  spec["marks"].push_back(std::move(symbols));
+  return symbols;
+}
+
+Json error_bars() {
+  return Json{{"type", "rule"},
+              {"from", {{"data", "points"}}},
+              {"encode",
+               {{"enter",
+                 {{"x", {{"scale", "x"}, {"field", "x"}}},
+                  {"y", {{"scale", "y"}, {"field", "lo"}}},
+                  {"y2", {{"scale", "y"}, {"field", "hi"}}},
+                  {"stroke", {{"scale", "color"}, {"field", "series"}}},
+                  {"strokeOpacity", {{"value", 0.6}}}}}}}};
+}
+
+}  // namespace
+
+Figure sweep_figure(const ResultSet& results, const SweepOptions& o) {
+  if (o.x != "batch" && o.x != "input") throw Error("sweep: --x is batch or input, not '" + o.x + "'");
+  if (o.y != "latency" && o.y != "throughput" && o.y != "flops")
+    throw Error("sweep: --y is latency, throughput or flops, not '" + o.y + "'");
+  if (o.error != "minmax" && o.error != "std") throw Error("sweep: --error is minmax or std, not '" + o.error + "'");
+  Figure fig{.kind = "sweep"};
+  Left left;
+  auto rows = measured_rows(results, o, left);
+  for (auto& row : predicted_rows(results, o, left)) rows.push_back(std::move(row));
+  if (rows.empty())
+    throw Error(std::string("sweep needs bench or predict results") +
+                (o.x == "input" ? " with input sizes (ridge bench --sweep input=...)" : "") +
+                (o.y == "flops" ? " with FLOPs (bench per-node profiles, or predict documents)" : ""));
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.kind != b.kind ? a.kind < b.kind : a.series != b.series ? a.series < b.series : a.x < b.x;
+  });
+  // One point per series and x: the first result given (a stored prediction can repeat a sweep's point).
+  auto repeated = std::unique(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.kind == b.kind && a.series == b.series && a.x == b.x;
+  });
+  auto duplicates = std::distance(repeated, rows.end());
+  rows.erase(repeated, rows.end());
+  if (duplicates > 0)
+    fig.notes.push_back(std::to_string(duplicates) + " result(s) repeating a series at the same " + o.x +
+                        " size are not drawn (the first is)");
+  Extent x, y;
+  std::set<std::string> series;
+  std::set<double> xs;
+  Json points = Json::array();
+  for (const auto& r : rows) {
+    double lo = o.y == "latency" && r.lo > 0 ? r.lo : r.y, hi = o.y == "latency" ? std::max(r.hi, r.y) : r.y;
+    x.cover(r.x), y.lo = std::min(y.lo, lo), y.hi = std::max(y.hi, hi);
+    series.insert(r.series);
+    xs.insert(r.x);
+    Json row{{"series", r.series}, {"kind", r.kind}, {"x", r.x}, {"y", r.y}, {"lo", lo}, {"hi", hi}};
+    row.update(r.extra);
+    points.push_back(std::move(row));
+  }
+  std::string x_name = o.x == "batch" ? "batch size" : "input size";
+  fig.title = !o.title.empty() ? o.title
+                               : std::string(o.y == "latency"      ? "Latency"
+                                             : o.y == "throughput" ? "Throughput"
+                                                                   : "Achieved FLOP/s") +
+                                     " against " + x_name;
+  Json spec = base_spec(fig.title, 560, 360);
+  add_data(spec, "points", std::move(points));
+  spec["scales"] = scales_of(x, y);
+  Json x_axis = grid_axis("bottom", "x", x_name, "~g");
+  if (xs.size() <= 12) x_axis["values"] = Json(std::vector<double>(xs.begin(), xs.end()));
+  spec["axes"] = Json::array({x_axis, grid_axis("left", "y",
+                                                o.y == "latency" ? std::string("mean latency (ms; bars: ") +
+                                                                       (o.error == "std" ? "+- std)" : "min to max)")
+                                                                 : std::string(y_title(o.y)),
+                                                "~s")});
+  spec["legends"] = Json::array(
+      {category_legend("stroke", "color", "series", std::vector<std::string>(series.begin(), series.end()), "stroke"),
+       legend("strokeDash", "dash", "time", "stroke")});
+  spec["marks"].push_back(series_lines({.data = "points",
+                                        .facet = "series_points",
+                                        .group_field = "series",
+                                        .x_field = "x",
+                                        .y_field = "y",
+                                        .color_scale = "color",
+                                        .dash_field = "kind",
+                                        .sort_by_x = true}));
+  if (o.y == "latency") spec["marks"].push_back(error_bars());
+  spec["marks"].push_back(point_layer(o));
   fig.spec = std::move(spec);
-  if (no_x > 0)
-    fig.notes.push_back(std::to_string(no_x) + " result(s) without a " + (o.x == "batch" ? "batch" : "input") +
+  if (left.no_x > 0)
+    fig.notes.push_back(std::to_string(left.no_x) + " result(s) without a " + (o.x == "batch" ? "batch" : "input") +
                         " size are not drawn" + (o.x == "input" ? " (predictions do not record input sizes)" : ""));
-  if (no_flops > 0)
-    fig.notes.push_back(std::to_string(no_flops) +
+  if (left.no_flops > 0)
+    fig.notes.push_back(std::to_string(left.no_flops) +
                         " result(s) without FLOPs are not drawn (bench --no-per-node, or a predict sweep point "
                         "with no measured run at its batch)");
   return fig;
