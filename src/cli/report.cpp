@@ -4,21 +4,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <thread>
 
 #include "cli/command.h"
 #include "cli/common.h"
 #include "cli/device_options.h"
 #include "cli/store_options.h"
-#include "hw/device_db.h"
-#include "report/analysis_report.h"
-#include "report/prediction_report.h"
 #include "report/study_report.h"
-#include "store/environment.h"
-#include "store/store.h"
+#include "report/study_request.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -33,50 +27,21 @@ struct ReportOptions {
   int64_t of_batch = 0;
 };
 
-int run_report(ReportOptions o) {
+int run_report(const ReportOptions& o) {
   if (o.output.empty() == o.markdown.empty()) throw Error("give one output: -o report.html, or --markdown DIR");
-  report::Study study;
-  study.title = o.title;
-  study.host = store::collect_environment(invocation().command_line);
-  study.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
-
-  // Devices and modes first: a bad one is refused before any work.
-  std::vector<hw::Device> devices;
-  for (auto& d : resolve_device_modes(o.devices, o.modes)) {
-    study.devices.push_back({.id = d.device.id, .name = d.device.name, .rooflines = std::move(d.rooflines)});
-    devices.push_back(std::move(d.device));
-  }
-
-  // The stored results: those the filters select (of MODEL's file by default, when one is given).
-  if (o.filter.model.empty() && !o.of_model.empty() && o.of_model != "all") o.filter.model = o.of_model;
-  if (o.of_model.empty() && !o.model.model.model.empty())
-    o.filter.model = std::filesystem::path(o.model.model.model).stem().string();
-  if (o.of_batch > 0) o.filter.batch = o.of_batch;
-  auto path = store_path({o.store, false});
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec)) {
-    study.store_path = path;
-    study.records = store::Store(path, true).query(o.filter);
-  } else if (!o.store.empty()) {
-    throw Error("no results store at '" + path + "'");
-  }
-
-  if (!o.model.model.model.empty()) {
-    auto request = make_request(o.model.model);
-    auto analysis = analysis::run(request);
-    study.model = o.model.model.model;
-    study.batch = analysis::bound_batch(analysis.model);
-    study.analysis = analysis::make_analysis(request, analysis, true);
-    for (size_t i = 0; i < devices.size(); ++i) {
-      auto options = o.model;
-      options.device = devices[i].id;
-      for (const auto& roofline : study.devices[i].rooflines)
-        study.devices[i].predictions.push_back(predict_on_device(analysis, devices[i], roofline, options, request));
-    }
-  }
-  if (study.records.empty() && !study.analysis)
-    throw Error(fmt::format("nothing to report: no stored result matches in {} and no MODEL was given",
-                            study.store_path.empty() ? path + " (no such store)" : path));
+  report::StudyRequest request{.model_name = o.model.model.model,
+                               .choices = o.model.choices(),
+                               .devices = o.devices,
+                               .modes = o.modes,
+                               .store_path = store_path({o.store, false}),
+                               .store_required = !o.store.empty(),
+                               .filter = o.filter,
+                               .of_model = o.of_model,
+                               .title = o.title,
+                               .command_line = invocation().command_line};
+  if (o.of_batch > 0) request.filter.batch = o.of_batch;
+  if (!o.model.model.model.empty()) request.model = make_request(o.model.model);
+  auto study = report::gather_study(request);
 
   if (!o.output.empty()) {
     auto html = report::study_html(study);
