@@ -1,11 +1,10 @@
 #include "cli/exec_options.h"
 
 #include "cli/common.h"
-#include "util/error.h"
 
 namespace ridge::cli {
 
-void add_exec_options(CLI::App& command, ExecCliOptions& o, const std::vector<std::string>& modes,
+void add_exec_options(CLI::App& command, exec::ExecRequest& o, const std::vector<std::string>& modes,
                       const std::vector<std::string>& algorithms) {
   command.add_option("--inputs", o.inputs_dir,
                      "run on these inputs: a directory of input_0.pb, input_1.pb, ... (ONNX test-data layout); "
@@ -53,28 +52,6 @@ void add_exec_options(CLI::App& command, ExecCliOptions& o, const std::vector<st
                       "named and run with the heuristic's choice. `ridge bench --list-algorithms` describes each")
       ->check(CLI::IsMember(algorithms));
   command.add_option("--seed", o.seed, "seed of random weights and generated inputs (default 0)");
-}
-
-exec::ExecOptions to_exec_options(const ExecCliOptions& o) {
-  exec::ExecOptions e;
-  e.device = exec::parse_device(o.device);
-  e.threads = o.threads;
-  e.gpu = o.gpu;
-  e.precision = exec::parse_precision(o.precision);
-  e.memory_format = exec::parse_memory_format(o.memory_format);
-  e.mode = exec::parse_mode(o.mode);
-  exec::check_device_options(e.device, e.precision, o.conv_algo, e.mode);
-  if (e.device == exec::Device::kCuda) {
-    e.cudnn_conv_algo = exec::parse_cudnn_conv_algo(o.conv_algo);
-    if (o.threads > 0) throw Error("--threads sets the CPU executor's threads: it has no meaning with --device cuda");
-    if (e.memory_format != exec::MemoryFormat::kNchw)
-      throw Error("--memory-format channels-last: the GPU executor runs NCHW only");
-  } else {
-    if (o.gpu != 0) throw Error("--gpu picks a GPU: it needs --device cuda");
-    e.conv_algo = exec::parse_conv_algo(o.conv_algo);
-  }
-  e.seed = o.seed;
-  return e;
 }
 
 }  // namespace ridge::cli

@@ -3,61 +3,44 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include <chrono>
 #include <iostream>
 #include <memory>
-#include <thread>
 
 #include "cli/command.h"
 #include "cli/common.h"
 #include "cli/output_options.h"
-#include "cli/store_options.h"
+#include "cli/store_options.h"  // invocation(): --quiet
 #include "power/energy.h"
-#include "power/recorder.h"
-#include "power/source.h"
+#include "power/measure.h"
 #include "report/power_report.h"
-#include "util/error.h"
 
 namespace ridge::cli {
 namespace {
 
 struct PowerCliOptions {
-  std::string source, rail, format = "table";
-  double duration_s = 5, interval_ms = 0;
+  power::MeasureRequest request;
+  std::string format = "table";
 };
 
-power::Trace pick_rail(const power::Trace& trace, const std::string& rail) {
-  return rail.empty() ? trace : power::only_rail(trace, rail);
-}
-
 int run_sample(const PowerCliOptions& o) {
-  power::SourceOptions options{o.interval_ms / 1e3};
-  power::Recorder recorder(power::open_sampler(o.source, options), o.source, o.interval_ms / 1e3);
-  auto start = power::now_s();
-  recorder.start();
-  bool progress = o.duration_s > 3 && !invocation().quiet;
-  while (power::now_s() - start < o.duration_s) {
-    double left = o.duration_s - (power::now_s() - start);
-    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(1.0, std::max(left, 0.0))));
-    if (progress)
-      fmt::print(std::cerr, "\rpower: sampling {}: {:.0f} of {:.0f} s", o.source,
-                 std::min(power::now_s() - start, o.duration_s), o.duration_s);
-  }
+  const auto& r = o.request;
+  bool progress = r.duration_s > 3 && !invocation().quiet;
+  auto trace = power::sample(r, [&](double elapsed_s) {
+    if (progress) fmt::print(std::cerr, "\rpower: sampling {}: {:.0f} of {:.0f} s", r.source, elapsed_s, r.duration_s);
+  });
   if (progress) fmt::print(std::cerr, "\n");
-  recorder.stop();
-  auto trace = pick_rail(recorder.trace(), o.rail);
   emit(report::power_document("power sample", trace, power::integrate(trace)), o.format);
   return 0;
 }
 
 int run_integrate(const PowerCliOptions& o) {
-  auto trace = pick_rail(power::read_trace_file(o.source, {o.interval_ms / 1e3}), o.rail);
+  auto trace = power::read_recorded(o.request);
   emit(report::power_document("power integrate", trace, power::integrate(trace)), o.format);
   return 0;
 }
 
 void add_common(CLI::App& app, PowerCliOptions& o) {
-  app.add_option("--rail", o.rail,
+  app.add_option("--rail", o.request.rail,
                  "one rail or domain instead of the total, e.g. --rail VDD_GPU_SOC (Jetson), --rail gpu1 (nvml), "
                  "--rail dram-0 (rapl:dram)");
   add_format_option(app, o.format);
@@ -71,14 +54,14 @@ Command add_power_command(CLI::App& parent) {
   auto sample_o = std::make_shared<PowerCliOptions>();
   auto* sample = app->add_subcommand("sample", "sample a live power source for a while: mean power per rail, energy");
   sample
-      ->add_option("--source", sample_o->source,
+      ->add_option("--source", sample_o->request.source,
                    "nvml (every GPU, rails gpu0...) | nvml:INDEX | jetson (INA3221 rails in sysfs) | tegrastats "
                    "(run live) | rapl (CPU packages) | rapl:package | rapl:dram")
       ->required();
-  sample->add_option("--duration", sample_o->duration_s, "seconds to sample, e.g. --duration 10 (default 5)")
+  sample->add_option("--duration", sample_o->request.duration_s, "seconds to sample, e.g. --duration 10 (default 5)")
       ->check(CLI::Range(0.01, 1e6));
   sample
-      ->add_option("--interval", sample_o->interval_ms,
+      ->add_option("--interval", sample_o->request.interval_ms,
                    "milliseconds between samples, e.g. --interval 20 (default: 50 for jetson/rapl, 100 for nvml, "
                    "1000 for tegrastats)")
       ->check(CLI::Range(1.0, 1e6));
@@ -94,12 +77,12 @@ Command add_power_command(CLI::App& parent) {
   auto integrate_o = std::make_shared<PowerCliOptions>();
   auto* integrate = app->add_subcommand("integrate", "energy of a recorded trace: a tegrastats log or a meter's CSV");
   integrate
-      ->add_option("--source", integrate_o->source,
+      ->add_option("--source", integrate_o->request.source,
                    "tegrastats:FILE (a tegrastats log, with or without timestamps) | csv:FILE (a timestamp column, "
                    "ISO 8601 or seconds, and a watts column: power_w, watts, power, W, or power_mw)")
       ->required();
   integrate
-      ->add_option("--interval", integrate_o->interval_ms,
+      ->add_option("--interval", integrate_o->request.interval_ms,
                    "tegrastats logs: milliseconds between lines, as given to tegrastats --interval (default 1000); "
                    "e.g. --interval 100")
       ->check(CLI::Range(1.0, 1e6));

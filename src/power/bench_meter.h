@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "exec/measurement.h"
+#include "exec/bench.h"
 #include "power/recorder.h"
 
 namespace ridge::power {
@@ -18,17 +18,17 @@ struct BenchMeterOptions {
   std::function<void(const std::string&)> on_progress;
 };
 
-class BenchMeter {
+class BenchMeter : public exec::EnergyMeter {
  public:
   // Opens and starts the source (a file, or a source that cannot be read, is refused before anything is measured)
   // and measures idle power for idle_time_s seconds. Throws ridge::Error.
   explicit BenchMeter(const BenchMeterOptions& options);
 
   // Seconds between the source's samples.
-  double interval_s() const { return recorder_->interval_s(); }
+  double interval_s() const override { return recorder_->interval_s(); }
   // The energy of a point's timed runs, from the samples of its window; a window too short for an energy, or a
   // source that failed, is a note on the result, never a figure.
-  void attach(exec::BenchResult& result) const;
+  void attach(exec::BenchResult& result) const override;
 
  private:
   BenchMeterOptions options_;

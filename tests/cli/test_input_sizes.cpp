@@ -1,5 +1,5 @@
-// Input sizes through the binary: the default-size note, --input on bundled models, a fixed-size
-// classifier refusing another size in one line, and a bench input sweep.
+// Input sizes through the binary: the default-size note, --input on bundled models, and a fixed-size
+// classifier refusing another size in one line (bench's input sweep: tests/exec/test_bench.cpp).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -40,16 +40,6 @@ TEST(InputSizesCli, FixedSizeClassifierRefusesAnotherSizeOnOneLine) {
                         "(Gemm): inner dimensions differ: 20736 vs 9216");
   expect_one_line_error(run_ridge("analyze " + fixed_reshape_model() + " --input x=1x4x3x3"),
                         "node '/Reshape' (Reshape): cannot reshape 1x4x3x3");
-}
-
-TEST(InputSizesCli, BenchInputSweepOnBundledCnn) {
-  auto r = run_ridge("bench " + model_path("mobilenet_v2") +
-                     " --sweep input=64,96 --max-time 0.05 --warmup 0 --no-per-node -f json --threads 1");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto doc = nlohmann::json::parse(r.out);
-  ASSERT_EQ(doc["runs"].size(), 2u);
-  EXPECT_EQ(doc["runs"][0]["input_size"], "64");
-  EXPECT_EQ(doc["runs"][1]["input_size"], "96");
 }
 
 }  // namespace

@@ -1,0 +1,25 @@
+#include "exec/run_model.h"
+
+#include "exec/prepare.h"
+#include "exec/test_data.h"
+
+namespace ridge::exec {
+
+ModelRun run_model(const RunRequest& request) {
+  auto options = exec_options(request.exec);
+  auto prepared = prepare(request.model, request.exec.inputs_dir);
+  if (options.device == Device::kCpu) {
+    // Checked before libtorch is loaded.
+    check_runnable(prepared.analysis.model);
+    check_memory(prepared.analysis.cost, false);
+  }
+  auto& engine = load_engine(options.device);
+  ModelRun run;
+  run.output = engine.run(prepared.analysis.model, prepared.inputs, options);
+  run.inputs = prepared.analysis.inputs;
+  run.given_inputs = !prepared.inputs.empty();
+  if (!request.save_outputs.empty()) write_tensor_dir(request.save_outputs, "output", run.output.outputs);
+  return run;
+}
+
+}  // namespace ridge::exec
