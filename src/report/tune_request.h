@@ -1,0 +1,29 @@
+#pragma once
+// `ridge tune` as one call: every power mode of a device (named, and the custom modes its clock tables allow)
+// predicted for a model at one or more batch sizes, the best under an objective and limits, the commands that set
+// it, and, asked to, the best mode set on this Jetson.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/run.h"
+#include "calib/device_prediction.h"
+#include "report/tune_report.h"
+#include "roofline/tune.h"
+
+namespace ridge::report {
+
+struct TuneRequest {
+  analysis::Request model;           // the model (its batch is replaced by each of `batches`)
+  std::vector<int64_t> batches;      // batch sizes compared (energy per sample decides)
+  std::string device;                // ID or a device file, without a mode: every mode is searched
+  calib::PredictionChoices choices;  // precision, traffic, TF32; a calibrated device's mode and threads
+  roofline::TuneOptions options;
+  bool apply = false;  // set the best mode on this Jetson (root)
+};
+
+// Throws ridge::Error (one line) for a device given with a mode, the undetected host, --apply off a Jetson (nothing
+// changed), and a model that does not analyse.
+Tuning tune_model(const TuneRequest& request);
+
+}  // namespace ridge::report

@@ -1,0 +1,48 @@
+// `ridge tune` as one call (report/tune_request): the modes searched, the best one and its commands, and what it
+// refuses, in process.
+#include <gtest/gtest.h>
+
+#include "hw/device_db.h"
+#include "report/tune_request.h"
+#include "support/error_text.h"
+#include "support/paths.h"
+
+namespace ridge::test {
+namespace {
+
+report::TuneRequest alexnet_on(const std::string& device) {
+  report::TuneRequest r;
+  r.model.model_path = model_path("alexnet");
+  r.batches = {1, 8};
+  r.device = device;
+  r.options.named_only = true;
+  return r;
+}
+
+TEST(TuneRequest, EveryNamedModeAtEveryBatch) {
+  auto t = report::tune_model(alexnet_on("jetson-agx-orin-64gb"));
+  auto device = hw::find_device("jetson-agx-orin-64gb");
+  EXPECT_EQ(t.device_id, "jetson-agx-orin-64gb");
+  // Named modes only, each at both batch sizes.
+  EXPECT_EQ(t.result.modes.size(), 2 * device.modes.size());
+  ASSERT_TRUE(t.result.best);
+  EXPECT_EQ(t.context.batches, (std::vector<int64_t>{1, 8}));
+  EXPECT_EQ(t.context.precision, "fp32");
+  // A named mode is set with nvpmodel.
+  ASSERT_FALSE(t.context.commands.empty());
+  EXPECT_NE(t.context.commands.front().find("nvpmodel"), std::string::npos) << t.context.commands.front();
+  EXPECT_TRUE(t.context.applied.empty());
+}
+
+TEST(TuneRequest, RefusesAModeTheHostAndApplyingOffAJetson) {
+  EXPECT_NE(error_text([] { report::tune_model(alexnet_on("jetson-agx-orin-64gb:MAXN")); }).find("without ':MAXN'"),
+            std::string::npos);
+  EXPECT_NE(error_text([] { report::tune_model(alexnet_on("host")); }).find("ridge ert --profile"), std::string::npos);
+  auto apply = alexnet_on("h100-sxm");
+  apply.apply = true;
+  EXPECT_NE(error_text([&] { report::tune_model(apply); }).find("not a Jetson module; nothing was changed"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ridge::test
