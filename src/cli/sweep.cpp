@@ -11,6 +11,7 @@
 #include "cli/output_options.h"
 #include "cli/store_options.h"
 #include "report/format.h"
+#include "report/status_report.h"
 #include "store/store.h"
 #include "sweep/matrix.h"
 #include "sweep/progress.h"
@@ -44,37 +45,10 @@ std::vector<std::string> measurement_args(const SweepOptions& o) {
   return args;
 }
 
-std::pair<int, int> parse_shard(const std::string& text) {
-  int index = -1, count = 0;
-  char slash = 0;
-  std::istringstream in(text);
-  if (!(in >> index >> slash >> count) || slash != '/' || !in.eof() || count < 1 || index < 0 || index >= count)
-    throw Error(fmt::format("--shard '{}': give K/N with 0 <= K < N", text));
-  return {index, count};
-}
-
 std::string self_binary() {
   std::error_code ec;
   auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::string("ridge") : path.string();
-}
-
-// The cell list for --dry-run without --slurm: what would run and what is stored already.
-report::Document plan_document(const sweep::Matrix& m, const std::vector<sweep::Cell>& cells,
-                               const std::map<std::string, std::string>& status, const std::string& stage) {
-  report::Document doc;
-  doc.command = "sweep";
-  doc.subject = m.name;
-  doc.field("sweep", "sweep", fmt::format("{} ({}), stage {}", m.name, m.file, stage), m.name);
-  auto& t = doc.table("cells", "");
-  t.column({.key = "index", .title = "#"}).column({.key = "cell"}).column({.key = "stored"}).column({.key = "command"});
-  for (const auto& c : cells) {
-    auto it = status.find(c.key);
-    std::string line = "ridge";
-    for (const auto& a : c.args) line += " " + a;
-    t.add({static_cast<int64_t>(c.index), c.key, it == status.end() ? "no" : it->second, line});
-  }
-  return doc;
 }
 
 int run_sweep_command(const SweepOptions& o) {
@@ -83,7 +57,7 @@ int run_sweep_command(const SweepOptions& o) {
   auto cells = sweep::expand(matrix, stage);
   std::string shard_label;
   if (!o.shard.empty()) {
-    auto [index, count] = parse_shard(o.shard);
+    auto [index, count] = sweep::parse_shard(o.shard);
     cells = sweep::shard(cells, index, count);
     shard_label = o.shard;
   }
@@ -111,7 +85,8 @@ int run_sweep_command(const SweepOptions& o) {
 
   auto& store = open_store(store_file);
   if (o.dry_run) {
-    emit(plan_document(matrix, cells, sweep::stored_cell_status(matrix.name, store, o.done_in), o.stage), o.format);
+    emit(report::sweep_plan_document(matrix, cells, sweep::stored_cell_status(matrix.name, store, o.done_in), o.stage),
+         o.format);
     return 0;
   }
   auto extra = measurement_args(o);

@@ -52,4 +52,21 @@ Document sweep_status_document(const sweep::SweepStatus& s, const std::string& s
   return doc;
 }
 
+Document sweep_plan_document(const sweep::Matrix& m, const std::vector<sweep::Cell>& cells,
+                             const std::map<std::string, std::string>& status, const std::string& stage) {
+  Document doc;
+  doc.command = "sweep";
+  doc.subject = m.name;
+  doc.field("sweep", "sweep", fmt::format("{} ({}), stage {}", m.name, m.file, stage), m.name);
+  auto& t = doc.table("cells", "");
+  t.column({.key = "index", .title = "#"}).column({.key = "cell"}).column({.key = "stored"}).column({.key = "command"});
+  for (const auto& c : cells) {
+    auto it = status.find(c.key);
+    std::string line = "ridge";
+    for (const auto& a : c.args) line += " " + a;
+    t.add({static_cast<int64_t>(c.index), c.key, it == status.end() ? "no" : it->second, line});
+  }
+  return doc;
+}
+
 }  // namespace ridge::report

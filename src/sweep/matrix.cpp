@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "util/error.h"
 
@@ -299,6 +300,15 @@ std::vector<Cell> shard(const std::vector<Cell>& cells, int index, int count) {
   for (size_t i = static_cast<size_t>(index); i < cells.size(); i += static_cast<size_t>(count))
     mine.push_back(cells[i]);
   return mine;
+}
+
+std::pair<int, int> parse_shard(const std::string& text) {
+  int index = -1, count = 0;
+  char slash = 0;
+  std::istringstream in(text);
+  if (!(in >> index >> slash >> count) || slash != '/' || !in.eof() || count < 1 || index < 0 || index >= count)
+    throw Error(fmt::format("--shard '{}': give K/N with 0 <= K < N", text));
+  return {index, count};
 }
 
 }  // namespace ridge::sweep

@@ -44,6 +44,8 @@ Matrix read_matrix(const std::string& path);
 std::vector<Cell> expand(const Matrix& matrix, Stage stage);
 // The cells shard `index` of `count` runs: every count-th, starting at index.
 std::vector<Cell> shard(const std::vector<Cell>& cells, int index, int count);
+// "K/N" (0 <= K < N) as {K, N}; ridge::Error naming the text otherwise.
+std::pair<int, int> parse_shard(const std::string& text);
 // The axes a sweep file may name.
 const std::vector<std::string>& axis_names();
 

@@ -119,6 +119,19 @@ TEST(SweepMatrix, BadFilesAreNamedWithTheirLine) {
       std::string::npos);
 }
 
+TEST(SweepMatrix, ShardsAreKOfN) {
+  EXPECT_EQ(sweep::parse_shard("0/1"), (std::pair<int, int>{0, 1}));
+  EXPECT_EQ(sweep::parse_shard("3/4"), (std::pair<int, int>{3, 4}));
+  for (const char* bad : {"4/4", "-1/3", "1-2", "a/b", "1/0", "1/2x", ""}) {
+    try {
+      sweep::parse_shard(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("give K/N"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(SweepProgress, EtaSpreadsTheTimeSoFarOverTheCostLeft) {
   std::FILE* sink = std::tmpfile();
   sweep::Progress progress({1.0, 3.0, 4.0}, false, sink);
