@@ -1,42 +1,30 @@
 // `ridge import torch FILE...`: PyTorch profiler traces (Chrome-trace JSON) read into per-op,
 // per-kernel and per-layer measured times.
 #include <memory>
-#include <optional>
 
 #include "cli/import_commands.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
-#include "onnx/model_reader.h"
-#include "profile/torch_trace.h"
+#include "profile/torch_import.h"
 #include "report/result_codec.h"
 #include "report/torch_import_codec.h"
 #include "report/torch_trace_report.h"
-#include "util/error.h"
 
 namespace ridge::cli {
 namespace {
 
 struct TorchImportOptions {
-  std::vector<std::string> files;
-  std::string model;
+  profile::TorchImportRequest request;
   std::string format = "table";
   StoreOptions store;
 };
 
 int run_torch_import(const TorchImportOptions& o) {
-  std::optional<graph::Model> model;
-  if (!o.model.empty()) model = onnx::load_model(o.model);
-  std::vector<report::TorchImport> imports;
-  for (const auto& file : o.files) {
-    auto trace = profile::read_torch_trace(file);
-    auto mapping = profile::map_layers(trace, model ? &model->graph : nullptr);
-    imports.push_back(report::make_torch_import(std::move(trace), std::move(mapping)));
-  }
-  auto doc = report::torch_trace_document(imports, o.model);
-  report::TypedResult value{.kind = "import torch", .torch = report::TorchImports{std::move(imports), o.model}};
+  report::TypedResult value{.kind = "import torch", .torch = profile::import_torch(o.request)};
+  auto doc = report::torch_trace_document(value.torch->imports, o.request.model);
   emit(doc, o.format, [&] { return report::encode_torch_imports(*value.torch); });
   store::Params params;
-  params.model = o.model;
+  params.model = o.request.model;
   keep_result(o.store, doc, params, value);
   return 0;
 }
@@ -49,10 +37,10 @@ Command add_import_torch_command(CLI::App& import) {
       "torch",
       "PyTorch profiler traces (Chrome-trace JSON from torch.profiler's export_chrome_trace): measured time per op, "
       "per GPU kernel and per layer, per pass of the model (ProfilerStep, else a repeated op sequence)");
-  app->add_option("files", options->files,
+  app->add_option("files", options->request.files,
                   "trace files (.json), Kineto ({\"traceEvents\": [...]}) or legacy autograd-profiler ([...]) layout")
       ->required();
-  app->add_option("--model,-m", options->model,
+  app->add_option("--model,-m", options->request.model,
                   "the ONNX export of the profiled model: layers become its nodes (by range names matching node "
                   "names or module paths, else by op type and order where the trace's op counts fit the model); "
                   "without it, layers are the trace's record_function / nn.Module ranges");

@@ -2,32 +2,27 @@
 // roofline (one per point of --sweep), and running them, then importing the CSVs they wrote.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <charconv>
-#include <ctime>
-#include <filesystem>
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/import_ncu.h"
 #include "cli/ncu_runs.h"
 #include "cli/output_options.h"
-#include "profile/ncu_command.h"
 #include "profile/ncu_metrics.h"
-#include "profile/ncu_run.h"
 #include "report/ncu_command_report.h"
 #include "util/error.h"
-#include "util/program.h"
 
 namespace ridge::cli {
 namespace {
 
-constexpr const char* kCudaNcu = "/usr/local/cuda/bin/ncu";
+// `ncu command` prints in a format of its own; `ncu run` prints in its import's.
+struct PrintOptions {
+  profile::NcuRunRequest request;
+  std::string format = "table";
+};
 
 // The options `command` and `run` share: the program, the filters, the sweep.
-void add_common_options(CLI::App& app, NcuCliOptions& o) {
+void add_common_options(CLI::App& app, profile::NcuRunRequest& o) {
   app.add_option("program", o.ncu.program,
                  "the program to profile and its arguments, after --; {NAME} is replaced by each value of "
                  "--sweep NAME=...")
@@ -60,118 +55,20 @@ void add_common_options(CLI::App& app, NcuCliOptions& o) {
       ->allow_extra_args(false);
 }
 
-std::vector<profile::NcuPoint> points_of(const NcuCliOptions& o) {
-  std::vector<profile::SweepAxis> axes;
-  for (const auto& text : o.sweeps) axes.push_back(profile::parse_sweep(text));
-  return profile::ncu_points(o.ncu, axes);
-}
-
-// --ncu PATH, else `ncu` on PATH, else the CUDA toolkit's; a one-line error with the fix when none is.
-std::string find_ncu(const std::string& flag) {
-  if (!flag.empty()) {
-    if (flag.find('/') == std::string::npos) {
-      if (auto found = find_on_path(flag)) return *found;
-    } else if (::access(flag.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(flag)) {
-      return flag;
-    }
-    throw Error(fmt::format("ncu not found at {}: give --ncu the path of Nsight Compute's ncu", flag));
-  }
-  if (auto found = find_on_path("ncu")) return *found;
-  if (::access(kCudaNcu, X_OK) == 0) return kCudaNcu;
-  throw Error(
-      "ncu not found: install Nsight Compute (with the CUDA toolkit, or NVIDIA's nsight-compute package; "
-      "https://developer.nvidia.com/nsight-compute) or give --ncu PATH");
-}
-
-std::string default_output_dir() {
-  std::time_t now = std::time(nullptr);
-  std::tm local{};
-  ::localtime_r(&now, &local);
-  char name[64];
-  std::strftime(name, sizeof name, "ncu-%Y%m%d-%H%M%S", &local);
-  return name;
-}
-
-int64_t batch_of(const profile::NcuPoint& point) {
-  auto text = point.value("batch");
-  int64_t batch = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), batch);
-  return error == std::errc() && end == text.data() + text.size() && batch > 0 ? batch : 0;
-}
-
-// Where the compute capability is unknown, tensor-core work is counted only from instruction counts: say so.
-void note_without_cc(const std::string& why) {
-  fmt::print(std::cerr,
-             "note: {}: the tensor-core ops counters are not asked for, so tensor-core work is counted only where "
-             "instruction counts fix it (Volta); --cc {} asks for them\n",
-             why, fmt::join(profile::ncu_cc_tables(), "|"));
-}
-
-std::string shown_label(const profile::NcuPoint& point) { return point.label.empty() ? "ncu" : point.label; }
+void print_line(const std::string& line) { fmt::print(std::cerr, "{}\n", line); }
 
 }  // namespace
 
-int run_ncu_points(const NcuCliOptions& o, const std::string& ncu_flag, bool import, NcuImportOptions import_options) {
-  auto options = o;
-  options.ncu.ncu = find_ncu(ncu_flag);
-  points_of(options);  // a bad sweep is refused before anything is said or run
-  if (options.ncu.cc.empty()) {
-    auto cc = profile::gpu_compute_capability();
-    auto tables = profile::ncu_cc_tables();
-    if (std::find(tables.begin(), tables.end(), cc) != tables.end()) {
-      options.ncu.cc = cc;
-      fmt::print(std::cerr, "GPU compute capability {} (nvidia-smi): asking for its tensor-core ops counters too\n",
-                 cc);
-    } else {
-      note_without_cc(cc.empty() ? "no compute capability from nvidia-smi"
-                                 : fmt::format("compute capability {} has no counter table in ridge", cc));
-    }
-  }
-  if (options.ncu.output_dir.empty()) options.ncu.output_dir = default_output_dir();
-  auto points = points_of(options);
-  std::error_code ec;
-  std::filesystem::create_directories(options.ncu.output_dir, ec);
-  if (ec) throw Error(fmt::format("cannot create {}: {}", options.ncu.output_dir, ec.message()));
-
-  std::vector<profile::NcuPointRun> runs;
-  std::vector<std::string> failed;
-  for (size_t i = 0; i < points.size(); ++i) {
-    const auto& point = points[i];
-    fmt::print(std::cerr, "[{}/{}] {}: running ncu (the program's output goes to {})\n", i + 1, points.size(),
-               shown_label(point), point.log_path);
-    auto run = profile::run_ncu_point(point);
-    runs.push_back(run);
-    const auto& d = run.diagnosis;
-    // No permission, no profiling on this GPU, no ncu: every later point would fail alike.
-    if (d.stops_all()) throw Error(d.message);
-    if (d.failure == profile::NcuFailure::kNone) {
-      fmt::print(std::cerr, "[{}/{}] {}: done in {:.1f} s: {}\n", i + 1, points.size(), shown_label(point),
-                 run.elapsed_s, point.csv_path);
-      import_options.files.push_back(point.csv_path);
-      import_options.run_labels.push_back(point.label);
-      import_options.batches.push_back(batch_of(point));
-    } else {
-      fmt::print(std::cerr, "[{}/{}] {}: failed after {:.1f} s: {}\n", i + 1, points.size(), shown_label(point),
-                 run.elapsed_s, d.message);
-      failed.push_back(shown_label(point));
-    }
-  }
-
+int run_ncu_points(const profile::NcuRunRequest& request, bool import, NcuImportOptions import_options) {
+  auto runs = profile::run_ncu(request, print_line);
+  profile::add_written(runs, import_options.request);
   int code = 0;
   if (!import) {
-    emit(report::ncu_run_document(points, runs), import_options.format);
-  } else if (!import_options.files.empty()) {
+    emit(report::ncu_run_document(runs.points, runs.runs), import_options.format);
+  } else if (!import_options.request.files.empty()) {
     code = run_ncu_import(import_options);
   }
-  if (!failed.empty()) {
-    std::string names;
-    for (const auto& name : failed) names += (names.empty() ? "" : ", ") + name;
-    throw Error(fmt::format("{} of {} ncu runs failed: {}{}", failed.size(), points.size(), names,
-                            import_options.files.empty()
-                                ? ""
-                                : fmt::format(" (the CSVs of the others are in {}{})", options.ncu.output_dir,
-                                              import ? " and were imported" : "")));
-  }
+  if (!runs.failed.empty()) throw Error(profile::failure_message(runs, import));
   return code;
 }
 
@@ -190,11 +87,11 @@ Command add_ncu_command(CLI::App& parent) {
       parent.add_subcommand("ncu", "Nsight Compute command lines for the hierarchical roofline, and running them");
   app->require_subcommand(1);
 
-  auto print = std::make_shared<NcuCliOptions>();
+  auto print = std::make_shared<PrintOptions>();
   auto* command = app->add_subcommand("command", "print the ncu command line(s) of the hierarchical roofline");
-  add_common_options(*command, *print);
-  command->add_option("--ncu", print->ncu.ncu, "the ncu program named in the lines (default: ncu)");
-  command->add_option("--output-dir", print->ncu.output_dir,
+  add_common_options(*command, print->request);
+  command->add_option("--ncu", print->request.ncu.ncu, "the ncu program named in the lines (default: ncu)");
+  command->add_option("--output-dir", print->request.ncu.output_dir,
                       "the directory the lines have ncu write the CSVs to (default: the working directory)");
   add_format_option(*command, print->format);
   command->footer(std::string(kFooter) +
@@ -204,17 +101,17 @@ Command add_ncu_command(CLI::App& parent) {
                   "  ridge ncu command --nvtx-include 'forward/' --clock-control none -f json -- ./app");
 
   struct RunOptions {
-    NcuCliOptions ncu;
-    std::string ncu_path;
+    profile::NcuRunRequest ncu;
     bool no_import = false;
     NcuImportOptions import;
   };
   auto run = std::make_shared<RunOptions>();
+  run->ncu.ncu.ncu.clear();  // found on PATH or in the CUDA toolkit
   run->ncu.ncu.output_dir.clear();
   auto* run_app = app->add_subcommand("run", "run the ncu command line(s) and import the CSVs they write");
   add_common_options(*run_app, run->ncu);
-  run_app->add_option("--ncu", run->ncu_path,
-                      "the ncu program (default: ncu on PATH, else " + std::string(kCudaNcu) + ")");
+  run_app->add_option("--ncu", run->ncu.ncu.ncu,
+                      "the ncu program (default: ncu on PATH, else /usr/local/cuda/bin/ncu)");
   run_app->add_option("--output-dir", run->ncu.ncu.output_dir,
                       "the directory for the CSVs and the programs' logs (default: ./ncu-YYYYmmdd-HHMMSS)");
   run_app->add_flag("--no-import", run->no_import,
@@ -234,12 +131,12 @@ Command add_ncu_command(CLI::App& parent) {
 
   return {app, [command, print, run_app, run] {
             if (command->parsed()) {
-              auto points = points_of(*print);
-              if (print->ncu.cc.empty()) note_without_cc("no --cc");
-              emit(report::ncu_command_document(points, print->ncu.cc), print->format);
+              auto points = profile::ncu_points(print->request);
+              if (print->request.ncu.cc.empty()) print_line(profile::without_cc_note("no --cc"));
+              emit(report::ncu_command_document(points, print->request.ncu.cc), print->format);
               return 0;
             }
-            if (run_app->parsed()) return run_ncu_points(run->ncu, run->ncu_path, !run->no_import, run->import);
+            if (run_app->parsed()) return run_ncu_points(run->ncu, !run->no_import, run->import);
             return 2;
           }};
 }

@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "cli/ncu_runs.h"
 #include "cli/output_options.h"
+#include "profile/executor_profile.h"
 #include "profile/ncu_metrics.h"
 #include "util/error.h"
 
@@ -17,9 +18,8 @@ namespace ridge::cli {
 namespace {
 
 struct ProfileOptions {
-  std::string model, device = "cuda", precision, conv_algo, ncu_path, output_dir, clock_control = "base", cc;
-  int64_t batch = 1;
-  int gpu = -1;
+  profile::ExecutorProfileRequest request;
+  std::string device = "cuda";
   NcuImportOptions import;
 };
 
@@ -34,25 +34,11 @@ std::string this_ridge() {
 int run_profile(ProfileOptions o) {
   if (o.device != "cuda")
     throw Error("ridge profile runs the GPU executor under Nsight Compute: --device cuda (the CPU has no ncu)");
-  NcuCliOptions ncu;
-  ncu.ncu.program = {this_ridge(), "run", o.model, "--device", "cuda", "--batch", std::to_string(o.batch)};
-  if (o.gpu >= 0) ncu.ncu.program.insert(ncu.ncu.program.end(), {"--gpu", std::to_string(o.gpu)});
-  if (!o.precision.empty()) ncu.ncu.program.insert(ncu.ncu.program.end(), {"--precision", o.precision});
-  if (!o.conv_algo.empty()) ncu.ncu.program.insert(ncu.ncu.program.end(), {"--conv-algo", o.conv_algo});
-  ncu.ncu.output_dir = o.output_dir;
-  ncu.ncu.clock_control = o.clock_control;
-  ncu.ncu.cc = o.cc;
-  auto import = o.import;
-  import.model = o.model;
-  import.batch = o.batch;
-  int code = run_ncu_points(ncu, o.ncu_path, true, import);
-  // ridge run runs the model once, eager: every node inside its NVTX range. A CUDA-graph replay launches no host
-  // code and so carries no ranges: the profile is of eager mode.
-  fmt::print(std::cerr,
-             "note: ridge run {} at batch {} on the GPU, eager (a CUDA graph's replay has no NVTX ranges to map its "
-             "kernels by); kernels outside every node's range (cuDNN's algorithm search with --conv-algo benchmark) "
-             "are listed as unmapped\n",
-             o.model, o.batch);
+  o.request.ridge = this_ridge();
+  o.import.request.model = o.request.model;
+  o.import.request.batch = o.request.batch;
+  int code = run_ncu_points(profile::executor_ncu_request(o.request), true, o.import);
+  fmt::print(std::cerr, "{}\n", profile::executor_profile_note(o.request));
   return code;
 }
 
@@ -62,25 +48,27 @@ Command add_profile_command(CLI::App& parent) {
   auto o = std::make_shared<ProfileOptions>();
   auto* app = parent.add_subcommand(
       "profile", "run a model on ridge's GPU executor under Nsight Compute and map every kernel to its layer");
-  app->add_option("model", o->model, "the ONNX model")->required()->check(CLI::ExistingFile);
+  app->add_option("model", o->request.model, "the ONNX model")->required()->check(CLI::ExistingFile);
   app->add_option("--device", o->device, "the executor: cuda (the only one ncu profiles)")
       ->check(CLI::IsMember({"cuda", "cpu"}));
-  app->add_option("-b,--batch", o->batch, "batch size (default 1)")->check(CLI::PositiveNumber);
-  app->add_option("--gpu", o->gpu, "the GPU's index (default 0)")->check(CLI::NonNegativeNumber);
-  app->add_option("--precision", o->precision, "fp32 (default), tf32, fp16 or bf16, as `ridge run` takes it")
+  app->add_option("-b,--batch", o->request.batch, "batch size (default 1)")->check(CLI::PositiveNumber);
+  app->add_option("--gpu", o->request.gpu, "the GPU's index (default 0)")->check(CLI::NonNegativeNumber);
+  app->add_option("--precision", o->request.precision, "fp32 (default), tf32, fp16 or bf16, as `ridge run` takes it")
       ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
-  app->add_option("--conv-algo", o->conv_algo, "cuDNN's convolution algorithm, as `ridge run --conv-algo` takes it");
-  app->add_option("--ceilings", o->import.device,
+  app->add_option("--conv-algo", o->request.conv_algo,
+                  "cuDNN's convolution algorithm, as `ridge run --conv-algo` takes it");
+  app->add_option("--ceilings", o->import.request.device,
                   "a device of ridge's database (h100-sxm, h200, ...): each kernel and layer as a fraction of its "
                   "ceilings, and the hierarchical roofline against them");
-  app->add_option("--ncu", o->ncu_path, "the ncu program (default: ncu on PATH, else the CUDA toolkit's)");
-  app->add_option("--output-dir", o->output_dir,
+  app->add_option("--ncu", o->request.ncu, "the ncu program (default: ncu on PATH, else the CUDA toolkit's)");
+  app->add_option("--output-dir", o->request.output_dir,
                   "the directory for the export and ridge run's log (default: ./ncu-YYYYmmdd-HHMMSS)");
-  app->add_option("--clock-control", o->clock_control,
+  app->add_option("--clock-control", o->request.clock_control,
                   "base: ncu locks the GPU clocks to base (its default); none: the clocks as they are (what the "
                   "model sees when not profiled; use it for kernel times a calibration fits: calibrate --ncu)")
       ->check(CLI::IsMember({"base", "none"}));
-  app->add_option("--cc", o->cc, "the GPU's compute capability (default: nvidia-smi's), for its tensor-core counters")
+  app->add_option("--cc", o->request.cc,
+                  "the GPU's compute capability (default: nvidia-smi's), for its tensor-core counters")
       ->check(CLI::IsMember(profile::ncu_cc_tables()));
   add_format_option(*app, o->import.format);
   add_store_options(*app, o->import.store);

@@ -81,7 +81,7 @@ profile::NcuLayout parse_layout(const std::string& text, const std::string& wher
   throw Error(fmt::format("{}.layout '{}' is none of the three ncu layouts", where, text));
 }
 
-ordered encode_import(const NcuImport& import) {
+ordered encode_import(const profile::NcuImport& import) {
   ordered out;
   out["device"] =
       import.roofline ? ordered{{"id", import.roofline->device_id}, {"mode", import.roofline->mode}} : ordered();
@@ -121,7 +121,7 @@ ordered encode_import(const NcuImport& import) {
 
 }  // namespace
 
-ordered encode_ncu_import(const NcuImport& import) {
+ordered encode_ncu_import(const profile::NcuImport& import) {
   auto out = to_json(ncu_import_document(import));
   out["import"] = encode_import(import);
   return out;
@@ -152,10 +152,10 @@ DecodedNcuImport decode_ncu_import(const json& doc, const std::string& where) {
   const auto& models = r.list("model");
   for (size_t i = 0; i < models.size(); ++i) {
     JsonReader m(models[i], fmt::format("{}.model[{}]", r.where(), i));
-    AnalyticModel model{.path = m.text("path", ""),
-                        .batch = m.count("batch", 0),
-                        .flops = m.number("flops", 0.0),
-                        .bytes = m.number("bytes", 0.0)};
+    profile::AnalyticModel model{.path = m.text("path", ""),
+                                 .batch = m.count("batch", 0),
+                                 .flops = m.number("flops", 0.0),
+                                 .bytes = m.number("bytes", 0.0)};
     const auto& layers = m.list("layers");
     for (size_t j = 0; j < layers.size(); ++j) {
       JsonReader l(layers[j], fmt::format("{}.layers[{}]", m.where(), j));
@@ -167,7 +167,7 @@ DecodedNcuImport decode_ncu_import(const json& doc, const std::string& where) {
   const auto& runs = r.list("runs");
   for (size_t i = 0; i < runs.size(); ++i) {
     JsonReader j(runs[i], fmt::format("{}.runs[{}]", r.where(), i));
-    NcuRun run;
+    profile::NcuRun run;
     run.label = j.text("label", "");
     run.path = j.text("path", "");
     run.batch = j.count("batch", 0);

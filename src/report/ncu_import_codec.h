@@ -13,12 +13,12 @@
 
 namespace ridge::report {
 
-nlohmann::ordered_json encode_ncu_import(const NcuImport& import);
+nlohmann::ordered_json encode_ncu_import(const profile::NcuImport& import);
 
 // Throws ridge::Error with one line naming `where` and the field on a document that is not an ncu import. A device
 // whose file is no longer found leaves the import without ceilings, and says so in `missing_device`.
 struct DecodedNcuImport {
-  NcuImport import;
+  profile::NcuImport import;
   std::string missing_device;  // why the device could not be resolved; empty when it was, or there was none
 };
 DecodedNcuImport decode_ncu_import(const nlohmann::json& doc, const std::string& where);

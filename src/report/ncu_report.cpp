@@ -44,7 +44,7 @@ std::string join(const std::vector<std::string>& items, const char* separator) {
   return out;
 }
 
-void add_kernel_table(Document& doc, const NcuImport& import) {
+void add_kernel_table(Document& doc, const profile::NcuImport& import) {
   auto& t = doc.table("kernels", "kernels:");
   bool device = import.roofline.has_value();
   t.column({.key = "run", .audience = import.runs.size() > 1 ? kEveryone : kMachine})
@@ -195,7 +195,7 @@ struct Totals {
   }
 };
 
-void add_run_table(Document& doc, const NcuImport& import) {
+void add_run_table(Document& doc, const profile::NcuImport& import) {
   auto& t = doc.table("runs", "runs:");
   t.column({.key = "run"})
       .column({.key = "file", .max_width = 40, .left_aligned = true})
@@ -226,13 +226,13 @@ void add_run_table(Document& doc, const NcuImport& import) {
   if (gaps) t.footer.push_back("empty: some kernel of the run lacks the counters (see the notes)");
 }
 
-const AnalyticModel* model_for(const NcuImport& import, int64_t batch) {
+const profile::AnalyticModel* model_for(const profile::NcuImport& import, int64_t batch) {
   auto it = import.model.find(batch);
   if (it == import.model.end()) it = import.model.find(0);
   return it == import.model.end() ? nullptr : &it->second;
 }
 
-void add_layer_table(Document& doc, const NcuImport& import) {
+void add_layer_table(Document& doc, const profile::NcuImport& import) {
   auto& t = doc.table("layers", "layers, measured (per model pass) against ridge's analysis:");
   t.column({.key = "run", .audience = import.runs.size() > 1 ? kEveryone : kMachine})
       .column({.key = "layer", .max_width = 36, .left_aligned = true})
@@ -282,7 +282,7 @@ void add_layer_table(Document& doc, const NcuImport& import) {
       "(an FMA is 2), so they include the kernels' own overheads and exclude uncounted precisions.");
 }
 
-void add_unmapped(Document& doc, const NcuImport& import) {
+void add_unmapped(Document& doc, const profile::NcuImport& import) {
   bool tried = !import.model.empty();
   for (const auto& run : import.runs)
     for (const auto& k : run.kernels) tried |= !k.nvtx.empty();
@@ -300,7 +300,7 @@ void add_unmapped(Document& doc, const NcuImport& import) {
   if (t.rows.empty()) doc.tables.pop_back();
 }
 
-void add_notes(Document& doc, const NcuImport& import) {
+void add_notes(Document& doc, const profile::NcuImport& import) {
   std::map<std::string, int> not_counted, how_counted;
   std::map<std::string, std::pair<int, std::string>> bad_values;  // "counter: what" -> kernels, the first's line
   std::vector<std::string> failed, untimed;
@@ -362,7 +362,7 @@ std::string peak_key_of(const KernelFigures& kernel) {
   return best == "tensor" ? "fp16_tensor" : best;
 }
 
-Document ncu_import_document(const NcuImport& import) {
+Document ncu_import_document(const profile::NcuImport& import) {
   Document doc;
   doc.command = "import ncu";
   std::vector<std::string> files;

@@ -30,9 +30,9 @@ struct TypedResult {
   std::vector<roofline::Prediction> predictions;  // predict (several for a sweep)
   std::vector<analysis::Analysis> analyses;       // analyze (a sweep: one per point, without nodes)
   std::string sweep;                              // analyze: the swept key; empty for one analysis
-  std::optional<NcuImport> ncu;                   // import ncu
+  std::optional<profile::NcuImport> ncu;          // import ncu
   std::string missing_device;                     // import ncu: why its device could not be resolved again
-  std::optional<TorchImports> torch;              // import torch
+  std::optional<profile::TorchImports> torch;     // import torch
   std::optional<calib::Calibration> calibration;  // calibrate (a per-family, shape-aware or energy fit)
   std::optional<Comparison> comparison;           // compare
   std::optional<ErtMeasurement> ert;              // ert (the CPU's or a GPU's)

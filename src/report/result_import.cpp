@@ -198,7 +198,7 @@ ImportedFile import_records(const std::string& path) {
     if (!decoded.missing_device.empty()) throw Error(fmt::format("'{}': {}", path, decoded.missing_device));
     ImportedFile out;
     for (const auto& run : decoded.import.runs) {
-      NcuImport one{.runs = {run}, .roofline = decoded.import.roofline, .model = decoded.import.model};
+      profile::NcuImport one{.runs = {run}, .roofline = decoded.import.roofline, .model = decoded.import.model};
       auto r = imported_record({.kind = "import ncu", .ncu = one}, ncu_import_document(one), path);
       if (one.roofline) r.params.device = one.roofline->device_id;
       if (!one.model.empty()) r.params.model = one.model.begin()->second.path;

@@ -129,7 +129,7 @@ profile::TorchSummary decode_summary(const JsonReader& r) {
   return s;
 }
 
-ordered encode_trace(const TorchImport& i) {
+ordered encode_trace(const profile::TorchImport& i) {
   const auto& t = i.trace;
   ordered steps = ordered::array(), windows = ordered::array();
   for (const auto& s : t.steps) steps.push_back(encode_step(s));
@@ -163,8 +163,8 @@ ordered encode_trace(const TorchImport& i) {
           {"summary", encode_summary(i.summary)}};
 }
 
-TorchImport decode_trace(const JsonReader& r) {
-  TorchImport i;
+profile::TorchImport decode_trace(const JsonReader& r) {
+  profile::TorchImport i;
   auto& t = i.trace;
   t.source = r.text("source", "");
   t.layout = r.text("layout", "");
@@ -207,7 +207,7 @@ TorchImport decode_trace(const JsonReader& r) {
 
 }  // namespace
 
-ordered encode_torch_imports(const TorchImports& imports) {
+ordered encode_torch_imports(const profile::TorchImports& imports) {
   auto out = to_json(torch_trace_document(imports.imports, imports.model_path));
   ordered traces = ordered::array();
   for (const auto& i : imports.imports) traces.push_back(encode_trace(i));
@@ -220,12 +220,12 @@ bool is_torch_import(const json& doc) {
          doc["import"].contains("traces");
 }
 
-TorchImports decode_torch_imports(const json& doc, const std::string& where) {
+profile::TorchImports decode_torch_imports(const json& doc, const std::string& where) {
   JsonReader top(doc, where);
   if (!is_torch_import(doc))
     throw Error(fmt::format("{} is no `ridge import torch -f json` output (it has no traces with the import)", where));
   auto r = top.child("import");
-  TorchImports out;
+  profile::TorchImports out;
   out.model_path = r.text("model", "");
   out.imports = each(r, "traces", decode_trace);
   return out;

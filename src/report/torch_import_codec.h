@@ -9,18 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "profile/torch_import.h"
 #include "report/torch_trace_report.h"
 
 namespace ridge::report {
 
-struct TorchImports {
-  std::vector<TorchImport> imports;
-  std::string model_path;  // the model the layers were mapped to; empty: the trace's own annotations
-};
-
-nlohmann::ordered_json encode_torch_imports(const TorchImports& imports);
+nlohmann::ordered_json encode_torch_imports(const profile::TorchImports& imports);
 // Throws ridge::Error with one line naming `where` and the field on a document that is not a torch import.
-TorchImports decode_torch_imports(const nlohmann::json& doc, const std::string& where);
+profile::TorchImports decode_torch_imports(const nlohmann::json& doc, const std::string& where);
 bool is_torch_import(const nlohmann::json& doc);
 
 }  // namespace ridge::report

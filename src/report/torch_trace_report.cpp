@@ -48,7 +48,7 @@ Value fit_record(const std::optional<profile::ModelFit>& fit) {
 }
 
 // What a reader needs to trust the pass count: how it was found, and what would make it wrong.
-std::string passes_note(const TorchImport& i) {
+std::string passes_note(const profile::TorchImport& i) {
   const auto& p = i.trace.passes;
   const auto& fit = i.mapping.fit;
   const auto& name = i.trace.source;
@@ -93,7 +93,7 @@ std::string passes_note(const TorchImport& i) {
   return fmt::format("{}: no ProfilerStep ranges and no repeated op sequence: the whole trace is one pass", name);
 }
 
-std::string fit_note(const TorchImport& i, const std::string& model_path) {
+std::string fit_note(const profile::TorchImport& i, const std::string& model_path) {
   const auto& fit = i.mapping.fit;
   if (!fit) return "";
   const auto& name = i.trace.source;
@@ -117,16 +117,7 @@ std::string fit_note(const TorchImport& i, const std::string& model_path) {
 
 }  // namespace
 
-TorchImport make_torch_import(profile::TorchTrace trace, profile::LayerMapping mapping) {
-  TorchImport i{.trace = std::move(trace), .mapping = std::move(mapping)};
-  i.summary = profile::summarize(i.trace);
-  i.ops_read = static_cast<int64_t>(i.trace.ops.size());
-  i.kernels_read = static_cast<int64_t>(i.trace.kernels.size());
-  for (const auto& k : i.trace.kernels) i.unlinked_kernels += k.op < 0 ? 1 : 0;
-  return i;
-}
-
-Document torch_trace_document(const std::vector<TorchImport>& imports, const std::string& model_path) {
+Document torch_trace_document(const std::vector<profile::TorchImport>& imports, const std::string& model_path) {
   Document doc;
   doc.command = "import torch";
   doc.csv_table = "layers";

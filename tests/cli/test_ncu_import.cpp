@@ -1,5 +1,5 @@
-// `ridge import ncu` through the binary: per-kernel summaries and NVTX ranges by hand, the JSON the plots
-// read, malformed files, the store, and calibration from mapped kernel times.
+// `ridge import ncu` through the binary: per-kernel summaries by hand, the JSON the plots read, malformed
+// files, the store, and calibration from mapped kernel times (the mapping itself: tests/profile/test_ncu_import.cpp).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -109,67 +109,6 @@ TEST(NcuImport, JsonKeepsTheKernelLayoutThePlotsRead) {
   EXPECT_EQ(json::parse(plot.out)["points"], 9) << plot.out;
 }
 
-std::vector<std::array<std::string, 3>> conv_metrics(const std::string& ffma, const std::string& dram) {
-  return {{"gpu__time_duration.sum", "usecond", "10"},
-          {"sm__sass_thread_inst_executed_op_fadd_pred_on.sum", "inst", "0"},
-          {"sm__sass_thread_inst_executed_op_fmul_pred_on.sum", "inst", "0"},
-          {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "inst", ffma},
-          {"dram__bytes.sum", "byte", dram}};
-}
-
-// conv1 (3 -> 4 channels, 3x3, 8x8) -> relu1 -> conv2 (4 -> 4).
-std::string two_conv_model() {
-  ModelBuilder b;
-  b.input("x", {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{8}}).weight("w1", {4, 3, 3, 3}).weight("w2", {4, 4, 3, 3});
-  b.output("y");
-  set_ints(b.node("Conv", {"x", "w1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
-  b.node("Relu", {"c1"}, {"r1"}, "relu1");
-  set_ints(b.node("Conv", {"r1", "w2"}, {"y"}, "conv2"), "pads", {1, 1, 1, 1});
-  return b.save("ncu-two-conv");
-}
-
-TEST(NcuImport, NvtxRangesMapKernelsToLayersAndCompareWithTheAnalysis) {
-  auto model = two_conv_model();
-  auto analysis = analyze_file(model);
-  double conv1 = static_cast<double>(node_named(analysis, "conv1").flops);
-  double conv1_bytes = static_cast<double>(node_named(analysis, "conv1").bytes());
-  // Two kernels in conv1's range (a transpose and the convolution), one in relu1's, one in a range
-  // naming no layer; conv1 inside "conv10" must not match.
-  std::vector<Launch> launches{
-      {"nchwToNhwcKernel", "forward/conv1", conv_metrics("0", "3072")},
-      {"implicit_convolve_sgemm", "forward/conv1", conv_metrics("6912", "1024")},
-      {"elementwise_kernel", "forward/relu1", conv_metrics("0", "2048")},
-      {"implicit_convolve_sgemm", "forward/conv10", conv_metrics("9216", "512")},
-  };
-  auto dir = temp_dir();
-  std::ofstream(dir + "/nvtx.csv") << details_csv(launches, true);
-  auto r = run_ridge("import ncu --no-store -f json -m " + model + " " + dir + "/nvtx.csv");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto doc = json::parse(r.out);
-  EXPECT_EQ(doc["kernels"][0]["layer"], "conv1");
-  EXPECT_EQ(doc["kernels"][0]["mapped_by"], "nvtx");
-  EXPECT_EQ(doc["kernels"][1]["layer"], "conv1");
-  EXPECT_EQ(doc["kernels"][2]["layer"], "relu1");
-  EXPECT_FALSE(doc["kernels"][3].contains("layer"));
-  ASSERT_EQ(doc["unmapped"].size(), 1u);
-  const json* row = nullptr;
-  for (const auto& l : doc["layers"])
-    if (l["layer"] == "conv1") row = &l;
-  ASSERT_NE(row, nullptr) << doc["layers"].dump();
-  EXPECT_EQ((*row)["kernels"], 2);
-  EXPECT_DOUBLE_EQ((*row)["flops_measured"].get<double>(), 2 * 6912);
-  EXPECT_DOUBLE_EQ((*row)["flops_ridge"].get<double>(), conv1);
-  EXPECT_DOUBLE_EQ((*row)["flops_ratio"].get<double>(), 2 * 6912 / conv1);
-  EXPECT_DOUBLE_EQ((*row)["dram_bytes_measured"].get<double>(), 3072 + 1024);
-  EXPECT_DOUBLE_EQ((*row)["bytes_ratio"].get<double>(), 4096 / conv1_bytes);
-  EXPECT_DOUBLE_EQ((*row)["time_s"].get<double>(), 20e-6);
-  // The whole-model row counts every kernel, mapped or not.
-  const auto& whole = doc["layers"].back();
-  EXPECT_EQ(whole["kernels"], 4);
-  EXPECT_DOUBLE_EQ(whole["flops_measured"].get<double>(), 2 * (6912 + 9216));
-  EXPECT_DOUBLE_EQ(whole["flops_ridge"].get<double>(), static_cast<double>(analysis.cost.totals.flops));
-}
-
 TEST(NcuImport, MalformedFilesGetOneLine) {
   auto dir = temp_dir();
   auto check = [&](const std::string& name, const std::string& text, const std::string& expected) {
@@ -277,27 +216,6 @@ TEST(NcuImport, TheReportDrawsStoredKernels) {
   ASSERT_NE(title, std::string::npos) << md;
   EXPECT_GT(title, md.find("## 4. Roofline"));
   EXPECT_LT(title, md.find("## 5. Analysis"));
-}
-
-// The real H200 export of one pass at batch 1 (tests/data/ncu/h200): imported with another batch or pass count, it
-// is refused in one line; with its own, its passes and how they were found are in the run's row.
-TEST(NcuImport, AnExportOfAnotherBatchOrPassCountIsRefused) {
-  auto file = source_path("tests/data/ncu/h200/details-resnet50-b1-fp32-nvtx.csv");
-  auto model = source_path("models/resnet50.onnx");
-  auto ok = run_ridge("import ncu --no-store -f json -m " + model + " " + file);
-  ASSERT_EQ(ok.exit_code, 0) << ok.err;
-  auto doc = json::parse(ok.out);
-  EXPECT_EQ(doc["runs"][0]["passes"], 1);
-  EXPECT_EQ(doc["runs"][0]["passes_from"], "NVTX ranges: each of 105 layers ran once");
-  auto batch = run_ridge("import ncu --no-store -m " + model + " --batch 32 " + file);
-  EXPECT_NE(batch.exit_code, 0);
-  EXPECT_EQ(std::count(batch.err.begin(), batch.err.end(), '\n'), 1) << batch.err;
-  EXPECT_NE(batch.err.find("at batch 32"), std::string::npos) << batch.err;
-  EXPECT_NE(batch.err.find("about 1 (give it with --batch)"), std::string::npos) << batch.err;
-  auto passes = run_ridge("import ncu --no-store -m " + model + " --repetitions 2 " + file);
-  EXPECT_NE(passes.exit_code, 0);
-  EXPECT_NE(passes.err.find("--repetitions 2 contradicts the export, which holds 1 pass"), std::string::npos)
-      << passes.err;
 }
 
 // A file name that is not UTF-8 reaches the JSON output and the store (as U+FFFD), never an internal error.

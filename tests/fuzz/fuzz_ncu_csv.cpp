@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     auto exported =
         ridge::profile::parse_ncu_export(std::string(reinterpret_cast<const char*>(data), size), "fuzz.csv");
-    ridge::report::NcuRun run;
+    ridge::profile::NcuRun run;
     run.path = run.label = "fuzz.csv";
     for (const auto& launch : exported.launches)
       run.kernels.push_back(ridge::profile::kernel_figures(launch, "fuzz.csv"));
@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     run.layers = ridge::profile::map_kernels_to_layers(run.kernels, layers);
     run.passes = ridge::profile::passes_to_use(run.layers, 0, "fuzz.csv");
     ridge::profile::batch_mismatch(ridge::profile::work_ratio(run.kernels, run.layers, layers, run.passes), 1, "m");
-    ridge::report::NcuImport import;
+    ridge::profile::NcuImport import;
     import.runs.push_back(std::move(run));
     ridge::report::ncu_import_document(import);
   } catch (const ridge::Error&) {

@@ -266,8 +266,8 @@ TEST(NcuFit, UnusableCountersAreNamedAndFeedNoFigure) {
   EXPECT_EQ(k1.bad_values, (std::vector<std::string>{"gpu__time_duration.sum: infinite"}));
   EXPECT_FALSE(k2.time_s);
   EXPECT_EQ(k2.bad_values, (std::vector<std::string>{"gpu__time_duration.sum: unit 'furlong' unknown"}));
-  report::NcuImport import;
-  report::NcuRun run;
+  profile::NcuImport import;
+  profile::NcuRun run;
   run.label = run.path = "bad.csv";
   run.kernels = {k0, k1, k2};
   run.layers = profile::map_kernels_to_layers(run.kernels, {});

@@ -1,6 +1,6 @@
 // Nsight Compute imports (profile/): the real exports in tests/data/ncu/real (copied from
 // ../shared/data/profiler-samples), files written from ncu's documented layouts whose figures are
-// computed by hand here.
+// computed by hand here, and profile::import_ncu mapping them to a model's layers and checking its batch.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -13,9 +13,11 @@
 #include "profile/layer_map.h"
 #include "profile/metric_value.h"
 #include "profile/ncu_export.h"
+#include "profile/ncu_import.h"
 #include "profile/ncu_kernel.h"
 #include "profile/ncu_metrics.h"
 #include "profile/tensor_ops.h"
+#include "report/ncu_import_codec.h"
 #include "report/ncu_report.h"
 #include "report/printer.h"
 #include "support/model_builder.h"
@@ -338,8 +340,8 @@ TEST(NcuImportH200, Hfma2MmaIsNeitherFp16NorTensorWork) {
   EXPECT_DOUBLE_EQ(fp16, 0);
   EXPECT_DOUBLE_EQ(fp32, 9213680824.0);
   // The document: one note line per reason, never one per kernel.
-  report::NcuImport import;
-  report::NcuRun run;
+  profile::NcuImport import;
+  profile::NcuRun run;
   run.label = run.path = "ridge-executor.csv";
   run.kernels = kernels;
   run.layers = profile::map_kernels_to_layers(run.kernels, {});
@@ -360,6 +362,78 @@ TEST(NcuImportH200, Hfma2MmaIsNeitherFp16NorTensorWork) {
       std::find_if(doc.notes.begin(), doc.notes.end(),
                    [](const std::string& n) { return n.rfind("FLOPs not counted, 2 kernels: tensor: ", 0) == 0; }),
       doc.notes.end());
+}
+
+// profile::import_ncu, as `ridge import ncu -f json` prints it (its codec).
+json json_of(const profile::NcuImportRequest& request) {
+  return json::parse(report::encode_ncu_import(profile::import_ncu(request)).dump());
+}
+
+// The one-line error of an import refused.
+std::string error_of(const profile::NcuImportRequest& request) {
+  try {
+    profile::import_ncu(request);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "the import was not refused";
+  return "";
+}
+
+TEST(NcuImport, NvtxRangesMapKernelsToLayersAndCompareWithTheAnalysis) {
+  auto model = two_conv_model();
+  auto analysis = analyze_file(model);
+  double conv1 = static_cast<double>(node_named(analysis, "conv1").flops);
+  double conv1_bytes = static_cast<double>(node_named(analysis, "conv1").bytes());
+  // Two kernels in conv1's range (a transpose and the convolution), one in relu1's, one in a range
+  // naming no layer; conv1 inside "conv10" must not match.
+  std::vector<Launch> launches{
+      {"nchwToNhwcKernel", "forward/conv1", conv_metrics("0", "3072")},
+      {"implicit_convolve_sgemm", "forward/conv1", conv_metrics("6912", "1024")},
+      {"elementwise_kernel", "forward/relu1", conv_metrics("0", "2048")},
+      {"implicit_convolve_sgemm", "forward/conv10", conv_metrics("9216", "512")},
+  };
+  auto dir = temp_dir();
+  std::ofstream(dir + "/nvtx.csv") << details_csv(launches, true);
+  auto doc = json_of({.files = {dir + "/nvtx.csv"}, .model = model});
+  EXPECT_EQ(doc["kernels"][0]["layer"], "conv1");
+  EXPECT_EQ(doc["kernels"][0]["mapped_by"], "nvtx");
+  EXPECT_EQ(doc["kernels"][1]["layer"], "conv1");
+  EXPECT_EQ(doc["kernels"][2]["layer"], "relu1");
+  EXPECT_FALSE(doc["kernels"][3].contains("layer"));
+  ASSERT_EQ(doc["unmapped"].size(), 1u);
+  const json* row = nullptr;
+  for (const auto& l : doc["layers"])
+    if (l["layer"] == "conv1") row = &l;
+  ASSERT_NE(row, nullptr) << doc["layers"].dump();
+  EXPECT_EQ((*row)["kernels"], 2);
+  EXPECT_DOUBLE_EQ((*row)["flops_measured"].get<double>(), 2 * 6912);
+  EXPECT_DOUBLE_EQ((*row)["flops_ridge"].get<double>(), conv1);
+  EXPECT_DOUBLE_EQ((*row)["flops_ratio"].get<double>(), 2 * 6912 / conv1);
+  EXPECT_DOUBLE_EQ((*row)["dram_bytes_measured"].get<double>(), 3072 + 1024);
+  EXPECT_DOUBLE_EQ((*row)["bytes_ratio"].get<double>(), 4096 / conv1_bytes);
+  EXPECT_DOUBLE_EQ((*row)["time_s"].get<double>(), 20e-6);
+  // The whole-model row counts every kernel, mapped or not.
+  const auto& whole = doc["layers"].back();
+  EXPECT_EQ(whole["kernels"], 4);
+  EXPECT_DOUBLE_EQ(whole["flops_measured"].get<double>(), 2 * (6912 + 9216));
+  EXPECT_DOUBLE_EQ(whole["flops_ridge"].get<double>(), static_cast<double>(analysis.cost.totals.flops));
+}
+
+// The real H200 export of one pass at batch 1 (tests/data/ncu/h200): imported with another batch or pass count, it
+// is refused in one line; with its own, its passes and how they were found are in the run's row.
+TEST(NcuImport, AnExportOfAnotherBatchOrPassCountIsRefused) {
+  auto file = source_path("tests/data/ncu/h200/details-resnet50-b1-fp32-nvtx.csv");
+  auto model = source_path("models/resnet50.onnx");
+  auto doc = json_of({.files = {file}, .model = model});
+  EXPECT_EQ(doc["runs"][0]["passes"], 1);
+  EXPECT_EQ(doc["runs"][0]["passes_from"], "NVTX ranges: each of 105 layers ran once");
+  auto batch = error_of({.files = {file}, .model = model, .batch = 32});
+  EXPECT_EQ(std::count(batch.begin(), batch.end(), '\n'), 0) << batch;
+  EXPECT_NE(batch.find("at batch 32"), std::string::npos) << batch;
+  EXPECT_NE(batch.find("about 1 (give it with --batch)"), std::string::npos) << batch;
+  auto passes = error_of({.files = {file}, .model = model, .repetitions = 2});
+  EXPECT_NE(passes.find("--repetitions 2 contradicts the export, which holds 1 pass"), std::string::npos) << passes;
 }
 
 }  // namespace

@@ -73,4 +73,23 @@ inline std::string details_csv(const std::vector<Launch>& launches, bool nvtx_co
   return out;
 }
 
+inline std::vector<std::array<std::string, 3>> conv_metrics(const std::string& ffma, const std::string& dram) {
+  return {{"gpu__time_duration.sum", "usecond", "10"},
+          {"sm__sass_thread_inst_executed_op_fadd_pred_on.sum", "inst", "0"},
+          {"sm__sass_thread_inst_executed_op_fmul_pred_on.sum", "inst", "0"},
+          {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "inst", ffma},
+          {"dram__bytes.sum", "byte", dram}};
+}
+
+// conv1 (3 -> 4 channels, 3x3, 8x8) -> relu1 -> conv2 (4 -> 4).
+inline std::string two_conv_model() {
+  ModelBuilder b;
+  b.input("x", {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{8}}).weight("w1", {4, 3, 3, 3}).weight("w2", {4, 4, 3, 3});
+  b.output("y");
+  set_ints(b.node("Conv", {"x", "w1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
+  b.node("Relu", {"c1"}, {"r1"}, "relu1");
+  set_ints(b.node("Conv", {"r1", "w2"}, {"y"}, "conv2"), "pads", {1, 1, 1, 1});
+  return b.save("ncu-two-conv");
+}
+
 }  // namespace ridge::test::ncu_import_fixtures

@@ -110,7 +110,7 @@ std::vector<RooflinePoint> bench_points(const std::vector<exec::BenchResult>& be
   return points;
 }
 
-std::vector<RooflinePoint> kernel_points(const NcuImport& import, const std::string& series) {
+std::vector<RooflinePoint> kernel_points(const profile::NcuImport& import, const std::string& series) {
   std::map<std::string, int> launches;
   for (const auto& run : import.runs)
     for (const auto& k : run.kernels) ++launches[k.name];

@@ -39,7 +39,7 @@ std::vector<RooflinePoint> bench_points(const std::vector<exec::BenchResult>& be
 // The kernels of an Nsight Compute import, one point per memory level with bytes (the hierarchical roofline): a
 // kernel launched several times is one point per launch, named by its launch ID; with several runs, the run's
 // label leads the name. A kernel without bytes at any level is passed on alone, so the figure names it.
-std::vector<RooflinePoint> kernel_points(const NcuImport& import, const std::string& series);
+std::vector<RooflinePoint> kernel_points(const profile::NcuImport& import, const std::string& series);
 
 // Profiler kernels (`kernels[]`: name, time_s, flops, bytes.{l1,l2,dram}, optional op) as one point per
 // memory level with bytes, for the hierarchical roofline.
