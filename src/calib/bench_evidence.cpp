@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "analysis/run.h"
-#include "calib/predict.h"
+#include "calib/shape_prediction.h"
 #include "calib/torch_timings.h"
 #include "exec/bench_codec.h"
 #include "exec/bench_csv.h"

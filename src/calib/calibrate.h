@@ -2,7 +2,7 @@
 // `ridge calibrate` behind one entry point. Three fits, each writing its device file (and, for the shape-aware
 // one, the evidence and the model beside it) and returning the typed result:
 //   - per family: one model's measured node times (a CSV or an Nsight Compute export), one efficiency per op
-//     family and a per-op overhead (roofline/calibrate.h);
+//     family and a per-op overhead (roofline/family_calibration.h);
 //   - shape-aware: the layer sample timed here, bench runs, PyTorch's whole-model timings, kernel times from
 //     Nsight Compute exports and kept evidence, fitted per layer kind and mode (calib/model.h, gpu_model.h);
 //   - energy: a power mode's e_flop, e_byte and p_static from runs with energy figures (roofline/energy_fit.h).

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "calib/model.h"
-#include "roofline/calibrate.h"
 #include "roofline/energy_fit.h"
+#include "roofline/family_calibration.h"
 
 namespace ridge::calib {
 

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "calib/model.h"
-#include "calib/predict.h"
+#include "calib/shape_prediction.h"
 #include "graph/dtype.h"
 #include "roofline/energy.h"
 #include "util/error.h"

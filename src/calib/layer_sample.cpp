@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "analysis/run.h"
-#include "calib/predict.h"
+#include "calib/shape_prediction.h"
 #include "exec/options.h"
 #include "util/error.h"
 #include "util/timestamp.h"

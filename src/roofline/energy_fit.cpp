@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <limits>
 
-#include "roofline/calibrate.h"
+#include "roofline/family_calibration.h"
 #include "sys/statistics.h"
 #include "util/error.h"
 

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "calib/bench_evidence.h"
-#include "calib/predict.h"
+#include "calib/shape_prediction.h"
 #include "report/bench_report.h"
 #include "report/printer.h"
 #include "support/bench_evidence_fixtures.h"

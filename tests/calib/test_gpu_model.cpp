@@ -15,7 +15,7 @@
 #include "calib/bench_evidence.h"
 #include "calib/gpu_model.h"
 #include "calib/model.h"
-#include "calib/predict.h"
+#include "calib/shape_prediction.h"
 #include "calib/torch_timings.h"
 #include "hw/device_db.h"
 #include "hw/roofline.h"

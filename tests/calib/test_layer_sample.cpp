@@ -8,7 +8,7 @@
 #include "analysis/run.h"
 #include "calib/features.h"
 #include "calib/layer_sample.h"
-#include "calib/predict.h"
+#include "calib/shape_prediction.h"
 #include "exec/engine.h"
 #include "support/model_builder.h"
 #include "util/error.h"

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "calib/model.h"
-#include "calib/predict.h"
 #include "calib/sample.h"
+#include "calib/shape_prediction.h"
 #include "hw/device_file.h"
 #include "hw/roofline.h"
 #include "roofline/predict.h"

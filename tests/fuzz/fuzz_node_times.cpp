@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "roofline/calibrate.h"
+#include "roofline/family_calibration.h"
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

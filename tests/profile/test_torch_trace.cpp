@@ -12,7 +12,7 @@
 
 #include "onnx/model_reader.h"
 #include "profile/torch_trace.h"
-#include "roofline/calibrate.h"
+#include "roofline/family_calibration.h"
 #include "support/paths.h"
 #include "support/torch_trace_fixtures.h"
 #include "util/error.h"

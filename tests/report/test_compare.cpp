@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "calib/model.h"
-#include "calib/predict.h"
+#include "calib/shape_prediction.h"
 #include "hw/device_file.h"
 #include "hw/roofline.h"
 #include "report/compare_codec.h"

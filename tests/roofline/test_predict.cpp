@@ -8,7 +8,7 @@
 
 #include "hw/device_file.h"
 #include "hw/roofline.h"
-#include "roofline/calibrate.h"
+#include "roofline/family_calibration.h"
 #include "roofline/predict.h"
 #include "support/model_builder.h"
 #include "support/paths.h"

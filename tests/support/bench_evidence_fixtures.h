@@ -9,7 +9,7 @@
 #include <set>
 
 #include "calib/bench_evidence.h"
-#include "calib/predict.h"
+#include "calib/shape_prediction.h"
 #include "report/bench_report.h"
 #include "report/printer.h"
 #include "support/model_builder.h"

@@ -1,4 +1,4 @@
-#include "roofline/calibrate.h"
+#include "roofline/family_calibration.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>

@@ -1,4 +1,4 @@
-#include "calib/predict.h"
+#include "calib/shape_prediction.h"
 
 #include <fmt/format.h>
 
