@@ -61,7 +61,7 @@ TEST(NameTables, RoundTripAndOneLineErrors) {
   for (const auto& a : exec::cudnn_conv_algo_names()) EXPECT_EQ(exec::name(exec::parse_cudnn_conv_algo(a)), a);
   EXPECT_EQ(exec::parse_memory_format("channels-last"), exec::MemoryFormat::kChannelsLast);
   EXPECT_EQ(exec::parse_precision("bf16"), exec::Precision::kBf16);
-  EXPECT_EQ(exec::parse_device("cuda"), exec::Device::kCuda);
+  EXPECT_EQ(exec::parse_backend("cuda"), exec::Backend::kCuda);
   EXPECT_EQ(cost::name(cost::parse_optimizer("momentum")), "momentum");
   EXPECT_EQ(roofline::name(roofline::parse_bound("overhead")), "overhead");
   try {

@@ -228,7 +228,7 @@ void time_sample(const CalibrateRequest& r, const hw::Device& device, const Ceil
   options.seed = r.seed;
   options.ceilings = ceilings;
   options.per_template = r.sample_size;
-  auto& engine = exec::load_engine(gpu ? exec::Device::kCuda : exec::Device::kCpu);
+  auto& engine = exec::load_engine(gpu ? exec::Backend::kCuda : exec::Backend::kCpu);
   // No usable GPU (no driver, none visible) is one line before the sample starts, not a failure per layer.
   if (gpu) engine.environment(exec::ExecOptions{});
   auto sampled = run_layer_sample(engine, options, progress);

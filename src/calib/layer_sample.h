@@ -45,7 +45,7 @@ struct SampleOptions {
   double seconds_per_run = 0.1;  // measuring budget per configuration, mode and thread count
   int per_template = 0;          // 0: 8 (quick) or 24, times each template's weight
   int refine_rounds = -1;        // -1: 1 (quick) or 2
-  // The GPU executor (an engine of exec::Device::kCuda): modes eager and cuda-graph, threads {0} (it has none), the
+  // The GPU executor (an engine of exec::Backend::kCuda): modes eager and cuda-graph, threads {0} (it has none), the
   // GPU's plan (shape arithmetic folded), and each run's node times scaled to its median where they sum to more
   // (a graph replay's node times come from eager passes that wait on the host).
   bool gpu = false;

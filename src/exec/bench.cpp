@@ -84,7 +84,7 @@ BenchOptions bench_options(const BenchRequest& r, const std::string& mode, const
 }  // namespace
 
 BenchOutcome bench(const BenchRequest& r, const BenchHooks& hooks) {
-  auto device = parse_device(r.exec.device);
+  auto device = parse_backend(r.exec.device);
   auto modes = r.exec.mode == kBothModes ? mode_names(device) : std::vector<std::string>{r.exec.mode};
   auto algorithms =
       r.exec.conv_algo == kAllConvAlgos ? conv_algo_names(device) : std::vector<std::string>{r.exec.conv_algo};
@@ -100,7 +100,7 @@ BenchOutcome bench(const BenchRequest& r, const BenchHooks& hooks) {
   }
   auto& engine = load_engine(device);
   // The GPU is opened (driver, device, handles) once here, so a machine without one gets one line.
-  if (device == Device::kCuda) (void)engine.environment(options.exec);
+  if (device == Backend::kCuda) (void)engine.environment(options.exec);
   std::vector<BenchPoint> matrix;
   std::vector<const Point*> point_of;
   for (const auto& point : points)

@@ -21,8 +21,8 @@ using Factory = Engine* (*)();
 
 }  // namespace
 
-Engine& load_engine(Device device) {
-  if (device == Device::kCuda) {
+Engine& load_engine(Backend device) {
+  if (device == Backend::kCuda) {
     static Engine* cuda = reinterpret_cast<Factory>(sys::cuda_module_symbol("ridge_cuda_engine"))();
     return *cuda;
   }

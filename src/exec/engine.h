@@ -35,7 +35,7 @@ class Engine {
 
 // Loads the engine of `device`: the ATen module for the CPU (next to the ridge binary, or
 // $RIDGE_EXEC_MODULE), the GPU module for CUDA (sys/cuda_module.h). Throws ridge::Error.
-Engine& load_engine(Device device = Device::kCpu);
+Engine& load_engine(Backend device = Backend::kCpu);
 
 // Op types in `model` (subgraphs included) that `engine` cannot run, with their counts.
 std::vector<std::pair<std::string, int>> missing_ops(const graph::Model& model, const std::vector<std::string>& ops);

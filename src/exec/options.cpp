@@ -8,7 +8,7 @@ namespace ridge::exec {
 
 namespace {
 
-constexpr NameTable<Device, 2> kDevices{{{Device::kCpu, "cpu"}, {Device::kCuda, "cuda"}}};
+constexpr NameTable<Backend, 2> kBackends{{{Backend::kCpu, "cpu"}, {Backend::kCuda, "cuda"}}};
 constexpr NameTable<Precision, 4> kPrecisions{
     {{Precision::kFp32, "fp32"}, {Precision::kBf16, "bf16"}, {Precision::kTf32, "tf32"}, {Precision::kFp16, "fp16"}}};
 constexpr NameTable<MemoryFormat, 2> kMemoryFormats{
@@ -99,12 +99,12 @@ void add_choices(std::vector<Choice>& out, const char* option, const NameTable<E
 
 }  // namespace
 
-std::string_view name(Device device) { return name_in(kDevices, device); }
+std::string_view name(Backend device) { return name_in(kBackends, device); }
 std::string_view name(Precision precision) { return name_in(kPrecisions, precision); }
 std::string_view name(MemoryFormat format) { return name_in(kMemoryFormats, format); }
 std::string_view name(Mode mode) { return name_in(kModes, mode); }
 std::string_view name(ConvAlgo algorithm) { return name_in(kConvAlgos, algorithm); }
-Device parse_device(std::string_view text) { return parse_in(kDevices, "device", text); }
+Backend parse_backend(std::string_view text) { return parse_in(kBackends, "device", text); }
 Precision parse_precision(std::string_view text) { return parse_in(kPrecisions, "precision", text); }
 MemoryFormat parse_memory_format(std::string_view text) { return parse_in(kMemoryFormats, "memory format", text); }
 Mode parse_mode(std::string_view text) { return parse_in(kModes, "mode", text); }
@@ -123,16 +123,16 @@ std::vector<std::string> all_conv_algo_names() {
   return names;
 }
 
-std::vector<std::string> conv_algo_names(Device device) {
-  return device == Device::kCuda ? cudnn_conv_algo_names() : conv_algo_names();
+std::vector<std::string> conv_algo_names(Backend device) {
+  return device == Backend::kCuda ? cudnn_conv_algo_names() : conv_algo_names();
 }
 
-void check_device_options(Device device, Precision precision, std::string_view conv_algo, Mode mode) {
+void check_device_options(Backend device, Precision precision, std::string_view conv_algo, Mode mode) {
   auto modes = mode_names(device);
   if (std::find(modes.begin(), modes.end(), name(mode)) == modes.end())
     throw Error(
         fmt::format("--mode {} is not a mode of --device {} ({})", name(mode), name(device), fmt::join(modes, ", ")));
-  if (device == Device::kCpu && (precision == Precision::kTf32 || precision == Precision::kFp16))
+  if (device == Backend::kCpu && (precision == Precision::kTf32 || precision == Precision::kFp16))
     throw Error(fmt::format("--precision {}: the CPU executor runs fp32 and bf16; {} is for --device cuda",
                             name(precision), name(precision)));
   if (conv_algo.empty() || conv_algo == kAllConvAlgos || conv_algo == kAutoConvAlgo) return;
@@ -144,8 +144,8 @@ void check_device_options(Device device, Precision precision, std::string_view c
 std::vector<std::string> precision_names() { return names_in(kPrecisions); }
 std::vector<std::string> memory_format_names() { return names_in(kMemoryFormats); }
 std::vector<std::string> mode_names() { return names_in(kModes); }
-std::vector<std::string> mode_names(Device device) {
-  if (device == Device::kCuda) return {std::string(name(Mode::kEager)), std::string(name(Mode::kCudaGraph))};
+std::vector<std::string> mode_names(Backend device) {
+  if (device == Backend::kCuda) return {std::string(name(Mode::kEager)), std::string(name(Mode::kCudaGraph))};
   return {std::string(name(Mode::kEager)), std::string(name(Mode::kOptimized))};
 }
 std::vector<std::string> conv_algo_names() { return names_in(kConvAlgos); }

@@ -12,7 +12,9 @@ namespace ridge::exec {
 
 // Each option is an enum with one table of names (exec/options.cpp); parse_* throws ridge::Error
 // listing the valid names.
-enum class Device { kCpu, kCuda };  // cuda: the GPU module (cuDNN, cuBLAS), exec/cuda
+// The executor that runs a model (`--device cpu|cuda`; cuda: the GPU module, cuDNN and cuBLAS, exec/cuda). Not a
+// hw::Device, the hardware a roofline describes.
+enum class Backend { kCpu, kCuda };
 // bf16/fp16: autocast, convolutions and matrix products in 16 bits (accumulating in fp32); tf32: fp32 tensors,
 // products on tensor cores in TF32 (GPU only); fp16 is GPU only.
 enum class Precision { kFp32, kBf16, kTf32, kFp16 };
@@ -36,13 +38,13 @@ enum class CudnnConvAlgo {
   kBenchmark = 9,
 };
 
-std::string_view name(Device device);
+std::string_view name(Backend device);
 std::string_view name(Precision precision);
 std::string_view name(MemoryFormat format);
 std::string_view name(Mode mode);
 std::string_view name(ConvAlgo algorithm);
 std::string_view name(CudnnConvAlgo algorithm);
-Device parse_device(std::string_view text);
+Backend parse_backend(std::string_view text);
 Precision parse_precision(std::string_view text);
 MemoryFormat parse_memory_format(std::string_view text);
 Mode parse_mode(std::string_view text);
@@ -53,15 +55,15 @@ std::vector<std::string> memory_format_names();
 std::vector<std::string> mode_names();  // every device's
 // The modes of a device ("both" measures these two): eager and optimized on the CPU, eager and
 // cuda-graph on the GPU.
-std::vector<std::string> mode_names(Device device);
+std::vector<std::string> mode_names(Backend device);
 std::vector<std::string> conv_algo_names();  // the CPU's
 std::vector<std::string> cudnn_conv_algo_names();
 // Every name --conv-algo takes on some device (the CPU's, then cuDNN's that the CPU lacks).
 std::vector<std::string> all_conv_algo_names();
 // The precisions and algorithms of a device; a value the device cannot honour is refused in one
 // line naming the device that can (`--precision tf32` on the CPU, `--conv-algo fft-tiling` on it).
-std::vector<std::string> conv_algo_names(Device device);
-void check_device_options(Device device, Precision precision, std::string_view conv_algo, Mode mode = Mode::kEager);
+std::vector<std::string> conv_algo_names(Backend device);
+void check_device_options(Backend device, Precision precision, std::string_view conv_algo, Mode mode = Mode::kEager);
 // cuDNN's "auto": its heuristic.
 inline constexpr std::string_view kAutoConvAlgo = "auto";
 
@@ -82,7 +84,7 @@ struct Choice {
 std::vector<Choice> choices(bool bench);
 
 struct ExecOptions {
-  Device device = Device::kCpu;
+  Backend device = Backend::kCpu;
   int threads = 0;  // intra-op threads; 0 keeps the library's default
   Precision precision = Precision::kFp32;
   MemoryFormat memory_format = MemoryFormat::kNchw;

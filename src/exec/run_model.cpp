@@ -8,7 +8,7 @@ namespace ridge::exec {
 ModelRun run_model(const RunRequest& request) {
   auto options = exec_options(request.exec);
   auto prepared = prepare(request.model, request.exec.inputs_dir);
-  if (options.device == Device::kCpu) {
+  if (options.device == Backend::kCpu) {
     // Checked before libtorch is loaded.
     check_runnable(prepared.analysis.model);
     check_memory(prepared.analysis.cost, false);

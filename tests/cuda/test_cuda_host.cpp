@@ -62,18 +62,18 @@ TEST(CudaAlgorithms, NamesMapToCudnnsEnumValues) {
 }
 
 TEST(CudaAlgorithms, EachDeviceTakesItsOwnOptions) {
-  using exec::Device;
-  EXPECT_NO_THROW(exec::check_device_options(Device::kCuda, exec::Precision::kTf32, "fft-tiling"));
-  EXPECT_NO_THROW(exec::check_device_options(Device::kCpu, exec::Precision::kBf16, "winograd"));
-  EXPECT_NO_THROW(exec::check_device_options(Device::kCuda, exec::Precision::kFp32, "all", exec::Mode::kCudaGraph));
-  EXPECT_THROW(exec::check_device_options(Device::kCpu, exec::Precision::kTf32, ""), Error);
-  EXPECT_THROW(exec::check_device_options(Device::kCpu, exec::Precision::kFp16, ""), Error);
-  EXPECT_THROW(exec::check_device_options(Device::kCpu, exec::Precision::kFp32, "implicit-gemm"), Error);
-  EXPECT_THROW(exec::check_device_options(Device::kCpu, exec::Precision::kFp32, "", exec::Mode::kCudaGraph), Error);
-  EXPECT_THROW(exec::check_device_options(Device::kCuda, exec::Precision::kFp32, "", exec::Mode::kOptimized), Error);
-  EXPECT_EQ(exec::conv_algo_names(Device::kCuda).size(), 10u);
-  EXPECT_EQ(exec::mode_names(Device::kCuda), (std::vector<std::string>{"eager", "cuda-graph"}));
-  EXPECT_EQ(exec::mode_names(Device::kCpu), (std::vector<std::string>{"eager", "optimized"}));
+  using exec::Backend;
+  EXPECT_NO_THROW(exec::check_device_options(Backend::kCuda, exec::Precision::kTf32, "fft-tiling"));
+  EXPECT_NO_THROW(exec::check_device_options(Backend::kCpu, exec::Precision::kBf16, "winograd"));
+  EXPECT_NO_THROW(exec::check_device_options(Backend::kCuda, exec::Precision::kFp32, "all", exec::Mode::kCudaGraph));
+  EXPECT_THROW(exec::check_device_options(Backend::kCpu, exec::Precision::kTf32, ""), Error);
+  EXPECT_THROW(exec::check_device_options(Backend::kCpu, exec::Precision::kFp16, ""), Error);
+  EXPECT_THROW(exec::check_device_options(Backend::kCpu, exec::Precision::kFp32, "implicit-gemm"), Error);
+  EXPECT_THROW(exec::check_device_options(Backend::kCpu, exec::Precision::kFp32, "", exec::Mode::kCudaGraph), Error);
+  EXPECT_THROW(exec::check_device_options(Backend::kCuda, exec::Precision::kFp32, "", exec::Mode::kOptimized), Error);
+  EXPECT_EQ(exec::conv_algo_names(Backend::kCuda).size(), 10u);
+  EXPECT_EQ(exec::mode_names(Backend::kCuda), (std::vector<std::string>{"eager", "cuda-graph"}));
+  EXPECT_EQ(exec::mode_names(Backend::kCpu), (std::vector<std::string>{"eager", "optimized"}));
   // --conv-algo takes every device's names once: the CPU's five and cuDNN's six others.
   EXPECT_EQ(exec::all_conv_algo_names().size(), 11u);
 }

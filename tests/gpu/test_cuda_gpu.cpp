@@ -31,7 +31,7 @@ exec::Prepared prepared(const std::string& name) {
 
 exec::ExecOptions gpu_options() {
   exec::ExecOptions o;
-  o.device = exec::Device::kCuda;
+  o.device = exec::Backend::kCuda;
   return o;
 }
 

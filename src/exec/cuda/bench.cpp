@@ -125,7 +125,7 @@ void note_algorithms(const Interpreter& interp, BenchResult& result) {
 }  // namespace
 
 void check_options(const ExecOptions& options, bool training) {
-  check_device_options(Device::kCuda, options.precision, name(options.cudnn_conv_algo), options.mode);
+  check_device_options(Backend::kCuda, options.precision, name(options.cudnn_conv_algo), options.mode);
   if (training)
     throw Error("--training on the GPU: the GPU module runs inference; training steps run on the CPU (ATen)");
 }

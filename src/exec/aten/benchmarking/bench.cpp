@@ -24,7 +24,7 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 }  // namespace
 
 ExecutionScope::ExecutionScope(const ExecOptions& options) {
-  if (options.device != Device::kCpu)
+  if (options.device != Backend::kCpu)
     throw Error(fmt::format("--device {}: the ATen executor runs on the CPU; the GPU has its own module",
                             name(options.device)));
   check_device_options(options.device, options.precision, {}, options.mode);
