@@ -88,7 +88,7 @@ FamilyCalibration family_fit(const CalibrateRequest& r) {
   device.calibration.reset();  // fit against the raw roofline
   auto analysis = analysis::run(r.model);
   auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode_text));
-  auto prediction = roofline::predict(analysis.cost, roofline, r.predict);
+  auto prediction = roofline::predict(analysis.cost, roofline, prediction_options(r.choices, r.model).roofline);
   roofline::RunSelection run;
   std::vector<std::string> ncu_notes;
   std::vector<roofline::MeasuredNode> measured;
@@ -151,7 +151,7 @@ void read_kept(const CalibrateRequest& r, Evidence& e) {
 
 void read_measured(const CalibrateRequest& r, const hw::Device& device, Evidence& e) {
   if (r.measured.empty()) return;
-  auto evidence = read_bench_evidence(r.measured, r.exclude_model, r.dims);
+  auto evidence = read_bench_evidence(r.measured, r.exclude_model, r.model.bindings.dims);
   if (!e.samples.empty() && !evidence.executor.empty() && evidence.executor != e.executor)
     throw Error(fmt::format("--samples holds layers of {} and --measured runs of {}: a calibration predicts one",
                             executor_name(e.executor), executor_name(evidence.executor)));
@@ -225,7 +225,7 @@ void time_sample(const CalibrateRequest& r, const hw::Device& device, const Ceil
     if (mode == exec::Mode::kOptimized && gpu)
       throw Error("--modes optimized: the GPU executor runs eager and cuda-graph");
   }
-  options.seed = r.seed;
+  options.seed = r.seed.value_or(0);
   options.ceilings = ceilings;
   options.per_template = r.sample_size;
   auto& engine = exec::load_engine(gpu ? exec::Backend::kCuda : exec::Backend::kCpu);
@@ -245,7 +245,7 @@ void time_sample(const CalibrateRequest& r, const hw::Device& device, const Ceil
 // The shape-aware calibration: evidence from the layer sample, bench runs and earlier sample files,
 // kept beside the output, then fitted and cross-validated per layer kind and mode.
 ShapeCalibration shape_fit(const CalibrateRequest& r, const SampleProgressFn& progress) {
-  if (!r.dims.empty() && std::none_of(r.measured.begin(), r.measured.end(), is_torch_timings))
+  if (!r.model.bindings.dims.empty() && std::none_of(r.measured.begin(), r.measured.end(), is_torch_timings))
     throw Error("--dim applies to the per-family fit of a MODEL and to PyTorch timings (.jsonl) in --measured");
   auto [device_id, mode_text] = hw::split_device_and_mode(r.device);
   auto device = hw::find_device(device_id);
@@ -271,8 +271,8 @@ ShapeCalibration shape_fit(const CalibrateRequest& r, const SampleProgressFn& pr
   write_file(overhead_file, overhead_csv.str());
 
   FitOptions fit_options;
-  fit_options.folds = r.folds;
-  fit_options.seed = r.seed;
+  if (r.folds) fit_options.folds = *r.folds;
+  fit_options.seed = r.seed.value_or(0);
   fit_options.executor = e.executor;
   auto model = ShapeModel::fit(e.samples, e.overheads, ceilings, fit_options);
   model.set_framework(e.framework);
@@ -294,7 +294,7 @@ ShapeCalibration shape_fit(const CalibrateRequest& r, const SampleProgressFn& pr
   c.device = device.id;
   c.evidence = e.sources;
   c.samples = static_cast<int64_t>(e.samples.size());
-  c.folds = r.folds;
+  c.folds = fit_options.folds;
   c.held_out = model.held_out();
   auto described = model.describe();
   if (e.executor != "cpu") {
@@ -331,7 +331,7 @@ EnergyCalibration energy_fit(const CalibrateRequest& r) {
                     "the device file's modes first",
                     mode.name, device.id));
   auto roofline = hw::roofline_for(device, mode);
-  auto traffic = r.traffic == "fused" ? roofline::Traffic::kFused : roofline::Traffic::kUnfused;
+  auto traffic = r.choices.traffic == "fused" ? roofline::Traffic::kFused : roofline::Traffic::kUnfused;
   auto read = read_energy_runs(r.measured, roofline, traffic);
   if (read.runs.empty())
     throw Error(fmt::format("no run with an energy figure in {}{}", fmt::join(r.measured, ", "),
@@ -357,7 +357,8 @@ EnergyCalibration energy_fit(const CalibrateRequest& r) {
   coefficients.source = fmt::format(
       "fitted by `ridge calibrate --energy` to {} run(s) in {} (W, Q as `ridge predict --traffic {}` counts them; "
       "T the measured mean latency): median |error| {:.1f}%, max {:.1f}%, R^2 {:.4f}",
-      read.runs.size(), fmt::join(r.measured, ", "), r.traffic, fit.median_rel * 100, fit.max_rel * 100, fit.r2);
+      read.runs.size(), fmt::join(r.measured, ", "), r.choices.traffic, fit.median_rel * 100, fit.max_rel * 100,
+      fit.r2);
   auto output = r.output.empty() ? device.id + ".energy.yaml" : r.output;
   write_file(output, roofline::energy_device_yaml(device.file, coefficients, output));
 
@@ -365,7 +366,7 @@ EnergyCalibration energy_fit(const CalibrateRequest& r) {
   c.device = device.id;
   c.mode = mode.name;
   c.measured = r.measured;
-  c.traffic = r.traffic;
+  c.traffic = r.choices.traffic;
   c.runs = std::move(read.runs);
   c.fit = std::move(fit);
   c.skipped = std::move(read.skipped);
@@ -374,9 +375,80 @@ EnergyCalibration energy_fit(const CalibrateRequest& r) {
   return c;
 }
 
+// Options a fit would drop, refused before any work (named as `ridge calibrate` spells them).
+void check_request(const CalibrateRequest& r) {
+  const auto& m = r.model;
+  const auto& b = m.bindings;
+  const auto& c = r.choices;
+  const bool bound =
+      b.batch.has_value() || !b.inputs.empty() || m.options.activation_dtype || m.options.weight_dtype || m.strict;
+  const bool shape_options = r.sample || r.quick || r.sample_size > 0 || !r.sample_files.empty() ||
+                             !r.exclude_model.empty() || r.repetitions > 0 || !r.ncu.empty() || !r.threads.empty() ||
+                             !r.modes.empty() || r.folds || r.seed;
+  switch (r.fit) {
+    case Fit::kEnergy:
+      if (!m.model_path.empty())
+        throw Error(
+            "--energy fits a device's energy coefficients from --measured runs: give no MODEL (the runs name "
+            "theirs)");
+      if (shape_options)
+        throw Error(
+            "--sample, --quick, --sample-size, --samples, --exclude-model, --repetitions, --ncu, --threads, --modes, "
+            "--folds and --seed fit time calibrations, not --energy (a layer sample under a power source is not "
+            "supported yet: measure it and "
+            "give an energy CSV)");
+      if (bound || !b.dims.empty() || !c.precision.empty() || c.allow_tf32)
+        throw Error(
+            "--batch, --dim, --input, --dtype, --weight-dtype, --strict, --precision and --allow-tf32 do not apply "
+            "to --energy: each run is analysed at the batch, input size and precision it recorded");
+      if (r.measured.empty())
+        throw Error(
+            "--energy needs --measured: bench results with energy (`ridge bench --power ... --csv DIR` or -f json) "
+            "or an energy CSV (flops, bytes, time_s, energy_j)");
+      return;
+    case Fit::kFamily:
+      if (r.sample || !r.sample_files.empty())
+        throw Error("--sample and --samples fit the shape-aware calibration: give them without a MODEL");
+      if (r.measured.size() != 1)
+        throw Error(
+            "with a MODEL, calibrate fits its node times: give exactly one --measured CSV (or drop MODEL to fit "
+            "the shape-aware model from bench directories)");
+      if (!r.ncu.empty())
+        throw Error("--ncu adds kernel times to the shape-aware GPU fit; with a MODEL, give its export to --measured");
+      // The per-family fit solves one small least-squares problem from the given node times: nothing is sampled,
+      // threaded, moded, left out or cross-validated, so these options would be dropped.
+      if (r.quick || r.sample_size > 0 || !r.threads.empty() || !r.modes.empty() || !r.exclude_model.empty() ||
+          r.folds || r.seed)
+        throw Error(
+            "--quick, --sample-size, --threads, --modes, --exclude-model, --folds and --seed apply to the "
+            "shape-aware calibration (no MODEL); the per-family fit of a MODEL takes its node times as measured");
+      return;
+    case Fit::kShape:
+      break;
+  }
+  if (!m.model_path.empty()) throw Error("the shape-aware calibration takes no MODEL (give it for the per-family fit)");
+  if (!r.sample && r.measured.empty() && r.sample_files.empty())
+    throw Error(
+        "nothing to calibrate from: give --sample (time a layer sample here), --measured DIR (bench runs) "
+        "or --samples FILE");
+  if ((r.quick || r.sample_size > 0) && !r.sample) throw Error("--quick and --sample-size apply to --sample");
+  // The shape-aware fit binds and costs each layer itself, in fp32: the model options would change
+  // nothing, so they are refused rather than dropped.
+  if (bound || c.allow_tf32 || c.traffic != "unfused")
+    throw Error(
+        "--batch, --input, --dtype, --weight-dtype, --strict, --allow-tf32 and --traffic apply to the per-family fit "
+        "of a MODEL, not to the shape-aware calibration");
+  if (!c.precision.empty() && c.precision != "fp32")
+    throw Error(
+        fmt::format("the shape-aware calibration is fitted in fp32 (the executor's precision), not {}", c.precision));
+  if (!r.exclude_model.empty() && r.measured.empty()) throw Error("--exclude-model applies to --measured");
+  if (r.repetitions > 0) throw Error("--repetitions applies to an Nsight Compute export given to a MODEL's --measured");
+}
+
 }  // namespace
 
 Calibration calibrate(const CalibrateRequest& request, const SampleProgressFn& progress) {
+  check_request(request);
   switch (request.fit) {
     case Fit::kFamily:
       return family_fit(request);

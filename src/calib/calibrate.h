@@ -6,17 +6,18 @@
 //   - shape-aware: the layer sample timed here, bench runs, PyTorch's whole-model timings, kernel times from
 //     Nsight Compute exports and kept evidence, fitted per layer kind and mode (calib/model.h, gpu_model.h);
 //   - energy: a power mode's e_flop, e_byte and p_static from runs with energy figures (roofline/energy_fit.h).
-// The command line checks which options go together; this checks what only the inputs can say (a CPU device file
-// given GPU runs, a mode the device does not have, evidence of two executors) and throws ridge::Error.
+// calibrate() first refuses what a fit would drop (a model binding, a fold count or a sample option given to a fit
+// that takes none), naming the options as `ridge calibrate` spells them, then what only the inputs can say (a CPU
+// device file given GPU runs, a mode the device does not have, evidence of two executors); ridge::Error either way.
 #include <functional>
-#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/run.h"
 #include "calib/calibration_result.h"
+#include "calib/device_prediction.h"
 #include "calib/layer_sample.h"
-#include "roofline/predict.h"
 
 namespace ridge::calib {
 
@@ -28,9 +29,13 @@ struct CalibrateRequest {
   std::string output;  // the device file to write ("": ID.calibrated.yaml, or ID.energy.yaml for energy)
   std::vector<std::string> measured;
 
-  // Per family: the model whose node times `measured` (exactly one file) holds, and how it is predicted.
+  // What the command line bound, as given. Per family: the model whose node times `measured` (exactly one file)
+  // holds. Shape-aware: only named dims (bindings.dims), what PyTorch's timings do not record (seq=128); the fit
+  // binds and costs each layer itself. Energy: none (each run is analysed as it recorded).
   analysis::Request model;
-  roofline::PredictOptions predict;
+  // Per family: how the model is predicted (precision, traffic, TF32). Energy: how W and Q are counted (traffic,
+  // as `ridge predict --traffic`). The executor's mode and threads are not calibrate's to choose.
+  PredictionChoices choices;
   int64_t repetitions = 0;  // model passes in an Nsight Compute export (0: what the export shows)
 
   // Shape-aware.
@@ -41,12 +46,8 @@ struct CalibrateRequest {
   std::vector<std::string> sample_files;  // kept evidence: OUT.samples.csv of earlier fits
   std::vector<std::string> ncu;           // MODEL:BATCH=EXPORT.csv, kernel times of the GPU executor
   std::string exclude_model;              // leave this model's runs (and exports) out
-  std::map<std::string, int64_t> dims;    // what PyTorch's timings do not record (seq=128)
-  int folds = 5;
-  uint64_t seed = 0;
-
-  // Energy: how W and Q are counted ("unfused" or "fused", as `ridge predict --traffic`).
-  std::string traffic = "unfused";
+  std::optional<int> folds;               // cross-validation folds (not given: 5)
+  std::optional<uint64_t> seed;           // of the sample draw and the fit (not given: 0)
 };
 
 // Progress of a long layer sample (called between layers).

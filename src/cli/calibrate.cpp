@@ -64,76 +64,16 @@ std::vector<int> parse_threads(const std::string& text) {
   return threads;
 }
 
-// Which options go together is the command line's to say; what the inputs say is calib::calibrate's.
+// The options as given; calib::calibrate refuses those its fit would drop.
 calib::CalibrateRequest request_of(const CalibrateOptions& o) {
   calib::CalibrateRequest r;
+  r.fit = o.energy ? calib::Fit::kEnergy : !o.predict.model.model.empty() ? calib::Fit::kFamily : calib::Fit::kShape;
   r.device = o.predict.device;
   r.output = o.output;
   r.measured = o.measured;
-  const auto& m = o.predict.model;
-  if (o.energy) {
-    if (!m.model.empty())
-      throw Error(
-          "--energy fits a device's energy coefficients from --measured runs: give no MODEL (the runs name theirs)");
-    if (o.sample || o.quick || o.sample_size > 0 || !o.sample_files.empty() || !o.exclude_model.empty() ||
-        o.repetitions > 0 || !o.ncu.empty() || !o.threads.empty() || !o.modes.empty() || o.folds > 0 || o.seed)
-      throw Error(
-          "--sample, --quick, --sample-size, --samples, --exclude-model, --repetitions, --ncu, --threads, --modes, "
-          "--folds and --seed fit time calibrations, not --energy (a layer sample under a power source is not "
-          "supported yet: measure it and "
-          "give an energy CSV)");
-    if (m.batch > 0 || !m.dims.empty() || !m.inputs.empty() || !m.dtype.empty() || !m.weight_dtype.empty() ||
-        m.strict || !o.predict.precision.empty() || o.predict.allow_tf32)
-      throw Error(
-          "--batch, --dim, --input, --dtype, --weight-dtype, --strict, --precision and --allow-tf32 do not apply to "
-          "--energy: each run is analysed at the batch, input size and precision it recorded");
-    if (o.measured.empty())
-      throw Error(
-          "--energy needs --measured: bench results with energy (`ridge bench --power ... --csv DIR` or -f json) or "
-          "an energy CSV (flops, bytes, time_s, energy_j)");
-    r.fit = calib::Fit::kEnergy;
-    r.traffic = o.predict.traffic;
-    return r;
-  }
-  if (!m.model.empty()) {
-    if (o.sample || !o.sample_files.empty())
-      throw Error("--sample and --samples fit the shape-aware calibration: give them without a MODEL");
-    if (o.measured.size() != 1)
-      throw Error(
-          "with a MODEL, calibrate fits its node times: give exactly one --measured CSV (or drop MODEL to fit "
-          "the shape-aware model from bench directories)");
-    if (!o.ncu.empty())
-      throw Error("--ncu adds kernel times to the shape-aware GPU fit; with a MODEL, give its export to --measured");
-    // The per-family fit solves one small least-squares problem from the given node times: nothing is sampled,
-    // threaded, moded, left out or cross-validated, so these options would be dropped.
-    if (o.quick || o.sample_size > 0 || !o.threads.empty() || !o.modes.empty() || !o.exclude_model.empty() ||
-        o.folds > 0 || o.seed)
-      throw Error(
-          "--quick, --sample-size, --threads, --modes, --exclude-model, --folds and --seed apply to the shape-aware "
-          "calibration (no MODEL); the per-family fit of a MODEL takes its node times as measured");
-    r.fit = calib::Fit::kFamily;
-    r.model = make_request(m);
-    r.predict = predict_options(o.predict, r.model);
-    r.repetitions = o.repetitions;
-    return r;
-  }
-  if (!o.sample && o.measured.empty() && o.sample_files.empty())
-    throw Error(
-        "nothing to calibrate from: give --sample (time a layer sample here), --measured DIR (bench runs) "
-        "or --samples FILE");
-  if ((o.quick || o.sample_size > 0) && !o.sample) throw Error("--quick and --sample-size apply to --sample");
-  // The shape-aware fit binds and costs each layer itself, in fp32: the model options would change
-  // nothing, so they are refused rather than dropped.
-  if (m.batch > 0 || !m.inputs.empty() || !m.dtype.empty() || !m.weight_dtype.empty() || m.strict ||
-      o.predict.allow_tf32 || o.predict.traffic != "unfused")
-    throw Error(
-        "--batch, --input, --dtype, --weight-dtype, --strict, --allow-tf32 and --traffic apply to the per-family fit "
-        "of a MODEL, not to the shape-aware calibration");
-  if (!o.predict.precision.empty() && o.predict.precision != "fp32")
-    throw Error(fmt::format("the shape-aware calibration is fitted in fp32 (the executor's precision), not {}",
-                            o.predict.precision));
-  if (!o.exclude_model.empty() && o.measured.empty()) throw Error("--exclude-model applies to --measured");
-  r.fit = calib::Fit::kShape;
+  r.model = make_request(o.predict.model);
+  r.choices = o.predict.choices();
+  r.repetitions = o.repetitions;
   r.sample = o.sample;
   r.quick = o.quick;
   r.sample_size = o.sample_size;
@@ -142,10 +82,8 @@ calib::CalibrateRequest request_of(const CalibrateOptions& o) {
   r.sample_files = o.sample_files;
   r.ncu = o.ncu;
   r.exclude_model = o.exclude_model;
-  // --dim binds what PyTorch's timings do not record (a sequence length); every other run records its shapes.
-  for (const auto& [name, value] : make_request(m).bindings.dims) r.dims[name] = value;
   if (o.folds > 0) r.folds = o.folds;
-  if (o.seed) r.seed = *o.seed;
+  r.seed = o.seed;
   return r;
 }
 

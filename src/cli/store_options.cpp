@@ -7,9 +7,7 @@
 #include <map>
 #include <memory>
 
-#include "report/document_codec.h"
-#include "report/result_codec.h"
-#include "report/results_report.h"
+#include "report/result_record.h"
 #include "store/environment.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -94,30 +92,8 @@ void keep_result(const StoreOptions& options, const report::Document& doc, store
                  const report::TypedResult& value) {
   if (options.disabled) return;
   auto path = store_path(options);
-  store::Record record;
-  record.command = doc.command;
-  record.subject = doc.subject;
-  record.params = std::move(params);
-  record.environment = store::collect_environment(invocation().command_line);
-  record.cell = invocation().cell;
-  record.document = report::encode_document(doc);
-  // Everything about a typed result comes from the value, not from the cells printed.
-  record.summary = report::headline(value);
-  for (const auto& run : value.runs) {
-    record.environment.random_weights = run.random_weights;
-    const auto& env = run.environment;  // the libraries that measured
-    if (!env.torch_version.empty()) record.environment.versions["torch"] = env.torch_version;
-    if (!env.backend_info.empty()) record.environment.versions["backend"] = env.backend_info;
-    if (!record.params.threads && env.threads > 0) record.params.threads = env.threads;
-  }
-  for (const auto& p : value.predictions)
-    record.environment.calibration = p.calibration_model.empty() ? p.calibration_source : p.calibration_model;
-  if (value.comparison) {
-    record.environment.random_weights = value.comparison->measured.random_weights;
-    const auto& p = value.comparison->prediction;
-    record.environment.calibration = p.calibration_model.empty() ? p.calibration_source : p.calibration_model;
-  }
-  record.result = report::encode_typed(value);
+  auto record = report::result_record(doc, std::move(params), value,
+                                      store::collect_environment(invocation().command_line), invocation().cell);
   try {
     open_store(path).save(record);
   } catch (const Error& e) {

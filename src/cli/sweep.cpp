@@ -10,7 +10,6 @@
 #include "cli/common.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
-#include "report/format.h"
 #include "report/status_report.h"
 #include "store/store.h"
 #include "sweep/matrix.h"
@@ -125,27 +124,7 @@ int run_sweep_command(const SweepOptions& o) {
   run_options.terminal = ::isatty(STDERR_FILENO);
   auto summary = sweep::run_sweep(matrix, cells, store, run_options, runner);
 
-  report::Document doc;
-  doc.command = "sweep";
-  doc.subject = matrix.name;
-  doc.field("sweep", "sweep", fmt::format("{} ({})", matrix.name, matrix.file), matrix.name);
-  doc.field("stage", "stage", o.stage + (shard_label.empty() ? "" : ", shard " + shard_label), o.stage);
-  doc.field("store", "store", store_file, store_file);
-  doc.field("cells", "cells", std::to_string(summary.cells), static_cast<int64_t>(summary.cells));
-  doc.field("skipped", "already stored (skipped)", std::to_string(summary.skipped),
-            static_cast<int64_t>(summary.skipped));
-  doc.field("done", "run now", std::to_string(summary.done), static_cast<int64_t>(summary.done));
-  doc.field("failed", "failed", std::to_string(summary.failed), static_cast<int64_t>(summary.failed));
-  doc.field("seconds", "time", report::duration(summary.seconds), summary.seconds);
-  doc.field("overhead_per_cell_s", "sweep overhead per cell",
-            summary.done + summary.failed ? report::duration(summary.overhead_per_cell_s()) : "-",
-            summary.overhead_per_cell_s());
-  auto& t = doc.table("failures", "failed cells (stored with their error; a rerun retries them):");
-  t.column({.key = "cell"}).column({.key = "error"});
-  for (const auto& [cell, error] : summary.failures) t.add({cell, error});
-  if (summary.failures.empty()) t.audience = report::kJson;  // people need no empty table
-  doc.csv_table = "failures";
-  emit(doc, o.format);
+  emit(report::sweep_summary_document(matrix, o.stage, shard_label, store_file, summary), o.format);
   return summary.failed ? 1 : 0;
 }
 

@@ -2,7 +2,34 @@
 
 #include <fmt/format.h>
 
+#include "report/format.h"
+
 namespace ridge::report {
+
+Document sweep_summary_document(const sweep::Matrix& matrix, const std::string& stage, const std::string& shard,
+                                const std::string& store_path, const sweep::RunSummary& summary) {
+  Document doc;
+  doc.command = "sweep";
+  doc.subject = matrix.name;
+  doc.field("sweep", "sweep", fmt::format("{} ({})", matrix.name, matrix.file), matrix.name);
+  doc.field("stage", "stage", stage + (shard.empty() ? "" : ", shard " + shard), stage);
+  doc.field("store", "store", store_path, store_path);
+  doc.field("cells", "cells", std::to_string(summary.cells), static_cast<int64_t>(summary.cells));
+  doc.field("skipped", "already stored (skipped)", std::to_string(summary.skipped),
+            static_cast<int64_t>(summary.skipped));
+  doc.field("done", "run now", std::to_string(summary.done), static_cast<int64_t>(summary.done));
+  doc.field("failed", "failed", std::to_string(summary.failed), static_cast<int64_t>(summary.failed));
+  doc.field("seconds", "time", duration(summary.seconds), summary.seconds);
+  doc.field("overhead_per_cell_s", "sweep overhead per cell",
+            summary.done + summary.failed ? duration(summary.overhead_per_cell_s()) : "-",
+            summary.overhead_per_cell_s());
+  auto& t = doc.table("failures", "failed cells (stored with their error; a rerun retries them):");
+  t.column({.key = "cell"}).column({.key = "error"});
+  for (const auto& [cell, error] : summary.failures) t.add({cell, error});
+  if (summary.failures.empty()) t.audience = kJson;  // people need no empty table
+  doc.csv_table = "failures";
+  return doc;
+}
 
 Document stored_sweeps_document(const std::vector<sweep::StoredSweep>& sweeps, const std::string& store_path) {
   Document doc;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <variant>
 
@@ -90,7 +91,7 @@ TEST(Calibrate, InputsThatDoNotBelongTogetherAreRefused) {
   calib::CalibrateRequest dims;  // --dim binds what PyTorch's timings do not record; these runs record theirs
   dims.device = "h200";
   dims.measured = {runs};
-  dims.dims = {{"seq", 128}};
+  dims.model.bindings.dims = {{"seq", 128}};
   EXPECT_NE(message(dims).find("--dim applies to"), std::string::npos) << message(dims);
 
   calib::CalibrateRequest energy;  // a mode the device does not have
@@ -105,6 +106,103 @@ TEST(Calibrate, InputsThatDoNotBelongTogetherAreRefused) {
   energy_of_cpu_mode.measured = {runs};
   EXPECT_NE(message(energy_of_cpu_mode).find("no run with an energy figure"), std::string::npos)
       << message(energy_of_cpu_mode);
+}
+
+// What a fit would drop is refused before any work, each in one line naming the options as the command spells them.
+TEST(Calibrate, OptionsAFitWouldDropAreRefused) {
+  auto refused = [](calib::CalibrateRequest request) {
+    request.device = "t4";
+    return error_text([&] { calib::calibrate(request); });
+  };
+  const std::string csv = temp_dir() + "/no-such-node-times.csv";
+  auto family = [&] {
+    calib::CalibrateRequest r;
+    r.fit = calib::Fit::kFamily;
+    r.model.model_path = model_path("alexnet");
+    r.measured = {csv};
+    return r;
+  };
+  const std::string kFamilyDrops =
+      "--quick, --sample-size, --threads, --modes, --exclude-model, --folds and --seed apply to the shape-aware "
+      "calibration (no MODEL); the per-family fit of a MODEL takes its node times as measured";
+  for (auto change : std::vector<std::function<void(calib::CalibrateRequest&)>>{
+           [](auto& r) { r.quick = true; }, [](auto& r) { r.sample_size = 4; }, [](auto& r) { r.threads = {2}; },
+           [](auto& r) { r.modes = "eager"; }, [](auto& r) { r.exclude_model = "x"; }, [](auto& r) { r.folds = 3; },
+           [](auto& r) { r.seed = 0; }}) {
+    auto r = family();
+    change(r);
+    EXPECT_EQ(refused(r), kFamilyDrops);
+  }
+  auto sampled = family();
+  sampled.sample = true;
+  EXPECT_EQ(refused(sampled), "--sample and --samples fit the shape-aware calibration: give them without a MODEL");
+  auto two = family();
+  two.measured.push_back(csv);
+  EXPECT_NE(refused(two).find("give exactly one --measured CSV"), std::string::npos);
+  auto ncu = family();
+  ncu.ncu = {"m:1=x.csv"};
+  EXPECT_NE(refused(ncu).find("--ncu adds kernel times to the shape-aware GPU fit"), std::string::npos);
+  // The per-family fit takes its options and gets as far as reading the file.
+  EXPECT_NE(refused(family()).find("no-such-node-times.csv"), std::string::npos) << refused(family());
+
+  calib::CalibrateRequest nothing;
+  EXPECT_EQ(refused(nothing),
+            "nothing to calibrate from: give --sample (time a layer sample here), --measured DIR (bench runs) or "
+            "--samples FILE");
+  auto shape = [&] {
+    calib::CalibrateRequest r;
+    r.measured = {csv};
+    return r;
+  };
+  auto quick = shape();
+  quick.quick = true;
+  EXPECT_EQ(refused(quick), "--quick and --sample-size apply to --sample");
+  const std::string kShapeDrops =
+      "--batch, --input, --dtype, --weight-dtype, --strict, --allow-tf32 and --traffic apply to the per-family fit of "
+      "a MODEL, not to the shape-aware calibration";
+  for (auto change : std::vector<std::function<void(calib::CalibrateRequest&)>>{
+           [](auto& r) { r.model.bindings.batch = 8; },
+           [](auto& r) {
+             r.model.bindings.inputs["x"] = {1, 3, 8, 8};
+           },
+           [](auto& r) { r.model.options.activation_dtype = graph::DType::kFloat16; },
+           [](auto& r) { r.model.options.weight_dtype = graph::DType::kFloat16; },
+           [](auto& r) { r.model.strict = true; }, [](auto& r) { r.choices.allow_tf32 = true; },
+           [](auto& r) { r.choices.traffic = "fused"; }}) {
+    auto r = shape();
+    change(r);
+    EXPECT_EQ(refused(r), kShapeDrops);
+  }
+  auto bf16 = shape();
+  bf16.choices.precision = "bf16";
+  EXPECT_EQ(refused(bf16), "the shape-aware calibration is fitted in fp32 (the executor's precision), not bf16");
+  auto repetitions = shape();
+  repetitions.repetitions = 2;
+  EXPECT_EQ(refused(repetitions), "--repetitions applies to an Nsight Compute export given to a MODEL's --measured");
+  auto exclude = shape();
+  exclude.measured.clear();
+  exclude.sample = true;
+  exclude.exclude_model = "x";
+  EXPECT_EQ(refused(exclude), "--exclude-model applies to --measured");
+
+  auto energy = [&] {
+    calib::CalibrateRequest r;
+    r.fit = calib::Fit::kEnergy;
+    r.measured = {csv};
+    return r;
+  };
+  auto with_model = energy();
+  with_model.model.model_path = model_path("alexnet");
+  EXPECT_NE(refused(with_model).find("give no MODEL"), std::string::npos);
+  auto folds = energy();
+  folds.folds = 3;
+  EXPECT_NE(refused(folds).find("fit time calibrations, not --energy"), std::string::npos);
+  auto seq = energy();
+  seq.model.bindings.dims["seq"] = 128;
+  EXPECT_NE(refused(seq).find("do not apply to --energy"), std::string::npos);
+  auto none = energy();
+  none.measured.clear();
+  EXPECT_NE(refused(none).find("--energy needs --measured"), std::string::npos);
 }
 
 }  // namespace

@@ -115,18 +115,15 @@ TEST(CliOutput, BenchChecksEveryPointBeforeMeasuringAny) {
 namespace ridge::test {
 namespace {
 
-TEST(ModelsCli, ListsTheBundledModelsWithTheirDimsAndCosts) {
+// The command's wiring: with no directory it lists the bundled models (report/models_report's tests check the rows).
+TEST(ModelsCli, ListsTheBundledModelsAndRefusesAnEmptyDirectory) {
   auto r = run_ridge("models -f json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   std::map<std::string, nlohmann::json> rows;
   for (const auto& m : doc["models"]) rows[m["model"].get<std::string>()] = m;
   ASSERT_TRUE(rows.count("resnet50.onnx"));
-  EXPECT_EQ(rows["resnet50.onnx"]["symbolic_dims"], "batch, height, width");
-  EXPECT_EQ(rows["resnet50.onnx"]["defaults"], "height=224,width=224");
-  EXPECT_EQ(rows["resnet50.onnx"]["macs"].get<int64_t>(), 4089184256);  // torchvision's 4.089 GFLOPS
-  EXPECT_EQ(rows["bert_base.onnx"]["symbolic_dims"], "batch, seq");
-  EXPECT_EQ(rows["vgg16.onnx"]["inputs"], "input=batchx3x224x224");
+  EXPECT_EQ(rows["resnet50.onnx"]["macs"].get<int64_t>(), 4089184256);
   auto empty = run_ridge("models " + temp_dir());
   EXPECT_EQ(empty.exit_code, 1);
   EXPECT_NE(empty.err.find("no .onnx files"), std::string::npos) << empty.err;
