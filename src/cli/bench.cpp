@@ -12,11 +12,9 @@
 #include "cli/output_options.h"
 #include "cli/store_options.h"
 #include "exec/bench_codec.h"
-#include "power/bench_meter.h"
 #include "report/bench_report.h"
+#include "report/bench_request.h"
 #include "report/choices_report.h"
-#include "report/result_codec.h"
-#include "report/result_import.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -24,75 +22,32 @@ namespace {
 
 struct BenchCliOptions {
   ModelOptions model;
-  exec::BenchRequest request;
+  report::BenchCommand request;
   std::vector<std::string> sweeps;
   bool no_per_node = false, list_algorithms = false;
-  int top = 10;
-  std::string format = "table", csv_dir;
+  std::string format = "table";
   StoreOptions store;
-  std::string power;  // a live power source; empty: power is not measured
-  double idle_time_s = 1;
-  bool dynamic_only = false;
 };
 
-// --sweep batch=... and input=... into the request; the options that cannot be honoured together are refused
-// before any work.
-void bind_sweeps(BenchCliOptions& o) {
-  auto& r = o.request;
-  for (const auto& text : o.sweeps) {
-    auto [key, values] = parse_sweep(text);
-    if (key == "batch")
-      r.batches = values;
-    else if (key == "input")
-      r.input_sizes = values;
-    else
-      throw Error(fmt::format("--sweep {}: bench sweeps batch=... and input=...", key));
-  }
-  bool sweeps_batch = r.batches.size() > 1 || r.batches[0] > 0;
-  bool sweeps_input = r.input_sizes.size() > 1 || r.input_sizes[0] > 0;
-  const auto& bindings = r.model.bindings;
-  if (!r.exec.inputs_dir.empty()) {
-    if (sweeps_batch || sweeps_input) throw Error("--inputs fixes the input shapes: it cannot be swept");
-    if (bindings.batch || !bindings.dims.empty() || !bindings.inputs.empty())
-      throw Error("--inputs fixes the input shapes: --batch, --dim and --input cannot change them");
-  }
-  if (sweeps_batch) check_sweep_conflicts(r.model, "batch");
-  if (sweeps_input && !bindings.inputs.empty())
-    throw Error("--sweep input=... and --input both set the input shape: give one");
-}
-
 int run_bench(BenchCliOptions& o) {
-  o.request.model = make_request(o.model);
-  o.request.per_node = !o.no_per_node;
-  bind_sweeps(o);
-  exec::BenchHooks hooks;
-  if (!o.power.empty())
-    hooks.open_meter = [&o] {
-      return std::make_unique<power::BenchMeter>(
-          power::BenchMeterOptions{o.power, o.idle_time_s, o.dynamic_only, [](const std::string& line) {
-                                     if (!invocation().quiet) fmt::print(std::cerr, "bench: {}\n", line);
-                                   }});
-    };
-  // Each point is written as it completes, so a run that fails later (or is killed) keeps it.
-  hooks.on_result = [&o](size_t i, size_t total, const std::string& label, const exec::BenchResult& result) {
-    if (!o.csv_dir.empty()) report::append_bench_csv(o.csv_dir, {result});
-    report::TypedResult value{.kind = "bench", .runs = {result}};
-    keep_result(o.store, report::bench_run_document(result, o.top), report::bench_params(result), value);
-    if (!invocation().quiet)
-      fmt::print(std::cerr, "bench: [{}/{}] {}: {:.3f} ms\n", i + 1, total, label, result.latency_ms.mean);
-  };
-  hooks.on_failure = [](size_t i, size_t total, const std::string& label, const std::string& why) {
-    if (!invocation().quiet) fmt::print(std::cerr, "bench: [{}/{}] {}: failed: {}\n", i + 1, total, label, why);
-  };
-  auto [runs, failures, total] = exec::bench(o.request, hooks);
-  if (!runs.empty()) emit(report::bench_document(runs, o.top), o.format, [&] { return exec::encode_bench(runs); });
-  if (failures.empty()) return 0;
+  auto& r = o.request;
+  r.bench.model = make_request(o.model);
+  r.bench.per_node = !o.no_per_node;
+  exec::bind_sweeps(r.bench, o.sweeps);
+  auto outcome = report::measure_bench(
+      r,
+      [](const std::string& line) {
+        if (!invocation().quiet) fmt::print(std::cerr, "bench: {}\n", line);
+      },
+      [&o](const report::Document& doc, const store::Params& params, const report::TypedResult& value) {
+        keep_result(o.store, doc, params, value);
+      });
+  const auto& runs = outcome.runs;
+  if (!runs.empty()) emit(report::bench_document(runs, r.top), o.format, [&] { return exec::encode_bench(runs); });
+  if (outcome.failures.empty()) return 0;
   // A sweep cell is one point: its failure is the cell's error, which the sweep stores.
-  if (invocation().quiet) throw Error(failures.front());
-  for (const auto& f : failures) fmt::print(std::cerr, "ridge: error: {}\n", f);
-  if (!runs.empty())
-    fmt::print(std::cerr, "ridge: {} of {} points failed; the {} measured are above{}\n", failures.size(), total,
-               runs.size(), o.csv_dir.empty() ? "" : " and in " + o.csv_dir);
+  if (invocation().quiet) throw Error(outcome.failures.front());
+  for (const auto& line : report::bench_failure_lines(outcome, r.csv_dir)) fmt::print(std::cerr, "ridge: {}\n", line);
   return 1;
 }
 
@@ -100,6 +55,7 @@ int run_bench(BenchCliOptions& o) {
 
 Command add_bench_command(CLI::App& parent) {
   auto o = std::make_shared<BenchCliOptions>();
+  auto& r = o->request.bench;
   auto* app = parent.add_subcommand("bench", "measure a model on the executor: latency statistics, per-node times");
   add_model_options(*app, o->model, false, true);
   auto* training = app->add_flag("--training", o->model.training,
@@ -111,43 +67,43 @@ Command add_bench_command(CLI::App& parent) {
   modes.emplace_back(exec::kBothModes);
   auto algorithms = exec::all_conv_algo_names();
   algorithms.emplace_back(exec::kAllConvAlgos);
-  add_exec_options(*app, o->request.exec, modes, algorithms);
+  add_exec_options(*app, r.exec, modes, algorithms);
   app->add_option("--sweep", o->sweeps,
                   "measure several points in one call: batch=1,2,4 and/or input=224,256 (images: H=W; sequences: "
                   "length); repeatable, points are all combinations, each checked before the first is measured");
-  app->add_option("--learning-rate", o->request.learning_rate, "learning rate of the training step (default 0.001)")
+  app->add_option("--learning-rate", r.learning_rate, "learning rate of the training step (default 0.001)")
       ->check(CLI::Range(0.0, 1e6));
-  app->add_option("--iters", o->request.iters,
-                  "exactly N timed runs instead of the stopping rule (training default: 10)")
+  app->add_option("--iters", r.iters, "exactly N timed runs instead of the stopping rule (training default: 10)")
       ->check(integer_in(1, int64_t{1} << 30));
-  app->add_option("--max-time", o->request.max_time_s, "time budget of the timed runs per point, seconds (default 10)")
+  app->add_option("--max-time", r.max_time_s, "time budget of the timed runs per point, seconds (default 10)")
       ->check(CLI::Range(0.0, 1e6));
-  app->add_option("--target-rse", o->request.target_rse,
+  app->add_option("--target-rse", r.target_rse,
                   "stop when the mean's relative standard error is below this (default 0.01 = 1%)")
       ->check(CLI::Range(1e-6, 1.0));
-  app->add_option("--min-runs", o->request.min_runs, "timed runs before the stopping rule may stop (default 10)")
+  app->add_option("--min-runs", r.min_runs, "timed runs before the stopping rule may stop (default 10)")
       ->check(integer_in(2, int64_t{1} << 30));
-  app->add_option("--warmup", o->request.warmup_s, "warm-up time before timing, seconds (default 0.5; at least 2 runs)")
+  app->add_option("--warmup", r.warmup_s, "warm-up time before timing, seconds (default 0.5; at least 2 runs)")
       ->check(CLI::Range(0.0, 1e6));
   app->add_flag("--no-per-node", o->no_per_node, "skip the per-node profile pass");
   auto* power = app->add_option(
-      "--power", o->power,
+      "--power", o->request.power,
       "measure power while each point's timed runs go, from a live source: nvml, nvml:INDEX, jetson, tegrastats, "
       "rapl, rapl:dram (e.g. --power jetson); adds power_mean_w and energy_per_inference_j (energy of the timed "
       "runs / their count: one inference = one run of the batch)");
-  app->add_option("--idle-time", o->idle_time_s,
+  app->add_option("--idle-time", o->request.idle_time_s,
                   "seconds of idle power measured before the first point (default 1; 0: none), e.g. --idle-time 3")
       ->check(CLI::Range(0.0, 3600.0))
       ->needs(power);
-  app->add_flag("--dynamic-only", o->dynamic_only,
+  app->add_flag("--dynamic-only", o->request.dynamic_only,
                 "subtract the idle power from the mean power and the energies (the output says so)")
       ->needs(power);
-  app->add_option("--power-min-time", o->request.power_min_time_s,
+  app->add_option("--power-min-time", r.power_min_time_s,
                   "with --power, time each point at least this many seconds so its window holds several sensor "
                   "samples (default: 10 sampling intervals, at least 2 s), e.g. --power-min-time 5")
       ->check(CLI::Range(0.0, 1e6))
       ->needs(power);
-  app->add_option("--top", o->top, "slowest nodes listed in the table (default 10)")->check(integer_in(0, 100000));
+  app->add_option("--top", o->request.top, "slowest nodes listed in the table (default 10)")
+      ->check(integer_in(0, 100000));
   auto* format = add_format_option(*app, o->format);
   auto* list = app->add_flag("--list-algorithms", o->list_algorithms,
                              "print the values of --conv-algo, --mode, --precision and --memory-format with what each "
@@ -164,7 +120,7 @@ Command add_bench_command(CLI::App& parent) {
         throw CLI::ExcludesError(list->get_name(), option->get_name());
   });
   add_store_options(*app, o->store);
-  app->add_option("--csv", o->csv_dir,
+  app->add_option("--csv", o->request.csv_dir,
                   "append every measured point to DIR/overall.csv, layers.csv and nodes.csv (`ridge calibrate "
                   "--measured`) as it completes; each row names its run (batch, input, mode, precision, threads, "
                   "algorithm, revision, time)");

@@ -131,9 +131,7 @@ Command add_ncu_command(CLI::App& parent) {
 
   return {app, [command, print, run_app, run] {
             if (command->parsed()) {
-              auto points = profile::ncu_points(print->request);
-              if (print->request.ncu.cc.empty()) print_line(profile::without_cc_note("no --cc"));
-              emit(report::ncu_command_document(points, print->request.ncu.cc), print->format);
+              emit(report::ncu_command(print->request, print_line), print->format);
               return 0;
             }
             if (run_app->parsed()) return run_ncu_points(run->ncu, !run->no_import, run->import);

@@ -1,10 +1,6 @@
 // `ridge plot KIND ... -o FILE.svg|png|pdf|html|vg.json`: figures drawn by Vega from a model and
 // devices, from a command's JSON output (--from) or from the results store. Argument parsing only;
 // the figures are built in report/figure.
-#include <fmt/format.h>
-
-#include <fstream>
-#include <iostream>
 
 #include "cli/command.h"
 #include "cli/common.h"
@@ -14,8 +10,7 @@
 #include "cli/store_options.h"
 #include "report/figure/render.h"
 #include "report/figure/roofline_request.h"
-#include "report/printer.h"
-#include "util/error.h"
+#include "report/plot_report.h"
 
 namespace ridge::cli {
 namespace fig = report::figure;
@@ -31,48 +26,26 @@ void add_plot_output_options(CLI::App& app, PlotOutput& o) {
 
 int finish_plot(const fig::Figure& figure, const PlotOutput& o, int series, const std::string& source) {
   fig::write_figure(figure, o.path, {.width_px = o.width_px});
-  report::Document doc;
-  doc.command = "plot";
-  doc.subject = figure.title;
-  doc.field("output", "wrote", o.path, o.path);
-  doc.field("kind", "figure", figure.kind, figure.kind);
-  doc.field("source", "from", source, source);
-  int points = 0;
-  for (const auto& data : figure.spec.at("data"))
-    if (data.value("name", "") == "points") points = static_cast<int>(data.at("values").size());
-  doc.field("points", "points", std::to_string(points), points);
-  doc.field("series", "series", std::to_string(series), series);
-  doc.notes = figure.notes;
-  emit(doc, o.format);
+  emit(report::plot_document(figure, o.path, series, source), o.format);
   return 0;
 }
 
 namespace {
 
 struct RooflineOptions {
-  DeviceOptions model;  // the model options and precision/traffic; `device` unused (see devices)
-  std::vector<std::string> devices, from;
-  std::vector<int64_t> results;
+  DeviceOptions model;  // the model options and precision/traffic; `device` unused (see request.devices)
+  fig::RooflinePlotRequest request;
   StoreOptions store;
-  std::string modes, measured, ceilings;
-  bool with_training = false, hierarchical = false;
   PlotOutput out;
 };
 
-int run_plot_roofline(const RooflineOptions& o) {
-  fig::RooflinePlotRequest r{.model_name = o.model.model.model,
-                             .choices = o.model.choices(),
-                             .with_training = o.with_training,
-                             .measured = o.measured,
-                             .devices = o.devices,
-                             .modes = o.modes,
-                             .ceilings = o.ceilings,
-                             .from = o.from,
-                             .results = o.results,
-                             .hierarchical = o.hierarchical,
-                             .title = o.out.title};
+int run_plot_roofline(RooflineOptions& o) {
+  auto& r = o.request;
+  r.model_name = o.model.model.model;
+  r.choices = o.model.choices();
+  r.title = o.out.title;
   if (!o.model.model.model.empty()) r.model = make_request(o.model.model);
-  if (!o.results.empty()) r.store_path = store_path(o.store);
+  if (!r.results.empty()) r.store_path = store_path(o.store);
   auto plot = fig::roofline_plot(r);
   return finish_plot(plot.figure, o.out, plot.series, plot.source);
 }
@@ -81,16 +54,6 @@ struct RenderOptions {
   std::string spec;
   PlotOutput out;
 };
-
-int run_plot_render(const RenderOptions& o) {
-  fig::Figure figure{.kind = "spec", .spec = read_json_file(o.spec)};
-  if (!figure.spec.is_object() || !figure.spec.contains("marks"))
-    throw Error("'" + o.spec + "' is not a Vega specification (no marks)");
-  figure.title = figure.spec.contains("description") && figure.spec["description"].is_string()
-                     ? figure.spec["description"].get<std::string>()
-                     : o.spec;
-  return finish_plot(figure, o.out, 0, o.spec);
-}
 
 }  // namespace
 
@@ -116,26 +79,28 @@ Command add_plot_command(CLI::App& parent) {
       "  ridge plot roofline --from prediction.json -o r.pdf");
   add_model_options(*roofline, r->model.model, true);
   roofline->get_option("model")->required(false)->description("ONNX model file (optional with --from)");
-  roofline->add_option("-d,--device", r->devices, "device ID[:MODE] or device.yaml; repeat for several on one chart");
-  roofline->add_option("--modes", r->modes, "power modes of every device: all, or MODE1,MODE2,...");
+  roofline->add_option("-d,--device", r->request.devices,
+                       "device ID[:MODE] or device.yaml; repeat for several on one chart");
+  roofline->add_option("--modes", r->request.modes, "power modes of every device: all, or MODE1,MODE2,...");
   roofline->add_option("--precision", r->model.precision, "arithmetic precision (default: the model's)");
   roofline->add_flag("--allow-tf32", r->model.allow_tf32, "let fp32 matrix products use TF32 tensor units");
   roofline->add_option("--traffic", r->model.traffic, "memory traffic per node: unfused (default) or fused")
       ->check(CLI::IsMember({"unfused", "fused"}));
-  roofline->add_option("--ceilings", r->ceilings,
+  roofline->add_option("--ceilings", r->request.ceilings,
                        "compute ceilings drawn: all (default for one device and mode), used (those the predictions "
                        "used; default for several), or KEY,KEY (fp32,fp16_tensor,...)");
-  roofline->add_flag("--with-training", r->with_training, "also draw the training step as a series of its own");
-  roofline->add_option("--measured", r->measured,
+  roofline->add_flag("--with-training", r->request.with_training, "also draw the training step as a series of its own");
+  roofline->add_option("--measured", r->request.measured,
                        "a `ridge bench -f json` output of this model: measured node times as a series");
-  roofline->add_option("--from", r->from,
+  roofline->add_option("--from", r->request.from,
                        "a `ridge predict -f json` or `ridge import ncu -f json` output, or another profiler's kernels "
                        "JSON (repeatable)");
-  roofline->add_option("--result", r->results,
+  roofline->add_option("--result", r->request.results,
                        "a stored `ridge predict` or `ridge import ncu` result to draw, by id (see `ridge results`)");
   roofline->add_option("--store", r->store.path,
                        "results store of --result (default: $RIDGE_STORE, else ./ridge-results.db)");
-  roofline->add_flag("--hierarchical", r->hierarchical, "one point per memory level per kernel (profiler kernels)");
+  roofline->add_flag("--hierarchical", r->request.hierarchical,
+                     "one point per memory level per kernel (profiler kernels)");
   add_plot_output_options(*roofline, r->out);
   kinds.emplace_back(roofline, [r] { return run_plot_roofline(*r); });
 
@@ -143,7 +108,7 @@ Command add_plot_command(CLI::App& parent) {
   auto* render = app->add_subcommand("render", "render a Vega specification (FILE.vg.json) ridge wrote earlier");
   render->add_option("spec", g->spec, "the .vg.json file")->required();
   add_plot_output_options(*render, g->out);
-  kinds.emplace_back(render, [g] { return run_plot_render(*g); });
+  kinds.emplace_back(render, [g] { return finish_plot(fig::read_spec_figure(g->spec), g->out, 0, g->spec); });
 
   kinds.push_back(add_energy_roofline_kind(*app));
   for (auto& [kind, run] : add_plot_kinds(*app)) kinds.emplace_back(kind, run);

@@ -5,7 +5,6 @@
 // parsing only: report/figure reads the results and builds the figures.
 #include <functional>
 #include <memory>
-#include <set>
 
 #include "cli/common.h"
 #include "cli/plot_options.h"
@@ -14,108 +13,64 @@
 #include "report/figure/algorithm_figure.h"
 #include "report/figure/breakdown_figure.h"
 #include "report/figure/modes_figure.h"
-#include "report/figure/result_sources.h"
+#include "report/figure/result_plot.h"
 #include "report/figure/sweep_figure.h"
-#include "store/store.h"
-#include "util/error.h"
 
 namespace ridge::cli {
 namespace fig = report::figure;
 namespace {
-
-struct ResultInputs {
-  std::vector<std::string> from;
-  ResultFilterOptions stored;
-  std::vector<CLI::Option*> filter_options;  // [0] is --store
-};
-
-void add_result_inputs(CLI::App& app, ResultInputs& in) {
-  app.add_option("--from", in.from, "a `ridge bench -f json` or `ridge predict -f json` output (repeatable)");
-  in.filter_options = add_result_filter_options(app, in.stored);
-}
-
-struct Loaded {
-  fig::ResultSet results;
-  std::string source;
-};
-
-// --from files, and stored results (without --from, or with --store); --model, --batch, --mode,
-// --precision and --device select runs of both.
-Loaded load(const ResultInputs& in) {
-  Loaded out;
-  for (const auto& path : in.from) {
-    fig::add_document(out.results, read_json_file(path), "'" + path + "'");
-    out.source += (out.source.empty() ? "" : ", ") + path;
-  }
-  if (in.from.empty() || in.filter_options.front()->count() > 0) {
-    auto path = store_path(in.stored);
-    store::Store store(path, true);
-    auto records = store.query(result_filter(in.stored));
-    if (records.empty() && in.from.empty())
-      throw Error("no stored result matches in " + path + ": give --from FILE.json or other filters");
-    fig::add_records(out.results, records);
-    out.source += (out.source.empty() ? "" : ", ") + path + " (" + std::to_string(records.size()) + " results)";
-  }
-  fig::keep_selected(out.results, result_filter(in.stored));
-  return out;
-}
-
-int series_count(const fig::Figure& figure, const char* field) {
-  std::set<std::string> series;
-  for (const auto& p : fig::data_values(figure.spec, "points"))
-    if (p.contains(field)) series.insert(p[field].dump());
-  return static_cast<int>(series.size());
-}
 
 constexpr const char* kInputsFooter =
     "Inputs: --from FILE.json (bench and/or predict outputs), and/or stored results (read from the store\n"
     "when no --from is given, or with --store); --model, --batch, --mode, --precision and --device select\n"
     "the runs of both, the other filters the stored results.\n";
 
-int finish(fig::Figure figure, const Loaded& loaded, const PlotOutput& out, const char* series_field) {
-  for (const auto& note : loaded.results.notes) figure.notes.push_back(note);
-  return finish_plot(figure, out, series_count(figure, series_field), loaded.source);
-}
-
-// A kind as the table holds it: the subcommand it adds and the run of it.
 using Kind = std::pair<CLI::App*, std::function<int()>>;
-using AddKind = std::function<Kind(CLI::App& plot)>;
 
 // One row of the table for a builder taking `Options` (each has a `title`, set from --title):
 // `series_field` is the field of the "points" data set that tells series apart, for the summary printed.
+// It reads --from files, and stored results without --from or with --store.
 template <typename Options>
-AddKind kind(const char* name, const char* description, const char* series_field,
-             fig::Figure (*build)(const fig::ResultSet&, const Options&),
-             std::function<void(CLI::App&, Options&)> add_options, const char* help) {
-  return [=](CLI::App& plot) -> Kind {
-    struct Cli {
-      ResultInputs in;
-      Options options;
-      PlotOutput out;
-    };
-    auto cli = std::make_shared<Cli>();
-    auto* app = plot.add_subcommand(name, description);
-    add_result_inputs(*app, cli->in);
-    add_options(*app, cli->options);
-    add_plot_output_options(*app, cli->out);
-    app->footer(std::string(kInputsFooter) + help);
-    return {app, [cli, build, series_field] {
-              auto loaded = load(cli->in);
-              auto options = cli->options;
-              options.title = cli->out.title;
-              return finish(build(loaded.results, options), loaded, cli->out, series_field);
-            }};
+Kind kind(CLI::App& plot, const char* name, const char* description, const char* series_field,
+          fig::Figure (*build)(const fig::ResultSet&, const Options&),
+          std::function<void(CLI::App&, Options&)> add_options, const char* help) {
+  struct Cli {
+    std::vector<std::string> from;
+    ResultFilterOptions stored;
+    CLI::Option* store = nullptr;
+    Options options;
+    PlotOutput out;
   };
+  auto cli = std::make_shared<Cli>();
+  auto* app = plot.add_subcommand(name, description);
+  app->add_option("--from", cli->from, "a `ridge bench -f json` or `ridge predict -f json` output (repeatable)");
+  cli->store = add_result_filter_options(*app, cli->stored).front();
+  add_options(*app, cli->options);
+  add_plot_output_options(*app, cli->out);
+  app->footer(std::string(kInputsFooter) + help);
+  return {app, [cli, build, series_field] {
+            auto options = cli->options;
+            options.title = cli->out.title;
+            auto plot = fig::result_plot({.from = cli->from,
+                                          .read_store = cli->from.empty() || cli->store->count() > 0,
+                                          .store_path = store_path(cli->stored),
+                                          .filter = result_filter(cli->stored),
+                                          .series_field = series_field},
+                                         [&](const fig::ResultSet& results) { return build(results, options); });
+            return finish_plot(plot.figure, cli->out, plot.series, plot.source);
+          }};
 }
 
 template <typename Options>
 void no_options(CLI::App&, Options&) {}
 
+}  // namespace
+
 // The kinds, in the order `ridge plot --help` lists them.
-const std::vector<AddKind>& kinds() {
-  static const std::vector<AddKind> table{
+std::vector<std::pair<CLI::App*, std::function<int()>>> add_plot_kinds(CLI::App& plot) {
+  return {
       kind<fig::SweepOptions>(
-          "sweep", "latency, throughput or FLOP/s against batch or input size", "series", fig::sweep_figure,
+          plot, "sweep", "latency, throughput or FLOP/s against batch or input size", "series", fig::sweep_figure,
           [](CLI::App& app, fig::SweepOptions& o) {
             app.add_option("--x", o.x, "the x axis: batch (default) or input")
                 ->check(CLI::IsMember({"batch", "input"}));
@@ -131,7 +86,7 @@ const std::vector<AddKind>& kinds() {
           "  ridge plot sweep --from b.json --from p.json --y throughput -o sweep.svg\n"
           "  ridge plot sweep --model resnet50 --command bench --y flops -o flops.png"),
       kind<fig::BreakdownOptions>(
-          "breakdown", "time per layer (or op type), measured and predicted", "source", fig::breakdown_figure,
+          plot, "breakdown", "time per layer (or op type), measured and predicted", "source", fig::breakdown_figure,
           [](CLI::App& app, fig::BreakdownOptions& o) {
             app.add_option("--top", o.top, "the N slowest layers drawn, the rest summed into one bar (15)")
                 ->check(integer_in(1, 10000));
@@ -142,7 +97,7 @@ const std::vector<AddKind>& kinds() {
           "  ridge plot breakdown --from bench.json --from predict.json --top 15 -o layers.svg\n"
           "  ridge plot breakdown --from bench.json --by op -o ops.png"),
       kind<fig::AccuracyOptions>(
-          "accuracy", "predicted against measured time per layer (log-log)", "op", fig::accuracy_figure,
+          plot, "accuracy", "predicted against measured time per layer (log-log)", "op", fig::accuracy_figure,
           [](CLI::App& app, fig::AccuracyOptions& o) {
             app.add_option("--tolerance", o.tolerance, "the band around y = x, a fraction (default 0.10)")
                 ->check(CLI::Range(0.0, 10.0));
@@ -151,13 +106,13 @@ const std::vector<AddKind>& kinds() {
           "Example:\n"
           "  ridge plot accuracy --from bench.json --from predict.json -o accuracy.svg"),
       kind<fig::AlgorithmOptions>(
-          "algorithms", "time per convolution layer and algorithm (heat map)", "conv_algo", fig::algorithm_figure,
+          plot, "algorithms", "time per convolution layer and algorithm (heat map)", "conv_algo", fig::algorithm_figure,
           no_options<fig::AlgorithmOptions>,
           "Needs bench runs over several --conv-algo values; each layer's fastest is outlined.\n"
           "Example:\n"
           "  ridge bench models/resnet50.onnx --conv-algo all --max-time 2 -f json > algos.json\n"
           "  ridge plot algorithms --from algos.json -o algos.svg"),
-      kind<fig::ModesOptions>("modes",
+      kind<fig::ModesOptions>(plot, "modes",
                               "eager against optimized (CPU) or CUDA-graph (GPU) per batch size, with the speedup",
                               "mode", fig::modes_figure, no_options<fig::ModesOptions>,
                               "Needs bench runs in both modes at one batch size at least.\n"
@@ -165,15 +120,6 @@ const std::vector<AddKind>& kinds() {
                               "  ridge bench models/alexnet.onnx --sweep batch=1,2,4 --mode both -f json > modes.json\n"
                               "  ridge plot modes --from modes.json -o modes.svg"),
   };
-  return table;
-}
-
-}  // namespace
-
-std::vector<std::pair<CLI::App*, std::function<int()>>> add_plot_kinds(CLI::App& plot) {
-  std::vector<std::pair<CLI::App*, std::function<int()>>> out;
-  for (const auto& add : kinds()) out.push_back(add(plot));
-  return out;
 }
 
 }  // namespace ridge::cli

@@ -1,6 +1,6 @@
 #pragma once
 // What every `ridge plot KIND` shares: the output file and its size, the title, the format of the
-// summary printed, reading a command's JSON output, and writing the figure.
+// summary printed, and writing the figure.
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "report/figure/figure.h"
-#include "report/figure/roofline_request.h"
 
 namespace ridge::cli {
 
@@ -20,7 +19,6 @@ struct PlotOutput {
 void add_plot_output_options(CLI::App& app, PlotOutput& options);
 // Writes the figure and prints what was written (file, kind, points, series, notes) in --format.
 int finish_plot(const report::figure::Figure& figure, const PlotOutput& options, int series, const std::string& source);
-using report::figure::read_json_file;
 
 // The figure kinds beyond roofline and render (cli/plot_kinds.cpp): each a subcommand of `plot`.
 std::vector<std::pair<CLI::App*, std::function<int()>>> add_plot_kinds(CLI::App& plot);

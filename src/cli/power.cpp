@@ -10,8 +10,6 @@
 #include "cli/common.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"  // invocation(): --quiet
-#include "power/energy.h"
-#include "power/measure.h"
 #include "report/power_report.h"
 
 namespace ridge::cli {
@@ -21,23 +19,6 @@ struct PowerCliOptions {
   power::MeasureRequest request;
   std::string format = "table";
 };
-
-int run_sample(const PowerCliOptions& o) {
-  const auto& r = o.request;
-  bool progress = r.duration_s > 3 && !invocation().quiet;
-  auto trace = power::sample(r, [&](double elapsed_s) {
-    if (progress) fmt::print(std::cerr, "\rpower: sampling {}: {:.0f} of {:.0f} s", r.source, elapsed_s, r.duration_s);
-  });
-  if (progress) fmt::print(std::cerr, "\n");
-  emit(report::power_document("power sample", trace, power::integrate(trace)), o.format);
-  return 0;
-}
-
-int run_integrate(const PowerCliOptions& o) {
-  auto trace = power::read_recorded(o.request);
-  emit(report::power_document("power integrate", trace, power::integrate(trace)), o.format);
-  return 0;
-}
 
 void add_common(CLI::App& app, PowerCliOptions& o) {
   app.add_option("--rail", o.request.rail,
@@ -95,8 +76,16 @@ Command add_power_command(CLI::App& parent) {
       "  ridge power integrate --source tegrastats:run.log --rail VDD_GPU_SOC\n"
       "  ridge power integrate --source csv:meter.csv -f csv");
   return {app, [sample, integrate, sample_o, integrate_o] {
-            if (sample->parsed()) return run_sample(*sample_o);
-            if (integrate->parsed()) return run_integrate(*integrate_o);
+            if (sample->parsed()) {
+              std::function<void(const std::string&)> progress;
+              if (!invocation().quiet) progress = [](const std::string& text) { fmt::print(std::cerr, "{}", text); };
+              emit(report::sample_power(sample_o->request, progress), sample_o->format);
+              return 0;
+            }
+            if (integrate->parsed()) {
+              emit(report::integrate_power(integrate_o->request), integrate_o->format);
+              return 0;
+            }
             return 2;
           }};
 }

@@ -4,70 +4,40 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <iostream>
-
 #include "cli/command.h"
 #include "cli/common.h"
 #include "cli/device_options.h"
 #include "cli/store_options.h"
-#include "report/study_report.h"
+#include "report/study_output.h"
 #include "report/study_request.h"
-#include "util/error.h"
 
 namespace ridge::cli {
 namespace {
 
 struct ReportOptions {
-  DeviceOptions model;  // the model options and precision/traffic; `device` unused (see devices)
-  std::vector<std::string> devices;
-  std::string modes, output, markdown, title, store;
-  store::Filter filter;
-  std::string of_model;
+  DeviceOptions model;  // the model options and precision/traffic; `device` unused (see request.devices)
+  report::StudyRequest request;
+  report::StudyOutput output;
+  std::string store;
   int64_t of_batch = 0;
 };
 
-int run_report(const ReportOptions& o) {
-  if (o.output.empty() == o.markdown.empty()) throw Error("give one output: -o report.html, or --markdown DIR");
-  report::StudyRequest request{.model_name = o.model.model.model,
-                               .choices = o.model.choices(),
-                               .devices = o.devices,
-                               .modes = o.modes,
-                               .store_path = store_path({o.store, false}),
-                               .store_required = !o.store.empty(),
-                               .filter = o.filter,
-                               .of_model = o.of_model,
-                               .title = o.title,
-                               .command_line = invocation().command_line};
-  if (o.of_batch > 0) request.filter.batch = o.of_batch;
-  if (!o.model.model.model.empty()) request.model = make_request(o.model.model);
-  auto study = report::gather_study(request);
-
-  if (!o.output.empty()) {
-    auto html = report::study_html(study);
-    std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
-    out << html;
-    out.close();
-    if (!out) throw Error("cannot write " + o.output);
-    fmt::print("wrote {} ({} stored results, {} device(s){})\n", o.output, study.records.size(), study.devices.size(),
-               study.analysis ? ", analysis of " + study.model : "");
-    return 0;
-  }
-  bool terminal = ::isatty(STDERR_FILENO);
-  auto written = report::write_study_markdown(study, o.markdown, [&](size_t i, size_t n, const std::string& title) {
-    if (terminal)
-      fmt::print(stderr, "ridge: rendering figure {}/{}: {}\n", i, n, title);
-    else
-      fmt::print(stderr, "ridge: figure {}/{}\n", i, n);
-  });
-  fmt::print("wrote {} and {} figure(s) in {}\n", written.path, written.figures.size(), o.markdown);
-  for (const auto& failure : written.failures) fmt::print(stderr, "ridge: {}\n", failure);
-  if (!written.failures.empty()) {
-    fmt::print(stderr, "ridge: {} figure(s) not rendered (their Vega specifications are beside the report)\n",
-               written.failures.size());
-    return 1;
-  }
-  return 0;
+int run_report(ReportOptions& o) {
+  report::check_study_output(o.output);
+  auto& r = o.request;
+  r.model_name = o.model.model.model;
+  r.choices = o.model.choices();
+  r.store_path = store_path({o.store, false});
+  r.store_required = !o.store.empty();
+  r.command_line = invocation().command_line;
+  if (o.of_batch > 0) r.filter.batch = o.of_batch;
+  if (!o.model.model.model.empty()) r.model = make_request(o.model.model);
+  o.output.figure_titles = ::isatty(STDERR_FILENO);
+  auto written = report::write_study(report::gather_study(r), o.output,
+                                     [](const std::string& line) { fmt::print(stderr, "ridge: {}\n", line); });
+  fmt::print("{}\n", written.summary);
+  for (const auto& line : written.errors) fmt::print(stderr, "ridge: {}\n", line);
+  return written.errors.empty() ? 0 : 1;
 }
 
 }  // namespace
@@ -89,40 +59,40 @@ Command add_report_command(CLI::App& parent) {
       "  ridge report --sweep my-study --store study.db -o study.html");
   add_model_options(*app, o->model.model, true);
   app->get_option("model")->required(false)->description("ONNX model file: its analysis and predictions (optional)");
-  app->add_option("-d,--device", o->devices, "device ID[:MODE] or device.yaml: its roofline (repeatable)");
-  app->add_option("--modes", o->modes, "power modes of every device: all, or MODE1,MODE2,...");
+  app->add_option("-d,--device", o->request.devices, "device ID[:MODE] or device.yaml: its roofline (repeatable)");
+  app->add_option("--modes", o->request.modes, "power modes of every device: all, or MODE1,MODE2,...");
   app->add_option("--precision", o->model.precision, "arithmetic precision of the predictions (default: the model's)")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16", "int8", "fp64", "fp8"}));
   app->add_flag("--allow-tf32", o->model.allow_tf32, "let fp32 matrix products use TF32 tensor units");
   app->add_option("--traffic", o->model.traffic, "memory traffic per node: unfused (default) or fused")
       ->check(CLI::IsMember({"unfused", "fused"}));
-  auto* html = app->add_option("-o,--output", o->output, "the HTML report file");
-  app->add_option("--markdown", o->markdown, "write DIR/report.md and DIR/fig-N.png instead")->excludes(html);
-  app->add_option("--title", o->title, "the report's title (default: from the model)");
+  auto* html = app->add_option("-o,--output", o->output.html, "the HTML report file");
+  app->add_option("--markdown", o->output.markdown_dir, "write DIR/report.md and DIR/fig-N.png instead")
+      ->excludes(html);
+  app->add_option("--title", o->request.title, "the report's title (default: from the model)");
   auto* filters = "stored results";
+  auto& f = o->request.filter;
   app->add_option("--store", o->store, "results store (default: $RIDGE_STORE, else ./ridge-results.db)")
       ->group(filters);
-  app->add_option("--id", o->filter.ids, "only these result ids (repeatable)")->group(filters);
-  app->add_option("--command", o->filter.command, "only results of this command (predict, bench, ...)")
+  app->add_option("--id", f.ids, "only these result ids (repeatable)")->group(filters);
+  app->add_option("--command", f.command, "only results of this command (predict, bench, ...)")
       ->check(CLI::IsMember(kStoredCommands))
       ->group(filters);
-  app->add_option("--of-model", o->of_model, "only this model (a path or part of one; all: every model)")
+  app->add_option("--of-model", o->request.of_model, "only this model (a path or part of one; all: every model)")
       ->group(filters);
-  app->add_option("--of-device", o->filter.device, "only results for this device (predict, compare)")->group(filters);
+  app->add_option("--of-device", f.device, "only results for this device (predict, compare)")->group(filters);
   app->add_option("--of-batch", o->of_batch, "only this batch size")
       ->check(integer_in(1, int64_t{1} << 40))
       ->group(filters);
-  app->add_option("--of-mode", o->filter.mode, "only this executor mode (eager, optimized)")->group(filters);
-  app->add_option("--of-precision", o->filter.precision, "only this precision (fp32, bf16, ...)")->group(filters);
-  app->add_option("--status", o->filter.status, "only ok or failed results")
+  app->add_option("--of-mode", f.mode, "only this executor mode (eager, optimized)")->group(filters);
+  app->add_option("--of-precision", f.precision, "only this precision (fp32, bf16, ...)")->group(filters);
+  app->add_option("--status", f.status, "only ok or failed results")
       ->check(CLI::IsMember({"ok", "failed"}))
       ->group(filters);
-  app->add_option("--sweep", o->filter.sweep, "only the cells of this sweep (its name)")->group(filters);
-  app->add_option("--stage", o->filter.stage, "only cells run by this stage")->group(filters);
-  app->add_option("--since", o->filter.since, "only results from this UTC time on")->group(filters);
-  app->add_option("--last", o->filter.last, "only the N newest")
-      ->check(integer_in(1, int64_t{1} << 40))
-      ->group(filters);
+  app->add_option("--sweep", f.sweep, "only the cells of this sweep (its name)")->group(filters);
+  app->add_option("--stage", f.stage, "only cells run by this stage")->group(filters);
+  app->add_option("--since", f.since, "only results from this UTC time on")->group(filters);
+  app->add_option("--last", f.last, "only the N newest")->check(integer_in(1, int64_t{1} << 40))->group(filters);
   return {app, [o] { return run_report(*o); }};
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "analysis/request_builder.h"
 #include "exec/layer_costs.h"
 #include "exec/prepare.h"
 #include "onnx/model_reader.h"
@@ -82,6 +83,29 @@ BenchOptions bench_options(const BenchRequest& r, const std::string& mode, const
 }
 
 }  // namespace
+
+void bind_sweeps(BenchRequest& r, const std::vector<std::string>& sweeps) {
+  for (const auto& text : sweeps) {
+    auto [key, values] = analysis::parse_sweep(text);
+    if (key == "batch")
+      r.batches = values;
+    else if (key == "input")
+      r.input_sizes = values;
+    else
+      throw Error(fmt::format("--sweep {}: bench sweeps batch=... and input=...", key));
+  }
+  bool sweeps_batch = r.batches.size() > 1 || r.batches[0] > 0;
+  bool sweeps_input = r.input_sizes.size() > 1 || r.input_sizes[0] > 0;
+  const auto& bindings = r.model.bindings;
+  if (!r.exec.inputs_dir.empty()) {
+    if (sweeps_batch || sweeps_input) throw Error("--inputs fixes the input shapes: it cannot be swept");
+    if (bindings.batch || !bindings.dims.empty() || !bindings.inputs.empty())
+      throw Error("--inputs fixes the input shapes: --batch, --dim and --input cannot change them");
+  }
+  if (sweeps_batch) analysis::check_sweep_conflicts(r.model, "batch");
+  if (sweeps_input && !bindings.inputs.empty())
+    throw Error("--sweep input=... and --input both set the input shape: give one");
+}
 
 BenchOutcome bench(const BenchRequest& r, const BenchHooks& hooks) {
   auto device = parse_backend(r.exec.device);

@@ -34,6 +34,12 @@ struct BenchRequest {
   double power_min_time_s = -1;  // with a meter: time each point this long (< 0: 10 sampling intervals, >= 2 s)
 };
 
+// `--sweep batch=...` and `--sweep input=...` (analysis::parse_sweep's text) into `request.batches` and
+// `request.input_sizes`; throws ridge::Error (one line) for another key and for the options that cannot be honoured
+// together: --inputs with a sweep or with --batch, --dim or --input, a batch sweep with --batch or --dim batch=, an
+// input sweep with --input.
+void bind_sweeps(BenchRequest& request, const std::vector<std::string>& sweeps);
+
 struct BenchHooks {
   // Opened once every point is checked, before the executor is loaded (it measures idle power); empty: no power.
   std::function<std::unique_ptr<EnergyMeter>()> open_meter;

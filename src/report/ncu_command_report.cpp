@@ -101,4 +101,10 @@ Document ncu_run_document(const std::vector<profile::NcuPoint>& points, const st
   return doc;
 }
 
+Document ncu_command(const profile::NcuRunRequest& request, const std::function<void(const std::string&)>& note) {
+  auto points = profile::ncu_points(request);
+  if (request.ncu.cc.empty() && note) note(profile::without_cc_note("no --cc"));
+  return ncu_command_document(points, request.ncu.cc);
+}
+
 }  // namespace ridge::report

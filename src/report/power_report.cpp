@@ -32,4 +32,18 @@ Document power_document(const std::string& command, const power::Trace& trace, c
   return doc;
 }
 
+Document sample_power(const power::MeasureRequest& r, const std::function<void(const std::string&)>& progress) {
+  bool show = progress && r.duration_s > 3;
+  auto trace = power::sample(r, [&](double elapsed_s) {
+    if (show) progress(fmt::format("\rpower: sampling {}: {:.0f} of {:.0f} s", r.source, elapsed_s, r.duration_s));
+  });
+  if (show) progress("\n");
+  return power_document("power sample", trace, power::integrate(trace));
+}
+
+Document integrate_power(const power::MeasureRequest& request) {
+  auto trace = power::read_recorded(request);
+  return power_document("power integrate", trace, power::integrate(trace));
+}
+
 }  // namespace ridge::report

@@ -1,10 +1,11 @@
 // `ridge bench`'s entry point in process: sweeps of batch and input size crossed with modes, training steps, and
-// every point checked before anything is measured.
+// every point checked before anything is measured; --sweep bound into the request, and the options refused together.
 #include <gtest/gtest.h>
 
 #include <utility>
 
 #include "exec/bench.h"
+#include "support/error_text.h"
 #include "support/paths.h"
 #include "util/error.h"
 
@@ -86,6 +87,47 @@ TEST(Bench, APointThatDoesNotBindIsNamedBeforeAnythingRuns) {
     EXPECT_EQ(std::string(e.what()).rfind("input 320: ", 0), 0u) << e.what();
   }
   EXPECT_FALSE(measured);
+}
+
+TEST(BenchSweeps, BatchAndInputSweepsBindTheRequest) {
+  exec::BenchRequest r;
+  exec::bind_sweeps(r, {"batch=1,2,4", "input=224,256"});
+  EXPECT_EQ(r.batches, (std::vector<int64_t>{1, 2, 4}));
+  EXPECT_EQ(r.input_sizes, (std::vector<int64_t>{224, 256}));
+  exec::BenchRequest none;
+  exec::bind_sweeps(none, {});
+  EXPECT_EQ(none.batches, (std::vector<int64_t>{0}));  // as bound
+  EXPECT_EQ(none.input_sizes, (std::vector<int64_t>{0}));
+  // With --inputs and nothing swept or bound, the request stands.
+  none.exec.inputs_dir = "inputs/";
+  EXPECT_EQ(error_text([&] { exec::bind_sweeps(none, {}); }), "accepted");
+}
+
+TEST(BenchSweeps, OptionsThatCannotGoTogetherAreRefused) {
+  auto error = [](exec::BenchRequest r, const std::vector<std::string>& sweeps) {
+    return error_text([&] { exec::bind_sweeps(r, sweeps); });
+  };
+  exec::BenchRequest plain;
+  EXPECT_EQ(error(plain, {"seq=128"}), "--sweep seq: bench sweeps batch=... and input=...");
+  EXPECT_EQ(error(plain, {"batch=0"}), "--sweep batch: 0 is not a positive integer");
+  auto given = plain;
+  given.exec.inputs_dir = "inputs/";
+  EXPECT_EQ(error(given, {"batch=1,2"}), "--inputs fixes the input shapes: it cannot be swept");
+  EXPECT_EQ(error(given, {"input=64"}), "--inputs fixes the input shapes: it cannot be swept");
+  auto batched = given;
+  batched.model.bindings.batch = 2;
+  EXPECT_EQ(error(batched, {}), "--inputs fixes the input shapes: --batch, --dim and --input cannot change them");
+  auto dimmed = given;
+  dimmed.model.bindings.dims["seq"] = 8;
+  EXPECT_EQ(error(dimmed, {}), "--inputs fixes the input shapes: --batch, --dim and --input cannot change them");
+  auto batch = plain;
+  batch.model.bindings.batch = 8;
+  EXPECT_EQ(error(batch, {"batch=1,2"}), "--sweep batch=... and --batch 8 both set the batch: give one");
+  EXPECT_EQ(error(batch, {"input=64"}), "accepted");  // the batch stays, the input size is swept
+  auto shaped = plain;
+  shaped.model.bindings.inputs["image"] = {1, 3, 64, 64};
+  EXPECT_EQ(error(shaped, {"input=64"}), "--sweep input=... and --input both set the input shape: give one");
+  EXPECT_EQ(error(shaped, {"batch=2"}), "accepted");
 }
 
 }  // namespace

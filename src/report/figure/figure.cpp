@@ -1,6 +1,8 @@
 #include "report/figure/figure.h"
 
 #include <algorithm>
+#include <fstream>
+#include <set>
 
 #include "util/error.h"
 
@@ -36,6 +38,33 @@ Json& data_values(Json& spec, const std::string& name) {
 
 const Json& data_values(const Json& spec, const std::string& name) {
   return data_values(const_cast<Json&>(spec), name);
+}
+
+int series_count(const Figure& figure, const std::string& field) {
+  std::set<std::string> series;
+  for (const auto& p : data_values(figure.spec, "points"))
+    if (p.contains(field)) series.insert(p[field].dump());
+  return static_cast<int>(series.size());
+}
+
+Json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read '" + path + "'");
+  try {
+    return Json::parse(in);
+  } catch (const std::exception& e) {
+    throw Error("'" + path + "' is not JSON: " + std::string(e.what()).substr(0, 120));
+  }
+}
+
+Figure read_spec_figure(const std::string& path) {
+  Figure figure{.kind = "spec", .spec = read_json_file(path)};
+  if (!figure.spec.is_object() || !figure.spec.contains("marks"))
+    throw Error("'" + path + "' is not a Vega specification (no marks)");
+  figure.title = figure.spec.contains("description") && figure.spec["description"].is_string()
+                     ? figure.spec["description"].get<std::string>()
+                     : path;
+  return figure;
 }
 
 std::string not_drawn_note(const std::vector<std::string>& names, const std::string& why) {

@@ -28,6 +28,15 @@ const Json& data_values(const Json& spec, const std::string& name);
 Json& data_values(Json& spec, const std::string& name);
 Json& add_data(Json& spec, const std::string& name, Json values);
 
+// The number of distinct values of `field` among the rows of the "points" data set (the series a summary counts).
+int series_count(const Figure& figure, const std::string& field);
+
+// A JSON file, or ridge::Error naming it.
+Json read_json_file(const std::string& path);
+// A Vega specification ridge wrote earlier (FILE.vg.json) as a figure of kind "spec", titled by its description
+// (else the path); ridge::Error when the file is not JSON or has no marks.
+Figure read_spec_figure(const std::string& path);
+
 // The note for nodes that cannot be drawn: "3 node(s) <why> (a, b, c)", the first five names given, each once.
 std::string not_drawn_note(const std::vector<std::string>& names, const std::string& why);
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "exec/bench_codec.h"
@@ -18,16 +17,6 @@
 #include "util/error.h"
 
 namespace ridge::report::figure {
-
-Json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read '" + path + "'");
-  try {
-    return Json::parse(in);
-  } catch (const std::exception& e) {
-    throw Error("'" + path + "' is not JSON: " + std::string(e.what()).substr(0, 120));
-  }
-}
 
 RooflinePlot roofline_plot(const RooflinePlotRequest& o) {
   RooflineInput input;

@@ -39,7 +39,4 @@ struct RooflinePlot {
 // measured run of another model or batch, a result id not in the store, and nothing to plot.
 RooflinePlot roofline_plot(const RooflinePlotRequest& request);
 
-// A JSON file, or ridge::Error naming it.
-Json read_json_file(const std::string& path);
-
 }  // namespace ridge::report::figure

@@ -1,0 +1,100 @@
+// `ridge bench` as one call (report/bench_request): each point appended to the CSV files, kept and reported as it
+// completes, a power source that cannot be metered refused before anything runs, and the lines that report failures.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "report/bench_request.h"
+#include "support/error_text.h"
+#include "support/model_builder.h"
+#include "support/paths.h"
+
+namespace ridge::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+report::BenchCommand quick_command(const std::string& model) {
+  report::BenchCommand c;
+  c.bench.model.model_path = model;
+  c.bench.exec.threads = 1;
+  c.bench.max_time_s = 0.05;
+  c.bench.warmup_s = 0;
+  c.bench.per_node = false;
+  return c;
+}
+
+int line_count(const std::string& path) {
+  std::ifstream in(path);
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines;
+}
+
+TEST(BenchRequest, EachPointIsWrittenKeptAndReportedAsItCompletes) {
+  auto c = quick_command(model_path("mobilenet_v2"));
+  c.bench.batches = {1, 2};
+  c.csv_dir = temp_dir() + "/bench-request-csv";
+  fs::remove_all(c.csv_dir);
+  std::vector<std::string> lines;
+  std::vector<std::pair<std::string, int64_t>> kept;  // the document's command, the parameters' batch
+  auto outcome = report::measure_bench(
+      c, [&](const std::string& line) { lines.push_back(line); },
+      [&](const report::Document& doc, const store::Params& params, const report::TypedResult& value) {
+        EXPECT_EQ(value.kind, "bench");
+        ASSERT_EQ(value.runs.size(), 1u);
+        EXPECT_EQ(value.runs[0].batch, params.batch.value_or(-1));
+        // Each point's CSV rows are on disk before it is kept.
+        EXPECT_EQ(line_count(c.csv_dir + "/overall.csv"), static_cast<int>(kept.size()) + 2);
+        kept.emplace_back(doc.command, params.batch.value_or(-1));
+      });
+  EXPECT_TRUE(outcome.failures.empty());
+  ASSERT_EQ(outcome.runs.size(), 2u);
+  EXPECT_EQ(outcome.points, 2u);
+  EXPECT_EQ(kept, (std::vector<std::pair<std::string, int64_t>>{{"bench", 1}, {"bench", 2}}));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(std::regex_match(lines[0], std::regex(R"(\[1/2\] batch 1, eager auto: [0-9]+\.[0-9]{3} ms)")))
+      << lines[0];
+  EXPECT_TRUE(std::regex_match(lines[1], std::regex(R"(\[2/2\] batch 2, eager auto: [0-9]+\.[0-9]{3} ms)")))
+      << lines[1];
+  EXPECT_EQ(line_count(c.csv_dir + "/overall.csv"), 3);  // a header and a row per point
+  // Without a progress function or a keeper, the points are measured all the same.
+  auto silent = report::measure_bench(quick_command(fusable_model()), {}, {});
+  EXPECT_EQ(silent.runs.size(), 1u);
+}
+
+TEST(BenchRequest, APowerSourceThatIsAFileIsRefusedBeforeAnythingRuns) {
+  auto c = quick_command(fusable_model());
+  c.power = "tegrastats:run.log";
+  bool kept = false;
+  auto error = error_text([&] {
+    report::measure_bench(
+        c, {}, [&](const report::Document&, const store::Params&, const report::TypedResult&) { kept = true; });
+  });
+  EXPECT_EQ(error,
+            "--power tegrastats:run.log: a file is no live source; integrate a recorded trace with `ridge power "
+            "integrate --source tegrastats:run.log`");
+  EXPECT_FALSE(kept);
+}
+
+TEST(BenchRequest, FailureLinesNameEachPointThenWhereTheOthersAre) {
+  exec::BenchOutcome outcome;
+  outcome.runs.resize(2);
+  outcome.failures = {"batch 4, eager auto: out of memory", "batch 8, eager auto: out of memory"};
+  outcome.points = 4;
+  EXPECT_EQ(report::bench_failure_lines(outcome, "results/"),
+            (std::vector<std::string>{"error: batch 4, eager auto: out of memory",
+                                      "error: batch 8, eager auto: out of memory",
+                                      "2 of 4 points failed; the 2 measured are above and in results/"}));
+  EXPECT_EQ(report::bench_failure_lines(outcome, "").back(), "2 of 4 points failed; the 2 measured are above");
+  outcome.runs.clear();  // nothing measured: only the errors
+  EXPECT_EQ(report::bench_failure_lines(outcome, "results/"),
+            (std::vector<std::string>{"error: batch 4, eager auto: out of memory",
+                                      "error: batch 8, eager auto: out of memory"}));
+  EXPECT_TRUE(report::bench_failure_lines({.runs = {{}}, .points = 1}, "").empty());
+}
+
+}  // namespace
+}  // namespace ridge::test
