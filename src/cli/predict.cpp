@@ -1,14 +1,8 @@
-#include <fmt/format.h>
-#include <fmt/ostream.h>
-
-#include <iostream>
-
 #include "cli/command.h"
 #include "cli/device_options.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
-#include "hw/device_db.h"
-#include "onnx/model_reader.h"
+#include "report/predict_request.h"
 #include "report/prediction_report.h"
 #include "report/result_codec.h"
 #include "roofline/prediction_codec.h"
@@ -24,33 +18,17 @@ struct PredictOptions {
 };
 
 int run_predict(const PredictOptions& o) {
-  auto request = make_request(o.device.model);
-  // The device and its modes are resolved (and bad ones rejected) before any model work.
-  auto resolved = resolve_device_modes({o.device.device}, o.modes);
-  const auto& device = resolved.front().device;
-  if (device.file == "(detected)")
-    throw Error(
-        "device 'host' has no DRAM bandwidth or measured peaks yet: measure this machine with `ridge ert --profile "
-        "host.yaml`, then predict with --device host.yaml");
-  std::vector<int64_t> batches{request.bindings.batch.value_or(0)};
+  report::PredictRequest request{.model = make_request(o.device.model),
+                                 .device = o.device.device,
+                                 .modes = o.modes,
+                                 .choices = o.device.choices()};
   if (!o.sweep.empty()) {
     auto [key, values] = parse_sweep(o.sweep);
     if (key != "batch") throw Error("predict sweeps batch sizes only: --sweep batch=v1,v2,...");
-    check_sweep_conflicts(request, key);
-    batches = values;
+    check_sweep_conflicts(request.model, key);
+    request.batches = values;
   }
-  const auto& rooflines = resolved.front().rooflines;
-  auto pristine = onnx::load_model(request.model_path);
-  std::vector<report::PredictionPoint> points;
-  for (auto batch : batches) {
-    auto point_request = request;
-    if (batch > 0) point_request.bindings.batch = batch;
-    auto analysis = analysis::rerun(pristine, point_request);
-    for (const auto& roofline : rooflines) {
-      auto prediction = predict_on_device(analysis, device, roofline, o.device, point_request);
-      points.push_back({roofline.mode, point_request.bindings.batch.value_or(1), std::move(prediction)});
-    }
-  }
+  auto points = report::predict_model(request);
   auto doc = points.size() == 1 ? report::prediction_document(points[0].prediction)
                                 : report::prediction_sweep_document(points);
   report::TypedResult value{.kind = "predict"};

@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 
 #include <iostream>
-#include <map>
 
 #include "cli/command.h"
 #include "cli/common.h"
@@ -53,35 +52,15 @@ int run_results(const ResultsOptions& o) {
 }
 
 // Why the results of a file are stored with the time of the import, when they are.
-std::string untimed_note(const report::ImportedFile& file) {
-  if (file.untimed == 0 || file.records.empty()) return "";
-  const auto& command = file.records.front().command;
-  if (command == "bench") return " (the file records no run times: stored with the import's)";
-  static const std::map<std::string, std::string> kWhat = {{"predict", "a prediction"},
-                                                           {"calibrate", "a calibration"},
-                                                           {"compare", "a comparison"},
-                                                           {"ert", "a roofline measurement"}};
-  auto it = kWhat.find(command);
-  return fmt::format(" ({} records no time: stored with the import's)", it == kWhat.end() ? "an import" : it->second);
-}
-
 int run_import(const std::vector<std::string>& files, const ResultFilterOptions& o) {
   auto path = store_path(o);
-  // Every file is read before anything is saved: a bad one leaves the store as it was.
-  std::vector<report::ImportedFile> read;
-  for (const auto& file : files) read.push_back(report::import_records(file));
-  store::Store store(path);
+  auto imported = report::import_files(files, path);
   int64_t total = 0;
-  for (size_t i = 0; i < files.size(); ++i) {
-    auto& records = read[i].records;
-    int64_t added = 0;
-    for (auto& record : records) added += store.save_new(record);
-    total += added;
-    fmt::print("{}: {} result{}, {} added, {} already in {}{}\n", files[i], records.size(),
-               records.size() == 1 ? "" : "s", added, static_cast<int64_t>(records.size()) - added, path,
-               untimed_note(read[i]));
+  for (const auto& file : imported.files) {
+    fmt::print("{}\n", report::import_line(file, path));
+    total += file.added;
   }
-  fmt::print("{} now holds {} result{} ({} added)\n", path, store.count(), store.count() == 1 ? "" : "s", total);
+  fmt::print("{} now holds {} result{} ({} added)\n", path, imported.held, imported.held == 1 ? "" : "s", total);
   return 0;
 }
 

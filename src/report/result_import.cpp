@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "exec/bench_codec.h"
 #include "report/bench_report.h"
@@ -22,6 +23,7 @@
 #include "report/torch_import_codec.h"
 #include "report/tune_report.h"
 #include "roofline/prediction_codec.h"
+#include "store/store.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/timestamp.h"
@@ -248,6 +250,37 @@ ImportedFile import_records(const std::string& path) {
     out.records.push_back(std::move(r));
   }
   return out;
+}
+
+StoreImport import_files(const std::vector<std::string>& paths, const std::string& store_path) {
+  std::vector<ImportedFile> read;
+  for (const auto& path : paths) read.push_back(import_records(path));
+  store::Store store(store_path);
+  StoreImport out;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    FileImport f{.path = paths[i], .results = read[i].records.size(), .untimed = read[i].untimed};
+    if (!read[i].records.empty()) f.command = read[i].records.front().command;
+    for (auto& record : read[i].records) f.added += store.save_new(record);
+    out.files.push_back(std::move(f));
+  }
+  out.held = store.count();
+  return out;
+}
+
+std::string import_line(const FileImport& f, const std::string& store_path) {
+  std::string note;
+  if (f.untimed > 0 && f.results > 0) {
+    static const std::map<std::string, std::string> kWhat = {{"predict", "a prediction"},
+                                                             {"calibrate", "a calibration"},
+                                                             {"compare", "a comparison"},
+                                                             {"ert", "a roofline measurement"}};
+    auto it = kWhat.find(f.command);
+    note = f.command == "bench" ? " (the file records no run times: stored with the import's)"
+                                : fmt::format(" ({} records no time: stored with the import's)",
+                                              it == kWhat.end() ? "an import" : it->second);
+  }
+  return fmt::format("{}: {} result{}, {} added, {} already in {}{}", f.path, f.results, f.results == 1 ? "" : "s",
+                     f.added, static_cast<int64_t>(f.results) - f.added, store_path, note);
 }
 
 }  // namespace ridge::report

@@ -25,4 +25,21 @@ struct ImportedFile {
 // The records of the file at `path`. Throws ridge::Error (one line) on a file that is no result ridge can import.
 ImportedFile import_records(const std::string& path);
 
+// `ridge results import`: how many results a file held and how many of them the store did not hold yet.
+struct FileImport {
+  std::string path;
+  std::string command;  // of its records ("bench", "predict", ...)
+  size_t results = 0, untimed = 0;
+  int64_t added = 0;
+};
+struct StoreImport {
+  std::vector<FileImport> files;
+  int64_t held = 0;  // results in the store afterwards
+};
+// Reads every file first (one that is no result saves nothing and creates no store), then saves each record the
+// store at `store_path` does not hold.
+StoreImport import_files(const std::vector<std::string>& paths, const std::string& store_path);
+// "FILE: N results, A added, K already in STORE", and why a result carries the import's time where it does.
+std::string import_line(const FileImport& file, const std::string& store_path);
+
 }  // namespace ridge::report

@@ -1,0 +1,35 @@
+#include "report/predict_request.h"
+
+#include "hw/device_db.h"
+#include "onnx/model_reader.h"
+#include "util/error.h"
+
+namespace ridge::report {
+
+std::vector<PredictionPoint> predict_model(const PredictRequest& request) {
+  // The device and its modes are resolved (and bad ones rejected) before any model work.
+  auto resolved = hw::resolve_device_modes({request.device}, request.modes);
+  const auto& device = resolved.front().device;
+  if (device.file == "(detected)")
+    throw Error(
+        "device 'host' has no DRAM bandwidth or measured peaks yet: measure this machine with `ridge ert --profile "
+        "host.yaml`, then predict with --device host.yaml");
+  auto batches = request.batches;
+  if (batches.empty()) batches.push_back(request.model.bindings.batch.value_or(0));
+  auto pristine = onnx::load_model(request.model.model_path);
+  std::vector<PredictionPoint> points;
+  for (auto batch : batches) {
+    auto point_request = request.model;
+    if (batch > 0) point_request.bindings.batch = batch;
+    auto analysis = analysis::rerun(pristine, point_request);
+    for (const auto& roofline : resolved.front().rooflines) {
+      auto prediction =
+          calib::predict_on_device(analysis, device, roofline,
+                                   calib::prediction_options(request.choices, point_request), point_request.model_path);
+      points.push_back({roofline.mode, point_request.bindings.batch.value_or(1), std::move(prediction)});
+    }
+  }
+  return points;
+}
+
+}  // namespace ridge::report

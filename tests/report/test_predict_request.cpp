@@ -1,0 +1,61 @@
+// `ridge predict` as one call (report/predict_request): every power mode asked for at every batch of a sweep, batches
+// outer; a device or mode that does not exist and the unmeasured host refused before any model work.
+#include <gtest/gtest.h>
+
+#include "hw/device_db.h"
+#include "report/predict_request.h"
+#include "support/error_text.h"
+#include "support/paths.h"
+
+namespace ridge::test {
+namespace {
+
+double flops(const roofline::Prediction& p) {
+  double sum = 0;
+  for (const auto& n : p.nodes) sum += n.flops;
+  return sum;
+}
+
+TEST(PredictRequest, EveryModeAtEveryBatchBatchesOuter) {
+  report::PredictRequest r{.model = {.model_path = model_path("resnet50")},
+                           .device = "jetson-agx-orin-64gb",
+                           .modes = "all",
+                           .batches = {1, 8}};
+  auto points = report::predict_model(r);
+  auto modes = hw::find_device("jetson-agx-orin-64gb").modes.size();
+  ASSERT_GT(modes, 1u);
+  ASSERT_EQ(points.size(), 2 * modes);
+  for (size_t i = 0; i < modes; ++i) {
+    const auto& one = points[i];
+    const auto& eight = points[modes + i];
+    EXPECT_EQ(one.batch, 1);
+    EXPECT_EQ(eight.batch, 8);
+    EXPECT_EQ(one.mode, eight.mode);
+    // Eight images cost eight times the FLOPs (ResNet-50 has no batch-shared work), and take longer.
+    EXPECT_NEAR(flops(eight.prediction) / flops(one.prediction), 8.0, 1e-9);
+    EXPECT_GT(eight.prediction.time_s, one.prediction.time_s);
+  }
+  EXPECT_NE(points[0].mode, points[1].mode);
+
+  // Without a sweep, the model's own binding; an unbound batch is predicted at 1.
+  report::PredictRequest one{.model = {.model_path = model_path("resnet50")}, .device = "t4"};
+  auto single = report::predict_model(one);
+  ASSERT_EQ(single.size(), 1u);
+  EXPECT_EQ(single[0].batch, 1);
+  EXPECT_DOUBLE_EQ(flops(single[0].prediction), flops(points[0].prediction));
+}
+
+TEST(PredictRequest, RefusesADeviceThatCannotPredictBeforeAnyModelWork) {
+  // The model does not exist: each refusal comes before it would be read.
+  report::PredictRequest r{.model = {.model_path = "no-such-model.onnx"}, .device = "host"};
+  EXPECT_NE(error_text([&] { report::predict_model(r); }).find("device 'host' has no DRAM bandwidth"),
+            std::string::npos);
+  r.device = "no-such-device";
+  EXPECT_NE(error_text([&] { report::predict_model(r); }).find("no-such-device"), std::string::npos);
+  r.device = "t4";
+  r.modes = "no-such-mode";
+  EXPECT_NE(error_text([&] { report::predict_model(r); }).find("no-such-mode"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ridge::test
