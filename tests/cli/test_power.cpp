@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "support/jetson_tree.h"
 #include "support/one_line_error.h"
 #include "support/paths.h"
 #include "util/csv.h"
@@ -16,23 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void write(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path) << text << "\n";
-}
-
 // An Orin-layout tree whose rails draw 3 + 2 = 5 W, constantly.
-std::string constant_tree() {
-  auto root = temp_dir() + "/sys";
-  auto d = root + "/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon2/";
-  write(d + "in1_label", "VDD_GPU_SOC");
-  write(d + "in1_input", "5000");
-  write(d + "curr1_input", "600");
-  write(d + "in2_label", "VDD_CPU_CV");
-  write(d + "in2_input", "5000");
-  write(d + "curr2_input", "400");
-  return root;
-}
+std::string constant_tree() { return constant_jetson_tree(temp_dir() + "/sys"); }
 
 TEST(PowerCli, IntegrateTheRealNvmlCsvAsJson) {
   auto r = run_ridge("power integrate --source csv:" +
@@ -48,10 +34,10 @@ TEST(PowerCli, IntegrateTheRealNvmlCsvAsJson) {
 
 TEST(PowerCli, IntegrateATegrastatsLogPerRail) {
   auto log = temp_dir() + "/t.log";
-  write(log,
-        "RAM 1/2MB VDD_GPU_SOC 1000mW/1000mW VDD_CPU_CV 2000mW/2000mW\n"
-        "user@orin:~$ ^C\n"
-        "RAM 1/2MB VDD_GPU_SOC 3000mW/2000mW VDD_CPU_CV 2000mW/2000mW");
+  write_line_file(log,
+                  "RAM 1/2MB VDD_GPU_SOC 1000mW/1000mW VDD_CPU_CV 2000mW/2000mW\n"
+                  "user@orin:~$ ^C\n"
+                  "RAM 1/2MB VDD_GPU_SOC 3000mW/2000mW VDD_CPU_CV 2000mW/2000mW");
   auto r = run_ridge("power integrate --source tegrastats:" + log + " --interval 500 --rail VDD_GPU_SOC -f json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);

@@ -8,6 +8,7 @@
 
 #include "power/energy.h"
 #include "power/measure.h"
+#include "support/jetson_tree.h"
 #include "support/paths.h"
 
 namespace ridge::test {
@@ -15,21 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void write(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path) << text << "\n";
-}
-
 TEST(PowerMeasure, SamplesAConstantJetsonTreeForItsDuration) {
-  // An Orin-layout tree whose rails draw 3 + 2 = 5 W, constantly.
-  auto root = temp_dir() + "/measure_sys";
-  auto d = root + "/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon2/";
-  write(d + "in1_label", "VDD_GPU_SOC");
-  write(d + "in1_input", "5000");
-  write(d + "curr1_input", "600");
-  write(d + "in2_label", "VDD_CPU_CV");
-  write(d + "in2_input", "5000");
-  write(d + "curr2_input", "400");
+  auto root = constant_jetson_tree(temp_dir() + "/measure_sys");  // 3 + 2 = 5 W
   setenv("RIDGE_SYSFS_ROOT", root.c_str(), 1);
   power::MeasureRequest request{.source = "jetson", .duration_s = 0.3};
   double heard = 0;
@@ -45,9 +33,9 @@ TEST(PowerMeasure, SamplesAConstantJetsonTreeForItsDuration) {
 
 TEST(PowerMeasure, ReadsOneRailOfATegrastatsLog) {
   auto log = temp_dir() + "/measure.log";
-  write(log,
-        "RAM 1/2MB VDD_GPU_SOC 1000mW/1000mW VDD_CPU_CV 2000mW/2000mW\n"
-        "RAM 1/2MB VDD_GPU_SOC 3000mW/2000mW VDD_CPU_CV 2000mW/2000mW");
+  write_line_file(log,
+                  "RAM 1/2MB VDD_GPU_SOC 1000mW/1000mW VDD_CPU_CV 2000mW/2000mW\n"
+                  "RAM 1/2MB VDD_GPU_SOC 3000mW/2000mW VDD_CPU_CV 2000mW/2000mW");
   auto e = power::integrate(
       power::read_recorded({.source = "tegrastats:" + log, .rail = "VDD_GPU_SOC", .interval_ms = 500}));
   EXPECT_DOUBLE_EQ(e.energy_j, 1.0);  // 0.5 s x (1 + 3) / 2 W
