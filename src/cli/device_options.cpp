@@ -15,6 +15,10 @@ roofline::PredictOptions predict_options(const DeviceOptions& o, const analysis:
 void add_device_options(CLI::App& app, DeviceOptions& o) {
   app.add_option("-d,--device", o.device, "ID[:MODE], host, or path/to/device.yaml[:MODE] (see `ridge devices`)")
       ->required();
+  add_prediction_choice_options(app, o);
+}
+
+void add_prediction_choice_options(CLI::App& app, DeviceOptions& o) {
   app.add_option("--precision", o.precision,
                  "arithmetic precision: fp32 (default, or --dtype's), fp16, bf16, int8, fp64")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16", "int8", "fp64", "fp8"}));

@@ -24,7 +24,11 @@ struct DeviceOptions {
   calib::PredictionChoices choices() const { return {precision, traffic, allow_tf32, exec_mode, threads}; }
 };
 
+// -d/--device (required), then add_prediction_choice_options.
 void add_device_options(CLI::App& app, DeviceOptions& options);
+// --precision, --allow-tf32 and --traffic: how a roofline prediction counts the model (PredictionChoices), the same
+// for every command that predicts (predict, calibrate, tune, compare, report, plot roofline / energy-roofline).
+void add_prediction_choice_options(CLI::App& app, DeviceOptions& options);
 roofline::PredictOptions predict_options(const DeviceOptions& options, const analysis::Request& request);
 
 // --exec-mode and --threads, for the commands that predict with a calibrated device.

@@ -82,10 +82,7 @@ Command add_plot_command(CLI::App& parent) {
   roofline->add_option("-d,--device", r->request.devices,
                        "device ID[:MODE] or device.yaml; repeat for several on one chart");
   roofline->add_option("--modes", r->request.modes, "power modes of every device: all, or MODE1,MODE2,...");
-  roofline->add_option("--precision", r->model.precision, "arithmetic precision (default: the model's)");
-  roofline->add_flag("--allow-tf32", r->model.allow_tf32, "let fp32 matrix products use TF32 tensor units");
-  roofline->add_option("--traffic", r->model.traffic, "memory traffic per node: unfused (default) or fused")
-      ->check(CLI::IsMember({"unfused", "fused"}));
+  add_prediction_choice_options(*roofline, r->model);
   roofline->add_option("--ceilings", r->request.ceilings,
                        "compute ceilings drawn: all (default for one device and mode), used (those the predictions "
                        "used; default for several), or KEY,KEY (fp32,fp16_tensor,...)");

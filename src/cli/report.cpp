@@ -61,11 +61,7 @@ Command add_report_command(CLI::App& parent) {
   app->get_option("model")->required(false)->description("ONNX model file: its analysis and predictions (optional)");
   app->add_option("-d,--device", o->request.devices, "device ID[:MODE] or device.yaml: its roofline (repeatable)");
   app->add_option("--modes", o->request.modes, "power modes of every device: all, or MODE1,MODE2,...");
-  app->add_option("--precision", o->model.precision, "arithmetic precision of the predictions (default: the model's)")
-      ->check(CLI::IsMember({"fp32", "fp16", "bf16", "int8", "fp64", "fp8"}));
-  app->add_flag("--allow-tf32", o->model.allow_tf32, "let fp32 matrix products use TF32 tensor units");
-  app->add_option("--traffic", o->model.traffic, "memory traffic per node: unfused (default) or fused")
-      ->check(CLI::IsMember({"unfused", "fused"}));
+  add_prediction_choice_options(*app, o->model);
   auto* html = app->add_option("-o,--output", o->output.html, "the HTML report file");
   app->add_option("--markdown", o->output.markdown_dir, "write DIR/report.md and DIR/fig-N.png instead")
       ->excludes(html);

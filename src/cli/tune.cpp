@@ -25,13 +25,7 @@ struct TuneCliOptions {
 int run_tune(const TuneCliOptions& o) {
   report::TuneRequest r{
       .model = make_request(o.device.model), .device = o.device.device, .choices = o.device.choices()};
-  r.batches = {r.model.bindings.batch.value_or(1)};
-  if (!o.sweep.empty()) {
-    auto [key, values] = parse_sweep(o.sweep);
-    if (key != "batch") throw Error("tune sweeps batch sizes only: --sweep batch=v1,v2,...");
-    check_sweep_conflicts(r.model, key);
-    r.batches = values;
-  }
+  r.batches = report::tune_batches(r.model, o.sweep);
   r.options.objective = roofline::parse_objective(o.objective);
   if (o.latency_max_ms > 0) r.options.latency_max_s = o.latency_max_ms / 1e3;
   if (o.power_max_w > 0) r.options.power_max_w = o.power_max_w;

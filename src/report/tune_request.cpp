@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "analysis/request_builder.h"
 #include "hw/device_db.h"
 #include "hw/mode_control.h"
 #include "onnx/model_reader.h"
@@ -12,6 +13,14 @@
 #include "util/error.h"
 
 namespace ridge::report {
+
+std::vector<int64_t> tune_batches(const analysis::Request& model, const std::string& sweep) {
+  if (sweep.empty()) return {model.bindings.batch.value_or(1)};
+  auto [key, values] = analysis::parse_sweep(sweep);
+  if (key != "batch") throw Error("tune sweeps batch sizes only: --sweep batch=v1,v2,...");
+  analysis::check_sweep_conflicts(model, key);
+  return values;
+}
 
 Tuning tune_model(const TuneRequest& o) {
   const auto& request = o.model;

@@ -22,6 +22,10 @@ struct TuneRequest {
   bool apply = false;  // set the best mode on this Jetson (root)
 };
 
+// The batch sizes `ridge tune --sweep` compares: without a sweep, the model's batch (1 where it binds none); a sweep
+// is batch=v1,v2,... only, and one the model's options already fix is refused (ridge::Error, one line each).
+std::vector<int64_t> tune_batches(const analysis::Request& model, const std::string& sweep);
+
 // Throws ridge::Error (one line) for a device given with a mode, the undetected host, --apply off a Jetson (nothing
 // changed), and a model that does not analyse.
 Tuning tune_model(const TuneRequest& request);

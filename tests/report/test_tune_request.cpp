@@ -44,5 +44,18 @@ TEST(TuneRequest, RefusesAModeTheHostAndApplyingOffAJetson) {
             std::string::npos);
 }
 
+// --sweep's batch sizes: the model's batch without one (1 unbound), batch=... only, never beside --batch.
+TEST(TuneRequest, BatchesFromTheSweep) {
+  analysis::Request model;
+  EXPECT_EQ(report::tune_batches(model, ""), (std::vector<int64_t>{1}));
+  EXPECT_EQ(report::tune_batches(model, "batch=1,4,16"), (std::vector<int64_t>{1, 4, 16}));
+  EXPECT_EQ(error_text([&] { report::tune_batches(model, "seq=128,256"); }),
+            "tune sweeps batch sizes only: --sweep batch=v1,v2,...");
+  model.bindings.batch = 8;
+  EXPECT_EQ(report::tune_batches(model, ""), (std::vector<int64_t>{8}));
+  EXPECT_EQ(error_text([&] { report::tune_batches(model, "batch=1,2"); }),
+            "--sweep batch=... and --batch 8 both set the batch: give one");
+}
+
 }  // namespace
 }  // namespace ridge::test
