@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <utility>
+
 #include "cli/command.h"
 #include "cli/common.h"
 #include "cli/device_options.h"
@@ -18,8 +20,7 @@ struct ReportOptions {
   DeviceOptions model;  // the model options and precision/traffic; `device` unused (see request.devices)
   report::StudyRequest request;
   report::StudyOutput output;
-  std::string store;
-  int64_t of_batch = 0;
+  ResultFilterOptions stored;  // --of-model: the request's of_model ("all": every model), not a filter
 };
 
 int run_report(ReportOptions& o) {
@@ -27,10 +28,11 @@ int run_report(ReportOptions& o) {
   auto& r = o.request;
   r.model_name = o.model.model.model;
   r.choices = o.model.choices();
-  r.store_path = store_path({o.store, false});
-  r.store_required = !o.store.empty();
+  r.store_path = store_path(o.stored);
+  r.store_required = !o.stored.store.empty();
   r.command_line = invocation().command_line;
-  if (o.of_batch > 0) r.filter.batch = o.of_batch;
+  r.filter = result_filter(o.stored);
+  r.of_model = std::exchange(r.filter.model, "");
   if (!o.model.model.model.empty()) r.model = make_request(o.model.model);
   o.output.figure_titles = ::isatty(STDERR_FILENO);
   auto written = report::write_study(report::gather_study(r), o.output,
@@ -66,29 +68,7 @@ Command add_report_command(CLI::App& parent) {
   app->add_option("--markdown", o->output.markdown_dir, "write DIR/report.md and DIR/fig-N.png instead")
       ->excludes(html);
   app->add_option("--title", o->request.title, "the report's title (default: from the model)");
-  auto* filters = "stored results";
-  auto& f = o->request.filter;
-  app->add_option("--store", o->store, "results store (default: $RIDGE_STORE, else ./ridge-results.db)")
-      ->group(filters);
-  app->add_option("--id", f.ids, "only these result ids (repeatable)")->group(filters);
-  app->add_option("--command", f.command, "only results of this command (predict, bench, ...)")
-      ->check(CLI::IsMember(kStoredCommands))
-      ->group(filters);
-  app->add_option("--of-model", o->request.of_model, "only this model (a path or part of one; all: every model)")
-      ->group(filters);
-  app->add_option("--of-device", f.device, "only results for this device (predict, compare)")->group(filters);
-  app->add_option("--of-batch", o->of_batch, "only this batch size")
-      ->check(integer_in(1, int64_t{1} << 40))
-      ->group(filters);
-  app->add_option("--of-mode", f.mode, "only this executor mode (eager, optimized)")->group(filters);
-  app->add_option("--of-precision", f.precision, "only this precision (fp32, bf16, ...)")->group(filters);
-  app->add_option("--status", f.status, "only ok or failed results")
-      ->check(CLI::IsMember({"ok", "failed"}))
-      ->group(filters);
-  app->add_option("--sweep", f.sweep, "only the cells of this sweep (its name)")->group(filters);
-  app->add_option("--stage", f.stage, "only cells run by this stage")->group(filters);
-  app->add_option("--since", f.since, "only results from this UTC time on")->group(filters);
-  app->add_option("--last", f.last, "only the N newest")->check(integer_in(1, int64_t{1} << 40))->group(filters);
+  add_result_filter_options(*app, o->stored, "of-");
   return {app, [o] { return run_report(*o); }};
 }
 

@@ -47,8 +47,11 @@ struct ResultFilterOptions {
   store::Filter filter;
   int64_t batch = 0;
 };
-// Registers them on `app`; returns the options registered (to tell whether any was given).
-std::vector<CLI::Option*> add_result_filter_options(CLI::App& app, ResultFilterOptions& options);
+// Registers them on `app`; returns the options registered (to tell whether any was given). A command with a model
+// and devices of its own (`ridge report`) names the filters of those --of-model, --of-device, --of-batch, --of-mode
+// and --of-precision (`prefix` "of-") and groups them under "stored results" in --help.
+std::vector<CLI::Option*> add_result_filter_options(CLI::App& app, ResultFilterOptions& options,
+                                                    const std::string& prefix = "");
 // The filter they select (--batch applied), and the store they name.
 store::Filter result_filter(const ResultFilterOptions& options);
 std::string store_path(const ResultFilterOptions& options);
