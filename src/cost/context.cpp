@@ -52,6 +52,10 @@ void CostContext::mark_not_parameter(size_t i) {
   not_parameter[i] = true;
 }
 
+const graph::ConstantData* CostContext::in_constant(size_t i) const {
+  return has_input(i) ? graph_.value(node_.input(i)).constant.get() : nullptr;
+}
+
 int64_t CostContext::value_bytes(graph::ValueId id) const { return cost::value_bytes(graph_, id, options_); }
 
 }  // namespace ridge::cost

@@ -21,6 +21,8 @@ class CostContext {
   int64_t in_elements(size_t i) const;
   int64_t out_elements(size_t i = 0) const;
   bool is_weight(size_t i) const;
+  // The known value of input i (a constant or a folded shape computation), or null.
+  const graph::ConstantData* in_constant(size_t i) const;
   bool training() const { return options_.training; }
 
   // Forward work.
@@ -35,7 +37,8 @@ class CostContext {
   int64_t backward_flops_data = 0;    // to produce gradients of activation inputs
   int64_t backward_flops_weight = 0;  // to produce gradients of weight inputs
   bool saves_inputs = false;          // backward reads the forward inputs
-  bool saves_output = false;          // backward reads the forward output
+  bool saves_output = false;          // backward reads the forward outputs
+  int saves_only_output = -1;         // ... only this one, when set (Dropout's mask, not its scaled output)
 
   void override_read(size_t i, int64_t bytes);
   void mark_not_parameter(size_t i);

@@ -1,6 +1,8 @@
 // Cost rules of data movement: no arithmetic, only bytes. Views (Reshape, Flatten, Squeeze,
 // Unsqueeze, Identity, inference Dropout) alias their input and move nothing; Shape and Size
-// read metadata only. Gather and Slice read only what they copy.
+// read metadata only. Gather and Slice read only what they copy. A training-mode Dropout does work:
+// per element a random draw compared with the ratio and the kept value scaled (2 FLOPs), its
+// output and its mask written; its backward scales the kept gradients (1 FLOP) and reads only the mask.
 #include "cost/registry.h"
 
 namespace ridge::cost {
@@ -9,6 +11,24 @@ namespace {
 void view(CostContext& ctx) { ctx.moves_no_data = true; }
 
 void copy(CostContext& ctx) { ctx.backward_flops_data = 0; }
+
+// Dropout trains when its training_mode input (opset 12+; exporters write a Constant) is true. One that is not a
+// known value is costed as training, so that work is never left out; a known ratio of 0 keeps everything.
+void dropout(CostContext& ctx) {
+  ctx.mark_not_parameter(1);  // the ratio, even as a float initializer, is not trained
+  const auto* training = ctx.in_constant(2);
+  const auto* ratio = ctx.in_constant(1);
+  bool trains = ctx.has_input(2) && (!training || training->size() == 0 || training->as_real(0) != 0);
+  if (!trains || (ratio && ratio->size() > 0 && ratio->as_real(0) == 0)) return view(ctx);
+  int64_t n = ctx.out_elements();
+  ctx.flops = 2 * n;
+  ctx.backward_flops_data = n;
+  // The mask is what backward keeps; a graph that drops the mask output leaves no tensor of its to count.
+  if (ctx.node().outputs.size() > 1 && ctx.node().outputs[1] != graph::kNoValue) {
+    ctx.saves_output = true;
+    ctx.saves_only_output = 1;
+  }
+}
 
 // Reads exactly the elements it outputs from input 0 (plus the index/parameter inputs whole).
 void partial_read(CostContext& ctx) {
@@ -74,7 +94,7 @@ void register_manipulation_costs(CostRegistry& r) {
   // One table row per op.
   // clang-format off
   r.add("data-movement", {{"Reshape", view}, {"Flatten", view}, {"Squeeze", view}, {"Unsqueeze", view}, {"Identity", view},
-         {"Dropout", view}, {"Shape", view, N}, {"Size", view, N}, {"Constant", view, N},
+         {"Dropout", dropout}, {"Shape", view, N}, {"Size", view, N}, {"Constant", view, N},
          {"Transpose", copy}, {"Concat", copy}, {"Split", copy}, {"Expand", copy}, {"Tile", copy}, {"Pad", copy},
          {"DepthToSpace", copy}, {"SpaceToDepth", copy}, {"ReverseSequence", copy},
          {"Slice", partial_read}, {"Gather", gather}, {"GatherElements", partial_read}, {"GatherND", partial_read},

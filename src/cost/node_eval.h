@@ -15,6 +15,7 @@ struct NodeEvaluation {
   std::vector<bool> input_is_parameter;   // float initializer that is trained
   int64_t backward_flops_data = 0, backward_flops_weight = 0;
   bool saves_inputs = false, saves_output = false;
+  int saves_only_output = -1;  // CostContext::saves_only_output
   bool fusible = false, differentiable = true, is_view = false;
 };
 

@@ -23,7 +23,9 @@ void batch_norm(CostContext& ctx) {
   int64_t n = ctx.out_elements();
   ctx.mark_not_parameter(3);
   ctx.mark_not_parameter(4);
-  ctx.flops = (ctx.training() ? 7 : 2) * n;
+  // Batch statistics in a training step, or where the node itself says so (a training-mode export).
+  bool batch_statistics = ctx.training() || ctx.node().get_int("training_mode", 0) != 0;
+  ctx.flops = (batch_statistics ? 7 : 2) * n;
   ctx.backward_flops_data = 9 * n;
   ctx.backward_flops_weight = 2 * n;
   ctx.saves_inputs = true;

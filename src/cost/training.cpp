@@ -79,7 +79,8 @@ TrainingTotals training_step(const graph::Graph& g, std::vector<NodeEvaluation>&
     }
     if (eval.saves_output)
       for (size_t k = 0; k < node.outputs.size(); ++k)
-        if (node.outputs[k] != graph::kNoValue) {
+        if (node.outputs[k] != graph::kNoValue &&
+            (eval.saves_only_output < 0 || k == static_cast<size_t>(eval.saves_only_output))) {
           bytes += eval.output_bytes[k];
           saved.insert(node.outputs[k]);
         }

@@ -150,6 +150,64 @@ TEST(SamplingCost, GridSampleBilinear) {
   EXPECT_EQ(node_named(r, "gs").flops, (2 * 2 + 2 * 4) * 90);
 }
 
+// A Constant node holding one scalar, as PyTorch's exporter writes Dropout's ratio and training_mode.
+void scalar_constant(ModelBuilder& b, const std::string& name, int32_t type, double value) {
+  auto& node = b.node("Constant", {}, {name}, name);
+  auto* attr = node.add_attribute();
+  attr->set_name("value");
+  attr->set_type(::onnx::AttributeProto::TENSOR);
+  auto* t = attr->mutable_t();
+  t->set_data_type(type);
+  if (type == TensorProto::FLOAT)
+    t->add_float_data(static_cast<float>(value));
+  else
+    t->add_int32_data(static_cast<int32_t>(value));
+}
+
+TEST(ManipulationCost, DropoutWorksOnlyWhenTraining) {
+  // x: 2x3x4 = 24 floats. "on" trains (training_mode true): a draw compared and a scale per element, its output
+  // (96 B) and mask (24 B) written, 1 FLOP per element backward, which keeps only the mask. "off" is a view.
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{3}, int64_t{4}}).weight("w", {4}).output("y").output("z");
+  scalar_constant(b, "ratio", TensorProto::FLOAT, 0.25);
+  scalar_constant(b, "train", TensorProto::BOOL, 1);
+  scalar_constant(b, "infer", TensorProto::BOOL, 0);
+  b.node("Mul", {"x", "w"}, {"e"}, "scale");  // a trained weight before it, so gradients reach the Dropouts
+  b.node("Dropout", {"e", "ratio", "train"}, {"y", "mask"}, "on");
+  b.node("Dropout", {"e", "ratio", "infer"}, {"z"}, "off");
+  cost::CostOptions training;
+  training.training = true;
+  auto r = analyze_file(b.save("dropout"), {}, training);
+  const auto& on = node_named(r, "on");
+  EXPECT_EQ(on.flops, 2 * 24);
+  EXPECT_EQ(on.bytes_written, 24 * 4 + 24);
+  EXPECT_EQ(on.backward_flops, 24);
+  EXPECT_EQ(on.params, 0);  // the ratio is not trained
+  const auto& off = node_named(r, "off");
+  EXPECT_EQ(off.flops, 0);
+  EXPECT_EQ(off.bytes(), 0);
+  // Saved for backward: Mul keeps its activation input x (96 B) and "on" its mask (24 B), not its output y.
+  EXPECT_EQ(r.cost.training->saved_activation_bytes, 24 * 4 + 24);
+}
+
+TEST(NormalizationCost, TrainingModeBatchNormComputesBatchStatistics) {
+  // training_mode=1 (a training export): mean 1, variance 2, normalize 2, affine 2 FLOPs per element even in an
+  // inference analysis, against 2 for the folded inference form.
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{4}, int64_t{3}, int64_t{3}})
+      .weight("scale", {4})
+      .weight("shift", {4})
+      .weight("mean", {4})
+      .weight("var", {4})
+      .output("y");
+  set_int(b.node("BatchNormalization", {"x", "scale", "shift", "mean", "var"}, {"y", "running_mean", "running_var"},
+                 "bn"),
+          "training_mode", 1);
+  auto r = analyze_file(b.save("bn_training"));
+  EXPECT_EQ(node_named(r, "bn").flops, 7 * 72);
+  EXPECT_EQ(node_named(r, "bn").params, 8);
+}
+
 TEST(MatMulCost, Determinant) {
   ModelBuilder b;
   b.input("m", {int64_t{5}, int64_t{3}, int64_t{3}}).output("d");
