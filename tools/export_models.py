@@ -15,6 +15,11 @@ models/reference.json records, per model, figures measured on the PyTorch model 
                  counted by intercepting the aten ops PyTorch actually runs (TorchDispatchMode);
                  "B" alone is the default input size, "B,HxW" another one (spatially dynamic models)}
 
+Training exports (NAME_train.onnx, of TRAINING_EXPORTS) keep what an inference export folds or drops:
+every BatchNormalization in training mode (batch statistics, running averages as outputs) and every
+Dropout with its training_mode input true, so a training step analyzed or run on them is the network
+people train. Their reference records bn_folded_channels 0.
+
 The vision models are exported with symbolic "height" and "width" where the model takes any size
 (see FIXED_SIZE for those that cannot), their default (224; YOLO 640) stored in the file's
 metadata_props as ridge.default_dims = "height=224,width=224".
@@ -113,13 +118,16 @@ def unfolded_bn_channels(path):
     return sum(shapes[n.input[1]][0] for n in model.graph.node if n.op_type == "BatchNormalization")
 
 
-def export(model, inputs, path, input_names, output_names, dynamic_axes, default_dims=None):
+def export(model, inputs, path, input_names, output_names, dynamic_axes, default_dims=None, training=False):
     """Exports, strips the weights, returns the channels of BatchNorms left unfolded.
 
     default_dims ({"height": 224, ...}) is stored in the file's metadata_props under
-    ridge.default_dims: ridge binds those symbolic dims to it when the user names no value."""
+    ridge.default_dims: ridge binds those symbolic dims to it when the user names no value.
+    training exports the model in training mode (TrainingMode.TRAINING): nothing is folded."""
+    mode = torch.onnx.TrainingMode.TRAINING if training else torch.onnx.TrainingMode.EVAL
     torch.onnx.export(model, inputs, path, opset_version=OPSET, input_names=input_names,
-                      output_names=output_names, dynamic_axes=dynamic_axes, do_constant_folding=True)
+                      output_names=output_names, dynamic_axes=dynamic_axes, training=mode,
+                      do_constant_folding=not training)
     unfolded = unfolded_bn_channels(path)
     strip_weights(path, default_dims)
     return unfolded
@@ -158,6 +166,10 @@ FIXED_SIZE = {
     # Learned position embeddings for exactly 14x14 patches of 16x16 pixels.
     "vit_b_16": "position embeddings for 14x14 patches",
 }
+
+# Torchvision models also exported for training (NAME_train.onnx): the networks the training studies
+# measure (fixed-iteration training of ResNet-50, VGG-16, MobileNetV2).
+TRAINING_EXPORTS = ["resnet50", "vgg16", "mobilenet_v2"]
 
 # Extra input sizes (batch, height, width) at which the MACs of spatially dynamic models are recorded,
 # as "B,HxW" keys next to "B" (batch B at the default size).
@@ -202,6 +214,20 @@ def main():
         if spatial:
             for b, h, w in EXTRA_SIZES["default"]:
                 macs[f"{b},{h}x{w}"] = count_macs(model, (torch.randn(b, 3, h, w),))
+        record(name, model, macs, unfolded)
+
+    for base in TRAINING_EXPORTS:
+        name = base + "_train"
+        if not wanted(name):
+            continue
+        model = randomize(torchvision_models()[base]().train())
+        x = torch.randn(2, 3, 224, 224)  # batch 2: a training-mode BatchNorm needs more than one value per channel
+        spatial = base not in FIXED_SIZE
+        unfolded = export(model, (x,), os.path.join(args.out, f"{name}.onnx"), ["input"], ["logits"],
+                          image_axes("input", "logits", spatial),
+                          {"height": 224, "width": 224} if spatial else None, training=True)
+        # MACs in eval mode: the same products, without Dropout's random masks (no MACs either way)
+        macs = {"1": count_macs(model.eval(), (x[:1],))}
         record(name, model, macs, unfolded)
 
     seq_points = [(1, 128), (2, 64), (4, 384)]

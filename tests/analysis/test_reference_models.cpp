@@ -8,6 +8,7 @@
 //    convolution kernels PyTorch runs (TorchDispatchMode), at several (batch, seq) points.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -61,6 +62,54 @@ TEST_P(TorchvisionModel, ParamsMatchPublishedFigureMinusFoldedBatchNorm) {
 
 INSTANTIATE_TEST_SUITE_P(Published, TorchvisionModel, ::testing::ValuesIn(kTorchvision),
                          [](const auto& info) { return std::string(info.param.model); });
+
+// The training exports (NAME_train.onnx) fold nothing: every trained parameter of the PyTorch model is in the file,
+// every BatchNorm stays in training mode (batch statistics: 7 FLOPs per element, not the folded 2) with the
+// PyTorch model's channels, every Dropout trains (2 FLOPs per element), and the products are the inference ones.
+TEST(TrainingExports, KeepEveryBatchNormAndDropoutOfTheTrainedNetwork) {
+  struct Case {
+    const char* model;
+    int batch_norms, dropouts;  // torchvision's BatchNorm2d and Dropout modules
+  };
+  for (auto [model, batch_norms, dropouts] :
+       {Case{"resnet50", 53, 0}, Case{"vgg16", 0, 2}, Case{"mobilenet_v2", 52, 1}}) {
+    const auto name = std::string(model) + "_train";
+    const auto* published = std::find_if(std::begin(kTorchvision), std::end(kTorchvision),
+                                         [&](const auto& p) { return p.model == std::string(model); });
+    auto ref = reference()[name];
+    auto r = analyze_file(model_path(name));
+    EXPECT_TRUE(r.cost.unknown_ops.empty()) << name;
+    EXPECT_TRUE(r.cost.unresolved_ops.empty()) << name;
+    EXPECT_EQ(r.cost.totals.params, published->params) << name;  // nothing folded
+    EXPECT_EQ(ref["params"].get<int64_t>(), published->params) << name;
+    EXPECT_EQ(r.cost.totals.macs, ref["macs"]["1"].get<int64_t>()) << name;
+    EXPECT_NEAR(static_cast<double>(r.cost.totals.macs) / 1e9, published->gmacs, 0.0005) << name;
+    auto elements = [](const std::string& shape) {  // "1x64x112x112"
+      int64_t n = 1;
+      for (size_t at = 0; at < shape.size();) {
+        size_t end = shape.find('x', at);
+        n *= std::stoll(shape.substr(at, end - at));
+        at = end == std::string::npos ? shape.size() : end + 1;
+      }
+      return n;
+    };
+    int seen_norms = 0, seen_dropouts = 0;
+    int64_t channels = 0;
+    for (const auto& node : r.cost.nodes) {
+      if (node.op_type == "BatchNormalization") {
+        ++seen_norms;
+        EXPECT_EQ(node.flops, 7 * elements(node.output_shape)) << node.name;
+        channels += std::stoll(node.output_shape.substr(node.output_shape.find('x') + 1));
+      } else if (node.op_type == "Dropout") {
+        ++seen_dropouts;
+        EXPECT_EQ(node.flops, 2 * elements(node.output_shape)) << node.name;
+      }
+    }
+    EXPECT_EQ(seen_norms, batch_norms) << name;
+    EXPECT_EQ(seen_dropouts, dropouts) << name;
+    EXPECT_EQ(channels, ref["bn_channels"].get<int64_t>()) << name;  // the PyTorch model's BatchNorm2d channels
+  }
+}
 
 TEST(Transformers, MacsAtSeveralBatchAndSequencePoints) {
   auto ref = reference();

@@ -200,9 +200,9 @@ TEST(NormalizationCost, TrainingModeBatchNormComputesBatchStatistics) {
       .weight("mean", {4})
       .weight("var", {4})
       .output("y");
-  set_int(b.node("BatchNormalization", {"x", "scale", "shift", "mean", "var"}, {"y", "running_mean", "running_var"},
-                 "bn"),
-          "training_mode", 1);
+  set_int(
+      b.node("BatchNormalization", {"x", "scale", "shift", "mean", "var"}, {"y", "running_mean", "running_var"}, "bn"),
+      "training_mode", 1);
   auto r = analyze_file(b.save("bn_training"));
   EXPECT_EQ(node_named(r, "bn").flops, 7 * 72);
   EXPECT_EQ(node_named(r, "bn").params, 8);

@@ -200,6 +200,26 @@ TEST(Executor, TrainingStepLowersTheLoss) {
   }
 }
 
+// A bundled training export runs a training step on the CPU: MobileNetV2's BatchNorms in training mode (batch
+// statistics) and its Dropout with a mask, forward and backward, and SGD steps that lower the loss (the seed fixes
+// weights, inputs and masks, so the run is the same every time).
+TEST(Executor, ATrainingExportRunsATrainingStep) {
+  analysis::Request request;
+  request.model_path = model_path("mobilenet_v2_train");
+  request.bindings.batch = 2;
+  request.bindings.dims = {{"height", 32}, {"width", 32}};
+  auto prepared = exec::prepare(request, "");
+  exec::BenchOptions options;
+  options.training.enabled = true;
+  options.training.learning_rate = 0.1;
+  options.fixed_iterations = 6;
+  options.warmup_seconds = 0;
+  auto result = exec::load_engine().bench(prepared.analysis.model, prepared.inputs, options);
+  ASSERT_EQ(result.training_losses.size(), 6u);
+  EXPECT_TRUE(std::isfinite(result.training_losses.back()));
+  EXPECT_LT(result.training_losses.back(), 0.95 * result.training_losses.front());
+}
+
 // A fully connected layer (MatMul by a constant weight, bias Add, Relu) at row counts below, at and past oneDNN's
 // row block of 64, where the rows past the last full block run as a second product: every row equals a plain
 // loop's, eager and optimized (bias and Relu fused into the product).
