@@ -337,7 +337,8 @@ void expect_labels_apart(const std::string& svg, size_t at_least) {
 // Ceiling labels never overlap each other nor are crossed by any ceiling's line: the H100's datasheet roofline (nine
 // ceilings, two pairs of equal ones) and its measured one (seven compute ceilings, two pairs within a pixel of each
 // other) under ResNet-50, the H200's (whose L2 and DRAM bandwidths lie about ten pixels apart: a label between them
-// was crossed), and a Jetson's four power modes (three of them with one DRAM bandwidth, drawn over each other).
+// was crossed), a Jetson Orin's four power modes (three of them with one DRAM bandwidth, drawn over each other) and
+// a Xavier's eight.
 TEST(PlotRoofline, CeilingLabelsStayApartInTheSvg) {
   auto dir = temp_dir();
   auto datasheet = run_ridge("plot roofline " + model_path("resnet50") + " -d h100-sxm -o " + dir + "/d.svg");
@@ -357,6 +358,11 @@ TEST(PlotRoofline, CeilingLabelsStayApartInTheSvg) {
   // Six labels: four FLOP/s ceilings, and two bandwidths (the three modes at 205 GB/s share one line and one label).
   expect_labels_apart(slurp(dir + "/m.svg"), 6);
   EXPECT_EQ(count_of(slurp(dir + "/m.svg"), ">dram 205 GB/s (datasheet)</text>"), 1u);
+  // A Xavier's modes: four bandwidths 6 to 9 pixels apart, too close for any label between them.
+  auto xavier =
+      run_ridge("plot roofline " + model_path("alexnet") + " -d jetson-agx-xavier --modes all -o " + dir + "/x.svg");
+  ASSERT_EQ(xavier.exit_code, 0) << xavier.err;
+  expect_labels_apart(slurp(dir + "/x.svg"), 8);
 }
 
 }  // namespace

@@ -80,43 +80,49 @@ struct Placement {
   bool right_aligned;
   double angle;
   Box box;
+  int penalty;  // for its distance from the line
 };
 
-// The label of `l` (left to right) at distance `s` along it, written along it, above it or below it.
-Placement place_along(const Segment& l, double s, bool above, bool right_aligned, double width) {
+// The label of `l` (left to right) at distance `s` along it, written along it, above it or below it, `away` pixels
+// further from it than the usual gap.
+Placement place_along(const Segment& l, double s, bool above, bool right_aligned, double width, double away = 0) {
   double len = std::max(l.length(), 1e-9), ux = (l.x1 - l.x0) / len, uy = (l.y1 - l.y0) / len;
   // (nx, ny) is the line's normal pointing up the screen: the bottom of the text sits kGapPx above the line, or its
   // top kGapPx below it.
-  double nx = uy, ny = -ux, off = above ? kGapPx + kDescentPx : -(kGapPx + kAscentPx);
+  double nx = uy, ny = -ux, off = above ? kGapPx + away + kDescentPx : -(kGapPx + away + kAscentPx);
   double px = l.x0 + s * ux + off * nx, py = l.y0 + s * uy + off * ny;
   Box b{px, py, ux, uy, right_aligned ? -width : 0, right_aligned ? 0 : width, -kAscentPx, kDescentPx};
-  return {px, py, right_aligned, std::atan2(uy, ux) * 180 / std::numbers::pi, b};
+  return {px, py, right_aligned, std::atan2(uy, ux) * 180 / std::numbers::pi, b, static_cast<int>(away / 3)};
 }
 
 // The candidates of one label, best first, all written along their line so that a label fits between two lines a
 // text's height apart (an H200's L2 and DRAM bandwidths lie about ten pixels apart, a horizontal label between
 // them is crossed by one): compute ceilings (horizontal) right-aligned at their right end, above then below, then
 // further left, up to the plot's left edge; bandwidths left-aligned from their lower start upwards, above then
-// below.
+// below. Then the same further from the line, for a bundle of lines closer than a text's height (a Xavier's four
+// power modes, bandwidths 6 to 9 pixels apart): its labels go outside it, each in its series' colour.
 std::vector<Placement> candidates(const Json& ceiling, const Segment& l, double width) {
   std::vector<Placement> out;
   double len = l.length();
-  if (ceiling["kind"] == "compute") {
-    // A ceiling shorter than its label (the highest, right of its ridge point) lends the label room beyond its
-    // start, at its height.
-    for (double end = len; l.x0 + end - width >= 0; end -= width / 4) {
-      out.push_back(place_along(l, end, true, true, width));
-      out.push_back(place_along(l, end, false, true, width));
+  for (double away = 0; away <= 36; away += 6) {
+    if (ceiling["kind"] == "compute") {
+      // A ceiling shorter than its label (the highest, right of its ridge point) lends the label room beyond its
+      // start, at its height.
+      for (double end = len; l.x0 + end - width >= 0; end -= width / 4) {
+        out.push_back(place_along(l, end, true, true, width, away));
+        out.push_back(place_along(l, end, false, true, width, away));
+      }
+    } else {
+      // From 12 px in: a rotated label's corner reaches back over the start, off the plot at the left edge.
+      for (double start = 12; start + width <= len; start += width / 4) {
+        out.push_back(place_along(l, start, true, false, width, away));
+        out.push_back(place_along(l, start, false, false, width, away));
+      }
     }
-    if (out.empty()) out.push_back(place_along(l, len, true, true, width));
-  } else {
-    // From 12 px in: a rotated label's corner reaches back over the start, off the plot at the left edge.
-    for (double start = 12; start + width <= len; start += width / 4) {
-      out.push_back(place_along(l, start, true, false, width));
-      out.push_back(place_along(l, start, false, false, width));
-    }
-    if (out.empty()) out.push_back(place_along(l, 0, true, false, width));
   }
+  if (out.empty())
+    out.push_back(ceiling["kind"] == "compute" ? place_along(l, len, true, true, width)
+                                               : place_along(l, 0, true, false, width));
   return out;
 }
 
@@ -141,7 +147,7 @@ void place_ceiling_labels(Json& ceilings, const LogLogFrame& frame,
   // Leaving the plot area, covering another label or being crossed by any ceiling's line (its own: it would not
   // say which side it labels; another's: it would read as that line's label) is never chosen when anything else is
   // possible; coming closer to another line than to its own costs five (the label could be either's), covering a
-  // point one (it hides the point).
+  // point one (it hides the point), and each 3 px further from its own line than the usual gap one.
   auto cost = [&](const Box& b) {
     int c = 0;
     for (auto [x, y] : b.corners())
@@ -163,10 +169,10 @@ void place_ceiling_labels(Json& ceilings, const LogLogFrame& frame,
     if (text.empty()) continue;
     auto options = candidates(c, lines[i], kCharPx * static_cast<double>(text.size()));
     const Placement* chosen = &options.front();
-    int best = cost(chosen->box);
+    int best = cost(chosen->box) + chosen->penalty;
     for (const auto& p : options) {
       if (best == 0) break;
-      int c = cost(p.box);
+      int c = cost(p.box) + p.penalty;
       if (c < best) chosen = &p, best = c;
     }
     placed.push_back(chosen->box);
