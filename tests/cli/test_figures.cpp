@@ -2,8 +2,10 @@
 // renderers' files (SVG marks, PNG size and content), and the HTML page opened in a real headless Chromium.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <numbers>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -233,12 +235,26 @@ TEST(PlotRoofline, HtmlRendersInHeadlessChromium) {
 namespace ridge::report::figure {
 namespace {
 
-// The ceiling labels of a rendered roofline, read from its SVG: each label's box from its anchor, alignment, font
-// size and text (sans-serif at about 0.6 em per character, 0.8 em above the baseline and 0.2 below), and each
-// ceiling's line.
+// The ceiling labels of a rendered roofline, read from its SVG: each label's box from its anchor, alignment, angle,
+// font size and text (sans-serif at about 0.6 em per character, 0.8 em above the baseline and 0.2 below), and each
+// ceiling's line. A label along a slanted line is rotated, so its box is kept in its own frame: `along` from the
+// anchor in the text's direction (cos, sin of the angle), `across` downwards from the baseline.
 struct DrawnLabel {
   std::string text;
-  double x0, y0, x1, y1;
+  double ax, ay, ux, uy;
+  double along0, along1, across0, across1;
+  // Whether pixel (x, y) is inside the box.
+  bool covers(double x, double y) const {
+    double along = (x - ax) * ux + (y - ay) * uy, across = -(x - ax) * uy + (y - ay) * ux;
+    return along > along0 && along < along1 && across > across0 && across < across1;
+  }
+  std::vector<std::pair<double, double>> corners() const {
+    std::vector<std::pair<double, double>> out;
+    for (double along : {along0, along1})
+      for (double across : {across0, across1})
+        out.emplace_back(ax + along * ux - across * uy, ay + along * uy + across * ux);
+    return out;
+  }
 };
 struct DrawnLine {
   std::string text;
@@ -257,50 +273,72 @@ std::pair<std::vector<DrawnLabel>, std::vector<DrawnLine>> ceiling_labels(const 
   for (const auto& l : lines) names.insert(l.text);
   std::vector<DrawnLabel> labels;
   const std::regex text_re(
-      R"re(<text text-anchor="(start|end)" transform="translate\(([-0-9.e]+),([-0-9.e]+)\)"[^>]*font-size="([0-9.]+)px"[^>]*>([^<]+)</text>)re");
+      R"re(<text text-anchor="(start|end)" transform="translate\(([-0-9.e]+),([-0-9.e]+)\)(?: rotate\(([-0-9.e]+)\))?"[^>]*font-size="([0-9.]+)px"[^>]*>([^<]+)</text>)re");
   for (std::sregex_iterator it(svg.begin(), svg.end(), text_re), end; it != end; ++it) {
-    std::string text = (*it)[5];
+    std::string text = (*it)[6];
     if (text.find(" (") == std::string::npos) continue;  // axis ticks and titles
     // A label names its ceiling (or, merged, several ceilings of one value: "fp32, fp64_tensor 66.9 ...").
     bool ceiling = false;
     for (const auto& n : names) ceiling = ceiling || n.find(text.substr(text.find(' '))) != std::string::npos;
     if (!ceiling) continue;
-    double x = std::stod((*it)[2]), y = std::stod((*it)[3]), em = std::stod((*it)[4]);
+    double x = std::stod((*it)[2]), y = std::stod((*it)[3]), em = std::stod((*it)[5]);
+    double angle = (*it)[4].matched ? std::stod((*it)[4]) * std::numbers::pi / 180 : 0;
     double w = 0.6 * em * static_cast<double>(text.size());
     bool end_anchored = (*it)[1] == "end";
-    labels.push_back({text, end_anchored ? x - w : x, y - 0.8 * em, end_anchored ? x : x + w, y + 0.2 * em});
+    labels.push_back({text, x, y, std::cos(angle), std::sin(angle), end_anchored ? -w : 0, end_anchored ? 0 : w,
+                      -0.8 * em, 0.2 * em});
   }
   return {labels, lines};
 }
 
 bool crosses(const DrawnLine& l, const DrawnLabel& b) {
   for (int i = 0; i <= 400; ++i) {
-    double t = i / 400.0, x = l.x0 + t * (l.x1 - l.x0), y = l.y0 + t * (l.y1 - l.y0);
-    if (x > b.x0 && x < b.x1 && y > b.y0 && y < b.y1) return true;
+    double t = i / 400.0;
+    if (b.covers(l.x0 + t * (l.x1 - l.x0), l.y0 + t * (l.y1 - l.y0))) return true;
   }
   return false;
 }
 
+// Two boxes overlap unless one of their four edge directions separates them.
+bool overlap(const DrawnLabel& a, const DrawnLabel& b) {
+  auto ca = a.corners(), cb = b.corners();
+  for (auto [ux, uy] : {std::pair{a.ux, a.uy}, {-a.uy, a.ux}, {b.ux, b.uy}, {-b.uy, b.ux}}) {
+    auto span = [&](const std::vector<std::pair<double, double>>& cs) {
+      double lo = 1e300, hi = -1e300;
+      for (auto [x, y] : cs) lo = std::min(lo, x * ux + y * uy), hi = std::max(hi, x * ux + y * uy);
+      return std::pair{lo, hi};
+    };
+    auto [alo, ahi] = span(ca);
+    auto [blo, bhi] = span(cb);
+    if (ahi <= blo || bhi <= alo) return false;
+  }
+  return true;
+}
+
+// No label over another, and none crossed by a ceiling's line: its own (it would not say which side it labels) or
+// another's (it would read as that line's label).
 void expect_labels_apart(const std::string& svg, size_t at_least) {
   auto [labels, lines] = ceiling_labels(svg);
   ASSERT_GE(labels.size(), at_least);
+  ASSERT_FALSE(lines.empty());
   for (size_t i = 0; i < labels.size(); ++i) {
     const auto& a = labels[i];
     for (size_t j = i + 1; j < labels.size(); ++j) {
       const auto& b = labels[j];
-      EXPECT_FALSE(a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1) << a.text << " over " << b.text;
+      EXPECT_FALSE(overlap(a, b)) << a.text << " over " << b.text;
     }
     for (const auto& l : lines) {
-      if (l.text == a.text || l.text.find(a.text.substr(a.text.find(' '))) != std::string::npos) {
-        EXPECT_FALSE(crosses(l, a)) << a.text << " over its own line";
-      }
+      bool own = l.text == a.text || l.text.find(a.text.substr(a.text.find(' '))) != std::string::npos;
+      EXPECT_FALSE(crosses(l, a)) << a.text << " crossed by " << (own ? "its own line" : "the line of " + l.text);
     }
   }
 }
 
-// Ceiling labels never overlap each other or their own lines: the H100's datasheet roofline (nine ceilings, two
-// pairs of equal ones) and its measured one (seven compute ceilings, two pairs within a pixel of each other) under
-// ResNet-50, and a Jetson's four power modes.
+// Ceiling labels never overlap each other nor are crossed by any ceiling's line: the H100's datasheet roofline (nine
+// ceilings, two pairs of equal ones) and its measured one (seven compute ceilings, two pairs within a pixel of each
+// other) under ResNet-50, the H200's (whose L2 and DRAM bandwidths lie about ten pixels apart: a label between them
+// was crossed), a Jetson Orin's four power modes (three of them with one DRAM bandwidth, drawn over each other) and
+// a Xavier's eight.
 TEST(PlotRoofline, CeilingLabelsStayApartInTheSvg) {
   auto dir = temp_dir();
   auto datasheet = run_ridge("plot roofline " + model_path("resnet50") + " -d h100-sxm -o " + dir + "/d.svg");
@@ -311,10 +349,20 @@ TEST(PlotRoofline, CeilingLabelsStayApartInTheSvg) {
                      dir + "/h.svg");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_labels_apart(slurp(dir + "/h.svg"), 10);
+  auto h200 = run_ridge("plot roofline " + model_path("resnet50") + " -d h200 -o " + dir + "/h200.svg");
+  ASSERT_EQ(h200.exit_code, 0) << h200.err;
+  expect_labels_apart(slurp(dir + "/h200.svg"), 9);
   auto modes =
       run_ridge("plot roofline " + model_path("alexnet") + " -d jetson-agx-orin-64gb --modes all -o " + dir + "/m.svg");
   ASSERT_EQ(modes.exit_code, 0) << modes.err;
-  expect_labels_apart(slurp(dir + "/m.svg"), 8);
+  // Six labels: four FLOP/s ceilings, and two bandwidths (the three modes at 205 GB/s share one line and one label).
+  expect_labels_apart(slurp(dir + "/m.svg"), 6);
+  EXPECT_EQ(count_of(slurp(dir + "/m.svg"), ">dram 205 GB/s (datasheet)</text>"), 1u);
+  // A Xavier's modes: four bandwidths 6 to 9 pixels apart, too close for any label between them.
+  auto xavier =
+      run_ridge("plot roofline " + model_path("alexnet") + " -d jetson-agx-xavier --modes all -o " + dir + "/x.svg");
+  ASSERT_EQ(xavier.exit_code, 0) << xavier.err;
+  expect_labels_apart(slurp(dir + "/x.svg"), 8);
 }
 
 }  // namespace

@@ -100,7 +100,8 @@ std::vector<std::pair<std::string, std::string>> rows_of(const std::vector<Run>&
 
 // The cells ("points": one per layer and run with a time), each layer's fastest ("fastest") and the cells that ran
 // another algorithm than asked ("fallbacks"), with the number of layers each algorithm wins and of cells without a
-// time.
+// time. A layer whose fastest cell is a fallback is won by the algorithm that ran there, not by the one asked: the
+// asked one never ran on that layer.
 struct Cells {
   Json points = Json::array(), fastest = Json::array(), fallbacks = Json::array();
   std::map<std::string, int> wins;
@@ -145,7 +146,7 @@ Cells cells_of(const std::vector<Run>& runs, const std::vector<std::pair<std::st
                                    {"conv_algo", r->conv_algo()},
                                    {"algorithm", l->algorithm},
                                    {"time_s", l->time_s}});
-        ++out.wins[r->conv_algo()];
+        ++out.wins[fallback ? l->algorithm.substr(0, l->algorithm.find('+')) : r->conv_algo()];
       }
     }
   }
@@ -240,9 +241,15 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
   auto& [points, fastest, fallbacks, wins, missing] = cells;
   if (missing > 0) fig.notes.push_back(std::to_string(missing) + " cell(s) without a measured time are left blank");
   if (!fallbacks.empty()) fig.notes.push_back(fallback_note(fallbacks));
+  // The winners in column order, then those that won only as another's fallback and have no column of their own
+  // (the CPU's auto, a cuDNN algorithm no run asked for).
   std::string win_text;
-  for (const auto& a : algos)
+  auto add_win = [&](const std::string& a) {
     if (wins[a] > 0) win_text += (win_text.empty() ? "" : ", ") + a + " " + std::to_string(wins[a]);
+  };
+  for (const auto& a : algos) add_win(a);
+  for (const auto& [a, n] : wins)
+    if (std::find(algos.begin(), algos.end(), a) == algos.end()) add_win(a);
   const auto& first = *runs.front().result;
   fig.title = !o.title.empty() ? o.title
                                : fmt::format("Convolution time per layer and algorithm (batch {}, {} {}; fastest: {})",

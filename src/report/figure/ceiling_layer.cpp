@@ -1,7 +1,9 @@
 #include "report/figure/ceiling_layer.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <numbers>
 
 namespace ridge::report::figure {
 
@@ -22,54 +24,105 @@ namespace {
 
 constexpr double kCharPx = kLabelCharEm * kCeilingLabelFontPx, kAscentPx = kLabelAscentEm * kCeilingLabelFontPx,
                  kDescentPx = kLabelDescentEm * kCeilingLabelFontPx;
-
-struct Box {
-  double x0, y0, x1, y1;
-  bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
-};
+// The gap between a line and the text beside it.
+constexpr double kGapPx = 3;
 
 struct Segment {
   double x0, y0, x1, y1;
-  // Whether the segment passes through `b` (sampled finely enough for boxes of a few pixels).
-  bool crosses(const Box& b) const {
-    for (int i = 0; i <= 200; ++i) {
-      double t = i / 200.0, x = x0 + t * (x1 - x0), y = y0 + t * (y1 - y0);
-      if (x > b.x0 && x < b.x1 && y > b.y0 && y < b.y1) return true;
+  double length() const { return std::hypot(x1 - x0, y1 - y0); }
+};
+
+// A label's box in pixels, rotated with its text: the anchor (baseline point), the text's direction (ux, uy) and
+// its extent from the anchor, `along` that direction and `across` it (downwards from the baseline, as drawn).
+struct Box {
+  double ax, ay, ux, uy;
+  double along0, along1, across0, across1;
+  bool covers(double x, double y, double margin = 0) const {
+    double along = (x - ax) * ux + (y - ay) * uy, across = -(x - ax) * uy + (y - ay) * ux;
+    return along > along0 - margin && along < along1 + margin && across > across0 - margin && across < across1 + margin;
+  }
+  std::array<std::pair<double, double>, 4> corners() const {
+    std::array<std::pair<double, double>, 4> out;
+    int i = 0;
+    for (double along : {along0, along1})
+      for (double across : {across0, across1})
+        out[i++] = {ax + along * ux - across * uy, ay + along * uy + across * ux};
+    return out;
+  }
+  // Two boxes overlap unless one of their four edge directions separates them.
+  bool overlaps(const Box& o) const {
+    auto ca = corners(), cb = o.corners();
+    for (auto [dx, dy] : {std::pair{ux, uy}, {-uy, ux}, {o.ux, o.uy}, {-o.uy, o.ux}}) {
+      auto span = [&](const std::array<std::pair<double, double>, 4>& cs) {
+        double lo = cs[0].first * dx + cs[0].second * dy, hi = lo;
+        for (auto [x, y] : cs) lo = std::min(lo, x * dx + y * dy), hi = std::max(hi, x * dx + y * dy);
+        return std::pair{lo, hi};
+      };
+      auto [alo, ahi] = span(ca);
+      auto [blo, bhi] = span(cb);
+      if (ahi <= blo || bhi <= alo) return false;
+    }
+    return true;
+  }
+  // Whether the segment passes through the box (sampled finely enough for boxes of a few pixels).
+  bool crossed_by(const Segment& l, double margin = 0) const {
+    for (int i = 0; i <= 400; ++i) {
+      double t = i / 400.0;
+      if (covers(l.x0 + t * (l.x1 - l.x0), l.y0 + t * (l.y1 - l.y0), margin)) return true;
     }
     return false;
   }
 };
 
-// Where one label goes: its anchor (baseline point) and alignment; the box it covers.
+// Where one label goes: its anchor, alignment and angle (degrees, clockwise, as Vega draws text); the box it covers.
 struct Placement {
   double px, py;
   bool right_aligned;
+  double angle;
   Box box;
+  int penalty;  // for its distance from the line
 };
 
-Placement place_at(double px, double py, bool right_aligned, double width) {
-  Box b{right_aligned ? px - width : px, py - kAscentPx, right_aligned ? px : px + width, py + kDescentPx};
-  return {px, py, right_aligned, b};
+// The label of `l` (left to right) at distance `s` along it, written along it, above it or below it, `away` pixels
+// further from it than the usual gap.
+Placement place_along(const Segment& l, double s, bool above, bool right_aligned, double width, double away = 0) {
+  double len = std::max(l.length(), 1e-9), ux = (l.x1 - l.x0) / len, uy = (l.y1 - l.y0) / len;
+  // (nx, ny) is the line's normal pointing up the screen: the bottom of the text sits kGapPx above the line, or its
+  // top kGapPx below it.
+  double nx = uy, ny = -ux, off = above ? kGapPx + away + kDescentPx : -(kGapPx + away + kAscentPx);
+  double px = l.x0 + s * ux + off * nx, py = l.y0 + s * uy + off * ny;
+  Box b{px, py, ux, uy, right_aligned ? -width : 0, right_aligned ? 0 : width, -kAscentPx, kDescentPx};
+  return {px, py, right_aligned, std::atan2(uy, ux) * 180 / std::numbers::pi, b, static_cast<int>(away / 3)};
 }
 
-// The candidates of one label, best first: compute ceilings (horizontal) above their line at its right end, below
-// it, then further left, along it and beyond its start at its height; memory ceilings at points along their line,
-// below-right of it (the line rises away from the text) or above-left.
+// The candidates of one label, best first, all written along their line so that a label fits between two lines a
+// text's height apart (an H200's L2 and DRAM bandwidths lie about ten pixels apart, a horizontal label between
+// them is crossed by one): compute ceilings (horizontal) right-aligned at their right end, above then below, then
+// further left, up to the plot's left edge; bandwidths left-aligned from their lower start upwards, above then
+// below. Then the same further from the line, for a bundle of lines closer than a text's height (a Xavier's four
+// power modes, bandwidths 6 to 9 pixels apart): its labels go outside it, each in its series' colour.
 std::vector<Placement> candidates(const Json& ceiling, const Segment& l, double width) {
   std::vector<Placement> out;
-  if (ceiling["kind"] == "compute") {
-    for (double right = l.x1; right - width >= 0; right -= width / 2) {
-      out.push_back(place_at(right, l.y0 - 3, true, width));
-      out.push_back(place_at(right, l.y0 + 3 + kAscentPx, true, width));
-    }
-    if (out.empty()) out.push_back(place_at(l.x1, l.y0 - 3, true, width));
-  } else {
-    for (int k = 0; k <= 24; ++k) {
-      double t = k / 24.0, x = l.x0 + t * (l.x1 - l.x0), y = l.y0 + t * (l.y1 - l.y0);
-      out.push_back(place_at(x + 3, y + 3 + kAscentPx, false, width));
-      out.push_back(place_at(x - 3, y - 3, true, width));
+  double len = l.length();
+  for (double away = 0; away <= 36; away += 6) {
+    if (ceiling["kind"] == "compute") {
+      // A ceiling shorter than its label (the highest, right of its ridge point) lends the label room beyond its
+      // start, at its height.
+      for (double end = len; l.x0 + end - width >= 0; end -= width / 4) {
+        out.push_back(place_along(l, end, true, true, width, away));
+        out.push_back(place_along(l, end, false, true, width, away));
+      }
+    } else {
+      // From 12 px in: a rotated label's corner reaches back over the start, off the plot at the left edge.
+      for (double start = 12; start + width <= len; start += width / 4) {
+        out.push_back(place_along(l, start, true, false, width, away));
+        out.push_back(place_along(l, start, false, false, width, away));
+      }
     }
   }
+  if (out.empty())
+    out.push_back(ceiling["kind"] == "compute" ? place_along(l, len, true, true, width)
+                                               : place_along(l, 0, true, false, width));
   return out;
 }
 
@@ -91,18 +144,23 @@ void place_ceiling_labels(Json& ceilings, const LogLogFrame& frame,
     return ceilings[a]["value"].get<double>() > ceilings[b]["value"].get<double>();
   });
   std::vector<Box> placed;
-  // Leaving the plot area or covering another label is never chosen when anything else is possible; crossing
-  // its own line neither; crossing another ceiling's line costs three (a label on another line reads as that
-  // line's), covering a point one (it hides the point).
-  auto cost = [&](const Box& b, size_t own) {
+  // Leaving the plot area, covering another label or being crossed by any ceiling's line (its own: it would not
+  // say which side it labels; another's: it would read as that line's label) is never chosen when anything else is
+  // possible; coming closer to another line than to its own costs five (the label could be either's), covering a
+  // point one (it hides the point), and each 3 px further from its own line than the usual gap one.
+  auto cost = [&](const Box& b) {
     int c = 0;
-    if (b.x0 < 0 || b.x1 > frame.width || b.y0 < 0 || b.y1 > frame.height) c += 10000;
+    for (auto [x, y] : b.corners())
+      if (x < 0 || x > frame.width || y < 0 || y > frame.height) c += 10000;
     for (const auto& o : placed)
       if (o.overlaps(b)) c += 1000;
-    for (size_t j = 0; j < lines.size(); ++j)
-      if (lines[j].crosses(b)) c += j == own ? 1000 : 3;
+    for (const auto& l : lines)
+      if (b.crossed_by(l))
+        c += 1000;
+      else if (b.crossed_by(l, kGapPx - 1))
+        c += 5;
     for (const auto& [x, y] : points)
-      if (x > b.x0 - 4 && x < b.x1 + 4 && y > b.y0 - 4 && y < b.y1 + 4) c += 1;
+      if (b.covers(x, y, 4)) c += 1;
     return c;
   };
   for (size_t i : order) {
@@ -111,16 +169,17 @@ void place_ceiling_labels(Json& ceilings, const LogLogFrame& frame,
     if (text.empty()) continue;
     auto options = candidates(c, lines[i], kCharPx * static_cast<double>(text.size()));
     const Placement* chosen = &options.front();
-    int best = cost(chosen->box, i);
+    int best = cost(chosen->box) + chosen->penalty;
     for (const auto& p : options) {
-      int c = cost(p.box, i);
-      if (c < best) chosen = &p, best = c;
       if (best == 0) break;
+      int c = cost(p.box) + p.penalty;
+      if (c < best) chosen = &p, best = c;
     }
     placed.push_back(chosen->box);
     c["label_x"] = frame.x_value(chosen->px);
     c["label_y"] = frame.y_value(chosen->py);
     c["label_align"] = chosen->right_aligned ? "right" : "left";
+    c["label_angle"] = chosen->angle;
   }
 }
 
@@ -146,6 +205,7 @@ Json ceiling_layer(const std::string& data, const std::string& color_scale, cons
                      {"y", {{"scale", "y"}, {"field", "label_y"}}},
                      {"text", {{"field", "text"}}},
                      {"align", {{"field", "label_align"}}},
+                     {"angle", {{"field", "label_angle"}}},
                      {"baseline", {{"value", "alphabetic"}}},
                      {"fontSize", {{"value", kCeilingLabelFontPx}}},
                      {"fill", {{"scale", color_scale}, {"field", "series"}}}}}}}};

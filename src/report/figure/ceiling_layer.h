@@ -1,8 +1,8 @@
 #pragma once
 // The ceiling layer of a roofline: one line per ceiling and one label per line, the labels placed by C++ so that
-// none covers another label or its own line. Vega cannot do this: its label transform places text near points,
-// not beside lines, and the ceilings of one device often lie a few pixels apart (an H100's fp32 and fp64 tensor
-// peaks, four power modes of a Jetson).
+// none covers another label or is crossed by any ceiling's line. Vega cannot do this: its label transform places text
+// near points, not beside lines, and the ceilings of one device often lie a few pixels apart (an H100's fp32 and fp64
+// tensor peaks, an H200's L2 and DRAM bandwidths, four power modes of a Jetson).
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,9 +29,10 @@ struct LogLogFrame {
 
 // Places the label of every row of `ceilings` with a non-empty "text": rows hold "kind" ("compute": a horizontal
 // FLOP/s ceiling, placed along it; "memory": a slanted bandwidth, placed beside it), "value" and the segment
-// "x1", "y1", "x2", "y2" in data units. Sets "label_x", "label_y" (the baseline point, data units) and
-// "label_align" ("left" or "right"). Never over another label or its own line while any place is free; over as
-// few other lines and `points` (pixel positions) as can be.
+// "x1", "y1", "x2", "y2" in data units. Sets "label_x", "label_y" (the baseline point, data units), "label_align"
+// ("left" or "right") and "label_angle" (degrees clockwise: each label is written along its line, just above or
+// below it). Never over another label nor crossed by any ceiling's line while any place is free; over as few
+// `points` (pixel positions) as can be.
 void place_ceiling_labels(Json& ceilings, const LogLogFrame& frame,
                           const std::vector<std::pair<double, double>>& points);
 

@@ -140,6 +140,25 @@ void merge_equal_labels(Json& ceilings) {
     auto text = first["text"].get<std::string>();
     first["text"] = keys + text.substr(first["key"].get<std::string>().size());
   }
+  // Equal ceilings of several series (three power modes of a Jetson share one DRAM bandwidth) are one line drawn
+  // over itself, with no room beside it for a label per series: one label serves them all, on the shortest segment
+  // (the part they share; of equal ones the last drawn, whose colour shows).
+  auto span = [](const Json& row) { return row["x2"].get<double>() / row["x1"].get<double>(); };
+  for (size_t i = 0; i < ceilings.size(); ++i) {
+    if (ceilings[i]["text"] == "") continue;
+    size_t keep = i;
+    std::vector<size_t> same{i};
+    for (size_t j = i + 1; j < ceilings.size(); ++j) {
+      const auto& other = ceilings[j];
+      if (other["text"] == ceilings[i]["text"] && other["kind"] == ceilings[i]["kind"] &&
+          other["value"] == ceilings[i]["value"] && other["label"] == ceilings[i]["label"]) {
+        same.push_back(j);
+        if (span(other) <= span(ceilings[keep])) keep = j;
+      }
+    }
+    for (size_t j : same)
+      if (j != keep) ceilings[j]["text"] = "";
+  }
 }
 
 Json point_rows(const Drawn& d) {
