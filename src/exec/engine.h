@@ -10,6 +10,7 @@
 #include "exec/measurement.h"
 #include "exec/options.h"
 #include "graph/graph.h"
+#include "util/error.h"
 
 namespace ridge::exec {
 
@@ -17,6 +18,13 @@ struct RunOutput {
   std::vector<HostTensor> outputs;
   bool random_weights = false;
   std::vector<std::string> notes;
+};
+
+// One training step, to check against a reference (another framework's gradients): the loss, and per weight
+// that received a gradient (named as its value) the gradient and the weight before and after the update.
+struct TrainingStepCheck {
+  double loss = 0;
+  std::vector<HostTensor> gradients, before, after;
 };
 
 class Engine {
@@ -31,6 +39,13 @@ class Engine {
                         const ExecOptions& options) = 0;
   virtual BenchResult bench(const graph::Model& model, const std::vector<HostTensor>& inputs,
                             const BenchOptions& options) = 0;
+  // One training step from the model's own weights (the bench's step: loss, backward, optimizer update), with
+  // what it computed. Throws ridge::Error on a backend without training. (Defined here, not in engine.cpp: the
+  // backends are modules loaded at run time, and their vtables must not need a symbol of the binary.)
+  virtual TrainingStepCheck train_step(const graph::Model&, const std::vector<HostTensor>&, const ExecOptions&,
+                                       const TrainingOptions&) {
+    throw Error("this executor backend has no training step");
+  }
 };
 
 // Loads the engine of `device`: the ATen module for the CPU (next to the ridge binary, or

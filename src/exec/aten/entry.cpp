@@ -14,9 +14,11 @@
 #include "exec/aten/kernels/kernel.h"
 #include "exec/aten/passes/optimize.h"
 #include "exec/aten/tensors.h"
+#include "exec/aten/training.h"
 #include "exec/engine.h"
 #include "sys/host_cpu.h"
 #include "util/build_info.h"
+#include "util/error.h"
 
 namespace ridge::exec::aten {
 
@@ -71,6 +73,29 @@ class AtenEngine : public Engine {
                   g.value(g.outputs[i]).name));
     out.random_weights = interp.random_weights();
     for (const auto& note : interp.notes()) out.notes.push_back(note);
+    return out;
+  }
+
+  TrainingStepCheck train_step(const graph::Model& model, const std::vector<HostTensor>& inputs,
+                               const ExecOptions& options, const TrainingOptions& training) override {
+    if (options.mode != Mode::kEager) throw Error("a training step runs eager");
+    ExecutionScope scope(options);
+    Interpreter interp(model, options);
+    std::vector<at::Tensor> tensors;
+    for (const auto& host : inputs) tensors.push_back(from_host(host));
+    if (tensors.empty()) tensors = interp.generate_inputs();
+    interp.check_inputs(tensors);
+    TrainingStep step(interp, training);
+    TrainingStep::Trace trace;
+    TrainingStepCheck out;
+    out.loss = step.run(tensors, trace);
+    const auto& g = interp.graph();
+    auto host = [&](const auto& tensors, std::vector<HostTensor>& into) {
+      for (const auto& [id, t] : tensors) into.push_back(to_host(t, g.value(id).name));
+    };
+    host(trace.gradients, out.gradients);
+    host(trace.before, out.before);
+    host(trace.after, out.after);
     return out;
   }
 

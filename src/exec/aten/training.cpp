@@ -9,6 +9,7 @@ namespace ridge::exec::aten {
 
 struct TrainingStep::State {
   std::vector<at::Tensor> parameters;
+  std::vector<graph::ValueId> ids;  // of each parameter
   std::unique_ptr<torch::optim::Optimizer> optimizer;
 };
 
@@ -17,6 +18,7 @@ TrainingStep::TrainingStep(Interpreter& interpreter, const TrainingOptions& opti
   for (auto& [id, tensor] : interpreter.trainable_weights()) {
     tensor->set_requires_grad(true);
     state_->parameters.push_back(*tensor);
+    state_->ids.push_back(id);
   }
   if (state_->parameters.empty()) throw Error("training: the model has no float weights to train");
   // The same three optimizers the cost model counts: plain SGD, SGD with momentum (0.9), Adam.
@@ -34,6 +36,13 @@ TrainingStep::~TrainingStep() = default;
 size_t TrainingStep::parameters() const { return state_->parameters.size(); }
 
 double TrainingStep::run(const std::vector<at::Tensor>& inputs) {
+  Trace none;
+  return run(inputs, none, false);
+}
+
+double TrainingStep::run(const std::vector<at::Tensor>& inputs, Trace& trace) { return run(inputs, trace, true); }
+
+double TrainingStep::run(const std::vector<at::Tensor>& inputs, Trace& trace, bool keep) {
   state_->optimizer->zero_grad();
   auto outputs = interpreter_.run(inputs);
   at::Tensor loss;
@@ -44,7 +53,19 @@ double TrainingStep::run(const std::vector<at::Tensor>& inputs) {
   }
   if (!loss.defined()) throw Error("training: no model output depends on the weights");
   loss.backward();
+  std::vector<size_t> trained;  // parameters with a gradient
+  if (keep) {
+    at::NoGradGuard no_grad;
+    for (size_t i = 0; i < state_->parameters.size(); ++i) {
+      const auto& p = state_->parameters[i];
+      if (!p.grad().defined()) continue;
+      trained.push_back(i);
+      trace.gradients.emplace_back(state_->ids[i], p.grad().clone());
+      trace.before.emplace_back(state_->ids[i], p.detach().clone());
+    }
+  }
   state_->optimizer->step();
+  for (auto i : trained) trace.after.emplace_back(state_->ids[i], state_->parameters[i].detach().clone());
   return loss.item<double>();
 }
 

@@ -1,0 +1,1 @@
+Bfeatures.2.conv.3.weightJ ÍP©=¨®»¾°9>ã™W¾ó&=k3ø= t»ïæ¼

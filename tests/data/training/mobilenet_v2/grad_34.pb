@@ -1,0 +1,1 @@
+Bfeatures.4.conv.3.weightJ “w÷¹ÇIš=ç>='a½c¾¢½žðÄ½2í‡¼4z½

@@ -1,0 +1,1 @@
+Bfeatures.5.conv.3.weightJ fЁ`ЅЗ3GЅкA„=Xэљј>Ц=1¤АЅvВе<Jђ=

@@ -1,0 +1,1 @@
+Bfeatures.6.conv.3.weightJ ∞Wu<˜±∏<Ùt>ªÇfFΩ»‡ºù<≥µºìÚ]=

@@ -1,0 +1,1 @@
+Bfeatures.1.conv.2.weightJ »=g¾ç·ê=¼Ã_¾S!<a$O>­W< †{>¨z–½
