@@ -92,8 +92,7 @@ TEST_P(TrainingReference, LossGradientsAndSgdUpdateMatchPyTorch) {
   for (const auto& [name, i] : index) ADD_FAILURE() << "ridge trains " << name << ", PyTorch does not";
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, TrainingReference,
-                         ::testing::Values("resnet", "mobilenet_v2", "vgg", "bert", "lstm"),
+INSTANTIATE_TEST_SUITE_P(Models, TrainingReference, ::testing::Values("resnet", "mobilenet_v2", "vgg", "bert", "lstm"),
                          [](const auto& info) { return std::string(info.param); });
 
 }  // namespace
