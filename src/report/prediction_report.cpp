@@ -68,7 +68,7 @@ Table totals_table(const roofline::Prediction& p) {
   Table t;
   t.key = "totals";
   t.layout = Table::Layout::kRecord;
-  t.column(seconds("time_s", "predicted latency"))
+  t.column(seconds("time_s", p.training ? "predicted time per training step" : "predicted latency"))
       .column({.key = "throughput", .title = "throughput", .style = Style::kFixed, .unit = "samples/s", .decimals = 1})
       .column(seconds("compute_bound_s", "", kMachine))
       .column(seconds("memory_bound_s", "", kMachine))
@@ -78,7 +78,8 @@ Table totals_table(const roofline::Prediction& p) {
       .column(percent("overhead_percent", "time in overhead-bound nodes", kHuman))
       .column(seconds("framework_overhead_s", "framework time outside the nodes"))
       .column(seconds("overhead_excluded_s", "estimated launch overhead, not in the bound"))
-      .column(joules("energy_per_inference_j", energy_title(p, "predicted energy per inference")))
+      .column(joules("energy_per_inference_j", energy_title(p, p.training ? "predicted energy per training step"
+                                                                          : "predicted energy per inference")))
       .column(watts("power_mean_w", energy_title(p, "mean power")));
   t.add({p.time_s, p.throughput, p.compute_bound_s, p.memory_bound_s, p.overhead_bound_s,
          share(p.compute_bound_s, p.time_s), share(p.memory_bound_s, p.time_s), share(p.overhead_bound_s, p.time_s),
@@ -97,11 +98,11 @@ std::string energy_text(const roofline::Prediction& p) {
 std::string power_limit_note(const roofline::Prediction& p) {
   if (!p.energy_predicted || !p.power_limit_w || p.power_limited_nodes == 0) return "";
   return fmt::format(
-      "power-limited: at the roofline time the inference would draw {:.3g} W, above the board's {:g} W ({}); as the "
+      "power-limited: at the roofline time the {} would draw {:.3g} W, above the board's {:g} W ({}); as the "
       "hardware throttles, it takes the time its dynamic energy needs at the limit (dynamic energy / (limit - static "
       "power)), every node stretched alike: {} added",
-      p.power_demand_w, *p.power_limit_w, p.power_limit_from == "budget" ? "the power mode's budget" : "its TDP",
-      duration(p.power_limited_s));
+      p.training ? "training step" : "inference", p.power_demand_w, *p.power_limit_w,
+      p.power_limit_from == "budget" ? "the power mode's budget" : "its TDP", duration(p.power_limited_s));
 }
 
 void add_energy_field(Document& doc, const roofline::Prediction& p) {

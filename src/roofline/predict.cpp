@@ -182,6 +182,7 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
     p.nodes.push_back(np);
   }
   p.batch = o.batch;
+  p.training = cost.training.has_value();
   p.throughput = p.time_s > 0 ? static_cast<double>(o.batch) / p.time_s : 0;
   add_energy(p, r);
   return p;

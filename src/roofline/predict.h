@@ -63,8 +63,9 @@ struct ValidationError {
 };
 
 struct Prediction {
-  std::string model;  // the model file predicted (set by the caller: the cost knows no path)
-  int64_t batch = 1;  // the batch the throughput counts
+  std::string model;      // the model file predicted (set by the caller: the cost knows no path)
+  int64_t batch = 1;      // the batch the throughput counts
+  bool training = false;  // a training step (forward, backward, optimizer update) is what time and energy count
   std::string device_id, device_name, mode;
   bool calibrated = false;
   std::string calibration_source;

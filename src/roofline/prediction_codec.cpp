@@ -90,6 +90,7 @@ ordered encode_body(const Prediction& p) {
   ordered out;
   out["mode"] = p.mode;
   out["batch"] = p.batch;
+  if (p.training) out["training"] = true;  // what time and energy count: a training step, not an inference
   out["calibrated"] = p.calibrated;
   out["estimate"] = p.calibrated;  // time_s is an estimate (a calibration) or a bound (the roofline alone)
   if (!p.calibration_source.empty()) out["calibration_source"] = p.calibration_source;
@@ -162,6 +163,7 @@ Prediction decode_body(const JsonReader& head, const JsonReader& r) {
   p.precision = head.text("precision", "");
   p.mode = r.text("mode", "");
   p.batch = r.count("batch", 0);
+  p.training = r.flag("training", false);
   p.calibrated = r.flag("calibrated", false);
   p.calibration_source = r.text("calibration_source", "");
   if (r.has("calibration")) {

@@ -10,6 +10,7 @@
 #include "analysis/run.h"
 #include "exec/bench_codec.h"
 #include "hw/device_db.h"
+#include "report/prediction_report.h"
 #include "report/result_codec.h"
 #include "roofline/predict.h"
 #include "roofline/prediction_codec.h"
@@ -42,6 +43,7 @@ roofline::Prediction predict_model(const std::string& name, const std::string& d
 void expect_same(const roofline::Prediction& a, const roofline::Prediction& b) {
   EXPECT_EQ(a.model, b.model);
   EXPECT_EQ(a.batch, b.batch);
+  EXPECT_EQ(a.training, b.training);
   EXPECT_EQ(a.device_id, b.device_id);
   EXPECT_EQ(a.device_name, b.device_name);
   EXPECT_EQ(a.mode, b.mode);
@@ -121,6 +123,38 @@ TEST(PredictionCodec, RealPredictionsRoundTripUnchanged) {
     // Encoding again gives the same text: nothing is lost or added.
     EXPECT_EQ(roofline::encode_prediction(back[0]).dump(), roofline::encode_prediction(p).dump());
   }
+}
+
+// A training step's prediction says so: the flag survives the codec, and people read "per training step" where an
+// inference's reads latency and energy per inference.
+TEST(PredictionCodec, ATrainingStepIsNamedAsOne) {
+  analysis::Request request;
+  request.model_path = model_path("mobilenet_v2_train");
+  request.bindings.batch = 2;
+  request.options.training = true;
+  auto analysis = analysis::run(request);
+  auto device = hw::find_device("h100-sxm");
+  roofline::PredictOptions options;
+  options.batch = 2;
+  auto step = roofline::predict(analysis.cost, hw::roofline_for(device, hw::resolve_mode(device, "")), options);
+  EXPECT_TRUE(step.training);
+  auto back = round_trip({step});
+  ASSERT_EQ(back.size(), 1u);
+  expect_same(step, back[0]);
+  auto inference = predict_model("mobilenet_v2", "h100-sxm", 2);
+  EXPECT_FALSE(inference.training);
+  EXPECT_FALSE(roofline::encode_prediction(inference).contains("training"));
+  auto titles = [](const roofline::Prediction& p) {
+    std::map<std::string, std::string> out;
+    for (const auto& table : report::prediction_document(p).tables)
+      if (table.key == "totals")
+        for (const auto& column : table.columns) out[column.key] = column.title;
+    return out;
+  };
+  EXPECT_EQ(titles(back[0])["time_s"], "predicted time per training step");
+  EXPECT_EQ(titles(back[0])["energy_per_inference_j"].rfind("predicted energy per training step", 0), 0u);
+  EXPECT_EQ(titles(inference)["time_s"], "predicted latency");
+  EXPECT_EQ(titles(inference)["energy_per_inference_j"].rfind("predicted energy per inference", 0), 0u);
 }
 
 TEST(PredictionCodec, CalibratedNotPredictedAndFusedNodesRoundTrip) {
