@@ -296,6 +296,9 @@ TEST(AlgorithmFigure, AFallbackWinsForTheAlgorithmThatRanNotTheOneAsked) {
   EXPECT_EQ(fastest[1]["conv_algo"], "winograd");
   EXPECT_EQ(fastest[2]["conv_algo"], "winograd");
   EXPECT_EQ(fig::data_values(f.spec, "fallbacks").size(), 2u);
+  // Names wider than a cell ("implicit-precomp-gemm" beside "implicit-gemm" overlapped) are written at an angle.
+  EXPECT_EQ(f.spec["axes"][0]["orient"], "top");
+  EXPECT_EQ(f.spec["axes"][0]["labelAngle"], -30);
 }
 
 TEST(AccuracyFigure, TitleStatesTheFractionWithinTenPercent) {

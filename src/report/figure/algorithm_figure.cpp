@@ -270,7 +270,11 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
   spec["scales"] = Json::array(
       {band_scale("x", algos, "width", 0.04), band_scale("y", layer_names, "height", 0.06), std::move(color),
        ordinal_scale("fallback", {std::string(kFallbackGlyph) + " " + kFallbackLegend}, {{3, 2}})});
-  spec["axes"] = Json::array({category_axis("top", "x", "--conv-algo"), name_axis("left", "y")});
+  // Algorithm names are wider than a cell ("implicit-precomp-gemm"): written at an angle, each clears its neighbours.
+  Json columns = category_axis("top", "x", "--conv-algo");
+  columns["labelAngle"] = -30, columns["labelAlign"] = "left", columns["labelBaseline"] = "middle";
+  columns["labelLimit"] = 200;
+  spec["axes"] = Json::array({std::move(columns), name_axis("left", "y")});
   Json gradient = legend("fill", "color", "x fastest");
   gradient["type"] = "gradient", gradient["format"] = ".2~f";
   gradient["gradientLength"] = std::max(60, cell_h * static_cast<int>(layers.size()));
