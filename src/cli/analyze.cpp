@@ -10,6 +10,7 @@
 #include "onnx/model_reader.h"
 #include "report/analysis_report.h"
 #include "report/result_codec.h"
+#include "report/result_record.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -31,7 +32,7 @@ int run_analyze(const AnalyzeOptions& o) {
     auto doc = report::analysis_document(analyzed);
     emit(doc, o.format, [&] { return analysis::encode_analysis(analyzed); });
     report::TypedResult value{.kind = "analyze", .analyses = {analyzed}};
-    keep_result(o.store, doc, params_of(o.model, analysis::bound_batch(result.model)), value);
+    keep_result(o.store, doc, report::model_params(o.model, analysis::bound_batch(result.model)), value);
     return 0;
   }
   if (o.summary) throw Error("--summary applies to one analysis; a sweep prints one row of totals per point already");
@@ -51,7 +52,7 @@ int run_analyze(const AnalyzeOptions& o) {
   auto doc = report::analysis_sweep_document(request.model_path, key, analyses);
   emit(doc, o.format, [&] { return analysis::encode_analysis_sweep(request.model_path, key, analyses); });
   report::TypedResult value{.kind = "analyze", .analyses = std::move(analyses), .sweep = key};
-  keep_result(o.store, doc, params_of(o.model), value);
+  keep_result(o.store, doc, report::model_params(o.model), value);
   return 0;
 }
 

@@ -34,19 +34,6 @@ void set_command_line(int argc, char** argv) {
   invocation().command_line = line;
 }
 
-store::Params params_of(const ModelOptions& model, int64_t bound_batch) {
-  store::Params p;
-  p.model = model.model;
-  if (bound_batch > 0)
-    p.batch = bound_batch;
-  else if (model.batch > 0)
-    p.batch = model.batch;
-  p.precision = model.dtype;
-  p.training = model.training;
-  if (model.training) p.optimizer = model.optimizer;
-  return p;
-}
-
 void add_store_options(CLI::App& app, StoreOptions& options) {
   auto* no_store = app.add_flag("--no-store", options.disabled, "do not save this result in the results store");
   app.add_option("--store", options.path,
