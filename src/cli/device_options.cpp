@@ -20,7 +20,7 @@ void add_device_options(CLI::App& app, DeviceOptions& o) {
 
 void add_prediction_choice_options(CLI::App& app, DeviceOptions& o) {
   app.add_option("--precision", o.precision,
-                 "arithmetic precision: fp32 (default, or --dtype's), fp16, bf16, int8, fp64")
+                 "arithmetic precision: fp32 (default, or --dtype's), fp16, bf16, fp8, int8, fp64")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16", "int8", "fp64", "fp8"}));
   app.add_flag("--allow-tf32", o.allow_tf32, "let fp32 convolutions and matrix products use TF32 tensor units");
   app.add_option("--traffic", o.traffic, "memory traffic per node: unfused (default) or fused")
