@@ -156,8 +156,7 @@ Command add_calibrate_command(CLI::App& parent) {
   app->add_option("--seed", o->seed, "seed of the shape-aware sample draw and fit (default 0)");
   app->add_option("-o,--output", o->output,
                   "device file to write (default ID.calibrated.yaml; with --energy ID.energy.yaml)");
-  add_format_option(*app, o->format);
-  add_store_options(*app, o->store);
+  add_output_options(*app, o->format, o->store);
   return {app, [o] { return run_calibrate(*o); }};
 }
 

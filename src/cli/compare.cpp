@@ -72,8 +72,7 @@ Command add_compare_command(CLI::App& parent) {
       ->check(CLI::Range(0.0, 1e6));
   app->add_option("--top", o->top, "nodes people see, largest difference first (default 20; 0: all)")
       ->check(integer_in(0, 1000000));
-  add_format_option(*app, o->format);
-  add_store_options(*app, o->store);
+  add_output_options(*app, o->format, o->store);
   app->footer(
       "Per node: predicted and measured time, error = predicted / measured - 1, share of the summed\n"
       "|predicted - measured|, roofline bound, and the fraction of its ceiling achieved (roofline time /\n"

@@ -51,8 +51,7 @@ Command add_predict_command(CLI::App& parent) {
   add_calibrated_options(*app, o->device);
   app->add_option("--modes", o->modes, "power modes to sweep: all, or MODE1,MODE2,...");
   app->add_option("--sweep", o->sweep, "batch sizes to sweep: batch=1,2,4,8");
-  add_format_option(*app, o->format);
-  add_store_options(*app, o->store);
+  add_output_options(*app, o->format, o->store);
   return {app, [o] { return run_predict(*o); }};
 }
 

@@ -41,6 +41,11 @@ void add_store_options(CLI::App& app, StoreOptions& options) {
       ->excludes(no_store);
 }
 
+void add_output_options(CLI::App& app, std::string& format, StoreOptions& store) {
+  add_format_option(app, format);
+  add_store_options(app, store);
+}
+
 std::string store_path(const StoreOptions& options) {
   if (!options.path.empty()) return options.path;
   if (!invocation().store_path.empty()) return invocation().store_path;

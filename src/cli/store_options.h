@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/common.h"
+#include "cli/output_options.h"
 #include "report/document.h"
 #include "report/result_codec.h"
 #include "store/record.h"
@@ -31,6 +32,8 @@ Invocation& invocation();
 void set_command_line(int argc, char** argv);
 
 void add_store_options(CLI::App& app, StoreOptions& options);
+// -f/--format, then --no-store and --store: what a command with a stored result prints and where it keeps it.
+void add_output_options(CLI::App& app, std::string& format, StoreOptions& store);
 // The store path these options select.
 std::string store_path(const StoreOptions& options);
 // The store at `path`, opened once per process and kept open.

@@ -65,8 +65,7 @@ Command add_tune_command(CLI::App& parent) {
                 "enumerate every clock domain, also those that change neither time nor energy (ties collapse)");
   app->add_flag("--named-only", o->named_only, "only the device file's named modes");
   app->add_flag("--apply", o->apply, "set the best mode on this Jetson (root; nvpmodel or sysfs writes)");
-  add_format_option(*app, o->format);
-  add_store_options(*app, o->store);
+  add_output_options(*app, o->format, o->store);
   return {app, [o] { return run_tune(*o); }};
 }
 
