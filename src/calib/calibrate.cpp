@@ -447,6 +447,24 @@ void check_request(const CalibrateRequest& r) {
 
 }  // namespace
 
+std::vector<int> parse_threads(const std::string& text) {
+  std::vector<int> threads;
+  if (text.empty()) return threads;  // every logical CPU
+  for (const auto& item : split_csv_line(text)) {
+    size_t used = 0;
+    int value = 0;
+    try {
+      value = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || value < 1 || value > 4096)
+      throw Error(fmt::format("--threads: '{}' is not a thread count (give N or N1,N2,...)", item));
+    threads.push_back(value);
+  }
+  return threads;
+}
+
 Calibration calibrate(const CalibrateRequest& request, const SampleProgressFn& progress) {
   check_request(request);
   switch (request.fit) {

@@ -55,4 +55,8 @@ using SampleProgressFn = std::function<void(const SampleProgress&)>;
 
 Calibration calibrate(const CalibrateRequest& request, const SampleProgressFn& progress = {});
 
+// The layer sample's thread counts as `--threads` gives them: N or N1,N2,... each in [1, 4096]; "" is none (every
+// logical CPU). Throws ridge::Error naming the item that is not a thread count.
+std::vector<int> parse_threads(const std::string& text);
+
 }  // namespace ridge::calib

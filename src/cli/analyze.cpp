@@ -6,10 +6,9 @@
 #include "cli/common.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
-#include "graph/shape.h"
-#include "onnx/model_reader.h"
 #include "report/analysis_report.h"
 #include "report/result_codec.h"
+#include "report/result_record.h"
 #include "util/error.h"
 
 namespace ridge::cli {
@@ -31,27 +30,15 @@ int run_analyze(const AnalyzeOptions& o) {
     auto doc = report::analysis_document(analyzed);
     emit(doc, o.format, [&] { return analysis::encode_analysis(analyzed); });
     report::TypedResult value{.kind = "analyze", .analyses = {analyzed}};
-    keep_result(o.store, doc, params_of(o.model, analysis::bound_batch(result.model)), value);
+    keep_result(o.store, doc, report::model_params(o.model, analysis::bound_batch(result.model)), value);
     return 0;
   }
   if (o.summary) throw Error("--summary applies to one analysis; a sweep prints one row of totals per point already");
-  auto [key, values] = parse_sweep(o.sweep);
-  check_sweep_conflicts(request, key);
-  auto pristine = onnx::load_model(request.model_path);
-  std::vector<report::SweepPoint> points;
-  for (auto v : values) {
-    auto point = request;
-    if (key == "batch")
-      point.bindings.batch = v;
-    else
-      point.bindings.dims[key] = v;
-    points.push_back({std::to_string(v), analysis::rerun(pristine, point)});
-  }
-  auto analyses = report::sweep_analyses(request, points);
-  auto doc = report::analysis_sweep_document(request.model_path, key, analyses);
-  emit(doc, o.format, [&] { return analysis::encode_analysis_sweep(request.model_path, key, analyses); });
-  report::TypedResult value{.kind = "analyze", .analyses = std::move(analyses), .sweep = key};
-  keep_result(o.store, doc, params_of(o.model), value);
+  auto sweep = report::analyze_sweep(request, o.sweep);
+  auto doc = report::analysis_sweep_document(request.model_path, sweep.key, sweep.analyses);
+  emit(doc, o.format, [&] { return analysis::encode_analysis_sweep(request.model_path, sweep.key, sweep.analyses); });
+  report::TypedResult value{.kind = "analyze", .analyses = std::move(sweep.analyses), .sweep = sweep.key};
+  keep_result(o.store, doc, report::model_params(o.model), value);
   return 0;
 }
 
@@ -67,8 +54,7 @@ Command add_analyze_command(CLI::App& parent) {
       "  ridge analyze models/resnet50.onnx --sweep batch=1,2,4,8 --dtype bf16");
   add_model_options(*app, options->model, true);
   app->add_option("--sweep", options->sweep, "one row per point: batch=1,2,4,8 or DIM=v1,v2,...");
-  add_format_option(*app, options->format);
-  add_store_options(*app, options->store);
+  add_output_options(*app, options->format, options->store);
   app->add_flag("--summary", options->summary, "omit the per-node rows (op-type summary and totals only)");
   return {app, [options] { return run_analyze(*options); }};
 }

@@ -12,8 +12,7 @@
 #include "cli/store_options.h"
 #include "report/calibration_report.h"
 #include "report/result_codec.h"
-#include "util/csv.h"
-#include "util/error.h"
+#include "report/result_record.h"
 
 namespace ridge::cli {
 namespace {
@@ -37,31 +36,12 @@ struct CalibrateOptions {
 int print_and_keep(const CalibrateOptions& o, calib::Calibration calibration) {
   auto doc = report::calibration_document(calibration);
   emit(doc, o.format);
-  auto params = params_of(o.predict.model);
-  params.device = o.predict.device;
+  auto params = report::prediction_params(o.predict.model, o.predict.device, o.predict.choices());
   report::TypedResult value;
   value.kind = "calibrate";
   value.calibration = std::move(calibration);
   keep_result(o.store, doc, params, value);
   return 0;
-}
-
-std::vector<int> parse_threads(const std::string& text) {
-  std::vector<int> threads;
-  if (text.empty()) return threads;  // every logical CPU
-  for (const auto& item : split_csv_line(text)) {
-    size_t used = 0;
-    int value = 0;
-    try {
-      value = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || value < 1 || value > 4096)
-      throw Error(fmt::format("--threads: '{}' is not a thread count (give N or N1,N2,...)", item));
-    threads.push_back(value);
-  }
-  return threads;
 }
 
 // The options as given; calib::calibrate refuses those its fit would drop.
@@ -77,7 +57,7 @@ calib::CalibrateRequest request_of(const CalibrateOptions& o) {
   r.sample = o.sample;
   r.quick = o.quick;
   r.sample_size = o.sample_size;
-  r.threads = parse_threads(o.threads);
+  r.threads = calib::parse_threads(o.threads);
   r.modes = o.modes;
   r.sample_files = o.sample_files;
   r.ncu = o.ncu;
@@ -176,8 +156,7 @@ Command add_calibrate_command(CLI::App& parent) {
   app->add_option("--seed", o->seed, "seed of the shape-aware sample draw and fit (default 0)");
   app->add_option("-o,--output", o->output,
                   "device file to write (default ID.calibrated.yaml; with --energy ID.energy.yaml)");
-  add_format_option(*app, o->format);
-  add_store_options(*app, o->store);
+  add_output_options(*app, o->format, o->store);
   return {app, [o] { return run_calibrate(*o); }};
 }
 

@@ -11,7 +11,7 @@
 #include "report/compare_report.h"
 #include "report/compare_request.h"
 #include "report/result_codec.h"
-#include "util/error.h"
+#include "report/result_record.h"
 
 namespace ridge::cli {
 namespace {
@@ -39,10 +39,7 @@ int run_compare(const CompareOptions& o) {
   auto doc = report::compare_document(comparison, o.top);
   // JSON: the codec's (the document's JSON plus the values), which the store and `results import` read back.
   emit(doc, o.format, [&] { return report::encode_comparison(comparison); });
-  auto params = params_of(o.device.model);
-  params.device = o.device.device;
-  params.mode = o.device.exec_mode;
-  if (o.device.threads > 0) params.threads = o.device.threads;
+  auto params = report::prediction_params(o.device.model, o.device.device, o.device.choices());
   report::TypedResult value{.kind = "compare"};
   value.comparison = std::move(comparison);
   keep_result(o.store, doc, params, value);
@@ -75,8 +72,7 @@ Command add_compare_command(CLI::App& parent) {
       ->check(CLI::Range(0.0, 1e6));
   app->add_option("--top", o->top, "nodes people see, largest difference first (default 20; 0: all)")
       ->check(integer_in(0, 1000000));
-  add_format_option(*app, o->format);
-  add_store_options(*app, o->store);
+  add_output_options(*app, o->format, o->store);
   app->footer(
       "Per node: predicted and measured time, error = predicted / measured - 1, share of the summed\n"
       "|predicted - measured|, roofline bound, and the fraction of its ceiling achieved (roofline time /\n"

@@ -1,16 +1,6 @@
 #include "cli/device_options.h"
 
-#include <fmt/format.h>
-
-#include "calib/device_prediction.h"
-#include "hw/device_db.h"
-#include "util/error.h"
-
 namespace ridge::cli {
-
-roofline::PredictOptions predict_options(const DeviceOptions& o, const analysis::Request& request) {
-  return calib::prediction_options(o.choices(), request).roofline;
-}
 
 void add_device_options(CLI::App& app, DeviceOptions& o) {
   app.add_option("-d,--device", o.device, "ID[:MODE], host, or path/to/device.yaml[:MODE] (see `ridge devices`)")
@@ -20,7 +10,7 @@ void add_device_options(CLI::App& app, DeviceOptions& o) {
 
 void add_prediction_choice_options(CLI::App& app, DeviceOptions& o) {
   app.add_option("--precision", o.precision,
-                 "arithmetic precision: fp32 (default, or --dtype's), fp16, bf16, int8, fp64")
+                 "arithmetic precision: fp32 (default, or --dtype's), fp16, bf16, fp8, int8, fp64")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16", "int8", "fp64", "fp8"}));
   app.add_flag("--allow-tf32", o.allow_tf32, "let fp32 convolutions and matrix products use TF32 tensor units");
   app.add_option("--traffic", o.traffic, "memory traffic per node: unfused (default) or fused")
@@ -34,13 +24,6 @@ void add_calibrated_options(CLI::App& app, DeviceOptions& o) {
       ->check(CLI::IsMember({"eager", "optimized", "cuda-graph"}));
   app.add_option("--threads", o.threads, "executor threads a calibrated device predicts (default: logical CPUs)")
       ->check(CLI::Range(1, 4096));
-}
-
-roofline::Prediction predict_on_device(const analysis::Result& analysis, const hw::Device& device,
-                                       const hw::Roofline& roofline, const DeviceOptions& o,
-                                       const analysis::Request& request) {
-  return calib::predict_on_device(analysis, device, roofline, calib::prediction_options(o.choices(), request),
-                                  request.model_path);
 }
 
 }  // namespace ridge::cli

@@ -57,8 +57,7 @@ Command add_ert_command(CLI::App& parent) {
   app->add_option("--threads", o->request.threads,
                   "with --device cpu: largest thread count (default: every online CPU)")
       ->check(integer_in(1, 4096));
-  add_format_option(*app, o->format);
-  add_store_options(*app, o->store);
+  add_output_options(*app, o->format, o->store);
   app->add_option("--profile", o->profile, "write the measured roofline as a device file (YAML)");
   app->add_option("--csv", o->csv, "also write every measured point as CSV (what -f csv prints)");
   return {app, [o] { return run_ert(*o); }};

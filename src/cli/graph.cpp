@@ -23,12 +23,7 @@ Command add_graph_command(CLI::App& parent) {
   add_model_options(*app, options->model, false);
   app->add_flag("--dot", options->dot, "write Graphviz dot instead of text");
   return {app, [options] {
-            auto request = make_request(options->model);
-            auto result = analysis::run(request);
-            if (options->dot)
-              report::write_graph_dot(std::cout, result);
-            else
-              report::write_graph_text(std::cout, result);
+            report::write_graph(std::cout, make_request(options->model), options->dot);
             return 0;
           }};
 }

@@ -30,19 +30,9 @@ void add_ncu_import_options(CLI::App& app, NcuImportOptions& options) {
 int run_ncu_import(const NcuImportOptions& o) {
   auto import = profile::import_ncu(o.request);
   emit(report::ncu_import_document(import), o.format, [&] { return report::encode_ncu_import(import); });
-  const auto& r = o.request;
   for (size_t i = 0; i < import.runs.size(); ++i) {
-    auto one = profile::ncu_run_alone(import, i);
-    const auto& run = one.runs[0];
-    store::Params params;
-    params.model = r.model;
-    params.device = r.device;
-    if (run.batch > 0)
-      params.batch = run.batch;
-    else if (!r.model.empty())
-      params.batch = import.model.at(run.batch).batch;
-    report::TypedResult value{.kind = "import ncu", .ncu = one};
-    keep_result(o.store, report::ncu_import_document(one), params, value);
+    report::TypedResult value{.kind = "import ncu", .ncu = profile::ncu_run_alone(import, i)};
+    keep_result(o.store, report::ncu_import_document(*value.ncu), report::ncu_run_params(o.request, import, i), value);
   }
   return 0;
 }
@@ -57,8 +47,7 @@ Command add_import_ncu_command(CLI::App& import) {
       ->required()
       ->check(CLI::ExistingFile);
   add_ncu_import_options(*app, *options);
-  add_format_option(*app, options->format);
-  add_store_options(*app, options->store);
+  add_output_options(*app, options->format, options->store);
   return {app, [options] { return run_ncu_import(*options); }};
 }
 

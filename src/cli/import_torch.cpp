@@ -23,9 +23,7 @@ int run_torch_import(const TorchImportOptions& o) {
   report::TypedResult value{.kind = "import torch", .torch = profile::import_torch(o.request)};
   auto doc = report::torch_trace_document(value.torch->imports, o.request.model);
   emit(doc, o.format, [&] { return report::encode_torch_imports(*value.torch); });
-  store::Params params;
-  params.model = o.request.model;
-  keep_result(o.store, doc, params, value);
+  keep_result(o.store, doc, store::Params{.model = o.request.model}, value);
   return 0;
 }
 
@@ -44,8 +42,7 @@ Command add_import_torch_command(CLI::App& import) {
                   "the ONNX export of the profiled model: layers become its nodes (by range names matching node "
                   "names or module paths, else by op type and order where the trace's op counts fit the model); "
                   "without it, layers are the trace's record_function / nn.Module ranges");
-  add_format_option(*app, options->format);
-  add_store_options(*app, options->store);
+  add_output_options(*app, options->format, options->store);
   app->footer(
       "Times are the trace's own (microseconds). Per-layer times are means per pass: per ProfilerStep; without "
       "steps, the passes are the copies of a repeated top-level op sequence, or what the model's op counts give "

@@ -11,35 +11,17 @@
 #include "cli/store_options.h"
 #include "util/build_info.h"
 #include "util/error.h"
+#include "util/format.h"
 
 namespace {
 
-// Edit distance (insertions, deletions, substitutions), to suggest the command a typo meant.
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // "unknown command 'analyse' (did you mean 'analyze'?)" before CLI11's generic message.
 std::string unknown_command(const CLI::App& app, std::string_view word) {
-  std::string best;
-  size_t best_distance = 3;  // farther than two edits is no suggestion
-  for (const auto* command : app.get_subcommands({})) {
-    size_t d = edit_distance(word, command->get_name());
-    if (d < best_distance) best_distance = d, best = command->get_name();
-  }
+  std::vector<std::string> commands;
+  for (const auto* command : app.get_subcommands({})) commands.push_back(command->get_name());
+  auto best = ridge::closest_name(word, commands);
   std::string names;
-  for (const auto* command : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + command->get_name();
+  for (const auto& name : commands) names += (names.empty() ? "" : ", ") + name;
   return fmt::format("unknown command '{}'{} (commands: {})", word,
                      best.empty() ? "" : fmt::format("; did you mean '{}'?", best), names);
 }

@@ -117,8 +117,7 @@ Command add_ncu_command(CLI::App& parent) {
   run_app->add_flag("--no-import", run->no_import,
                     "only write the CSVs (and print where they are); import them later with ridge import ncu");
   add_ncu_import_options(*run_app, run->import);
-  add_format_option(*run_app, run->import.format);
-  add_store_options(*run_app, run->import.store);
+  add_output_options(*run_app, run->import.format, run->import.store);
   run_app->footer(
       std::string(kFooter) +
       "\nEach run prints a progress line on stderr; the program's own output goes to a .log beside its CSV. A run\n"

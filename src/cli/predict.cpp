@@ -6,7 +6,6 @@
 #include "report/prediction_report.h"
 #include "report/result_codec.h"
 #include "roofline/prediction_codec.h"
-#include "util/error.h"
 
 namespace ridge::cli {
 namespace {
@@ -22,24 +21,14 @@ int run_predict(const PredictOptions& o) {
                                  .device = o.device.device,
                                  .modes = o.modes,
                                  .choices = o.device.choices()};
-  if (!o.sweep.empty()) {
-    auto [key, values] = parse_sweep(o.sweep);
-    if (key != "batch") throw Error("predict sweeps batch sizes only: --sweep batch=v1,v2,...");
-    check_sweep_conflicts(request.model, key);
-    request.batches = values;
-  }
+  request.batches = report::predict_batches(request.model, o.sweep);
   auto points = report::predict_model(request);
   auto doc = points.size() == 1 ? report::prediction_document(points[0].prediction)
                                 : report::prediction_sweep_document(points);
   report::TypedResult value{.kind = "predict"};
   for (const auto& point : points) value.predictions.push_back(point.prediction);
   emit(doc, o.format, [&] { return roofline::encode_predictions(value.predictions); });
-  auto params = params_of(o.device.model, points.size() == 1 ? points[0].batch : 0);
-  params.device = o.device.device + (o.modes.empty() ? "" : ":" + o.modes);
-  params.precision = o.device.precision.empty() ? o.device.model.dtype : o.device.precision;
-  params.mode = o.device.exec_mode;
-  if (o.device.threads > 0) params.threads = o.device.threads;
-  keep_result(o.store, doc, params, value);
+  keep_result(o.store, doc, report::predict_params(o.device.model, request, points), value);
   return 0;
 }
 
@@ -62,8 +51,7 @@ Command add_predict_command(CLI::App& parent) {
   add_calibrated_options(*app, o->device);
   app->add_option("--modes", o->modes, "power modes to sweep: all, or MODE1,MODE2,...");
   app->add_option("--sweep", o->sweep, "batch sizes to sweep: batch=1,2,4,8");
-  add_format_option(*app, o->format);
-  add_store_options(*app, o->store);
+  add_output_options(*app, o->format, o->store);
   return {app, [o] { return run_predict(*o); }};
 }
 

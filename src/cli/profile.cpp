@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include <filesystem>
 #include <iostream>
 
 #include "cli/command.h"
@@ -12,29 +11,16 @@
 #include "cli/output_options.h"
 #include "profile/executor_profile.h"
 #include "profile/ncu_metrics.h"
-#include "util/error.h"
 
 namespace ridge::cli {
 namespace {
 
 struct ProfileOptions {
   profile::ExecutorProfileRequest request;
-  std::string device = "cuda";
   NcuImportOptions import;
 };
 
-// The ridge binary running now: the profiled program is this very build.
-std::string this_ridge() {
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error("ridge profile: cannot tell where this ridge binary is (/proc/self/exe)");
-  return self.string();
-}
-
 int run_profile(ProfileOptions o) {
-  if (o.device != "cuda")
-    throw Error("ridge profile runs the GPU executor under Nsight Compute: --device cuda (the CPU has no ncu)");
-  o.request.ridge = this_ridge();
   o.import.request.model = o.request.model;
   o.import.request.batch = o.request.batch;
   int code = run_ncu_points(profile::executor_ncu_request(o.request), true, o.import);
@@ -49,7 +35,7 @@ Command add_profile_command(CLI::App& parent) {
   auto* app = parent.add_subcommand(
       "profile", "run a model on ridge's GPU executor under Nsight Compute and map every kernel to its layer");
   app->add_option("model", o->request.model, "the ONNX model")->required()->check(CLI::ExistingFile);
-  app->add_option("--device", o->device, "the executor: cuda (the only one ncu profiles)")
+  app->add_option("--device", o->request.device, "the executor: cuda (the only one ncu profiles)")
       ->check(CLI::IsMember({"cuda", "cpu"}));
   app->add_option("-b,--batch", o->request.batch, "batch size (default 1)")->check(CLI::PositiveNumber);
   app->add_option("--gpu", o->request.gpu, "the GPU's index (default 0)")->check(CLI::NonNegativeNumber);
@@ -70,8 +56,7 @@ Command add_profile_command(CLI::App& parent) {
   app->add_option("--cc", o->request.cc,
                   "the GPU's compute capability (default: nvidia-smi's), for its tensor-core counters")
       ->check(CLI::IsMember(profile::ncu_cc_tables()));
-  add_format_option(*app, o->import.format);
-  add_store_options(*app, o->import.store);
+  add_output_options(*app, o->import.format, o->import.store);
   app->footer(
       "Runs `ridge run MODEL --device cuda --batch N` under ncu with the hierarchical roofline's metrics "
       "(docs/ncu.md),\n"

@@ -60,22 +60,11 @@ int run_import(const std::vector<std::string>& files, const ResultFilterOptions&
     fmt::print("{}\n", report::import_line(file, path));
     total += file.added;
   }
-  fmt::print("{} now holds {} result{} ({} added)\n", path, imported.held, imported.held == 1 ? "" : "s", total);
+  fmt::print("{}\n", report::holds_line(path, imported.held, total));
   return 0;
 }
 
-int run_merge(const std::vector<std::string>& inputs, const std::string& output) {
-  store::Store target(output);
-  int64_t total = 0;
-  for (const auto& input : inputs) {
-    auto held = store::Store(input, true).count();
-    auto added = target.merge_from(input);
-    total += added;
-    fmt::print("{}: {} results, {} added, {} already in {}\n", input, held, added, held - added, output);
-  }
-  fmt::print("{} now holds {} result{} ({} added)\n", output, target.count(), target.count() == 1 ? "" : "s", total);
-  return 0;
-}
+void print_line(const std::string& line) { fmt::print("{}\n", line); }
 
 }  // namespace
 
@@ -133,7 +122,10 @@ Command add_store_command(CLI::App& parent) {
       "that share results, adds each result once.\n"
       "Example:\n"
       "  ridge store merge shard-0.db shard-1.db -o ridge-results.db");
-  return {app, [inputs, output] { return run_merge(*inputs, *output); }};
+  return {app, [inputs, output] {
+            report::merge_stores(*inputs, *output, print_line);
+            return 0;
+          }};
 }
 
 }  // namespace ridge::cli

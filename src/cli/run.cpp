@@ -4,7 +4,6 @@
 #include "cli/output_options.h"
 #include "exec/run_model.h"
 #include "report/run_report.h"
-#include "util/error.h"
 
 namespace ridge::cli {
 namespace {
@@ -17,9 +16,6 @@ struct RunOptions {
 
 int run_model(RunOptions& o) {
   o.request.model = make_request(o.model);
-  const auto& bindings = o.request.model.bindings;
-  if (!o.request.exec.inputs_dir.empty() && (bindings.batch || !bindings.dims.empty() || !bindings.inputs.empty()))
-    throw Error("--inputs fixes the input shapes: --batch, --dim and --input cannot change them");
   emit(report::run_document(o.request, exec::run_model(o.request)), o.format);
   return 0;
 }

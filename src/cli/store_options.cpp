@@ -34,24 +34,16 @@ void set_command_line(int argc, char** argv) {
   invocation().command_line = line;
 }
 
-store::Params params_of(const ModelOptions& model, int64_t bound_batch) {
-  store::Params p;
-  p.model = model.model;
-  if (bound_batch > 0)
-    p.batch = bound_batch;
-  else if (model.batch > 0)
-    p.batch = model.batch;
-  p.precision = model.dtype;
-  p.training = model.training;
-  if (model.training) p.optimizer = model.optimizer;
-  return p;
-}
-
 void add_store_options(CLI::App& app, StoreOptions& options) {
   auto* no_store = app.add_flag("--no-store", options.disabled, "do not save this result in the results store");
   app.add_option("--store", options.path,
                  "results store to save this result in (default: $RIDGE_STORE, else ./ridge-results.db)")
       ->excludes(no_store);
+}
+
+void add_output_options(CLI::App& app, std::string& format, StoreOptions& store) {
+  add_format_option(app, format);
+  add_store_options(app, store);
 }
 
 std::string store_path(const StoreOptions& options) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/common.h"
+#include "cli/output_options.h"
 #include "report/document.h"
 #include "report/result_codec.h"
 #include "store/record.h"
@@ -31,14 +32,12 @@ Invocation& invocation();
 void set_command_line(int argc, char** argv);
 
 void add_store_options(CLI::App& app, StoreOptions& options);
+// -f/--format, then --no-store and --store: what a command with a stored result prints and where it keeps it.
+void add_output_options(CLI::App& app, std::string& format, StoreOptions& store);
 // The store path these options select.
 std::string store_path(const StoreOptions& options);
 // The store at `path`, opened once per process and kept open.
 store::Store& open_store(const std::string& path);
-// Saves `doc` with its parameters and the environment. A result that cannot be saved (an
-// unwritable path, a damaged store) throws ridge::Error after the result was printed.
-// The parameters a model option set fixes (model path, batch, training, optimizer, dtype).
-store::Params params_of(const ModelOptions& model, int64_t bound_batch = 0);
 
 // The options that select stored results (`ridge results`, `ridge plot KIND`): --store, --id,
 // --command, --model, --device, --batch, --mode, --precision, --status, --sweep, --stage, --since, --last.
@@ -60,6 +59,8 @@ std::string store_path(const ResultFilterOptions& options);
 inline const std::vector<std::string> kStoredCommands = {"analyze",   "predict", "bench",      "compare",     "ert",
                                                          "calibrate", "tune",    "import ncu", "import torch"};
 
+// Saves `doc` with its parameters and the environment. A result that cannot be saved (an unwritable path, a damaged
+// store) throws ridge::Error after the result was printed.
 // `value`: the result itself, kept typed through its kind's codec (what readers of the store decode); its headline,
 // environment and calibration come from it. `doc` is what the command printed, kept for `results --show`.
 void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params,

@@ -9,7 +9,6 @@
 #include "report/result_codec.h"
 #include "report/tune_report.h"
 #include "report/tune_request.h"
-#include "util/error.h"
 
 namespace ridge::cli {
 namespace {
@@ -26,9 +25,7 @@ int run_tune(const TuneCliOptions& o) {
   report::TuneRequest r{
       .model = make_request(o.device.model), .device = o.device.device, .choices = o.device.choices()};
   r.batches = report::tune_batches(r.model, o.sweep);
-  r.options.objective = roofline::parse_objective(o.objective);
-  if (o.latency_max_ms > 0) r.options.latency_max_s = o.latency_max_ms / 1e3;
-  if (o.power_max_w > 0) r.options.power_max_w = o.power_max_w;
+  report::set_tune_limits(r.options, o.objective, o.latency_max_ms, o.power_max_w);
   r.options.all_domains = o.all_domains;
   r.options.named_only = o.named_only;
   r.apply = o.apply;
@@ -37,10 +34,7 @@ int run_tune(const TuneCliOptions& o) {
   auto doc = report::tune_document(*value.tuning);
   // JSON: the codec's (the document's JSON plus the tuning), which the store and `results import` read back.
   emit(doc, o.format, [&] { return report::encode_tuning(*value.tuning); });
-  auto params = params_of(o.device.model, r.batches.size() == 1 ? r.batches.front() : 0);
-  params.device = value.tuning->device_id;
-  params.precision = value.tuning->context.precision;
-  keep_result(o.store, doc, params, value);
+  keep_result(o.store, doc, report::tune_params(o.device.model, r, *value.tuning), value);
   return 0;
 }
 
@@ -71,8 +65,7 @@ Command add_tune_command(CLI::App& parent) {
                 "enumerate every clock domain, also those that change neither time nor energy (ties collapse)");
   app->add_flag("--named-only", o->named_only, "only the device file's named modes");
   app->add_flag("--apply", o->apply, "set the best mode on this Jetson (root; nvpmodel or sysfs writes)");
-  add_format_option(*app, o->format);
-  add_store_options(*app, o->store);
+  add_output_options(*app, o->format, o->store);
   return {app, [o] { return run_tune(*o); }};
 }
 

@@ -2,10 +2,14 @@
 
 #include "exec/prepare.h"
 #include "exec/test_data.h"
+#include "util/error.h"
 
 namespace ridge::exec {
 
 ModelRun run_model(const RunRequest& request) {
+  const auto& bindings = request.model.bindings;
+  if (!request.exec.inputs_dir.empty() && (bindings.batch || !bindings.dims.empty() || !bindings.inputs.empty()))
+    throw Error("--inputs fixes the input shapes: --batch, --dim and --input cannot change them");
   auto options = exec_options(request.exec);
   auto prepared = prepare(request.model, request.exec.inputs_dir);
   if (options.device == Backend::kCpu) {

@@ -23,7 +23,8 @@ struct ModelRun {
   RunOutput output;
 };
 
-// Throws ridge::Error (bad inputs, an op the executor lacks, a run that does not fit in memory).
+// Throws ridge::Error (bad inputs, an op the executor lacks, a run that does not fit in memory), and for given inputs
+// (--inputs) with bindings that would change their shapes, before anything is read.
 ModelRun run_model(const RunRequest& request);
 
 }  // namespace ridge::exec

@@ -10,7 +10,7 @@
 namespace ridge::profile {
 
 struct ExecutorProfileRequest {
-  std::string ridge;  // the ridge binary whose `run` is profiled
+  std::string ridge;  // the ridge binary whose `run` is profiled; empty: the one running now (this very build)
   std::string model;  // the ONNX model
   int64_t batch = 1;
   int gpu = -1;                      // -1: ridge run's default GPU
@@ -19,9 +19,11 @@ struct ExecutorProfileRequest {
   std::string output_dir;
   std::string clock_control = "base";
   std::string cc;
+  std::string device = "cuda";  // the executor profiled: only the GPU's has ncu
 };
 
-// The one point ncu runs: `ridge run MODEL --device cuda --batch N` and the options given for it.
+// The one point ncu runs: `ridge run MODEL --device cuda --batch N` and the options given for it. Throws ridge::Error
+// for a device other than cuda, and for an empty `ridge` where this binary cannot be found (/proc/self/exe).
 NcuRunRequest executor_ncu_request(const ExecutorProfileRequest& request);
 
 // What the profile is of: one eager pass (a CUDA graph's replay runs no host code, so it has no ranges).

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "analysis/request_builder.h"
 #include "graph/dtype.h"
+#include "onnx/model_reader.h"
 #include "report/format.h"
 
 namespace ridge::report {
@@ -283,6 +285,22 @@ Document analysis_sweep_document(const std::string& model, const std::string& ke
     t.add(std::move(row));
   }
   return doc;
+}
+
+AnalysisSweep analyze_sweep(const analysis::Request& request, const std::string& sweep) {
+  auto [key, values] = analysis::parse_sweep(sweep);
+  analysis::check_sweep_conflicts(request, key);
+  auto pristine = onnx::load_model(request.model_path);
+  std::vector<SweepPoint> points;
+  for (auto v : values) {
+    auto point = request;
+    if (key == "batch")
+      point.bindings.batch = v;
+    else
+      point.bindings.dims[key] = v;
+    points.push_back({std::to_string(v), analysis::rerun(pristine, point)});
+  }
+  return {key, sweep_analyses(request, points)};
 }
 
 }  // namespace ridge::report

@@ -28,4 +28,12 @@ Document analysis_sweep_document(const analysis::Request& request, const std::st
 // The typed points of a sweep (without their nodes).
 std::vector<analysis::Analysis> sweep_analyses(const analysis::Request& request, const std::vector<SweepPoint>& points);
 
+// `ridge analyze --sweep batch=1,2,4 | DIM=v1,v2,...`: the model, read once, analysed at each value; the sweep's key
+// and its typed points. A sweep of what the options already bind is refused (ridge::Error, one line).
+struct AnalysisSweep {
+  std::string key;
+  std::vector<analysis::Analysis> analyses;
+};
+AnalysisSweep analyze_sweep(const analysis::Request& request, const std::string& sweep);
+
 }  // namespace ridge::report

@@ -82,4 +82,12 @@ void write_graph_dot(std::ostream& out, const analysis::Result& result) {
   fmt::print(out, "}}\n");
 }
 
+void write_graph(std::ostream& out, const analysis::Request& request, bool dot) {
+  auto result = analysis::run(request);
+  if (dot)
+    write_graph_dot(out, result);
+  else
+    write_graph_text(out, result);
+}
+
 }  // namespace ridge::report

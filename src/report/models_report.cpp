@@ -11,6 +11,7 @@
 #include "analysis/run.h"
 #include "onnx/model_reader.h"
 #include "util/build_tree.h"
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/module.h"
 
@@ -33,12 +34,8 @@ namespace {
 // The names in `defaults` ("height=224,width=224"): the file binds them itself.
 std::set<std::string> defaulted_names(const std::string& defaults) {
   std::set<std::string> names;
-  for (size_t pos = 0; pos < defaults.size();) {
-    auto comma = std::min(defaults.find(',', pos), defaults.size());
-    auto item = defaults.substr(pos, comma - pos);
-    names.insert(item.substr(0, item.find('=')));
-    pos = comma + 1;
-  }
+  if (defaults.empty()) return names;
+  for (const auto& item : split_csv_line(defaults)) names.insert(item.substr(0, item.find('=')));
   return names;
 }
 

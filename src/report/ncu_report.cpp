@@ -388,4 +388,16 @@ Document ncu_import_document(const profile::NcuImport& import) {
   return doc;
 }
 
+store::Params ncu_run_params(const profile::NcuImportRequest& request, const profile::NcuImport& import, size_t run) {
+  store::Params params;
+  params.model = request.model;
+  params.device = request.device;
+  const auto& batch = import.runs.at(run).batch;
+  if (batch > 0)
+    params.batch = batch;
+  else if (!request.model.empty())
+    params.batch = import.model.at(batch).batch;
+  return params;
+}
+
 }  // namespace ridge::report

@@ -9,10 +9,14 @@
 #include "profile/ncu_import.h"
 #include "profile/ncu_kernel.h"
 #include "report/document.h"
+#include "store/record.h"
 
 namespace ridge::report {
 
 Document ncu_import_document(const profile::NcuImport& import);
+// The parameters the store keeps with run `run` of `import` (each run is a result of its own): the model and device
+// the import was asked for, and the run's batch (its `batch` sweep value, else the model's at that pass).
+store::Params ncu_run_params(const profile::NcuImportRequest& request, const profile::NcuImport& import, size_t run);
 
 // A kernel's main precision, the device ceiling its FLOP/s is compared with: the key with the most operations
 // (fp64, fp32, fp16 on CUDA cores; SRC_tensor on tensor cores; Volta's `tensor` estimate: fp16_tensor). Empty

@@ -1,10 +1,28 @@
 #include "report/predict_request.h"
 
+#include "analysis/request_builder.h"
 #include "hw/device_db.h"
 #include "onnx/model_reader.h"
+#include "report/result_record.h"
 #include "util/error.h"
 
 namespace ridge::report {
+
+std::vector<int64_t> predict_batches(const analysis::Request& model, const std::string& sweep) {
+  if (sweep.empty()) return {};
+  auto [key, values] = analysis::parse_sweep(sweep);
+  if (key != "batch") throw Error("predict sweeps batch sizes only: --sweep batch=v1,v2,...");
+  analysis::check_sweep_conflicts(model, key);
+  return values;
+}
+
+store::Params predict_params(const analysis::ModelOptions& model, const PredictRequest& request,
+                             const std::vector<PredictionPoint>& points) {
+  auto params = prediction_params(model, request.device + (request.modes.empty() ? "" : ":" + request.modes),
+                                  request.choices, points.size() == 1 ? points[0].batch : 0);
+  params.precision = request.choices.precision.empty() ? model.dtype : request.choices.precision;
+  return params;
+}
 
 std::vector<PredictionPoint> predict_model(const PredictRequest& request) {
   // The device and its modes are resolved (and bad ones rejected) before any model work.

@@ -4,9 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/request_builder.h"
 #include "analysis/run.h"
 #include "calib/device_prediction.h"
 #include "report/prediction_report.h"
+#include "store/record.h"
 
 namespace ridge::report {
 
@@ -21,5 +23,14 @@ struct PredictRequest {
 // One point per batch and mode, batches outer. Throws ridge::Error (one line) for a device or mode that does not
 // exist, before any model work, and for the detected host, which has no bandwidth to predict with.
 std::vector<PredictionPoint> predict_model(const PredictRequest& request);
+
+// The batch sizes `ridge predict --sweep` predicts: a sweep is batch=v1,v2,... only (empty: none, the model's own
+// binding), and one the model's options already fix is refused (ridge::Error, one line each).
+std::vector<int64_t> predict_batches(const analysis::Request& model, const std::string& sweep);
+
+// The parameters the store keeps with the prediction of `request`'s model, bound by `model` as given: the device with
+// its modes as given, the batch when one point was predicted, and the precision (--precision, else --dtype).
+store::Params predict_params(const analysis::ModelOptions& model, const PredictRequest& request,
+                             const std::vector<PredictionPoint>& points);
 
 }  // namespace ridge::report

@@ -4,6 +4,28 @@
 
 namespace ridge::report {
 
+store::Params model_params(const analysis::ModelOptions& model, int64_t bound_batch) {
+  store::Params p;
+  p.model = model.model;
+  if (bound_batch > 0)
+    p.batch = bound_batch;
+  else if (model.batch > 0)
+    p.batch = model.batch;
+  p.precision = model.dtype;
+  p.training = model.training;
+  if (model.training) p.optimizer = model.optimizer;
+  return p;
+}
+
+store::Params prediction_params(const analysis::ModelOptions& model, const std::string& device,
+                                const calib::PredictionChoices& choices, int64_t bound_batch) {
+  auto p = model_params(model, bound_batch);
+  p.device = device;
+  p.mode = choices.exec_mode;
+  if (choices.threads > 0) p.threads = choices.threads;
+  return p;
+}
+
 namespace {
 
 std::string calibration_of(const roofline::Prediction& p) {

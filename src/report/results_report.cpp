@@ -9,6 +9,7 @@
 #include "report/format.h"
 #include "report/printer.h"
 #include "report/result_codec.h"
+#include "store/store.h"
 
 namespace ridge::report {
 namespace {
@@ -138,6 +139,23 @@ std::vector<std::string> export_bench_csv(const std::vector<store::Record>& reco
     if (std::filesystem::exists(std::filesystem::path(directory) / f))
       written.push_back((std::filesystem::path(directory) / f).string());
   return written;
+}
+
+std::string holds_line(const std::string& store_path, int64_t held, int64_t added) {
+  return fmt::format("{} now holds {} result{} ({} added)", store_path, held, held == 1 ? "" : "s", added);
+}
+
+void merge_stores(const std::vector<std::string>& inputs, const std::string& output,
+                  const std::function<void(const std::string&)>& line) {
+  store::Store target(output);
+  int64_t total = 0;
+  for (const auto& input : inputs) {
+    auto held = store::Store(input, true).count();
+    auto added = target.merge_from(input);
+    total += added;
+    line(fmt::format("{}: {} results, {} added, {} already in {}", input, held, added, held - added, output));
+  }
+  line(holds_line(output, target.count(), total));
 }
 
 }  // namespace ridge::report

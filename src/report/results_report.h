@@ -1,6 +1,8 @@
 #pragma once
 // Stored results as documents (`ridge results`), and the exports in the CSV layouts other tooling
 // reads, rebuilt from the stored documents.
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,5 +18,14 @@ Document results_document(const std::vector<store::Record>& records, const std::
 // Writes DIR/overall.csv, layers.csv, metrics.csv and benchmark_results.csv (replacing them) from the
 // bench results among `records`; returns the paths written. Results of other commands are skipped.
 std::vector<std::string> export_bench_csv(const std::vector<store::Record>& records, const std::string& directory);
+
+// "STORE now holds N results (A added)": the last line of `ridge results import` and `ridge store merge`.
+std::string holds_line(const std::string& store_path, int64_t held, int64_t added);
+
+// `ridge store merge`: copies the results of the stores `inputs` into `output` (created when missing), each result
+// once, handing on a line per input as it is merged ("IN: N results, A added, K already in OUT"), then what `output`
+// holds. Throws ridge::Error for a store that cannot be read; the inputs merged before it stay merged.
+void merge_stores(const std::vector<std::string>& inputs, const std::string& output,
+                  const std::function<void(const std::string&)>& line);
 
 }  // namespace ridge::report

@@ -10,6 +10,7 @@
 #include "hw/mode_control.h"
 #include "onnx/model_reader.h"
 #include "report/prediction_report.h"
+#include "report/result_record.h"
 #include "util/error.h"
 
 namespace ridge::report {
@@ -20,6 +21,20 @@ std::vector<int64_t> tune_batches(const analysis::Request& model, const std::str
   if (key != "batch") throw Error("tune sweeps batch sizes only: --sweep batch=v1,v2,...");
   analysis::check_sweep_conflicts(model, key);
   return values;
+}
+
+void set_tune_limits(roofline::TuneOptions& options, const std::string& objective, double latency_max_ms,
+                     double power_max_w) {
+  options.objective = roofline::parse_objective(objective);
+  if (latency_max_ms > 0) options.latency_max_s = latency_max_ms / 1e3;
+  if (power_max_w > 0) options.power_max_w = power_max_w;
+}
+
+store::Params tune_params(const analysis::ModelOptions& model, const TuneRequest& request, const Tuning& tuning) {
+  auto params = model_params(model, request.batches.size() == 1 ? request.batches.front() : 0);
+  params.device = tuning.device_id;
+  params.precision = tuning.context.precision;
+  return params;
 }
 
 Tuning tune_model(const TuneRequest& o) {

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "analysis/request_builder.h"
 #include "analysis/run.h"
 #include "calib/device_prediction.h"
 #include "report/tune_report.h"
 #include "roofline/tune.h"
+#include "store/record.h"
 
 namespace ridge::report {
 
@@ -29,5 +31,14 @@ std::vector<int64_t> tune_batches(const analysis::Request& model, const std::str
 // Throws ridge::Error (one line) for a device given with a mode, the undetected host, --apply off a Jetson (nothing
 // changed), and a model that does not analyse.
 Tuning tune_model(const TuneRequest& request);
+
+// `ridge tune`'s objective by name (energy, latency, edp) and its limits as given: the latency in ms, the average power
+// in W (0: no limit). A bad objective throws ridge::Error.
+void set_tune_limits(roofline::TuneOptions& options, const std::string& objective, double latency_max_ms,
+                     double power_max_w);
+
+// The parameters the store keeps with `tuning`: the model's as given (`model`), the batch when one was compared, the
+// device as found and the precision predicted.
+store::Params tune_params(const analysis::ModelOptions& model, const TuneRequest& request, const Tuning& tuning);
 
 }  // namespace ridge::report

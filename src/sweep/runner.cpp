@@ -1,5 +1,7 @@
 #include "sweep/runner.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -108,6 +110,32 @@ RunSummary run_sweep(const Matrix& matrix, const std::vector<Cell>& cells, store
   progress.close();
   summary.seconds = since(start);
   return summary;
+}
+
+std::vector<std::string> measurement_args(const Measurement& m) {
+  std::vector<std::string> args;
+  if (m.max_time) args.insert(args.end(), {"--max-time", fmt::format("{}", *m.max_time)});
+  if (m.warmup) args.insert(args.end(), {"--warmup", fmt::format("{}", *m.warmup)});
+  if (m.target_rse) args.insert(args.end(), {"--target-rse", fmt::format("{}", *m.target_rse)});
+  if (m.min_runs) args.insert(args.end(), {"--min-runs", std::to_string(*m.min_runs)});
+  if (m.no_per_node) args.emplace_back("--no-per-node");
+  return args;
+}
+
+CellOutcome cell_outcome(int exit_code, const std::string& error, const std::vector<int64_t>& stored,
+                         store::Store& store) {
+  CellOutcome outcome;
+  outcome.ok = exit_code == 0 && !stored.empty();
+  if (!outcome.ok) {
+    outcome.error = !error.empty()   ? error
+                    : exit_code == 0 ? "the command stored no result"
+                                     : fmt::format("exit code {}", exit_code);
+    return outcome;
+  }
+  store::Filter f;
+  f.ids = stored;
+  for (const auto& r : store.query(f, false)) outcome.summary += (outcome.summary.empty() ? "" : "; ") + r.summary;
+  return outcome;
 }
 
 }  // namespace ridge::sweep

@@ -4,6 +4,7 @@
 // stored with its error, and the sweep goes on.
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,22 @@ struct CellOutcome {
   std::string summary;  // the cell's headline figure, for the progress line
 };
 using CellRunner = std::function<CellOutcome(const Cell&)>;
+
+// bench's measurement options a sweep passes on to every bench cell (unset: bench's defaults).
+struct Measurement {
+  std::optional<double> max_time, warmup, target_rse;
+  std::optional<int64_t> min_runs;
+  bool no_per_node = false;
+};
+// The same as bench's options (--max-time S ... --no-per-node): a bench cell appends them to its command line, and a
+// SLURM shard passes them on to the sweep it runs.
+std::vector<std::string> measurement_args(const Measurement& measurement);
+
+// What a cell's command did: its exit code, the one line it failed with, and the results it stored. The cell is done
+// only when it stored a result (a command that exits 0 having stored nothing failed too); its summary is the stored
+// results' headlines, read back from `store`.
+CellOutcome cell_outcome(int exit_code, const std::string& error, const std::vector<int64_t>& stored,
+                         store::Store& store);
 
 struct RunSummary {
   size_t cells = 0, skipped = 0, done = 0, failed = 0;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ridge {
@@ -58,6 +59,35 @@ std::string cut_list(const std::string& text, size_t limit) {
   size_t rest = 1;
   for (auto p = text.find(", ", at + 2); p != std::string::npos; p = text.find(", ", p + 2)) ++rest;
   return text.substr(0, at) + fmt::format(", ... ({} more)", rest);
+}
+
+namespace {
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string closest_name(std::string_view word, const std::vector<std::string>& names) {
+  std::string best;
+  size_t best_distance = 3;  // farther than two edits is no suggestion
+  for (const auto& name : names) {
+    size_t d = edit_distance(word, name);
+    if (d < best_distance) best_distance = d, best = name;
+  }
+  return best;
 }
 
 }  // namespace ridge

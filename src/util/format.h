@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace ridge {
 
@@ -20,5 +22,8 @@ std::string duration(double seconds);
 std::string cut_list(const std::string& text, size_t limit = 300);
 // A CSV field, quoted (RFC 4180) when it holds a comma, quote or newline.
 std::string csv_field(const std::string& s);
+// The name in `names` closest to `word` by edit distance (insertions, deletions, substitutions), the first of the
+// closest; "" when every name is more than two edits away: what a typo meant, or no suggestion.
+std::string closest_name(std::string_view word, const std::vector<std::string>& names);
 
 }  // namespace ridge

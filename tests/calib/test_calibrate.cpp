@@ -108,6 +108,18 @@ TEST(Calibrate, InputsThatDoNotBelongTogetherAreRefused) {
       << message(energy_of_cpu_mode);
 }
 
+// --threads as given: N or N1,N2,...; anything else is named.
+TEST(Calibrate, ThreadCountsAsGiven) {
+  EXPECT_TRUE(calib::parse_threads("").empty());  // every logical CPU
+  EXPECT_EQ(calib::parse_threads("4"), (std::vector<int>{4}));
+  EXPECT_EQ(calib::parse_threads("1,2,4"), (std::vector<int>{1, 2, 4}));
+  for (const auto* bad : {"0", "2x", "4097", "-1"})
+    EXPECT_EQ(error_text([&] { calib::parse_threads(bad); }),
+              std::string("--threads: '") + bad + "' is not a thread count (give N or N1,N2,...)");
+  EXPECT_EQ(error_text([&] { calib::parse_threads("1,two"); }),
+            "--threads: 'two' is not a thread count (give N or N1,N2,...)");
+}
+
 // What a fit would drop is refused before any work, each in one line naming the options as the command spells them.
 TEST(Calibrate, OptionsAFitWouldDropAreRefused) {
   auto refused = [](calib::CalibrateRequest request) {

@@ -4,6 +4,7 @@
 
 #include "exec/run_model.h"
 #include "exec/test_data.h"
+#include "support/error_text.h"
 #include "support/paths.h"
 #include "support/tensor_compare.h"
 
@@ -24,6 +25,16 @@ TEST(RunModel, SavesOutputsThatMatchPyTorch) {
   auto want = read_expected(data + "/test_data_set_0/output_0.pb");
   ASSERT_TRUE(want);
   EXPECT_EQ(compare_tensor(exec::read_tensor_file(request.save_outputs + "/output_0.pb"), *want, 1e-4, 1e-5), "");
+}
+
+// Given inputs fix the shapes: a binding that would change them is refused before anything is read.
+TEST(RunModel, GivenInputsTakeNoBindings) {
+  exec::RunRequest request;
+  request.model.model_path = "no-such-model.onnx";
+  request.exec.inputs_dir = "no-such-inputs";
+  request.model.bindings.dims["seq"] = 8;
+  EXPECT_EQ(error_text([&] { exec::run_model(request); }),
+            "--inputs fixes the input shapes: --batch, --dim and --input cannot change them");
 }
 
 TEST(RunModel, WeightlessModelsRunWithRandomWeights) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "profile/executor_profile.h"
+#include "support/error_text.h"
 
 namespace ridge::test {
 namespace {
@@ -29,6 +30,17 @@ TEST(ExecutorProfile, TheProgramIsRidgeRunOnTheGpu) {
   EXPECT_EQ(full.ncu.cc, "9.0");
   EXPECT_NE(profile::executor_profile_note(r).find("note: ridge run m.onnx at batch 8 on the GPU, eager"),
             std::string::npos);
+}
+
+// Without a binary named, the program is the one running now; the CPU's executor has no ncu to run under.
+TEST(ExecutorProfile, ThisBinaryOnTheGpuOnly) {
+  profile::ExecutorProfileRequest r{.model = "m.onnx"};
+  auto program = profile::executor_ncu_request(r).ncu.program;
+  ASSERT_FALSE(program.empty());
+  EXPECT_NE(program[0].find("ridge_tests"), std::string::npos) << program[0];
+  r.device = "cpu";
+  EXPECT_EQ(error_text([&] { profile::executor_ncu_request(r); }),
+            "ridge profile runs the GPU executor under Nsight Compute: --device cuda (the CPU has no ncu)");
 }
 
 }  // namespace

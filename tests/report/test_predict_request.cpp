@@ -57,5 +57,32 @@ TEST(PredictRequest, RefusesADeviceThatCannotPredictBeforeAnyModelWork) {
   EXPECT_NE(error_text([&] { report::predict_model(r); }).find("no-such-mode"), std::string::npos);
 }
 
+TEST(PredictRequest, BatchesFromTheSweepAndStoredParams) {
+  analysis::Request model;
+  EXPECT_TRUE(report::predict_batches(model, "").empty());  // the model's own binding
+  EXPECT_EQ(report::predict_batches(model, "batch=1,4"), (std::vector<int64_t>{1, 4}));
+  EXPECT_EQ(error_text([&] { report::predict_batches(model, "seq=128"); }),
+            "predict sweeps batch sizes only: --sweep batch=v1,v2,...");
+  // The device with its modes as given, the batch of a single point, --precision else --dtype, and the executor
+  // conditions of a calibrated device.
+  analysis::ModelOptions options{.model = "m.onnx", .batch = 2, .dtype = "bf16"};
+  report::PredictRequest r{.device = "t4", .modes = "all", .choices = {.exec_mode = "optimized", .threads = 2}};
+  std::vector<report::PredictionPoint> one(1);
+  one[0].batch = 16;
+  auto p = report::predict_params(options, r, one);
+  EXPECT_EQ(p.device, "t4:all");
+  EXPECT_EQ(p.batch, 16);
+  EXPECT_EQ(p.precision, "bf16");
+  EXPECT_EQ(p.mode, "optimized");
+  EXPECT_EQ(p.threads, 2);
+  r.modes.clear();
+  r.choices = {.precision = "fp16"};
+  p = report::predict_params(options, r, std::vector<report::PredictionPoint>(2));
+  EXPECT_EQ(p.device, "t4");
+  EXPECT_EQ(p.batch, 2);  // --batch as given: a sweep has no one batch
+  EXPECT_EQ(p.precision, "fp16");
+  EXPECT_FALSE(p.threads);
+}
+
 }  // namespace
 }  // namespace ridge::test

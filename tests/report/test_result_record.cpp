@@ -68,5 +68,23 @@ TEST(ResultRecord, APredictionsCalibrationIsItsModelElseItsSource) {
   EXPECT_FALSE(r.environment.random_weights.has_value());
 }
 
+// The parameters a model's options fix, and a prediction's on top of them.
+TEST(ResultRecord, ParamsOfTheModelOptionsAndOfAPrediction) {
+  analysis::ModelOptions model{.model = "m.onnx", .batch = 4, .dtype = "fp16"};
+  auto p = report::model_params(model);
+  EXPECT_EQ(p.model, "m.onnx");
+  EXPECT_EQ(p.batch, 4);
+  EXPECT_EQ(p.precision, "fp16");
+  EXPECT_EQ(p.training, false);
+  EXPECT_TRUE(p.optimizer.empty());                      // only a training step has one
+  EXPECT_EQ(report::model_params(model, 32).batch, 32);  // the batch the analysis bound
+  EXPECT_FALSE(report::model_params(analysis::ModelOptions{}).batch);
+  auto q = report::prediction_params(model, "h200:MAXN", {.exec_mode = "cuda-graph", .threads = 8});
+  EXPECT_EQ(q.device, "h200:MAXN");
+  EXPECT_EQ(q.mode, "cuda-graph");
+  EXPECT_EQ(q.threads, 8);
+  EXPECT_FALSE(report::prediction_params(model, "t4", {}).threads);
+}
+
 }  // namespace
 }  // namespace ridge::test

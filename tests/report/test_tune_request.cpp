@@ -6,6 +6,7 @@
 #include "report/tune_request.h"
 #include "support/error_text.h"
 #include "support/paths.h"
+#include "util/error.h"
 
 namespace ridge::test {
 namespace {
@@ -55,6 +56,35 @@ TEST(TuneRequest, BatchesFromTheSweep) {
   EXPECT_EQ(report::tune_batches(model, ""), (std::vector<int64_t>{8}));
   EXPECT_EQ(error_text([&] { report::tune_batches(model, "batch=1,2"); }),
             "--sweep batch=... and --batch 8 both set the batch: give one");
+}
+
+// --latency-max is in ms and --power-max in W; 0 is no limit. The store keeps the device as found and the precision
+// predicted, with the batch when one was compared.
+TEST(TuneRequest, LimitsAndStoredParams) {
+  roofline::TuneOptions options;
+  report::set_tune_limits(options, "edp", 20, 0);
+  EXPECT_EQ(options.objective, roofline::Objective::kEdp);
+  ASSERT_TRUE(options.latency_max_s);
+  EXPECT_DOUBLE_EQ(*options.latency_max_s, 0.02);
+  EXPECT_FALSE(options.power_max_w);
+  report::set_tune_limits(options, "energy", 0, 15);
+  EXPECT_EQ(*options.power_max_w, 15);
+  EXPECT_THROW(report::set_tune_limits(options, "speed", 0, 0), Error);
+
+  analysis::ModelOptions model{.model = "models/alexnet.onnx", .training = true, .optimizer = "adam"};
+  report::TuneRequest r;
+  r.batches = {4};
+  report::Tuning tuning;
+  tuning.device_id = "jetson-agx-orin-64gb";
+  tuning.context.precision = "fp16";
+  auto p = report::tune_params(model, r, tuning);
+  EXPECT_EQ(p.model, "models/alexnet.onnx");
+  EXPECT_EQ(p.device, "jetson-agx-orin-64gb");
+  EXPECT_EQ(p.precision, "fp16");
+  EXPECT_EQ(p.batch, 4);
+  EXPECT_EQ(p.optimizer, "adam");
+  r.batches = {1, 8};
+  EXPECT_FALSE(report::tune_params(model, r, tuning).batch);
 }
 
 }  // namespace
