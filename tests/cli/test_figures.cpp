@@ -302,7 +302,8 @@ bool crosses(const DrawnLine& l, const DrawnLabel& b) {
 // Two boxes overlap unless one of their four edge directions separates them.
 bool overlap(const DrawnLabel& a, const DrawnLabel& b) {
   auto ca = a.corners(), cb = b.corners();
-  for (auto [ux, uy] : {std::pair{a.ux, a.uy}, {-a.uy, a.ux}, {b.ux, b.uy}, {-b.uy, b.ux}}) {
+  for (auto axis : {std::pair{a.ux, a.uy}, {-a.uy, a.ux}, {b.ux, b.uy}, {-b.uy, b.ux}}) {
+    const double ux = axis.first, uy = axis.second;  // clang before 16 cannot capture a structured binding
     auto span = [&](const std::vector<std::pair<double, double>>& cs) {
       double lo = 1e300, hi = -1e300;
       for (auto [x, y] : cs) lo = std::min(lo, x * ux + y * uy), hi = std::max(hi, x * ux + y * uy);

@@ -244,8 +244,10 @@ Figure algorithm_figure(const ResultSet& results, const AlgorithmOptions& o) {
   // The winners in column order, then those that won only as another's fallback and have no column of their own
   // (the CPU's auto, a cuDNN algorithm no run asked for).
   std::string win_text;
+  // The map by name, not the structured binding: clang before 16 cannot capture a binding in a lambda.
+  auto& win_count = cells.wins;
   auto add_win = [&](const std::string& a) {
-    if (wins[a] > 0) win_text += (win_text.empty() ? "" : ", ") + a + " " + std::to_string(wins[a]);
+    if (win_count[a] > 0) win_text += (win_text.empty() ? "" : ", ") + a + " " + std::to_string(win_count[a]);
   };
   for (const auto& a : algos) add_win(a);
   for (const auto& [a, n] : wins)

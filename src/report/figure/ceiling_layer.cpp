@@ -52,7 +52,9 @@ struct Box {
   // Two boxes overlap unless one of their four edge directions separates them.
   bool overlaps(const Box& o) const {
     auto ca = corners(), cb = o.corners();
-    for (auto [dx, dy] : {std::pair{ux, uy}, {-uy, ux}, {o.ux, o.uy}, {-o.uy, o.ux}}) {
+    for (auto axis : {std::pair{ux, uy}, {-uy, ux}, {o.ux, o.uy}, {-o.uy, o.ux}}) {
+      // Named copies, not a structured binding: clang before 16 cannot capture a binding in a lambda.
+      const double dx = axis.first, dy = axis.second;
       auto span = [&](const std::array<std::pair<double, double>, 4>& cs) {
         double lo = cs[0].first * dx + cs[0].second * dy, hi = lo;
         for (auto [x, y] : cs) lo = std::min(lo, x * dx + y * dy), hi = std::max(hi, x * dx + y * dy);
