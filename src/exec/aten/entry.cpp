@@ -24,6 +24,15 @@ namespace ridge::exec::aten {
 
 namespace {
 
+// The inputs given, or (none given) generated from the model's input shapes; checked against the model.
+std::vector<at::Tensor> input_tensors(Interpreter& interp, const std::vector<HostTensor>& inputs) {
+  std::vector<at::Tensor> tensors;
+  for (const auto& host : inputs) tensors.push_back(from_host(host));
+  if (tensors.empty()) tensors = interp.generate_inputs();
+  interp.check_inputs(tensors);
+  return tensors;
+}
+
 class AtenEngine : public Engine {
  public:
   std::vector<std::string> op_types() const override {
@@ -59,10 +68,7 @@ class AtenEngine : public Engine {
     Interpreter interp(model, options);
     RunOutput out;
     if (options.mode == Mode::kOptimized) out.notes.push_back(optimize(interp).summary());
-    std::vector<at::Tensor> tensors;
-    for (const auto& host : inputs) tensors.push_back(from_host(host));
-    if (tensors.empty()) tensors = interp.generate_inputs();
-    interp.check_inputs(tensors);
+    auto tensors = input_tensors(interp, inputs);
     apply_memory_format(interp, tensors);
     at::NoGradGuard no_grad;
     auto results = interp.run(tensors);
@@ -81,10 +87,7 @@ class AtenEngine : public Engine {
     if (options.mode != Mode::kEager) throw Error("a training step runs eager");
     ExecutionScope scope(options);
     Interpreter interp(model, options);
-    std::vector<at::Tensor> tensors;
-    for (const auto& host : inputs) tensors.push_back(from_host(host));
-    if (tensors.empty()) tensors = interp.generate_inputs();
-    interp.check_inputs(tensors);
+    auto tensors = input_tensors(interp, inputs);
     TrainingStep step(interp, training);
     TrainingStep::Trace trace;
     TrainingStepCheck out;
