@@ -91,7 +91,7 @@ class AtenEngine : public Engine {
     TrainingStep step(interp, training);
     TrainingStep::Trace trace;
     TrainingStepCheck out;
-    out.loss = step.run(tensors, trace);
+    out.loss = step.run(tensors, &trace);
     const auto& g = interp.graph();
     auto host = [&](const auto& tensors, std::vector<HostTensor>& into) {
       for (const auto& [id, t] : tensors) into.push_back(to_host(t, g.value(id).name));

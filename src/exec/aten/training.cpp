@@ -35,14 +35,7 @@ TrainingStep::~TrainingStep() = default;
 
 size_t TrainingStep::parameters() const { return state_->parameters.size(); }
 
-double TrainingStep::run(const std::vector<at::Tensor>& inputs) {
-  Trace none;
-  return run(inputs, none, false);
-}
-
-double TrainingStep::run(const std::vector<at::Tensor>& inputs, Trace& trace) { return run(inputs, trace, true); }
-
-double TrainingStep::run(const std::vector<at::Tensor>& inputs, Trace& trace, bool keep) {
+double TrainingStep::run(const std::vector<at::Tensor>& inputs, Trace* trace) {
   state_->optimizer->zero_grad();
   auto outputs = interpreter_.run(inputs);
   at::Tensor loss;
@@ -54,18 +47,18 @@ double TrainingStep::run(const std::vector<at::Tensor>& inputs, Trace& trace, bo
   if (!loss.defined()) throw Error("training: no model output depends on the weights");
   loss.backward();
   std::vector<size_t> trained;  // parameters with a gradient
-  if (keep) {
+  if (trace) {
     at::NoGradGuard no_grad;
     for (size_t i = 0; i < state_->parameters.size(); ++i) {
       const auto& p = state_->parameters[i];
       if (!p.grad().defined()) continue;
       trained.push_back(i);
-      trace.gradients.emplace_back(state_->ids[i], p.grad().clone());
-      trace.before.emplace_back(state_->ids[i], p.detach().clone());
+      trace->gradients.emplace_back(state_->ids[i], p.grad().clone());
+      trace->before.emplace_back(state_->ids[i], p.detach().clone());
     }
   }
   state_->optimizer->step();
-  for (auto i : trained) trace.after.emplace_back(state_->ids[i], state_->parameters[i].detach().clone());
+  for (auto i : trained) trace->after.emplace_back(state_->ids[i], state_->parameters[i].detach().clone());
   return loss.item<double>();
 }
 

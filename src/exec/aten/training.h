@@ -15,19 +15,17 @@ class TrainingStep {
   // Marks the interpreter's float weights as trainable.
   TrainingStep(Interpreter& interpreter, const TrainingOptions& options);
   ~TrainingStep();
-  // Forward, loss, backward, update. The loss is the mean of the squared float outputs: a stand-in
-  // for the model's own loss whose cost is negligible beside the model's.
-  double run(const std::vector<at::Tensor>& inputs);
-  // The same, keeping each weight's gradient and its value before and after the update (weights without a
-  // gradient are left out), by the weight's value id.
+  // Each weight's gradient and its value before and after the update (weights without a gradient are left out),
+  // by the weight's value id.
   struct Trace {
     std::vector<std::pair<graph::ValueId, at::Tensor>> gradients, before, after;
   };
-  double run(const std::vector<at::Tensor>& inputs, Trace& trace);
+  // Forward, loss, backward, update; with `trace`, what the step computed is kept there. The loss is the mean of the
+  // squared float outputs: a stand-in for the model's own loss whose cost is negligible beside the model's.
+  double run(const std::vector<at::Tensor>& inputs, Trace* trace = nullptr);
   size_t parameters() const;
 
  private:
-  double run(const std::vector<at::Tensor>& inputs, Trace& trace, bool keep);
   struct State;
   Interpreter& interpreter_;
   std::unique_ptr<State> state_;
