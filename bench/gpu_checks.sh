@@ -5,6 +5,7 @@
 # bench/gpu_fp16_probe (bench/gpu_fp16_probe.cu, built here with nvcc) in .gpu/. Builds nothing. Writes into OUT_DIR:
 #   nvidia-smi.csv
 #   tests-kernels.txt, tests-models.txt   the elementwise kernels' GPU tests; the bundled models against PyTorch
+#   tests-training.txt                    the GPU training step against PyTorch's gradients (tests/gpu/test_training_gpu)
 #   ert.json, gpu.yaml                    `ridge ert --device cuda` (the roof of the next step; the device file's
 #                                         measured L1, L2, copy and launch figures)
 #   ew-NAME.json, elementwise.md          bench/gpu_elementwise.py's models at batch 32 and its table
@@ -16,6 +17,9 @@
 #   profile-resnet50/, profile-resnet50.json  `ridge profile` end to end (its export and ridge run's log; the JSON)
 #   calibrate-sample.*                    `ridge calibrate --sample --quick --sample-size 4` on the GPU executor
 #   fp16-probe.txt, fp16-sass.txt         bench/gpu_fp16_probe's rates and the SASS of its kernels
+#   ridge-train-MODEL.json, torch-train.jsonl, training.md
+#                                         training steps of the training exports (ResNet-50, VGG-16, MobileNetV2) at
+#                                         batch 32, fp32 and tf32, PyTorch's (fp32, tf32, AMP) beside them, the table
 # A step that would start after BUDGET_S (default 420) is skipped and named in skipped.txt.
 set -uo pipefail
 out=${1:?usage: bench/gpu_checks.sh OUT_DIR [BUDGET_S]}
@@ -33,6 +37,8 @@ device=h100-sxm  # ridge's database entry for the card: ceilings and the calibra
 grep -q H200 "$out/nvidia-smi.csv" && device=h200
 step 60 "GPU tests: kernels and the models against PyTorch" sh -c "$build/tests/ridge_gpu_tests \
   --gtest_filter='GpuKernels.*:GpuExecutor.Fp32MatchesPyTorch' >$out/tests-kernels.txt 2>&1"
+step 60 "GPU tests: training" sh -c "$build/tests/ridge_gpu_tests --gtest_filter='*Training*' \
+  >$out/tests-training.txt 2>&1"
 step 60 "ridge ert" sh -c "$ridge ert --device cuda --profile $out/gpu.yaml -f json >$out/ert.json 2>$out/ert.log"
 step 30 "fp16 probe" sh -c ".gpu/gpu_fp16_probe >$out/fp16-probe.txt 2>&1; (command -v cuobjdump >/dev/null && \
   cuobjdump -sass .gpu/gpu_fp16_probe || /usr/local/cuda/bin/cuobjdump -sass .gpu/gpu_fp16_probe) >$out/fp16-sass.txt 2>&1"
@@ -58,8 +64,17 @@ step 60 "ncu ridge vit_b_16 b32" sh -c "ncu --nvtx --metrics gpu__time_duration.
 step 120 "ridge profile resnet50 b8" sh -c "$ridge profile models/resnet50.onnx --device cuda --batch 8 \
   --ceilings $device --clock-control none --output-dir $out/profile-resnet50 -f json \
   >$out/profile-resnet50.json 2>$out/profile-resnet50.log"
-step 90 "GPU tests: the rest" sh -c "$build/tests/ridge_gpu_tests --gtest_filter='-GpuKernels.*:GpuExecutor.Fp32MatchesPyTorch' \
+step 90 "GPU tests: the rest" sh -c "$build/tests/ridge_gpu_tests --gtest_filter='-GpuKernels.*:GpuExecutor.Fp32MatchesPyTorch:*Training*' \
   >$out/tests-rest.txt 2>&1"
 step 180 "calibrate --sample on the GPU" sh -c "$ridge calibrate --device $device --sample --quick --sample-size 4 \
   -o $out/calibrate-sample.yaml >$out/calibrate-sample.txt 2>&1"
+for m in resnet50 vgg16 mobilenet_v2; do
+  step 60 "ridge $m training step" sh -c "$ridge bench models/${m}_train.onnx --device cuda --batch 32 --training \
+    --iters 10 --precision fp32 --no-store -f json >$out/ridge-train-$m.json 2>$out/ridge-train-$m.log; \
+    $ridge bench models/${m}_train.onnx --device cuda --batch 32 --training --iters 10 --precision tf32 --no-store \
+    -f json >$out/ridge-train-$m-tf32.json 2>>$out/ridge-train-$m.log"
+done
+step 120 "PyTorch training steps" python3 bench/torch_gpu_train_peer.py "$out/torch-train.jsonl" resnet50:32 vgg16:32 \
+  mobilenet_v2:32
+python3 bench/gpu_train_table.py "$out" >"$out/training.md" 2>&1 || true
 echo "gpu_checks: done in $((SECONDS - start))s" >&2

@@ -19,6 +19,8 @@ def main():
     d = sys.argv[1]
     ridge = {}
     for path in sorted(glob.glob(os.path.join(d, "ridge-*.json"))):
+        if os.path.basename(path).startswith("ridge-train-"):  # training steps: bench/gpu_train_table.py
+            continue
         model = os.path.basename(path)[len("ridge-"):-len(".json")].rsplit("-", 1)[0]
         try:
             doc = json.load(open(path))

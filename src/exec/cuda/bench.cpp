@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
 #include "exec/bench_loop.h"
 #include "exec/cuda/interpreter.h"
+#include "exec/cuda/training.h"
 #include "sys/cuda/check.h"
 #include "sys/cuda/event.h"
 #include "util/error.h"
@@ -20,18 +22,28 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One run of the model, eager or replayed from the CUDA graph captured from an eager run.
+// One run of the model, eager or replayed from the CUDA graph captured from an eager run; with training,
+// one eager training step (its loss kept).
 class Runner {
  public:
-  Runner(Interpreter& interp, Gpu& gpu, Mode mode) : interp_(interp), gpu_(gpu), mode_(mode) {}
+  Runner(Interpreter& interp, Gpu& gpu, Mode mode, const TrainingOptions& training)
+      : interp_(interp), gpu_(gpu), mode_(mode) {
+    if (training.enabled) training_ = std::make_unique<TrainingStep>(interp, gpu, training);
+  }
   ~Runner() {
     if (exec_) cudaGraphExecDestroy(exec_);
     if (graph_) cudaGraphDestroy(graph_);
   }
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
+  bool training() const { return training_ != nullptr; }
+  const std::vector<double>& losses() const { return losses_; }
 
   void run() {
+    if (training_) {
+      losses_.push_back(training_->run());
+      return;
+    }
     if (mode_ != Mode::kCudaGraph) {
       interp_.run();
       return;
@@ -63,6 +75,8 @@ class Runner {
   Interpreter& interp_;
   Gpu& gpu_;
   Mode mode_;
+  std::unique_ptr<TrainingStep> training_;
+  std::vector<double> losses_;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
   std::vector<GpuTensor> outputs_;
@@ -126,8 +140,7 @@ void note_algorithms(const Interpreter& interp, BenchResult& result) {
 
 void check_options(const ExecOptions& options, bool training) {
   check_device_options(Backend::kCuda, options.precision, name(options.cudnn_conv_algo), options.mode);
-  if (training)
-    throw Error("--training on the GPU: the GPU module runs inference; training steps run on the CPU (ATen)");
+  if (training) check_training_options(Backend::kCuda, options.precision, options.mode);
 }
 
 BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<HostTensor>& inputs,
@@ -138,6 +151,8 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
   result.precision = name(options.exec.precision);
   result.memory_format = name(options.exec.memory_format);
   result.conv_algo = name(options.exec.cudnn_conv_algo);
+  result.training = options.training.enabled;
+  result.optimizer = options.training.enabled ? std::string(cost::name(options.training.optimizer)) : "";
   gpu.allocator().reset_peak();
   Interpreter interp(model, gpu, options.exec);
   interp.set_inputs(inputs);
@@ -150,7 +165,10 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
     result.notes.push_back(
         fmt::format("{} node(s) of shape arithmetic folded into constants before the run", interp.folded_nodes()));
 
-  Runner runner(interp, gpu, options.exec.mode);
+  Runner runner(interp, gpu, options.exec.mode, options.training);
+  if (runner.training() && options.exec.cudnn_conv_algo != CudnnConvAlgo::kHeuristic)
+    result.notes.push_back(
+        "the convolutions' backward runs cuDNN's heuristic algorithms (--conv-algo sets the forward's)");
   auto stream = gpu.stream();
   warm_up(
       [&] {
@@ -175,8 +193,16 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
   // synchronization. Both are kept, so a host-bound run shows.
   result.notes.push_back(
       fmt::format("CUDA-event times; wall clock per run (launch + synchronize) {:.3f} ms mean", wall.mean()));
+  if (runner.training()) {
+    const auto& losses = runner.losses();
+    auto samples = std::min<size_t>(static_cast<size_t>(result.latency_ms.samples), losses.size());
+    result.training_losses.assign(losses.end() - static_cast<std::ptrdiff_t>(samples), losses.end());
+  }
   note_algorithms(interp, result);
-  if (options.exec.profile_nodes) {
+  if (options.exec.profile_nodes && runner.training())
+    result.notes.push_back(
+        "no per-node profile of a training step: its nodes' forward and backward are not timed apart");
+  if (options.exec.profile_nodes && !runner.training()) {
     profile_nodes(interp, gpu, options, result);
     if (options.exec.mode == Mode::kCudaGraph)
       result.notes.push_back("per-node times are from eager runs (a CUDA graph replays as one launch)");

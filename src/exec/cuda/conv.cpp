@@ -3,6 +3,7 @@
 // output converted back) or TF32 tensor cores (--precision tf32).
 #include <fmt/format.h>
 
+#include "exec/cuda/backward.h"
 #include "exec/cuda/conv_plan.h"
 #include "exec/cuda/descriptors.h"
 #include "exec/cuda/op_kernel.h"
@@ -152,8 +153,104 @@ void conv(KernelContext& ctx) {
   }
 }
 
+// The backward algorithms: cuDNN's heuristic ranking within the workspace the forward may use, without tensor-core
+// entries in fp32 (as the forward); the descriptor is the forward's, so its math type stays the forward's. A
+// candidate cuDNN refuses at launch gives way to the next (the first that ran is kept).
+template <class Algorithm>
+struct Candidates {
+  std::vector<std::pair<Algorithm, size_t>> list;  // algorithm, workspace bytes
+  size_t next = 0;
+};
+
+struct ConvBackwardState : NodeState {
+  Candidates<cudnnConvolutionBwdDataAlgo_t> data;
+  Candidates<cudnnConvolutionBwdFilterAlgo_t> filter;
+  bool ready = false;
+};
+
+template <class Perf, class Algorithm>
+void rank(const Perf* results, int count, Precision precision, size_t limit, Candidates<Algorithm>& out) {
+  for (int i = 0; i < count; ++i) {
+    const auto& r = results[i];
+    if (r.status != CUDNN_STATUS_SUCCESS || r.memory > limit) continue;
+    if (precision == Precision::kFp32 && r.mathType == CUDNN_TENSOR_OP_MATH) continue;
+    out.list.emplace_back(r.algo, r.memory);
+  }
+}
+
+void prepare_backward(KernelContext& ctx, ConvState& s, ConvBackwardState& b) {
+  size_t free_bytes = 0, total = 0;
+  check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+  size_t limit = free_bytes / 10 * 8 + ctx.gpu.workspace_bytes();
+  int count = 0;
+  cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+  check(cudnnGetConvolutionBackwardDataAlgorithm_v7(ctx.gpu.cudnn(), s.w, s.y, s.conv, s.x,
+                                                    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, data),
+        "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+  rank(data, count, ctx.options.precision, limit, b.data);
+  cudnnConvolutionBwdFilterAlgoPerf_t filter[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+  check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(ctx.gpu.cudnn(), s.x, s.y, s.conv, s.w,
+                                                      CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, filter),
+        "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+  rank(filter, count, ctx.options.precision, limit, b.filter);
+  b.ready = true;
+}
+
+// Runs `launch(algorithm, workspace, bytes)` with the current candidate, moving on while cuDNN refuses one.
+template <class Algorithm, class Launch>
+void run_backward(KernelContext& ctx, Candidates<Algorithm>& c, const char* what, Launch launch) {
+  auto status = CUDNN_STATUS_NOT_SUPPORTED;
+  for (; c.next < c.list.size(); ++c.next) {
+    auto [algorithm, bytes] = c.list[c.next];
+    status = launch(algorithm, ctx.gpu.workspace(bytes), bytes);
+    if (CUDNN_STATUS_CATEGORY(status) != CUDNN_STATUS_NOT_SUPPORTED) break;
+  }
+  if (c.next == c.list.size()) ctx.fail(fmt::format("cuDNN runs no {} algorithm for this layer", what));
+  check(status, what);
+}
+
+// dW from x and dY, dX from W and dY, db as dY summed per channel: cuDNN's three backward calls.
+void conv_backward(BackwardContext& b) {
+  auto& ctx = b.forward;
+  auto& s = b.forward_state<ConvState>();
+  if (!s.padded_dims.empty())
+    ctx.fail("asymmetric pads: the GPU backward has no gradient of the padded copy the forward convolves");
+  if (compute_dtype(ctx.options.precision) != graph::DType::kFloat32)
+    ctx.fail("a 16-bit convolution backward (mixed precision) is not built on the GPU");
+  auto& state = b.cached<ConvBackwardState>();
+  if (!state.ready) prepare_backward(ctx, s, state);
+  const auto& x = ctx.float_input(0);
+  const auto& w = ctx.float_input(1);
+  const auto& dy = b.dy(0);
+  float one = 1.f, zero = 0.f;
+  auto handle = ctx.gpu.cudnn();
+  if (b.wants(1)) {
+    auto* dw = b.grad(1).data();
+    run_backward(ctx, state.filter, "cudnnConvolutionBackwardFilter",
+                 [&](cudnnConvolutionBwdFilterAlgo_t algorithm, void* workspace, size_t bytes) {
+                   return cudnnConvolutionBackwardFilter(handle, &one, s.x, x.data(), s.y, dy.data(), s.conv, algorithm,
+                                                         workspace, bytes, &zero, s.w, dw);
+                 });
+  }
+  if (b.wants(0)) {
+    auto* dx = b.grad(0).data();
+    run_backward(ctx, state.data, "cudnnConvolutionBackwardData",
+                 [&](cudnnConvolutionBwdDataAlgo_t algorithm, void* workspace, size_t bytes) {
+                   return cudnnConvolutionBackwardData(handle, &one, s.w, w.data(), s.y, dy.data(), s.conv, algorithm,
+                                                       workspace, bytes, &zero, s.x, dx);
+                 });
+  }
+  if (ctx.has(2) && b.wants(2)) {
+    auto& db = b.grad(2);
+    check(cudnnConvolutionBackwardBias(handle, &one, s.y_fp32, dy.data(), &zero, s.bias, db.data()),
+          "cudnnConvolutionBackwardBias");
+  }
+}
+
 }  // namespace
 
 void register_conv_kernels(KernelRegistry& registry) { registry.add("conv", {{"Conv", conv}}); }
+
+void register_conv_backward(BackwardRegistry& registry) { registry.add("conv", {{"Conv", conv_backward}}); }
 
 }  // namespace ridge::exec::cuda

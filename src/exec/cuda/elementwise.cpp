@@ -5,7 +5,9 @@
 #include <cmath>
 #include <limits>
 
+#include "exec/cuda/backward.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/cuda/training_kernels.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
@@ -33,11 +35,16 @@ float scalar_input(KernelContext& ctx, size_t i, float fallback) {
   return static_cast<float>(c->as_real(0));
 }
 
-void clip(KernelContext& ctx) {
+std::pair<float, float> clip_bounds(KernelContext& ctx) {
   float inf = std::numeric_limits<float>::infinity();
   float low = ctx.opset >= 11 ? scalar_input(ctx, 1, -inf) : static_cast<float>(ctx.node.get_float("min", -inf));
   float high = ctx.opset >= 11 ? scalar_input(ctx, 2, inf) : static_cast<float>(ctx.node.get_float("max", inf));
-  run_unary(ctx, UnaryOp::kClip, low, high);
+  return {low, high};
+}
+
+void clip(KernelContext& ctx) {
+  auto bounds = clip_bounds(ctx);
+  run_unary(ctx, UnaryOp::kClip, bounds.first, bounds.second);
 }
 
 void leaky_relu(KernelContext& ctx) {
@@ -105,7 +112,60 @@ void cast_op(KernelContext& ctx) {
   ctx.check_launch("Cast");
 }
 
+// Backward rows. ReLU from its output (as PyTorch's threshold_backward), Clip from its input (hardtanh_backward:
+// no gradient at the bounds); Add, Sub and Mul with each operand's gradient summed over the dims it was
+// broadcast along.
+void relu_backward_op(BackwardContext& b) {
+  if (!b.wants(0)) return;
+  const auto& y = b.forward.outputs.at(0);
+  auto& dx = b.grad(0);
+  relu_backward(y.as<float>(), b.dy().as<float>(), dx.as<float>(), dx.numel(), b.forward.gpu.stream());
+  b.forward.check_launch("Relu backward");
+}
+
+void clip_backward_op(BackwardContext& b) {
+  if (!b.wants(0)) return;
+  auto bounds = clip_bounds(b.forward);
+  const auto& x = b.forward.float_input(0);
+  auto& dx = b.grad(0);
+  clip_backward(x.as<float>(), b.dy().as<float>(), dx.as<float>(), dx.numel(), bounds.first, bounds.second,
+                b.forward.gpu.stream());
+  b.forward.check_launch("Clip backward");
+}
+
+// dY times the other operand (broadcast over dY's dims).
+GpuTensor times(BackwardContext& b, const GpuTensor& other) {
+  const auto& dy = b.dy();
+  auto out = b.forward.scratch(graph::DType::kFloat32, dy.dims);
+  binary(BinaryOp::kMul, false, dy.data(), dense_layout(dy.dims), other.data(), broadcast_layout(other.dims, dy.dims),
+         out.data(), dense_layout(dy.dims), b.forward.gpu.stream());
+  b.forward.check_launch("Mul backward");
+  return out;
+}
+
+template <BinaryOp op>
+void binary_backward(BackwardContext& b) {
+  auto& ctx = b.forward;
+  const auto& dy = b.dy();
+  if (b.wants(0)) b.set_reduced_grad(0, op == BinaryOp::kMul ? times(b, ctx.float_input(1)) : dy);
+  if (!b.wants(1)) return;
+  if (op == BinaryOp::kMul) return b.set_reduced_grad(1, times(b, ctx.float_input(0)));
+  if (op == BinaryOp::kAdd) return b.set_reduced_grad(1, dy);
+  auto negated = ctx.scratch(graph::DType::kFloat32, dy.dims);  // Sub
+  scale(dy.as<float>(), negated.as<float>(), dy.numel(), -1.f, ctx.gpu.stream());
+  ctx.check_launch("Sub backward");
+  b.set_reduced_grad(1, negated);
+}
+
 }  // namespace
+
+void register_elementwise_backward(BackwardRegistry& registry) {
+  registry.add("elementwise", {{"Relu", relu_backward_op},
+                               {"Clip", clip_backward_op},
+                               {"Add", binary_backward<BinaryOp::kAdd>},
+                               {"Sub", binary_backward<BinaryOp::kSub>},
+                               {"Mul", binary_backward<BinaryOp::kMul>}});
+}
 
 void register_elementwise_kernels(KernelRegistry& registry) {
   // clang-format off

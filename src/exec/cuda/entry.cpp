@@ -5,6 +5,7 @@
 
 #include "exec/cuda/bench.h"
 #include "exec/cuda/interpreter.h"
+#include "exec/cuda/training.h"
 #include "exec/engine.h"
 #include "sys/cuda/check.h"
 #include "sys/host_cpu.h"
@@ -15,6 +16,14 @@ namespace ridge::exec::cuda {
 using sys::cuda::check;
 
 namespace {
+
+HostTensor to_host(const GpuTensor& t, std::string name, cudaStream_t stream) {
+  HostTensor h{std::move(name), t.dtype, t.dims, std::vector<uint8_t>(t.bytes())};
+  if (!h.bytes.empty())
+    check(cudaMemcpyAsync(h.bytes.data(), t.data(), h.bytes.size(), cudaMemcpyDeviceToHost, stream),
+          "copying '" + h.name + "' from the GPU");
+  return h;
+}
 
 class CudaEngine : public Engine {
  public:
@@ -48,6 +57,25 @@ class CudaEngine : public Engine {
     for (size_t n = 0; n < interp.algorithms().size(); ++n)
       if (!interp.algorithms()[n].note.empty())
         out.notes.push_back(fmt::format("{}: {}", interp.graph().nodes[n].name, interp.algorithms()[n].note));
+    return out;
+  }
+
+  TrainingStepCheck train_step(const graph::Model& model, const std::vector<HostTensor>& inputs,
+                               const ExecOptions& options, const TrainingOptions& training) override {
+    check_options(options, true);
+    auto& gpu = device(options.gpu);
+    Interpreter interp(model, gpu, options);
+    interp.set_inputs(inputs);
+    TrainingStep step(interp, gpu, training);
+    TrainingStep::Trace trace;
+    TrainingStepCheck out;
+    out.loss = step.run(&trace);
+    const auto& g = interp.graph();
+    auto stream = gpu.stream();
+    for (const auto& [id, t] : trace.gradients) out.gradients.push_back(to_host(t, g.value(id).name, stream));
+    for (const auto& [id, t] : trace.before) out.before.push_back(to_host(t, g.value(id).name, stream));
+    for (const auto& [id, t] : trace.after) out.after.push_back(to_host(t, g.value(id).name, stream));
+    check(cudaStreamSynchronize(stream), "copying the training step's tensors from the GPU");
     return out;
   }
 

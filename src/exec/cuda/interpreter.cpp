@@ -142,6 +142,30 @@ void Interpreter::set_inputs(const std::vector<HostTensor>& inputs) {
 
 std::vector<GpuTensor> Interpreter::run(const NodeHook& hook) {
   const auto& g = *graph_;
+  auto values = execute(hook, false);
+  std::vector<GpuTensor> outputs;
+  for (auto id : g.outputs) {
+    const auto& t = values[static_cast<size_t>(id)];
+    if (!t.defined()) throw Error(fmt::format("output '{}' was not computed", g.value(id).name));
+    outputs.push_back(t);
+  }
+  return outputs;
+}
+
+std::vector<GpuTensor> Interpreter::run_keeping_values(const NodeHook& hook) { return execute(hook, true); }
+
+KernelContext Interpreter::node_context(size_t n, const std::vector<GpuTensor>& values) {
+  const auto& node = graph_->nodes.at(n);
+  KernelContext ctx{node, *graph_, gpu_, options_, opset_, {}, {}, states_[n], &algorithms_[n]};
+  for (auto id : node.inputs)
+    ctx.inputs.push_back(id == graph::kNoValue ? GpuTensor{} : values[static_cast<size_t>(id)]);
+  for (auto id : node.outputs)
+    ctx.outputs.push_back(id == graph::kNoValue ? GpuTensor{} : values[static_cast<size_t>(id)]);
+  return ctx;
+}
+
+std::vector<GpuTensor> Interpreter::execute(const NodeHook& hook, bool keep_values) {
+  const auto& g = *graph_;
   if (!inputs_set_) set_inputs({});
   std::vector<GpuTensor> values = constants_;
   size_t next = 0;
@@ -177,17 +201,12 @@ std::vector<GpuTensor> Interpreter::run(const NodeHook& hook) {
     for (size_t i = 0; i < node.outputs.size(); ++i)
       if (node.outputs[i] != graph::kNoValue) values[static_cast<size_t>(node.outputs[i])] = std::move(ctx.outputs[i]);
     ctx.inputs.clear();
+    if (keep_values) continue;
     for (auto id : node.inputs)
       if (id != graph::kNoValue && last_reader_[static_cast<size_t>(id)] == static_cast<int64_t>(n))
         values[static_cast<size_t>(id)] = {};
   }
-  std::vector<GpuTensor> outputs;
-  for (auto id : g.outputs) {
-    const auto& t = values[static_cast<size_t>(id)];
-    if (!t.defined()) throw Error(fmt::format("output '{}' was not computed", g.value(id).name));
-    outputs.push_back(t);
-  }
-  return outputs;
+  return values;
 }
 
 std::vector<HostTensor> Interpreter::download(const std::vector<GpuTensor>& outputs) const {

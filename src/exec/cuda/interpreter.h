@@ -30,6 +30,14 @@ class Interpreter {
   void set_inputs(const std::vector<HostTensor>& inputs);
   // One run; the outputs stay on the device until the next run.
   std::vector<GpuTensor> run(const NodeHook& hook = {});
+  // One run that keeps every value, by value id: a training step's forward, whose backward reads them.
+  std::vector<GpuTensor> run_keeping_values(const NodeHook& hook = {});
+  // Node n as its kernel saw it in the run that computed `values` (its inputs, outputs and state): the view its
+  // backward takes.
+  KernelContext node_context(size_t n, const std::vector<GpuTensor>& values);
+  // A weight or folded constant, shared with every run: an optimizer updates weights in place.
+  const GpuTensor& constant(graph::ValueId id) const { return constants_.at(static_cast<size_t>(id)); }
+  const ExecOptions& options() const { return options_; }
   std::vector<HostTensor> download(const std::vector<GpuTensor>& outputs) const;
 
   const graph::Graph& graph() const { return *graph_; }
@@ -43,6 +51,7 @@ class Interpreter {
 
  private:
   GpuTensor upload(const HostTensor& host);
+  std::vector<GpuTensor> execute(const NodeHook& hook, bool keep_values);
 
   const graph::Model& model_;
   const graph::Graph* graph_;

@@ -1,11 +1,16 @@
-// Shape manipulation: views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout at inference),
+// Shape manipulation: views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout at inference;
+// Dropout in training draws its mask), the views' and Dropout's backward,
 // copies through strides (Transpose, Slice, Expand), Concat and Split as 2-D memcpys, Gather and
 // constant Pad on kernels.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <string>
 
+#include "exec/cuda/backward.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/cuda/training_kernels.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -31,9 +36,62 @@ size_t axis_of(KernelContext& ctx, int64_t axis, size_t rank) {
 
 void view(KernelContext& ctx) { ctx.alias_output(0, ctx.in(0)); }
 
+// A scalar of a constant input (Dropout's ratio and training_mode), else `fallback`.
+double constant_scalar(KernelContext& ctx, size_t i, double fallback) {
+  if (!ctx.has(i)) return fallback;
+  const auto* c = ctx.graph.value(ctx.node.input(i)).constant.get();
+  if (!c || c->size() != 1) ctx.fail(fmt::format("input {} must be a constant scalar", i));
+  return c->as_real(0);
+}
+
+struct DropoutState : NodeState {
+  GpuTensor keep;  // the last training run's mask, for the backward
+  float ratio = 0;
+  uint64_t runs = 0;
+};
+
+// Inference (or a ratio of 0): identity, with an all-true mask when asked. Training (opset 12's training_mode
+// input true): each element kept with probability 1 - ratio and scaled by 1 / (1 - ratio), as ONNX and PyTorch
+// define it; the draws differ per run and per node, from the run's seed.
 void dropout(KernelContext& ctx) {
-  if (ctx.wants_output(1)) ctx.fail("Dropout's mask output is not computed (inference runs Dropout as identity)");
-  view(ctx);
+  bool training = ctx.opset >= 12 && constant_scalar(ctx, 2, 0) != 0;
+  double ratio = ctx.opset >= 12 ? constant_scalar(ctx, 1, 0.5) : ctx.node.get_float("ratio", 0.5);
+  if (training && (ratio < 0 || ratio >= 1)) ctx.fail(fmt::format("ratio {} is outside [0, 1)", ratio));
+  auto& s = ctx.cached<DropoutState>();
+  const auto& x = ctx.in(0);
+  if (!training || ratio == 0) {
+    s.ratio = 0;
+    view(ctx);
+    if (ctx.wants_output(1)) {
+      auto& mask = ctx.allocate_output(1, graph::DType::kBool, x.dims);
+      check(cudaMemsetAsync(mask.data(), 1, mask.bytes(), ctx.gpu.stream()), "an all-true Dropout mask");
+    }
+    return;
+  }
+  if (x.dtype != graph::DType::kFloat32) ctx.fail("a training Dropout on the GPU takes fp32");
+  s.ratio = static_cast<float>(ratio);
+  auto& y = ctx.allocate_output(0, x.dtype, x.dims);
+  s.keep = ctx.wants_output(1) ? ctx.allocate_output(1, graph::DType::kBool, x.dims)
+                               : ctx.scratch(graph::DType::kBool, x.dims);
+  uint64_t seed = static_cast<uint64_t>(ctx.options.seed) * 0x9E3779B97F4A7C15ull ^
+                  std::hash<std::string>{}(ctx.node.name) ^ (++s.runs << 32);
+  dropout_forward(x.as<float>(), y.as<float>(), s.keep.as<bool>(), x.numel(), s.ratio, seed, ctx.gpu.stream());
+  ctx.check_launch("Dropout");
+}
+
+// Views pass the gradient through with the input's dims.
+void view_backward(BackwardContext& b) {
+  if (b.wants(0)) b.set_grad(0, b.dy());
+}
+
+void dropout_backward_op(BackwardContext& b) {
+  if (!b.wants(0)) return;
+  auto& s = b.forward_state<DropoutState>();
+  if (s.ratio == 0) return b.set_grad(0, b.dy());
+  auto& dx = b.grad(0);
+  dropout_backward(s.keep.as<bool>(), b.dy().as<float>(), dx.as<float>(), dx.numel(), 1.f / (1.f - s.ratio),
+                   b.forward.gpu.stream());
+  b.forward.check_launch("Dropout backward");
 }
 
 void transpose(KernelContext& ctx) {
@@ -220,6 +278,15 @@ void trilu_op(KernelContext& ctx) {
 }
 
 }  // namespace
+
+void register_manipulation_backward(BackwardRegistry& registry) {
+  registry.add("manipulation", {{"Reshape", view_backward},
+                                {"Flatten", view_backward},
+                                {"Squeeze", view_backward},
+                                {"Unsqueeze", view_backward},
+                                {"Identity", view_backward},
+                                {"Dropout", dropout_backward_op}});
+}
 
 void register_manipulation_kernels(KernelRegistry& registry) {
   // clang-format off

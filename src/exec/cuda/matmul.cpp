@@ -5,7 +5,9 @@
 
 #include <algorithm>
 
+#include "exec/cuda/backward.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/cuda/training_kernels.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -164,7 +166,79 @@ void matmul(KernelContext& ctx) {
   multiply(ctx, p, a, b, y.as<float>(), 1.f, 0.f);
 }
 
+// Row-major fp32 C[m, n] = alpha op(A)[m, k] op(B)[k, n] + beta C, in the precision's compute type: the
+// backward's products (the forward's operands are in place: no conversion, no per-node cache).
+void row_major_product(KernelContext& ctx, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                       const float* a, const float* b, float beta, float* c) {
+  Product p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  check_int(ctx, p);
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    fill(c, m * n, 0.f, ctx.gpu.stream());
+    ctx.check_launch("an empty product");
+    return;
+  }
+  auto compute = ctx.options.precision == Precision::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
+  check(cublasGemmEx(ctx.gpu.cublas(), trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+                     static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &alpha, b, CUDA_R_32F,
+                     static_cast<int>(ldb), a, CUDA_R_32F, static_cast<int>(lda), &beta, c, CUDA_R_32F,
+                     static_cast<int>(n), compute, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx (backward)");
+}
+
+// Y = alpha A' B' + beta C with A' = op(A) [M, K], B' = op(B) [K, N]: dA' = alpha dY B'^T, dB' = alpha A'^T dY
+// (transposed back where A or B is stored transposed), dC = beta dY summed over C's broadcast dims.
+void gemm_backward(BackwardContext& bc) {
+  auto& ctx = bc.forward;
+  if (ctx.options.precision == Precision::kFp16 || ctx.options.precision == Precision::kBf16)
+    ctx.fail("a 16-bit Gemm backward (mixed precision) is not built on the GPU");
+  const auto& a = ctx.float_input(0);
+  const auto& b = ctx.float_input(1);
+  const auto& dy = bc.dy(0);
+  bool ta = ctx.node.get_int("transA", 0) != 0, tb = ctx.node.get_int("transB", 0) != 0;
+  int64_t m = ta ? a.dims[1] : a.dims[0], k = ta ? a.dims[0] : a.dims[1], n = tb ? b.dims[0] : b.dims[1];
+  auto alpha = static_cast<float>(ctx.node.get_float("alpha", 1.0));
+  auto beta = static_cast<float>(ctx.node.get_float("beta", 1.0));
+  const float *pa = a.as<float>(), *pb = b.as<float>(), *pdy = dy.as<float>();
+  if (bc.wants(0)) {
+    auto* da = bc.grad(0).as<float>();
+    if (!ta)
+      row_major_product(ctx, false, !tb, m, k, n, alpha, pdy, pb, 0.f, da);  // [M, N] x op(B)^T [N, K]
+    else
+      row_major_product(ctx, tb, true, k, m, n, alpha, pb, pdy, 0.f, da);  // op(B) [K, N] x dY^T [N, M]
+  }
+  if (bc.wants(1)) {
+    auto* db = bc.grad(1).as<float>();
+    if (!tb)
+      row_major_product(ctx, !ta, false, k, n, m, alpha, pa, pdy, 0.f, db);  // op(A)^T [K, M] x dY [M, N]
+    else
+      row_major_product(ctx, true, ta, n, k, m, alpha, pdy, pa, 0.f, db);  // dY^T [N, M] x op(A) [M, K]
+  }
+  if (ctx.has(2) && bc.wants(2)) {
+    if (beta == 0.f) {  // the forward never read C
+      auto& dc = bc.grad(2);
+      fill(dc.as<float>(), dc.numel(), 0.f, ctx.gpu.stream());
+      ctx.check_launch("a zero gradient");
+      return;
+    }
+    auto reduced = reduce_to(ctx, dy, ctx.in(2).dims);
+    if (beta != 1.f) {
+      auto scaled = ctx.scratch(graph::DType::kFloat32, reduced.dims);
+      scale(reduced.as<float>(), scaled.as<float>(), reduced.numel(), beta, ctx.gpu.stream());
+      ctx.check_launch("scaling C's gradient");
+      reduced = scaled;
+    }
+    bc.set_grad(2, reduced);
+  }
+}
+
 }  // namespace
+
+void register_matmul_backward(BackwardRegistry& registry) { registry.add("matmul", {{"Gemm", gemm_backward}}); }
 
 void register_matmul_kernels(KernelRegistry& registry) { registry.add("matmul", {{"Gemm", gemm}, {"MatMul", matmul}}); }
 

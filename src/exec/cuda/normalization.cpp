@@ -1,11 +1,13 @@
-// Normalizations: BatchNormalization (inference), LRN and Softmax / LogSoftmax on cuDNN;
-// LayerNormalization on its own kernel.
+// Normalizations: BatchNormalization (stored statistics, or the batch's with training_mode, and its
+// backward), LRN and Softmax / LogSoftmax on cuDNN; LayerNormalization on its own kernel.
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "exec/cuda/backward.h"
 #include "exec/cuda/descriptors.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/cuda/training_kernels.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -30,10 +32,45 @@ int64_t product(const std::vector<int64_t>& dims, size_t from, size_t to) {
 
 struct BatchNormState : NodeState {
   TensorDescriptor x, channel;
+  GpuTensor batch_mean, batch_inv_std;  // training_mode: the last batch's statistics, which the backward reads
 };
 
+double batch_norm_epsilon(KernelContext& ctx) {
+  // Below cuDNN's minimum (0 in cuDNN 9, 1e-5 before) cuDNN would clamp it in silence.
+  double epsilon = ctx.node.get_float("epsilon", 1e-5);
+  if (epsilon < CUDNN_BN_MIN_EPSILON)
+    ctx.fail(fmt::format("epsilon {} is below cuDNN's minimum {}", epsilon, CUDNN_BN_MIN_EPSILON));
+  return epsilon;
+}
+
+// training_mode=1 (ONNX): normalized with the batch's mean and biased variance; outputs 1 and 2, when asked,
+// are the running statistics updated with `momentum` (running * momentum + batch * (1 - momentum)).
+void batch_norm_training(KernelContext& ctx, BatchNormState& s, const GpuTensor& x, GpuTensor& y, double epsilon) {
+  auto channels = x.dims[1];
+  if (!s.batch_mean.defined()) {
+    s.batch_mean = ctx.scratch(graph::DType::kFloat32, {channels});
+    s.batch_inv_std = ctx.scratch(graph::DType::kFloat32, {channels});
+  }
+  float one = 1.f, zero = 0.f;
+  // No running averages here (both null, as cuDNN allows): cuDNN's use the unbiased variance, ONNX's the biased.
+  check(cudnnBatchNormalizationForwardTraining(ctx.gpu.cudnn(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, s.x, x.data(),
+                                               s.x, y.data(), s.channel, ctx.float_input(1).data(),
+                                               ctx.float_input(2).data(), 0.0, nullptr, nullptr, epsilon,
+                                               s.batch_mean.data(), s.batch_inv_std.data()),
+        "cudnnBatchNormalizationForwardTraining");
+  if (!ctx.wants_output(1) && !ctx.wants_output(2)) return;
+  float* mean_out =
+      ctx.wants_output(1) ? ctx.allocate_output(1, graph::DType::kFloat32, {channels}).as<float>() : nullptr;
+  float* var_out =
+      ctx.wants_output(2) ? ctx.allocate_output(2, graph::DType::kFloat32, {channels}).as<float>() : nullptr;
+  running_statistics(ctx.float_input(3).as<float>(), ctx.float_input(4).as<float>(), s.batch_mean.as<float>(),
+                     s.batch_inv_std.as<float>(), mean_out, var_out, channels,
+                     static_cast<float>(ctx.node.get_float("momentum", 0.9)), static_cast<float>(epsilon),
+                     ctx.gpu.stream());
+  ctx.check_launch("BatchNormalization's running statistics");
+}
+
 void batch_norm(KernelContext& ctx) {
-  if (ctx.node.get_int("training_mode", 0) != 0) ctx.fail("training_mode BatchNormalization is not an inference op");
   const auto& x = ctx.float_input(0);
   if (x.dims.size() < 2) ctx.fail("BatchNormalization takes (N, C, ...)");
   auto& s = ctx.cached<BatchNormState>();
@@ -44,16 +81,36 @@ void batch_norm(KernelContext& ctx) {
     s.channel = tensor_descriptor(channel, graph::DType::kFloat32);
   }
   auto& y = ctx.allocate_output(0, x.dtype, x.dims);
+  double epsilon = batch_norm_epsilon(ctx);
+  if (ctx.node.get_int("training_mode", 0) != 0) return batch_norm_training(ctx, s, x, y, epsilon);
   float one = 1.f, zero = 0.f;
-  // Below cuDNN's minimum (0 in cuDNN 9, 1e-5 before) cuDNN would clamp it in silence.
-  double epsilon = ctx.node.get_float("epsilon", 1e-5);
-  if (epsilon < CUDNN_BN_MIN_EPSILON)
-    ctx.fail(fmt::format("epsilon {} is below cuDNN's minimum {}", epsilon, CUDNN_BN_MIN_EPSILON));
   check(
       cudnnBatchNormalizationForwardInference(ctx.gpu.cudnn(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, s.x, x.data(), s.x,
                                               y.data(), s.channel, ctx.float_input(1).data(), ctx.float_input(2).data(),
                                               ctx.float_input(3).data(), ctx.float_input(4).data(), epsilon),
       "cudnnBatchNormalizationForwardInference");
+}
+
+// dX, dscale and dbias from the batch statistics the forward kept (cuDNN computes all three in one call).
+void batch_norm_backward(BackwardContext& b) {
+  auto& ctx = b.forward;
+  if (ctx.node.get_int("training_mode", 0) == 0)
+    ctx.fail(
+        "a BatchNormalization with stored statistics (training_mode 0) has no GPU backward; train a "
+        "training-mode export (models/*_train.onnx)");
+  auto& s = b.forward_state<BatchNormState>();
+  const auto& x = ctx.float_input(0);
+  const auto& dy = b.dy(0);
+  auto channels = x.dims[1];
+  GpuTensor dx = b.wants(0) ? b.grad(0) : ctx.scratch(graph::DType::kFloat32, x.dims);
+  GpuTensor dscale = b.wants(1) ? b.grad(1) : ctx.scratch(graph::DType::kFloat32, {channels});
+  GpuTensor dbias = b.wants(2) ? b.grad(2) : ctx.scratch(graph::DType::kFloat32, {channels});
+  float one = 1.f, zero = 0.f;
+  check(cudnnBatchNormalizationBackward(ctx.gpu.cudnn(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, s.x,
+                                        x.data(), s.x, dy.data(), s.x, dx.data(), s.channel, ctx.float_input(1).data(),
+                                        dscale.data(), dbias.data(), batch_norm_epsilon(ctx), s.batch_mean.data(),
+                                        s.batch_inv_std.data()),
+        "cudnnBatchNormalizationBackward");
 }
 
 void layer_norm_op(KernelContext& ctx) {
@@ -141,6 +198,10 @@ void register_normalization_kernels(KernelRegistry& registry) {
                                  {"LRN", lrn},
                                  {"Softmax", softmax},
                                  {"LogSoftmax", log_softmax}});
+}
+
+void register_normalization_backward(BackwardRegistry& registry) {
+  registry.add("normalization", {{"BatchNormalization", batch_norm_backward}});
 }
 
 }  // namespace ridge::exec::cuda

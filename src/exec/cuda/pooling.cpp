@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "exec/cuda/backward.h"
 #include "exec/cuda/descriptors.h"
 #include "exec/cuda/op_kernel.h"
 #include "shape/spatial.h"
@@ -121,7 +122,30 @@ void average_pool(KernelContext& ctx) {
 void global_average_pool(KernelContext& ctx) { pool(ctx, true, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING); }
 void global_max_pool(KernelContext& ctx) { pool(ctx, true, CUDNN_POOLING_MAX); }
 
+// dX from x, y and dY (cuDNN routes a max window's gradient to its maximum, an average's over its window).
+void pool_backward(BackwardContext& b) {
+  auto& ctx = b.forward;
+  auto& s = b.forward_state<PoolState>();
+  if (!s.padded_dims.empty()) ctx.fail("pads cuDNN cannot express (asymmetric, or ceil_mode) have no GPU backward");
+  if (!b.wants(0)) return;
+  const auto& x = ctx.float_input(0);
+  const auto& y = ctx.outputs.at(0);
+  const auto& dy = b.dy(0);
+  auto& dx = b.grad(0);
+  float one = 1.f, zero = 0.f;
+  check(cudnnPoolingBackward(ctx.gpu.cudnn(), s.pool, &one, s.y, y.data(), s.y, dy.data(), s.x, x.data(), &zero, s.x,
+                             dx.data()),
+        "cudnnPoolingBackward");
+}
+
 }  // namespace
+
+void register_pooling_backward(BackwardRegistry& registry) {
+  registry.add("pooling", {{"MaxPool", pool_backward},
+                           {"AveragePool", pool_backward},
+                           {"GlobalAveragePool", pool_backward},
+                           {"GlobalMaxPool", pool_backward}});
+}
 
 void register_pooling_kernels(KernelRegistry& registry) {
   registry.add("pooling", {{"MaxPool", max_pool},

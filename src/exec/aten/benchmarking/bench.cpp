@@ -91,8 +91,8 @@ void prepare_run(Interpreter& interp, const BenchOptions& options, BenchResult& 
   result.conv_algo = name(options.exec.conv_algo);
   result.training = options.training.enabled;
   result.optimizer = options.training.enabled ? std::string(cost::name(options.training.optimizer)) : "";
+  if (options.training.enabled) check_training_options(options.exec.device, options.exec.precision, options.exec.mode);
   if (options.exec.mode == Mode::kOptimized) {
-    if (options.training.enabled) throw Error("--mode optimized is for inference; train with --mode eager");
     result.notes.push_back(optimize(interp).summary());
   }
 }

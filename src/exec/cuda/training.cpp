@@ -1,0 +1,167 @@
+#include "exec/cuda/training.h"
+
+#include <fmt/format.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include "exec/cuda/backward.h"
+#include "exec/cuda/training_kernels.h"
+#include "sys/cuda/check.h"
+#include "util/error.h"
+
+namespace ridge::exec::cuda {
+
+using sys::cuda::check;
+
+namespace {
+
+// torch.optim's defaults for the two optimizers with state: SGD's momentum 0.9 (the cost model's), Adam's betas
+// and epsilon.
+constexpr float kMomentum = 0.9f, kBeta1 = 0.9f, kBeta2 = 0.999f, kAdamEpsilon = 1e-8f;
+
+GpuTensor copy_of(Gpu& gpu, const GpuTensor& t) {
+  GpuTensor out{t.dtype, t.dims, gpu.allocator().allocate(t.bytes()), 0};
+  if (t.bytes())
+    check(cudaMemcpyAsync(out.data(), t.data(), t.bytes(), cudaMemcpyDeviceToDevice, gpu.stream()), "copying a weight");
+  return out;
+}
+
+GpuTensor zeros(Gpu& gpu, const std::vector<int64_t>& dims) {
+  GpuTensor out{graph::DType::kFloat32, dims, nullptr, 0};
+  out.block = gpu.allocator().allocate(out.bytes());
+  check(cudaMemsetAsync(out.data(), 0, out.bytes(), gpu.stream()), "zeroing optimizer state");
+  return out;
+}
+
+}  // namespace
+
+TrainingStep::TrainingStep(Interpreter& interpreter, Gpu& gpu, const TrainingOptions& options)
+    : interpreter_(interpreter), gpu_(gpu), options_(options) {
+  check_training_options(Backend::kCuda, interpreter.options().precision, interpreter.options().mode);
+  const auto& g = interpreter.graph();
+  plan_ = plan_backward(
+      g, [&](size_t n) { return interpreter.executes(n); },
+      [](std::string_view op) { return BackwardRegistry::instance().find(op) != nullptr; });
+  if (!plan_.missing.empty()) {
+    std::string list;
+    for (const auto& [op, count] : plan_.missing) list += fmt::format("{}{} ({})", list.empty() ? "" : ", ", op, count);
+    throw Error("the GPU training step has no backward for " + list + "; docs/gpu.md lists the ops it trains");
+  }
+  if (plan_.losses.empty()) throw Error("training: no float output of the model depends on a weight");
+  backward_states_.resize(g.nodes.size());
+  loss_ = GpuTensor{graph::DType::kFloat64, {1}, gpu.allocator().allocate(8), 0};
+}
+
+TrainingStep::~TrainingStep() = default;
+
+double TrainingStep::run(Trace* trace) {
+  const auto& g = interpreter_.graph();
+  auto stream = gpu_.stream();
+  auto values = interpreter_.run_keeping_values();
+  std::vector<GpuTensor> grads(values.size());
+  check(cudaMemsetAsync(loss_.data(), 0, 8, stream), "zeroing the loss");
+  nvtxRangePushA("loss");
+  for (auto id : plan_.losses) {
+    const auto& y = values[static_cast<size_t>(id)];
+    auto& dy = grads[static_cast<size_t>(id)];
+    dy = GpuTensor{graph::DType::kFloat32, y.dims, gpu_.allocator().allocate(y.bytes()), 0};
+    squared_mean_loss(y.as<float>(), dy.as<float>(), y.numel(), loss_.as<double>(), stream);
+  }
+  check(cudaGetLastError(), "the loss");
+  nvtxRangePop();
+  for (auto n : plan_.nodes) {
+    const auto& node = g.nodes[n];
+    auto ctx = interpreter_.node_context(n, values);
+    BackwardContext b{ctx, {}, {}, {}, backward_states_[n]};
+    bool any = false;
+    for (auto id : node.outputs) {
+      b.output_grads.push_back(id == graph::kNoValue ? GpuTensor{} : grads[static_cast<size_t>(id)]);
+      any = any || b.output_grads.back().defined();
+    }
+    if (!any) continue;  // its outputs' consumers passed no gradient back (an untrained branch)
+    for (auto id : node.inputs)
+      b.needs_grad.push_back(id != graph::kNoValue && plan_.needs_grad[static_cast<size_t>(id)]);
+    b.input_grads.resize(node.inputs.size());
+    // The backward's kernels carry the node's name too, so a profile maps them to the layer.
+    auto range = fmt::format("{} backward", node.name.empty() ? node.op_type : node.name);
+    nvtxRangePushA(range.c_str());
+    try {
+      BackwardRegistry::instance().find(node.op_type)->backward(b);
+    } catch (const Error& e) {
+      nvtxRangePop();
+      throw Error(fmt::format("node '{}' ({}) backward: {}", node.name, node.op_type, e.what()));
+    }
+    nvtxRangePop();
+    for (auto id : node.outputs)
+      if (id != graph::kNoValue) grads[static_cast<size_t>(id)] = {};
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (!b.input_grads[i].defined()) continue;
+      auto& total = grads[static_cast<size_t>(node.inputs[i])];
+      if (!total.defined()) {
+        total = std::move(b.input_grads[i]);
+        continue;
+      }
+      // A value read by several nodes sums their gradients, into a new tensor: a gradient may share its block
+      // with another value's (a view's, or an Add's operands).
+      GpuTensor sum{graph::DType::kFloat32, total.dims, gpu_.allocator().allocate(total.bytes()), 0};
+      auto layout = dense_layout(total.dims);
+      binary(BinaryOp::kAdd, false, total.data(), layout, b.input_grads[i].data(), layout, sum.data(), layout, stream);
+      check(cudaGetLastError(), "summing gradients");
+      total = std::move(sum);
+    }
+  }
+  ++steps_;
+  trained_ = 0;
+  nvtxRangePushA("optimizer");
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    const auto& v = g.values[i];
+    if (!v.initializer || !grads[i].defined()) continue;
+    auto id = static_cast<graph::ValueId>(i);
+    const auto& weight = interpreter_.constant(id);
+    if (trace) {
+      trace->gradients.emplace_back(id, grads[i]);
+      trace->before.emplace_back(id, copy_of(gpu_, weight));
+    }
+    update(id, weight, grads[i]);
+    if (trace) trace->after.emplace_back(id, copy_of(gpu_, weight));
+    ++trained_;
+  }
+  nvtxRangePop();
+  double loss = 0;
+  check(cudaMemcpyAsync(&loss, loss_.data(), sizeof loss, cudaMemcpyDeviceToHost, stream), "reading the loss");
+  check(cudaStreamSynchronize(stream), "the training step");
+  return loss;
+}
+
+void TrainingStep::update(graph::ValueId id, const GpuTensor& weight, const GpuTensor& gradient) {
+  auto n = weight.numel();
+  if (gradient.numel() != n)
+    throw Error(fmt::format("weight '{}' and its gradient differ in size", interpreter_.graph().value(id).name));
+  auto stream = gpu_.stream();
+  auto lr = static_cast<float>(options_.learning_rate);
+  switch (options_.optimizer) {
+    case cost::Optimizer::kSgd:
+      sgd_update(weight.as<float>(), gradient.as<float>(), n, lr, stream);
+      break;
+    case cost::Optimizer::kMomentum: {
+      auto& state = optimizer_state_[id];
+      bool first = !state.first.defined();
+      if (first) state.first = zeros(gpu_, weight.dims);
+      momentum_update(weight.as<float>(), gradient.as<float>(), state.first.as<float>(), n, lr, kMomentum, first,
+                      stream);
+      break;
+    }
+    case cost::Optimizer::kAdam: {
+      auto& state = optimizer_state_[id];
+      if (!state.first.defined()) {
+        state.first = zeros(gpu_, weight.dims);
+        state.second = zeros(gpu_, weight.dims);
+      }
+      adam_update(weight.as<float>(), gradient.as<float>(), state.first.as<float>(), state.second.as<float>(), n, lr,
+                  kBeta1, kBeta2, kAdamEpsilon, steps_, stream);
+      break;
+    }
+  }
+  check(cudaGetLastError(), "the optimizer update");
+}
+
+}  // namespace ridge::exec::cuda

@@ -1,0 +1,47 @@
+#pragma once
+// One training step on the GPU: forward with every value kept, the loss the CPU step uses (the mean of the
+// squared float outputs), backward node by node from the family tables' backward rows (cuDNN's convolution,
+// BatchNorm and pooling backward, cuBLAS products, the executor's own kernels), and an optimizer update
+// (SGD, SGD with momentum 0.9, Adam) as kernels, in place on the weights the interpreter runs with.
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "exec/cuda/backward_plan.h"
+#include "exec/cuda/interpreter.h"
+#include "exec/options.h"
+
+namespace ridge::exec::cuda {
+
+class TrainingStep {
+ public:
+  // Throws ridge::Error naming what the GPU step cannot do (ops without a backward, with counts; 16-bit
+  // precisions; a model whose outputs do not depend on a weight).
+  TrainingStep(Interpreter& interpreter, Gpu& gpu, const TrainingOptions& options);
+  ~TrainingStep();
+
+  // Each trained weight's gradient and its value before and after the update, by value id.
+  struct Trace {
+    std::vector<std::pair<graph::ValueId, GpuTensor>> gradients, before, after;
+  };
+  // Forward, loss, backward, update; returns the loss (waits for the step to finish).
+  double run(Trace* trace = nullptr);
+  // Weights trained by the last step.
+  size_t parameters() const { return trained_; }
+
+ private:
+  void update(graph::ValueId id, const GpuTensor& weight, const GpuTensor& gradient);
+
+  Interpreter& interpreter_;
+  Gpu& gpu_;
+  TrainingOptions options_;
+  BackwardPlan plan_;
+  std::vector<std::unique_ptr<NodeState>> backward_states_;
+  std::map<graph::ValueId, std::pair<GpuTensor, GpuTensor>> optimizer_state_;  // momentum, or Adam's m and v
+  GpuTensor loss_;                                                             // one device double
+  int64_t steps_ = 0;
+  size_t trained_ = 0;
+};
+
+}  // namespace ridge::exec::cuda

@@ -1,0 +1,41 @@
+#pragma once
+// The GPU training step's own kernels (training_kernels.cu): what cuDNN and cuBLAS do not do for a
+// backward pass and an optimizer step. fp32 throughout; each launches on `stream` and returns at once.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace ridge::exec::cuda {
+
+// The loss ridge trains with (the CPU step's): the mean of the squared outputs. Adds sum(y^2) / n to
+// *loss (a device double: the sum of many blocks' partial sums keeps fp32's precision of each) and writes
+// dy = 2 y / n.
+void squared_mean_loss(const float* y, float* dy, int64_t n, double* loss, cudaStream_t stream);
+// dx = dy where y > 0, else 0 (ReLU's backward from its output, as PyTorch's threshold_backward).
+void relu_backward(const float* y, const float* dy, float* dx, int64_t n, cudaStream_t stream);
+// dx = dy where low < x < high, else 0 (Clip's backward, as PyTorch's hardtanh_backward).
+void clip_backward(const float* x, const float* dy, float* dx, int64_t n, float low, float high, cudaStream_t stream);
+// Dropout in training: keep[i] = a uniform draw from (seed, i) >= ratio; y = keep ? x / (1 - ratio) : 0.
+void dropout_forward(const float* x, float* y, bool* keep, int64_t n, float ratio, uint64_t seed, cudaStream_t stream);
+// dx = keep ? dy * scale : 0.
+void dropout_backward(const bool* keep, const float* dy, float* dx, int64_t n, float scale, cudaStream_t stream);
+// BatchNormalization's running statistics from the batch's (training_mode): mean' = mean * momentum +
+// batch_mean * (1 - momentum); var' likewise with the biased batch variance 1 / inv_std^2 - epsilon (ONNX's rule).
+void running_statistics(const float* mean, const float* var, const float* batch_mean, const float* batch_inv_std,
+                        float* mean_out, float* var_out, int64_t channels, float momentum, float epsilon,
+                        cudaStream_t stream);
+// y = scale * x.
+void scale(const float* x, float* y, int64_t n, float factor, cudaStream_t stream);
+
+// Optimizer updates, in place, as torch.optim computes them (no weight decay, no dampening, no Nesterov).
+// SGD: w -= lr * g.
+void sgd_update(float* w, const float* g, int64_t n, float lr, cudaStream_t stream);
+// SGD with momentum: buffer = first ? g : momentum * buffer + g; w -= lr * buffer.
+void momentum_update(float* w, const float* g, float* buffer, int64_t n, float lr, float momentum, bool first,
+                     cudaStream_t stream);
+// Adam at step t (from 1): m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+// w -= lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps).
+void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1, float beta2,
+                 float epsilon, int64_t step, cudaStream_t stream);
+
+}  // namespace ridge::exec::cuda

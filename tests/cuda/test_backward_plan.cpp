@@ -1,0 +1,106 @@
+// What the GPU training step differentiates, worked out on the host (exec/cuda/backward_plan): which values need
+// a gradient, which nodes' backward runs and in what order, and the ops without a backward named before a step
+// runs. Checked on a hand-built graph whose answer is read off its drawing, and on the training references'
+// ResNet (every node differentiated, none missing) and BERT (the transformer ops the GPU step does not train yet,
+// counted from the architecture: 2 layers x 8 products, 5 LayerNorms, 2 Softmax, 2 GELU Erf, the pooler's Tanh).
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "exec/cuda/backward.h"
+#include "exec/cuda/backward_plan.h"
+#include "support/model_builder.h"
+#include "support/paths.h"
+
+namespace ridge::test {
+namespace {
+
+namespace cuda = exec::cuda;
+
+bool has_backward(std::string_view op) { return cuda::BackwardRegistry::instance().find(op) != nullptr; }
+
+// Shape arithmetic shape inference evaluated does not run (as the interpreter folds it).
+std::function<bool(size_t)> runs(const graph::Graph& g) {
+  return [&g](size_t n) {
+    for (auto id : g.nodes[n].outputs)
+      if (id != graph::kNoValue && !g.value(id).constant) return true;
+    return false;
+  };
+}
+
+std::vector<std::string> names(const graph::Graph& g, const std::vector<size_t>& nodes) {
+  std::vector<std::string> out;
+  for (auto n : nodes) out.push_back(g.nodes[n].name);
+  return out;
+}
+
+TEST(BackwardPlan, DifferentiatesOnlyWhatLiesBetweenAWeightAndAnOutput) {
+  // x -> Gemm(W, b) -> h -> Relu -> r -> Add(r, r) -> y (output)
+  //                     h -> Sigmoid -> s (read by nothing: no gradient reaches it)
+  // x -> Relu -> xr -> Mul(xr, xr) -> z (output computed without a weight: no backward)
+  ModelBuilder b;
+  b.input("x", {2, 3}).weight("W", {3, 4}).weight("b", {4});
+  b.node("Gemm", {"x", "W", "b"}, {"h"}, "gemm");
+  b.node("Relu", {"h"}, {"r"}, "relu");
+  b.node("Add", {"r", "r"}, {"y"}, "add");
+  b.node("Sigmoid", {"h"}, {"s"}, "sigmoid");
+  b.node("Relu", {"x"}, {"xr"}, "relu_x");
+  b.node("Mul", {"xr", "xr"}, {"z"}, "mul");
+  b.output("y").output("z");
+  auto r = analyze_file(b.save("backward_plan"));
+  const auto& g = r.model.graph;
+  auto plan = cuda::plan_backward(g, runs(g), has_backward);
+  EXPECT_EQ(names(g, plan.nodes), (std::vector<std::string>{"add", "relu", "gemm"}));
+  EXPECT_TRUE(plan.missing.empty());
+  ASSERT_EQ(plan.losses.size(), 1u);
+  EXPECT_EQ(g.value(plan.losses[0]).name, "y");
+  std::map<std::string, bool> needs;
+  for (size_t i = 0; i < g.values.size(); ++i) needs[g.values[i].name] = plan.needs_grad[i];
+  EXPECT_TRUE(needs["W"] && needs["b"] && needs["h"] && needs["r"] && needs["y"] && needs["s"]);
+  EXPECT_FALSE(needs["x"] || needs["xr"] || needs["z"]);
+}
+
+TEST(BackwardPlan, NamesOpsWithoutABackwardWithTheirCounts) {
+  // The same Gemm, then a Softmax (no GPU backward yet) twice on the way to the output.
+  ModelBuilder b;
+  b.input("x", {2, 3}).weight("W", {3, 4});
+  b.node("Gemm", {"x", "W"}, {"h"}, "gemm");
+  b.node("Softmax", {"h"}, {"p"}, "softmax");
+  b.node("Softmax", {"p"}, {"y"}, "softmax_1");
+  b.output("y");
+  auto r = analyze_file(b.save("backward_missing"));
+  auto plan = cuda::plan_backward(r.model.graph, runs(r.model.graph), has_backward);
+  ASSERT_EQ(plan.missing.size(), 1u);
+  EXPECT_EQ(plan.missing[0], (std::pair<std::string, int>{"Softmax", 2}));
+}
+
+analysis::Result training_reference(const std::string& name) {
+  shape::Bindings bindings;
+  return analyze_file(source_path("tests/data/training/" + name + "/model.onnx"), bindings);
+}
+
+TEST(BackwardPlan, TheTrainingReferencesResNetIsDifferentiatedWholeAndBertsTransformerOpsAreNamed) {
+  auto resnet = training_reference("resnet");
+  const auto& g = resnet.model.graph;
+  auto plan = cuda::plan_backward(g, runs(g), has_backward);
+  EXPECT_TRUE(plan.missing.empty()) << plan.missing.front().first;
+  // 29 Conv, 29 BatchNorm, 25 Relu, MaxPool, 8 Add, GlobalAveragePool, Flatten, Gemm: every node lies between a
+  // weight and the output, the last first.
+  EXPECT_EQ(plan.nodes.size(), 95u);
+  EXPECT_EQ(g.nodes[plan.nodes.front()].op_type, "Gemm");
+  EXPECT_EQ(g.nodes[plan.nodes.back()].op_type, "Conv");
+  EXPECT_FALSE(plan.needs_grad[static_cast<size_t>(g.inputs.front())]);  // the image
+
+  auto bert = training_reference("bert");
+  auto bert_plan = cuda::plan_backward(bert.model.graph, runs(bert.model.graph), has_backward);
+  std::map<std::string, int> missing(bert_plan.missing.begin(), bert_plan.missing.end());
+  EXPECT_EQ(missing["MatMul"], 16);
+  EXPECT_EQ(missing["LayerNormalization"], 5);
+  EXPECT_EQ(missing["Softmax"], 2);
+  EXPECT_EQ(missing["Erf"], 2);
+  EXPECT_EQ(missing["Tanh"], 1);
+  for (const auto* trained : {"Add", "Mul", "Gemm", "Reshape"}) EXPECT_EQ(missing.count(trained), 0u) << trained;
+}
+
+}  // namespace
+}  // namespace ridge::test
