@@ -133,28 +133,55 @@ void clip_backward_op(BackwardContext& b) {
   b.forward.check_launch("Clip backward");
 }
 
-// dY times the other operand (broadcast over dY's dims).
-GpuTensor times(BackwardContext& b, const GpuTensor& other) {
-  const auto& dy = b.dy();
-  auto out = b.forward.scratch(graph::DType::kFloat32, dy.dims);
-  binary(BinaryOp::kMul, false, dy.data(), dense_layout(dy.dims), other.data(), broadcast_layout(other.dims, dy.dims),
-         out.data(), dense_layout(dy.dims), b.forward.gpu.stream());
-  b.forward.check_launch("Mul backward");
+// `dense` (dY's dims) op `other` (broadcast over them).
+GpuTensor apply(BackwardContext& b, BinaryOp op, const GpuTensor& dense, const GpuTensor& other) {
+  auto out = b.forward.scratch(graph::DType::kFloat32, dense.dims);
+  binary(op, false, dense.data(), dense_layout(dense.dims), other.data(), broadcast_layout(other.dims, dense.dims),
+         out.data(), dense_layout(dense.dims), b.forward.gpu.stream());
+  b.forward.check_launch("a binary op's backward");
   return out;
 }
 
+GpuTensor negated(BackwardContext& b, const GpuTensor& t) {
+  auto out = b.forward.scratch(graph::DType::kFloat32, t.dims);
+  scale(t.as<float>(), out.as<float>(), t.numel(), -1.f, b.forward.gpu.stream());
+  b.forward.check_launch("negating a gradient");
+  return out;
+}
+
+// Add: dY to both; Sub: dY and -dY; Mul: dY b and dY a; Div (y = a / b): dY / b and -dY y / b.
 template <BinaryOp op>
 void binary_backward(BackwardContext& b) {
   auto& ctx = b.forward;
   const auto& dy = b.dy();
-  if (b.wants(0)) b.set_reduced_grad(0, op == BinaryOp::kMul ? times(b, ctx.float_input(1)) : dy);
+  if (b.wants(0)) {
+    if (op == BinaryOp::kMul || op == BinaryOp::kDiv)
+      b.set_reduced_grad(0, apply(b, op, dy, ctx.float_input(1)));
+    else
+      b.set_reduced_grad(0, dy);
+  }
   if (!b.wants(1)) return;
-  if (op == BinaryOp::kMul) return b.set_reduced_grad(1, times(b, ctx.float_input(0)));
   if (op == BinaryOp::kAdd) return b.set_reduced_grad(1, dy);
-  auto negated = ctx.scratch(graph::DType::kFloat32, dy.dims);  // Sub
-  scale(dy.as<float>(), negated.as<float>(), dy.numel(), -1.f, ctx.gpu.stream());
-  ctx.check_launch("Sub backward");
-  b.set_reduced_grad(1, negated);
+  if (op == BinaryOp::kSub) return b.set_reduced_grad(1, negated(b, dy));
+  if (op == BinaryOp::kMul) return b.set_reduced_grad(1, apply(b, BinaryOp::kMul, dy, ctx.float_input(0)));
+  auto dy_y = apply(b, BinaryOp::kMul, dy, ctx.outputs.at(0));  // Div
+  b.set_reduced_grad(1, negated(b, apply(b, BinaryOp::kDiv, dy_y, ctx.float_input(1))));
+}
+
+void erf_backward_op(BackwardContext& b) {
+  if (!b.wants(0)) return;
+  auto& dx = b.grad(0);
+  erf_backward(b.forward.float_input(0).as<float>(), b.dy().as<float>(), dx.as<float>(), dx.numel(),
+               b.forward.gpu.stream());
+  b.forward.check_launch("Erf backward");
+}
+
+void tanh_backward_op(BackwardContext& b) {
+  if (!b.wants(0)) return;
+  auto& dx = b.grad(0);
+  tanh_backward(b.forward.outputs.at(0).as<float>(), b.dy().as<float>(), dx.as<float>(), dx.numel(),
+                b.forward.gpu.stream());
+  b.forward.check_launch("Tanh backward");
 }
 
 }  // namespace
@@ -164,7 +191,10 @@ void register_elementwise_backward(BackwardRegistry& registry) {
                                {"Clip", clip_backward_op},
                                {"Add", binary_backward<BinaryOp::kAdd>},
                                {"Sub", binary_backward<BinaryOp::kSub>},
-                               {"Mul", binary_backward<BinaryOp::kMul>}});
+                               {"Mul", binary_backward<BinaryOp::kMul>},
+                               {"Div", binary_backward<BinaryOp::kDiv>},
+                               {"Erf", erf_backward_op},
+                               {"Tanh", tanh_backward_op}});
 }
 
 void register_elementwise_kernels(KernelRegistry& registry) {

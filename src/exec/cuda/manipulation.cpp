@@ -277,6 +277,49 @@ void trilu_op(KernelContext& ctx) {
   ctx.check_launch("Trilu");
 }
 
+// The gradient transposed back: output axis i came from input axis perm[i].
+void transpose_backward(BackwardContext& b) {
+  if (!b.wants(0)) return;
+  auto& ctx = b.forward;
+  const auto& x = ctx.in(0);
+  size_t rank = x.dims.size();
+  std::vector<int64_t> perm(rank);
+  for (size_t i = 0; i < rank; ++i) perm[i] = static_cast<int64_t>(rank - 1 - i);
+  perm = ctx.node.get_ints("perm", perm);
+  const auto& dy = b.dy();
+  auto dy_dense = dense_layout(dy.dims);
+  Layout in;
+  in.rank = static_cast<int>(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    auto to = axis_of(ctx, perm[i], rank);  // dY's axis i is x's axis `to`
+    in.dims[to] = x.dims[to];
+    in.strides[to] = dy_dense.strides[i];
+  }
+  auto& dx = b.grad(0);
+  strided_copy(dy.data(), in, 0, dx.data(), dx.numel(), 4, ctx.gpu.stream());
+  ctx.check_launch("Transpose backward");
+}
+
+// The gathered rows' gradients added back into a zeroed table (an embedding's gradient).
+void gather_backward(BackwardContext& b) {
+  if (!b.wants(0)) return;
+  auto& ctx = b.forward;
+  const auto& data = ctx.in(0);
+  auto indices = ctx.in(1);
+  if (indices.dtype == graph::DType::kInt32) {
+    auto wide = ctx.scratch(graph::DType::kInt64, indices.dims);
+    cast(indices.dtype, indices.data(), wide.dtype, wide.data(), indices.numel(), ctx.gpu.stream());
+    indices = wide;
+  }
+  auto axis = axis_of(ctx, ctx.node.get_int("axis", 0), data.dims.size());
+  auto& dx = b.grad(0);
+  check(cudaMemsetAsync(dx.data(), 0, dx.bytes(), ctx.gpu.stream()), "zeroing Gather's gradient");
+  scatter_add(b.dy().as<float>(), product(data.dims, 0, axis), data.dims[axis],
+              product(data.dims, axis + 1, data.dims.size()), indices.as<int64_t>(), indices.numel(), dx.as<float>(),
+              ctx.gpu.stream());
+  ctx.check_launch("Gather backward");
+}
+
 }  // namespace
 
 void register_manipulation_backward(BackwardRegistry& registry) {
@@ -285,7 +328,9 @@ void register_manipulation_backward(BackwardRegistry& registry) {
                                 {"Squeeze", view_backward},
                                 {"Unsqueeze", view_backward},
                                 {"Identity", view_backward},
-                                {"Dropout", dropout_backward_op}});
+                                {"Dropout", dropout_backward_op},
+                                {"Transpose", transpose_backward},
+                                {"Gather", gather_backward}});
 }
 
 void register_manipulation_kernels(KernelRegistry& registry) {

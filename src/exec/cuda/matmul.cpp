@@ -166,36 +166,103 @@ void matmul(KernelContext& ctx) {
   multiply(ctx, p, a, b, y.as<float>(), 1.f, 0.f);
 }
 
-// Row-major fp32 C[m, n] = alpha op(A)[m, k] op(B)[k, n] + beta C, in the precision's compute type: the
-// backward's products (the forward's operands are in place: no conversion, no per-node cache).
+// Row-major fp32 C[m, n] = alpha op(A)[m, k] op(B)[k, n] + beta C, `batch` times at the given strides (elements;
+// 0: the same matrix for every item), in the precision's compute type: the backward's products (the forward's
+// operands are in place: no conversion, no per-node cache).
 void row_major_product(KernelContext& ctx, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-                       const float* a, const float* b, float beta, float* c) {
+                       const float* a, const float* b, float beta, float* c, int64_t batch = 1, int64_t stride_a = 0,
+                       int64_t stride_b = 0, int64_t stride_c = 0) {
   Product p;
   p.m = m;
   p.n = n;
   p.k = k;
+  p.batch = batch;
   check_int(ctx, p);
-  if (m == 0 || n == 0) return;
+  if (m == 0 || n == 0 || batch == 0) return;
   if (k == 0) {
-    fill(c, m * n, 0.f, ctx.gpu.stream());
+    fill(c, m * n * batch, 0.f, ctx.gpu.stream());
     ctx.check_launch("an empty product");
     return;
   }
   auto compute = ctx.options.precision == Precision::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
-  check(cublasGemmEx(ctx.gpu.cublas(), trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
-                     static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &alpha, b, CUDA_R_32F,
-                     static_cast<int>(ldb), a, CUDA_R_32F, static_cast<int>(lda), &beta, c, CUDA_R_32F,
-                     static_cast<int>(n), compute, CUBLAS_GEMM_DEFAULT),
-        "cublasGemmEx (backward)");
+  check(cublasGemmStridedBatchedEx(
+            ctx.gpu.cublas(), trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+            static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &alpha, b, CUDA_R_32F, static_cast<int>(ldb),
+            stride_b, a, CUDA_R_32F, static_cast<int>(lda), stride_a, &beta, c, CUDA_R_32F, static_cast<int>(n),
+            stride_c, static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmStridedBatchedEx (backward)");
+}
+
+void refuse_16_bit(KernelContext& ctx) {
+  if (ctx.options.precision == Precision::kFp16 || ctx.options.precision == Precision::kBf16)
+    ctx.fail("a 16-bit product's backward (mixed precision) is not built on the GPU");
+}
+
+// MatMul's backward, numpy semantics: dA = dY B^T, dB = A^T dY per batch item, each summed over the batch dims its
+// operand was broadcast along. A 2-D (weight) B folds A's batch into rows, so dB sums over it in the product.
+void matmul_backward(BackwardContext& bc) {
+  auto& ctx = bc.forward;
+  refuse_16_bit(ctx);
+  const auto& a = ctx.float_input(0);
+  const auto& b = ctx.float_input(1);
+  if (a.dims.size() < 2 || b.dims.size() < 2) ctx.fail("a 1-D MatMul operand has no GPU backward");
+  const auto& dy = bc.dy(0);
+  int64_t m = a.dims[a.dims.size() - 2], k = a.dims.back(), n = b.dims.back();
+  std::vector<int64_t> batch(dy.dims.begin(), dy.dims.end() - 2);
+  int64_t items = 1;
+  for (auto d : batch) items *= d;
+  int64_t count_a = a.numel() / (m * k), count_b = b.numel() / (k * n);
+  auto stream = ctx.gpu.stream();
+  // An operand as a dense tensor over the full batch: itself where it already is, else an expanded copy.
+  auto full = [&](const GpuTensor& t, int64_t rows, int64_t cols) {
+    std::vector<int64_t> dims = batch;
+    dims.push_back(rows);
+    dims.push_back(cols);
+    if (t.dims == dims) return t;
+    auto out = ctx.scratch(graph::DType::kFloat32, dims);
+    strided_copy(t.data(), broadcast_layout(t.dims, dims), 0, out.data(), out.numel(), 4, stream);
+    ctx.check_launch("broadcasting a MatMul operand");
+    return out;
+  };
+  if (count_b == 1) {  // as the forward: A's batch folded into rows
+    int64_t rows = m * count_a;
+    if (bc.wants(0))
+      row_major_product(ctx, false, true, rows, k, n, 1.f, dy.as<float>(), b.as<float>(), 0.f, bc.grad(0).as<float>());
+    if (bc.wants(1)) {
+      auto a_full = count_a == items ? a : full(a, m, k);
+      row_major_product(ctx, true, false, k, n, m * items, 1.f, a_full.as<float>(), dy.as<float>(), 0.f,
+                        bc.grad(1).as<float>());
+    }
+    return;
+  }
+  if (bc.wants(0)) {  // dA (full batch) = dY [m, n] x B^T [n, k]
+    auto b_full = full(b, k, n);
+    std::vector<int64_t> dims = batch;
+    dims.push_back(m);
+    dims.push_back(k);
+    auto da = ctx.scratch(graph::DType::kFloat32, dims);
+    row_major_product(ctx, false, true, m, k, n, 1.f, dy.as<float>(), b_full.as<float>(), 0.f, da.as<float>(), items,
+                      m * n, k * n, m * k);
+    bc.set_reduced_grad(0, da);
+  }
+  if (bc.wants(1)) {  // dB (full batch) = A^T [k, m] x dY [m, n]
+    auto a_full = full(a, m, k);
+    std::vector<int64_t> dims = batch;
+    dims.push_back(k);
+    dims.push_back(n);
+    auto db = ctx.scratch(graph::DType::kFloat32, dims);
+    row_major_product(ctx, true, false, k, n, m, 1.f, a_full.as<float>(), dy.as<float>(), 0.f, db.as<float>(), items,
+                      m * k, m * n, k * n);
+    bc.set_reduced_grad(1, db);
+  }
 }
 
 // Y = alpha A' B' + beta C with A' = op(A) [M, K], B' = op(B) [K, N]: dA' = alpha dY B'^T, dB' = alpha A'^T dY
 // (transposed back where A or B is stored transposed), dC = beta dY summed over C's broadcast dims.
 void gemm_backward(BackwardContext& bc) {
   auto& ctx = bc.forward;
-  if (ctx.options.precision == Precision::kFp16 || ctx.options.precision == Precision::kBf16)
-    ctx.fail("a 16-bit Gemm backward (mixed precision) is not built on the GPU");
+  refuse_16_bit(ctx);
   const auto& a = ctx.float_input(0);
   const auto& b = ctx.float_input(1);
   const auto& dy = bc.dy(0);
@@ -238,7 +305,9 @@ void gemm_backward(BackwardContext& bc) {
 
 }  // namespace
 
-void register_matmul_backward(BackwardRegistry& registry) { registry.add("matmul", {{"Gemm", gemm_backward}}); }
+void register_matmul_backward(BackwardRegistry& registry) {
+  registry.add("matmul", {{"Gemm", gemm_backward}, {"MatMul", matmul_backward}});
+}
 
 void register_matmul_kernels(KernelRegistry& registry) { registry.add("matmul", {{"Gemm", gemm}, {"MatMul", matmul}}); }
 

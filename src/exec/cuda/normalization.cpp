@@ -190,6 +190,41 @@ void softmax_with(KernelContext& ctx, cudnnSoftmaxAlgorithm_t algorithm) {
 void softmax(KernelContext& ctx) { softmax_with(ctx, CUDNN_SOFTMAX_ACCURATE); }
 void log_softmax(KernelContext& ctx) { softmax_with(ctx, CUDNN_SOFTMAX_LOG); }
 
+// dX from the output and dY, over the axis (and layout) the forward's descriptor describes.
+void softmax_backward_with(BackwardContext& b, cudnnSoftmaxAlgorithm_t algorithm) {
+  if (!b.wants(0)) return;
+  auto& ctx = b.forward;
+  auto& s = b.forward_state<SoftmaxState>();
+  const auto& y = ctx.outputs.at(0);
+  auto& dx = b.grad(0);
+  float one = 1.f, zero = 0.f;
+  check(cudnnSoftmaxBackward(ctx.gpu.cudnn(), algorithm, s.mode, &one, s.x, y.data(), s.x, b.dy().data(), &zero, s.x,
+                             dx.data()),
+        "cudnnSoftmaxBackward");
+}
+
+void softmax_backward(BackwardContext& b) { softmax_backward_with(b, CUDNN_SOFTMAX_ACCURATE); }
+void log_softmax_backward(BackwardContext& b) { softmax_backward_with(b, CUDNN_SOFTMAX_LOG); }
+
+// dX on ridge's kernel (the row statistics recomputed); dscale = sum over rows of dY x^, dbias = sum of dY.
+void layer_norm_backward_op(BackwardContext& b) {
+  auto& ctx = b.forward;
+  const auto& x = ctx.float_input(0);
+  auto axis = axis_of(ctx, -1, x.dims.size());
+  int64_t rows = product(x.dims, 0, static_cast<size_t>(axis)),
+          cols = product(x.dims, static_cast<size_t>(axis), x.dims.size());
+  const auto& scale = ctx.float_input(1);
+  auto dy = b.dy();
+  dy.dims = {rows, cols};
+  GpuTensor dx = b.wants(0) ? b.grad(0) : ctx.scratch(graph::DType::kFloat32, x.dims);
+  auto dy_xhat = ctx.scratch(graph::DType::kFloat32, {rows, cols});
+  layer_norm_backward(x.as<float>(), scale.as<float>(), dy.as<float>(), dx.as<float>(), dy_xhat.as<float>(), rows, cols,
+                      static_cast<float>(ctx.node.get_float("epsilon", 1e-5)), ctx.gpu.stream());
+  ctx.check_launch("LayerNormalization backward");
+  if (b.wants(1)) b.set_grad(1, reduce_to(ctx, dy_xhat, {cols}));
+  if (ctx.has(2) && b.wants(2)) b.set_grad(2, reduce_to(ctx, dy, {cols}));
+}
+
 }  // namespace
 
 void register_normalization_kernels(KernelRegistry& registry) {
@@ -201,7 +236,10 @@ void register_normalization_kernels(KernelRegistry& registry) {
 }
 
 void register_normalization_backward(BackwardRegistry& registry) {
-  registry.add("normalization", {{"BatchNormalization", batch_norm_backward}});
+  registry.add("normalization", {{"BatchNormalization", batch_norm_backward},
+                                 {"LayerNormalization", layer_norm_backward_op},
+                                 {"Softmax", softmax_backward},
+                                 {"LogSoftmax", log_softmax_backward}});
 }
 
 }  // namespace ridge::exec::cuda

@@ -84,6 +84,66 @@ __global__ void scale_kernel(const float* x, float* y, int64_t n, float factor) 
   RIDGE_GRID_LOOP(i, n) y[i] = factor * x[i];
 }
 
+__global__ void erf_backward_kernel(const float* x, const float* dy, float* dx, int64_t n) {
+  const float two_over_sqrt_pi = 1.1283791670955126f;
+  RIDGE_GRID_LOOP(i, n) dx[i] = dy[i] * two_over_sqrt_pi * expf(-x[i] * x[i]);
+}
+
+__global__ void tanh_backward_kernel(const float* y, const float* dy, float* dx, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) dx[i] = dy[i] * (1.f - y[i] * y[i]);
+}
+
+// One block per row: the row's mean and inverse standard deviation as the forward computes them, then the two
+// sums the input's gradient needs.
+__global__ void layer_norm_backward_kernel(const float* x, const float* scale, const float* dy, float* dx,
+                                           float* dy_xhat, int64_t cols, float epsilon) {
+  __shared__ float partial[kThreads];
+  const int64_t offset = static_cast<int64_t>(blockIdx.x) * cols;
+  const float *row = x + offset, *drow = dy + offset;
+  auto block_sum = [&](float v) {
+    partial[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = kThreads / 2; s > 0; s /= 2) {
+      if (static_cast<int>(threadIdx.x) < s) partial[threadIdx.x] += partial[threadIdx.x + s];
+      __syncthreads();
+    }
+    float total = partial[0];
+    __syncthreads();
+    return total;
+  };
+  float sum = 0.f;
+  for (int64_t c = threadIdx.x; c < cols; c += kThreads) sum += row[c];
+  const float mean = block_sum(sum) / static_cast<float>(cols);
+  float squares = 0.f;
+  for (int64_t c = threadIdx.x; c < cols; c += kThreads) squares += (row[c] - mean) * (row[c] - mean);
+  const float inv = rsqrtf(block_sum(squares) / static_cast<float>(cols) + epsilon);
+  float sum_g = 0.f, sum_gx = 0.f;
+  for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
+    float xhat = (row[c] - mean) * inv, g = drow[c] * scale[c];
+    sum_g += g;
+    sum_gx += g * xhat;
+    dy_xhat[offset + c] = drow[c] * xhat;
+  }
+  const float mean_g = block_sum(sum_g) / static_cast<float>(cols);
+  const float mean_gx = block_sum(sum_gx) / static_cast<float>(cols);
+  for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
+    float xhat = (row[c] - mean) * inv;
+    dx[offset + c] = inv * (drow[c] * scale[c] - mean_g - xhat * mean_gx);
+  }
+}
+
+__global__ void scatter_add_kernel(const float* dy, int64_t outer, int64_t axis_size, int64_t inner,
+                                   const int64_t* indices, int64_t index_count, float* dx) {
+  const int64_t n = outer * index_count * inner;
+  RIDGE_GRID_LOOP(i, n) {
+    int64_t k = i % inner, j = (i / inner) % index_count, o = i / (inner * index_count);
+    int64_t index = indices[j];
+    if (index < 0) index += axis_size;
+    if (index < 0 || index >= axis_size) continue;  // the forward refused these on its first run
+    atomicAdd(dx + (o * axis_size + index) * inner + k, dy[i]);
+  }
+}
+
 __global__ void sgd_kernel(float* w, const float* g, int64_t n, float lr) { RIDGE_GRID_LOOP(i, n) w[i] -= lr * g[i]; }
 
 __global__ void momentum_kernel(float* w, const float* g, float* buffer, int64_t n, float lr, float momentum,
@@ -140,6 +200,28 @@ void running_statistics(const float* mean, const float* var, const float* batch_
 
 void scale(const float* x, float* y, int64_t n, float factor, cudaStream_t stream) {
   if (n > 0) scale_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, y, n, factor);
+}
+
+void erf_backward(const float* x, const float* dy, float* dx, int64_t n, cudaStream_t stream) {
+  if (n > 0) erf_backward_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, dy, dx, n);
+}
+
+void tanh_backward(const float* y, const float* dy, float* dx, int64_t n, cudaStream_t stream) {
+  if (n > 0) tanh_backward_kernel<<<blocks_for(n), kThreads, 0, stream>>>(y, dy, dx, n);
+}
+
+void layer_norm_backward(const float* x, const float* scale, const float* dy, float* dx, float* dy_xhat, int64_t rows,
+                         int64_t cols, float epsilon, cudaStream_t stream) {
+  if (rows > 0 && cols > 0)
+    layer_norm_backward_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(x, scale, dy, dx, dy_xhat, cols,
+                                                                                     epsilon);
+}
+
+void scatter_add(const float* dy, int64_t outer, int64_t axis_size, int64_t inner, const int64_t* indices,
+                 int64_t index_count, float* dx, cudaStream_t stream) {
+  int64_t n = outer * index_count * inner;
+  if (n > 0)
+    scatter_add_kernel<<<blocks_for(n), kThreads, 0, stream>>>(dy, outer, axis_size, inner, indices, index_count, dx);
 }
 
 void sgd_update(float* w, const float* g, int64_t n, float lr, cudaStream_t stream) {

@@ -26,6 +26,19 @@ void running_statistics(const float* mean, const float* var, const float* batch_
                         cudaStream_t stream);
 // y = scale * x.
 void scale(const float* x, float* y, int64_t n, float factor, cudaStream_t stream);
+// dx = dy * 2 / sqrt(pi) * exp(-x^2) (Erf's derivative).
+void erf_backward(const float* x, const float* dy, float* dx, int64_t n, cudaStream_t stream);
+// dx = dy * (1 - y^2) (Tanh's, from its output).
+void tanh_backward(const float* y, const float* dy, float* dx, int64_t n, cudaStream_t stream);
+// LayerNormalization over the last `cols` of each of `rows` rows, backward: with x^ = (x - mean) / sqrt(var + eps)
+// (recomputed per row) and g = dy * scale, dx = (g - mean(g) - x^ mean(g x^)) / sqrt(var + eps); writes dy * x^ to
+// `dy_xhat` (rows x cols) for the scale's gradient, a sum over rows.
+void layer_norm_backward(const float* x, const float* scale, const float* dy, float* dx, float* dy_xhat, int64_t rows,
+                         int64_t cols, float epsilon, cudaStream_t stream);
+// Gather's backward: dx[outer, indices[j] (negative: + axis_size), inner] += dy[outer, j, inner], dx zeroed first by
+// the caller; repeated indices add (atomically).
+void scatter_add(const float* dy, int64_t outer, int64_t axis_size, int64_t inner, const int64_t* indices,
+                 int64_t index_count, float* dx, cudaStream_t stream);
 
 // Optimizer updates, in place, as torch.optim computes them (no weight decay, no dampening, no Nesterov).
 // SGD: w -= lr * g.
