@@ -68,6 +68,13 @@ Command add_compare_command(CLI::App& parent) {
                   "the measurements: a `ridge bench -f json` file or a `ridge bench --csv` directory; with several "
                   "runs, the one --batch and --exec-mode select. Its mode, threads and precision are the prediction's");
   app->add_flag("--run", o->run, "measure now on the executor (--exec-mode, --threads), then compare");
+  auto* training = app->add_flag("--training", o->device.model.training,
+                                 "compare a training step (forward, backward, optimizer update): predicted, and "
+                                 "--measured's training run or one measured now; compared whole");
+  app->add_option("--optimizer", o->device.model.optimizer,
+                  "optimizer of the training step: sgd (default), momentum, adam")
+      ->check(CLI::IsMember({"sgd", "momentum", "adam"}))
+      ->needs(training);
   app->add_option("--max-time", o->max_time, "with --run: time budget of the timed runs, seconds (default 10)")
       ->check(CLI::Range(0.0, 1e6));
   app->add_option("--top", o->top, "nodes people see, largest difference first (default 20; 0: all)")
@@ -77,13 +84,15 @@ Command add_compare_command(CLI::App& parent) {
       "Per node: predicted and measured time, error = predicted / measured - 1, share of the summed\n"
       "|predicted - measured|, roofline bound, and the fraction of its ceiling achieved (roofline time /\n"
       "measured time). Whole model: the predicted latency against the run's median latency. Nodes only one\n"
-      "side has are listed, never dropped. Exactly one of --measured and --run.\n"
+      "side has are listed, never dropped. Exactly one of --measured and --run. A training step (--training) is\n"
+      "timed whole by the executors: the whole step is compared.\n"
       "Examples:\n"
       "  ridge bench models/alexnet.onnx --threads 2 -f json > bench.json\n"
       "  ridge compare models/alexnet.onnx --device host.yaml --measured bench.json\n"
       "  ridge compare models/resnet50.onnx --device host.yaml --run --exec-mode optimized --threads 2 -f csv\n"
       "  ridge compare models/mobilenet_v2.onnx --device host-cal.yaml --measured sweep.json --batch 4 "
       "--exec-mode optimized\n"
+      "  ridge compare models/resnet50_train.onnx --device h200 --measured train.json --batch 32 --training\n"
       "(host.yaml: `ridge ert --profile host.yaml`; a device calibrated with `ridge calibrate --sample` predicts\n"
       "the run's executor mode and threads.)");
   return {app, [o] { return run_compare(*o); }};

@@ -29,6 +29,7 @@ std::string selection_text(const RunSelection& want) {
   std::string text;
   if (want.batch) text = fmt::format("batch {}", *want.batch);
   if (!want.mode.empty()) text += (text.empty() ? "" : ", ") + want.mode + " mode";
+  if (want.training && !want.optimizer.empty()) text += (text.empty() ? "" : ", ") + want.optimizer;
   return text;
 }
 
@@ -120,6 +121,7 @@ void add_prediction_fields(Document& doc, const roofline::Prediction& p) {
                         p.mode.empty() ? "" : ", mode " + p.mode, p.precision, calibration_text(p)),
             {{"id", p.device_id}, {"name", p.device_name}});
   if (!p.mode.empty()) doc.field("mode", "", "", p.mode, kJson);
+  if (p.training) doc.field("training", "", "", true, kJson);
   doc.field("precision", "", "", p.precision, kJson);
   add_calibration_fields(doc, p);
 }
@@ -131,6 +133,10 @@ void add_measured_field(Document& doc, const exec::BenchResult& m, const std::st
       {"source", source},         {"model", m.model},         {"batch", m.batch},          {"mode", m.mode},
       {"precision", m.precision}, {"conv_algo", m.conv_algo}, {"input_size", m.input_size}};
   if (threads > 0) measured["threads"] = threads;
+  if (m.training) {
+    measured["training"] = true;
+    measured["optimizer"] = m.optimizer;
+  }
   measured["samples"] = samples;
   measured["latency_s"] = m.latency_ms.median * 1e-3;
   auto threads_text = threads > 0 ? fmt::format(", {} thread{}", threads, threads == 1 ? "" : "s") : "";
@@ -188,8 +194,9 @@ exec::LoadedRun select_bench_run(const std::string& path, const RunSelection& wa
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& run = runs[i].run;
     held.push_back(bench_run_label(run));
-    // A training step is not what the prediction describes (inference): never matched.
-    if (run.training) continue;
+    // A training step and an inference are different work: a prediction of one never matches a run of the other.
+    if (run.training != want.training) continue;
+    if (want.training && !want.optimizer.empty() && run.optimizer != want.optimizer) continue;
     if (want.batch && run.batch != *want.batch) continue;
     if (!want.mode.empty() && run.mode != want.mode) continue;
     matching.push_back(i);
@@ -198,15 +205,15 @@ exec::LoadedRun select_bench_run(const std::string& path, const RunSelection& wa
   for (const auto& h : held) holds += (holds.empty() ? "" : "; ") + h;
   if (matching.empty()) {
     auto wanted = selection_text(want);
-    throw Error(
-        fmt::format("'{}' has no inference run{}; it holds: {}", path, wanted.empty() ? "" : " with " + wanted, holds));
+    throw Error(fmt::format("'{}' has no {} run{}; it holds: {}", path, want.training ? "training" : "inference",
+                            wanted.empty() ? "" : " with " + wanted, holds));
   }
   if (matching.size() > 1)
     throw Error(fmt::format("'{}' holds {} runs that match{}: {}; choose one with --batch and --exec-mode", path,
                             matching.size(), want.batch || !want.mode.empty() ? " " + selection_text(want) : "",
                             holds));
   auto m = std::move(runs[matching.front()]);
-  if (m.run.nodes.empty())
+  if (m.run.nodes.empty() && !m.run.training)
     throw Error(fmt::format("'{}': the run ({}) has no per-node times (measured with --no-per-node?)", path,
                             bench_run_label(m.run)));
   return m;
@@ -224,6 +231,19 @@ Comparison compare(std::string model, const roofline::Prediction& prediction, co
   c.predicted_s = prediction.time_s;
   c.measured_s = measured.latency_ms.median * 1e-3;
   if (c.measured_s > 0) c.error = c.predicted_s / c.measured_s - 1;
+  if (prediction.training != measured.training)
+    throw Error(fmt::format("a prediction of {} against a run of {} ('{}'): predict with{} --training",
+                            prediction.training ? "a training step" : "an inference",
+                            measured.training ? "a training step" : "an inference", c.measured_source,
+                            measured.training ? "" : "out"));
+  if (measured.training && measured.nodes.empty()) {
+    // The executors time a training step whole: the step is compared, its nodes are not.
+    c.notes.push_back("a training step is timed whole (no per-node times): the whole step is compared");
+    auto stem = [](const std::string& path) { return std::filesystem::path(path).stem().string(); };
+    if (!measured.model.empty() && stem(measured.model) != stem(c.model))
+      c.notes.push_back(fmt::format("the run is of '{}', the prediction of '{}'", measured.model, c.model));
+    return c;
+  }
 
   // Names can repeat in a hand-made graph: the k-th measured node of a name matches the k-th predicted.
   std::unordered_map<std::string, std::deque<size_t>> measured_by_name;
@@ -393,12 +413,15 @@ Document compare_document(const Comparison& c, int top) {
             fmt::format("predicted {} vs measured {} (median): error {}", duration(c.predicted_s),
                         duration(c.measured_s), c.error ? percent_text(*c.error) : "none (measured 0)"),
             nullptr, kHuman);
-  doc.field("node_summary", "nodes",
-            fmt::format("{} compared (predicted {}, measured {}; sum of |predicted - measured| {}), {} not measured, "
-                        "{} not predicted, {} fused or folded",
-                        c.compared, duration(c.predicted_nodes_s), duration(c.measured_nodes_s),
-                        duration(c.abs_difference_s), c.not_measured, c.not_predicted, c.fused),
-            nullptr, kHuman);
+  // A training step is compared whole: no per-node lines for people (the notes say why).
+  const bool whole_only = c.measured.training && c.nodes.empty();
+  if (!whole_only)
+    doc.field("node_summary", "nodes",
+              fmt::format("{} compared (predicted {}, measured {}; sum of |predicted - measured| {}), {} not measured, "
+                          "{} not predicted, {} fused or folded",
+                          c.compared, duration(c.predicted_nodes_s), duration(c.measured_nodes_s),
+                          duration(c.abs_difference_s), c.not_measured, c.not_predicted, c.fused),
+              nullptr, kHuman);
 
   doc.tables.push_back(totals_table(c));
 
@@ -456,7 +479,7 @@ Document compare_document(const Comparison& c, int top) {
 
   doc.tables.push_back(std::move(nodes));
   doc.tables.push_back(std::move(rows));
-  doc.tables.push_back(std::move(largest));
+  if (!whole_only) doc.tables.push_back(std::move(largest));
   if (!others.rows.empty()) doc.tables.push_back(std::move(others));
   doc.notes = c.notes;
   return doc;

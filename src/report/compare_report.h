@@ -18,11 +18,14 @@ namespace ridge::report {
 struct RunSelection {
   std::optional<int64_t> batch;
   std::string mode;
+  bool training = false;  // a training step's run (and only one) is wanted
+  std::string optimizer;  // with training: the run's optimizer ("" any)
 };
 
 // Reads the bench runs of `path` (a `ridge bench -f json` file or a `bench --csv` directory, exec/bench_csv) and
-// picks the inference run `want` selects. Throws ridge::Error with one line: unreadable or malformed file, no run or
-// several runs matching (the message lists the runs the file holds), a run without per-node times.
+// picks the inference run (or training run) `want` selects. Throws ridge::Error with one line: unreadable or malformed
+// file, no run or several runs matching (the message lists the runs the file holds), an inference run without
+// per-node times.
 exec::LoadedRun select_bench_run(const std::string& path, const RunSelection& want);
 
 enum class Match {

@@ -71,6 +71,8 @@ Comparison compare_with_file(const CompareRequest& o, const hw::Device& device, 
   RunSelection want;
   want.batch = request.bindings.batch;
   want.mode = o.choices.exec_mode;
+  want.training = request.options.training;
+  if (want.training) want.optimizer = std::string(cost::name(request.options.optimizer));
   auto loaded = select_bench_run(o.measured, want);
   const auto& run = loaded.run;
   int threads = run.environment.threads;
@@ -103,14 +105,20 @@ Comparison compare_with_run(const CompareRequest& o, const hw::Device& device, c
   // the model runs, fits in memory, and the device predicts it.
   auto prepared = exec::prepare(request, "");
   exec::check_runnable(prepared.analysis.model);
-  exec::check_memory(prepared.analysis.cost, false);
+  exec::check_memory(prepared.analysis.cost, request.options.training);
   predict(prepared.analysis, device, roofline, choices_for(o, device, mode, o.choices.threads), request);
 
   exec::BenchOptions bench;
   bench.exec.threads = o.choices.threads;
   bench.exec.mode = exec::parse_mode(mode);
   bench.exec.precision = exec::parse_precision(o.choices.precision.empty() ? "fp32" : o.choices.precision);
-  bench.exec.profile_nodes = true;
+  bench.exec.profile_nodes = !request.options.training;  // a training step is timed whole
+  bench.training.enabled = request.options.training;
+  bench.training.optimizer = request.options.optimizer;
+  if (bench.training.enabled) {
+    exec::check_training_options(exec::Backend::kCpu, bench.exec.precision, bench.exec.mode);
+    bench.fixed_iterations = 10;  // as `ridge bench --training`: a step is long, a fixed count is the budget
+  }
   bench.stopping.max_seconds = o.max_time_s;
   auto& engine = exec::load_engine();
   if (o.progress)

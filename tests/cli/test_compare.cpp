@@ -213,6 +213,28 @@ TEST(CompareCli, RunMeasuresNowAndCompares) {
   EXPECT_NEAR(j["nodes"][0]["share"].get<double>() + j["nodes"][1]["share"].get<double>(), 1.0, 1e-12);
 }
 
+// A training step measured now is compared whole with a prediction of one; --optimizer means nothing without it.
+TEST(CompareCli, ATrainingStepIsComparedWhole) {
+  ModelBuilder b;
+  b.input("x", {int64_t{4}, int64_t{64}}).weight("w", {64, 64}).output("y");
+  b.node("MatMul", {"x", "w"}, {"m"}, "matmul");
+  b.node("Relu", {"m"}, {"y"}, "relu");
+  auto model = b.save("compare-train");
+  auto r = run_ridge("compare " + model + " --device " + device_file() +
+                     " --run --training --optimizer adam --threads 1 -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["measured"]["training"], true) << j["measured"].dump();
+  EXPECT_EQ(j["measured"]["optimizer"], "adam");
+  EXPECT_EQ(j["training"], true);  // the prediction is of a training step
+  EXPECT_TRUE(j["nodes"].empty());
+  EXPECT_EQ(j["totals"]["compared_nodes"], 0);
+  EXPECT_GT(j["totals"]["measured_s"].get<double>(), 0);
+  auto refused = run_ridge("compare " + model + " --device " + device_file() + " --run --optimizer adam");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("--training"), std::string::npos) << refused.err;
+}
+
 // A real bench run of ResNet-50 on the H200 (tests/data/bench/h200/SOURCES.md) compared with the model it measured,
 // and with two others: ResNet-152 shares every one of its node names but has three times the layers; VGG-16 shares
 // almost none. Both are refused in one line naming the op counts that differ.

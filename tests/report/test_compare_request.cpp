@@ -1,7 +1,12 @@
 // `ridge compare` as one call (report/compare_request): ResNet-50 on the H200 against ridge's own run of it on an
-// H200 (tests/data/bench/h200, CUDA graph at batch 32), and the inputs it refuses, in process.
+// H200 (tests/data/bench/h200, CUDA graph at batch 32), a training step measured now and read back, and the inputs
+// it refuses, in process.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "exec/bench_codec.h"
+#include "report/compare_codec.h"
 #include "report/compare_request.h"
 #include "support/error_text.h"
 #include "support/paths.h"
@@ -57,6 +62,54 @@ TEST(CompareRequest, RefusesWhatDoesNotBelongTogether) {
   auto host = h200_request(32);
   host.device = "host";
   EXPECT_NE(error_text([&] { report::compare_model(host); }).find("ridge ert --profile"), std::string::npos);
+}
+
+// A training step is compared whole (the executors time it whole) against a prediction of a training step; a
+// prediction of an inference never matches it, nor one of another optimizer.
+TEST(CompareRequest, ATrainingStepIsComparedWithAPredictionOfOne) {
+  report::CompareRequest r;
+  r.model.model_path = source_path("tests/data/training/resnet/model.onnx");
+  r.model.options.training = true;
+  r.model_name = "resnet";
+  r.device = "h200";
+  r.run = true;
+  r.max_time_s = 5;
+  auto c = report::compare_model(r);
+  EXPECT_TRUE(c.measured.training);
+  EXPECT_EQ(c.measured.optimizer, "sgd");
+  EXPECT_TRUE(c.prediction.training);
+  EXPECT_TRUE(c.nodes.empty());
+  EXPECT_EQ(c.compared, 0);
+  ASSERT_GT(c.measured_s, 0);
+  EXPECT_EQ(c.measured_s, c.measured.latency_ms.median * 1e-3);
+  ASSERT_TRUE(c.error);
+  EXPECT_DOUBLE_EQ(*c.error, c.predicted_s / c.measured_s - 1);
+  bool says_whole = false;
+  for (const auto& note : c.notes) says_whole = says_whole || note.find("timed whole") != std::string::npos;
+  EXPECT_TRUE(says_whole);
+  // Its codec keeps it: no nodes, a training step on both sides.
+  auto decoded = report::decode_comparison(nlohmann::json::parse(report::encode_comparison(c).dump()), "test");
+  EXPECT_TRUE(decoded.nodes.empty());
+  EXPECT_TRUE(decoded.measured.training);
+  EXPECT_TRUE(decoded.prediction.training);
+  EXPECT_EQ(decoded.measured_s, c.measured_s);
+  EXPECT_EQ(report::encode_comparison(decoded).dump(), report::encode_comparison(c).dump());
+
+  // The same run read back from a bench file.
+  auto path = temp_dir() + "/training-run.json";
+  std::ofstream(path) << exec::encode_bench({c.measured}).dump();
+  auto from_file = r;
+  from_file.run = false;
+  from_file.measured = path;
+  auto again = report::compare_model(from_file);
+  EXPECT_EQ(again.measured_s, c.measured_s);
+  EXPECT_TRUE(again.prediction.training);
+  auto inference = from_file;
+  inference.model.options.training = false;
+  EXPECT_NE(error_text([&] { report::compare_model(inference); }).find("has no inference run"), std::string::npos);
+  auto adam = from_file;
+  adam.model.options.optimizer = cost::Optimizer::kAdam;
+  EXPECT_NE(error_text([&] { report::compare_model(adam); }).find("no training run with adam"), std::string::npos);
 }
 
 }  // namespace
