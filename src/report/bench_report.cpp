@@ -169,13 +169,14 @@ Value device_memory_record(const exec::DeviceMemory& m) {
 }
 
 // How power was measured, once per document: the source, the idle power, what the figures include.
-void add_power_field(Document& doc, const exec::BenchPower& p) {
+// A training run's energy per run is per training step (the JSON key stays energy_per_inference_j: one run each).
+void add_power_field(Document& doc, const exec::BenchPower& p, bool training) {
   if (p.source.empty()) return;
   std::string idle = p.idle_w >= 0 ? fmt::format("idle {:.3f} W", p.idle_w) : "idle not measured";
   doc.field("power", "power",
-            fmt::format("{}, {}; {} (energy per inference = energy of the timed runs / their count, one run of the "
-                        "batch each)",
-                        p.source, idle, p.dynamic_only ? "dynamic only: idle power subtracted" : "total power"),
+            fmt::format("{}, {}; {} (energy per {} = energy of the timed runs / their count, one {} of the batch each)",
+                        p.source, idle, p.dynamic_only ? "dynamic only: idle power subtracted" : "total power",
+                        training ? "training step" : "inference", training ? "training step" : "run"),
             {{"source", p.source},
              {"idle_power_w", p.idle_w >= 0 ? nlohmann::ordered_json(p.idle_w) : nlohmann::ordered_json()},
              {"dynamic_only", p.dynamic_only}});
@@ -190,7 +191,7 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
   if (!runs.empty()) {
     doc.subject = runs.front().model;
     add_environment(doc, runs.front());
-    add_power_field(doc, runs.front().power);
+    add_power_field(doc, runs.front().power, runs.front().training);
   }
   auto& t = doc.table("runs", "");
   t.column({.key = "run", .audience = kHuman})
@@ -214,7 +215,10 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
       .column({.key = "throughput", .title = "samples/s", .style = Style::kFixed, .decimals = 1})
       .column({.key = "samples", .title = "runs"})
       .column({.key = "power_mean_w", .title = "W", .style = Style::kFixed, .decimals = 2})
-      .column({.key = "energy_per_inference_j", .title = "J/inference", .style = Style::kGeneral, .decimals = 4})
+      .column({.key = "energy_per_inference_j",
+               .title = !runs.empty() && runs.front().training ? "J/step" : "J/inference",
+               .style = Style::kGeneral,
+               .decimals = 4})
       .column({.key = "power", .audience = kJson})
       .column({.key = "warmup_runs", .audience = kJson})
       .column({.key = "stop_reason", .title = "stopped by"})
