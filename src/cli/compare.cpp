@@ -70,7 +70,7 @@ Command add_compare_command(CLI::App& parent) {
   app->add_flag("--run", o->run, "measure now on the executor (--exec-mode, --threads), then compare");
   auto* training = app->add_flag("--training", o->device.model.training,
                                  "compare a training step (forward, backward, optimizer update): predicted, and "
-                                 "--measured's training run or one measured now; compared whole");
+                                 "--measured's training run or one measured now");
   app->add_option("--optimizer", o->device.model.optimizer,
                   "optimizer of the training step: sgd (default), momentum, adam")
       ->check(CLI::IsMember({"sgd", "momentum", "adam"}))
@@ -85,7 +85,7 @@ Command add_compare_command(CLI::App& parent) {
       "|predicted - measured|, roofline bound, and the fraction of its ceiling achieved (roofline time /\n"
       "measured time). Whole model: the predicted latency against the run's median latency. Nodes only one\n"
       "side has are listed, never dropped. Exactly one of --measured and --run. A training step (--training) is\n"
-      "timed whole by the executors: the whole step is compared.\n"
+      "compared per node where the run has per-node times (a GPU run: forward and backward summed), else whole.\n"
       "Examples:\n"
       "  ridge bench models/alexnet.onnx --threads 2 -f json > bench.json\n"
       "  ridge compare models/alexnet.onnx --device host.yaml --measured bench.json\n"

@@ -383,5 +383,40 @@ TEST(CompareCodec, AComparisonRoundTripsFieldByField) {
             std::string::npos);
 }
 
+// A GPU training run's per-node profile (each node's forward and backward summed, then "(loss)" and "(optimizer
+// step)") is compared per node with a prediction of a training step, the optimizer row included; an inference
+// prediction never meets a training run.
+TEST(CompareReport, ATrainingStepsNodesAndOptimizerRowAreComparedPerNode) {
+  cost::CostOptions training;
+  training.training = true;
+  auto r = analyze_file(four_node_model(), {}, training);
+  auto device = hw::load_device_file(device_file());
+  auto roofline = hw::roofline_for(device, device.modes.front());
+  auto prediction = roofline::predict(r.cost, roofline, {});
+  ASSERT_TRUE(prediction.training);
+  exec::BenchResult run;
+  run.training = true;
+  run.optimizer = "sgd";
+  run.mode = "eager";
+  run.latency_ms.median = 2e3 * prediction.time_s;
+  for (const auto& n : prediction.nodes) run.nodes.push_back({n.name, n.op, 2e3 * n.time_s});  // twice each
+  run.nodes.push_back({"(loss)", "Loss", 1e-3});
+  auto c = report::compare("four.onnx", prediction, run, "train.json");
+  EXPECT_EQ(c.compared, static_cast<int>(prediction.nodes.size()));
+  const auto& optimizer = row(c, "(optimizer step)");
+  EXPECT_EQ(optimizer.match, report::Match::kCompared);
+  EXPECT_EQ(row(c, "(loss)").match, report::Match::kNotPredicted);
+  for (const auto& n : c.nodes) {
+    if (n.match != report::Match::kCompared || *n.measured_s <= 0) continue;
+    EXPECT_NEAR(*n.error, -0.5, 1e-12) << n.name;
+  }
+  ASSERT_TRUE(c.error);
+  EXPECT_NEAR(*c.error, -0.5, 1e-12);
+
+  auto inference = roofline::predict(analyze_file(four_node_model()).cost, roofline, {});
+  EXPECT_NE(error_text([&] { report::compare("four.onnx", inference, run, "train.json"); }).find("--training"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace ridge::test

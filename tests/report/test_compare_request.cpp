@@ -85,7 +85,8 @@ TEST(CompareRequest, ATrainingStepIsComparedWithAPredictionOfOne) {
   ASSERT_TRUE(c.error);
   EXPECT_DOUBLE_EQ(*c.error, c.predicted_s / c.measured_s - 1);
   bool says_whole = false;
-  for (const auto& note : c.notes) says_whole = says_whole || note.find("timed whole") != std::string::npos;
+  for (const auto& note : c.notes)
+    says_whole = says_whole || note.find("the whole step is compared") != std::string::npos;
   EXPECT_TRUE(says_whole);
   // Its codec keeps it: no nodes, a training step on both sides.
   auto decoded = report::decode_comparison(nlohmann::json::parse(report::encode_comparison(c).dump()), "test");

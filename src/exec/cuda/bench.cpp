@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <tuple>
 
 #include "exec/bench_loop.h"
 #include "exec/cuda/interpreter.h"
@@ -37,6 +38,7 @@ class Runner {
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
   bool training() const { return training_ != nullptr; }
+  TrainingStep* training_step() { return training_.get(); }
   const std::vector<double>& losses() const { return losses_; }
 
   void run() {
@@ -115,6 +117,79 @@ void profile_nodes(Interpreter& interp, Gpu& gpu, const BenchOptions& options, B
     result.nodes.push_back(std::move(t));
   }
   summarize_profile(result, total_ms / 1e3, done);
+}
+
+// A training step's profile: per node, its forward and its backward between event pairs, summed (a node's share of
+// the step, as the cost model predicts a node's training time); the loss and the optimizer update as two more
+// rows, named as the prediction names its optimizer row.
+void profile_training(TrainingStep& step, Interpreter& interp, Gpu& gpu, const BenchOptions& options,
+                      BenchResult& result) {
+  const auto& g = interp.graph();
+  size_t count = g.nodes.size();
+  std::vector<Event> forward_before(count), forward_after(count), backward_before(count), backward_after(count);
+  Event loss_before, loss_after, optimizer_before, optimizer_after, run_start, run_end;
+  std::vector<double> node_ms(count, 0);
+  std::vector<bool> backward_ran(count, false);
+  double loss_ms = 0, optimizer_ms = 0, total_ms = 0;
+  int64_t runs = std::clamp<int64_t>(result.latency_ms.samples, 3, 20), done = 0;
+  auto start = Clock::now();
+  auto stream = gpu.stream();
+  StepHook hook = [&](StepPhase phase, size_t n, bool after) {
+    switch (phase) {
+      case StepPhase::kForward:
+        (after ? forward_after : forward_before)[n].record(stream);
+        break;
+      case StepPhase::kBackward:
+        (after ? backward_after : backward_before)[n].record(stream);
+        backward_ran[n] = true;
+        break;
+      case StepPhase::kLoss:
+        (after ? loss_after : loss_before).record(stream);
+        break;
+      case StepPhase::kOptimizer:
+        (after ? optimizer_after : optimizer_before).record(stream);
+        break;
+    }
+  };
+  while (done < runs) {
+    std::fill(backward_ran.begin(), backward_ran.end(), false);
+    run_start.record(stream);
+    step.run(nullptr, hook);
+    run_end.record(stream);
+    run_end.wait();
+    total_ms += run_end.since(run_start);
+    for (size_t n = 0; n < count; ++n) {
+      if (interp.executes(n)) node_ms[n] += forward_after[n].since(forward_before[n]);
+      if (backward_ran[n]) node_ms[n] += backward_after[n].since(backward_before[n]);
+    }
+    loss_ms += loss_after.since(loss_before);
+    optimizer_ms += optimizer_after.since(optimizer_before);
+    ++done;
+    if (done >= 3 && std::chrono::duration<double>(Clock::now() - start).count() > options.stopping.max_seconds) break;
+  }
+  for (size_t n = 0; n < count; ++n) {
+    if (!interp.executes(n)) continue;
+    NodeTiming t;
+    t.name = g.nodes[n].name;
+    t.op_type = g.nodes[n].op_type;
+    t.mean_ms = node_ms[n] / static_cast<double>(done);
+    t.algorithm = interp.algorithms()[n].name;
+    t.workspace_bytes = interp.algorithms()[n].workspace_bytes;
+    describe_layer(g, g.nodes[n], t);
+    result.nodes.push_back(std::move(t));
+  }
+  for (const auto& [name, op, ms] :
+       {std::tuple{"(loss)", "Loss", loss_ms}, {"(optimizer step)", "Optimizer", optimizer_ms}}) {
+    NodeTiming t;
+    t.name = name;
+    t.op_type = op;
+    t.mean_ms = ms / static_cast<double>(done);
+    result.nodes.push_back(std::move(t));
+  }
+  summarize_profile(result, total_ms / 1e3, done);
+  result.notes.push_back(
+      "per-node times of a training step: each node's forward and backward, summed; the loss and the optimizer update "
+      "are rows of their own");
 }
 
 // The algorithms that did not run as asked, named per layer (never skipped in silence).

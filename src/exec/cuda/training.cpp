@@ -53,10 +53,13 @@ TrainingStep::TrainingStep(Interpreter& interpreter, Gpu& gpu, const TrainingOpt
 
 TrainingStep::~TrainingStep() = default;
 
-double TrainingStep::run(Trace* trace) {
+double TrainingStep::run(Trace* trace, const StepHook& hook) {
   const auto& g = interpreter_.graph();
   auto stream = gpu_.stream();
-  auto values = interpreter_.run_keeping_values();
+  NodeHook forward_hook;
+  if (hook) forward_hook = [&hook](size_t n, bool after) { hook(StepPhase::kForward, n, after); };
+  auto values = interpreter_.run_keeping_values(forward_hook);
+  if (hook) hook(StepPhase::kLoss, 0, false);
   std::vector<GpuTensor> grads(values.size());
   check(cudaMemsetAsync(loss_.data(), 0, 8, stream), "zeroing the loss");
   nvtxRangePushA("loss");
@@ -68,6 +71,7 @@ double TrainingStep::run(Trace* trace) {
   }
   check(cudaGetLastError(), "the loss");
   nvtxRangePop();
+  if (hook) hook(StepPhase::kLoss, 0, true);
   for (auto n : plan_.nodes) {
     const auto& node = g.nodes[n];
     auto ctx = interpreter_.node_context(n, values);
@@ -83,6 +87,7 @@ double TrainingStep::run(Trace* trace) {
     b.input_grads.resize(node.inputs.size());
     // The backward's kernels carry the node's name too, so a profile maps them to the layer.
     auto range = fmt::format("{} backward", node.name.empty() ? node.op_type : node.name);
+    if (hook) hook(StepPhase::kBackward, n, false);
     nvtxRangePushA(range.c_str());
     try {
       BackwardRegistry::instance().find(node.op_type)->backward(b);
@@ -91,6 +96,7 @@ double TrainingStep::run(Trace* trace) {
       throw Error(fmt::format("node '{}' ({}) backward: {}", node.name, node.op_type, e.what()));
     }
     nvtxRangePop();
+    if (hook) hook(StepPhase::kBackward, n, true);
     for (auto id : node.outputs)
       if (id != graph::kNoValue) grads[static_cast<size_t>(id)] = {};
     for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -111,6 +117,7 @@ double TrainingStep::run(Trace* trace) {
   }
   ++steps_;
   trained_ = 0;
+  if (hook) hook(StepPhase::kOptimizer, 0, false);
   nvtxRangePushA("optimizer");
   for (size_t i = 0; i < g.values.size(); ++i) {
     const auto& v = g.values[i];
@@ -126,6 +133,7 @@ double TrainingStep::run(Trace* trace) {
     ++trained_;
   }
   nvtxRangePop();
+  if (hook) hook(StepPhase::kOptimizer, 0, true);
   double loss = 0;
   check(cudaMemcpyAsync(&loss, loss_.data(), sizeof loss, cudaMemcpyDeviceToHost, stream), "reading the loss");
   check(cudaStreamSynchronize(stream), "the training step");

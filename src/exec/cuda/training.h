@@ -3,6 +3,7 @@
 // squared float outputs), backward node by node from the family tables' backward rows (cuDNN's convolution,
 // BatchNorm and pooling backward, cuBLAS products, the executor's own kernels), and an optimizer update
 // (SGD, SGD with momentum 0.9, Adam) as kernels, in place on the weights the interpreter runs with.
+#include <functional>
 #include <map>
 #include <memory>
 #include <utility>
@@ -13,6 +14,11 @@
 #include "exec/options.h"
 
 namespace ridge::exec::cuda {
+
+// What a step is doing when a hook is called: a node's forward or backward (by its index in the graph), the loss,
+// or the optimizer update (node 0).
+enum class StepPhase { kForward, kLoss, kBackward, kOptimizer };
+using StepHook = std::function<void(StepPhase phase, size_t node, bool after)>;
 
 class TrainingStep {
  public:
@@ -25,8 +31,9 @@ class TrainingStep {
   struct Trace {
     std::vector<std::pair<graph::ValueId, GpuTensor>> gradients, before, after;
   };
-  // Forward, loss, backward, update; returns the loss (waits for the step to finish).
-  double run(Trace* trace = nullptr);
+  // Forward, loss, backward, update; returns the loss (waits for the step to finish). `hook` is called before and
+  // after each part (the per-node profile records CUDA events there).
+  double run(Trace* trace = nullptr, const StepHook& hook = {});
   // Weights trained by the last step.
   size_t parameters() const { return trained_; }
 
