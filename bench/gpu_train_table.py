@@ -2,8 +2,9 @@
 """The training table of bench/gpu_checks.sh (issue 30): ridge's GPU training step against PyTorch's on the same GPU
 in one call. Reads DIR/ridge-train-MODEL.json (`ridge bench models/MODEL_train.onnx --device cuda --training -f
 json`) and DIR/torch-train.jsonl (bench/torch_gpu_train_peer.py) and prints, per model, batch and precision, the
-median step time of both and ridge's as a multiple of PyTorch's (below 1: ridge is faster), with PyTorch's AMP
-step beside (ridge's mixed precision is not built yet), and each side's peak device memory.
+median step time of both (ridge eager and as a CUDA graph, PyTorch eager) and ridge's as a multiple of PyTorch's
+(below 1: ridge is faster), with PyTorch's AMP step beside (ridge's mixed precision is not built yet), and each
+side's peak device memory.
 Usage: gpu_train_table.py DIR > training.md"""
 import glob
 import json
@@ -23,7 +24,7 @@ def main():
             continue
         model = os.path.basename(path)[len("ridge-train-"):-len(".json")].split("-")[0]  # "resnet50-tf32"
         for run in doc.get("runs", []):
-            ridge[(model, run["batch"], run["precision"])] = run
+            ridge[(model, run["batch"], run["precision"], run.get("mode", "eager"))] = run
     torch, device = {}, ""
     peer = os.path.join(d, "torch-train.jsonl")
     for line in open(peer) if os.path.exists(peer) else []:
@@ -36,19 +37,27 @@ def main():
         return f"{x:.2f}" if x is not None else "-"
 
     print(f"GPU: {device or 'unknown'}. Median time per training step, ms; ratio = ridge / PyTorch.\n")
-    print("| model | batch | precision | ridge | PyTorch | ratio | PyTorch AMP | ridge peak MB | PyTorch peak MB |")
-    print("|" + "---|" * 9)
-    points = sorted({k for k in ridge} | {(k[0], k[1], k[2]) for k in torch if k[2] != "amp"})
+    print("| model | batch | precision | ridge eager | ridge graph | PyTorch | ratio eager | ratio graph | PyTorch AMP "
+          "| ridge peak MB | PyTorch peak MB |")
+    print("|" + "---|" * 11)
+    points = sorted({k[:3] for k in ridge} | {(k[0], k[1], k[2]) for k in torch if k[2] != "amp"})
+
+    def median(run):
+        return run["latency_ms"]["median"] if run else None
+
+    def ratio(a, b):
+        return f"{a / b:.2f}" if a and b else "-"
+
     for model, batch, precision in points:
-        run = ridge.get((model, batch, precision))
+        eager = ridge.get((model, batch, precision, "eager"))
+        graph = ridge.get((model, batch, precision, "cuda-graph"))
         peer = torch.get((model, batch, precision))
         amp = torch.get((model, batch, "amp"))
-        r = run["latency_ms"]["median"] if run else None
         p = peer["median_ms"] if peer else None
-        ratio = f"{r / p:.2f}" if r and p else "-"
-        r_mb = run.get("device_memory", {}).get("peak_bytes") if run else None
+        r_mb = (eager or graph or {}).get("device_memory", {}).get("peak_bytes")
         p_mb = peer.get("peak_memory_bytes") if peer else None
-        print(f"| {model} | {batch} | {precision} | {fmt(r)} | {fmt(p)} | {ratio} | {fmt(amp['median_ms'] if amp else None)} "
+        print(f"| {model} | {batch} | {precision} | {fmt(median(eager))} | {fmt(median(graph))} | {fmt(p)} "
+              f"| {ratio(median(eager), p)} | {ratio(median(graph), p)} | {fmt(amp['median_ms'] if amp else None)} "
               f"| {fmt(r_mb / 1e6 if r_mb else None)} | {fmt(p_mb / 1e6 if p_mb else None)} |")
 
 

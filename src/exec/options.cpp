@@ -143,9 +143,6 @@ void check_device_options(Backend device, Precision precision, std::string_view 
 }
 void check_training_options(Backend device, Precision precision, Mode mode) {
   if (mode == Mode::kOptimized) throw Error("--mode optimized is for inference; train with --mode eager");
-  if (mode != Mode::kEager)
-    throw Error(fmt::format("--training on the GPU runs eager: a {} training step is not built yet; use --mode eager",
-                            name(mode)));
   if (device == Backend::kCuda && (precision == Precision::kFp16 || precision == Precision::kBf16))
     throw Error(
         fmt::format("--training --precision {} on the GPU (mixed precision) is not built yet; train in fp32 "

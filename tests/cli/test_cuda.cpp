@@ -23,8 +23,7 @@ TEST(CudaCli, OptionsTheDeviceCannotHonourAreRefusedBeforeAnythingRuns) {
   expect_one_line_error(run_ridge("bench " + model + " --device cuda --threads 2"), "--threads");
   expect_one_line_error(run_ridge("bench " + model + " --device cuda --mode optimized"), "--mode optimized");
   expect_one_line_error(run_ridge("bench " + model + " --device cuda --memory-format channels-last"), "channels-last");
-  // A GPU training step runs eager in fp32 or tf32; `both` would reach a CUDA-graph step.
-  expect_one_line_error(run_ridge("bench " + model + " --device cuda --training --mode both"), "cuda-graph training");
+  // A GPU training step runs in fp32 or tf32.
   expect_one_line_error(run_ridge("bench " + model + " --device cuda --training --precision fp16"), "mixed precision");
   auto list = run_ridge("bench --list-algorithms -f json");
   ASSERT_EQ(list.exit_code, 0) << list.err;

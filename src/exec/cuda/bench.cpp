@@ -23,8 +23,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One run of the model, eager or replayed from the CUDA graph captured from an eager run; with training,
-// one eager training step (its loss kept).
+// One run of the model, eager or replayed from the CUDA graph captured from an eager run; with training, one
+// training step, eager or replayed likewise (its loss kept).
 class Runner {
  public:
   Runner(Interpreter& interp, Gpu& gpu, Mode mode, const TrainingOptions& training)
@@ -42,8 +42,14 @@ class Runner {
   const std::vector<double>& losses() const { return losses_; }
 
   void run() {
-    if (training_) {
+    if (training_ && mode_ != Mode::kCudaGraph) {
       losses_.push_back(training_->run());
+      return;
+    }
+    if (training_) {
+      if (!exec_) capture();
+      check(cudaGraphLaunch(exec_, gpu_.stream()), "cudaGraphLaunch");
+      losses_.push_back(training_->finish());
       return;
     }
     if (mode_ != Mode::kCudaGraph) {
@@ -57,13 +63,21 @@ class Runner {
  private:
   // Captured after warm-up: every algorithm is chosen, every workspace sized and every block the run
   // needs is in the allocator's cache, so the capture neither allocates nor synchronizes; the outputs
-  // are held, so their blocks are not reused while the graph writes them.
+  // are held, so their blocks are not reused while the graph writes them. A training step is captured whole:
+  // forward, loss, backward, the optimizer (its step count on the device) and the copy of the loss.
   void capture() {
-    interp_.run();  // an eager run first: algorithms chosen, workspaces sized, blocks cached
+    // An eager run first: algorithms chosen, workspaces sized, blocks cached.
+    if (training_)
+      training_->run();
+    else
+      interp_.run();
     check(cudaStreamSynchronize(gpu_.stream()), "cudaStreamSynchronize");
     check(cudaStreamBeginCapture(gpu_.stream(), cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
     try {
-      outputs_ = interp_.run();
+      if (training_)
+        training_->enqueue();
+      else
+        outputs_ = interp_.run();
     } catch (...) {
       cudaGraph_t partial = nullptr;
       cudaStreamEndCapture(gpu_.stream(), &partial);
@@ -241,6 +255,14 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
         fmt::format("{} node(s) of shape arithmetic folded into constants before the run", interp.folded_nodes()));
 
   Runner runner(interp, gpu, options.exec.mode, options.training);
+  if (runner.training() && options.exec.mode == Mode::kCudaGraph)
+    for (const auto& node : interp.graph().nodes)
+      if (node.op_type == "Dropout") {
+        result.notes.push_back(
+            "a CUDA-graph replay of a training step draws each Dropout's mask as the captured step did (the same mask "
+            "every step: the times are a step's, the masks not random)");
+        break;
+      }
   if (runner.training() && options.exec.cudnn_conv_algo != CudnnConvAlgo::kHeuristic)
     result.notes.push_back(
         "the convolutions' backward runs cuDNN's heuristic algorithms (--conv-algo sets the forward's)");

@@ -49,11 +49,27 @@ TrainingStep::TrainingStep(Interpreter& interpreter, Gpu& gpu, const TrainingOpt
   if (plan_.losses.empty()) throw Error("training: no float output of the model depends on a weight");
   backward_states_.resize(g.nodes.size());
   loss_ = GpuTensor{graph::DType::kFloat64, {1}, gpu.allocator().allocate(8), 0};
+  steps_ = GpuTensor{graph::DType::kInt64, {1}, gpu.allocator().allocate(8), 0};
+  check(cudaMemsetAsync(steps_.data(), 0, 8, gpu.stream()), "zeroing the step count");
+  // Pinned, so the copy of the loss is an ordinary asynchronous copy a CUDA graph can hold.
+  void* host = nullptr;
+  check(cudaMallocHost(&host, sizeof(double)), "cudaMallocHost (the loss)");
+  loss_host_ = std::shared_ptr<double>(static_cast<double*>(host), [](double* p) { cudaFreeHost(p); });
 }
 
 TrainingStep::~TrainingStep() = default;
 
 double TrainingStep::run(Trace* trace, const StepHook& hook) {
+  enqueue(trace, hook);
+  return finish();
+}
+
+double TrainingStep::finish() {
+  check(cudaStreamSynchronize(gpu_.stream()), "the training step");
+  return *loss_host_;
+}
+
+void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
   const auto& g = interpreter_.graph();
   auto stream = gpu_.stream();
   NodeHook forward_hook;
@@ -115,10 +131,10 @@ double TrainingStep::run(Trace* trace, const StepHook& hook) {
       total = std::move(sum);
     }
   }
-  ++steps_;
   trained_ = 0;
   if (hook) hook(StepPhase::kOptimizer, 0, false);
   nvtxRangePushA("optimizer");
+  increment(steps_.as<int64_t>(), stream);
   for (size_t i = 0; i < g.values.size(); ++i) {
     const auto& v = g.values[i];
     if (!v.initializer || !grads[i].defined()) continue;
@@ -134,10 +150,8 @@ double TrainingStep::run(Trace* trace, const StepHook& hook) {
   }
   nvtxRangePop();
   if (hook) hook(StepPhase::kOptimizer, 0, true);
-  double loss = 0;
-  check(cudaMemcpyAsync(&loss, loss_.data(), sizeof loss, cudaMemcpyDeviceToHost, stream), "reading the loss");
-  check(cudaStreamSynchronize(stream), "the training step");
-  return loss;
+  check(cudaMemcpyAsync(loss_host_.get(), loss_.data(), sizeof(double), cudaMemcpyDeviceToHost, stream),
+        "copying the loss");
 }
 
 void TrainingStep::update(graph::ValueId id, const GpuTensor& weight, const GpuTensor& gradient) {
@@ -165,7 +179,7 @@ void TrainingStep::update(graph::ValueId id, const GpuTensor& weight, const GpuT
         state.second = zeros(gpu_, weight.dims);
       }
       adam_update(weight.as<float>(), gradient.as<float>(), state.first.as<float>(), state.second.as<float>(), n, lr,
-                  kBeta1, kBeta2, kAdamEpsilon, steps_, stream);
+                  kBeta1, kBeta2, kAdamEpsilon, steps_.as<int64_t>(), stream);
       break;
     }
   }

@@ -34,6 +34,10 @@ class TrainingStep {
   // Forward, loss, backward, update; returns the loss (waits for the step to finish). `hook` is called before and
   // after each part (the per-node profile records CUDA events there).
   double run(Trace* trace = nullptr, const StepHook& hook = {});
+  // The same step launched without waiting (nothing synchronizes: a CUDA graph captures it), and its loss once
+  // the stream has finished it: run() is enqueue() then finish().
+  void enqueue(Trace* trace = nullptr, const StepHook& hook = {});
+  double finish();
   // Weights trained by the last step.
   size_t parameters() const { return trained_; }
 
@@ -47,7 +51,8 @@ class TrainingStep {
   std::vector<std::unique_ptr<NodeState>> backward_states_;
   std::map<graph::ValueId, std::pair<GpuTensor, GpuTensor>> optimizer_state_;  // momentum, or Adam's m and v
   GpuTensor loss_;                                                             // one device double
-  int64_t steps_ = 0;
+  GpuTensor steps_;                    // one device int64: the optimizer's step count
+  std::shared_ptr<double> loss_host_;  // pinned: the loss is copied there inside the step
   size_t trained_ = 0;
 };
 

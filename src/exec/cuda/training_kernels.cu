@@ -155,8 +155,13 @@ __global__ void momentum_kernel(float* w, const float* g, float* buffer, int64_t
   }
 }
 
+__global__ void increment_kernel(int64_t* counter) { ++*counter; }
+
 __global__ void adam_kernel(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1, float beta2,
-                            float epsilon, float correction1, float correction2) {
+                            float epsilon, const int64_t* step) {
+  // Bias corrections in double, as torch.optim computes them on the host, then used in fp32.
+  const float correction1 = static_cast<float>(1.0 - pow(static_cast<double>(beta1), static_cast<double>(*step)));
+  const float correction2 = static_cast<float>(1.0 - pow(static_cast<double>(beta2), static_cast<double>(*step)));
   RIDGE_GRID_LOOP(i, n) {
     float gi = g[i];
     float mi = beta1 * m[i] + (1.f - beta1) * gi;
@@ -234,12 +239,10 @@ void momentum_update(float* w, const float* g, float* buffer, int64_t n, float l
 }
 
 void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1, float beta2,
-                 float epsilon, int64_t step, cudaStream_t stream) {
-  float correction1 = 1.f - static_cast<float>(std::pow(static_cast<double>(beta1), static_cast<double>(step)));
-  float correction2 = 1.f - static_cast<float>(std::pow(static_cast<double>(beta2), static_cast<double>(step)));
-  if (n > 0)
-    adam_kernel<<<blocks_for(n), kThreads, 0, stream>>>(w, g, m, v, n, lr, beta1, beta2, epsilon, correction1,
-                                                        correction2);
+                 float epsilon, const int64_t* step, cudaStream_t stream) {
+  if (n > 0) adam_kernel<<<blocks_for(n), kThreads, 0, stream>>>(w, g, m, v, n, lr, beta1, beta2, epsilon, step);
 }
+
+void increment(int64_t* counter, cudaStream_t stream) { increment_kernel<<<1, 1, 0, stream>>>(counter); }
 
 }  // namespace ridge::exec::cuda

@@ -46,9 +46,11 @@ void sgd_update(float* w, const float* g, int64_t n, float lr, cudaStream_t stre
 // SGD with momentum: buffer = first ? g : momentum * buffer + g; w -= lr * buffer.
 void momentum_update(float* w, const float* g, float* buffer, int64_t n, float lr, float momentum, bool first,
                      cudaStream_t stream);
-// Adam at step t (from 1): m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
-// w -= lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps).
+// Adam at step t = *step (from 1, in device memory: a CUDA-graph replay reads the current one): m = b1 m + (1 - b1)
+// g; v = b2 v + (1 - b2) g^2; w -= lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps).
 void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1, float beta2,
-                 float epsilon, int64_t step, cudaStream_t stream);
+                 float epsilon, const int64_t* step, cudaStream_t stream);
+// *counter += 1 (the optimizer's step count, on the device).
+void increment(int64_t* counter, cudaStream_t stream);
 
 }  // namespace ridge::exec::cuda
