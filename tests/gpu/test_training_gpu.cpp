@@ -1,7 +1,10 @@
 // The GPU training step on a GPU (scripts/gpu-check.sh): the same PyTorch references as the CPU step
 // (support/training_reference.h) for the CNNs and BERT: fp32 within 1e-3 of each gradient tensor's largest value,
-// tf32 within 2e-2; Adam's first step; a 16-bit step and the LSTM (no GPU kernel) refused in one line.
+// tf32 within 2e-2; Adam's first step; a 16-bit step and the LSTM (no GPU kernel) refused in one line; and the
+// bench's training steps, eager and replayed as a CUDA graph, lowering the loss with a per-node profile.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "exec/engine.h"
 #include "exec/prepare.h"
@@ -56,6 +59,40 @@ TEST(GpuTraining, SixteenBitAndRecurrentStepsAreRefusedInOneLine) {
     ADD_FAILURE() << "the LSTM trained on the GPU";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("LSTM (2)"), std::string::npos) << e.what();
+  }
+}
+
+// Steps of plain gradient descent on one batch with a small learning rate lower the loss, eager or replayed; the
+// profile has every executed node (forward and backward summed) and the optimizer's row.
+TEST(GpuTraining, BenchStepsLowerTheLossEagerAndAsACudaGraph) {
+  auto dir = source_path("tests/data/training/resnet");
+  analysis::Request request;
+  request.model_path = dir + "/model.onnx";
+  request.max_typed_elements = int64_t{1} << 40;
+  auto p = exec::prepare(request, dir);
+  for (auto mode : {exec::Mode::kEager, exec::Mode::kCudaGraph}) {
+    exec::BenchOptions options;
+    options.exec = gpu();
+    options.exec.mode = mode;
+    options.exec.profile_nodes = true;
+    options.training.enabled = true;
+    options.training.learning_rate = 1e-3;
+    options.fixed_iterations = 5;
+    options.warmup_seconds = 0;
+    auto result = ridge_cuda_engine()->bench(p.analysis.model, p.inputs, options);
+    ASSERT_EQ(result.training_losses.size(), 5u) << exec::name(mode);
+    for (double loss : result.training_losses) EXPECT_TRUE(std::isfinite(loss)) << exec::name(mode);
+    EXPECT_LT(result.training_losses.back(), result.training_losses.front()) << exec::name(mode);
+    EXPECT_TRUE(result.training);
+    bool optimizer_row = false;
+    int convolutions = 0;
+    for (const auto& n : result.nodes) {
+      optimizer_row = optimizer_row || n.name == "(optimizer step)";
+      convolutions += n.op_type == "Conv";
+      EXPECT_GE(n.mean_ms, 0) << n.name;
+    }
+    EXPECT_TRUE(optimizer_row) << exec::name(mode);
+    EXPECT_EQ(convolutions, 29) << exec::name(mode);
   }
 }
 
