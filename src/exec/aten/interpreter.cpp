@@ -4,27 +4,15 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <set>
 
 #include "exec/aten/kernels/kernel.h"
 #include "exec/aten/tensors.h"
+#include "exec/node_plan.h"
 #include "util/error.h"
 
 namespace ridge::exec::aten {
 
 using graph::ValueId;
-
-namespace {
-
-// Names of enclosing-graph values a subgraph (or its own subgraphs) reads.
-void outer_reads(const graph::Graph& g, std::set<std::string>& names) {
-  for (const auto& v : g.values)
-    if (v.from_outer_scope) names.insert(v.name);
-  for (const auto& node : g.nodes)
-    for (const auto* sub : node.subgraphs()) outer_reads(*sub, names);
-}
-
-}  // namespace
 
 Interpreter::Interpreter(const graph::Model& model, const ExecOptions& options)
     : model_(model),
@@ -76,27 +64,15 @@ const Interpreter::Plan& Interpreter::plan(const graph::Graph& g) {
   if (it != plans_.end()) return it->second;
   Plan p;
   const auto& registry = KernelRegistry::instance();
-  std::vector<int> last_reader(g.values.size(), -1);
-  for (size_t n = 0; n < g.nodes.size(); ++n) {
-    const auto& node = g.nodes[n];
+  for (const auto& node : g.nodes) {
     const KernelRow* row = node.is_default_domain() ? registry.find(node.op_type) : nullptr;
     if (!row)
       throw Error(fmt::format("the executor has no kernel for op {}{} (node '{}')",
                               node.is_default_domain() ? "" : node.domain + ".", node.op_type, node.name));
     p.kernels.push_back(row);
-    for (auto id : node.inputs)
-      if (id != graph::kNoValue) last_reader[static_cast<size_t>(id)] = static_cast<int>(n);
-    std::set<std::string> names;
-    for (const auto* sub : node.subgraphs()) outer_reads(*sub, names);
-    for (const auto& name : names)
-      if (auto id = g.find(name)) last_reader[static_cast<size_t>(*id)] = static_cast<int>(n);
   }
-  p.release_after.resize(g.nodes.size());
-  for (size_t i = 0; i < g.values.size(); ++i) {
-    const auto& v = g.values[i];
-    if (last_reader[i] < 0 || v.is_graph_output || v.initializer || v.from_outer_scope) continue;
-    p.release_after[static_cast<size_t>(last_reader[i])].push_back(static_cast<ValueId>(i));
-  }
+  // The CPU runs shape arithmetic too (it costs microseconds): nothing is folded, the release rule is shared.
+  p.release_after = plan_nodes(g, false).release_after;
   return plans_.emplace(&g, std::move(p)).first->second;
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "exec/host_values.h"
+#include "exec/node_plan.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -35,23 +36,11 @@ using sys::cuda::check;
 
 using graph::ValueId;
 
-namespace {
-
-// Shape arithmetic that inference evaluated: every output's values are known.
-bool folded(const graph::Graph& g, const graph::Node& node) {
-  if (node.outputs.empty()) return false;
-  for (auto id : node.outputs)
-    if (id != graph::kNoValue && !g.value(id).constant) return false;
-  return true;
-}
-
-}  // namespace
-
 std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& model) {
   const auto& g = model.graph;
   std::map<std::string, int> missing;
   for (const auto& node : g.nodes) {
-    if (folded(g, node)) continue;
+    if (is_folded_arithmetic(g, node)) continue;
     const auto* row = node.is_default_domain() ? KernelRegistry::instance().find(node.op_type) : nullptr;
     if (!row || !node.subgraphs().empty())
       ++missing[node.is_default_domain() ? node.op_type : node.domain + "." + node.op_type];
@@ -73,11 +62,13 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
     for (const auto& [op, count] : missing) list += fmt::format("{}{} ({})", list.empty() ? "" : ", ", op, count);
     throw Error("the GPU executor has no kernel for " + list + "; docs/gpu.md lists the ops the GPU runs");
   }
+  // Shape arithmetic is folded into constants, uploaded once; the release rule is every backend's.
+  plan_ = plan_nodes(g, true);
   kernels_.assign(g.nodes.size(), nullptr);
   range_names_.reserve(g.nodes.size());
   for (const auto& node : g.nodes) range_names_.push_back(node.name.empty() ? node.op_type : node.name);
   for (size_t n = 0; n < g.nodes.size(); ++n)
-    if (!folded(g, g.nodes[n])) kernels_[n] = KernelRegistry::instance().find(g.nodes[n].op_type);
+    if (plan_.executes(n)) kernels_[n] = KernelRegistry::instance().find(g.nodes[n].op_type);
   constants_.resize(g.values.size());
   for (size_t i = 0; i < g.values.size(); ++i) {
     const auto& v = g.values[i];
@@ -90,15 +81,6 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
       constants_[i] = upload(constant_tensor(v));
     }
   }
-  // The last reader of each activation; graph outputs and constants are kept.
-  last_reader_.assign(g.values.size(), -1);
-  for (size_t n = 0; n < g.nodes.size(); ++n)
-    if (kernels_[n])
-      for (auto id : g.nodes[n].inputs)
-        if (id != graph::kNoValue) last_reader_[static_cast<size_t>(id)] = static_cast<int64_t>(n);
-  for (auto id : g.outputs) last_reader_[static_cast<size_t>(id)] = -1;
-  for (size_t i = 0; i < g.values.size(); ++i)
-    if (constants_[i].defined()) last_reader_[i] = -1;
   states_.resize(g.nodes.size());
   algorithms_.resize(g.nodes.size());
   check(cudaStreamSynchronize(gpu_.stream()), "uploading the weights");
@@ -202,9 +184,7 @@ std::vector<GpuTensor> Interpreter::execute(const NodeHook& hook, bool keep_valu
       if (node.outputs[i] != graph::kNoValue) values[static_cast<size_t>(node.outputs[i])] = std::move(ctx.outputs[i]);
     ctx.inputs.clear();
     if (keep_values) continue;
-    for (auto id : node.inputs)
-      if (id != graph::kNoValue && last_reader_[static_cast<size_t>(id)] == static_cast<int64_t>(n))
-        values[static_cast<size_t>(id)] = {};
+    for (auto id : plan_.release_after[n]) values[static_cast<size_t>(id)] = {};
   }
   return values;
 }

@@ -11,6 +11,7 @@
 #include "exec/cuda/op_kernel.h"
 #include "exec/host_tensor.h"
 #include "exec/measurement.h"
+#include "exec/node_plan.h"
 
 namespace ridge::exec::cuda {
 
@@ -66,7 +67,7 @@ class Interpreter {
   bool inputs_set_ = false;                // (a model whose inputs are all initializers has none)
   std::vector<const KernelRow*> kernels_;  // null: folded (or nothing to do)
   std::vector<std::string> range_names_;   // per node: its NVTX range (the ONNX name, else its op type)
-  std::vector<int64_t> last_reader_;       // per value: the last node reading it (-1: kept)
+  NodePlan plan_;                          // which nodes run, what each releases
   std::vector<std::unique_ptr<NodeState>> states_;
   std::vector<AlgorithmChoice> algorithms_;
 };
