@@ -42,21 +42,11 @@ GpuTensor converted(KernelContext& ctx, const GpuTensor& t, graph::DType to) {
   return out;
 }
 
-void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTensor& w, const std::vector<int64_t>& y) {
-  auto type = compute_dtype(ctx.options.precision);
-  s.geometry = conv_geometry(ctx.node, x.dims, w.dims);
-  const auto& g = s.geometry;
-  auto in_dims = x.dims;
-  if (g.needs_padded_copy()) {
-    for (size_t i = 0; i < g.kernel.size(); ++i) in_dims[i + 2] += g.copy_pad_begin[i] + g.copy_pad_end[i];
-    s.padded_dims = in_dims;
-  }
-  s.x = tensor_descriptor(in_dims, type);
-  s.y = tensor_descriptor(y, type);
-  s.w = filter_descriptor(w.dims, type);
+// The layer's convolution as cuDNN describes it, in the precision's math.
+ConvolutionDescriptor convolution_descriptor(const ConvGeometry& g, Precision precision) {
   cudnnConvolutionDescriptor_t conv = nullptr;
   check(cudnnCreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor");
-  s.conv = ConvolutionDescriptor(conv);
+  ConvolutionDescriptor owned(conv);
   std::vector<int> pads, strides, dilations;
   for (size_t i = 0; i < g.kernel.size(); ++i) {
     pads.push_back(static_cast<int>(g.cudnn_pads[i]));
@@ -73,7 +63,24 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
                                         dilations.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
         "cudnnSetConvolutionNdDescriptor");
   check(cudnnSetConvolutionGroupCount(conv, static_cast<int>(g.group)), "cudnnSetConvolutionGroupCount");
-  check(cudnnSetConvolutionMathType(conv, math_type(ctx.options.precision)), "cudnnSetConvolutionMathType");
+  check(cudnnSetConvolutionMathType(conv, math_type(precision)), "cudnnSetConvolutionMathType");
+  return owned;
+}
+
+void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTensor& w, const std::vector<int64_t>& y) {
+  auto type = compute_dtype(ctx.options.precision);
+  s.geometry = conv_geometry(ctx.node, x.dims, w.dims);
+  const auto& g = s.geometry;
+  auto in_dims = x.dims;
+  if (g.needs_padded_copy()) {
+    for (size_t i = 0; i < g.kernel.size(); ++i) in_dims[i + 2] += g.copy_pad_begin[i] + g.copy_pad_end[i];
+    s.padded_dims = in_dims;
+  }
+  s.x = tensor_descriptor(in_dims, type);
+  s.y = tensor_descriptor(y, type);
+  s.w = filter_descriptor(w.dims, type);
+  s.conv = convolution_descriptor(g, ctx.options.precision);
+  auto conv = s.conv.get();
   // cuDNN's own output dims must be what shape inference found, or the layer is misdescribed.
   std::vector<int> out(y.size() < 4 ? 4 : y.size());
   check(cudnnGetConvolutionNdForwardOutputDim(conv, s.x, s.w, static_cast<int>(out.size()), out.data()),
@@ -154,8 +161,8 @@ void conv(KernelContext& ctx) {
 }
 
 // The backward algorithms: cuDNN's heuristic ranking within the workspace the forward may use, without tensor-core
-// entries in fp32 (as the forward); the descriptor is the forward's, so its math type stays the forward's. A
-// candidate cuDNN refuses at launch gives way to the next (the first that ran is kept).
+// entries in fp32 (as the forward). A candidate cuDNN refuses at launch gives way to the next (the first that ran is
+// kept).
 template <class Algorithm>
 struct Candidates {
   std::vector<std::pair<Algorithm, size_t>> list;  // algorithm, workspace bytes
@@ -163,6 +170,9 @@ struct Candidates {
 };
 
 struct ConvBackwardState : NodeState {
+  // The backward's own descriptor in the precision's math (fp32: FMA only): the forward's may carry the math of the
+  // algorithm it chose.
+  ConvolutionDescriptor conv;
   Candidates<cudnnConvolutionBwdDataAlgo_t> data;
   Candidates<cudnnConvolutionBwdFilterAlgo_t> filter;
   bool ready = false;
@@ -179,17 +189,18 @@ void rank(const Perf* results, int count, Precision precision, size_t limit, Can
 }
 
 void prepare_backward(KernelContext& ctx, ConvState& s, ConvBackwardState& b) {
+  b.conv = convolution_descriptor(s.geometry, ctx.options.precision);
   size_t free_bytes = 0, total = 0;
   check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
   size_t limit = free_bytes / 10 * 8 + ctx.gpu.workspace_bytes();
   int count = 0;
   cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-  check(cudnnGetConvolutionBackwardDataAlgorithm_v7(ctx.gpu.cudnn(), s.w, s.y, s.conv, s.x,
+  check(cudnnGetConvolutionBackwardDataAlgorithm_v7(ctx.gpu.cudnn(), s.w, s.y, b.conv, s.x,
                                                     CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, data),
         "cudnnGetConvolutionBackwardDataAlgorithm_v7");
   rank(data, count, ctx.options.precision, limit, b.data);
   cudnnConvolutionBwdFilterAlgoPerf_t filter[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-  check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(ctx.gpu.cudnn(), s.x, s.y, s.conv, s.w,
+  check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(ctx.gpu.cudnn(), s.x, s.y, b.conv, s.w,
                                                       CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, filter),
         "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
   rank(filter, count, ctx.options.precision, limit, b.filter);
@@ -228,16 +239,16 @@ void conv_backward(BackwardContext& b) {
     auto* dw = b.grad(1).data();
     run_backward(ctx, state.filter, "cudnnConvolutionBackwardFilter",
                  [&](cudnnConvolutionBwdFilterAlgo_t algorithm, void* workspace, size_t bytes) {
-                   return cudnnConvolutionBackwardFilter(handle, &one, s.x, x.data(), s.y, dy.data(), s.conv, algorithm,
-                                                         workspace, bytes, &zero, s.w, dw);
+                   return cudnnConvolutionBackwardFilter(handle, &one, s.x, x.data(), s.y, dy.data(), state.conv,
+                                                         algorithm, workspace, bytes, &zero, s.w, dw);
                  });
   }
   if (b.wants(0)) {
     auto* dx = b.grad(0).data();
     run_backward(ctx, state.data, "cudnnConvolutionBackwardData",
                  [&](cudnnConvolutionBwdDataAlgo_t algorithm, void* workspace, size_t bytes) {
-                   return cudnnConvolutionBackwardData(handle, &one, s.w, w.data(), s.y, dy.data(), s.conv, algorithm,
-                                                       workspace, bytes, &zero, s.x, dx);
+                   return cudnnConvolutionBackwardData(handle, &one, s.w, w.data(), s.y, dy.data(), state.conv,
+                                                       algorithm, workspace, bytes, &zero, s.x, dx);
                  });
   }
   if (ctx.has(2) && b.wants(2)) {
