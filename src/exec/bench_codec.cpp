@@ -96,11 +96,16 @@ ordered run_json(const BenchResult& r) {
   out["warmup_runs"] = r.warmup_runs;
   out["stop_reason"] = r.stop_reason;
   out["executed_nodes"] = r.executed_nodes;
-  if (r.device_memory.peak_bytes >= 0)
+  if (r.device_memory.peak_bytes >= 0) {
     out["device_memory"] = {{"peak_bytes", r.device_memory.peak_bytes},
                             {"weights_bytes", r.device_memory.weights_bytes},
                             {"workspace_bytes", r.device_memory.workspace_bytes},
                             {"reserved_bytes", r.device_memory.reserved_bytes}};
+    if (r.device_memory.saved_bytes >= 0) {
+      out["device_memory"]["saved_bytes"] = r.device_memory.saved_bytes;
+      out["device_memory"]["optimizer_state_bytes"] = r.device_memory.optimizer_state_bytes;
+    }
+  }
   if (!r.nodes.empty())
     out["profile"] = {{"node_sum_ms", r.node_sum_ms},
                       {"profiled_run_ms", r.profiled_run_ms},
@@ -170,8 +175,9 @@ BenchResult run_of(const Reader& r) {
   out.executed_nodes = r.count("executed_nodes", 0);
   if (r.has("device_memory")) {
     auto m = r.child("device_memory");
-    out.device_memory = {m.count("peak_bytes", -1), m.count("weights_bytes", -1), m.count("workspace_bytes", -1),
-                         m.count("reserved_bytes", -1)};
+    out.device_memory = {m.count("peak_bytes", -1),      m.count("weights_bytes", -1),
+                         m.count("workspace_bytes", -1), m.count("reserved_bytes", -1),
+                         m.count("saved_bytes", -1),     m.count("optimizer_state_bytes", -1)};
   }
   if (r.has("profile")) {
     auto p = r.child("profile");

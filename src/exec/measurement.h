@@ -56,6 +56,10 @@ struct DeviceMemory {
   int64_t weights_bytes = -1;    // weights and constants uploaded
   int64_t workspace_bytes = -1;  // the largest convolution workspace
   int64_t reserved_bytes = -1;   // held from the driver at the end (the allocator's cache included)
+  // A training run's: the activations kept from the forward for the backward, and the optimizer's state (momentum,
+  // Adam's moments); -1 for inference.
+  int64_t saved_bytes = -1;
+  int64_t optimizer_state_bytes = -1;
 };
 
 struct BenchResult {

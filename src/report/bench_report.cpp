@@ -164,7 +164,12 @@ Value device_memory_record(const exec::DeviceMemory& m) {
       .column({.key = "weights_bytes"})
       .column({.key = "workspace_bytes"})
       .column({.key = "reserved_bytes"});
-  t.add({m.peak_bytes, m.weights_bytes, m.workspace_bytes, m.reserved_bytes});
+  if (m.saved_bytes < 0) {
+    t.add({m.peak_bytes, m.weights_bytes, m.workspace_bytes, m.reserved_bytes});
+    return nested(std::move(t));
+  }
+  t.column({.key = "saved_bytes"}).column({.key = "optimizer_state_bytes"});
+  t.add({m.peak_bytes, m.weights_bytes, m.workspace_bytes, m.reserved_bytes, m.saved_bytes, m.optimizer_state_bytes});
   return nested(std::move(t));
 }
 

@@ -41,7 +41,7 @@ exec::BenchResult full_run() {
   r.stop_reason = "converged";
   r.warmup_runs = 3;
   r.power = {"nvml", true, false, 300.5, 3.6, 0.3, 120.25, 1.5, 30};
-  r.device_memory = {1000, 200, 300, 2048};
+  r.device_memory = {1000, 200, 300, 2048, 400, 100};  // a training run: saved activations, optimizer state
   r.nodes = {{"/conv1/Conv", "Conv", 1.5, 14.25, 3, 64, "7x7", "implicit-gemm", 118013952, 4096},
              {"/relu/Relu", "Relu", 0.25, 2.5, 0, 0, "", "", -1, -1}};
   r.op_types = {{"Conv", 1, 1.5, 85.7}, {"Relu", 1, 0.25, 14.3}};
@@ -98,6 +98,17 @@ TEST(BenchCodec, WritesWhatTheBenchDocumentPrints) {
     auto again = exec::decode_bench(json::parse(codec.dump()), "memory");
     EXPECT_EQ(exec::encode_bench(again.runs).dump(1), codec.dump(1));
   }
+  // A training run's memory names what the backward keeps and the optimizer holds; an inference's has neither key.
+  auto training = exec::encode_bench({gpu});
+  EXPECT_EQ(training["runs"][0]["device_memory"]["saved_bytes"], 400);
+  EXPECT_EQ(training["runs"][0]["device_memory"]["optimizer_state_bytes"], 100);
+  auto decoded = exec::decode_bench(json::parse(training.dump()), "training");
+  EXPECT_EQ(decoded.runs.front().device_memory.saved_bytes, 400);
+  EXPECT_EQ(decoded.runs.front().device_memory.optimizer_state_bytes, 100);
+  auto inference = gpu;
+  inference.training = false;
+  inference.device_memory.saved_bytes = inference.device_memory.optimizer_state_bytes = -1;
+  EXPECT_FALSE(exec::encode_bench({inference})["runs"][0]["device_memory"].contains("saved_bytes"));
 }
 
 TEST(BenchCodec, BadFilesGetOneLine) {

@@ -307,6 +307,14 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
   const auto& memory = gpu.allocator();
   result.device_memory = {memory.peak_bytes(), interp.weight_bytes(), static_cast<int64_t>(gpu.workspace_bytes()),
                           memory.reserved_bytes()};
+  if (auto* step = runner.training_step()) {
+    result.device_memory.saved_bytes = step->saved_bytes();
+    result.device_memory.optimizer_state_bytes = step->optimizer_state_bytes();
+    result.notes.push_back(
+        fmt::format("training: {:.1f} MB of activations kept for the backward, {:.1f} MB of {} state",
+                    static_cast<double>(step->saved_bytes()) / 1e6,
+                    static_cast<double>(step->optimizer_state_bytes()) / 1e6, result.optimizer));
+  }
   result.notes.push_back(fmt::format(
       "GPU memory: peak {:.1f} MB in use (weights {:.1f} MB, largest convolution workspace {:.1f} MB), {:.1f} MB "
       "reserved",

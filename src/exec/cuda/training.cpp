@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <algorithm>
+#include <map>
+
 #include "exec/cuda/backward.h"
 #include "exec/cuda/training_kernels.h"
 #include "sys/cuda/check.h"
@@ -75,6 +78,15 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
   NodeHook forward_hook;
   if (hook) forward_hook = [&hook](size_t n, bool after) { hook(StepPhase::kForward, n, after); };
   auto values = interpreter_.run_keeping_values(forward_hook);
+  std::map<const void*, size_t> blocks;  // views share a block: each counted once, to the furthest byte seen
+  for (size_t i = 0; i < values.size(); ++i) {
+    const auto& t = values[i];
+    if (!t.defined() || interpreter_.constant(static_cast<graph::ValueId>(i)).defined()) continue;
+    auto& extent = blocks[t.block.get()];
+    extent = std::max(extent, t.offset_bytes + t.bytes());
+  }
+  saved_bytes_ = 0;
+  for (const auto& [block, extent] : blocks) saved_bytes_ += static_cast<int64_t>(extent);
   if (hook) hook(StepPhase::kLoss, 0, false);
   std::vector<GpuTensor> grads(values.size());
   check(cudaMemsetAsync(loss_.data(), 0, 8, stream), "zeroing the loss");
@@ -152,6 +164,15 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
   if (hook) hook(StepPhase::kOptimizer, 0, true);
   check(cudaMemcpyAsync(loss_host_.get(), loss_.data(), sizeof(double), cudaMemcpyDeviceToHost, stream),
         "copying the loss");
+}
+
+int64_t TrainingStep::optimizer_state_bytes() const {
+  int64_t bytes = 0;
+  for (const auto& [id, state] : optimizer_state_) {
+    if (state.first.defined()) bytes += static_cast<int64_t>(state.first.bytes());
+    if (state.second.defined()) bytes += static_cast<int64_t>(state.second.bytes());
+  }
+  return bytes;
 }
 
 void TrainingStep::update(graph::ValueId id, const GpuTensor& weight, const GpuTensor& gradient) {

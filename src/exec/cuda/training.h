@@ -40,6 +40,10 @@ class TrainingStep {
   double finish();
   // Weights trained by the last step.
   size_t parameters() const { return trained_; }
+  // The last step's activations kept from the forward for the backward (the blocks its values held, weights and
+  // constants left out), and the optimizer's state (momentum buffers, Adam's moments).
+  int64_t saved_bytes() const { return saved_bytes_; }
+  int64_t optimizer_state_bytes() const;
 
  private:
   void update(graph::ValueId id, const GpuTensor& weight, const GpuTensor& gradient);
@@ -54,6 +58,7 @@ class TrainingStep {
   GpuTensor steps_;                    // one device int64: the optimizer's step count
   std::shared_ptr<double> loss_host_;  // pinned: the loss is copied there inside the step
   size_t trained_ = 0;
+  int64_t saved_bytes_ = 0;
 };
 
 }  // namespace ridge::exec::cuda
