@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "exec/bench_loop.h"
+#include "exec/cuda/conv_plan.h"
 #include "exec/cuda/interpreter.h"
 #include "exec/cuda/training.h"
 #include "sys/cuda/check.h"
@@ -263,9 +264,9 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
             "every step: the times are a step's, the masks not random)");
         break;
       }
-  if (runner.training() && options.exec.cudnn_conv_algo != CudnnConvAlgo::kHeuristic)
+  if (runner.training() && is_fixed(options.exec.cudnn_conv_algo))
     result.notes.push_back(
-        "the convolutions' backward runs cuDNN's heuristic algorithms (--conv-algo sets the forward's)");
+        "the convolutions' backward runs cuDNN's heuristic algorithms (a named --conv-algo is a forward algorithm)");
   auto stream = gpu.stream();
   warm_up(
       [&] {

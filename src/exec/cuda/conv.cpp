@@ -160,9 +160,9 @@ void conv(KernelContext& ctx) {
   }
 }
 
-// The backward algorithms: cuDNN's heuristic ranking within the workspace the forward may use, without tensor-core
-// entries in fp32 (as the forward). A candidate cuDNN refuses at launch gives way to the next (the first that ran is
-// kept).
+// The backward algorithms: cuDNN's heuristic ranking (or, with --conv-algo benchmark, its measured one) within the
+// workspace the forward may use, without tensor-core entries in fp32 (as the forward). A candidate cuDNN refuses at
+// launch gives way to the next (the first that ran is kept).
 template <class Algorithm>
 struct Candidates {
   std::vector<std::pair<Algorithm, size_t>> list;  // algorithm, workspace bytes
@@ -193,16 +193,30 @@ void prepare_backward(KernelContext& ctx, ConvState& s, ConvBackwardState& b) {
   size_t free_bytes = 0, total = 0;
   check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
   size_t limit = free_bytes / 10 * 8 + ctx.gpu.workspace_bytes();
+  // --conv-algo benchmark times every backward algorithm once (cudnnFind*, ranked by time), as the forward's does;
+  // otherwise cuDNN's heuristic ranks them.
+  bool benchmark = ctx.options.cudnn_conv_algo == CudnnConvAlgo::kBenchmark;
+  auto handle = ctx.gpu.cudnn();
   int count = 0;
   cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-  check(cudnnGetConvolutionBackwardDataAlgorithm_v7(ctx.gpu.cudnn(), s.w, s.y, b.conv, s.x,
+  if (benchmark)
+    check(cudnnFindConvolutionBackwardDataAlgorithm(handle, s.w, s.y, b.conv, s.x,
                                                     CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, data),
-        "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+          "cudnnFindConvolutionBackwardDataAlgorithm");
+  else
+    check(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, s.w, s.y, b.conv, s.x,
+                                                      CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, data),
+          "cudnnGetConvolutionBackwardDataAlgorithm_v7");
   rank(data, count, ctx.options.precision, limit, b.data);
   cudnnConvolutionBwdFilterAlgoPerf_t filter[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-  check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(ctx.gpu.cudnn(), s.x, s.y, b.conv, s.w,
+  if (benchmark)
+    check(cudnnFindConvolutionBackwardFilterAlgorithm(handle, s.x, s.y, b.conv, s.w,
                                                       CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, filter),
-        "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+          "cudnnFindConvolutionBackwardFilterAlgorithm");
+  else
+    check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, s.x, s.y, b.conv, s.w,
+                                                        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, filter),
+          "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
   rank(filter, count, ctx.options.precision, limit, b.filter);
   b.ready = true;
 }
