@@ -3,8 +3,8 @@
 in one call. Reads DIR/ridge-train-MODEL.json (`ridge bench models/MODEL_train.onnx --device cuda --training -f
 json`) and DIR/torch-train.jsonl (bench/torch_gpu_train_peer.py) and prints, per model, batch and precision, the
 median step time of both (ridge eager and as a CUDA graph, PyTorch eager) and ridge's as a multiple of PyTorch's
-(below 1: ridge is faster), with PyTorch's AMP step beside (ridge's mixed precision is not built yet), and each
-side's peak device memory.
+(below 1: ridge is faster), ridge's fp16 rows (mixed precision) against PyTorch's AMP step, and each side's peak
+device memory.
 Usage: gpu_train_table.py DIR > training.md"""
 import glob
 import json
@@ -40,7 +40,7 @@ def main():
     print("| model | batch | precision | ridge eager | ridge graph | PyTorch | ratio eager | ratio graph | PyTorch AMP "
           "| ridge peak MB | PyTorch peak MB |")
     print("|" + "---|" * 11)
-    points = sorted({k[:3] for k in ridge} | {(k[0], k[1], k[2]) for k in torch if k[2] != "amp"})
+    points = sorted({k[:3] for k in ridge} | {(k[0], k[1], "fp16" if k[2] == "amp" else k[2]) for k in torch})
 
     def median(run):
         return run["latency_ms"]["median"] if run else None
@@ -51,7 +51,7 @@ def main():
     for model, batch, precision in points:
         eager = ridge.get((model, batch, precision, "eager"))
         graph = ridge.get((model, batch, precision, "cuda-graph"))
-        peer = torch.get((model, batch, precision))
+        peer = torch.get((model, batch, "amp" if precision == "fp16" else precision))
         amp = torch.get((model, batch, "amp"))
         p = peer["median_ms"] if peer else None
         r_mb = (eager or graph or {}).get("device_memory", {}).get("peak_bytes")

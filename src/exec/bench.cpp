@@ -116,7 +116,7 @@ BenchOutcome bench(const BenchRequest& r, const BenchHooks& hooks) {
   // Refuses what the device cannot honour before any work.
   auto options = bench_options(r, modes.front(), algorithms.front(), metered);
   if (options.training.enabled)
-    for (const auto& mode : modes) check_training_options(device, options.exec.precision, parse_mode(mode));
+    for (const auto& mode : modes) check_training_options(parse_mode(mode));
   // Every point is bound, inferred and checked (ops, memory) before libtorch is loaded.
   auto points = plan_points(r);
   std::unique_ptr<EnergyMeter> meter;

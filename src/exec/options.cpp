@@ -141,13 +141,8 @@ void check_device_options(Backend device, Precision precision, std::string_view 
   throw Error(fmt::format("--conv-algo {} is not an algorithm of --device {} ({})", conv_algo, name(device),
                           fmt::join(names, ", ")));
 }
-void check_training_options(Backend device, Precision precision, Mode mode) {
+void check_training_options(Mode mode) {
   if (mode == Mode::kOptimized) throw Error("--mode optimized is for inference; train with --mode eager");
-  if (device == Backend::kCuda && (precision == Precision::kFp16 || precision == Precision::kBf16))
-    throw Error(
-        fmt::format("--training --precision {} on the GPU (mixed precision) is not built yet; train in fp32 "
-                    "or tf32",
-                    name(precision)));
 }
 std::vector<std::string> precision_names() { return names_in(kPrecisions); }
 std::vector<std::string> memory_format_names() { return names_in(kMemoryFormats); }

@@ -64,9 +64,8 @@ std::vector<std::string> all_conv_algo_names();
 // line naming the device that can (`--precision tf32` on the CPU, `--conv-algo fft-tiling` on it).
 std::vector<std::string> conv_algo_names(Backend device);
 void check_device_options(Backend device, Precision precision, std::string_view conv_algo, Mode mode = Mode::kEager);
-// What a training step on `device` cannot honour, refused in one line: the CPU's optimized mode (its rewrites are
-// for inference), and 16-bit precisions on the GPU (mixed precision is not built).
-void check_training_options(Backend device, Precision precision, Mode mode);
+// What a training step cannot honour, refused in one line: the CPU's optimized mode (its rewrites are for inference).
+void check_training_options(Mode mode);
 // cuDNN's "auto": its heuristic.
 inline constexpr std::string_view kAutoConvAlgo = "auto";
 

@@ -116,7 +116,7 @@ Comparison compare_with_run(const CompareRequest& o, const hw::Device& device, c
   bench.training.enabled = request.options.training;
   bench.training.optimizer = request.options.optimizer;
   if (bench.training.enabled) {
-    exec::check_training_options(exec::Backend::kCpu, bench.exec.precision, bench.exec.mode);
+    exec::check_training_options(bench.exec.mode);
     bench.fixed_iterations = 10;  // as `ridge bench --training`: a step is long, a fixed count is the budget
   }
   bench.stopping.max_seconds = o.max_time_s;

@@ -23,8 +23,8 @@ TEST(CudaCli, OptionsTheDeviceCannotHonourAreRefusedBeforeAnythingRuns) {
   expect_one_line_error(run_ridge("bench " + model + " --device cuda --threads 2"), "--threads");
   expect_one_line_error(run_ridge("bench " + model + " --device cuda --mode optimized"), "--mode optimized");
   expect_one_line_error(run_ridge("bench " + model + " --device cuda --memory-format channels-last"), "channels-last");
-  // A GPU training step runs in fp32 or tf32.
-  expect_one_line_error(run_ridge("bench " + model + " --device cuda --training --precision fp16"), "mixed precision");
+  // A training step runs unrewritten.
+  expect_one_line_error(run_ridge("bench " + model + " --training --mode optimized"), "--mode optimized");
   auto list = run_ridge("bench --list-algorithms -f json");
   ASSERT_EQ(list.exit_code, 0) << list.err;
   for (const auto* name :

@@ -230,7 +230,7 @@ void note_algorithms(const Interpreter& interp, BenchResult& result) {
 
 void check_options(const ExecOptions& options, bool training) {
   check_device_options(Backend::kCuda, options.precision, name(options.cudnn_conv_algo), options.mode);
-  if (training) check_training_options(Backend::kCuda, options.precision, options.mode);
+  if (training) check_training_options(options.mode);
 }
 
 BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<HostTensor>& inputs,

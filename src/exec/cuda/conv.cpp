@@ -92,7 +92,7 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
   check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
   s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, ctx.options.cudnn_conv_algo,
                               free_bytes / 10 * 8 + ctx.gpu.workspace_bytes(), ctx.options.precision);
-  if (ctx.input_is_constant(1)) s.weight = converted(ctx, w, type);  // a computed W is converted per run
+  if (ctx.input_is_unchanging(1)) s.weight = converted(ctx, w, type);  // a computed or trained W: per run
   if (ctx.has(2)) {
     std::vector<int64_t> bias_dims(y.size(), 1);
     bias_dims[1] = y[1];
@@ -240,34 +240,45 @@ void conv_backward(BackwardContext& b) {
   auto& s = b.forward_state<ConvState>();
   if (!s.padded_dims.empty())
     ctx.fail("asymmetric pads: the GPU backward has no gradient of the padded copy the forward convolves");
-  if (compute_dtype(ctx.options.precision) != graph::DType::kFloat32)
-    ctx.fail("a 16-bit convolution backward (mixed precision) is not built on the GPU");
   auto& state = b.cached<ConvBackwardState>();
   if (!state.ready) prepare_backward(ctx, s, state);
-  const auto& x = ctx.float_input(0);
-  const auto& w = ctx.float_input(1);
-  const auto& dy = b.dy(0);
+  // Mixed precision as autocast runs it: the backward's convolutions in the forward's 16-bit type (fp32
+  // accumulation), their gradients converted back to fp32, the weights' master copies staying fp32.
+  auto type = compute_dtype(ctx.options.precision);
+  auto x = converted(ctx, ctx.float_input(0), type);
+  auto w = converted(ctx, ctx.float_input(1), type);
+  auto dy = converted(ctx, b.dy(0), type);
+  auto in_fp32 = [&](GpuTensor& grad, const GpuTensor& computed) {
+    if (computed.data() == grad.data()) return;
+    cast(type, computed.data(), graph::DType::kFloat32, grad.data(), grad.numel(), ctx.gpu.stream());
+    ctx.check_launch("a gradient back to fp32");
+  };
   float one = 1.f, zero = 0.f;
   auto handle = ctx.gpu.cudnn();
   if (b.wants(1)) {
-    auto* dw = b.grad(1).data();
+    auto& grad = b.grad(1);
+    auto dw = type == graph::DType::kFloat32 ? grad : ctx.scratch(type, grad.dims);
     run_backward(ctx, state.filter, "cudnnConvolutionBackwardFilter",
                  [&](cudnnConvolutionBwdFilterAlgo_t algorithm, void* workspace, size_t bytes) {
                    return cudnnConvolutionBackwardFilter(handle, &one, s.x, x.data(), s.y, dy.data(), state.conv,
-                                                         algorithm, workspace, bytes, &zero, s.w, dw);
+                                                         algorithm, workspace, bytes, &zero, s.w, dw.data());
                  });
+    in_fp32(grad, dw);
   }
   if (b.wants(0)) {
-    auto* dx = b.grad(0).data();
+    auto& grad = b.grad(0);
+    auto dx = type == graph::DType::kFloat32 ? grad : ctx.scratch(type, grad.dims);
     run_backward(ctx, state.data, "cudnnConvolutionBackwardData",
                  [&](cudnnConvolutionBwdDataAlgo_t algorithm, void* workspace, size_t bytes) {
                    return cudnnConvolutionBackwardData(handle, &one, s.w, w.data(), s.y, dy.data(), state.conv,
-                                                       algorithm, workspace, bytes, &zero, s.x, dx);
+                                                       algorithm, workspace, bytes, &zero, s.x, dx.data());
                  });
+    in_fp32(grad, dx);
   }
+  const auto& dy_fp32 = b.dy(0);
   if (ctx.has(2) && b.wants(2)) {
     auto& db = b.grad(2);
-    check(cudnnConvolutionBackwardBias(handle, &one, s.y_fp32, dy.data(), &zero, s.bias, db.data()),
+    check(cudnnConvolutionBackwardBias(handle, &one, s.y_fp32, dy_fp32.data(), &zero, s.bias, db.data()),
           "cudnnConvolutionBackwardBias");
   }
 }

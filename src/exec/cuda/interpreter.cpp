@@ -138,7 +138,7 @@ std::vector<GpuTensor> Interpreter::run_keeping_values(const NodeHook& hook) { r
 
 KernelContext Interpreter::node_context(size_t n, const std::vector<GpuTensor>& values) {
   const auto& node = graph_->nodes.at(n);
-  KernelContext ctx{node, *graph_, gpu_, options_, opset_, {}, {}, states_[n], &algorithms_[n]};
+  KernelContext ctx{node, *graph_, gpu_, options_, opset_, {}, {}, states_[n], &algorithms_[n], weights_change_};
   for (auto id : node.inputs)
     ctx.inputs.push_back(id == graph::kNoValue ? GpuTensor{} : values[static_cast<size_t>(id)]);
   for (auto id : node.outputs)
@@ -156,7 +156,7 @@ std::vector<GpuTensor> Interpreter::execute(const NodeHook& hook, bool keep_valu
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     if (!kernels_[n]) continue;
     const auto& node = g.nodes[n];
-    KernelContext ctx{node, g, gpu_, options_, opset_, {}, {}, states_[n], &algorithms_[n]};
+    KernelContext ctx{node, g, gpu_, options_, opset_, {}, {}, states_[n], &algorithms_[n], weights_change_};
     ctx.inputs.reserve(node.inputs.size());
     for (auto id : node.inputs) {
       if (id == graph::kNoValue) {

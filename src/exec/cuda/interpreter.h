@@ -39,6 +39,8 @@ class Interpreter {
   // A weight or folded constant, shared with every run: an optimizer updates weights in place.
   const GpuTensor& constant(graph::ValueId id) const { return constants_.at(static_cast<size_t>(id)); }
   const ExecOptions& options() const { return options_; }
+  // A training step updates the weights between runs: kernels convert them per run instead of keeping copies.
+  void set_weights_change() { weights_change_ = true; }
   std::vector<HostTensor> download(const std::vector<GpuTensor>& outputs) const;
 
   const graph::Graph& graph() const { return *graph_; }
@@ -61,6 +63,7 @@ class Interpreter {
   int64_t opset_ = 0;
   std::mt19937_64 rng_;
   bool random_weights_ = false;
+  bool weights_change_ = false;
   int64_t weight_bytes_ = 0;
   std::vector<GpuTensor> constants_;  // per value: weights, initializers and folded values
   std::vector<GpuTensor> inputs_;

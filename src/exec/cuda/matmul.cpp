@@ -47,7 +47,7 @@ GpuTensor as_compute(KernelContext& ctx, const GpuTensor& t, size_t input, GpuTe
   auto out = ctx.scratch(type, t.dims);
   if (!cast(t.dtype, t.data(), type, out.data(), t.numel(), ctx.gpu.stream())) ctx.fail("cannot convert the operand");
   ctx.check_launch("cast");
-  if (ctx.input_is_constant(input)) kept = out;
+  if (ctx.input_is_unchanging(input)) kept = out;
   return out;
 }
 
@@ -170,8 +170,8 @@ void matmul(KernelContext& ctx) {
 // 0: the same matrix for every item), in the precision's compute type: the backward's products (the forward's
 // operands are in place: no conversion, no per-node cache).
 void row_major_product(KernelContext& ctx, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-                       const float* a, const float* b, float beta, float* c, int64_t batch = 1, int64_t stride_a = 0,
-                       int64_t stride_b = 0, int64_t stride_c = 0) {
+                       const GpuTensor& a_fp32, const GpuTensor& b_fp32, float beta, float* c, int64_t batch = 1,
+                       int64_t stride_a = 0, int64_t stride_b = 0, int64_t stride_c = 0) {
   Product p;
   p.m = m;
   p.n = n;
@@ -184,26 +184,25 @@ void row_major_product(KernelContext& ctx, bool trans_a, bool trans_b, int64_t m
     ctx.check_launch("an empty product");
     return;
   }
+  // Mixed precision: the operands in the forward's 16-bit type (per call: weights change between steps), fp32
+  // accumulation and an fp32 result, as autocast's backward products.
+  GpuTensor unused;
+  auto a = as_compute(ctx, a_fp32, 0, unused), b = as_compute(ctx, b_fp32, 0, unused);
   auto compute = ctx.options.precision == Precision::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  auto type = cuda_type(a.dtype);
   int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
   check(cublasGemmStridedBatchedEx(
             ctx.gpu.cublas(), trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
-            static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &alpha, b, CUDA_R_32F, static_cast<int>(ldb),
-            stride_b, a, CUDA_R_32F, static_cast<int>(lda), stride_a, &beta, c, CUDA_R_32F, static_cast<int>(n),
-            stride_c, static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT),
+            static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &alpha, b.data(), type,
+            static_cast<int>(ldb), stride_b, a.data(), type, static_cast<int>(lda), stride_a, &beta, c, CUDA_R_32F,
+            static_cast<int>(n), stride_c, static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT),
         "cublasGemmStridedBatchedEx (backward)");
-}
-
-void refuse_16_bit(KernelContext& ctx) {
-  if (ctx.options.precision == Precision::kFp16 || ctx.options.precision == Precision::kBf16)
-    ctx.fail("a 16-bit product's backward (mixed precision) is not built on the GPU");
 }
 
 // MatMul's backward, numpy semantics: dA = dY B^T, dB = A^T dY per batch item, each summed over the batch dims its
 // operand was broadcast along. A 2-D (weight) B folds A's batch into rows, so dB sums over it in the product.
 void matmul_backward(BackwardContext& bc) {
   auto& ctx = bc.forward;
-  refuse_16_bit(ctx);
   const auto& a = ctx.float_input(0);
   const auto& b = ctx.float_input(1);
   if (a.dims.size() < 2 || b.dims.size() < 2) ctx.fail("a 1-D MatMul operand has no GPU backward");
@@ -227,12 +226,10 @@ void matmul_backward(BackwardContext& bc) {
   };
   if (count_b == 1) {  // as the forward: A's batch folded into rows
     int64_t rows = m * count_a;
-    if (bc.wants(0))
-      row_major_product(ctx, false, true, rows, k, n, 1.f, dy.as<float>(), b.as<float>(), 0.f, bc.grad(0).as<float>());
+    if (bc.wants(0)) row_major_product(ctx, false, true, rows, k, n, 1.f, dy, b, 0.f, bc.grad(0).as<float>());
     if (bc.wants(1)) {
       auto a_full = count_a == items ? a : full(a, m, k);
-      row_major_product(ctx, true, false, k, n, m * items, 1.f, a_full.as<float>(), dy.as<float>(), 0.f,
-                        bc.grad(1).as<float>());
+      row_major_product(ctx, true, false, k, n, m * items, 1.f, a_full, dy, 0.f, bc.grad(1).as<float>());
     }
     return;
   }
@@ -242,8 +239,7 @@ void matmul_backward(BackwardContext& bc) {
     dims.push_back(m);
     dims.push_back(k);
     auto da = ctx.scratch(graph::DType::kFloat32, dims);
-    row_major_product(ctx, false, true, m, k, n, 1.f, dy.as<float>(), b_full.as<float>(), 0.f, da.as<float>(), items,
-                      m * n, k * n, m * k);
+    row_major_product(ctx, false, true, m, k, n, 1.f, dy, b_full, 0.f, da.as<float>(), items, m * n, k * n, m * k);
     bc.set_reduced_grad(0, da);
   }
   if (bc.wants(1)) {  // dB (full batch) = A^T [k, m] x dY [m, n]
@@ -252,8 +248,7 @@ void matmul_backward(BackwardContext& bc) {
     dims.push_back(k);
     dims.push_back(n);
     auto db = ctx.scratch(graph::DType::kFloat32, dims);
-    row_major_product(ctx, true, false, k, n, m, 1.f, a_full.as<float>(), dy.as<float>(), 0.f, db.as<float>(), items,
-                      m * k, m * n, k * n);
+    row_major_product(ctx, true, false, k, n, m, 1.f, a_full, dy, 0.f, db.as<float>(), items, m * k, m * n, k * n);
     bc.set_reduced_grad(1, db);
   }
 }
@@ -262,7 +257,6 @@ void matmul_backward(BackwardContext& bc) {
 // (transposed back where A or B is stored transposed), dC = beta dY summed over C's broadcast dims.
 void gemm_backward(BackwardContext& bc) {
   auto& ctx = bc.forward;
-  refuse_16_bit(ctx);
   const auto& a = ctx.float_input(0);
   const auto& b = ctx.float_input(1);
   const auto& dy = bc.dy(0);
@@ -270,20 +264,19 @@ void gemm_backward(BackwardContext& bc) {
   int64_t m = ta ? a.dims[1] : a.dims[0], k = ta ? a.dims[0] : a.dims[1], n = tb ? b.dims[0] : b.dims[1];
   auto alpha = static_cast<float>(ctx.node.get_float("alpha", 1.0));
   auto beta = static_cast<float>(ctx.node.get_float("beta", 1.0));
-  const float *pa = a.as<float>(), *pb = b.as<float>(), *pdy = dy.as<float>();
   if (bc.wants(0)) {
     auto* da = bc.grad(0).as<float>();
     if (!ta)
-      row_major_product(ctx, false, !tb, m, k, n, alpha, pdy, pb, 0.f, da);  // [M, N] x op(B)^T [N, K]
+      row_major_product(ctx, false, !tb, m, k, n, alpha, dy, b, 0.f, da);  // [M, N] x op(B)^T [N, K]
     else
-      row_major_product(ctx, tb, true, k, m, n, alpha, pb, pdy, 0.f, da);  // op(B) [K, N] x dY^T [N, M]
+      row_major_product(ctx, tb, true, k, m, n, alpha, b, dy, 0.f, da);  // op(B) [K, N] x dY^T [N, M]
   }
   if (bc.wants(1)) {
     auto* db = bc.grad(1).as<float>();
     if (!tb)
-      row_major_product(ctx, !ta, false, k, n, m, alpha, pa, pdy, 0.f, db);  // op(A)^T [K, M] x dY [M, N]
+      row_major_product(ctx, !ta, false, k, n, m, alpha, a, dy, 0.f, db);  // op(A)^T [K, M] x dY [M, N]
     else
-      row_major_product(ctx, true, ta, n, k, m, alpha, pdy, pa, 0.f, db);  // dY^T [N, M] x op(A) [M, K]
+      row_major_product(ctx, true, ta, n, k, m, alpha, dy, a, 0.f, db);  // dY^T [N, M] x op(A) [M, K]
   }
   if (ctx.has(2) && bc.wants(2)) {
     if (beta == 0.f) {  // the forward never read C

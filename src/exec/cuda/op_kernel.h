@@ -39,6 +39,8 @@ struct KernelContext {
   std::vector<GpuTensor> outputs;
   std::unique_ptr<NodeState>& state;
   AlgorithmChoice* algorithm = nullptr;  // set for convolutions
+  // Weights change between runs (a training step updates them): a converted copy of one is made per run, never kept.
+  bool weights_change = false;
 
   bool has(size_t i) const { return i < inputs.size() && inputs[i].defined(); }
   // The i-th input; fails naming the node when it is absent.
@@ -57,6 +59,8 @@ struct KernelContext {
   // Integer values of a constant input (shape inference's values): axes, pads, shapes.
   std::vector<int64_t> constant_ints(size_t i) const;
   bool input_is_constant(size_t i) const;
+  // A constant input whose converted copy may be kept across runs (not a weight a training step updates).
+  bool input_is_unchanging(size_t i) const { return input_is_constant(i) && !weights_change; }
   // An fp32 input, or a named failure.
   const GpuTensor& float_input(size_t i) const;
   // Checks the last launch.

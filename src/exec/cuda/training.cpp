@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "exec/cuda/backward.h"
 #include "exec/cuda/training_kernels.h"
@@ -20,6 +21,9 @@ namespace {
 // torch.optim's defaults for the two optimizers with state: SGD's momentum 0.9 (the cost model's), Adam's betas
 // and epsilon.
 constexpr float kMomentum = 0.9f, kBeta1 = 0.9f, kBeta2 = 0.999f, kAdamEpsilon = 1e-8f;
+// torch.amp.GradScaler's defaults: the first scale, and the clean steps after which it doubles.
+constexpr float kInitialLossScale = 65536.f;
+constexpr int kGrowthInterval = 2000;
 
 GpuTensor copy_of(Gpu& gpu, const GpuTensor& t) {
   GpuTensor out{t.dtype, t.dims, gpu.allocator().allocate(t.bytes()), 0};
@@ -39,7 +43,7 @@ GpuTensor zeros(Gpu& gpu, const std::vector<int64_t>& dims) {
 
 TrainingStep::TrainingStep(Interpreter& interpreter, Gpu& gpu, const TrainingOptions& options)
     : interpreter_(interpreter), gpu_(gpu), options_(options) {
-  check_training_options(Backend::kCuda, interpreter.options().precision, interpreter.options().mode);
+  check_training_options(interpreter.options().mode);
   const auto& g = interpreter.graph();
   plan_ = plan_backward(
       g, [&](size_t n) { return interpreter.executes(n); },
@@ -54,6 +58,17 @@ TrainingStep::TrainingStep(Interpreter& interpreter, Gpu& gpu, const TrainingOpt
   loss_ = GpuTensor{graph::DType::kFloat64, {1}, gpu.allocator().allocate(8), 0};
   steps_ = GpuTensor{graph::DType::kInt64, {1}, gpu.allocator().allocate(8), 0};
   check(cudaMemsetAsync(steps_.data(), 0, 8, gpu.stream()), "zeroing the step count");
+  interpreter.set_weights_change();
+  if (interpreter.options().precision == Precision::kFp16) {
+    loss_scale_ = GpuTensor{graph::DType::kFloat32, {1}, gpu.allocator().allocate(4), 0};
+    found_inf_ = GpuTensor{graph::DType::kInt32, {1}, gpu.allocator().allocate(4), 0};
+    clean_steps_ = GpuTensor{graph::DType::kInt32, {1}, gpu.allocator().allocate(4), 0};
+    check(cudaMemcpyAsync(loss_scale_.data(), &kInitialLossScale, 4, cudaMemcpyHostToDevice, gpu.stream()),
+          "the loss scale");
+    check(cudaMemsetAsync(found_inf_.data(), 0, 4, gpu.stream()), "the loss scale");
+    check(cudaMemsetAsync(clean_steps_.data(), 0, 4, gpu.stream()), "the loss scale");
+    check(cudaStreamSynchronize(gpu.stream()), "the loss scale");  // the scale is read from the host's stack
+  }
   // Pinned, so the copy of the loss is an ordinary asynchronous copy a CUDA graph can hold.
   void* host = nullptr;
   check(cudaMallocHost(&host, sizeof(double)), "cudaMallocHost (the loss)");
@@ -95,7 +110,8 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
     const auto& y = values[static_cast<size_t>(id)];
     auto& dy = grads[static_cast<size_t>(id)];
     dy = GpuTensor{graph::DType::kFloat32, y.dims, gpu_.allocator().allocate(y.bytes()), 0};
-    squared_mean_loss(y.as<float>(), dy.as<float>(), y.numel(), loss_.as<double>(), stream);
+    squared_mean_loss(y.as<float>(), dy.as<float>(), y.numel(), loss_.as<double>(),
+                      loss_scale_.defined() ? loss_scale_.as<float>() : nullptr, stream);
   }
   check(cudaGetLastError(), "the loss");
   nvtxRangePop();
@@ -146,7 +162,17 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
   trained_ = 0;
   if (hook) hook(StepPhase::kOptimizer, 0, false);
   nvtxRangePushA("optimizer");
-  increment(steps_.as<int64_t>(), stream);
+  // fp16: the weights' gradients unscaled (each block once: two weights' gradients may share one), and the step
+  // skipped on the device where one is not finite.
+  const int* skip = nullptr;
+  if (loss_scale_.defined()) {
+    std::set<const void*> unscaled;
+    for (size_t i = 0; i < g.values.size(); ++i)
+      if (g.values[i].initializer && grads[i].defined() && unscaled.insert(grads[i].data()).second)
+        unscale_gradient(grads[i].as<float>(), grads[i].numel(), loss_scale_.as<float>(), found_inf_.as<int>(), stream);
+    skip = found_inf_.as<int>();
+  }
+  increment(steps_.as<int64_t>(), skip, stream);
   for (size_t i = 0; i < g.values.size(); ++i) {
     const auto& v = g.values[i];
     if (!v.initializer || !grads[i].defined()) continue;
@@ -156,10 +182,12 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
       trace->gradients.emplace_back(id, grads[i]);
       trace->before.emplace_back(id, copy_of(gpu_, weight));
     }
-    update(id, weight, grads[i]);
+    update(id, weight, grads[i], skip);
     if (trace) trace->after.emplace_back(id, copy_of(gpu_, weight));
     ++trained_;
   }
+  if (loss_scale_.defined())
+    update_loss_scale(loss_scale_.as<float>(), found_inf_.as<int>(), clean_steps_.as<int>(), kGrowthInterval, stream);
   nvtxRangePop();
   if (hook) hook(StepPhase::kOptimizer, 0, true);
   check(cudaMemcpyAsync(loss_host_.get(), loss_.data(), sizeof(double), cudaMemcpyDeviceToHost, stream),
@@ -175,7 +203,7 @@ int64_t TrainingStep::optimizer_state_bytes() const {
   return bytes;
 }
 
-void TrainingStep::update(graph::ValueId id, const GpuTensor& weight, const GpuTensor& gradient) {
+void TrainingStep::update(graph::ValueId id, const GpuTensor& weight, const GpuTensor& gradient, const int* skip) {
   auto n = weight.numel();
   if (gradient.numel() != n)
     throw Error(fmt::format("weight '{}' and its gradient differ in size", interpreter_.graph().value(id).name));
@@ -183,13 +211,13 @@ void TrainingStep::update(graph::ValueId id, const GpuTensor& weight, const GpuT
   auto lr = static_cast<float>(options_.learning_rate);
   switch (options_.optimizer) {
     case cost::Optimizer::kSgd:
-      sgd_update(weight.as<float>(), gradient.as<float>(), n, lr, stream);
+      sgd_update(weight.as<float>(), gradient.as<float>(), n, lr, skip, stream);
       break;
     case cost::Optimizer::kMomentum: {
       auto& state = optimizer_state_[id];
       bool first = !state.first.defined();
       if (first) state.first = zeros(gpu_, weight.dims);
-      momentum_update(weight.as<float>(), gradient.as<float>(), state.first.as<float>(), n, lr, kMomentum, first,
+      momentum_update(weight.as<float>(), gradient.as<float>(), state.first.as<float>(), n, lr, kMomentum, first, skip,
                       stream);
       break;
     }
@@ -200,7 +228,7 @@ void TrainingStep::update(graph::ValueId id, const GpuTensor& weight, const GpuT
         state.second = zeros(gpu_, weight.dims);
       }
       adam_update(weight.as<float>(), gradient.as<float>(), state.first.as<float>(), state.second.as<float>(), n, lr,
-                  kBeta1, kBeta2, kAdamEpsilon, steps_.as<int64_t>(), stream);
+                  kBeta1, kBeta2, kAdamEpsilon, steps_.as<int64_t>(), skip, stream);
       break;
     }
   }

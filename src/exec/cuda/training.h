@@ -2,7 +2,9 @@
 // One training step on the GPU: forward with every value kept, the loss the CPU step uses (the mean of the
 // squared float outputs), backward node by node from the family tables' backward rows (cuDNN's convolution,
 // BatchNorm and pooling backward, cuBLAS products, the executor's own kernels), and an optimizer update
-// (SGD, SGD with momentum 0.9, Adam) as kernels, in place on the weights the interpreter runs with.
+// (SGD, SGD with momentum 0.9, Adam) as kernels, in place on the weights the interpreter runs with. With fp16 or
+// bf16, mixed precision as PyTorch's autocast: convolutions and products (forward and backward) in 16 bits, fp32
+// master weights and gradients; fp16 adds dynamic loss scaling (torch.amp.GradScaler's rule), all on the device.
 #include <functional>
 #include <map>
 #include <memory>
@@ -46,7 +48,7 @@ class TrainingStep {
   int64_t optimizer_state_bytes() const;
 
  private:
-  void update(graph::ValueId id, const GpuTensor& weight, const GpuTensor& gradient);
+  void update(graph::ValueId id, const GpuTensor& weight, const GpuTensor& gradient, const int* skip);
 
   Interpreter& interpreter_;
   Gpu& gpu_;
@@ -55,7 +57,9 @@ class TrainingStep {
   std::vector<std::unique_ptr<NodeState>> backward_states_;
   std::map<graph::ValueId, std::pair<GpuTensor, GpuTensor>> optimizer_state_;  // momentum, or Adam's m and v
   GpuTensor loss_;                                                             // one device double
-  GpuTensor steps_;                    // one device int64: the optimizer's step count
+  GpuTensor steps_;  // one device int64: the optimizer's step count
+  // fp16's loss scaling: the scale (float), a non-finite gradient seen (int), clean steps in a row (int).
+  GpuTensor loss_scale_, found_inf_, clean_steps_;
   std::shared_ptr<double> loss_host_;  // pinned: the loss is copied there inside the step
   size_t trained_ = 0;
   int64_t saved_bytes_ = 0;

@@ -20,10 +20,10 @@ unsigned blocks_for(int64_t n) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
-__global__ void squared_mean_loss_kernel(const float* y, float* dy, int64_t n, double* loss) {
+__global__ void squared_mean_loss_kernel(const float* y, float* dy, int64_t n, double* loss, const float* scale) {
   __shared__ double partial[kThreads];
   double sum = 0;
-  const float two_over_n = 2.f / static_cast<float>(n);
+  const float two_over_n = 2.f / static_cast<float>(n) * (scale ? *scale : 1.f);
   RIDGE_GRID_LOOP(i, n) {
     float v = y[i];
     sum += static_cast<double>(v) * v;
@@ -144,10 +144,36 @@ __global__ void scatter_add_kernel(const float* dy, int64_t outer, int64_t axis_
   }
 }
 
-__global__ void sgd_kernel(float* w, const float* g, int64_t n, float lr) { RIDGE_GRID_LOOP(i, n) w[i] -= lr * g[i]; }
+__global__ void unscale_kernel(float* g, int64_t n, const float* scale, int* found_inf) {
+  const float inverse = 1.f / *scale;
+  bool bad = false;
+  RIDGE_GRID_LOOP(i, n) {
+    float v = g[i] * inverse;
+    bad = bad || !isfinite(v);
+    g[i] = v;
+  }
+  if (bad) *found_inf = 1;
+}
+
+__global__ void update_scale_kernel(float* scale, int* found_inf, int* clean_steps, int interval) {
+  if (*found_inf) {
+    *scale *= 0.5f;
+    *clean_steps = 0;
+  } else if (++*clean_steps >= interval) {
+    *scale *= 2.f;
+    *clean_steps = 0;
+  }
+  *found_inf = 0;
+}
+
+__global__ void sgd_kernel(float* w, const float* g, int64_t n, float lr, const int* skip) {
+  if (skip && *skip) return;
+  RIDGE_GRID_LOOP(i, n) w[i] -= lr * g[i];
+}
 
 __global__ void momentum_kernel(float* w, const float* g, float* buffer, int64_t n, float lr, float momentum,
-                                bool first) {
+                                bool first, const int* skip) {
+  if (skip && *skip) return;
   RIDGE_GRID_LOOP(i, n) {
     float b = first ? g[i] : momentum * buffer[i] + g[i];
     buffer[i] = b;
@@ -155,10 +181,13 @@ __global__ void momentum_kernel(float* w, const float* g, float* buffer, int64_t
   }
 }
 
-__global__ void increment_kernel(int64_t* counter) { ++*counter; }
+__global__ void increment_kernel(int64_t* counter, const int* skip) {
+  if (!(skip && *skip)) ++*counter;
+}
 
 __global__ void adam_kernel(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1, float beta2,
-                            float epsilon, const int64_t* step) {
+                            float epsilon, const int64_t* step, const int* skip) {
+  if (skip && *skip) return;
   // Bias corrections in double, as torch.optim computes them on the host, then used in fp32.
   const float correction1 = static_cast<float>(1.0 - pow(static_cast<double>(beta1), static_cast<double>(*step)));
   const float correction2 = static_cast<float>(1.0 - pow(static_cast<double>(beta2), static_cast<double>(*step)));
@@ -175,8 +204,16 @@ __global__ void adam_kernel(float* w, const float* g, float* m, float* v, int64_
 
 }  // namespace
 
-void squared_mean_loss(const float* y, float* dy, int64_t n, double* loss, cudaStream_t stream) {
-  if (n > 0) squared_mean_loss_kernel<<<blocks_for(n), kThreads, 0, stream>>>(y, dy, n, loss);
+void squared_mean_loss(const float* y, float* dy, int64_t n, double* loss, const float* scale, cudaStream_t stream) {
+  if (n > 0) squared_mean_loss_kernel<<<blocks_for(n), kThreads, 0, stream>>>(y, dy, n, loss, scale);
+}
+
+void unscale_gradient(float* g, int64_t n, const float* scale, int* found_inf, cudaStream_t stream) {
+  if (n > 0) unscale_kernel<<<blocks_for(n), kThreads, 0, stream>>>(g, n, scale, found_inf);
+}
+
+void update_loss_scale(float* scale, int* found_inf, int* clean_steps, int interval, cudaStream_t stream) {
+  update_scale_kernel<<<1, 1, 0, stream>>>(scale, found_inf, clean_steps, interval);
 }
 
 void relu_backward(const float* y, const float* dy, float* dx, int64_t n, cudaStream_t stream) {
@@ -229,20 +266,22 @@ void scatter_add(const float* dy, int64_t outer, int64_t axis_size, int64_t inne
     scatter_add_kernel<<<blocks_for(n), kThreads, 0, stream>>>(dy, outer, axis_size, inner, indices, index_count, dx);
 }
 
-void sgd_update(float* w, const float* g, int64_t n, float lr, cudaStream_t stream) {
-  if (n > 0) sgd_kernel<<<blocks_for(n), kThreads, 0, stream>>>(w, g, n, lr);
+void sgd_update(float* w, const float* g, int64_t n, float lr, const int* skip, cudaStream_t stream) {
+  if (n > 0) sgd_kernel<<<blocks_for(n), kThreads, 0, stream>>>(w, g, n, lr, skip);
 }
 
 void momentum_update(float* w, const float* g, float* buffer, int64_t n, float lr, float momentum, bool first,
-                     cudaStream_t stream) {
-  if (n > 0) momentum_kernel<<<blocks_for(n), kThreads, 0, stream>>>(w, g, buffer, n, lr, momentum, first);
+                     const int* skip, cudaStream_t stream) {
+  if (n > 0) momentum_kernel<<<blocks_for(n), kThreads, 0, stream>>>(w, g, buffer, n, lr, momentum, first, skip);
 }
 
 void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1, float beta2,
-                 float epsilon, const int64_t* step, cudaStream_t stream) {
-  if (n > 0) adam_kernel<<<blocks_for(n), kThreads, 0, stream>>>(w, g, m, v, n, lr, beta1, beta2, epsilon, step);
+                 float epsilon, const int64_t* step, const int* skip, cudaStream_t stream) {
+  if (n > 0) adam_kernel<<<blocks_for(n), kThreads, 0, stream>>>(w, g, m, v, n, lr, beta1, beta2, epsilon, step, skip);
 }
 
-void increment(int64_t* counter, cudaStream_t stream) { increment_kernel<<<1, 1, 0, stream>>>(counter); }
+void increment(int64_t* counter, const int* skip, cudaStream_t stream) {
+  increment_kernel<<<1, 1, 0, stream>>>(counter, skip);
+}
 
 }  // namespace ridge::exec::cuda

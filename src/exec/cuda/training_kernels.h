@@ -9,8 +9,14 @@ namespace ridge::exec::cuda {
 
 // The loss ridge trains with (the CPU step's): the mean of the squared outputs. Adds sum(y^2) / n to
 // *loss (a device double: the sum of many blocks' partial sums keeps fp32's precision of each) and writes
-// dy = 2 y / n.
-void squared_mean_loss(const float* y, float* dy, int64_t n, double* loss, cudaStream_t stream);
+// dy = 2 y / n, times *scale where `scale` (a device float: fp16's loss scale) is given.
+void squared_mean_loss(const float* y, float* dy, int64_t n, double* loss, const float* scale, cudaStream_t stream);
+// Loss scaling (fp16 mixed precision, as torch.amp.GradScaler): g /= *scale in place; *found_inf = 1 where a
+// gradient is not finite.
+void unscale_gradient(float* g, int64_t n, const float* scale, int* found_inf, cudaStream_t stream);
+// After the step: a step with a non-finite gradient halves the scale, `interval` clean steps in a row double it;
+// *found_inf is cleared for the next step.
+void update_loss_scale(float* scale, int* found_inf, int* clean_steps, int interval, cudaStream_t stream);
 // dx = dy where y > 0, else 0 (ReLU's backward from its output, as PyTorch's threshold_backward).
 void relu_backward(const float* y, const float* dy, float* dx, int64_t n, cudaStream_t stream);
 // dx = dy where low < x < high, else 0 (Clip's backward, as PyTorch's hardtanh_backward).
@@ -40,17 +46,18 @@ void layer_norm_backward(const float* x, const float* scale, const float* dy, fl
 void scatter_add(const float* dy, int64_t outer, int64_t axis_size, int64_t inner, const int64_t* indices,
                  int64_t index_count, float* dx, cudaStream_t stream);
 
-// Optimizer updates, in place, as torch.optim computes them (no weight decay, no dampening, no Nesterov).
+// Optimizer updates, in place, as torch.optim computes them (no weight decay, no dampening, no Nesterov). Each does
+// nothing where `skip` (a device int, may be null) is set: a step whose scaled gradients overflowed.
 // SGD: w -= lr * g.
-void sgd_update(float* w, const float* g, int64_t n, float lr, cudaStream_t stream);
+void sgd_update(float* w, const float* g, int64_t n, float lr, const int* skip, cudaStream_t stream);
 // SGD with momentum: buffer = first ? g : momentum * buffer + g; w -= lr * buffer.
 void momentum_update(float* w, const float* g, float* buffer, int64_t n, float lr, float momentum, bool first,
-                     cudaStream_t stream);
+                     const int* skip, cudaStream_t stream);
 // Adam at step t = *step (from 1, in device memory: a CUDA-graph replay reads the current one): m = b1 m + (1 - b1)
 // g; v = b2 v + (1 - b2) g^2; w -= lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps).
 void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1, float beta2,
-                 float epsilon, const int64_t* step, cudaStream_t stream);
-// *counter += 1 (the optimizer's step count, on the device).
-void increment(int64_t* counter, cudaStream_t stream);
+                 float epsilon, const int64_t* step, const int* skip, cudaStream_t stream);
+// *counter += 1 (the optimizer's step count, on the device), unless *skip.
+void increment(int64_t* counter, const int* skip, cudaStream_t stream);
 
 }  // namespace ridge::exec::cuda

@@ -91,7 +91,7 @@ void prepare_run(Interpreter& interp, const BenchOptions& options, BenchResult& 
   result.conv_algo = name(options.exec.conv_algo);
   result.training = options.training.enabled;
   result.optimizer = options.training.enabled ? std::string(cost::name(options.training.optimizer)) : "";
-  if (options.training.enabled) check_training_options(options.exec.device, options.exec.precision, options.exec.mode);
+  if (options.training.enabled) check_training_options(options.exec.mode);
   if (options.exec.mode == Mode::kOptimized) {
     result.notes.push_back(optimize(interp).summary());
   }
