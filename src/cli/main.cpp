@@ -8,7 +8,7 @@
 #include <new>
 
 #include "cli/app.h"
-#include "cli/store_options.h"
+#include "report/command_output.h"
 #include "util/build_info.h"
 #include "util/error.h"
 #include "util/format.h"
@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("ridge {} ({})", ridge::kVersion, ridge::kRevision));
   app.require_subcommand(1);
   auto commands = ridge::cli::add_commands(app);
-  ridge::cli::set_command_line(argc, argv);
+  ridge::report::invocation().command_line = ridge::report::command_line(argc, argv);
   // "unknown command 'analyse'; did you mean 'analyze'?" before CLI11's generic message.
   std::vector<std::string> names;
   for (const auto* command : app.get_subcommands({})) names.push_back(command->get_name());

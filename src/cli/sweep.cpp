@@ -35,9 +35,9 @@ report::CellRun run_cell(const std::vector<std::string>& args, const store::Cell
 int run_sweep_command(SweepOptions& o) {
   auto& r = o.request;
   r.store = store_path(StoreOptions{o.store, false});
-  auto out = report::run_sweep(r, open_store, [&r](const std::vector<std::string>& args, const store::Cell& cell) {
-    return run_cell(args, cell, r.store);
-  });
+  auto out = report::run_sweep(
+      r, store::shared_store,
+      [&r](const std::vector<std::string>& args, const store::Cell& cell) { return run_cell(args, cell, r.store); });
   fmt::print("{}", out.text);
   if (out.document) emit(*out.document, o.format);
   return out.exit_code;
