@@ -68,14 +68,9 @@ calib::CalibrateRequest request_of(const CalibrateOptions& o) {
 }
 
 int run_calibrate(const CalibrateOptions& o) {
-  // Progress of the layer sample on stderr (stdout holds only the document): a line every few seconds.
-  auto last = -1.0;
-  auto progress = [&](const calib::SampleProgress& p) {
-    if (p.elapsed_s - last < 5 && p.done > 0) return;
-    last = p.elapsed_s;
-    fmt::print(std::cerr, "calibrate: [{}/{}] {}: {}\n", p.done + 1, p.total, p.stage, p.label);
-  };
-  return print_and_keep(o, calib::calibrate(request_of(o), progress));
+  // Progress of the layer sample on stderr (stdout holds only the document).
+  auto line = [](const std::string& text) { fmt::print(std::cerr, "{}\n", text); };
+  return print_and_keep(o, calib::calibrate(request_of(o), calib::progress_lines(line)));
 }
 
 }  // namespace
