@@ -104,20 +104,22 @@ Command add_bench_command(CLI::App& parent) {
       ->needs(power);
   app->add_option("--top", o->request.top, "slowest nodes listed in the table (default 10)")
       ->check(integer_in(0, 100000));
-  auto* format = add_format_option(*app, o->format);
+  add_format_option(*app, o->format);
   auto* list = app->add_flag("--list-algorithms", o->list_algorithms,
                              "print the values of --conv-algo, --mode, --precision and --memory-format with what each "
                              "does and what it applies to, and exit (no MODEL)");
   // MODEL is required unless --list-algorithms is given, which takes no other option but -f.
   app->get_option("model")->required(false);
-  app->parse_complete_callback([o, app, list, format] {
+  app->parse_complete_callback([o, app, list] {
     if (!o->list_algorithms) {
       if (o->model.model.empty()) throw CLI::RequiredError("model");
       return;
     }
+    std::vector<std::string> given;
     for (const auto* option : app->get_options())
-      if (option != list && option != format && option->count() > 0 && option != app->get_help_ptr())
-        throw CLI::ExcludesError(list->get_name(), option->get_name());
+      if (option->count() > 0) given.push_back(option->get_name());
+    auto excluded = report::list_algorithms_excludes(given);
+    if (!excluded.empty()) throw CLI::ExcludesError(list->get_name(), excluded);
   });
   add_store_options(*app, o->store);
   app->add_option("--csv", o->request.csv_dir,

@@ -39,4 +39,10 @@ std::vector<std::string> bench_failure_lines(const exec::BenchOutcome& outcome, 
   return lines;
 }
 
+std::string list_algorithms_excludes(const std::vector<std::string>& given) {
+  for (const auto& name : given)
+    if (name != "--list-algorithms" && name != "--format" && name != "--help") return name;
+  return "";
+}
+
 }  // namespace ridge::report

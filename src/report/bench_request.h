@@ -34,4 +34,8 @@ exec::BenchOutcome measure_bench(const BenchCommand& command, const BenchProgres
 // were measured, how many failed and where the others are.
 std::vector<std::string> bench_failure_lines(const exec::BenchOutcome& outcome, const std::string& csv_dir);
 
+// `ridge bench --list-algorithms` prints the choices (exec::choices) and takes no MODEL and no option but -f: of the
+// options given, by name ("model", "--batch", "--format"), the first it excludes; "" when none.
+std::string list_algorithms_excludes(const std::vector<std::string>& given);
+
 }  // namespace ridge::report

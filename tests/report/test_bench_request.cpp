@@ -96,5 +96,12 @@ TEST(BenchRequest, FailureLinesNameEachPointThenWhereTheOthersAre) {
   EXPECT_TRUE(report::bench_failure_lines({.runs = {{}}, .points = 1}, "").empty());
 }
 
+TEST(BenchRequest, ListAlgorithmsTakesNoModelAndNoOptionButFormat) {
+  EXPECT_EQ(report::list_algorithms_excludes({"--list-algorithms"}), "");
+  EXPECT_EQ(report::list_algorithms_excludes({"--list-algorithms", "--format", "--help"}), "");
+  EXPECT_EQ(report::list_algorithms_excludes({"model", "--list-algorithms"}), "model");
+  EXPECT_EQ(report::list_algorithms_excludes({"--format", "--batch", "--threads", "--list-algorithms"}), "--batch");
+}
+
 }  // namespace
 }  // namespace ridge::test
