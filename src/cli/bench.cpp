@@ -1,9 +1,5 @@
 #include "exec/bench.h"
 
-#include <fmt/format.h>
-#include <fmt/ostream.h>
-
-#include <iostream>
 #include <memory>
 
 #include "cli/command.h"
@@ -11,11 +7,8 @@
 #include "cli/exec_options.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
-#include "exec/bench_codec.h"
-#include "report/bench_report.h"
 #include "report/bench_request.h"
 #include "report/choices_report.h"
-#include "util/error.h"
 
 namespace ridge::cli {
 namespace {
@@ -34,21 +27,7 @@ int run_bench(BenchCliOptions& o) {
   r.bench.model = make_request(o.model);
   r.bench.per_node = !o.no_per_node;
   exec::bind_sweeps(r.bench, o.sweeps);
-  auto outcome = report::measure_bench(
-      r,
-      [](const std::string& line) {
-        if (!invocation().quiet) fmt::print(std::cerr, "bench: {}\n", line);
-      },
-      [&o](const report::Document& doc, const store::Params& params, const report::TypedResult& value) {
-        keep_result(o.store, doc, params, value);
-      });
-  const auto& runs = outcome.runs;
-  if (!runs.empty()) emit(report::bench_document(runs, r.top), o.format, [&] { return exec::encode_bench(runs); });
-  if (outcome.failures.empty()) return 0;
-  // A sweep cell is one point: its failure is the cell's error, which the sweep stores.
-  if (invocation().quiet) throw Error(outcome.failures.front());
-  for (const auto& line : report::bench_failure_lines(outcome, r.csv_dir)) fmt::print(std::cerr, "ridge: {}\n", line);
-  return 1;
+  return report::bench_and_keep(r, o.format, o.store);
 }
 
 }  // namespace
