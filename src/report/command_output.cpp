@@ -19,7 +19,10 @@ Invocation& invocation() {
 
 std::string command_line(int argc, const char* const* argv) {
   std::string line;
-  for (int i = 0; i < argc; ++i) line += (i ? " " : "") + shell_quote(argv[i]);
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) line += ' ';
+    line += shell_quote(argv[i]);
+  }
   return line;
 }
 
