@@ -7,6 +7,7 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -446,6 +447,15 @@ void check_request(const CalibrateRequest& r) {
 }
 
 }  // namespace
+
+SampleProgressFn progress_lines(const std::function<void(const std::string& line)>& line, double every_s) {
+  auto last = std::make_shared<double>(-1.0);
+  return [line, every_s, last](const SampleProgress& p) {
+    if (p.elapsed_s - *last < every_s && p.done > 0) return;
+    *last = p.elapsed_s;
+    line(fmt::format("calibrate: [{}/{}] {}: {}", p.done + 1, p.total, p.stage, p.label));
+  };
+}
 
 std::vector<int> parse_threads(const std::string& text) {
   std::vector<int> threads;

@@ -54,6 +54,9 @@ struct CalibrateRequest {
 using SampleProgressFn = std::function<void(const SampleProgress&)>;
 
 Calibration calibrate(const CalibrateRequest& request, const SampleProgressFn& progress = {});
+// The progress people read of a long layer sample: "calibrate: [N/TOTAL] STAGE: LABEL" (N counts from 1) handed to
+// `line` for the first measurement, then at most one every `every_s` seconds of the sample.
+SampleProgressFn progress_lines(const std::function<void(const std::string& line)>& line, double every_s = 5);
 
 // The layer sample's thread counts as `--threads` gives them: N or N1,N2,... each in [1, 4096]; "" is none (every
 // logical CPU). Throws ridge::Error naming the item that is not a thread count.

@@ -1,9 +1,5 @@
 #include "exec/bench.h"
 
-#include <fmt/format.h>
-#include <fmt/ostream.h>
-
-#include <iostream>
 #include <memory>
 
 #include "cli/command.h"
@@ -11,11 +7,8 @@
 #include "cli/exec_options.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
-#include "exec/bench_codec.h"
-#include "report/bench_report.h"
 #include "report/bench_request.h"
 #include "report/choices_report.h"
-#include "util/error.h"
 
 namespace ridge::cli {
 namespace {
@@ -34,21 +27,7 @@ int run_bench(BenchCliOptions& o) {
   r.bench.model = make_request(o.model);
   r.bench.per_node = !o.no_per_node;
   exec::bind_sweeps(r.bench, o.sweeps);
-  auto outcome = report::measure_bench(
-      r,
-      [](const std::string& line) {
-        if (!invocation().quiet) fmt::print(std::cerr, "bench: {}\n", line);
-      },
-      [&o](const report::Document& doc, const store::Params& params, const report::TypedResult& value) {
-        keep_result(o.store, doc, params, value);
-      });
-  const auto& runs = outcome.runs;
-  if (!runs.empty()) emit(report::bench_document(runs, r.top), o.format, [&] { return exec::encode_bench(runs); });
-  if (outcome.failures.empty()) return 0;
-  // A sweep cell is one point: its failure is the cell's error, which the sweep stores.
-  if (invocation().quiet) throw Error(outcome.failures.front());
-  for (const auto& line : report::bench_failure_lines(outcome, r.csv_dir)) fmt::print(std::cerr, "ridge: {}\n", line);
-  return 1;
+  return report::bench_and_keep(r, o.format, o.store);
 }
 
 }  // namespace
@@ -104,20 +83,22 @@ Command add_bench_command(CLI::App& parent) {
       ->needs(power);
   app->add_option("--top", o->request.top, "slowest nodes listed in the table (default 10)")
       ->check(integer_in(0, 100000));
-  auto* format = add_format_option(*app, o->format);
+  add_format_option(*app, o->format);
   auto* list = app->add_flag("--list-algorithms", o->list_algorithms,
                              "print the values of --conv-algo, --mode, --precision and --memory-format with what each "
                              "does and what it applies to, and exit (no MODEL)");
   // MODEL is required unless --list-algorithms is given, which takes no other option but -f.
   app->get_option("model")->required(false);
-  app->parse_complete_callback([o, app, list, format] {
+  app->parse_complete_callback([o, app, list] {
     if (!o->list_algorithms) {
       if (o->model.model.empty()) throw CLI::RequiredError("model");
       return;
     }
+    std::vector<std::string> given;
     for (const auto* option : app->get_options())
-      if (option != list && option != format && option->count() > 0 && option != app->get_help_ptr())
-        throw CLI::ExcludesError(list->get_name(), option->get_name());
+      if (option->count() > 0) given.push_back(option->get_name());
+    auto excluded = report::list_algorithms_excludes(given);
+    if (!excluded.empty()) throw CLI::ExcludesError(list->get_name(), excluded);
   });
   add_store_options(*app, o->store);
   app->add_option("--csv", o->request.csv_dir,

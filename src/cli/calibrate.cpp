@@ -10,8 +10,7 @@
 #include "cli/device_options.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
-#include "report/calibration_report.h"
-#include "report/result_codec.h"
+#include "report/calibrate_command.h"
 #include "report/result_record.h"
 
 namespace ridge::cli {
@@ -31,18 +30,6 @@ struct CalibrateOptions {
   std::optional<uint64_t> seed;
   StoreOptions store;
 };
-
-// The fit as people and scripts read it, then kept in the store as the typed value.
-int print_and_keep(const CalibrateOptions& o, calib::Calibration calibration) {
-  auto doc = report::calibration_document(calibration);
-  emit(doc, o.format);
-  auto params = report::prediction_params(o.predict.model, o.predict.device, o.predict.choices());
-  report::TypedResult value;
-  value.kind = "calibrate";
-  value.calibration = std::move(calibration);
-  keep_result(o.store, doc, params, value);
-  return 0;
-}
 
 // The options as given; calib::calibrate refuses those its fit would drop.
 calib::CalibrateRequest request_of(const CalibrateOptions& o) {
@@ -68,14 +55,11 @@ calib::CalibrateRequest request_of(const CalibrateOptions& o) {
 }
 
 int run_calibrate(const CalibrateOptions& o) {
-  // Progress of the layer sample on stderr (stdout holds only the document): a line every few seconds.
-  auto last = -1.0;
-  auto progress = [&](const calib::SampleProgress& p) {
-    if (p.elapsed_s - last < 5 && p.done > 0) return;
-    last = p.elapsed_s;
-    fmt::print(std::cerr, "calibrate: [{}/{}] {}: {}\n", p.done + 1, p.total, p.stage, p.label);
-  };
-  return print_and_keep(o, calib::calibrate(request_of(o), progress));
+  // Progress of the layer sample on stderr (stdout holds only the document).
+  auto line = [](const std::string& text) { fmt::print(std::cerr, "{}\n", text); };
+  auto params = report::prediction_params(o.predict.model, o.predict.device, o.predict.choices());
+  report::calibrate_and_keep(request_of(o), params, o.format, o.store, calib::progress_lines(line));
+  return 0;
 }
 
 }  // namespace

@@ -7,10 +7,7 @@
 #include "cli/device_options.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
-#include "report/compare_codec.h"
-#include "report/compare_report.h"
 #include "report/compare_request.h"
-#include "report/result_codec.h"
 #include "report/result_record.h"
 
 namespace ridge::cli {
@@ -35,14 +32,8 @@ int run_compare(const CompareOptions& o) {
                                  .run = o.run,
                                  .max_time_s = o.max_time,
                                  .progress = [](const std::string& line) { fmt::print(std::cerr, "{}\n", line); }};
-  auto comparison = report::compare_model(request);
-  auto doc = report::compare_document(comparison, o.top);
-  // JSON: the codec's (the document's JSON plus the values), which the store and `results import` read back.
-  emit(doc, o.format, [&] { return report::encode_comparison(comparison); });
   auto params = report::prediction_params(o.device.model, o.device.device, o.device.choices());
-  report::TypedResult value{.kind = "compare"};
-  value.comparison = std::move(comparison);
-  keep_result(o.store, doc, params, value);
+  report::compare_and_keep(request, o.top, o.format, o.store, params);
   return 0;
 }
 

@@ -1,11 +1,7 @@
 #include <fmt/format.h>
-#include <fmt/ostream.h>
-
-#include <iostream>
 
 #include "cli/command.h"
 #include "cli/output_options.h"
-#include "doctor/checks.h"
 #include "doctor/doctor_report.h"
 #include "doctor/feature.h"
 
@@ -36,16 +32,7 @@ Command add_doctor_command(CLI::App& parent) {
       "  ridge doctor\n"
       "  ridge doctor --for bench-cuda\n"
       "  ridge doctor --for power -f json");
-  return {app, [o] {
-            const auto* feature = o->feature.empty() ? nullptr : &doctor::find_feature(o->feature);
-            auto checks = doctor::all_checks(doctor::resolve_store_path(o->store));
-            emit(doctor::doctor_document(checks, feature), o->format);
-            if (!feature) return 0;
-            auto verdict = doctor::verdict(*feature, checks);
-            if (verdict.ready) return 0;
-            fmt::print(std::cerr, "ridge: not ready for {}: {}\n", feature->name, verdict.unmet);
-            return 1;
-          }};
+  return {app, [o] { return doctor::run_doctor(o->feature, o->store, o->format); }};
 }
 
 }  // namespace ridge::cli

@@ -2,11 +2,10 @@
 // figures, mapped to a model's layers and compared with ridge's analysis, printed and kept.
 #include "cli/import_ncu.h"
 
+#include "cli/common.h"
 #include "cli/import_commands.h"
 #include "cli/output_options.h"
-#include "report/ncu_import_codec.h"
-#include "report/ncu_report.h"
-#include "report/result_codec.h"
+#include "cli/store_options.h"
 
 namespace ridge::cli {
 
@@ -27,16 +26,6 @@ void add_ncu_import_options(CLI::App& app, NcuImportOptions& options) {
       ->check(integer_in(1, 1 << 20));
 }
 
-int run_ncu_import(const NcuImportOptions& o) {
-  auto import = profile::import_ncu(o.request);
-  emit(report::ncu_import_document(import), o.format, [&] { return report::encode_ncu_import(import); });
-  for (size_t i = 0; i < import.runs.size(); ++i) {
-    report::TypedResult value{.kind = "import ncu", .ncu = profile::ncu_run_alone(import, i)};
-    keep_result(o.store, report::ncu_import_document(*value.ncu), report::ncu_run_params(o.request, import, i), value);
-  }
-  return 0;
-}
-
 Command add_import_ncu_command(CLI::App& import) {
   auto options = std::make_shared<NcuImportOptions>();
   auto* app = import.add_subcommand(
@@ -48,7 +37,7 @@ Command add_import_ncu_command(CLI::App& import) {
       ->check(CLI::ExistingFile);
   add_ncu_import_options(*app, *options);
   add_output_options(*app, options->format, options->store);
-  return {app, [options] { return run_ncu_import(*options); }};
+  return {app, [options] { return report::import_ncu_exports(*options); }};
 }
 
 }  // namespace ridge::cli

@@ -6,9 +6,7 @@
 #include "cli/output_options.h"
 #include "cli/store_options.h"
 #include "profile/torch_import.h"
-#include "report/result_codec.h"
-#include "report/torch_import_codec.h"
-#include "report/torch_trace_report.h"
+#include "report/torch_import_command.h"
 
 namespace ridge::cli {
 namespace {
@@ -18,14 +16,6 @@ struct TorchImportOptions {
   std::string format = "table";
   StoreOptions store;
 };
-
-int run_torch_import(const TorchImportOptions& o) {
-  report::TypedResult value{.kind = "import torch", .torch = profile::import_torch(o.request)};
-  auto doc = report::torch_trace_document(value.torch->imports, o.request.model);
-  emit(doc, o.format, [&] { return report::encode_torch_imports(*value.torch); });
-  keep_result(o.store, doc, store::Params{.model = o.request.model}, value);
-  return 0;
-}
 
 }  // namespace
 
@@ -47,7 +37,10 @@ Command add_import_torch_command(CLI::App& import) {
       "Times are the trace's own (microseconds). Per-layer times are means per pass: per ProfilerStep; without "
       "steps, the passes are the copies of a repeated top-level op sequence, or what the model's op counts give "
       "(--model). `-f csv` prints the layers table, which `ridge calibrate MODEL --measured FILE.csv` reads.");
-  return {app, [options] { return run_torch_import(*options); }};
+  return {app, [options] {
+            report::import_torch_traces(options->request, options->format, options->store);
+            return 0;
+          }};
 }
 
 }  // namespace ridge::cli

@@ -6,11 +6,12 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/ncu_runs.h"
+#include "cli/import_ncu.h"
 #include "cli/output_options.h"
+#include "cli/store_options.h"
 #include "profile/ncu_metrics.h"
 #include "report/ncu_command_report.h"
-#include "util/error.h"
+#include "report/ncu_import_command.h"
 
 namespace ridge::cli {
 namespace {
@@ -56,23 +57,6 @@ void add_common_options(CLI::App& app, profile::NcuRunRequest& o) {
 }
 
 void print_line(const std::string& line) { fmt::print(std::cerr, "{}\n", line); }
-
-}  // namespace
-
-int run_ncu_points(const profile::NcuRunRequest& request, bool import, NcuImportOptions import_options) {
-  auto runs = profile::run_ncu(request, print_line);
-  profile::add_written(runs, import_options.request);
-  int code = 0;
-  if (!import) {
-    emit(report::ncu_run_document(runs.points, runs.runs), import_options.format);
-  } else if (!import_options.request.files.empty()) {
-    code = run_ncu_import(import_options);
-  }
-  if (!runs.failed.empty()) throw Error(profile::failure_message(runs, import));
-  return code;
-}
-
-namespace {
 
 const char* const kFooter =
     "ncu asks for the metrics of the hierarchical roofline (docs/ncu.md): kernel time, SM clock, FP64/FP32/FP16\n"
@@ -133,7 +117,7 @@ Command add_ncu_command(CLI::App& parent) {
               emit(report::ncu_command(print->request, print_line), print->format);
               return 0;
             }
-            if (run_app->parsed()) return run_ncu_points(run->ncu, !run->no_import, run->import);
+            if (run_app->parsed()) return report::run_ncu_points(run->ncu, !run->no_import, run->import);
             return 2;
           }};
 }

@@ -8,7 +8,6 @@
 #include "cli/output_options.h"
 #include "cli/plot_options.h"
 #include "cli/store_options.h"
-#include "report/figure/render.h"
 #include "report/figure/roofline_request.h"
 #include "report/plot_report.h"
 
@@ -25,8 +24,7 @@ void add_plot_output_options(CLI::App& app, PlotOutput& o) {
 }
 
 int finish_plot(const fig::Figure& figure, const PlotOutput& o, int series, const std::string& source) {
-  fig::write_figure(figure, o.path, {.width_px = o.width_px});
-  emit(report::plot_document(figure, o.path, series, source), o.format);
+  report::write_plot(figure, o.path, o.width_px, o.format, series, source);
   return 0;
 }
 

@@ -3,9 +3,6 @@
 #include "cli/output_options.h"
 #include "cli/store_options.h"
 #include "report/predict_request.h"
-#include "report/prediction_report.h"
-#include "report/result_codec.h"
-#include "roofline/prediction_codec.h"
 
 namespace ridge::cli {
 namespace {
@@ -21,14 +18,7 @@ int run_predict(const PredictOptions& o) {
                                  .device = o.device.device,
                                  .modes = o.modes,
                                  .choices = o.device.choices()};
-  request.batches = report::predict_batches(request.model, o.sweep);
-  auto points = report::predict_model(request);
-  auto doc = points.size() == 1 ? report::prediction_document(points[0].prediction)
-                                : report::prediction_sweep_document(points);
-  report::TypedResult value{.kind = "predict"};
-  for (const auto& point : points) value.predictions.push_back(point.prediction);
-  emit(doc, o.format, [&] { return roofline::encode_predictions(value.predictions); });
-  keep_result(o.store, doc, report::predict_params(o.device.model, request, points), value);
+  report::predict_and_keep(request, o.sweep, o.device.model, o.format, o.store);
   return 0;
 }
 

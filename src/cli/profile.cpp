@@ -7,8 +7,9 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/ncu_runs.h"
+#include "cli/import_ncu.h"
 #include "cli/output_options.h"
+#include "cli/store_options.h"
 #include "profile/executor_profile.h"
 #include "profile/ncu_metrics.h"
 
@@ -23,7 +24,7 @@ struct ProfileOptions {
 int run_profile(ProfileOptions o) {
   o.import.request.model = o.request.model;
   o.import.request.batch = o.request.batch;
-  int code = run_ncu_points(profile::executor_ncu_request(o.request), true, o.import);
+  int code = report::run_ncu_points(profile::executor_ncu_request(o.request), true, o.import);
   fmt::print(std::cerr, "{}\n", profile::executor_profile_note(o.request));
   return code;
 }

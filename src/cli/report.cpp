@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <utility>
-
 #include "cli/command.h"
 #include "cli/common.h"
 #include "cli/device_options.h"
@@ -20,7 +18,7 @@ struct ReportOptions {
   DeviceOptions model;  // the model options and precision/traffic; `device` unused (see request.devices)
   report::StudyRequest request;
   report::StudyOutput output;
-  ResultFilterOptions stored;  // --of-model: the request's of_model ("all": every model), not a filter
+  ResultFilterOptions stored;  // --of-model: "all" is every model (report::StudyRequest::filter)
 };
 
 int run_report(ReportOptions& o) {
@@ -32,7 +30,6 @@ int run_report(ReportOptions& o) {
   r.store_required = !o.stored.store.empty();
   r.command_line = invocation().command_line;
   r.filter = result_filter(o.stored);
-  r.of_model = std::exchange(r.filter.model, "");
   if (!o.model.model.model.empty()) r.model = make_request(o.model.model);
   o.output.figure_titles = ::isatty(STDERR_FILENO);
   auto written = report::write_study(report::gather_study(r), o.output,

@@ -3,66 +3,18 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/common.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
-#include "report/document_codec.h"
 #include "report/result_import.h"
 #include "report/results_report.h"
-#include "store/store.h"
-#include "util/error.h"
 
 namespace ridge::cli {
 namespace {
 
 struct ResultsOptions {
-  std::string format = "table", export_dir;
+  report::ResultsRequest request;
   ResultFilterOptions filter;
-  bool show = false;
 };
-
-int run_results(const ResultsOptions& o) {
-  auto path = store_path(o.filter);
-  store::Store store(path, true);
-  auto filter = result_filter(o.filter);
-  if (!o.export_dir.empty()) {
-    auto records = store.query(filter);
-    auto files = report::export_bench_csv(records, o.export_dir);
-    if (files.empty()) throw Error("no stored bench result matches: nothing to export");
-    for (const auto& f : files) fmt::print("wrote {}\n", f);
-    return 0;
-  }
-  if (o.show) {
-    // The stored documents themselves, as the commands printed them.
-    auto records = store.query(filter);
-    if (records.empty()) throw Error("no stored result matches");
-    for (const auto& r : records) {
-      if (r.document.is_null()) {
-        fmt::print("result {}: {} failed: {}\n", r.id, r.command, r.error);
-        continue;
-      }
-      if (o.format == "table" || o.format == "md")
-        fmt::print("result {} ({}, {}):\n", r.id, r.command, r.environment.created_at);
-      emit(report::decode_document(r.document), o.format);
-    }
-    return 0;
-  }
-  emit(report::results_document(store.query(filter, false), path), o.format);
-  return 0;
-}
-
-// Why the results of a file are stored with the time of the import, when they are.
-int run_import(const std::vector<std::string>& files, const ResultFilterOptions& o) {
-  auto path = store_path(o);
-  auto imported = report::import_files(files, path);
-  int64_t total = 0;
-  for (const auto& file : imported.files) {
-    fmt::print("{}\n", report::import_line(file, path));
-    total += file.added;
-  }
-  fmt::print("{}\n", report::holds_line(path, imported.held, total));
-  return 0;
-}
 
 void print_line(const std::string& line) { fmt::print("{}\n", line); }
 
@@ -72,9 +24,10 @@ Command add_results_command(CLI::App& parent) {
   auto o = std::make_shared<ResultsOptions>();
   auto* app = parent.add_subcommand("results", "list, show and export the results kept in the results store");
   add_result_filter_options(*app, o->filter);
-  add_format_option(*app, o->format);
-  app->add_flag("--show", o->show, "print the selected results' documents as their commands printed them (any -f)");
-  app->add_option("--export", o->export_dir,
+  add_format_option(*app, o->request.format);
+  app->add_flag("--show", o->request.show,
+                "print the selected results' documents as their commands printed them (any -f)");
+  app->add_option("--export", o->request.export_dir,
                   "write the selected bench results to DIR/overall.csv, layers.csv, metrics.csv and "
                   "benchmark_results.csv (replacing them)");
   auto files = std::make_shared<std::vector<std::string>>();
@@ -105,7 +58,14 @@ Command add_results_command(CLI::App& parent) {
       "  ridge results --id 12 --show -f json\n"
       "  ridge results --sweep my-study --export results/");
   return {app, [o, import, files, import_filter] {
-            return import->parsed() ? run_import(*files, *import_filter) : run_results(*o);
+            if (import->parsed()) {
+              report::import_into_store(*files, store_path(*import_filter), print_line);
+              return 0;
+            }
+            o->request.store_path = store_path(o->filter);
+            o->request.filter = result_filter(o->filter);
+            report::print_results(o->request, std::cout);
+            return 0;
           }};
 }
 

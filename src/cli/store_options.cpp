@@ -1,38 +1,6 @@
 #include "cli/store_options.h"
 
-#include <fmt/format.h>
-#include <unistd.h>
-
-#include <iostream>
-#include <map>
-#include <memory>
-
-#include "report/result_record.h"
-#include "store/environment.h"
-#include "store/store.h"
-#include "util/error.h"
-#include "util/program.h"
-
 namespace ridge::cli {
-store::Store& open_store(const std::string& path) {
-  // One connection per store for the whole process: a sweep saves every cell through it, so opening
-  // the file and checkpointing its WAL when the connection closes are paid once, not per result.
-  static std::map<std::string, std::unique_ptr<store::Store>> open;
-  auto& slot = open[path];
-  if (!slot) slot = std::make_unique<store::Store>(path);
-  return *slot;
-}
-
-Invocation& invocation() {
-  static Invocation current;
-  return current;
-}
-
-void set_command_line(int argc, char** argv) {
-  std::string line;
-  for (int i = 0; i < argc; ++i) line += (i ? " " : "") + shell_quote(argv[i]);
-  invocation().command_line = line;
-}
 
 void add_store_options(CLI::App& app, StoreOptions& options) {
   auto* no_store = app.add_flag("--no-store", options.disabled, "do not save this result in the results store");
@@ -44,12 +12,6 @@ void add_store_options(CLI::App& app, StoreOptions& options) {
 void add_output_options(CLI::App& app, std::string& format, StoreOptions& store) {
   add_format_option(app, format);
   add_store_options(app, store);
-}
-
-std::string store_path(const StoreOptions& options) {
-  if (!options.path.empty()) return options.path;
-  if (!invocation().store_path.empty()) return invocation().store_path;
-  return store::default_store_path();
 }
 
 std::vector<CLI::Option*> add_result_filter_options(CLI::App& app, ResultFilterOptions& o, const std::string& prefix) {
@@ -85,21 +47,5 @@ store::Filter result_filter(const ResultFilterOptions& o) {
 }
 
 std::string store_path(const ResultFilterOptions& o) { return store_path(StoreOptions{o.store, false}); }
-
-void keep_result(const StoreOptions& options, const report::Document& doc, store::Params params,
-                 const report::TypedResult& value) {
-  if (options.disabled) return;
-  auto path = store_path(options);
-  auto record = report::result_record(doc, std::move(params), value,
-                                      store::collect_environment(invocation().command_line), invocation().cell);
-  try {
-    open_store(path).save(record);
-  } catch (const Error& e) {
-    throw Error(fmt::format("the result above was not saved: {} (--no-store skips the store)", e.what()));
-  }
-  invocation().stored_ids.push_back(record.id);
-  if (!invocation().quiet && ::isatty(STDERR_FILENO))
-    fmt::print(stderr, "ridge: saved as result {} in {}\n", record.id, path);
-}
 
 }  // namespace ridge::cli

@@ -15,29 +15,13 @@ struct SweepOptions {
   std::string store, format = "table";
 };
 
-// A cell is a ridge command line run in this process, quiet, its results kept in the sweep's store as the cell's.
-report::CellRun run_cell(const std::vector<std::string>& args, const store::Cell& cell, const std::string& store) {
-  auto& inv = invocation();
-  auto saved = inv;
-  inv.cell = cell;
-  inv.quiet = true;
-  inv.store_path = store;
-  inv.stored_ids.clear();
-  inv.command_line = "ridge";
-  for (const auto& a : args) inv.command_line += " " + a;
-  report::CellRun ran;
-  ran.exit_code = run_in_process(args, ran.error);
-  ran.stored = inv.stored_ids;
-  inv = saved;
-  return ran;
-}
-
 int run_sweep_command(SweepOptions& o) {
   auto& r = o.request;
   r.store = store_path(StoreOptions{o.store, false});
-  auto out = report::run_sweep(r, open_store, [&r](const std::vector<std::string>& args, const store::Cell& cell) {
-    return run_cell(args, cell, r.store);
-  });
+  auto out =
+      report::run_sweep(r, store::shared_store, [&r](const std::vector<std::string>& args, const store::Cell& cell) {
+        return report::run_cell(args, cell, r.store, run_in_process);
+      });
   fmt::print("{}", out.text);
   if (out.document) emit(*out.document, o.format);
   return out.exit_code;

@@ -6,8 +6,6 @@
 #include "cli/device_options.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
-#include "report/result_codec.h"
-#include "report/tune_report.h"
 #include "report/tune_request.h"
 
 namespace ridge::cli {
@@ -29,12 +27,7 @@ int run_tune(const TuneCliOptions& o) {
   r.options.all_domains = o.all_domains;
   r.options.named_only = o.named_only;
   r.apply = o.apply;
-  report::TypedResult value{.kind = "tune"};
-  value.tuning = report::tune_model(r);
-  auto doc = report::tune_document(*value.tuning);
-  // JSON: the codec's (the document's JSON plus the tuning), which the store and `results import` read back.
-  emit(doc, o.format, [&] { return report::encode_tuning(*value.tuning); });
-  keep_result(o.store, doc, report::tune_params(o.device.model, r, *value.tuning), value);
+  report::tune_and_keep(r, o.device.model, o.format, o.store);
   return 0;
 }
 

@@ -3,6 +3,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <iostream>
+
+#include "doctor/checks.h"
+#include "report/command_output.h"
+
 namespace ridge::doctor {
 
 report::Document doctor_document(const std::vector<Check>& checks, const Feature* feature) {
@@ -43,6 +48,21 @@ report::Document doctor_document(const std::vector<Check>& checks, const Feature
   if (!fixes.rows.empty()) doc.tables.push_back(std::move(fixes));
   doc.csv_table = "checks";
   return doc;
+}
+
+int print_doctor(const std::vector<Check>& checks, const Feature* feature, const std::string& format, std::ostream& out,
+                 std::ostream& err) {
+  report::emit(doctor_document(checks, feature), format, out);
+  if (!feature) return 0;
+  auto v = verdict(*feature, checks);
+  if (v.ready) return 0;
+  err << fmt::format("ridge: not ready for {}: {}\n", feature->name, v.unmet);
+  return 1;
+}
+
+int run_doctor(const std::string& feature, const std::string& store, const std::string& format) {
+  const auto* wanted = feature.empty() ? nullptr : &find_feature(feature);
+  return print_doctor(all_checks(resolve_store_path(store)), wanted, format, std::cout, std::cerr);
 }
 
 }  // namespace ridge::doctor

@@ -6,6 +6,9 @@
 #include "graph/dtype.h"
 #include "onnx/model_reader.h"
 #include "report/format.h"
+#include "report/result_codec.h"
+#include "report/result_record.h"
+#include "util/error.h"
 
 namespace ridge::report {
 namespace {
@@ -301,6 +304,28 @@ AnalysisSweep analyze_sweep(const analysis::Request& request, const std::string&
     points.push_back({std::to_string(v), analysis::rerun(pristine, point)});
   }
   return {key, sweep_analyses(request, points)};
+}
+
+void analyze_and_keep(const AnalyzeCommand& o, std::ostream& out) {
+  auto request = analysis::make_request(o.model);
+  if (o.sweep.empty()) {
+    auto result = analysis::run(request);
+    auto analyzed = analysis::make_analysis(request, result, !o.summary);
+    auto doc = analysis_document(analyzed);
+    emit(
+        doc, o.format, [&] { return analysis::encode_analysis(analyzed); }, out);
+    TypedResult value{.kind = "analyze", .analyses = {analyzed}};
+    keep_result(o.store, doc, model_params(o.model, analysis::bound_batch(result.model)), value);
+    return;
+  }
+  if (o.summary) throw Error("--summary applies to one analysis; a sweep prints one row of totals per point already");
+  auto sweep = analyze_sweep(request, o.sweep);
+  auto doc = analysis_sweep_document(request.model_path, sweep.key, sweep.analyses);
+  emit(
+      doc, o.format, [&] { return analysis::encode_analysis_sweep(request.model_path, sweep.key, sweep.analyses); },
+      out);
+  TypedResult value{.kind = "analyze", .analyses = std::move(sweep.analyses), .sweep = sweep.key};
+  keep_result(o.store, doc, model_params(o.model), value);
 }
 
 }  // namespace ridge::report

@@ -1,10 +1,13 @@
 #pragma once
 // `ridge analyze` results as documents (printed in any format by report/printer.h).
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "analysis/analysis_codec.h"
+#include "analysis/request_builder.h"
 #include "analysis/run.h"
+#include "report/command_output.h"
 #include "report/document.h"
 
 namespace ridge::report {
@@ -35,5 +38,17 @@ struct AnalysisSweep {
   std::vector<analysis::Analysis> analyses;
 };
 AnalysisSweep analyze_sweep(const analysis::Request& request, const std::string& sweep);
+
+// `ridge analyze` printed and kept: one analysis (without its per-node rows with `summary`), or with `sweep` one per
+// value (analyze_sweep), printed on `out` in `format` (-f json: the analysis codec's) and kept in the store with the
+// model's parameters (one analysis: with the batch it bound). --summary with a sweep is refused (ridge::Error).
+struct AnalyzeCommand {
+  analysis::ModelOptions model;
+  std::string sweep;  // batch=1,2,4 or DIM=v1,v2; empty: one analysis
+  bool summary = false;
+  std::string format = "table";
+  StoreOptions store;
+};
+void analyze_and_keep(const AnalyzeCommand& command, std::ostream& out = std::cout);
 
 }  // namespace ridge::report

@@ -6,6 +6,8 @@
 #include "exec/prepare.h"
 #include "hw/device_db.h"
 #include "onnx/model_reader.h"
+#include "report/compare_codec.h"
+#include "report/result_codec.h"
 #include "util/error.h"
 
 namespace ridge::report {
@@ -150,6 +152,15 @@ Comparison compare_model(const CompareRequest& o) {
   auto device = load_device(device_id);
   auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode_text));
   return o.run ? compare_with_run(o, device, roofline) : compare_with_file(o, device, roofline);
+}
+
+void compare_and_keep(const CompareRequest& request, int top, const std::string& format, const StoreOptions& store,
+                      const store::Params& params, std::ostream& out) {
+  TypedResult value{.kind = "compare", .comparison = compare_model(request)};
+  auto doc = compare_document(*value.comparison, top);
+  emit(
+      doc, format, [&] { return encode_comparison(*value.comparison); }, out);
+  keep_result(store, doc, params, value);
 }
 
 }  // namespace ridge::report

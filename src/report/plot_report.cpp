@@ -1,5 +1,7 @@
 #include "report/plot_report.h"
 
+#include "report/figure/render.h"
+
 namespace ridge::report {
 
 Document plot_document(const figure::Figure& figure, const std::string& path, int series, const std::string& source) {
@@ -16,6 +18,12 @@ Document plot_document(const figure::Figure& figure, const std::string& path, in
   doc.field("series", "series", std::to_string(series), series);
   doc.notes = figure.notes;
   return doc;
+}
+
+void write_plot(const figure::Figure& figure, const std::string& path, int width_px, const std::string& format,
+                int series, const std::string& source, std::ostream& out) {
+  figure::write_figure(figure, path, {.width_px = width_px});
+  emit(plot_document(figure, path, series, source), format, out);
 }
 
 }  // namespace ridge::report

@@ -3,7 +3,9 @@
 #include "analysis/request_builder.h"
 #include "hw/device_db.h"
 #include "onnx/model_reader.h"
+#include "report/result_codec.h"
 #include "report/result_record.h"
+#include "roofline/prediction_codec.h"
 #include "util/error.h"
 
 namespace ridge::report {
@@ -48,6 +50,18 @@ std::vector<PredictionPoint> predict_model(const PredictRequest& request) {
     }
   }
   return points;
+}
+
+void predict_and_keep(PredictRequest request, const std::string& sweep, const analysis::ModelOptions& model,
+                      const std::string& format, const StoreOptions& store, std::ostream& out) {
+  request.batches = predict_batches(request.model, sweep);
+  auto points = predict_model(request);
+  auto doc = points.size() == 1 ? prediction_document(points[0].prediction) : prediction_sweep_document(points);
+  TypedResult value{.kind = "predict"};
+  for (const auto& point : points) value.predictions.push_back(point.prediction);
+  emit(
+      doc, format, [&] { return roofline::encode_predictions(value.predictions); }, out);
+  keep_result(store, doc, predict_params(model, request, points), value);
 }
 
 }  // namespace ridge::report

@@ -1,12 +1,14 @@
 #pragma once
 // `ridge predict` as one call: a model on a device in each power mode asked for and at each batch of a sweep,
 // calibrated where the device carries a calibration.
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "analysis/request_builder.h"
 #include "analysis/run.h"
 #include "calib/device_prediction.h"
+#include "report/command_output.h"
 #include "report/prediction_report.h"
 #include "store/record.h"
 
@@ -32,5 +34,11 @@ std::vector<int64_t> predict_batches(const analysis::Request& model, const std::
 // its modes as given, the batch when one point was predicted, and the precision (--precision, else --dtype).
 store::Params predict_params(const analysis::ModelOptions& model, const PredictRequest& request,
                              const std::vector<PredictionPoint>& points);
+
+// `ridge predict` printed and kept: `request` (its model made from `model`) predicted at the batches of `sweep`
+// (predict_batches), the document of the one point or of the sweep printed on `out` in `format` (-f json: the
+// prediction codec's), and every point kept as one result with predict_params.
+void predict_and_keep(PredictRequest request, const std::string& sweep, const analysis::ModelOptions& model,
+                      const std::string& format, const StoreOptions& store, std::ostream& out = std::cout);
 
 }  // namespace ridge::report

@@ -283,4 +283,15 @@ std::string import_line(const FileImport& f, const std::string& store_path) {
                      f.added, static_cast<int64_t>(f.results) - f.added, store_path, note);
 }
 
+void import_into_store(const std::vector<std::string>& paths, const std::string& store_path,
+                       const std::function<void(const std::string&)>& line) {
+  auto imported = import_files(paths, store_path);
+  int64_t total = 0;
+  for (const auto& file : imported.files) {
+    line(import_line(file, store_path));
+    total += file.added;
+  }
+  line(holds_line(store_path, imported.held, total));
+}
+
 }  // namespace ridge::report

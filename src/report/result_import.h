@@ -6,6 +6,7 @@
 // files, read through the bench codec, one record per run, each with the environment that measured it (the GPU, CPU,
 // libraries and ridge revision the file records; the host is not recorded in the file, so it stays empty) and a uid
 // drawn from its content, so importing a file again, or into a store that merged it, adds nothing.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,5 +42,9 @@ struct StoreImport {
 StoreImport import_files(const std::vector<std::string>& paths, const std::string& store_path);
 // "FILE: N results, A added, K already in STORE", and why a result carries the import's time where it does.
 std::string import_line(const FileImport& file, const std::string& store_path);
+// `ridge results import` as one call: import_files, then a line per file (import_line) and the store's total
+// (holds_line: the results the files added) handed on.
+void import_into_store(const std::vector<std::string>& paths, const std::string& store_path,
+                       const std::function<void(const std::string&)>& line);
 
 }  // namespace ridge::report

@@ -5,11 +5,13 @@
 #include <filesystem>
 
 #include "report/bench_report.h"
+#include "report/command_output.h"
 #include "report/document_codec.h"
 #include "report/format.h"
 #include "report/printer.h"
 #include "report/result_codec.h"
 #include "store/store.h"
+#include "util/error.h"
 
 namespace ridge::report {
 namespace {
@@ -156,6 +158,29 @@ void merge_stores(const std::vector<std::string>& inputs, const std::string& out
     line(fmt::format("{}: {} results, {} added, {} already in {}", input, held, added, held - added, output));
   }
   line(holds_line(output, target.count(), total));
+}
+
+void print_results(const ResultsRequest& r, std::ostream& out) {
+  store::Store store(r.store_path, true);
+  if (!r.export_dir.empty()) {
+    auto files = export_bench_csv(store.query(r.filter), r.export_dir);
+    if (files.empty()) throw Error("no stored bench result matches: nothing to export");
+    for (const auto& f : files) out << fmt::format("wrote {}\n", f);
+    return;
+  }
+  if (!r.show) return emit(results_document(store.query(r.filter, false), r.store_path), r.format, out);
+  // The stored documents themselves, as the commands printed them.
+  auto records = store.query(r.filter);
+  if (records.empty()) throw Error("no stored result matches");
+  for (const auto& record : records) {
+    if (record.document.is_null()) {
+      out << fmt::format("result {}: {} failed: {}\n", record.id, record.command, record.error);
+      continue;
+    }
+    if (r.format == "table" || r.format == "md")
+      out << fmt::format("result {} ({}, {}):\n", record.id, record.command, record.environment.created_at);
+    emit(decode_document(record.document), r.format, out);
+  }
 }
 
 }  // namespace ridge::report

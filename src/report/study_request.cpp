@@ -27,8 +27,10 @@ Study gather_study(const StudyRequest& o) {
 
   // The stored results: those the filters select (of MODEL's file by default, when one is given).
   auto filter = o.filter;
-  if (filter.model.empty() && !o.of_model.empty() && o.of_model != "all") filter.model = o.of_model;
-  if (o.of_model.empty() && o.model) filter.model = std::filesystem::path(o.model_name).stem().string();
+  if (filter.model == "all")
+    filter.model.clear();
+  else if (filter.model.empty() && o.model)
+    filter.model = std::filesystem::path(o.model_name).stem().string();
   const auto& path = o.store_path;
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) {

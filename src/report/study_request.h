@@ -20,10 +20,11 @@ struct StudyRequest {
   std::string modes;                       // every device's modes: all, or M1,M2
   std::string store_path;                  // the results store; a missing one is read as empty unless required
   bool store_required = false;             // the user named the store: it must exist
-  store::Filter filter;                    // which stored results (its model defaults to the model's file stem)
-  std::string of_model;                    // "all": every model's results even with a MODEL; else a model's
-  std::string title;                       // "": from the model
-  std::string command_line;                // this invocation, recorded with the host
+  // Which stored results. Its model is --of-model: "all" every model's results even with a MODEL; none, the MODEL's
+  // (its file stem) when one is given.
+  store::Filter filter;
+  std::string title;         // "": from the model
+  std::string command_line;  // this invocation, recorded with the host
 };
 
 // Throws ridge::Error (one line) for an unknown device or mode, a named store that does not exist, a model that

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "report/command_output.h"
 #include "report/status_report.h"
 #include "sweep/matrix.h"
 #include "util/error.h"
@@ -43,6 +44,23 @@ SweepOutcome submit(const SweepRequest& r, const sweep::Matrix& matrix, size_t c
 }
 
 }  // namespace
+
+CellRun run_cell(const std::vector<std::string>& args, const store::Cell& cell, const std::string& store,
+                 const std::function<int(const std::vector<std::string>& args, std::string& error)>& run) {
+  auto& inv = invocation();
+  auto saved = inv;
+  inv.cell = cell;
+  inv.quiet = true;
+  inv.store_path = store;
+  inv.stored_ids.clear();
+  inv.command_line = "ridge";
+  for (const auto& a : args) inv.command_line += " " + a;
+  CellRun ran;
+  ran.exit_code = run(args, ran.error);
+  ran.stored = inv.stored_ids;
+  inv = saved;
+  return ran;
+}
 
 SweepOutcome run_sweep(const SweepRequest& r, const StoreOpener& open_store, const CellCommand& run_cell) {
   auto matrix = sweep::read_matrix(r.file);

@@ -36,6 +36,11 @@ struct CellRun {
 // Runs the ridge command line `args` (the words after "ridge") as the cell `cell` of a sweep, its results kept in
 // the sweep's store.
 using CellCommand = std::function<CellRun(const std::vector<std::string>& args, const store::Cell& cell)>;
+// A cell as the CLI runs it: `run` (the words after "ridge"; the exit code, and the one line of a failure in
+// `error`) called in this process with the invocation (report/command_output.h) quiet, set to the cell, the sweep's
+// `store` and the cell's command line, and put back after; the results saved meanwhile are the cell's.
+CellRun run_cell(const std::vector<std::string>& args, const store::Cell& cell, const std::string& store,
+                 const std::function<int(const std::vector<std::string>& args, std::string& error)>& run);
 // The store at a path (the CLI keeps one connection per store for the whole process).
 using StoreOpener = std::function<store::Store&(const std::string& path)>;
 

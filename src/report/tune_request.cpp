@@ -10,6 +10,7 @@
 #include "hw/mode_control.h"
 #include "onnx/model_reader.h"
 #include "report/prediction_report.h"
+#include "report/result_codec.h"
 #include "report/result_record.h"
 #include "util/error.h"
 
@@ -86,6 +87,15 @@ Tuning tune_model(const TuneRequest& o) {
   context.command_notes = set_best.notes;
   if (o.apply) context.applied = hw::apply_mode_steps(set_best.steps);
   return Tuning{device.id, device.name, std::move(result), std::move(context)};
+}
+
+void tune_and_keep(const TuneRequest& request, const analysis::ModelOptions& model, const std::string& format,
+                   const StoreOptions& store, std::ostream& out) {
+  TypedResult value{.kind = "tune", .tuning = tune_model(request)};
+  auto doc = tune_document(*value.tuning);
+  emit(
+      doc, format, [&] { return encode_tuning(*value.tuning); }, out);
+  keep_result(store, doc, tune_params(model, request, *value.tuning), value);
 }
 
 }  // namespace ridge::report

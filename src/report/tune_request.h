@@ -3,12 +3,14 @@
 // predicted for a model at one or more batch sizes, the best under an objective and limits, the commands that set
 // it, and, asked to, the best mode set on this Jetson.
 #include <cstdint>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "analysis/request_builder.h"
 #include "analysis/run.h"
 #include "calib/device_prediction.h"
+#include "report/command_output.h"
 #include "report/tune_report.h"
 #include "roofline/tune.h"
 #include "store/record.h"
@@ -40,5 +42,10 @@ void set_tune_limits(roofline::TuneOptions& options, const std::string& objectiv
 // The parameters the store keeps with `tuning`: the model's as given (`model`), the batch when one was compared, the
 // device as found and the precision predicted.
 store::Params tune_params(const analysis::ModelOptions& model, const TuneRequest& request, const Tuning& tuning);
+
+// `ridge tune` printed and kept: tune_model, its document printed on `out` in `format` (-f json: the tuning's codec,
+// which the store and `results import` read back), and the tuning kept with tune_params of `model` (as given).
+void tune_and_keep(const TuneRequest& request, const analysis::ModelOptions& model, const std::string& format,
+                   const StoreOptions& store, std::ostream& out = std::cout);
 
 }  // namespace ridge::report

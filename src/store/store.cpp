@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <random>
 
 #include "store/schema.h"
@@ -220,6 +222,13 @@ int64_t Store::count() {
   Statement s(db_, "SELECT count(*) FROM results");
   s.step();
   return s.integer(0);
+}
+
+Store& shared_store(const std::string& path) {
+  static std::map<std::string, std::unique_ptr<Store>> open;
+  auto& slot = open[path];
+  if (!slot) slot = std::make_unique<Store>(path);
+  return *slot;
 }
 
 std::string default_store_path() {

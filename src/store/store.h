@@ -45,6 +45,10 @@ class Store {
   Connection db_;
 };
 
+// The store at `path`, opened once per process and kept open: a sweep saves every cell through it, so opening the
+// file and checkpointing its WAL when the connection closes are paid once, not per result.
+Store& shared_store(const std::string& path);
+
 // The store a command writes to: --store, else $RIDGE_STORE, else ridge-results.db here.
 std::string default_store_path();
 // 32 hexadecimal digits from the OS's random source.

@@ -90,4 +90,12 @@ std::string closest_name(std::string_view word, const std::vector<std::string>& 
   return best;
 }
 
+std::string unknown_name(std::string_view what, std::string_view word, const std::vector<std::string>& names) {
+  auto best = closest_name(word, names);
+  std::string all;
+  for (const auto& name : names) all += (all.empty() ? "" : ", ") + name;
+  return fmt::format("unknown {} '{}'{} ({}s: {})", what, word,
+                     best.empty() ? "" : fmt::format("; did you mean '{}'?", best), what, all);
+}
+
 }  // namespace ridge

@@ -25,5 +25,8 @@ std::string csv_field(const std::string& s);
 // The name in `names` closest to `word` by edit distance (insertions, deletions, substitutions), the first of the
 // closest; "" when every name is more than two edits away: what a typo meant, or no suggestion.
 std::string closest_name(std::string_view word, const std::vector<std::string>& names);
+// The one line for a `word` that names none of `names` (`what` they are: "command"), with the closest as a suggestion
+// and every name: "unknown command 'analyse'; did you mean 'analyze'? (commands: analyze, bench)".
+std::string unknown_name(std::string_view what, std::string_view word, const std::vector<std::string>& names);
 
 }  // namespace ridge

@@ -217,5 +217,22 @@ TEST(Calibrate, OptionsAFitWouldDropAreRefused) {
   EXPECT_NE(refused(none).find("--energy needs --measured"), std::string::npos);
 }
 
+// The first measurement's line, then one when five seconds of the sample passed since the last line printed.
+TEST(Calibrate, ProgressLinesComeAtMostEveryFiveSeconds) {
+  std::vector<std::string> lines;
+  auto progress = calib::progress_lines([&](const std::string& line) { lines.push_back(line); });
+  for (auto [done, elapsed] : std::initializer_list<std::pair<int, double>>{
+           {0, 0.0}, {1, 1.0}, {2, 4.9}, {3, 5.2}, {4, 9.0}, {5, 10.5}, {6, 10.6}})
+    progress(
+        {.done = done, .total = 7, .stage = "sample", .label = "conv " + std::to_string(done), .elapsed_s = elapsed});
+  EXPECT_EQ(lines, (std::vector<std::string>{"calibrate: [1/7] sample: conv 0", "calibrate: [4/7] sample: conv 3",
+                                             "calibrate: [6/7] sample: conv 5"}));
+  lines.clear();
+  auto every_second = calib::progress_lines([&](const std::string& line) { lines.push_back(line); }, 1);
+  every_second({.done = 0, .total = 2, .stage = "refine 1", .label = "a", .elapsed_s = 3});
+  every_second({.done = 1, .total = 2, .stage = "refine 1", .label = "b", .elapsed_s = 4});
+  EXPECT_EQ(lines, (std::vector<std::string>{"calibrate: [1/2] refine 1: a", "calibrate: [2/2] refine 1: b"}));
+}
+
 }  // namespace
 }  // namespace ridge::test

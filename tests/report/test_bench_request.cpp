@@ -4,9 +4,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 
+#include "exec/bench_codec.h"
 #include "report/bench_request.h"
+#include "store/store.h"
 #include "support/error_text.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
@@ -94,6 +98,41 @@ TEST(BenchRequest, FailureLinesNameEachPointThenWhereTheOthersAre) {
             (std::vector<std::string>{"error: batch 4, eager auto: out of memory",
                                       "error: batch 8, eager auto: out of memory"}));
   EXPECT_TRUE(report::bench_failure_lines({.runs = {{}}, .points = 1}, "").empty());
+}
+
+TEST(BenchRequest, ListAlgorithmsTakesNoModelAndNoOptionButFormat) {
+  EXPECT_EQ(report::list_algorithms_excludes({"--list-algorithms"}), "");
+  EXPECT_EQ(report::list_algorithms_excludes({"--list-algorithms", "--format", "--help"}), "");
+  EXPECT_EQ(report::list_algorithms_excludes({"model", "--list-algorithms"}), "model");
+  EXPECT_EQ(report::list_algorithms_excludes({"--format", "--batch", "--threads", "--list-algorithms"}), "--batch");
+}
+
+// Printed as the bench codec once every point ran, each point kept as it completed, progress on `err` with the
+// command's prefix, and none of it printed in a sweep's cell (quiet).
+TEST(BenchRequest, BenchAndKeepPrintsTheRunsAndKeepsEachPoint) {
+  auto dir = temp_dir() + "/bench-and-keep";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto c = quick_command(model_path("mobilenet_v2"));
+  c.bench.batches = {1, 2};
+  std::ostringstream out, err;
+  auto saved = report::invocation();
+  report::invocation().quiet = false;
+  EXPECT_EQ(report::bench_and_keep(c, "json", {.path = dir + "/ridge.db"}, out, err), 0);
+  auto runs = exec::decode_bench(nlohmann::json::parse(out.str()), "out").runs;
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].batch, 2);
+  EXPECT_TRUE(std::regex_search(err.str(), std::regex(R"(^bench: \[1/2\] batch 1, .*\nbench: \[2/2\] batch 2, )")))
+      << err.str();
+  auto records = store::Store(dir + "/ridge.db", true).query({});
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].command, "bench");
+  std::ostringstream quiet_out, quiet_err;
+  report::invocation().quiet = true;
+  EXPECT_EQ(report::bench_and_keep(c, "json", {.disabled = true}, quiet_out, quiet_err), 0);
+  report::invocation() = saved;
+  EXPECT_EQ(quiet_out.str(), "");
+  EXPECT_EQ(quiet_err.str(), "");
 }
 
 }  // namespace

@@ -3,11 +3,15 @@
 // it refuses, in process.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "exec/bench_codec.h"
 #include "report/compare_codec.h"
 #include "report/compare_request.h"
+#include "store/store.h"
 #include "support/error_text.h"
 #include "support/paths.h"
 
@@ -64,7 +68,7 @@ TEST(CompareRequest, RefusesWhatDoesNotBelongTogether) {
   EXPECT_NE(error_text([&] { report::compare_model(host); }).find("ridge ert --profile"), std::string::npos);
 }
 
-// A training step is compared whole (the executors time it whole) against a prediction of a training step; a
+// A CPU training step is compared whole (the CPU times it whole) against a prediction of a training step; a
 // prediction of an inference never matches it, nor one of another optimizer.
 TEST(CompareRequest, ATrainingStepIsComparedWithAPredictionOfOne) {
   report::CompareRequest r;
@@ -111,6 +115,26 @@ TEST(CompareRequest, ATrainingStepIsComparedWithAPredictionOfOne) {
   auto adam = from_file;
   adam.model.options.optimizer = cost::Optimizer::kAdam;
   EXPECT_NE(error_text([&] { report::compare_model(adam); }).find("no training run with adam"), std::string::npos);
+
+// Printed (-f json: the codec's, which reads back) and kept with the parameters given, its headline the two latencies.
+TEST(CompareRequest, PrintedAsItsCodecAndKept) {
+  auto dir = std::filesystem::path(temp_dir()) / "compare-request-kept";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto path = (dir / "ridge.db").string();
+  std::ostringstream out;
+  report::compare_and_keep(h200_request(32), 5, "json", {.path = path}, {.model = "models/resnet50.onnx", .batch = 32},
+                           out);
+  auto printed = nlohmann::json::parse(out.str());
+  ASSERT_TRUE(report::is_comparison(printed)) << out.str().substr(0, 200);
+  auto c = report::decode_comparison(printed, "out");
+  EXPECT_NEAR(c.measured_s, 13.948847770690918e-3, 1e-12);
+  auto records = store::Store(path, true).query({});
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].command, "compare");
+  EXPECT_EQ(records[0].params.model, "models/resnet50.onnx");
+  EXPECT_EQ(records[0].params.batch, 32);
+  EXPECT_NE(records[0].summary.find(" vs 13.949 ms measured ("), std::string::npos) << records[0].summary;
 }
 
 }  // namespace

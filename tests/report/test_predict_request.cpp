@@ -2,8 +2,16 @@
 // outer; a device or mode that does not exist and the unmeasured host refused before any model work.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "hw/device_db.h"
 #include "report/predict_request.h"
+#include "report/result_codec.h"
+#include "roofline/prediction_codec.h"
+#include "store/store.h"
 #include "support/error_text.h"
 #include "support/paths.h"
 
@@ -82,6 +90,42 @@ TEST(PredictRequest, BatchesFromTheSweepAndStoredParams) {
   EXPECT_EQ(p.batch, 2);  // --batch as given: a sweep has no one batch
   EXPECT_EQ(p.precision, "fp16");
   EXPECT_FALSE(p.threads);
+}
+
+std::string fresh_store(const std::string& name) {
+  auto dir = std::filesystem::path(temp_dir()) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return (dir / "ridge.db").string();
+}
+
+// One point: printed as the prediction codec, kept with its batch and device; a sweep: one result of every point,
+// with no batch of its own.
+TEST(PredictRequest, PrintedAsTheCodecAndKeptAsOneResult) {
+  analysis::ModelOptions model{.model = model_path("resnet50"), .batch = 8};
+  auto path = fresh_store("predict-and-keep");
+  std::ostringstream out;
+  report::PredictRequest r{.model = analysis::make_request(model), .device = "h100-sxm"};
+  report::predict_and_keep(r, "", model, "json", {.path = path}, out);
+  auto printed = roofline::decode_predictions(nlohmann::json::parse(out.str()), "out");
+  ASSERT_EQ(printed.size(), 1u);
+  EXPECT_EQ(printed[0].batch, 8);
+  model.batch = 0;
+  report::PredictRequest sweep{.model = analysis::make_request(model), .device = "h100-sxm"};
+  std::ostringstream table;
+  report::predict_and_keep(sweep, "batch=1,2", model, "table", {.path = path}, table);
+  auto records = store::Store(path, true).query({});
+  ASSERT_EQ(records.size(), 2u);
+  std::map<size_t, store::Record> by_points;
+  for (const auto& record : records)
+    by_points[report::decode_typed(record.result, "store").predictions.size()] = record;
+  ASSERT_EQ(by_points.count(1), 1u);
+  ASSERT_EQ(by_points.count(2), 1u);
+  EXPECT_EQ(by_points[1].command, "predict");
+  EXPECT_EQ(by_points[1].params.batch, 8);
+  EXPECT_EQ(by_points[1].params.device, "h100-sxm");
+  EXPECT_FALSE(by_points[2].params.batch);
+  EXPECT_EQ(report::decode_typed(by_points[2].result, "store").predictions[1].batch, 2);
 }
 
 }  // namespace

@@ -54,5 +54,23 @@ TEST(ResultImport, TheLineSaysWhyAResultCarriesTheImportsTime) {
   EXPECT_EQ(report::import_line(prediction, "s.db"), "p.json: 3 results, 2 added, 1 already in s.db");
 }
 
+TEST(ResultImport, IntoStoreHandsOnALinePerFileThenTheTotal) {
+  auto dir = temp_dir() + "/result-import-lines";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto store = dir + "/ridge.db";
+  auto bench = source_path("tests/data/bench/h200/ridge-bench-resnet50.json");
+  auto runs = report::import_records(bench).records.size();
+  std::vector<std::string> lines;
+  auto line = [&](const std::string& text) { lines.push_back(text); };
+  report::import_into_store({bench, bench}, store, line);  // the second copy adds nothing
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].rfind(fmt::format("{}: {} results, {} added, 0 already in {}", bench, runs, runs, store), 0), 0u)
+      << lines[0];
+  EXPECT_EQ(lines[1].rfind(fmt::format("{}: {} results, 0 added, {} already in {}", bench, runs, runs, store), 0), 0u)
+      << lines[1];
+  EXPECT_EQ(lines[2], fmt::format("{} now holds {} results ({} added)", store, runs, runs));
+}
+
 }  // namespace
 }  // namespace ridge::test

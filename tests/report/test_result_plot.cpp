@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "report/figure/result_plot.h"
 #include "report/figure/sweep_figure.h"
@@ -135,6 +136,29 @@ TEST(PlotReport, NamesTheFileKindSourcePointsAndSeries) {
   EXPECT_EQ(json["series"], 2);
   fig::Figure spec{.kind = "spec", .spec = Json{{"data", Json::array()}, {"marks", Json::array()}}};
   EXPECT_EQ(report::to_json(report::plot_document(spec, "x.png", 0, "x.vg.json"))["points"], 0);
+}
+
+TEST(PlotReport, WritePlotWritesTheFigureThenPrintsWhatItWrote) {
+  auto dir = std::filesystem::path(temp_dir()) / "plot-report-write";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto path = (dir / "sweep.vg.json").string();  // the spec itself: no renderer needed
+  fig::Figure f{.kind = "sweep", .title = "Latency", .spec = fig::base_spec("Latency", 10, 10)};
+  fig::add_data(f.spec, "points", Json::array({{}, {}, {}}));
+  std::ostringstream out;
+  report::write_plot(f, path, 0, "json", 2, "a.json", out);
+  std::ifstream written(path);
+  ASSERT_TRUE(written) << path;
+  EXPECT_EQ(Json::parse(written), f.spec);
+  auto printed = Json::parse(out.str());
+  EXPECT_EQ(printed["output"], path);
+  EXPECT_EQ(printed["points"], 3);
+  EXPECT_EQ(printed["series"], 2);
+  // A file where its directory should be: nothing written, nothing printed.
+  std::ostringstream after_failure;
+  auto bad = (dir / "sweep.vg.json" / "x.vg.json").string();
+  EXPECT_NE(error_text([&] { report::write_plot(f, bad, 0, "json", 0, "", after_failure); }), "accepted");
+  EXPECT_EQ(after_failure.str(), "");
 }
 
 }  // namespace

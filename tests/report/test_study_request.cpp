@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "hw/device_db.h"
 #include "report/study_request.h"
+#include "store/store.h"
 #include "support/error_text.h"
 #include "support/paths.h"
 
@@ -50,6 +52,43 @@ TEST(StudyRequest, RefusesANamedStoreThatIsMissingAndAnEmptyStudy) {
   bad_mode.devices = {"jetson-agx-orin-64gb"};
   bad_mode.modes = "WARP";
   EXPECT_NE(error_text([&] { report::gather_study(bad_mode); }).find("WARP"), std::string::npos);
+}
+
+// The filter's model is --of-model: none selects the MODEL's results (by its file name), "all" every model's, a name
+// that model's; without a MODEL, none is every model's.
+TEST(StudyRequest, TheModelFilterIsTheModelsUnlessOfModelSaysOtherwise) {
+  auto path = (std::filesystem::path(temp_dir()) / "study-request-of-model.db").string();
+  std::filesystem::remove(path);
+  {
+    store::Store s(path);
+    for (const char* model : {"models/alexnet.onnx", "models/resnet50.onnx", "models/alexnet.onnx"}) {
+      store::Record r{.command = "bench", .status = "ok"};
+      r.params.model = model;
+      s.save(r);
+    }
+  }
+  auto models_of = [&](bool with_model, const std::string& of_model) {
+    report::StudyRequest r;
+    if (with_model) {
+      r.model = analysis::Request{};
+      r.model->model_path = model_path("alexnet");
+      r.model_name = "models/alexnet.onnx";
+    }
+    r.store_path = path;
+    r.filter.model = of_model;
+    std::multiset<std::string> models;
+    for (const auto& record : report::gather_study(r).records) models.insert(record.params.model);
+    return models;
+  };
+  using Models = std::multiset<std::string>;
+  const Models alexnet{"models/alexnet.onnx", "models/alexnet.onnx"}, resnet{"models/resnet50.onnx"};
+  Models every = alexnet;
+  every.insert("models/resnet50.onnx");
+  EXPECT_EQ(models_of(true, ""), alexnet);
+  EXPECT_EQ(models_of(true, "all"), every);
+  EXPECT_EQ(models_of(true, "resnet50"), resnet);
+  EXPECT_EQ(models_of(false, ""), every);
+  EXPECT_EQ(models_of(false, "all"), every);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "report/command_output.h"
 #include "report/sweep_request.h"
 #include "support/error_text.h"
 #include "support/paths.h"
@@ -102,6 +103,38 @@ TEST(SweepRequest, CellsRunThroughTheCallerAndFailuresAreCounted) {
   EXPECT_EQ(out.exit_code, 1);
   ASSERT_TRUE(out.document);
   EXPECT_EQ(field(*out.document, "cells").json, 2);
+}
+
+// A cell runs with the invocation quiet, set to the cell and the sweep's store, its command line the cell's; the ids
+// saved meanwhile are the cell's, and the invocation is put back after.
+TEST(SweepRequest, ACellRunsInTheInvocationOfItsCellAndPutsItBack) {
+  auto& inv = report::invocation();
+  auto saved = inv;
+  inv = report::Invocation{.command_line = "ridge sweep s.yaml", .quiet = false, .stored_ids = {7}};
+  report::Invocation during;
+  auto ran = report::run_cell({"bench", "m.onnx", "--batch", "2"}, store::Cell{.sweep = "s", .key = "m/b2"}, "cells.db",
+                              [&](const std::vector<std::string>& args, std::string& error) {
+                                during = report::invocation();
+                                report::invocation().stored_ids.push_back(41);
+                                report::invocation().stored_ids.push_back(42);
+                                error = "failed: " + args.front();
+                                return 3;
+                              });
+  auto after = report::invocation();
+  inv = saved;
+  EXPECT_TRUE(during.quiet);
+  EXPECT_EQ(during.command_line, "ridge bench m.onnx --batch 2");
+  EXPECT_EQ(during.store_path, "cells.db");
+  EXPECT_EQ(during.cell.sweep, "s");
+  EXPECT_EQ(during.cell.key, "m/b2");
+  EXPECT_TRUE(during.stored_ids.empty()) << "the sweep's own ids are not the cell's";
+  EXPECT_EQ(ran.exit_code, 3);
+  EXPECT_EQ(ran.error, "failed: bench");
+  EXPECT_EQ(ran.stored, (std::vector<int64_t>{41, 42}));
+  EXPECT_EQ(after.command_line, "ridge sweep s.yaml");
+  EXPECT_FALSE(after.quiet);
+  EXPECT_TRUE(after.store_path.empty());
+  EXPECT_EQ(after.stored_ids, (std::vector<int64_t>{7}));
 }
 
 }  // namespace

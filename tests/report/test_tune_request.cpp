@@ -2,8 +2,13 @@
 // refuses, in process.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "hw/device_db.h"
 #include "report/tune_request.h"
+#include "store/store.h"
 #include "support/error_text.h"
 #include "support/paths.h"
 #include "util/error.h"
@@ -85,6 +90,25 @@ TEST(TuneRequest, LimitsAndStoredParams) {
   EXPECT_EQ(p.optimizer, "adam");
   r.batches = {1, 8};
   EXPECT_FALSE(report::tune_params(model, r, tuning).batch);
+}
+
+TEST(TuneRequest, PrintedAsItsCodecAndKept) {
+  auto dir = std::filesystem::path(temp_dir()) / "tune-and-keep";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto path = (dir / "ridge.db").string();
+  analysis::ModelOptions model{.model = "models/alexnet.onnx"};
+  std::ostringstream out;
+  report::tune_and_keep(alexnet_on("jetson-agx-orin-64gb"), model, "json", {.path = path}, out);
+  auto printed = nlohmann::json::parse(out.str());
+  ASSERT_TRUE(report::is_tuning(printed)) << out.str().substr(0, 200);
+  EXPECT_EQ(report::decode_tuning(printed, "out").context.batches, (std::vector<int64_t>{1, 8}));
+  auto records = store::Store(path, true).query({});
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].command, "tune");
+  EXPECT_EQ(records[0].params.model, "models/alexnet.onnx");
+  EXPECT_EQ(records[0].params.device, "jetson-agx-orin-64gb");
+  EXPECT_FALSE(records[0].params.batch) << "two batch sizes were compared";
 }
 
 }  // namespace

@@ -892,5 +892,22 @@ TEST(Store, TwoThreadsWriteOneStoreAtOnce) {
   EXPECT_EQ(store.count(), 400);
 }
 
+// One connection per path for the whole process: the same store each time, another for another path.
+TEST(Store, SharedStoreIsOpenedOncePerPath) {
+  auto dir = std::filesystem::path(temp_dir()) / "store-shared";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto a = (dir / "a.db").string(), b = (dir / "b.db").string();
+  auto& first = store::shared_store(a);
+  EXPECT_EQ(&store::shared_store(a), &first);
+  EXPECT_NE(&store::shared_store(b), &first);
+  EXPECT_EQ(first.path(), a);
+  store::Record r;
+  r.command = "bench";
+  first.save(r);
+  EXPECT_EQ(store::shared_store(a).count(), 1);
+  EXPECT_EQ(store::shared_store(b).count(), 0);
+}
+
 }  // namespace
 }  // namespace ridge::test
