@@ -115,6 +115,7 @@ TEST(CompareRequest, ATrainingStepIsComparedWithAPredictionOfOne) {
   auto adam = from_file;
   adam.model.options.optimizer = cost::Optimizer::kAdam;
   EXPECT_NE(error_text([&] { report::compare_model(adam); }).find("no training run with adam"), std::string::npos);
+}
 
 // Printed (-f json: the codec's, which reads back) and kept with the parameters given, its headline the two latencies.
 TEST(CompareRequest, PrintedAsItsCodecAndKept) {
