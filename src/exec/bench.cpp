@@ -47,6 +47,13 @@ std::vector<Point> plan_points(const BenchRequest& r) {
       try {
         if (size > 0) bind_input_size(pristine, request, size);
         auto prepared = prepare_again(pristine, request, given);
+        // A sweep binds a symbolic first dim; on a fixed one every point would measure the same batch under
+        // another label.
+        if (batch > 0 && r.batches.size() > 1 && analysis::bound_batch(prepared.analysis.model) != batch)
+          throw Error(
+              fmt::format("--sweep batch: the model's batch is fixed at {} (its first input is not symbolic): "
+                          "there is no batch to sweep",
+                          analysis::bound_batch(prepared.analysis.model)));
         if (r.exec.device == "cpu") {  // the GPU engine checks its own ops and memory once loaded
           check_runnable(prepared.analysis.model);
           check_memory(prepared.analysis.cost, r.model.options.training);

@@ -83,6 +83,20 @@ TEST(BenchRequest, APowerSourceThatIsAFileIsRefusedBeforeAnythingRuns) {
   EXPECT_FALSE(kept);
 }
 
+// A model whose first input has a fixed batch: a batch sweep would measure it under other labels, so it is refused
+// before anything runs.
+TEST(BenchRequest, ABatchSweepOverAFixedBatchIsRefused) {
+  auto c = quick_command(source_path("tests/data/training/resnet/model.onnx"));  // input 2x3x64x64
+  c.bench.batches = {1, 2};
+  bool kept = false;
+  auto error = error_text([&] {
+    report::measure_bench(
+        c, {}, [&](const report::Document&, const store::Params&, const report::TypedResult&) { kept = true; });
+  });
+  EXPECT_NE(error.find("the model's batch is fixed at 2"), std::string::npos) << error;
+  EXPECT_FALSE(kept);
+}
+
 TEST(BenchRequest, FailureLinesNameEachPointThenWhereTheOthersAre) {
   exec::BenchOutcome outcome;
   outcome.runs.resize(2);
