@@ -7,23 +7,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "exec/cuda/grid.cuh"
 #include "exec/cuda/kernels.h"
 
 namespace ridge::exec::cuda {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned blocks_for(int64_t n) {
-  int64_t blocks = (n + kThreads - 1) / kThreads;
-  if (blocks < 1) blocks = 1;
-  return static_cast<unsigned>(blocks > 65535 * 16 ? 65535 * 16 : blocks);
-}
-
-#define RIDGE_GRID_LOOP(i, n)                                                            \
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
-       i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
 __device__ float apply_unary(UnaryOp op, float x, float a, float b) {
   switch (op) {
