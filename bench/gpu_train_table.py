@@ -4,7 +4,8 @@ in one call. Reads DIR/ridge-train-MODEL.json (`ridge bench models/MODEL_train.o
 json`) and DIR/torch-train.jsonl (bench/torch_gpu_train_peer.py) and prints, per model, batch and precision, the
 median step time of both (ridge eager and as a CUDA graph, PyTorch eager) and ridge's as a multiple of PyTorch's
 (below 1: ridge is faster), ridge's fp16 rows (mixed precision) against PyTorch's AMP step, and each side's peak
-device memory.
+device memory; then where ridge's eager step goes (its per-node profile: the nodes' forwards and backwards summed
+apart, the loss and the optimizer update), with the backward as a multiple of the forward.
 Usage: gpu_train_table.py DIR > training.md"""
 import glob
 import json
@@ -59,6 +60,22 @@ def main():
         print(f"| {model} | {batch} | {precision} | {fmt(median(eager))} | {fmt(median(graph))} | {fmt(p)} "
               f"| {ratio(median(eager), p)} | {ratio(median(graph), p)} | {fmt(amp['median_ms'] if amp else None)} "
               f"| {fmt(r_mb / 1e6 if r_mb else None)} | {fmt(p_mb / 1e6 if p_mb else None)} |")
+
+    # Where ridge's step goes: its eager profile's rows (a training run's nodes carry forward_ms and backward_ms).
+    print("\nridge's eager step from its per-node profile (mean ms per step; the profile's own pass, so its sum "
+          "differs from the timed runs' median a little):\n")
+    print("| model | batch | precision | forward | backward | backward / forward | loss | optimizer | profiled step |")
+    print("|" + "---|" * 9)
+    for (model, batch, precision, mode), run in sorted(ridge.items()):
+        nodes = run.get("nodes", [])
+        if mode != "eager" or not any("forward_ms" in n for n in nodes):
+            continue
+        forward = sum(n.get("forward_ms", 0) for n in nodes)
+        backward = sum(n.get("backward_ms", 0) for n in nodes)
+        row = {n["name"]: n["mean_ms"] for n in nodes if "forward_ms" not in n}
+        step = run.get("profile", {}).get("profiled_run_ms")
+        print(f"| {model} | {batch} | {precision} | {fmt(forward)} | {fmt(backward)} | {ratio(backward, forward)} "
+              f"| {fmt(row.get('(loss)'))} | {fmt(row.get('(optimizer step)'))} | {fmt(step)} |")
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ Command add_compare_command(CLI::App& parent) {
       "|predicted - measured|, roofline bound, and the fraction of its ceiling achieved (roofline time /\n"
       "measured time). Whole model: the predicted latency against the run's median latency. Nodes only one\n"
       "side has are listed, never dropped. Exactly one of --measured and --run. A training step (--training) is\n"
-      "compared per node where the run has per-node times (a GPU run: forward and backward summed), else whole.\n"
+      "compared per node where the run has per-node times (each node's forward and backward summed), else whole.\n"
       "Examples:\n"
       "  ridge bench models/alexnet.onnx --threads 2 -f json > bench.json\n"
       "  ridge compare models/alexnet.onnx --device host.yaml --measured bench.json\n"

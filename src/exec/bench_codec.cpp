@@ -111,17 +111,20 @@ ordered run_json(const BenchResult& r) {
                       {"profiled_run_ms", r.profiled_run_ms},
                       {"overhead_per_node_us", r.overhead_per_node_us}};
   ordered nodes = ordered::array();
-  for (const auto& n : r.nodes)
-    nodes.push_back({{"name", n.name},
-                     {"op", n.op_type},
-                     {"mean_ms", n.mean_ms},
-                     {"percent", n.percent},
-                     {"in_channels", n.in_channels},
-                     {"out_channels", n.out_channels},
-                     {"kernel_size", n.kernel_size},
-                     {"algorithm", n.algorithm},
-                     {"predicted_flops", n.predicted_flops},
-                     {"workspace_bytes", n.workspace_bytes}});
+  for (const auto& n : r.nodes) {
+    ordered node = {{"name", n.name}, {"op", n.op_type}, {"mean_ms", n.mean_ms}};
+    // A training step's split is written only where it was measured (an inference node has no backward).
+    if (n.forward_ms >= 0) node["forward_ms"] = n.forward_ms;
+    if (n.backward_ms >= 0) node["backward_ms"] = n.backward_ms;
+    node["percent"] = n.percent;
+    node["in_channels"] = n.in_channels;
+    node["out_channels"] = n.out_channels;
+    node["kernel_size"] = n.kernel_size;
+    node["algorithm"] = n.algorithm;
+    node["predicted_flops"] = n.predicted_flops;
+    node["workspace_bytes"] = n.workspace_bytes;
+    nodes.push_back(std::move(node));
+  }
   out["nodes"] = std::move(nodes);
   if (!r.nodes.empty()) {
     ordered ops = ordered::array();
@@ -193,6 +196,8 @@ BenchResult run_of(const Reader& r) {
     if (t.name.empty()) throw Error(fmt::format("{}.name is missing or empty", n.where()));
     t.op_type = n.text("op", "");
     t.mean_ms = n.non_negative("mean_ms");
+    if (n.has("forward_ms")) t.forward_ms = n.non_negative("forward_ms");
+    if (n.has("backward_ms")) t.backward_ms = n.non_negative("backward_ms");
     t.percent = n.number("percent", 0);
     t.in_channels = n.count("in_channels", 0);
     t.out_channels = n.count("out_channels", 0);

@@ -185,13 +185,15 @@ std::vector<LoadedRun> read_bench_csv(const fs::path& given, const std::string& 
   std::optional<CsvFile> nodes;
   std::optional<RunColumns> node_columns;
   size_t node_col = 0, node_ms = 0;
-  std::optional<size_t> node_op;
+  std::optional<size_t> node_op, node_forward, node_backward;
   if (fs::is_regular_file(dir / "nodes.csv")) {
     nodes.emplace(dir / "nodes.csv");
     node_columns.emplace(*nodes);
     node_col = nodes->need("node");
     node_ms = nodes->need("mean_ms");
     node_op = nodes->find("op");
+    node_forward = nodes->find("forward_ms");
+    node_backward = nodes->find("backward_ms");
   }
 
   // Each run's node rows are appended together; a block is a stretch of rows with one key, and a
@@ -222,6 +224,11 @@ std::vector<LoadedRun> read_bench_csv(const fs::path& given, const std::string& 
       if (row.fields[node_ms].empty()) throw Error(fmt::format("{}: mean_ms is empty", nodes->where(row)));
       n.mean_ms = *parse_figure(row.fields[node_ms], nodes->where(row), "mean_ms");
       if (node_op) n.op_type = row.fields[*node_op];
+      // A training step's split, where the profile measured one (an empty cell: inference).
+      if (node_forward && !row.fields[*node_forward].empty())
+        n.forward_ms = *parse_figure(row.fields[*node_forward], nodes->where(row), "forward_ms");
+      if (node_backward && !row.fields[*node_backward].empty())
+        n.backward_ms = *parse_figure(row.fields[*node_backward], nodes->where(row), "backward_ms");
       auto k = node_columns->key_of(row);
       remember(k);
       auto& list = blocks[k];

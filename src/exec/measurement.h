@@ -29,6 +29,9 @@ struct NodeTiming {
   std::string algorithm;  // convolution algorithm used, when one was chosen
   // The analytical model's figures for this node under that algorithm (convolutions; else -1).
   int64_t predicted_flops = -1, workspace_bytes = -1;
+  // A training step's parts of mean_ms (their sum): the node's forward, and the backward of what it computed
+  // (0 where no gradient flows through it); -1: not a training step's profile.
+  double forward_ms = -1, backward_ms = -1;
 };
 
 struct OpTypeTiming {

@@ -72,6 +72,13 @@ Table op_types_table(const exec::BenchResult& r) {
   return t;
 }
 
+// A training step's forward or backward part of a node's time; empty for inference (-1), which has no split.
+Value split_ms(double ms) { return ms >= 0 ? Value{ms} : Value{}; }
+
+bool split_profile(const exec::BenchResult& r) {
+  return std::any_of(r.nodes.begin(), r.nodes.end(), [](const auto& n) { return n.forward_ms >= 0; });
+}
+
 Table nodes_table(const exec::BenchResult& r) {
   Table t;
   t.key = "nodes";
@@ -79,6 +86,8 @@ Table nodes_table(const exec::BenchResult& r) {
   t.column({.key = "name"})
       .column({.key = "op"})
       .column({.key = "mean_ms"})
+      .column({.key = "forward_ms"})
+      .column({.key = "backward_ms"})
       .column({.key = "percent"})
       .column({.key = "in_channels"})
       .column({.key = "out_channels"})
@@ -87,8 +96,8 @@ Table nodes_table(const exec::BenchResult& r) {
       .column({.key = "predicted_flops"})
       .column({.key = "workspace_bytes"});
   for (const auto& n : r.nodes)
-    t.add({n.name, n.op_type, n.mean_ms, n.percent, n.in_channels, n.out_channels, n.kernel_size, n.algorithm,
-           n.predicted_flops, n.workspace_bytes});
+    t.add({n.name, n.op_type, n.mean_ms, split_ms(n.forward_ms), split_ms(n.backward_ms), n.percent, n.in_channels,
+           n.out_channels, n.kernel_size, n.algorithm, n.predicted_flops, n.workspace_bytes});
   return t;
 }
 
@@ -100,12 +109,22 @@ Table slowest_table(const exec::BenchResult& r, int top_nodes) {
   t.key = "slowest";
   t.title = fmt::format("slowest {} nodes:", nodes.size());
   t.audience = kHuman;
-  t.column({.key = "node"})
-      .column({.key = "op"})
-      .column({.key = "ms", .style = Style::kFixed, .decimals = 4})
-      .column({.key = "%", .style = Style::kFixed, .decimals = 1})
-      .column({.key = "algorithm"});
-  for (const auto& n : nodes) t.add({n.name, n.op_type, n.mean_ms, n.percent, n.algorithm});
+  t.column({.key = "node"}).column({.key = "op"}).column({.key = "ms", .style = Style::kFixed, .decimals = 4});
+  bool split = split_profile(r);
+  if (split)
+    t.column({.key = "forward ms", .style = Style::kFixed, .decimals = 4})
+        .column({.key = "backward ms", .style = Style::kFixed, .decimals = 4});
+  t.column({.key = "%", .style = Style::kFixed, .decimals = 1}).column({.key = "algorithm"});
+  for (const auto& n : nodes) {
+    std::vector<Value> row{n.name, n.op_type, n.mean_ms};
+    if (split) {
+      row.push_back(split_ms(n.forward_ms));
+      row.push_back(split_ms(n.backward_ms));
+    }
+    row.emplace_back(n.percent);
+    row.emplace_back(n.algorithm);
+    t.add(std::move(row));
+  }
   return t;
 }
 
@@ -386,7 +405,11 @@ Table node_times_table(const std::vector<exec::BenchResult>& runs) {
   Table t;
   t.key = "nodes";
   add_run_columns(t);
-  t.column({.key = "node"}).column({.key = "op"}).column({.key = "mean_ms"});
+  t.column({.key = "node"})
+      .column({.key = "op"})
+      .column({.key = "mean_ms"})
+      .column({.key = "forward_ms"})
+      .column({.key = "backward_ms"});
   add_provenance_columns(t);
   for (const auto& r : runs)
     for (const auto& n : r.nodes) {
@@ -394,6 +417,8 @@ Table node_times_table(const std::vector<exec::BenchResult>& runs) {
       row.emplace_back(n.name);
       row.emplace_back(n.op_type);
       row.emplace_back(n.mean_ms);
+      row.push_back(split_ms(n.forward_ms));
+      row.push_back(split_ms(n.backward_ms));
       append_provenance(row, r);
       t.add(std::move(row));
     }

@@ -237,7 +237,7 @@ Comparison compare(std::string model, const roofline::Prediction& prediction, co
                             measured.training ? "a training step" : "an inference", c.measured_source,
                             measured.training ? "" : "out"));
   if (measured.training && measured.nodes.empty()) {
-    // The CPU executor times a training step whole: the step is compared, its nodes are not.
+    // A run measured with --no-per-node: the step is compared, its nodes are not.
     c.notes.push_back("the run timed the training step whole (no per-node times): the whole step is compared");
     auto stem = [](const std::string& path) { return std::filesystem::path(path).stem().string(); };
     if (!measured.model.empty() && stem(measured.model) != stem(c.model))

@@ -114,7 +114,7 @@ Comparison compare_with_run(const CompareRequest& o, const hw::Device& device, c
   bench.exec.threads = o.choices.threads;
   bench.exec.mode = exec::parse_mode(mode);
   bench.exec.precision = exec::parse_precision(o.choices.precision.empty() ? "fp32" : o.choices.precision);
-  bench.exec.profile_nodes = !request.options.training;  // a training step is timed whole
+  bench.exec.profile_nodes = true;  // a training step's profile: each node's forward and backward
   bench.training.enabled = request.options.training;
   bench.training.optimizer = request.options.optimizer;
   if (bench.training.enabled) {

@@ -416,7 +416,7 @@ TEST(BenchEvidence, MalformedInputIsRefusedNamingFileAndLine) {
   bad[4] = bad[4].substr(0, bad[4].rfind(','));
   rewrite(bad);
   message = error_of({w.bench()});
-  EXPECT_NE(message.find(nodes + " line 5: 14 fields, the header has 15"), std::string::npos) << message;
+  EXPECT_NE(message.find(nodes + " line 5: 16 fields, the header has 17"), std::string::npos) << message;
 
   // A batch that is not a count.
   bad = lines;

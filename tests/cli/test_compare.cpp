@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "calib/model.h"
@@ -213,8 +214,10 @@ TEST(CompareCli, RunMeasuresNowAndCompares) {
   EXPECT_NEAR(j["nodes"][0]["share"].get<double>() + j["nodes"][1]["share"].get<double>(), 1.0, 1e-12);
 }
 
-// A training step measured now is compared whole with a prediction of one; --optimizer means nothing without it.
-TEST(CompareCli, ATrainingStepIsComparedWhole) {
+// A training step measured now is compared per node with a prediction of one: the two nodes (each one's forward and
+// backward) and the optimizer update; the loss and the gradients' accumulation are the run's own rows. --optimizer
+// means nothing without --training.
+TEST(CompareCli, ATrainingStepIsComparedPerNode) {
   ModelBuilder b;
   b.input("x", {int64_t{4}, int64_t{64}}).weight("w", {64, 64}).output("y");
   b.node("MatMul", {"x", "w"}, {"m"}, "matmul");
@@ -227,8 +230,13 @@ TEST(CompareCli, ATrainingStepIsComparedWhole) {
   EXPECT_EQ(j["measured"]["training"], true) << j["measured"].dump();
   EXPECT_EQ(j["measured"]["optimizer"], "adam");
   EXPECT_EQ(j["training"], true);  // the prediction is of a training step
-  EXPECT_TRUE(j["nodes"].empty());
-  EXPECT_EQ(j["totals"]["compared_nodes"], 0);
+  EXPECT_EQ(j["totals"]["compared_nodes"], 3);
+  EXPECT_EQ(j["totals"]["not_predicted_nodes"], 2);
+  std::set<std::string> compared, not_predicted;
+  for (const auto& n : j["nodes"])
+    (n["status"] == "compared" ? compared : not_predicted).insert(n["name"].get<std::string>());
+  EXPECT_EQ(compared, (std::set<std::string>{"matmul", "relu", "(optimizer step)"}));
+  EXPECT_EQ(not_predicted, (std::set<std::string>{"(loss)", "(gradient accumulation)"}));
   EXPECT_GT(j["totals"]["measured_s"].get<double>(), 0);
   auto refused = run_ridge("compare " + model + " --device " + device_file() + " --run --optimizer adam");
   EXPECT_NE(refused.exit_code, 0);

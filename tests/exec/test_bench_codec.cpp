@@ -42,8 +42,9 @@ exec::BenchResult full_run() {
   r.warmup_runs = 3;
   r.power = {"nvml", true, false, 300.5, 3.6, 0.3, 120.25, 1.5, 30};
   r.device_memory = {1000, 200, 300, 2048, 400, 100};  // a training run: saved activations, optimizer state
-  r.nodes = {{"/conv1/Conv", "Conv", 1.5, 14.25, 3, 64, "7x7", "implicit-gemm", 118013952, 4096},
-             {"/relu/Relu", "Relu", 0.25, 2.5, 0, 0, "", "", -1, -1}};
+  // A training step's profile: each node's forward and backward (the Relu reads only the input: no backward).
+  r.nodes = {{"/conv1/Conv", "Conv", 1.5, 14.25, 3, 64, "7x7", "implicit-gemm", 118013952, 4096, 0.5, 1.0},
+             {"/relu/Relu", "Relu", 0.25, 2.5, 0, 0, "", "", -1, -1, 0.25, 0}};
   r.op_types = {{"Conv", 1, 1.5, 85.7}, {"Relu", 1, 0.25, 14.3}};
   r.node_sum_ms = 1.75;
   r.profiled_run_ms = 2.0;
@@ -105,8 +106,21 @@ TEST(BenchCodec, WritesWhatTheBenchDocumentPrints) {
   auto decoded = exec::decode_bench(json::parse(training.dump()), "training");
   EXPECT_EQ(decoded.runs.front().device_memory.saved_bytes, 400);
   EXPECT_EQ(decoded.runs.front().device_memory.optimizer_state_bytes, 100);
+  // A training profile's split is kept per node, a 0 backward included; an inference node has no split keys.
+  EXPECT_EQ(training["runs"][0]["nodes"][0]["forward_ms"], 0.5);
+  EXPECT_EQ(training["runs"][0]["nodes"][0]["backward_ms"], 1.0);
+  EXPECT_EQ(training["runs"][0]["nodes"][1]["backward_ms"], 0);
+  EXPECT_DOUBLE_EQ(decoded.runs.front().nodes[0].forward_ms, 0.5);
+  EXPECT_DOUBLE_EQ(decoded.runs.front().nodes[1].backward_ms, 0);
   auto inference = gpu;
   inference.training = false;
+  for (auto& n : inference.nodes) n.forward_ms = n.backward_ms = -1;
+  EXPECT_FALSE(exec::encode_bench({inference})["runs"][0]["nodes"][0].contains("forward_ms"));
+  EXPECT_EQ(exec::decode_bench(json::parse(exec::encode_bench({inference}).dump()), "inference")
+                .runs.front()
+                .nodes[0]
+                .forward_ms,
+            -1);
   inference.device_memory.saved_bytes = inference.device_memory.optimizer_state_bytes = -1;
   EXPECT_FALSE(exec::encode_bench({inference})["runs"][0]["device_memory"].contains("saved_bytes"));
 }

@@ -200,6 +200,48 @@ TEST(Executor, TrainingStepLowersTheLoss) {
   }
 }
 
+// A training step's profile splits each node's time into its forward and the backward of what its forward recorded.
+// Input -> Relu -> MatMul -> Relu -> MatMul: the first Relu reads only the input, so autograd records nothing for it
+// and its backward is exactly 0 (a function attributed to the wrong node would show there); every node after the
+// first weight has a backward; the gradients' accumulation into the two weights, the loss and the optimizer are rows
+// of their own; and the parts, timed one after another on one thread, never sum past the profiled step.
+TEST(Executor, ATrainingProfileSplitsEachNodeIntoForwardAndBackward) {
+  ModelBuilder b;
+  b.input("x", {64, 256}).output("y").weight("w1", {256, 256}, 0.01f).weight("w2", {256, 64}, 0.01f);
+  b.node("Relu", {"x"}, {"r0"}, "input_relu");
+  b.node("MatMul", {"r0", "w1"}, {"h"}, "fc1");
+  b.node("Relu", {"h"}, {"r1"}, "relu1");
+  b.node("MatMul", {"r1", "w2"}, {"y"}, "fc2");
+  analysis::Request request;
+  request.model_path = b.save("training_profile");
+  auto prepared = exec::prepare(request, "");
+  exec::BenchOptions options;
+  options.exec.threads = 1;
+  options.exec.profile_nodes = true;
+  options.training.enabled = true;
+  options.training.learning_rate = 1e-3;
+  options.fixed_iterations = 3;
+  options.warmup_seconds = 0;
+  auto result = exec::load_engine().bench(prepared.analysis.model, prepared.inputs, options);
+  std::vector<std::string> names;
+  for (const auto& n : result.nodes) names.push_back(n.name);
+  ASSERT_EQ(names, (std::vector<std::string>{"input_relu", "fc1", "relu1", "fc2", "(loss)", "(gradient accumulation)",
+                                             "(optimizer step)"}));
+  const auto& nodes = result.nodes;
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_GT(nodes[i].forward_ms, 0) << nodes[i].name;
+    EXPECT_DOUBLE_EQ(nodes[i].mean_ms, nodes[i].forward_ms + nodes[i].backward_ms) << nodes[i].name;
+  }
+  EXPECT_EQ(nodes[0].backward_ms, 0);
+  for (size_t i = 1; i < 4; ++i) EXPECT_GT(nodes[i].backward_ms, 0) << nodes[i].name;
+  for (size_t i = 4; i < 7; ++i) {
+    EXPECT_GT(nodes[i].mean_ms, 0) << nodes[i].name;
+    EXPECT_EQ(nodes[i].forward_ms, -1) << nodes[i].name;  // no split: a row of its own
+  }
+  EXPECT_GT(result.node_sum_ms, 0);
+  EXPECT_LE(result.node_sum_ms, result.profiled_run_ms);
+}
+
 // A bundled training export runs a training step on the CPU: MobileNetV2's BatchNorms in training mode (batch
 // statistics) and its Dropout with a mask, forward and backward, and SGD steps that lower the loss (the seed fixes
 // weights, inputs and masks, so the run is the same every time).

@@ -67,7 +67,8 @@ TEST(GpuTraining, RecurrentStepsAreRefusedInOneLine) {
 }
 
 // Steps of plain gradient descent on one batch with a small learning rate lower the loss, eager or replayed; the
-// profile has every executed node (forward and backward summed) and the optimizer's row.
+// profile has every executed node (forward and backward timed apart, mean_ms their sum; every convolution has both)
+// and the optimizer's row.
 TEST(GpuTraining, BenchStepsLowerTheLossEagerAndAsACudaGraph) {
   auto dir = source_path("tests/data/training/resnet");
   analysis::Request request;
@@ -92,8 +93,12 @@ TEST(GpuTraining, BenchStepsLowerTheLossEagerAndAsACudaGraph) {
     int convolutions = 0;
     for (const auto& n : result.nodes) {
       optimizer_row = optimizer_row || n.name == "(optimizer step)";
-      convolutions += n.op_type == "Conv";
       EXPECT_GE(n.mean_ms, 0) << n.name;
+      if (n.op_type != "Conv") continue;
+      ++convolutions;
+      EXPECT_GT(n.forward_ms, 0) << n.name;
+      EXPECT_GT(n.backward_ms, 0) << n.name;
+      EXPECT_NEAR(n.mean_ms, n.forward_ms + n.backward_ms, 1e-9) << n.name;
     }
     EXPECT_TRUE(optimizer_row) << exec::name(mode);
     EXPECT_EQ(convolutions, 29) << exec::name(mode);

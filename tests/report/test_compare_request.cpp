@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "exec/bench_codec.h"
@@ -68,8 +69,9 @@ TEST(CompareRequest, RefusesWhatDoesNotBelongTogether) {
   EXPECT_NE(error_text([&] { report::compare_model(host); }).find("ridge ert --profile"), std::string::npos);
 }
 
-// A CPU training step is compared whole (the CPU times it whole) against a prediction of a training step; a
-// prediction of an inference never matches it, nor one of another optimizer.
+// A CPU training step measured now is compared per node (its profile: each node's forward and backward) against a
+// prediction of a training step, the optimizer update included; a prediction of an inference never matches it, nor
+// one of another optimizer; a run without per-node times is compared whole.
 TEST(CompareRequest, ATrainingStepIsComparedWithAPredictionOfOne) {
   report::CompareRequest r;
   r.model.model_path = source_path("tests/data/training/resnet/model.onnx");
@@ -82,19 +84,24 @@ TEST(CompareRequest, ATrainingStepIsComparedWithAPredictionOfOne) {
   EXPECT_TRUE(c.measured.training);
   EXPECT_EQ(c.measured.optimizer, "sgd");
   EXPECT_TRUE(c.prediction.training);
-  EXPECT_TRUE(c.nodes.empty());
-  EXPECT_EQ(c.compared, 0);
+  // Every node the prediction has was measured, the optimizer row included; the loss and the gradients'
+  // accumulation are the run's own rows.
+  EXPECT_EQ(c.not_measured, 0);
+  std::set<std::string> not_predicted, compared;
+  for (const auto& n : c.nodes) {
+    if (n.match == report::Match::kNotPredicted) not_predicted.insert(n.name);
+    if (n.match == report::Match::kCompared) compared.insert(n.name);
+  }
+  EXPECT_EQ(not_predicted, (std::set<std::string>{"(loss)", "(gradient accumulation)"}));
+  EXPECT_TRUE(compared.count("(optimizer step)"));
+  EXPECT_GT(c.compared, 20);
   ASSERT_GT(c.measured_s, 0);
   EXPECT_EQ(c.measured_s, c.measured.latency_ms.median * 1e-3);
   ASSERT_TRUE(c.error);
   EXPECT_DOUBLE_EQ(*c.error, c.predicted_s / c.measured_s - 1);
-  bool says_whole = false;
-  for (const auto& note : c.notes)
-    says_whole = says_whole || note.find("the whole step is compared") != std::string::npos;
-  EXPECT_TRUE(says_whole);
-  // Its codec keeps it: no nodes, a training step on both sides.
+  // Its codec keeps it: the nodes, a training step on both sides.
   auto decoded = report::decode_comparison(nlohmann::json::parse(report::encode_comparison(c).dump()), "test");
-  EXPECT_TRUE(decoded.nodes.empty());
+  EXPECT_EQ(decoded.nodes.size(), c.nodes.size());
   EXPECT_TRUE(decoded.measured.training);
   EXPECT_TRUE(decoded.prediction.training);
   EXPECT_EQ(decoded.measured_s, c.measured_s);
@@ -109,6 +116,14 @@ TEST(CompareRequest, ATrainingStepIsComparedWithAPredictionOfOne) {
   auto again = report::compare_model(from_file);
   EXPECT_EQ(again.measured_s, c.measured_s);
   EXPECT_TRUE(again.prediction.training);
+  // A comparison keeps the run without its nodes (they are its rows), so the file holds a step timed whole, as
+  // one measured with --no-per-node: it is compared whole, and the notes say so.
+  EXPECT_TRUE(again.nodes.empty());
+  EXPECT_EQ(again.compared, 0);
+  bool says_whole = false;
+  for (const auto& note : again.notes)
+    says_whole = says_whole || note.find("the whole step is compared") != std::string::npos;
+  EXPECT_TRUE(says_whole);
   auto inference = from_file;
   inference.model.options.training = false;
   EXPECT_NE(error_text([&] { report::compare_model(inference); }).find("has no inference run"), std::string::npos);

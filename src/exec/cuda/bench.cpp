@@ -143,7 +143,7 @@ void profile_training(TrainingStep& step, Interpreter& interp, Gpu& gpu, const B
   size_t count = g.nodes.size();
   std::vector<Event> forward_before(count), forward_after(count), backward_before(count), backward_after(count);
   Event loss_before, loss_after, optimizer_before, optimizer_after, run_start, run_end;
-  std::vector<double> node_ms(count, 0);
+  std::vector<double> forward_ms(count, 0), backward_ms(count, 0);
   std::vector<bool> backward_ran(count, false);
   double loss_ms = 0, optimizer_ms = 0, total_ms = 0;
   int64_t runs = std::clamp<int64_t>(result.latency_ms.samples, 3, 20), done = 0;
@@ -174,8 +174,8 @@ void profile_training(TrainingStep& step, Interpreter& interp, Gpu& gpu, const B
     run_end.wait();
     total_ms += run_end.since(run_start);
     for (size_t n = 0; n < count; ++n) {
-      if (interp.executes(n)) node_ms[n] += forward_after[n].since(forward_before[n]);
-      if (backward_ran[n]) node_ms[n] += backward_after[n].since(backward_before[n]);
+      if (interp.executes(n)) forward_ms[n] += forward_after[n].since(forward_before[n]);
+      if (backward_ran[n]) backward_ms[n] += backward_after[n].since(backward_before[n]);
     }
     loss_ms += loss_after.since(loss_before);
     optimizer_ms += optimizer_after.since(optimizer_before);
@@ -187,7 +187,9 @@ void profile_training(TrainingStep& step, Interpreter& interp, Gpu& gpu, const B
     NodeTiming t;
     t.name = g.nodes[n].name;
     t.op_type = g.nodes[n].op_type;
-    t.mean_ms = node_ms[n] / static_cast<double>(done);
+    t.forward_ms = forward_ms[n] / static_cast<double>(done);
+    t.backward_ms = backward_ms[n] / static_cast<double>(done);
+    t.mean_ms = t.forward_ms + t.backward_ms;
     t.algorithm = interp.algorithms()[n].name;
     t.workspace_bytes = interp.algorithms()[n].workspace_bytes;
     describe_layer(g, g.nodes[n], t);
@@ -297,11 +299,11 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
     result.training_losses.assign(losses.end() - static_cast<std::ptrdiff_t>(samples), losses.end());
   }
   note_algorithms(interp, result);
-  if (options.exec.profile_nodes && runner.training())
-    result.notes.push_back(
-        "no per-node profile of a training step: its nodes' forward and backward are not timed apart");
-  if (options.exec.profile_nodes && !runner.training()) {
-    profile_nodes(interp, gpu, options, result);
+  if (options.exec.profile_nodes) {
+    if (auto* step = runner.training_step())
+      profile_training(*step, interp, gpu, options, result);
+    else
+      profile_nodes(interp, gpu, options, result);
     if (options.exec.mode == Mode::kCudaGraph)
       result.notes.push_back("per-node times are from eager runs (a CUDA graph replays as one launch)");
   }

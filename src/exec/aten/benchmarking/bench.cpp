@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <map>
+#include <tuple>
 
 #include "exec/aten/passes/optimize.h"
 #include "exec/aten/training.h"
@@ -75,6 +76,8 @@ class Step {
   }
   bool training() const { return training_ != nullptr; }
   const std::vector<double>& losses() const { return losses_; }
+  // A training step with its time split per node (forward and backward), the loss and the optimizer.
+  void profiled_step(TrainingStep::Profile& profile) { losses_.push_back(training_->run(inputs_, nullptr, &profile)); }
 
  private:
   Interpreter& interp_;
@@ -148,6 +151,49 @@ void profile_nodes(Step& step, const Interpreter& interp, const BenchOptions& op
   summarize_profile(result, profiled_total, done);
 }
 
+// A training step's profile: per node its forward and the backward of what its forward recorded (mean_ms is
+// their sum, as the cost model predicts a node's share of a step); the loss, the gradients' accumulation into the
+// weights and the optimizer update as rows of their own, the last named as the prediction names its row.
+void profile_training(Step& step, const Interpreter& interp, const BenchOptions& options, BenchResult& result) {
+  const auto& g = interp.graph();
+  TrainingStep::Profile profile;
+  int64_t runs = std::clamp<int64_t>(result.latency_ms.samples, 3, 20);
+  double profiled_total = 0;
+  auto budget_start = Clock::now();
+  int64_t done = 0;
+  while (done < runs) {
+    auto start = Clock::now();
+    step.profiled_step(profile);
+    profiled_total += seconds_since(start);
+    ++done;
+    if (done >= 3 && seconds_since(budget_start) > options.stopping.max_seconds) break;
+  }
+  auto mean_ms = [&](double seconds) { return seconds / static_cast<double>(done) * 1e3; };
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    NodeTiming t;
+    t.name = g.nodes[n].name;
+    t.op_type = g.nodes[n].op_type;
+    t.forward_ms = mean_ms(profile.forward_s[n]);
+    t.backward_ms = mean_ms(profile.backward_s[n]);
+    t.mean_ms = t.forward_ms + t.backward_ms;
+    describe_layer(g, g.nodes[n], t);
+    result.nodes.push_back(std::move(t));
+  }
+  for (const auto& [name, op, seconds] : {std::tuple{"(loss)", "Loss", profile.loss_s},
+                                          {"(gradient accumulation)", "AccumulateGrad", profile.accumulate_s},
+                                          {"(optimizer step)", "Optimizer", profile.optimizer_s}}) {
+    NodeTiming t;
+    t.name = name;
+    t.op_type = op;
+    t.mean_ms = mean_ms(seconds);
+    result.nodes.push_back(std::move(t));
+  }
+  summarize_profile(result, profiled_total, done);
+  result.notes.push_back(
+      "per-node times of a training step: each node's forward and the backward of what it computed, summed; the loss, "
+      "the weights' gradient accumulation and the optimizer update are rows of their own");
+}
+
 }  // namespace
 
 BenchResult bench_model(const graph::Model& model, const std::vector<at::Tensor>& given_inputs,
@@ -167,7 +213,12 @@ BenchResult bench_model(const graph::Model& model, const std::vector<at::Tensor>
   Step step(interp, options.training, inputs);
   warm_up(step, options, result);
   measure(step, options, result);
-  if (options.exec.profile_nodes && !step.training()) profile_nodes(step, interp, options, result);
+  if (options.exec.profile_nodes) {
+    if (step.training())
+      profile_training(step, interp, options, result);
+    else
+      profile_nodes(step, interp, options, result);
+  }
   return result;
 }
 
