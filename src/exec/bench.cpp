@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "analysis/request_builder.h"
+#include "exec/backends.h"
 #include "exec/layer_costs.h"
 #include "exec/prepare.h"
 #include "onnx/model_reader.h"
@@ -133,7 +134,7 @@ BenchOutcome bench(const BenchRequest& r, const BenchHooks& hooks) {
   }
   auto& engine = load_engine(device);
   // The GPU is opened (driver, device, handles) once here, so a machine without one gets one line.
-  if (device == Backend::kCuda) (void)engine.environment(options.exec);
+  if (backend_row(device).opens_device) (void)engine.environment(options.exec);
   std::vector<BenchPoint> matrix;
   std::vector<const Point*> point_of;
   for (const auto& point : points)

@@ -1,42 +1,13 @@
 #include "exec/engine.h"
 
-#include <fmt/format.h>
-#include <stdlib.h>
-
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <set>
 
-#include "sys/cuda_module.h"
-#include "util/build_tree.h"
-#include "util/error.h"
-#include "util/module.h"
+#include "exec/backends.h"
 
 namespace ridge::exec {
 
-namespace {
-
-using Factory = Engine* (*)();
-
-}  // namespace
-
-Engine& load_engine(Backend device) {
-  if (device == Backend::kCuda) {
-    static Engine* cuda = reinterpret_cast<Factory>(sys::cuda_module_symbol("ridge_cuda_engine"))();
-    return *cuda;
-  }
-  // ATen's OpenMP threads pinned to cores: on a shared or virtual machine unpinned threads
-  // migrate and stall, which measured as a 2-3x wider latency spread (docs/benchmarks.md).
-  // And BLAS calls single-threaded: OpenBLAS's own pthreads otherwise fight the spinning OpenMP
-  // workers for the same cores (BERT-base: 310 -> 180 ms at 2 threads); the parallel kernels
-  // (oneDNN, ATen's loops) use the OpenMP pool. Read when the module loads; values the user set win.
-  ::setenv("OMP_PROC_BIND", "true", 0);
-  ::setenv("OPENBLAS_NUM_THREADS", "1", 0);
-  static Engine* engine = reinterpret_cast<Factory>(
-      module_symbol("libridge_exec.so", "RIDGE_EXEC_MODULE", build_tree::exec_module(), "ridge_exec_engine"))();
-  return *engine;
-}
+Engine& load_engine(Backend device) { return *backend_row(device).load(); }
 
 namespace {
 

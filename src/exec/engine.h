@@ -48,8 +48,8 @@ class Engine {
   }
 };
 
-// Loads the engine of `device`: the ATen module for the CPU (next to the ridge binary, or
-// $RIDGE_EXEC_MODULE), the GPU module for CUDA (sys/cuda_module.h). Throws ridge::Error.
+// Loads the engine of `device` as its row says (exec/backends.h): the ATen module for the CPU (next to the ridge
+// binary, or $RIDGE_EXEC_MODULE), the GPU module for CUDA (sys/cuda_module.h). Throws ridge::Error.
 Engine& load_engine(Backend device = Backend::kCpu);
 
 // Op types in `model` (subgraphs included) that `engine` cannot run, with their counts.

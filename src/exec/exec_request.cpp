@@ -1,5 +1,11 @@
 #include "exec/exec_request.h"
 
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "exec/backends.h"
 #include "util/error.h"
 
 namespace ridge::exec {
@@ -13,15 +19,22 @@ ExecOptions exec_options(const ExecRequest& o) {
   e.memory_format = parse_memory_format(o.memory_format);
   e.mode = parse_mode(o.mode);
   check_device_options(e.device, e.precision, o.conv_algo, e.mode);
-  if (e.device == Backend::kCuda) {
-    e.cudnn_conv_algo = parse_cudnn_conv_algo(o.conv_algo);
-    if (o.threads > 0) throw Error("--threads sets the CPU executor's threads: it has no meaning with --device cuda");
-    if (e.memory_format != MemoryFormat::kNchw)
-      throw Error("--memory-format channels-last: the GPU executor runs NCHW only");
-  } else {
-    if (o.gpu != 0) throw Error("--gpu picks a GPU: it needs --device cuda");
-    e.conv_algo = parse_conv_algo(o.conv_algo);
-  }
+  const auto& row = backend_row(e.device);
+  // Where an option means something, to name it in a refusal.
+  auto having = [](bool BackendRow::*option) {
+    std::vector<std::string> names;
+    for (const auto& r : backends())
+      if (r.*option) names.emplace_back(name(r.backend));
+    return fmt::format("{}", fmt::join(names, " or "));
+  };
+  if (o.threads > 0 && !row.threads)
+    throw Error(
+        fmt::format("--threads sets the CPU executor's threads: it has no meaning with --device {}", name(e.device)));
+  if (e.memory_format != MemoryFormat::kNchw && !row.channels_last)
+    throw Error(fmt::format("--memory-format {}: {} runs NCHW only", name(e.memory_format), row.executor));
+  if (o.gpu != 0 && !row.picks_gpu)
+    throw Error(fmt::format("--gpu picks a GPU: it needs --device {}", having(&BackendRow::picks_gpu)));
+  row.set_conv_algo(e, o.conv_algo);
   e.seed = o.seed;
   return e;
 }

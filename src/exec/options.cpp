@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "exec/backends.h"
 #include "util/name_table.h"
 
 namespace ridge::exec {
@@ -123,18 +124,34 @@ std::vector<std::string> all_conv_algo_names() {
   return names;
 }
 
-std::vector<std::string> conv_algo_names(Backend device) {
-  return device == Backend::kCuda ? cudnn_conv_algo_names() : conv_algo_names();
+std::vector<std::string> conv_algo_names(Backend device) { return backend_row(device).conv_algorithms(); }
+
+namespace {
+
+// "a", "a and b", "a, b and c".
+std::string and_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
 }
+
+}  // namespace
 
 void check_device_options(Backend device, Precision precision, std::string_view conv_algo, Mode mode) {
   auto modes = mode_names(device);
   if (std::find(modes.begin(), modes.end(), name(mode)) == modes.end())
     throw Error(
         fmt::format("--mode {} is not a mode of --device {} ({})", name(mode), name(device), fmt::join(modes, ", ")));
-  if (device == Backend::kCpu && (precision == Precision::kTf32 || precision == Precision::kFp16))
-    throw Error(fmt::format("--precision {}: the CPU executor runs fp32 and bf16; {} is for --device cuda",
-                            name(precision), name(precision)));
+  const auto& row = backend_row(device);
+  if (std::find(row.precisions.begin(), row.precisions.end(), precision) == row.precisions.end()) {
+    std::vector<std::string> runs, others;
+    for (auto p : row.precisions) runs.emplace_back(name(p));
+    for (const auto& other : backends())
+      if (std::find(other.precisions.begin(), other.precisions.end(), precision) != other.precisions.end())
+        others.emplace_back(name(other.backend));
+    throw Error(fmt::format("--precision {}: {} runs {}; {} is for --device {}", name(precision), row.executor,
+                            and_list(runs), name(precision), fmt::join(others, " or ")));
+  }
   if (conv_algo.empty() || conv_algo == kAllConvAlgos || conv_algo == kAutoConvAlgo) return;
   auto names = conv_algo_names(device);
   if (std::find(names.begin(), names.end(), conv_algo) != names.end()) return;
@@ -148,8 +165,9 @@ std::vector<std::string> precision_names() { return names_in(kPrecisions); }
 std::vector<std::string> memory_format_names() { return names_in(kMemoryFormats); }
 std::vector<std::string> mode_names() { return names_in(kModes); }
 std::vector<std::string> mode_names(Backend device) {
-  if (device == Backend::kCuda) return {std::string(name(Mode::kEager)), std::string(name(Mode::kCudaGraph))};
-  return {std::string(name(Mode::kEager)), std::string(name(Mode::kOptimized))};
+  std::vector<std::string> out;
+  for (auto mode : backend_row(device).modes) out.emplace_back(name(mode));
+  return out;
 }
 std::vector<std::string> conv_algo_names() { return names_in(kConvAlgos); }
 

@@ -1,5 +1,6 @@
 #include "exec/run_model.h"
 
+#include "exec/backends.h"
 #include "exec/prepare.h"
 #include "exec/test_data.h"
 #include "util/error.h"
@@ -12,8 +13,8 @@ ModelRun run_model(const RunRequest& request) {
     throw Error("--inputs fixes the input shapes: --batch, --dim and --input cannot change them");
   auto options = exec_options(request.exec);
   auto prepared = prepare(request.model, request.exec.inputs_dir);
-  if (options.device == Backend::kCpu) {
-    // Checked before libtorch is loaded.
+  if (backend_row(options.device).checks_before_loading) {
+    // Checked before the module (libtorch) is loaded.
     check_runnable(prepared.analysis.model);
     check_memory(prepared.analysis.cost, false);
   }
