@@ -164,7 +164,8 @@ class Planner {
   // The executor evaluates the elementwise chain after a layer numerically and fuses it when it
   // computes an activation oneDNN has (activation_fusion.h): exporters' GELU forms. Without running
   // it, the chain is recognised by structure: elementwise nodes over the layer's output and scalar
-  // constants that alone read that output, one value leaving the chain, with an Erf or a Tanh in it.
+  // constants that alone read that output, one value leaving the chain, with an Erf or a Tanh in it and the
+  // output itself multiplied in (x * Phi(x)): a Tanh alone (BERT's pooler) is no activation oneDNN fuses.
   bool fuse_gelu_chain(size_t n, ValueId out) {
     static const std::set<std::string> elementwise{"Div", "Mul", "Add", "Sub", "Erf", "Tanh", "Pow", "Sqrt"};
     std::set<ValueId> values{out};
@@ -184,9 +185,13 @@ class Planner {
           grew = true;
         }
     }
-    bool gelu = false;
-    for (auto c : chain) gelu = gelu || g_.nodes[c].op_type == "Erf" || g_.nodes[c].op_type == "Tanh";
-    if (!gelu) return false;
+    bool transcendental = false, times_input = false;
+    for (auto c : chain) {
+      const auto& node = g_.nodes[c];
+      transcendental = transcendental || node.op_type == "Erf" || node.op_type == "Tanh";
+      times_input = times_input || (node.op_type == "Mul" && (node.input(0) == out || node.input(1) == out));
+    }
+    if (!transcendental || !times_input) return false;
     std::vector<ValueId> leaving;
     for (auto v : values) {
       bool outside = pinned(v);
