@@ -23,6 +23,7 @@
 #include "store/store.h"
 #include "support/device_fixtures.h"
 #include "support/error_text.h"
+#include "support/ncu_import_fixtures.h"
 #include "support/paths.h"
 
 namespace ridge::test {
@@ -398,6 +399,54 @@ TEST(CalibrateCommand, NcuKernelTimesJoinTheGpuFit) {
   left_out.output = dir + "/x.yaml";
   auto printed = calibrate_text(left_out, "table");
   EXPECT_NE(printed.find("left out with its model"), std::string::npos) << printed;
+}
+
+// `ridge calibrate MODEL --measured EXPORT`: the export's kernels, mapped to layers, are the node
+// times, per pass of the model the export holds (--repetitions, where the export does not show it).
+TEST(CalibrateCommand, PerFamilyFitsTheMappedKernelTimesOfAnNcuExport) {
+  using ncu_import_fixtures::details_csv;
+  using ncu_import_fixtures::Launch;
+  auto model = ncu_import_fixtures::two_conv_model();
+  auto metrics = [](const std::string& time_us) {
+    return std::vector<std::array<std::string, 3>>{{"gpu__time_duration.sum", "usecond", time_us}};
+  };
+  std::vector<Launch> launches{{"implicit_convolve_sgemm", "conv1", metrics("30")},
+                               {"elementwise_kernel", "relu1", metrics("8")},
+                               {"implicit_convolve_sgemm", "conv2", metrics("50")},
+                               {"memcpy_kernel", "", metrics("5")}};
+  auto dir = temp_dir();
+  std::ofstream(dir + "/cal.csv") << details_csv(launches, true);
+  // `ridge calibrate MODEL --device t4 --measured EXPORT [--repetitions N] -o OUT --no-store`
+  auto family = [&](const std::string& measured, const std::string& output, int64_t repetitions = 0) {
+    calib::CalibrateRequest r;
+    r.fit = calib::Fit::kFamily;
+    r.device = "t4";
+    r.model = analysis::make_request({.model = model});
+    r.measured = {measured};
+    r.output = output;
+    r.repetitions = repetitions;
+    return r;
+  };
+  auto a = calibrate_json(family(dir + "/cal.csv", dir + "/t4a.yaml"));
+  EXPECT_EQ(a["nodes"], 3);
+  EXPECT_EQ(a["unmatched"], 0);
+  bool said = false;
+  for (const auto& note : a["notes"]) said |= note.get<std::string>().find("1 of 4 kernels") != std::string::npos;
+  EXPECT_TRUE(said) << a["notes"].dump();
+  // The same launches twice: the export holds two passes (every layer's range twice), and the fit is per pass.
+  auto doubled = launches;
+  doubled.insert(doubled.end(), launches.begin(), launches.end());
+  std::ofstream(dir + "/cal2.csv") << details_csv(doubled, true);
+  auto b = calibrate_json(family(dir + "/cal2.csv", dir + "/t4b.yaml"));
+  EXPECT_NEAR(b["overhead_s"].get<double>(), a["overhead_s"].get<double>(), 1e-12);
+  auto halved = calibrate_json(family(dir + "/cal2.csv", dir + "/t4c.yaml", 2));
+  EXPECT_NEAR(halved["overhead_s"].get<double>(), a["overhead_s"].get<double>(), 1e-12);
+  // A count the export contradicts is refused in one line.
+  expect_one_line_naming(error_text([&] { calibrate_text(family(dir + "/cal.csv", dir + "/t4d.yaml", 2), "table"); }),
+                         "--repetitions 2 contradicts the export, which holds 1 pass");
+  expect_one_line_naming(
+      error_text([&] { calibrate_text(family(source_path("tests/data/ncu/README.md"), "", 2), "table"); }),
+      "--repetitions applies to an Nsight Compute export");
 }
 
 }  // namespace
