@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 
+#include "analysis/request_builder.h"
 #include "exec/bench_codec.h"
 #include "report/bench_request.h"
 #include "store/store.h"
@@ -147,6 +148,32 @@ TEST(BenchRequest, BenchAndKeepPrintsTheRunsAndKeepsEachPoint) {
   report::invocation() = saved;
   EXPECT_EQ(quiet_out.str(), "");
   EXPECT_EQ(quiet_err.str(), "");
+}
+
+// `ridge bench DATA/model.onnx --iters 2 --warmup 0 --threads 1 --no-store -f FORMAT` (ONNX's BERT test model) in every
+// format.
+TEST(BenchRequest, PrintsEveryFormat) {
+  auto saved = report::invocation();
+  report::invocation().quiet = false;
+  auto data = source_path("tests/data/executor/bert");
+  report::BenchCommand c;
+  c.bench.model = analysis::make_request({.model = data + "/model.onnx"});
+  c.bench.iters = 2;
+  c.bench.warmup_s = 0;
+  c.bench.exec.threads = 1;
+  for (const std::string format : {"table", "csv", "json", "md"}) {
+    std::ostringstream out, err;
+    EXPECT_EQ(report::bench_and_keep(c, format, {.disabled = true}, out, err), 0) << format << ": " << err.str();
+    EXPECT_FALSE(out.str().empty()) << format;
+    if (format == "md") {
+      EXPECT_EQ(out.str().rfind("# ridge bench", 0), 0u) << out.str();
+      EXPECT_NE(out.str().find("| run | mean ms |"), std::string::npos) << out.str();
+    }
+    if (format == "csv") {
+      EXPECT_EQ(out.str().rfind("model,algorithm,input_size,batch,", 0), 0u) << out.str();
+    }
+  }
+  report::invocation() = saved;
 }
 
 }  // namespace

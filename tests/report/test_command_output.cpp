@@ -1,12 +1,19 @@
 // What a command hands on (report/command_output), in process: the command line it records, the store a result goes
 // to, printing in a format (nothing for a sweep's cell), and a result kept with the invocation's command line and cell.
+// Also every format of what analyze, predict and devices print.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "hw/device_db.h"
+#include "hw/roofline.h"
+#include "report/analysis_report.h"
 #include "report/command_output.h"
+#include "report/device_report.h"
+#include "report/predict_request.h"
 #include "store/store.h"
 #include "support/error_text.h"
 #include "support/paths.h"
@@ -123,6 +130,78 @@ TEST(CommandOutput, AResultThatCannotBeSavedIsOneLineNamingNoStore) {
       error_text([&] { report::keep_result({.path = dir + "/no/such/dir/ridge.db"}, small_document(), {}, value); });
   EXPECT_EQ(error.rfind("the result above was not saved: ", 0), 0u) << error;
   EXPECT_NE(error.find("(--no-store skips the store)"), std::string::npos) << error;
+}
+
+// What `ridge analyze MODEL [--summary] [--sweep SWEEP] --no-store -f FORMAT` prints.
+std::string analyzed(const std::string& model, bool summary, const std::string& sweep, const std::string& format) {
+  report::AnalyzeCommand c{.sweep = sweep, .summary = summary, .format = format, .store = {.disabled = true}};
+  c.model.model = model;
+  std::ostringstream out;
+  report::analyze_and_keep(c, out);
+  return out.str();
+}
+
+// What `ridge devices show ID[:MODE] -f FORMAT` prints.
+std::string device_shown(const std::string& id, const std::string& mode, const std::string& format) {
+  auto device = hw::find_device(id);
+  std::ostringstream out;
+  report::emit(report::roofline_document(device, hw::roofline_for(device, hw::resolve_mode(device, mode))), format,
+               out);
+  return out.str();
+}
+
+TEST(CommandOutput, EveryCommandPrintsEveryFormat) {
+  SavedInvocation keep;
+  report::invocation().quiet = false;
+  const std::string model = model_path("alexnet");
+  auto predicted = [&](const std::string& sweep, const std::string& format) {
+    analysis::ModelOptions options{.model = model};
+    std::ostringstream out;
+    report::predict_and_keep({.model = analysis::make_request(options), .device = "t4"}, sweep, options, format,
+                             {.disabled = true}, out);
+    return out.str();
+  };
+  const std::vector<std::pair<std::string, std::function<std::string(const std::string&)>>> commands{
+      {"analyze --summary", [&](const std::string& f) { return analyzed(model, true, "", f); }},
+      {"analyze --sweep batch=1,2", [&](const std::string& f) { return analyzed(model, false, "batch=1,2", f); }},
+      {"predict --device t4", [&](const std::string& f) { return predicted("", f); }},
+      {"predict --device t4 --sweep batch=1,2", [&](const std::string& f) { return predicted("batch=1,2", f); }},
+      {"devices",
+       [](const std::string& f) {
+         std::ostringstream out;
+         report::emit(report::device_list_document(hw::list_devices()), f, out);
+         return out.str();
+       }},
+      {"devices show jetson-agx-orin-64gb:30W",
+       [](const std::string& f) { return device_shown("jetson-agx-orin-64gb", "30W", f); }}};
+  for (const auto& [command, print] : commands) {
+    for (const std::string format : {"table", "csv", "json", "md"}) {
+      auto out = print(format);
+      ASSERT_FALSE(out.empty()) << command << " -f " << format;
+      if (format == "json") {
+        EXPECT_TRUE(nlohmann::json::accept(out)) << command;
+      } else if (format == "md") {
+        EXPECT_EQ(out.rfind("# ridge ", 0), 0u) << command;
+      } else if (format == "csv") {
+        auto header = out.substr(0, out.find('\n'));
+        EXPECT_EQ(header.find(' '), std::string::npos) << command << ": " << header;
+      }
+    }
+  }
+}
+
+TEST(CommandOutput, SummaryCsvIsThePerOpTypeTable) {
+  auto out = analyzed(model_path("alexnet"), true, "", "csv");
+  EXPECT_EQ(out.rfind("op,count,flops,macs,bytes,params\n", 0), 0u) << out;
+  EXPECT_NE(out.find("\nConv,5,"), std::string::npos) << out;
+}
+
+TEST(CommandOutput, DeviceCsvAndJsonCarryRawCeilings) {
+  auto csv = device_shown("t4", "", "csv");
+  EXPECT_EQ(csv.rfind("ceiling,value,unit,ridge_point_flop_per_byte,label,source\n", 0), 0u) << csv;
+  auto json = nlohmann::json::parse(device_shown("t4", "", "json"));
+  EXPECT_GT(json["peak_flops"]["fp32"].get<double>(), 1e12);
+  EXPECT_GT(json["bandwidth"]["dram"].get<double>(), 1e11);
 }
 
 }  // namespace

@@ -1,17 +1,31 @@
 // ncu run on every point and its CSVs imported, printed and kept (report/ncu_import_command), in process, with a fake
 // ncu that writes two kernels (gemm_kernel 2000 ns, relu_kernel 500 ns) and fails for the program argument "8".
-// tests/cli/test_ncu_command.cpp runs `ridge ncu run` through the binary.
+// tests/cli/test_ncu_command.cpp runs `ridge ncu run` through the binary. Also `ridge import ncu` of exports on disk
+// (import_ncu_exports): per-kernel summaries by hand, the JSON the plots read, malformed files, the store and the
+// report drawing what it keeps (the mapping itself: tests/profile/test_ncu_import.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "hw/device_db.h"
+#include "hw/roofline.h"
+#include "profile/ncu_export.h"
+#include "profile/ncu_kernel.h"
+#include "report/device_report.h"
+#include "report/figure/roofline_request.h"
 #include "report/ncu_import_command.h"
+#include "report/plot_report.h"
+#include "report/results_report.h"
+#include "report/study_output.h"
+#include "report/study_request.h"
 #include "store/store.h"
 #include "support/error_text.h"
+#include "support/ncu_import_fixtures.h"
 #include "support/paths.h"
 
 namespace ridge::test {
@@ -83,6 +97,183 @@ TEST(NcuImportCommand, AFailedPointIsNamedAfterTheOthersAreImportedAndKept) {
   ASSERT_EQ(records.size(), 1u);  // the one run that was written
   EXPECT_EQ(records[0].command, "import ncu");
   EXPECT_EQ(records[0].params.batch, 1);
+}
+
+using namespace ncu_import_fixtures;  // NOLINT(google-build-using-namespace)
+
+// What `ridge import ncu [-d DEVICE] [--batch B] FILES` prints in `format` (kept in `store`); fails the test unless it
+// returns 0.
+std::string imported(const std::vector<std::string>& files, const std::string& format,
+                     const report::StoreOptions& store = {.disabled = true}, const std::string& device = "",
+                     int64_t batch = 0) {
+  report::NcuImportCommand command{.format = format, .store = store};
+  command.request.files = files;
+  command.request.device = device;
+  command.request.batch = batch;
+  std::ostringstream out;
+  EXPECT_EQ(report::import_ncu_exports(command, out), 0);
+  return out.str();
+}
+
+// The points `ridge plot roofline --hierarchical -d v100-sxm2 -f json` says it drew from `request`'s kernels.
+int hierarchical_points(report::figure::RooflinePlotRequest request, const std::string& spec) {
+  request.hierarchical = true;
+  request.devices = {"v100-sxm2"};
+  auto plot = report::figure::roofline_plot(request);
+  std::ostringstream out;
+  report::write_plot(plot.figure, spec, 0, "json", plot.series, plot.source, out);
+  return json::parse(out.str())["points"].get<int>();
+}
+
+TEST(NcuImportCommand, LaunchFailureIsNamedNotZero) {
+  auto exported = profile::read_ncu_export(sample("rashwanth_RooflineAnalysis_output8_launchfailed.csv"));
+  ASSERT_EQ(exported.launches.size(), 1u);
+  EXPECT_TRUE(exported.launches[0].failed());
+  ASSERT_FALSE(exported.messages.empty());
+  EXPECT_EQ(exported.messages[0], "==ERROR== LaunchFailed");
+  auto k = profile::kernel_figures(exported.launches[0], exported.path);
+  EXPECT_TRUE(k.failed);
+  EXPECT_FALSE(k.time_s);
+  EXPECT_FALSE(k.flops());
+  auto out = imported({sample("rashwanth_RooflineAnalysis_output8_launchfailed.csv")}, "table");
+  // The export imports (it is one, and says what happened), with the failure named, not as a result.
+  EXPECT_NE(out.find("LaunchFailed"), std::string::npos) << out;
+  EXPECT_NE(out.find("nothing was measured"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 launch could not be profiled"), std::string::npos) << out;
+}
+
+// --print-summary per-kernel: averages over the invocations; the run's totals count every launch.
+TEST(NcuImportCommand, PerKernelSummaryByHand) {
+  auto exported = profile::read_ncu_export(data("summary_per_kernel.csv"));
+  EXPECT_EQ(exported.layout, profile::NcuLayout::kSummary);
+  ASSERT_EQ(exported.launches.size(), 2u);
+  auto k = profile::kernel_figures(exported.launches[0], exported.path);
+  EXPECT_EQ(k.invocations, 4);
+  EXPECT_DOUBLE_EQ(*k.time_s, 2.5e-6);
+  EXPECT_DOUBLE_EQ(*k.dram_bytes, 1.05e6);
+  EXPECT_DOUBLE_EQ(at(k, "fp32"), 131072);
+  // 16 tensor instructions on CC 8.0: their FLOPs are not fixed by the count, so not counted.
+  EXPECT_EQ(k.flops_by_precision.count("tensor"), 0u);
+  bool tensor_named = false;
+  for (const auto& line : k.not_counted)
+    tensor_named |= line.find("tensor: tensor-pipe instructions without ops counters") != std::string::npos;
+  EXPECT_TRUE(tensor_named);
+
+  auto doc = json::parse(imported({data("summary_per_kernel.csv")}, "json"));
+  const auto& run = doc["runs"][0];
+  EXPECT_EQ(run["layout"], "summary");
+  EXPECT_DOUBLE_EQ(run["time_s"].get<double>(), 4 * 2.5e-6 + 2 * 0.02e-3);
+  EXPECT_DOUBLE_EQ(run["dram_bytes"].get<double>(), 4 * 1.05e6 + 2 * 512e3);
+  EXPECT_FALSE(run.contains("flops"));  // the GEMM has no instruction counters: no total, not a partial one
+  EXPECT_EQ(doc["kernels"][1]["invocations"], 2);
+}
+
+TEST(NcuImportCommand, JsonKeepsTheKernelLayoutThePlotsRead) {
+  auto printed = imported({data("raw_page.csv")}, "json", {.disabled = true}, "v100-sxm2");
+  auto doc = json::parse(printed);
+  ASSERT_EQ(doc["kernels"].size(), 3u);
+  const auto& k = doc["kernels"][0];
+  EXPECT_EQ(k["name"], "void scale_kernel<float>(float *, int)");
+  EXPECT_DOUBLE_EQ(k["time_s"].get<double>(), 12.5e-6);
+  EXPECT_DOUBLE_EQ(k["flops"].get<double>(), 3145728);
+  EXPECT_DOUBLE_EQ(k["flops_by_precision"]["fp32"].get<double>(), 3145728);
+  EXPECT_DOUBLE_EQ(k["bytes"]["l1"].get<double>(), 4194300);
+  EXPECT_DOUBLE_EQ(k["bytes"]["l2"].get<double>(), 8388610);
+  EXPECT_DOUBLE_EQ(k["bytes"]["dram"].get<double>(), 8.39e6);
+  EXPECT_DOUBLE_EQ(k["intensity"]["dram"].get<double>(), 3145728 / 8.39e6);
+  EXPECT_DOUBLE_EQ(k["flops_per_s"].get<double>(), 3145728 / 12.5e-6);
+  EXPECT_DOUBLE_EQ(k["bandwidth"]["dram"].get<double>(), 8.39e6 / 12.5e-6);
+  // The V100's fp32 peak and DRAM bandwidth, from its device file (as `ridge devices show v100-sxm2 -f json`).
+  auto v100 = hw::find_device("v100-sxm2");
+  std::ostringstream shown;
+  report::emit(report::roofline_document(v100, hw::roofline_for(v100, hw::resolve_mode(v100, ""))), "json", shown);
+  auto device = json::parse(shown.str());
+  double fp32 = device["peak_flops"]["fp32"].get<double>(), dram = device["bandwidth"]["dram"].get<double>();
+  ASSERT_GT(fp32, 0) << device.dump();
+  EXPECT_EQ(k["peak_key"], "fp32");
+  EXPECT_NEAR(k["of_peak_pct"].get<double>(), 100 * 3145728 / 12.5e-6 / fp32, 1e-9);
+  EXPECT_NEAR(k["of_dram_bw_pct"].get<double>(), 100 * 8.39e6 / 12.5e-6 / dram, 1e-9);
+  EXPECT_EQ(doc["kernels"][1]["peak_key"], "fp16_tensor");
+
+  // The hierarchical roofline draws it: one point per level per kernel.
+  auto dir = fresh_dir("ncu-import-plot");
+  std::ofstream(dir + "/k.json") << printed;
+  EXPECT_EQ(hierarchical_points({.from = {dir + "/k.json"}}, dir + "/k.vg.json"), 9);
+}
+
+TEST(NcuImportCommand, MalformedFilesGetOneLine) {
+  auto dir = fresh_dir("ncu-import-malformed");
+  auto check = [&](const std::string& name, const std::string& text, const std::string& expected) {
+    std::ofstream(dir + "/" + name) << text;
+    auto error = error_text([&] { imported({dir + "/" + name}, "table"); });
+    EXPECT_NE(error, "accepted") << name;
+    EXPECT_NE(error.find(expected), std::string::npos) << name << ": " << error;
+    EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 0) << error;
+  };
+  check("empty.csv", "", "not an Nsight Compute CSV export");
+  check("other.csv", "node,time_ms\nconv1,1.5\n", "not an Nsight Compute CSV export");
+  check("perm.csv",
+        "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters\n",
+        "ncu wrote no results: ==ERROR== ERR_NVGPUCTRPERM");
+  check("header-only.csv", details_csv({}, false), "a header but no profiled kernels");
+  auto raw = details_csv({{"k", "", conv_metrics("1", "2")}}, false);
+  std::ifstream in(data("raw_page.csv"));
+  std::string raw_page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  check("mixed.csv", raw + raw_page, "one export holds one layout");
+
+  // A quoted line of the wrong width between the rows is skipped and said.
+  std::ofstream(dir + "/odd.csv") << raw << "\"program says\", \"hello\"\n";
+  auto out = imported({dir + "/odd.csv"}, "table");
+  EXPECT_NE(out.find("1 quoted line between the rows did not have the header's columns"), std::string::npos) << out;
+}
+
+TEST(NcuImportCommand, ImportedKernelsAreStored) {
+  auto dir = fresh_dir("ncu-import-stored");
+  auto store = dir + "/ncu-import.db";
+  imported({data("raw_page.csv")}, "table", {.path = store}, "", 8);
+  std::ostringstream list;
+  report::print_results({.store_path = store, .format = "json"}, list);
+  auto results = json::parse(list.str())["results"];
+  ASSERT_EQ(results.size(), 1u) << list.str();
+  EXPECT_EQ(results[0]["command"], "import ncu");
+  EXPECT_EQ(results[0]["batch"], 8);
+  auto id = results[0]["id"].get<int64_t>();
+  EXPECT_EQ(hierarchical_points({.store_path = store, .results = {id}}, dir + "/stored.vg.json"), 9);
+}
+
+// `ridge report` on a store holding an import: the kernels' hierarchical roofline, with the ceilings
+// of the device the import named, in the roofline section.
+TEST(NcuImportCommand, TheReportDrawsStoredKernels) {
+  auto dir = fresh_dir("ncu-report");
+  auto store = dir + "/s.db";
+  imported({data("raw_page.csv")}, "table", {.path = store}, "v100-sxm2");
+  // `ridge report --store STORE --markdown DIR/md`
+  report::StudyRequest study{.store_path = store, .store_required = true};
+  auto written =
+      report::write_study(report::gather_study(study), {.markdown_dir = dir + "/md"}, [](const std::string&) {});
+  EXPECT_TRUE(written.errors.empty());
+  std::ifstream in(dir + "/md/report.md");
+  std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto title = md.find("Hierarchical roofline: result 1 (import ncu on v100-sxm2)");
+  ASSERT_NE(title, std::string::npos) << md;
+  EXPECT_GT(title, md.find("## 4. Roofline"));
+  EXPECT_LT(title, md.find("## 5. Analysis"));
+}
+
+// A file name that is not UTF-8 reaches the JSON output and the store (as U+FFFD), never an internal error.
+TEST(NcuImportCommand, AFileNameThatIsNotUtf8IsPrintedAndStored) {
+  auto dir = fresh_dir("ncu-import-utf8");
+  auto name = dir + "/caf\xe9.csv";
+  fs::copy_file(source_path("tests/data/ncu/h200/details-gemm-4096-fp16-bf16-tf32-tensor-counters.csv"), name);
+  // error_text hears a ridge::Error only: anything else (what the binary calls an internal error) fails here.
+  std::string printed;
+  EXPECT_EQ(error_text([&] { printed = imported({name}, "json", {.path = dir + "/r.db"}); }), "accepted");
+  auto doc = json::parse(printed);
+  EXPECT_NE(doc["files"][0].get<std::string>().find("caf\xEF\xBF\xBD.csv"), std::string::npos);
+  std::ostringstream stored;
+  EXPECT_EQ(error_text([&] { report::print_results({.store_path = dir + "/r.db", .format = "json"}, stored); }),
+            "accepted");
+  EXPECT_TRUE(json::accept(stored.str())) << stored.str();
 }
 
 }  // namespace
