@@ -12,10 +12,10 @@
 
 namespace ridge::calib {
 
-// Which nodes optimized mode runs as one layer: a libtorch-free mirror of the executor's rewrites
-// (exec/aten/passes/optimize.h): BatchNormalization folded into the convolution before it, the
-// bias Add into a MatMul with a constant weight, a single-consumer activation and a residual Add
-// into the layer before them, no-ops (Identity, Dropout, Cast to the same type) removed.
+// Which nodes optimized mode runs as one layer: the executor's own plan (exec/optimization_plan.h, which the CPU
+// executor carries out): BatchNormalization folded into the convolution before it, the bias Add into a MatMul
+// with a constant weight, a single-consumer activation and a residual Add into the layer before them, no-ops
+// (Identity, Dropout, Cast to the same type), folded and dead nodes removed.
 struct FusionPlan {
   static constexpr int kRemoved = -1;
   std::vector<int> leader;  // node index -> index of the layer it runs in (itself when not fused)

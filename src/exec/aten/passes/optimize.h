@@ -1,14 +1,15 @@
 #pragma once
-// Optimized execution mode: the graph rewrites graph compilers make before running a model.
-//   1. constant folding: nodes whose inputs are all constants, and Shape/Size of tensors whose
-//      shapes are bound, run once now (this removes the shape subgraphs exporters emit);
-//   2. BatchNormalization after a convolution is folded into the convolution's weights and bias,
-//      and the bias Add after a MatMul with a constant weight into the MatMul (a linear layer);
-//   3. no-ops are removed (Identity, inference Dropout, Cast to the same type);
+// Optimized execution mode: the graph rewrites graph compilers make before running a model. Which nodes fold,
+// go or join a layer is exec/optimization_plan.h's (libtorch-free, and what predictions read); this pass carries it
+// out on the ATen interpreter:
+//   1. the folded nodes run once now (this removes the shape subgraphs exporters emit);
+//   2. no-ops are removed (Identity, inference Dropout, Cast to the same type);
+//   3. a BatchNormalization is folded into the convolution's weights and bias, a MatMul takes its bias Add, and a
+//      residual Add and an activation join the layer as oneDNN post-ops;
 //   4. weights are prepacked: convolution weights in oneDNN's blocked layout for their geometry
 //      (fp32, NCHW: activations then stay in that layout between layers), or channels-last when
 //      the input is channels-last; GEMM right-hand sides stored transposed;
-//   5. nodes whose outputs nothing reads are dropped.
+//   5. the plan's dead nodes are dropped.
 #include <string>
 #include <vector>
 
