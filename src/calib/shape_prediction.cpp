@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "exec/node_plan.h"
 #include "exec/optimization_plan.h"
 #include "util/error.h"
 
@@ -28,15 +29,12 @@ FusionPlan no_fusion(const graph::Graph& g) {
   return plan;
 }
 
+// The GPU executor's own rule (exec/node_plan.h), so what is predicted is what it runs.
 FusionPlan gpu_plan(const graph::Graph& g) {
   FusionPlan plan = no_fusion(g);
-  for (size_t n = 0; n < g.nodes.size(); ++n) {
-    const auto& node = g.nodes[n];
-    bool folded = !node.outputs.empty();
-    for (auto id : node.outputs)
-      if (id != graph::kNoValue && !g.value(id).constant) folded = false;
-    if (folded) plan.leader[n] = FusionPlan::kRemoved;
-  }
+  auto runs = exec::plan_nodes(g, true);
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (!runs.executes(n)) plan.leader[n] = FusionPlan::kRemoved;
   return plan;
 }
 
