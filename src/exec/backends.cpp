@@ -45,6 +45,7 @@ const std::vector<BackendRow>& backends() {
        .conv_algorithms = [] { return conv_algo_names(); },
        .set_conv_algo = [](ExecOptions& o, std::string_view algorithm) { o.conv_algo = parse_conv_algo(algorithm); },
        .threads = true,
+       .channels_last = true,
        .checks_before_loading = true,
        .load = load_aten},
       {.backend = Backend::kCuda,

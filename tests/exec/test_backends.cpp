@@ -31,6 +31,12 @@ TEST(Backends, WhatARowCannotHonourIsRefusedNamingTheDeviceThatCan) {
   auto refused = [](exec::ExecRequest r) { return error_text([&] { (void)exec::exec_options(r); }); };
   exec::ExecRequest cpu;
   EXPECT_EQ(refused(cpu), "accepted");
+  auto cpu_nhwc = cpu;  // the CPU runs channels-last (ATen propagates it)
+  cpu_nhwc.memory_format = "channels-last";
+  EXPECT_EQ(refused(cpu_nhwc), "accepted");
+  auto cpu_threads = cpu;
+  cpu_threads.threads = 2;
+  EXPECT_EQ(refused(cpu_threads), "accepted");
   auto tf32 = cpu;
   tf32.precision = "tf32";
   EXPECT_EQ(refused(tf32), "--precision tf32: the CPU executor runs fp32 and bf16; tf32 is for --device cuda");
