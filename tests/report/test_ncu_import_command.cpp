@@ -1,8 +1,9 @@
 // ncu run on every point and its CSVs imported, printed and kept (report/ncu_import_command), in process, with a fake
-// ncu that writes two kernels (gemm_kernel 2000 ns, relu_kernel 500 ns) and fails for the program argument "8".
-// tests/cli/test_ncu_command.cpp runs `ridge ncu run` through the binary. Also `ridge import ncu` of exports on disk
-// (import_ncu_exports): per-kernel summaries by hand, the JSON the plots read, malformed files, the store and the
-// report drawing what it keeps (the mapping itself: tests/profile/test_ncu_import.cpp).
+// ncu that writes two kernels (gemm_kernel 2000 ns, relu_kernel 500 ns) and fails for the program argument "8", and
+// with fakes (support/fake_ncu.h) that check what they are asked for, lack permission to the counters or profile
+// nothing; tests/cli/test_ncu_command.cpp runs `ridge ncu run` once through the binary. Also `ridge import ncu` of
+// exports on disk (import_ncu_exports): per-kernel summaries by hand, the JSON the plots read, malformed files, the
+// store and the report drawing what it keeps (the mapping itself: tests/profile/test_ncu_import.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,21 +26,17 @@
 #include "report/study_request.h"
 #include "store/store.h"
 #include "support/error_text.h"
+#include "support/fake_ncu.h"
+#include "support/files.h"
 #include "support/ncu_import_fixtures.h"
 #include "support/paths.h"
+#include "support/scoped_env.h"
 
 namespace ridge::test {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string fresh_dir(const std::string& name) {
-  auto dir = fs::path(temp_dir()) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
 
 std::string fake_ncu(const std::string& dir) {
   const std::string header =
@@ -97,6 +94,127 @@ TEST(NcuImportCommand, AFailedPointIsNamedAfterTheOthersAreImportedAndKept) {
   ASSERT_EQ(records.size(), 1u);  // the one run that was written
   EXPECT_EQ(records[0].command, "import ncu");
   EXPECT_EQ(records[0].params.batch, 1);
+}
+
+// --- `ridge ncu run` with fake ncu programs that check what they are asked for (support/fake_ncu.h) ---
+
+// `ridge ncu run [--no-import] --ncu NCU --output-dir DIR [--sweep SWEEP] -f json --no-store -- PROGRAM`.
+profile::NcuRunRequest checked_request(const std::string& ncu, const std::string& out_dir,
+                                       std::vector<std::string> program, const std::string& sweep = "") {
+  profile::NcuRunRequest r;
+  r.ncu.ncu = ncu;
+  r.ncu.output_dir = out_dir;
+  r.ncu.program = std::move(program);
+  if (!sweep.empty()) r.sweeps = {sweep};
+  return r;
+}
+
+TEST(NcuRunPoints, WritesTheCsvAndTheProgramsLog) {
+  auto dir = fresh_dir("ncu-run-ok");
+  auto out_dir = dir + "/out";
+  auto request = checked_request(ncu_fakes::checking_ncu(dir), out_dir, {"./app", "--batch", "4"});
+  report::NcuImportCommand import{.format = "json", .store = {.disabled = true}};
+  std::ostringstream out, err;
+  ASSERT_EQ(report::run_ncu_points(request, false, import, out, err), 0) << err.str();
+  auto csv = slurp(out_dir + "/ncu.csv");
+  EXPECT_NE(csv.find(ncu_fakes::kHeader), std::string::npos) << csv;
+  EXPECT_NE(csv.find("gemm_kernel"), std::string::npos);
+  EXPECT_NE(slurp(out_dir + "/ncu.log").find("hello from the program, argument 4"), std::string::npos);
+  EXPECT_NE(err.str().find("[1/1] ncu: "), std::string::npos) << err.str();
+  auto doc = json::parse(out.str());
+  ASSERT_EQ(doc.at("points").size(), 1u);
+  EXPECT_EQ(doc.at("points").at(0).at("status"), "ok");
+  EXPECT_EQ(doc.at("points").at(0).at("csv"), out_dir + "/ncu.csv");
+}
+
+// Every later point would fail the same way: the run stops at once with the fix in its one line.
+TEST(NcuRunPoints, NoPermissionToTheCountersIsOneLineWithTheFix) {
+  auto dir = fresh_dir("ncu-run-perm");
+  auto ncu =
+      ncu_fakes::script(dir, "ncu",
+                        "echo '==PROF== Connected to process 1 (app)'\n"
+                        "echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA "
+                        "GPU Performance Counters on the target device 0. For instructions on enabling "
+                        "permissions and to get more information see https://developer.nvidia.com/ERR_NVGPUCTRPERM'\n"
+                        "exit 1\n");
+  report::NcuImportCommand import{.format = "table", .store = {.disabled = true}};
+  std::ostringstream out, err;
+  auto error = error_text([&] {
+    report::run_ncu_points(checked_request(ncu, dir + "/out", {"./app", "{batch}"}, "batch=1,8"), false, import, out,
+                           err);
+  });
+  EXPECT_EQ(error.find('\n'), std::string::npos) << "more than one line: " << error;
+  EXPECT_NE(error.find("ERR_NVGPUCTRPERM"), std::string::npos) << error;
+  EXPECT_NE(error.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos) << error;
+  EXPECT_NE(error.find("sudo"), std::string::npos) << error;
+  EXPECT_EQ(err.str().find("[2/2]"), std::string::npos) << "the second point ran: " << err.str();
+}
+
+// ncu neither where --ncu says nor on PATH (PATH is read when the run looks for it, so it is set for the call).
+TEST(NcuRunPoints, MissingNcuIsOneLine) {
+  report::NcuImportCommand import{.format = "table", .store = {.disabled = true}};
+  std::ostringstream out, err;
+  auto error = error_text([&] {
+    report::run_ncu_points(checked_request("/nonexistent/ncu", fresh_dir("ncu-missing"), {"./app"}), false, import, out,
+                           err);
+  });
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  EXPECT_NE(error.find("ncu not found"), std::string::npos) << error;
+  if (fs::exists("/usr/local/cuda/bin/ncu")) GTEST_SKIP() << "/usr/local/cuda/bin/ncu exists here";
+  ScopedEnvironment path("PATH", "/nonexistent");
+  auto on_path = error_text([&] {
+    report::run_ncu_points(checked_request("", fresh_dir("ncu-missing-path"), {"./app"}), false, import, out, err);
+  });
+  EXPECT_EQ(on_path.find('\n'), std::string::npos) << on_path;
+  EXPECT_NE(on_path.find("ncu not found: install Nsight Compute"), std::string::npos) << on_path;
+  EXPECT_NE(on_path.find("--ncu PATH"), std::string::npos) << on_path;
+}
+
+TEST(NcuRunPoints, NoKernelsProfiledSaysWhichFiltersToCheck) {
+  auto dir = fresh_dir("ncu-run-none");
+  auto ncu = ncu_fakes::script(
+      dir, "ncu", "echo '==PROF== Connected to process 1 (app)'\necho '==WARNING== No kernels were profiled.'\n");
+  auto request = checked_request(ncu, dir + "/out", {"./app"});
+  request.ncu.kernel_name = "nothing";
+  report::NcuImportCommand import{.format = "table", .store = {.disabled = true}};
+  std::ostringstream out, err;
+  auto error = error_text([&] { report::run_ncu_points(request, false, import, out, err); });
+  // What the binary printed on stderr: the progress lines, then the error's line.
+  auto said = err.str() + error;
+  EXPECT_NE(error, "accepted");
+  EXPECT_NE(said.find("no kernels"), std::string::npos) << said;
+  EXPECT_NE(said.find("--target-processes all"), std::string::npos) << said;
+}
+
+TEST(NcuRunPoints, AFailingPointKeepsTheOthers) {
+  auto dir = fresh_dir("ncu-run-sweep");
+  auto out_dir = dir + "/out";
+  auto request =
+      checked_request(ncu_fakes::checking_ncu(dir, "8"), out_dir, {"./app", "--batch", "{batch}"}, "batch=1,8");
+  report::NcuImportCommand import{.format = "table", .store = {.disabled = true}};
+  std::ostringstream out, err;
+  auto error = error_text([&] { report::run_ncu_points(request, false, import, out, err); });
+  EXPECT_TRUE(fs::exists(out_dir + "/ncu-batch=1.csv"));
+  EXPECT_NE(slurp(out_dir + "/ncu-batch=1.csv").find("relu_kernel"), std::string::npos);
+  EXPECT_NE(err.str().find("[2/2] batch=8: failed"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("exit code 3"), std::string::npos) << err.str();
+  EXPECT_NE(error.find("1 of 2 ncu runs failed: batch=8"), std::string::npos) << error;
+  EXPECT_NE(error.find(out_dir), std::string::npos) << error;
+}
+
+// End to end with the importer: the kernels the fake wrote, imported and printed.
+TEST(NcuRunPoints, ImportsWhatItWrote) {
+  auto dir = fresh_dir("ncu-run-import");
+  auto request = checked_request(ncu_fakes::checking_ncu(dir), dir + "/out", {"./app", "{batch}"}, "batch=2");
+  report::NcuImportCommand import{.format = "json", .store = {.disabled = true}};
+  std::ostringstream out, err;
+  ASSERT_EQ(report::run_ncu_points(request, true, import, out, err), 0) << err.str();
+  auto doc = json::parse(out.str());
+  std::map<std::string, double> times;
+  for (const auto& k : doc.at("kernels")) times[k.at("name").get<std::string>()] = k.at("time_s").get<double>();
+  ASSERT_EQ(times.size(), 2u) << out.str();
+  EXPECT_NEAR(times.at("gemm_kernel"), 2e-6, 1e-12);
+  EXPECT_NEAR(times.at("relu_kernel"), 5e-7, 1e-12);
 }
 
 using namespace ncu_import_fixtures;  // NOLINT(google-build-using-namespace)
