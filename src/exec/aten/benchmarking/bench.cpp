@@ -119,7 +119,23 @@ void measure(Step& step, const BenchOptions& options, BenchResult& result) {
   if (step.training()) result.training_losses.assign(losses.end() - samples, losses.end());
 }
 
-// Per-node profile (inference: a separate pass, so the clock reads do not disturb the timings).
+// The profile's own passes, apart from the timed runs (its clock reads would disturb them): up to `most` runs, at
+// least three, within the time budget. Returns the runs done; their wall time is added to `total_s`.
+template <class Run>
+int64_t profile_passes(int64_t most, const BenchOptions& options, double& total_s, Run run) {
+  auto budget_start = Clock::now();
+  int64_t done = 0;
+  while (done < most) {
+    auto start = Clock::now();
+    run();
+    total_s += seconds_since(start);
+    ++done;
+    if (done >= 3 && seconds_since(budget_start) > options.stopping.max_seconds) break;
+  }
+  return done;
+}
+
+// Per-node profile of an inference.
 void profile_nodes(Step& step, const Interpreter& interp, const BenchOptions& options, BenchResult& result) {
   const auto& g = interp.graph();
   std::vector<double> node_seconds(g.nodes.size(), 0);
@@ -128,17 +144,9 @@ void profile_nodes(Step& step, const Interpreter& interp, const BenchOptions& op
     node_seconds[n] += s;
     if (!algorithm.empty()) algorithms[n] = algorithm;
   };
-  int64_t runs = std::clamp<int64_t>(result.latency_ms.samples, 3, 50);
   double profiled_total = 0;
-  auto budget_start = Clock::now();
-  int64_t done = 0;
-  while (done < runs) {
-    auto start = Clock::now();
-    step(observer);
-    profiled_total += seconds_since(start);
-    ++done;
-    if (done >= 3 && seconds_since(budget_start) > options.stopping.max_seconds) break;
-  }
+  auto done = profile_passes(std::clamp<int64_t>(result.latency_ms.samples, 3, 50), options, profiled_total,
+                             [&] { step(observer); });
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     NodeTiming t;
     t.name = g.nodes[n].name;
@@ -157,17 +165,9 @@ void profile_nodes(Step& step, const Interpreter& interp, const BenchOptions& op
 void profile_training(Step& step, const Interpreter& interp, const BenchOptions& options, BenchResult& result) {
   const auto& g = interp.graph();
   TrainingStep::Profile profile;
-  int64_t runs = std::clamp<int64_t>(result.latency_ms.samples, 3, 20);
   double profiled_total = 0;
-  auto budget_start = Clock::now();
-  int64_t done = 0;
-  while (done < runs) {
-    auto start = Clock::now();
-    step.profiled_step(profile);
-    profiled_total += seconds_since(start);
-    ++done;
-    if (done >= 3 && seconds_since(budget_start) > options.stopping.max_seconds) break;
-  }
+  auto done = profile_passes(std::clamp<int64_t>(result.latency_ms.samples, 3, 20), options, profiled_total,
+                             [&] { step.profiled_step(profile); });
   auto mean_ms = [&](double seconds) { return seconds / static_cast<double>(done) * 1e3; };
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     NodeTiming t;
