@@ -1,0 +1,184 @@
+// The graph a backend runs in optimized mode (exec/optimized_graph.h): what it takes of each layer's epilogue joins
+// the layer, a prefix at a time; a folded BatchNorm's weight and bias computed by fold_batchnorm give the model's
+// own outputs, checked by running both graphs on the CPU executor; hand-computed values for the fold itself.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "exec/engine.h"
+#include "exec/host_values.h"
+#include "exec/optimized_graph.h"
+#include "exec/prepare.h"
+#include "support/model_builder.h"
+#include "support/tensor_compare.h"
+
+namespace ridge::test {
+namespace {
+
+std::vector<float> wave(size_t n, float scale, float phase) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = scale * std::sin(0.7f * static_cast<float>(i) + phase);
+  return v;
+}
+
+exec::HostTensor host(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& values) {
+  exec::HostTensor t{name, graph::DType::kFloat32, std::move(dims), std::vector<uint8_t>(values.size() * 4)};
+  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  return t;
+}
+
+std::vector<float> values_of(const exec::HostTensor& t) {
+  std::vector<float> v(t.bytes.size() / 4);
+  std::memcpy(v.data(), t.bytes.data(), t.bytes.size());
+  return v;
+}
+
+// x -> Conv(w, b) -> BatchNorm -> Add(skip) -> Relu -> y; x -> 1x1 Conv -> Identity -> Relu -> z.
+std::string residual_block() {
+  ModelBuilder b;
+  b.input("x", {int64_t{1}, int64_t{3}, int64_t{5}, int64_t{5}}).input("skip", {1, 4, 5, 5}).output("y").output("z");
+  b.weight_values("w", {4, 3, 3, 3}, wave(4 * 3 * 9, 0.4f, 0.1f))
+      .weight_values("b", {4}, {0.1f, -0.2f, 0.05f, 0.3f})
+      .weight_values("scale", {4}, {1.5f, 0.5f, 2.0f, 1.0f})
+      .weight_values("shift", {4}, {0.2f, -0.1f, 0.0f, 0.4f})
+      .weight_values("mean", {4}, {0.05f, -0.3f, 0.2f, 0.0f})
+      .weight_values("var", {4}, {0.8f, 1.2f, 0.5f, 2.0f})
+      .weight_values("w2", {4, 3, 1, 1}, wave(12, 0.6f, 2.0f));
+  auto& conv = b.node("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  set_ints(conv, "pads", {1, 1, 1, 1});
+  b.node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"bn"}, "bn");
+  b.node("Add", {"bn", "skip"}, {"res"}, "residual");
+  b.node("Relu", {"res"}, {"y"}, "relu");
+  b.node("Conv", {"x", "w2"}, {"c2"}, "conv2");
+  b.node("Identity", {"c2"}, {"id"}, "identity");
+  b.node("Relu", {"id"}, {"z"}, "relu2");
+  return b.save("optimized_graph_block");
+}
+
+const graph::Node* node_named(const graph::Graph& g, const std::string& name) {
+  for (const auto& n : g.nodes)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+TEST(OptimizedGraph, ALayerTakesWhatTheBackendTakesOfItsEpilogue) {
+  auto r = analyze_file(residual_block());
+  const auto& g = r.model.graph;
+  auto plan = exec::plan_optimization(g);
+  auto all = exec::optimized_graph(g, plan, [](const graph::Node&, const exec::OptimizationPlan::Epilogue&) {
+    return exec::EpilogueChoice{true, true, true};
+  });
+  const auto& og = all.graph;
+  EXPECT_EQ(og.nodes.size(), 2u);  // conv (+ bn, residual, relu), conv2 (+ relu2); the Identity gone
+  const auto* conv = node_named(og, "conv");
+  ASSERT_NE(conv, nullptr);
+  ASSERT_EQ(conv->inputs.size(), 4u);
+  EXPECT_EQ(og.value(conv->inputs[1]).name, "conv/folded_weight");
+  EXPECT_EQ(og.value(conv->inputs[2]).name, "conv/folded_bias");
+  EXPECT_TRUE(og.value(conv->inputs[1]).initializer);  // a constant: kept alive by every release rule
+  EXPECT_EQ(og.value(conv->inputs[3]).name, "skip");
+  EXPECT_EQ(conv->get_string(exec::kActivationAttribute, ""), "relu");
+  EXPECT_EQ(og.value(conv->outputs[0]).name, "y");
+  const auto* conv2 = node_named(og, "conv2");
+  ASSERT_NE(conv2, nullptr);
+  EXPECT_EQ(conv2->get_string(exec::kActivationAttribute, ""), "relu");  // read through the removed Identity
+  EXPECT_EQ(og.value(conv2->outputs[0]).name, "z");
+  ASSERT_EQ(all.folds.size(), 1u);
+  EXPECT_EQ(og.value(all.folds[0].conv_weight).name, "w");
+  EXPECT_EQ(og.value(all.folds[0].conv_bias).name, "b");
+  EXPECT_EQ(og.value(all.folds[0].var).name, "var");
+  EXPECT_EQ(all.folded_batchnorms, 1);
+  EXPECT_EQ(all.fused_residuals, 1);
+  EXPECT_EQ(all.fused_activations, 2);
+  EXPECT_EQ(all.removed_noops, 1);
+
+  // A backend that takes the BatchNorm and the activation but not the residual stops at the residual: the Add and
+  // the Relu after it stay nodes.
+  auto no_residual = exec::optimized_graph(g, plan, [](const graph::Node&, const exec::OptimizationPlan::Epilogue&) {
+    return exec::EpilogueChoice{true, false, true};
+  });
+  const auto& ng = no_residual.graph;
+  EXPECT_NE(node_named(ng, "residual"), nullptr);
+  EXPECT_NE(node_named(ng, "relu"), nullptr);
+  EXPECT_EQ(node_named(ng, "bn"), nullptr);
+  EXPECT_EQ(ng.value(node_named(ng, "conv")->outputs[0]).name, "bn");
+  EXPECT_EQ(node_named(ng, "conv")->get_string(exec::kActivationAttribute, ""), "");
+  EXPECT_EQ(no_residual.fused_activations, 1);  // conv2's
+}
+
+// Per channel s = scale / sqrt(var + eps): w' = w * s, b' = (b - mean) * s + shift.
+TEST(OptimizedGraph, FoldBatchNormScalesEachOutputChannel) {
+  auto w = host("w", {2, 1, 1, 2}, {1.f, 2.f, 3.f, 4.f});
+  auto b = host("b", {2}, {0.5f, -1.f});
+  auto [fw, fb] = exec::fold_batchnorm(w, &b, host("s", {2}, {2.f, 1.f}), host("t", {2}, {0.1f, 0.2f}),
+                                       host("m", {2}, {0.5f, 1.f}), host("v", {2}, {3.f, 0.f}), 1.0);
+  // Channel 0: s = 2 / sqrt(3 + 1) = 1; channel 1: s = 1 / sqrt(0 + 1) = 1: only the biases move.
+  EXPECT_EQ(values_of(fw), (std::vector<float>{1.f, 2.f, 3.f, 4.f}));
+  EXPECT_EQ(values_of(fb), (std::vector<float>{0.1f, 0.2f - 2.f}));
+  auto [gw, gb] = exec::fold_batchnorm(w, nullptr, host("s", {2}, {1.f, 3.f}), host("t", {2}, {0.f, 1.f}),
+                                       host("m", {2}, {1.f, 2.f}), host("v", {2}, {0.f, 8.f}), 1.0);
+  EXPECT_EQ(values_of(gw), (std::vector<float>{1.f, 2.f, 3.f, 4.f}));  // s = 1 / 1 = 1, s = 3 / 3 = 1
+  EXPECT_EQ(values_of(gb), (std::vector<float>{-1.f, -1.f}));          // (0 - m) * s + t
+  auto [hw, hb] = exec::fold_batchnorm(w, &b, host("s", {2}, {0.5f, 4.f}), host("t", {2}, {0.f, 0.f}),
+                                       host("m", {2}, {0.f, 0.f}), host("v", {2}, {0.f, 3.f}), 1.0);
+  EXPECT_EQ(values_of(hw), (std::vector<float>{0.5f, 1.f, 6.f, 8.f}));  // s = 0.5, s = 4 / 2 = 2
+  EXPECT_EQ(values_of(hb), (std::vector<float>{0.25f, -2.f}));
+  EXPECT_THROW((void)exec::fold_batchnorm(w, &b, host("s", {3}, {1, 1, 1}), host("t", {2}, {0, 0}),
+                                          host("m", {2}, {0, 0}), host("v", {2}, {1, 1}), 1e-5),
+               Error);
+}
+
+// The BatchNorm folded by the rewrite and fold_batchnorm computes what the model did: both graphs on the CPU
+// executor, eager, give the same outputs.
+TEST(OptimizedGraph, AFoldedBatchNormGivesTheModelsOutputs) {
+  analysis::Request request;
+  request.model_path = residual_block();
+  auto prepared = exec::prepare(request, "");
+  const auto& g = prepared.analysis.model.graph;
+  auto plan = exec::plan_optimization(g);
+  auto rewritten = exec::optimized_graph(g, plan, [](const graph::Node&, const exec::OptimizationPlan::Epilogue&) {
+    return exec::EpilogueChoice{true, false, false};
+  });
+  auto model = prepared.analysis.model;
+  model.graph = rewritten.graph;
+  std::mt19937_64 rng(0);
+  bool random = false;
+  auto load = [&](graph::ValueId id) { return exec::load_initializer(g, id, model.directory, rng, random); };
+  for (const auto& f : rewritten.folds) {
+    auto bias = load(f.conv_bias);
+    auto [w, b] = exec::fold_batchnorm(load(f.conv_weight), &bias, load(f.scale), load(f.shift), load(f.mean),
+                                       load(f.var), f.epsilon);
+    for (const auto& [id, t] : {std::pair{f.weight, w}, std::pair{f.bias, b}}) {
+      auto& ref = *model.graph.value(id).initializer;
+      ref.location.kind = graph::TensorLocation::Kind::kTypedFields;
+      auto data = std::make_shared<graph::ConstantData>();
+      data->dtype = graph::DType::kFloat32;
+      data->dims = t.dims;
+      for (float v : values_of(t)) data->reals.push_back(v);
+      ref.typed_values = data;
+    }
+  }
+  EXPECT_FALSE(random);
+  EXPECT_EQ(node_named(model.graph, "bn"), nullptr);
+  std::vector<exec::HostTensor> inputs{host("x", {1, 3, 5, 5}, wave(75, 1.0f, 0.3f)),
+                                       host("skip", {1, 4, 5, 5}, wave(100, 0.5f, 1.1f))};
+  auto& engine = exec::load_engine();
+  auto before = engine.run(prepared.analysis.model, inputs, {});
+  auto after = engine.run(model, inputs, {});
+  ASSERT_EQ(before.outputs.size(), after.outputs.size());
+  for (size_t o = 0; o < before.outputs.size(); ++o) {
+    auto a = floats(before.outputs[o]), b = floats(after.outputs[o]);
+    ASSERT_EQ(a.size(), b.size());
+    double largest = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_NEAR(a[i], b[i], 1e-5 + 1e-5 * std::fabs(a[i])) << "output " << o << " element " << i;
+      largest = std::max(largest, static_cast<double>(std::fabs(a[i])));
+    }
+    EXPECT_GT(largest, 0.1) << "output " << o;  // not a comparison of zeros
+  }
+}
+
+}  // namespace
+}  // namespace ridge::test
