@@ -224,7 +224,7 @@ void time_sample(const CalibrateRequest& r, const hw::Device& device, const Ceil
     if (mode == exec::Mode::kCudaGraph && !gpu)
       throw Error("--modes cuda-graph: the layer sample of a CPU runs eager and optimized");
     if (mode == exec::Mode::kOptimized && gpu)
-      throw Error("--modes optimized: the GPU executor runs eager and cuda-graph");
+      throw Error("--modes optimized: the GPU layer sample runs eager and cuda-graph (optimized mode is not fitted)");
   }
   options.seed = r.seed.value_or(0);
   options.ceilings = ceilings;

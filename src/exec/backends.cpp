@@ -50,7 +50,7 @@ const std::vector<BackendRow>& backends() {
        .load = load_aten},
       {.backend = Backend::kCuda,
        .executor = "the GPU executor",
-       .modes = {Mode::kEager, Mode::kCudaGraph},
+       .modes = {Mode::kEager, Mode::kCudaGraph, Mode::kOptimized},
        .precisions = {Precision::kFp32, Precision::kBf16, Precision::kTf32, Precision::kFp16},
        .conv_algorithms = [] { return cudnn_conv_algo_names(); },
        .set_conv_algo = [](ExecOptions& o,

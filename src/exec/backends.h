@@ -17,7 +17,7 @@ class Engine;
 struct BackendRow {
   Backend backend = Backend::kCpu;
   std::string_view executor;  // as one-line errors name it: "the CPU executor"
-  // Its modes; `--mode both` measures these (the first is the default).
+  // Its modes (the first is the default); `--mode both` measures the first two.
   std::vector<Mode> modes;
   std::vector<Precision> precisions;
   // The names --conv-algo takes, and where a parsed one goes in ExecOptions.

@@ -117,7 +117,7 @@ void bind_sweeps(BenchRequest& r, const std::vector<std::string>& sweeps) {
 
 BenchOutcome bench(const BenchRequest& r, const BenchHooks& hooks) {
   auto device = parse_backend(r.exec.device);
-  auto modes = r.exec.mode == kBothModes ? mode_names(device) : std::vector<std::string>{r.exec.mode};
+  auto modes = r.exec.mode == kBothModes ? both_mode_names(device) : std::vector<std::string>{r.exec.mode};
   auto algorithms =
       r.exec.conv_algo == kAllConvAlgos ? conv_algo_names(device) : std::vector<std::string>{r.exec.conv_algo};
   bool metered = static_cast<bool>(hooks.open_meter);

@@ -73,7 +73,9 @@ constexpr NameTable<ConvAlgo, 5> kConvAlgoScope{
 constexpr NameTable<Mode, 3> kModeHelp{
     {{Mode::kEager, "node by node as exported"},
      {Mode::kOptimized,
-      "constants and BatchNorms folded, Adds and activations fused into the layer before them, weights packed once"},
+      "constants and BatchNorms folded, Adds and activations fused into the layer before them, weights packed once "
+      "(--device cuda: BatchNorms folded, ReLU and residual Adds fused into cuDNN's convolution, replayed as a CUDA "
+      "graph)"},
      {Mode::kCudaGraph,
       "--device cuda: the eager run captured once into a CUDA graph and replayed (no per-kernel launch cost)"}}};
 constexpr NameTable<Precision, 4> kPrecisionHelp{
@@ -168,6 +170,11 @@ std::vector<std::string> mode_names(Backend device) {
   std::vector<std::string> out;
   for (auto mode : backend_row(device).modes) out.emplace_back(name(mode));
   return out;
+}
+std::vector<std::string> both_mode_names(Backend device) {
+  auto modes = mode_names(device);
+  modes.resize(std::min<size_t>(modes.size(), 2));
+  return modes;
 }
 std::vector<std::string> conv_algo_names() { return names_in(kConvAlgos); }
 

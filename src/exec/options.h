@@ -53,9 +53,10 @@ CudnnConvAlgo parse_cudnn_conv_algo(std::string_view text);
 std::vector<std::string> precision_names();
 std::vector<std::string> memory_format_names();
 std::vector<std::string> mode_names();  // every device's
-// The modes of a device ("both" measures these two): eager and optimized on the CPU, eager and
-// cuda-graph on the GPU.
+// The modes of a device: eager and optimized on the CPU; eager, cuda-graph and optimized on the GPU.
 std::vector<std::string> mode_names(Backend device);
+// What `--mode both` measures on a device: eager and optimized on the CPU, eager and cuda-graph on the GPU.
+std::vector<std::string> both_mode_names(Backend device);
 std::vector<std::string> conv_algo_names();  // the CPU's
 std::vector<std::string> cudnn_conv_algo_names();
 // Every name --conv-algo takes on some device (the CPU's, then cuDNN's that the CPU lacks).

@@ -70,10 +70,13 @@ TEST(CudaAlgorithms, EachDeviceTakesItsOwnOptions) {
   EXPECT_THROW(exec::check_device_options(Backend::kCpu, exec::Precision::kFp16, ""), Error);
   EXPECT_THROW(exec::check_device_options(Backend::kCpu, exec::Precision::kFp32, "implicit-gemm"), Error);
   EXPECT_THROW(exec::check_device_options(Backend::kCpu, exec::Precision::kFp32, "", exec::Mode::kCudaGraph), Error);
-  EXPECT_THROW(exec::check_device_options(Backend::kCuda, exec::Precision::kFp32, "", exec::Mode::kOptimized), Error);
+  EXPECT_NO_THROW(exec::check_device_options(Backend::kCuda, exec::Precision::kFp32, "", exec::Mode::kOptimized));
   EXPECT_EQ(exec::conv_algo_names(Backend::kCuda).size(), 10u);
-  EXPECT_EQ(exec::mode_names(Backend::kCuda), (std::vector<std::string>{"eager", "cuda-graph"}));
+  EXPECT_EQ(exec::mode_names(Backend::kCuda), (std::vector<std::string>{"eager", "cuda-graph", "optimized"}));
   EXPECT_EQ(exec::mode_names(Backend::kCpu), (std::vector<std::string>{"eager", "optimized"}));
+  // --mode both: the device's two.
+  EXPECT_EQ(exec::both_mode_names(Backend::kCuda), (std::vector<std::string>{"eager", "cuda-graph"}));
+  EXPECT_EQ(exec::both_mode_names(Backend::kCpu), (std::vector<std::string>{"eager", "optimized"}));
   // --conv-algo takes every device's names once: the CPU's five and cuDNN's six others.
   EXPECT_EQ(exec::all_conv_algo_names().size(), 11u);
 }

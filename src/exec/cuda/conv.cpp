@@ -1,12 +1,15 @@
 // Convolutions on cuDNN, with the algorithm chosen per layer (--conv-algo), the workspace it needs,
 // and 16-bit autocast (--precision fp16|bf16: input and weights converted, fp32 accumulation, the
-// output converted back) or TF32 tensor cores (--precision tf32).
+// output converted back) or TF32 tensor cores (--precision tf32). In optimized mode a layer may carry its epilogue
+// (exec/optimized_graph.h): a ReLU (its "ridge.activation") and a residual added before it (input 3), computed by
+// cuDNN's fused convolution y = relu(conv(x) + z + bias) in the fp32 output.
 #include <fmt/format.h>
 
 #include "exec/cuda/backward.h"
 #include "exec/cuda/conv_plan.h"
 #include "exec/cuda/descriptors.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/optimized_graph.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -31,6 +34,11 @@ struct ConvState : NodeState {
   ConvolutionDescriptor conv;
   ConvChoice choice;
   GpuTensor weight;  // in the compute type
+  // Optimized mode's epilogue: ReLU (with a residual when input 3 is there) fused by cuDNN, the bias zeros when the
+  // layer has none (the fused call takes one).
+  bool fused = false;
+  ActivationDescriptor relu;
+  GpuTensor zero_bias;
   bool ready = false;
 };
 
@@ -93,13 +101,60 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
   s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, ctx.options.cudnn_conv_algo,
                               free_bytes / 10 * 8 + ctx.gpu.workspace_bytes(), ctx.options.precision);
   if (ctx.input_is_unchanging(1)) s.weight = converted(ctx, w, type);  // a computed or trained W: per run
-  if (ctx.has(2)) {
+  auto activation = ctx.node.get_string(kActivationAttribute, "");
+  if (!activation.empty() && activation != "relu")
+    ctx.fail(fmt::format("the GPU's fused convolution has no {} epilogue", activation));
+  if (ctx.has(3) && activation.empty()) ctx.fail("the GPU's fused convolution adds a residual only before a ReLU");
+  s.fused = activation == "relu";
+  if (s.fused && type != graph::DType::kFloat32)
+    ctx.fail("the GPU's fused convolution computes its epilogue in an fp32 output (fp32 and tf32 only)");
+  if (ctx.has(2) || s.fused) {
     std::vector<int64_t> bias_dims(y.size(), 1);
     bias_dims[1] = y[1];
     s.bias = tensor_descriptor(bias_dims, graph::DType::kFloat32);
     s.y_fp32 = tensor_descriptor(y, graph::DType::kFloat32);
   }
+  if (s.fused) {
+    cudnnActivationDescriptor_t relu = nullptr;
+    check(cudnnCreateActivationDescriptor(&relu), "cudnnCreateActivationDescriptor");
+    s.relu = ActivationDescriptor(relu);
+    check(cudnnSetActivationDescriptor(relu, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0),
+          "cudnnSetActivationDescriptor");
+    if (!ctx.has(2)) {
+      s.zero_bias = ctx.scratch(graph::DType::kFloat32, {y[1]});
+      check(cudaMemsetAsync(s.zero_bias.data(), 0, s.zero_bias.bytes(), ctx.gpu.stream()), "cudaMemsetAsync");
+    }
+  }
   s.ready = true;
+}
+
+// relu(conv(x) + z + bias) in one cuDNN call (z: the residual, or none); where cuDNN refuses the fusion for the
+// layer's algorithm, the same in steps (convolution, bias, residual, ReLU), so the result never depends on which ran.
+void fused_conv(KernelContext& ctx, ConvState& s, const GpuTensor& input, const GpuTensor& weight, GpuTensor& out) {
+  auto handle = ctx.gpu.cudnn();
+  const GpuTensor& bias = ctx.has(2) ? ctx.float_input(2) : s.zero_bias;
+  bool residual = ctx.has(3);
+  if (residual && ctx.float_input(3).dims != out.dims) ctx.fail("the residual's dims are not the output's");
+  float one = 1.f, zero = 0.f, alpha2 = residual ? 1.f : 0.f;
+  // With alpha2 0 cuDNN does not read z; it may be the output itself.
+  const void* z = residual ? ctx.float_input(3).data() : out.data();
+  void* workspace = ctx.gpu.workspace(s.choice.workspace_bytes);
+  auto status = cudnnConvolutionBiasActivationForward(handle, &one, s.x, input.data(), s.w, weight.data(), s.conv,
+                                                      s.choice.algorithm, workspace, s.choice.workspace_bytes, &alpha2,
+                                                      s.y, z, s.bias, bias.data(), s.relu, s.y, out.data());
+  if (CUDNN_STATUS_CATEGORY(status) != CUDNN_STATUS_NOT_SUPPORTED) {
+    check(status, "cudnnConvolutionBiasActivationForward");
+    return;
+  }
+  check(cudnnConvolutionForward(handle, &one, s.x, input.data(), s.w, weight.data(), s.conv, s.choice.algorithm,
+                                workspace, s.choice.workspace_bytes, &zero, s.y, out.data()),
+        "cudnnConvolutionForward");
+  check(cudnnAddTensor(handle, &one, s.bias, bias.data(), &one, s.y_fp32, out.data()), "cudnnAddTensor (bias)");
+  if (residual)
+    check(cudnnAddTensor(handle, &one, s.y_fp32, ctx.float_input(3).data(), &one, s.y_fp32, out.data()),
+          "cudnnAddTensor (residual)");
+  check(cudnnActivationForward(handle, s.relu, &one, s.y_fp32, out.data(), &zero, s.y_fp32, out.data()),
+        "cudnnActivationForward");
 }
 
 void conv(KernelContext& ctx) {
@@ -123,6 +178,14 @@ void conv(KernelContext& ctx) {
   input = converted(ctx, input, type);
   GpuTensor weight = s.weight.defined() ? s.weight : converted(ctx, w, type);
   auto& out = ctx.allocate_output(0);
+  if (s.fused) {
+    fused_conv(ctx, s, input, weight, out);
+    if (ctx.algorithm) {
+      ctx.algorithm->name = fmt::format("{}{}+relu", name(from_cudnn(s.choice.algorithm)), ctx.has(3) ? "+add" : "");
+      ctx.algorithm->workspace_bytes = static_cast<int64_t>(s.choice.workspace_bytes);
+    }
+    return;
+  }
   GpuTensor y = type == graph::DType::kFloat32 ? out : ctx.scratch(type, y_dims);
   float one = 1.f, zero = 0.f;
   void* workspace = ctx.gpu.workspace(s.choice.workspace_bytes);

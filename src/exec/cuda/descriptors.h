@@ -36,6 +36,7 @@ using FilterDescriptor = Descriptor<cudnnFilterDescriptor_t, cudnnDestroyFilterD
 using ConvolutionDescriptor = Descriptor<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
 using PoolingDescriptor = Descriptor<cudnnPoolingDescriptor_t, cudnnDestroyPoolingDescriptor>;
 using LrnDescriptor = Descriptor<cudnnLRNDescriptor_t, cudnnDestroyLRNDescriptor>;
+using ActivationDescriptor = Descriptor<cudnnActivationDescriptor_t, cudnnDestroyActivationDescriptor>;
 
 // cuDNN's type for fp32, fp16, bf16 and fp64; throws ridge::Error for another.
 cudnnDataType_t cudnn_type(graph::DType dtype);

@@ -54,6 +54,7 @@ class CudaEngine : public Engine {
     if (out.random_weights)
       out.notes.push_back("random weights: the model file holds no weight values (outputs are not meaningful)");
     out.notes.push_back(fmt::format("ran on {}", gpu.description()));
+    if (!interp.optimization().empty()) out.notes.push_back(interp.optimization());
     for (size_t n = 0; n < interp.algorithms().size(); ++n)
       if (!interp.algorithms()[n].note.empty())
         out.notes.push_back(fmt::format("{}: {}", interp.graph().nodes[n].name, interp.algorithms()[n].note));

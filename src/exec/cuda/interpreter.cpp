@@ -9,6 +9,7 @@
 
 #include "exec/host_values.h"
 #include "exec/node_plan.h"
+#include "exec/optimized_graph.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -48,6 +49,23 @@ std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& mod
   return {missing.begin(), missing.end()};
 }
 
+namespace {
+
+// What the GPU takes of a layer's epilogue in optimized mode: a convolution's BatchNorm (folded on the host, any
+// precision), and a ReLU with a residual added before it, which cuDNN's fused convolution computes in an fp32 output
+// (fp32 and tf32; 16-bit precisions keep them as nodes). Everything else stays a node.
+EpilogueChoice gpu_epilogue(const graph::Node& layer, const OptimizationPlan::Epilogue& e, Precision precision) {
+  EpilogueChoice c;
+  if (layer.op_type != "Conv") return c;
+  c.batchnorm = true;
+  c.activation =
+      (precision == Precision::kFp32 || precision == Precision::kTf32) && e.activation == FusedActivation::kRelu;
+  c.residual = c.activation && e.residual != graph::kNoValue && !e.residual_last;
+  return c;
+}
+
+}  // namespace
+
 Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions& options)
     : model_(model),
       graph_(&model.graph),
@@ -55,13 +73,26 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
       options_(options),
       opset_(model.default_opset()),
       rng_(options.seed) {
-  const auto& g = *graph_;
+  const auto& original = model.graph;
   auto missing = missing_kernels(model);
   if (!missing.empty()) {
     std::string list;
     for (const auto& [op, count] : missing) list += fmt::format("{}{} ({})", list.empty() ? "" : ", ", op, count);
     throw Error("the GPU executor has no kernel for " + list + "; docs/gpu.md lists the ops the GPU runs");
   }
+  std::vector<BatchNormFold> folds;
+  if (options.mode == Mode::kOptimized) {
+    auto plan = plan_optimization(original, model.directory);
+    auto rewritten =
+        optimized_graph(original, plan, [&](const graph::Node& layer, const OptimizationPlan::Epilogue& e) {
+          return gpu_epilogue(layer, e, options.precision);
+        });
+    optimization_ = rewritten.summary();
+    folds = std::move(rewritten.folds);
+    optimized_ = std::make_unique<graph::Graph>(std::move(rewritten.graph));
+    graph_ = optimized_.get();
+  }
+  const auto& g = *graph_;
   // Shape arithmetic is folded into constants, uploaded once; the release rule is every backend's.
   plan_ = plan_nodes(g, true);
   kernels_.assign(g.nodes.size(), nullptr);
@@ -70,16 +101,42 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
   for (size_t n = 0; n < g.nodes.size(); ++n)
     if (plan_.executes(n)) kernels_[n] = KernelRegistry::instance().find(g.nodes[n].op_type);
   constants_.resize(g.values.size());
-  for (size_t i = 0; i < g.values.size(); ++i) {
+  // The rewritten graph keeps every value of the model at its id (new ones come after), and weights are drawn in
+  // the model's value order: one seed gives the same weights in every mode.
+  std::map<ValueId, HostTensor> fold_inputs;
+  for (const auto& f : folds)
+    for (auto id : {f.conv_weight, f.conv_bias, f.scale, f.shift, f.mean, f.var})
+      if (id != graph::kNoValue) fold_inputs[id];
+  for (size_t i = 0; i < original.values.size(); ++i) {
     const auto& v = g.values[i];
+    auto id = static_cast<ValueId>(i);
     if (v.is_graph_input && !v.initializer) continue;
     if (v.initializer) {
-      auto host = load_initializer(g, static_cast<ValueId>(i), model.directory, rng_, random_weights_);
+      auto host = load_initializer(original, id, model.directory, rng_, random_weights_);
+      if (fold_inputs.count(id)) fold_inputs[id] = host;
+      // A weight only a folded BatchNorm read is not uploaded: its folded copy is.
+      if (optimized_ && v.consumers.empty() && !v.is_graph_output) continue;
       weight_bytes_ += static_cast<int64_t>(host.bytes.size());
       constants_[i] = upload(host);
     } else if (v.constant && v.producer >= 0 && !kernels_[static_cast<size_t>(v.producer)]) {
       constants_[i] = upload(constant_tensor(v));
     }
+  }
+  for (const auto& f : folds) {
+    auto input = [&](ValueId id) -> const HostTensor& {
+      auto& t = fold_inputs.at(id);
+      if (t.bytes.empty() && original.value(id).constant) t = constant_tensor(original.value(id));
+      if (t.bytes.empty())
+        throw Error(fmt::format("optimized mode: '{}' is computed, not a weight: its BatchNorm cannot be folded",
+                                original.value(id).name));
+      return t;
+    };
+    const HostTensor* bias = f.conv_bias == graph::kNoValue ? nullptr : &input(f.conv_bias);
+    auto [weight, folded_bias] = fold_batchnorm(input(f.conv_weight), bias, input(f.scale), input(f.shift),
+                                                input(f.mean), input(f.var), f.epsilon);
+    weight_bytes_ += static_cast<int64_t>(weight.bytes.size() + folded_bias.bytes.size());
+    constants_[static_cast<size_t>(f.weight)] = upload(weight);
+    constants_[static_cast<size_t>(f.bias)] = upload(folded_bias);
   }
   states_.resize(g.nodes.size());
   algorithms_.resize(g.nodes.size());

@@ -3,6 +3,7 @@
 // nodes whose outputs shape inference already knows (shape arithmetic) folded into those constants,
 // every other node on its kernel from the table; activations freed after their last reader.
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <utility>
@@ -51,12 +52,16 @@ class Interpreter {
   // The algorithm each convolution ran with in the last run (empty name for other nodes).
   const std::vector<AlgorithmChoice>& algorithms() const { return algorithms_; }
   int64_t weight_bytes() const { return weight_bytes_; }
+  // Optimized mode: what the rewrite did (exec/optimized_graph.h), for a run's notes; empty in the other modes.
+  const std::string& optimization() const { return optimization_; }
 
  private:
   GpuTensor upload(const HostTensor& host);
   std::vector<GpuTensor> execute(const NodeHook& hook, bool keep_values);
 
   const graph::Model& model_;
+  std::unique_ptr<graph::Graph> optimized_;  // optimized mode: the rewritten graph graph_ points to
+  std::string optimization_;
   const graph::Graph* graph_;
   Gpu& gpu_;
   ExecOptions options_;
