@@ -14,6 +14,7 @@
 #include "doctor/doctor_report.h"
 #include "doctor/feature.h"
 #include "support/paths.h"
+#include "support/scoped_env.h"
 
 namespace ridge::test {
 namespace {
@@ -47,30 +48,6 @@ const std::vector<std::string> kCheckNames{"CPU model",
                                            "sbatch",
                                            "results store",
                                            "device files"};
-
-// An environment variable set for one scope, then put back (or unset) as it was.
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(std::string name, const std::string& value) : name_(std::move(name)) {
-    const char* current = std::getenv(name_.c_str());
-    had_ = current != nullptr;
-    if (had_) previous_ = current;
-    ::setenv(name_.c_str(), value.c_str(), 1);
-  }
-  ~ScopedEnvironment() {
-    if (had_)
-      ::setenv(name_.c_str(), previous_.c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  ScopedEnvironment(const ScopedEnvironment&) = delete;
-  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
-
- private:
-  std::string name_;
-  bool had_ = false;
-  std::string previous_;
-};
 
 // A directory holding executable shell scripts NAME -> body, to be the whole PATH of a check.
 std::string tool_dir(const std::string& name, const std::map<std::string, std::string>& scripts) {

@@ -16,25 +16,14 @@
 #include "report/predict_request.h"
 #include "store/store.h"
 #include "support/error_text.h"
+#include "support/files.h"
 #include "support/paths.h"
+#include "support/saved_invocation.h"
 
 namespace ridge::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Puts the invocation back as it was, whatever a test did to it.
-struct SavedInvocation {
-  report::Invocation saved = report::invocation();
-  ~SavedInvocation() { report::invocation() = saved; }
-};
-
-std::string fresh_dir(const std::string& name) {
-  auto dir = fs::path(temp_dir()) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
 
 report::Document small_document() {
   report::Document doc;

@@ -8,6 +8,7 @@
 
 #include "report/ert_run.h"
 #include "support/error_text.h"
+#include "support/files.h"
 #include "support/paths.h"
 
 namespace ridge::test {
@@ -32,13 +33,6 @@ hw::ert::ErtResult cpu_result() {
   r.gemm_fp32 = sys::summarize({1e11});
   r.gemm_n = 1024;
   return r;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 TEST(ErtRun, ACpuRunWritesItsPointsAndIsKeptAsTheHost) {

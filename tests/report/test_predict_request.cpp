@@ -1,8 +1,11 @@
 // `ridge predict` as one call (report/predict_request): every power mode asked for at every batch of a sweep, batches
-// outer; a device or mode that does not exist and the unmeasured host refused before any model work.
+// outer; a device or mode that does not exist and the unmeasured host refused before any model work. The energy in
+// what it prints (per node, per inference, per mode of a sweep, and how its coefficients are labelled), against the
+// values computed by hand in tests/roofline/test_energy.cpp.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -12,6 +15,7 @@
 #include "report/result_codec.h"
 #include "roofline/prediction_codec.h"
 #include "store/store.h"
+#include "support/energy_fixtures.h"
 #include "support/error_text.h"
 #include "support/paths.h"
 
@@ -126,6 +130,91 @@ TEST(PredictRequest, PrintedAsTheCodecAndKeptAsOneResult) {
   EXPECT_EQ(by_points[1].params.device, "h100-sxm");
   EXPECT_FALSE(by_points[2].params.batch);
   EXPECT_EQ(report::decode_typed(by_points[2].result, "store").predictions[1].batch, 2);
+}
+
+// What `ridge predict MODEL -d DEVICE [--modes MODES] --no-store -f FORMAT` prints.
+std::string predicted(const std::string& model, const std::string& device, const std::string& format,
+                      const std::string& modes = "") {
+  analysis::ModelOptions options{.model = model};
+  std::ostringstream out;
+  report::predict_and_keep({.model = analysis::make_request(options), .device = device, .modes = modes}, "", options,
+                           format, {.disabled = true}, out);
+  return out.str();
+}
+
+std::string device_file(const std::string& name, const std::string& text) {
+  auto path = temp_dir() + "/predict-request-" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(PredictRequest, JsonCarriesEnergyPerNodeAndPerInference) {
+  using namespace energy_fixtures;  // NOLINT(google-build-using-namespace)
+  auto dev = device_file("joule.yaml", kDevice);
+  auto model = three_node_model();
+  auto j = Json::parse(predicted(model, dev, "json"));
+  EXPECT_EQ(j["energy"]["predicted"], true);
+  EXPECT_EQ(j["energy"]["label"], "estimate");
+  EXPECT_NE(j["energy"]["source"].get<std::string>().find("TDP 100 W"), std::string::npos);
+  double sum = 0;
+  for (const auto& n : j["nodes"]) {
+    double expected =
+        50e-12 * n["flops"].get<double>() + 3e-10 * n["bytes"].get<double>() + 20 * n["time_s"].get<double>();
+    EXPECT_NEAR(n["energy_j"].get<double>(), expected, expected * 1e-12);
+    EXPECT_NEAR(n["power_w"].get<double>(), expected / n["time_s"].get<double>(), 1e-6);
+    sum += n["energy_j"].get<double>();
+  }
+  EXPECT_NEAR(j["totals"]["energy_per_inference_j"].get<double>(), sum, sum * 1e-12);
+  EXPECT_NEAR(j["totals"]["power_mean_w"].get<double>(), sum / j["totals"]["time_s"].get<double>(), 1e-6);
+  // People see that the figures are estimates.
+  auto table = predicted(model, dev, "table");
+  EXPECT_NE(table.find("energy: estimate coefficients"), std::string::npos) << table;
+  EXPECT_NE(table.find("predicted energy per inference (estimate)"), std::string::npos);
+  EXPECT_NE(table.find("docs/energy.md"), std::string::npos);
+  EXPECT_NE(predicted(model, dev, "md").find("estimate"), std::string::npos);
+  auto csv = predicted(model, dev, "csv");
+  EXPECT_NE(csv.find("energy_j,power_w"), std::string::npos) << csv;
+}
+
+// Figures predicted from measured coefficients are labelled as predictions: "(measured)" alone would read as a
+// measurement.
+TEST(PredictRequest, PredictionsFromMeasuredCoefficientsAreNotCalledMeasured) {
+  using namespace energy_fixtures;  // NOLINT(google-build-using-namespace)
+  auto dev = device_file("joule-fitted.yaml",
+                         kDevice +
+                             "energy:\n  - {mode: full, e_flop_j: 5.0e-11, e_byte_j: 3.0e-10, p_static_w: 20, source: "
+                             "\"fitted to test runs\"}\n");
+  auto table = predicted(three_node_model(), dev + ":full", "table");
+  EXPECT_NE(table.find("mean power (predicted, measured coefficients)"), std::string::npos) << table;
+  EXPECT_NE(table.find("predicted energy per inference (predicted, measured coefficients)"), std::string::npos);
+  EXPECT_EQ(table.find("(measured)"), std::string::npos) << table;
+}
+
+TEST(PredictRequest, WithoutEnergyTheFiguresAreEmptyNotZero) {
+  using namespace energy_fixtures;  // NOLINT(google-build-using-namespace)
+  auto dev =
+      device_file("nojoule.yaml", replaced(kDevice, "power: {tdp_w: 100, idle_w: 20, source: test datasheet}\n", ""));
+  auto j = Json::parse(predicted(three_node_model(), dev, "json"));
+  EXPECT_EQ(j["energy"]["predicted"], false);
+  EXPECT_NE(j["energy"]["missing"].get<std::string>().find("no TDP"), std::string::npos);
+  EXPECT_FALSE(j["totals"].contains("energy_per_inference_j"));
+  for (const auto& n : j["nodes"]) EXPECT_FALSE(n.contains("energy_j"));
+  auto table = predicted(three_node_model(), dev, "table");
+  EXPECT_NE(table.find("energy: not predicted"), std::string::npos) << table;
+}
+
+TEST(PredictRequest, EveryModeOfASweepHasItsEnergy) {
+  using namespace energy_fixtures;  // NOLINT(google-build-using-namespace)
+  auto dev = device_file("joule.yaml", kDevice);
+  auto j = Json::parse(predicted(three_node_model(), dev, "json", "all"));
+  ASSERT_EQ(j["points"].size(), 3u);
+  for (const auto& pt : j["points"]) {
+    EXPECT_EQ(pt["energy"]["label"], "estimate");
+    EXPECT_GT(pt["totals"]["energy_per_inference_j"].get<double>(), 0);
+  }
+  auto table = predicted(three_node_model(), dev, "table", "all");
+  EXPECT_NE(table.find("energy/inference"), std::string::npos) << table;
+  EXPECT_NE(table.find("energy of modes full, half, slow: estimate"), std::string::npos) << table;
 }
 
 }  // namespace

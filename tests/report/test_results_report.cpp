@@ -27,7 +27,10 @@
 #include "store/sqlite.h"
 #include "store/store.h"
 #include "support/error_text.h"
+#include "support/files.h"
 #include "support/paths.h"
+#include "support/saved_invocation.h"
+#include "support/scoped_env.h"
 
 namespace ridge::test {
 namespace {
@@ -118,50 +121,6 @@ TEST(ResultsReport, ShowAndExportRefuseWhatSelectsNothing) {
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
-
-// Puts the invocation back as it was, whatever a test did to it.
-struct SavedInvocation {
-  report::Invocation saved = report::invocation();
-  ~SavedInvocation() { report::invocation() = saved; }
-};
-
-// $RIDGE_STORE pointed at `path` for one scope, then put back (or unset) as it was.
-class ScopedStoreEnvironment {
- public:
-  explicit ScopedStoreEnvironment(const std::string& path) {
-    const char* current = std::getenv("RIDGE_STORE");
-    had_ = current != nullptr;
-    if (had_) previous_ = current;
-    ::setenv("RIDGE_STORE", path.c_str(), 1);
-  }
-  ~ScopedStoreEnvironment() {
-    if (had_)
-      ::setenv("RIDGE_STORE", previous_.c_str(), 1);
-    else
-      ::unsetenv("RIDGE_STORE");
-  }
-  ScopedStoreEnvironment(const ScopedStoreEnvironment&) = delete;
-  ScopedStoreEnvironment& operator=(const ScopedStoreEnvironment&) = delete;
-
- private:
-  bool had_ = false;
-  std::string previous_;
-};
-
-// A fresh directory of this test.
-std::string fresh_dir(const std::string& stem) {
-  static int counter = 0;
-  auto dir = fs::path(temp_dir()) / (stem + "-" + std::to_string(++counter));
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -267,7 +226,7 @@ json populate(const std::string& store) {
 }
 
 TEST(ResultsReport, EveryCommandIsStoredWithItsEnvironment) {
-  auto store = fresh_dir("every") + "/s.db";
+  auto store = fresh_dir("results-report-every") + "/s.db";
   auto bench = populate(store);
   ASSERT_EQ(bench["runs"].size(), 2u);
   auto listing = results_json(store);
@@ -354,7 +313,7 @@ TEST(ResultsReport, EveryCommandIsStoredWithItsEnvironment) {
 }
 
 TEST(ResultsReport, ExportWritesTheSeedCsvLayouts) {
-  auto dir = fresh_dir("export");
+  auto dir = fresh_dir("results-report-export");
   auto store = dir + "/s.db";
   auto bench = populate(store);
   auto out = dir + "/csv";
@@ -411,7 +370,7 @@ TEST(ResultsReport, ExportWritesTheSeedCsvLayouts) {
 // The export rebuilds from stored documents exactly what bench --csv wrote as it measured (layers.csv
 // from each run's overall row and nodes).
 TEST(ResultsReport, ExportEqualsWhatBenchWroteByteForByte) {
-  auto dir = fresh_dir("export-equal");
+  auto dir = fresh_dir("results-report-export-equal");
   auto store = dir + "/store.db";
   auto bench = two_point_bench(model_path("alexnet"));
   bench.bench.per_node = true;  // the per-node pass, so layers.csv has rows
@@ -430,7 +389,7 @@ TEST(ResultsReport, ExportEqualsWhatBenchWroteByteForByte) {
 TEST(ResultsReport, NoStoreLeavesTheStoreUntouched) {
   SavedInvocation keep;
   report::invocation().store_path.clear();
-  auto store = fresh_dir("nostore") + "/s.db";
+  auto store = fresh_dir("results-report-nostore") + "/s.db";
   analyze_into(store);
   auto before = slurp(store);
   ASSERT_FALSE(before.empty());
@@ -440,7 +399,7 @@ TEST(ResultsReport, NoStoreLeavesTheStoreUntouched) {
   std::ostringstream analyzed;
   std::string predicted;
   {
-    ScopedStoreEnvironment environment(store);
+    ScopedEnvironment environment("RIDGE_STORE", store);
     report::analyze_and_keep(analyze, analyzed);
     predicted = predict_t4({.disabled = true});
   }
@@ -449,9 +408,9 @@ TEST(ResultsReport, NoStoreLeavesTheStoreUntouched) {
   EXPECT_EQ(slurp(store), before);
   EXPECT_EQ(count_in(store), 1);
   // --no-store with no store anywhere creates none.
-  auto nowhere = fresh_dir("nowhere") + "/s.db";
+  auto nowhere = fresh_dir("results-report-nowhere") + "/s.db";
   {
-    ScopedStoreEnvironment environment(nowhere);
+    ScopedEnvironment environment("RIDGE_STORE", nowhere);
     std::ostringstream out;
     report::analyze_and_keep(analyze, out);
   }
@@ -461,13 +420,13 @@ TEST(ResultsReport, NoStoreLeavesTheStoreUntouched) {
 TEST(ResultsReport, RidgeStoreEnvironmentIsTheDefault) {
   SavedInvocation keep;
   report::invocation().store_path.clear();
-  auto store = fresh_dir("env") + "/from-env.db";
+  auto store = fresh_dir("results-report-env") + "/from-env.db";
   auto model = model_path("alexnet");
   report::AnalyzeCommand analyze{.summary = true};
   analyze.model.model = model;
   json j;
   {
-    ScopedStoreEnvironment environment(store);
+    ScopedEnvironment environment("RIDGE_STORE", store);
     std::ostringstream out;
     report::analyze_and_keep(analyze, out);
     predict_t4({});
@@ -479,9 +438,9 @@ TEST(ResultsReport, RidgeStoreEnvironmentIsTheDefault) {
   EXPECT_EQ(j["results"][0]["command"], "analyze");
   EXPECT_EQ(j["results"][1]["command"], "predict");
   // --store wins over the environment.
-  auto other = fresh_dir("env-other") + "/other.db";
+  auto other = fresh_dir("results-report-env-other") + "/other.db";
   {
-    ScopedStoreEnvironment environment(store);
+    ScopedEnvironment environment("RIDGE_STORE", store);
     analyze.store.path = other;
     std::ostringstream out;
     report::analyze_and_keep(analyze, out);
@@ -491,7 +450,7 @@ TEST(ResultsReport, RidgeStoreEnvironmentIsTheDefault) {
 }
 
 TEST(ResultsReport, MergeAddsTheUnionOnce) {
-  auto dir = fresh_dir("merge");
+  auto dir = fresh_dir("results-report-merge");
   auto a = dir + "/a.db", b = dir + "/b.db", c = dir + "/c.db";
   analyze_into(a);
   predict_t4({.path = a});
@@ -531,7 +490,7 @@ TEST(ResultsReport, MergeAddsTheUnionOnce) {
 }
 
 TEST(ResultsReport, MissingStoreIsAnErrorAndIsNotCreated) {
-  auto missing = fresh_dir("missing") + "/absent.db";
+  auto missing = fresh_dir("results-report-missing") + "/absent.db";
   std::vector<report::ResultsRequest> requests{{.store_path = missing},
                                                {.store_path = missing, .show = true},
                                                {.store_path = missing, .export_dir = missing + ".csv"},
@@ -550,7 +509,7 @@ TEST(ResultsReport, MissingStoreIsAnErrorAndIsNotCreated) {
 // A store that cannot be written: the result is printed first, then one line says it was not saved (and how to skip
 // the store); no store file appears.
 TEST(ResultsReport, UnwritableStoreStillPrintsTheResult) {
-  auto dir = fresh_dir("unwritable");
+  auto dir = fresh_dir("results-report-unwritable");
   auto file = dir + "/a-file";
   std::ofstream(file) << "x\n";
   std::vector<std::string> stores{dir + "/no/such/dir/s.db", file + "/s.db"};
@@ -593,7 +552,7 @@ TEST(ResultsReport, UnwritableStoreStillPrintsTheResult) {
 }
 
 TEST(ResultsReport, DamagedStoredDocumentIsOneLine) {
-  auto store = fresh_dir("damaged") + "/s.db";
+  auto store = fresh_dir("results-report-damaged") + "/s.db";
   for (int i = 0; i < 3; ++i) analyze_into(store);
   {
     store::Connection db(store, false);
@@ -616,7 +575,7 @@ TEST(ResultsReport, DamagedStoredDocumentIsOneLine) {
 }
 
 TEST(ResultsReport, NoMatchIsAnEmptyListNotAnError) {
-  auto store = fresh_dir("nomatch") + "/s.db";
+  auto store = fresh_dir("results-report-nomatch") + "/s.db";
   analyze_into(store);
   auto failed = results_json(store, {.status = "failed"});
   ASSERT_TRUE(failed.contains("results")) << failed.dump();
@@ -633,7 +592,7 @@ TEST(ResultsReport, NoMatchIsAnEmptyListNotAnError) {
 // enters the store with the environment it records, not this machine's; importing it again, or after a merge, adds
 // nothing.
 TEST(ResultsReport, ImportedGpuRunsKeepTheirEnvironmentAndAreAddedOnce) {
-  auto dir = fresh_dir("import-gpu");
+  auto dir = fresh_dir("results-report-import-gpu");
   auto store = dir + "/imported.db";
   auto file = source_path("tests/data/bench/h200/ridge-bench-resnet50.json");
   std::string printed;
@@ -676,7 +635,7 @@ TEST(ResultsReport, ImportedGpuRunsKeepTheirEnvironmentAndAreAddedOnce) {
 // report then pairs it with the imported H200 runs by the GPU each run records, batch by batch, and every number in
 // the pair is the typed value (the run's mean, the prediction's latency).
 TEST(ResultsReport, ImportedPredictionsPairWithImportedGpuRuns) {
-  auto dir = fresh_dir("paired");
+  auto dir = fresh_dir("results-report-paired");
   auto store = dir + "/paired.db";
   auto predicted = dir + "/h200-b32.json";
   analysis::ModelOptions options{.model = model_path("resnet50"), .batch = 32};
@@ -722,7 +681,7 @@ TEST(ResultsReport, ImportedPredictionsPairWithImportedGpuRuns) {
 // An ert document from a revision whose JSON had no typed record (as
 // ../shared/data/gpu-h200/bench/ridge-ert-cuda.json): one line, naming what to do.
 TEST(ResultsReport, AnUntypedErtDocumentIsOneLine) {
-  auto dir = fresh_dir("ert-old");
+  auto dir = fresh_dir("results-report-ert-old");
   auto old = dir + "/ert-old.json";
   std::ofstream(old) << R"({"gpu": {"name": "NVIDIA H200"}, "fma": [], "tensor": [], "bandwidth_points": []})";
   auto error = error_text([&] { report::import_into_store({old}, dir + "/s.db", [](const std::string&) {}); });

@@ -24,6 +24,7 @@
 #include "support/browser.h"
 #include "support/error_text.h"
 #include "support/figures_fixtures.h"
+#include "support/files.h"
 #include "support/paths.h"
 
 namespace ridge::test {
@@ -81,13 +82,6 @@ TEST(RooflineRequest, RefusesWhatItCannotDraw) {
 
 using fig::Json;
 using figures_fixtures::row_where;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 Json json_file(const std::string& path) { return Json::parse(slurp(path)); }
 

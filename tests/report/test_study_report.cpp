@@ -26,6 +26,7 @@
 #include "support/browser.h"
 #include "support/files.h"
 #include "support/paths.h"
+#include "support/saved_invocation.h"
 #include "support/scoped_env.h"
 
 namespace ridge::test {
@@ -33,12 +34,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
-// Puts the invocation back as it was, whatever a test did to it.
-struct SavedInvocation {
-  report::Invocation saved = report::invocation();
-  ~SavedInvocation() { report::invocation() = saved; }
-};
 
 // A store with one bench result and one prediction of alexnet, made once per test process, each kept with the
 // command line `ridge bench` / `ridge predict` would record for it.
