@@ -9,6 +9,8 @@
 #   ert.json, gpu.yaml                    `ridge ert --device cuda` (the roof of the next step; the device file's
 #                                         measured L1, L2, copy and launch figures)
 #   ew-NAME.json, elementwise.md          bench/gpu_elementwise.py's models at batch 32 and its table
+#   ridge-resnet50-optimized-{fp32,tf32}.json  `--mode optimized` (BatchNorms folded, ReLU and residual fused into
+#                                         cuDNN's convolution, replayed as a CUDA graph) at batch 1 and 32
 #   ridge-MODEL-fp32.json, torch-peer.jsonl, table.md
 #                                         bench/gpu_speed.sh's fp32 points for ViT-B/16, ResNet-50, BERT and
 #                                         MobileNetV2, PyTorch's fp32 configurations beside them, the ratio table
@@ -56,6 +58,9 @@ for m in vit_b_16 resnet50 bert_base mobilenet_v2; do
   [ "$m" = bert_base ] && points="--sweep batch=1,8 --dim seq=128"
   step 60 "ridge $m fp32" sh -c "$ridge bench models/$m.onnx $points --mode both $common >$out/ridge-$m-fp32.json"
 done
+step 60 "ridge resnet50 optimized" sh -c "$ridge bench models/resnet50.onnx --sweep batch=1,32 --mode optimized \
+  $common >$out/ridge-resnet50-optimized-fp32.json; $ridge bench models/resnet50.onnx --sweep batch=1,32 \
+  --mode optimized --precision tf32 $common >$out/ridge-resnet50-optimized-tf32.json"
 step 120 "PyTorch peer fp32" env PEER_CONFIGS=fp32,fp32-cudnn-benchmark,fp32-cuda-graph \
   python3 bench/torch_gpu_peer.py "$out/torch-peer.jsonl" vit_b_16:1,32 resnet50:1,32 bert_base:1,8 mobilenet_v2:1,32
 python3 bench/gpu_speed_table.py "$out" >"$out/table.md" 2>&1 || true
