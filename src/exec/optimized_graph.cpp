@@ -87,7 +87,10 @@ OptimizedGraph optimized_graph(const graph::Graph& g, const OptimizationPlan& pl
     if (plan.role[n] == Role::kActivation) chain[layer].push_back(n);
     if (plan.role[n] == Role::kResidual) residual_add[layer] = n;
   }
-  for (const auto& [n, e] : plan.epilogues) {
+  for (const auto& entry : plan.epilogues) {
+    // Not a structured binding: the lambda below captures them (clang 14 cannot capture bindings).
+    size_t n = entry.first;
+    const auto& e = entry.second;
     const auto& original = g.nodes[n];
     auto choice = takes(original, e);
     ValueId output = og.nodes[n].outputs[0];

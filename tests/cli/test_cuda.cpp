@@ -21,7 +21,8 @@ TEST(CudaCli, OptionsTheDeviceCannotHonourAreRefusedBeforeAnythingRuns) {
   expect_one_line_error(run_ridge("bench " + model + " --mode cuda-graph"), "--mode cuda-graph");
   expect_one_line_error(run_ridge("run " + model + " --gpu 1"), "--gpu");
   expect_one_line_error(run_ridge("bench " + model + " --device cuda --threads 2"), "--threads");
-  expect_one_line_error(run_ridge("bench " + model + " --device cuda --mode optimized"), "--mode optimized");
+  // The GPU's optimized mode is for inference too.
+  expect_one_line_error(run_ridge("bench " + model + " --device cuda --training --mode optimized"), "--mode optimized");
   expect_one_line_error(run_ridge("bench " + model + " --device cuda --memory-format channels-last"), "channels-last");
   // A training step runs unrewritten.
   expect_one_line_error(run_ridge("bench " + model + " --training --mode optimized"), "--mode optimized");
