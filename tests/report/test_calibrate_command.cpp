@@ -22,9 +22,12 @@
 #include "report/result_codec.h"
 #include "store/store.h"
 #include "support/device_fixtures.h"
+#include "support/energy_fit_fixtures.h"
 #include "support/error_text.h"
+#include "support/files.h"
 #include "support/ncu_import_fixtures.h"
 #include "support/paths.h"
+#include "support/stored_results.h"
 
 namespace ridge::test {
 namespace {
@@ -61,15 +64,8 @@ TEST(CalibrateCommand, TheFitIsPrintedAndKept) {
 
 using json = nlohmann::json;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 size_t lines_of(const std::string& path) {
-  auto text = read_text(path);
+  auto text = slurp(path);
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
@@ -142,7 +138,7 @@ TEST(CalibrateCommand, LayerSampleFitsKeepsItsEvidenceAndPredicts) {
   EXPECT_EQ(lines_of(dir + "/cal.samples.csv"), static_cast<size_t>(fitted) + 1);
   EXPECT_GT(lines_of(dir + "/cal.overhead.csv"), 1u);
   EXPECT_TRUE(fs::exists(dir + "/cal.model.json"));
-  auto yaml = read_text(dir + "/cal.yaml");
+  auto yaml = slurp(dir + "/cal.yaml");
   EXPECT_NE(yaml.find("cal.model.json"), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("peak_flops"), std::string::npos) << yaml;  // the device itself is kept
 
@@ -448,6 +444,193 @@ TEST(CalibrateCommand, PerFamilyFitsTheMappedKernelTimesOfAnNcuExport) {
   expect_one_line_naming(
       error_text([&] { calibrate_text(family(source_path("tests/data/ncu/README.md"), "", 2), "table"); }),
       "--repetitions applies to an Nsight Compute export");
+}
+
+// ---- calibrate --energy: bench results with energy fitted into a device file that loads back and predicts ----
+
+namespace ef = energy_fit_fixtures;
+
+// `ridge calibrate --energy --device DEVICE --measured MEASURED... -o OUTPUT`.
+calib::CalibrateRequest energy_request(const std::string& device, const std::vector<std::string>& measured,
+                                       const std::string& output = "") {
+  calib::CalibrateRequest r;
+  r.fit = calib::Fit::kEnergy;
+  r.device = device;
+  r.measured = measured;
+  r.output = output;
+  return r;
+}
+
+TEST(CalibrateEnergy, BenchResultsWithEnergyFitIntoADeviceFileThatPredictsWithThem) {
+  auto dir = temp_dir() + "/energy-fit-inprocess";
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/bench");
+  auto device = ef::device_file(dir);
+  auto alexnet = model_path("alexnet"), mobilenet = model_path("mobilenet_v2");
+  std::vector<ef::Point> csv_points = {ef::point(alexnet, 1), ef::point(alexnet, 4), ef::point(alexnet, 16),
+                                       ef::point(alexnet, 2)};
+  std::ofstream(dir + "/bench/overall.csv") << ef::overall_csv(csv_points, true);  // the last run has no energy
+  std::ofstream(dir + "/mobilenet.json") << ef::bench_json({ef::point(mobilenet, 1), ef::point(mobilenet, 8)});
+  auto out = dir + "/cpu-energy.yaml";
+  auto printed =
+      calibrate_text(energy_request(device + ":fast", {dir + "/bench", dir + "/mobilenet.json"}, out), "json");
+  ASSERT_TRUE(json::accept(printed)) << printed.substr(0, 200);
+  auto doc = json::parse(printed);
+  EXPECT_NEAR(doc["e_flop_j"].get<double>(), ef::kFlop, ef::kFlop * 1e-6);
+  EXPECT_NEAR(doc["e_byte_j"].get<double>(), ef::kByte, ef::kByte * 1e-6);
+  EXPECT_NEAR(doc["p_static_w"].get<double>(), ef::kStatic, ef::kStatic * 1e-6);
+  EXPECT_LT(doc["error"]["max_rel"].get<double>(), 1e-6);
+  EXPECT_LE(doc["error"]["median_rel"].get<double>(), doc["error"]["max_rel"].get<double>());
+  EXPECT_NEAR(doc["r2"].get<double>(), 1, 1e-9);
+  EXPECT_EQ(doc["mode"], "fast");
+  EXPECT_EQ(doc["traffic"], "unfused");
+  ASSERT_EQ(doc["runs"].size(), 5u);
+  for (const auto& run : doc["runs"]) {
+    EXPECT_NEAR(run["fitted_j"].get<double>(), run["measured_j"].get<double>(), 1e-6 * run["measured_j"].get<double>());
+    EXPECT_TRUE(run.contains("flops") && run.contains("bytes") && run.contains("time_s") && run.contains("rel_error"));
+  }
+  // W and Q of the first run are the cost model's; T its mean latency.
+  auto [w, q] = ef::work_of(alexnet, 1);
+  EXPECT_DOUBLE_EQ(doc["runs"][0]["flops"].get<double>(), w);
+  EXPECT_DOUBLE_EQ(doc["runs"][0]["bytes"].get<double>(), q);
+  EXPECT_DOUBLE_EQ(doc["runs"][0]["time_s"].get<double>(), csv_points[0].mean_ms / 1e3);
+  // The run without energy is named, not fitted as zero.
+  std::string notes = doc["notes"].dump();
+  EXPECT_NE(notes.find("skipped"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("batch 2"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("no energy_per_inference_j"), std::string::npos) << notes;
+
+  // The device file written loads back with the coefficients, labelled measured, for mode fast.
+  auto loaded = hw::load_device_file(out);
+  ASSERT_EQ(loaded.energy.size(), 1u);
+  const auto& e = loaded.energy[0];
+  EXPECT_EQ(e.mode, "fast");
+  EXPECT_EQ(e.label, hw::kMeasured);
+  EXPECT_DOUBLE_EQ(e.e_flop_j.at("*"), doc["e_flop_j"].get<double>());
+  EXPECT_DOUBLE_EQ(e.e_byte_j, doc["e_byte_j"].get<double>());
+  EXPECT_DOUBLE_EQ(e.p_static_w, doc["p_static_w"].get<double>());
+  EXPECT_NE(e.source.find("median |error|"), std::string::npos) << e.source;
+  EXPECT_NE(e.source.find("mobilenet.json"), std::string::npos) << e.source;
+
+  // A prediction on mode fast uses them (measured); mode slow gets them scaled (estimate).
+  auto fast = hw::roofline_for(loaded, hw::resolve_mode(loaded, "fast"));
+  ASSERT_TRUE(fast.energy.has_value());
+  EXPECT_EQ(fast.energy->label, hw::kMeasured);
+  auto a = analyze_file(alexnet, {.batch = 4});
+  auto prediction = roofline::predict(a.cost, fast, {});
+  EXPECT_TRUE(prediction.energy_predicted);
+  EXPECT_EQ(prediction.energy_label, hw::kMeasured);
+  auto [w4, q4] = ef::work_of(alexnet, 4);
+  EXPECT_NEAR(prediction.energy_j, e.e_flop_j.at("*") * w4 + e.e_byte_j * q4 + e.p_static_w * prediction.time_s,
+              1e-9 * prediction.energy_j);
+  auto slow = hw::roofline_for(loaded, hw::resolve_mode(loaded, "slow"));
+  ASSERT_TRUE(slow.energy.has_value());
+  EXPECT_EQ(slow.energy->label, hw::kEstimate);
+  EXPECT_LT(slow.energy->e_flop("fp32"), e.e_flop_j.at("*"));
+  EXPECT_DOUBLE_EQ(slow.energy->p_static_w, e.p_static_w);
+
+  // Fitting again over the written file replaces the entry of mode fast rather than adding one.
+  auto store = dir + "/energy.db";
+  fs::remove(store);
+  std::ostringstream again;
+  report::calibrate_and_keep(
+      energy_request(out + ":fast", {dir + "/bench", dir + "/mobilenet.json"}, dir + "/again.yaml"),
+      {.device = out + ":fast"}, "table", {.path = store}, {}, again);
+  EXPECT_NE(again.str().find("e_flop"), std::string::npos) << again.str();
+  EXPECT_EQ(hw::load_device_file(dir + "/again.yaml").energy.size(), 1u);
+
+  // The store keeps the fit typed: its headline is the fit's, and the same fit printed as JSON elsewhere comes in
+  // through `results import` with the same headline.
+  auto list = stored_results(store);
+  ASSERT_EQ(list["results"].size(), 1u);
+  auto headline = fmt::format("5 runs, median |error| {:.1f}%, R^2 {:.4f}",
+                              doc["error"]["median_rel"].get<double>() * 100, doc["r2"].get<double>());
+  EXPECT_EQ(list["results"][0]["result"], headline) << list.dump();
+  std::ofstream(dir + "/fit.json") << printed;
+  auto other = dir + "/energy-other.db";
+  fs::remove(other);
+  EXPECT_NE(import_into(dir + "/fit.json", other).find("1 result, 1 added"), std::string::npos);
+  auto other_list = stored_results(other);
+  ASSERT_EQ(other_list["results"].size(), 1u);
+  EXPECT_EQ(other_list["results"][0]["command"], "calibrate");
+  EXPECT_EQ(other_list["results"][0]["result"], headline);
+}
+
+TEST(CalibrateEnergy, RefusesRunsWithoutEnergyNodeTimesFallingEnergiesAndAModel) {
+  auto dir = temp_dir() + "/energy-fit-refuse-inprocess";
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/bench");
+  auto device = ef::device_file(dir);
+  auto alexnet = model_path("alexnet");
+  auto refusal = [&](const calib::CalibrateRequest& request) {
+    return error_text([&] { calibrate_text(request, "table"); });
+  };
+  // Every run without energy: nothing to fit, said in one line.
+  std::ofstream(dir + "/bench/overall.csv") << ef::overall_csv({ef::point(alexnet, 2)}, true);
+  expect_one_line_naming(refusal(energy_request(device, {dir + "/bench"})), "no run with an energy figure");
+
+  // A node-times file is not an energy source.
+  std::ofstream(dir + "/nodes.csv") << "node,time_s\nconv,0.001\n";
+  expect_one_line_naming(refusal(energy_request(device, {dir + "/nodes.csv"})), "neither an energy CSV");
+
+  // Energies that fall with the FLOPs: e_flop would be held at 0, which no device file may hold.
+  std::string csv = "flops,bytes,time_s,energy_j\n";
+  for (auto r : ef::synthetic(0, ef::kByte, ef::kStatic, 8)) {
+    r.energy_j -= 1e-12 * r.flops;
+    csv += fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}\n", r.flops, r.bytes, r.time_s, r.energy_j);
+  }
+  std::ofstream(dir + "/falling.csv") << csv;
+  expect_one_line_naming(refusal(energy_request(device, {dir + "/falling.csv"})), "the runs want e_flop_j negative");
+
+  // A model with --energy is refused.
+  auto with_model = energy_request(device, {dir + "/bench"});
+  with_model.model = analysis::make_request({.model = alexnet});
+  expect_one_line_naming(refusal(with_model), "give no MODEL");
+}
+
+// An energy CSV from a meter: the table names the coefficients with their errors, the fit's quality, the runs and the
+// file written.
+TEST(CalibrateEnergy, AnEnergyCsvFitsAndTheTablePrintsTheCoefficients) {
+  auto dir = temp_dir() + "/energy-fit-csv-inprocess";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto device = ef::device_file(dir);
+  std::string csv = "label,flops,bytes,time_s,energy_j\n";
+  for (const auto& r : ef::synthetic(ef::kFlop, ef::kByte, ef::kStatic, 6, ef::wobble))
+    csv += fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g}\n", r.label, r.flops, r.bytes, r.time_s, r.energy_j);
+  std::ofstream(dir + "/meter.csv") << csv;
+  auto table = calibrate_text(energy_request(device + ":slow", {dir + "/meter.csv"}, dir + "/out.yaml"), "table");
+  for (const char* text : {"e_flop", "e_byte", "p_static", "+-", "median |error|", "R^2", "run 5", "out.yaml"})
+    EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;
+  auto loaded = hw::load_device_file(dir + "/out.yaml");
+  ASSERT_EQ(loaded.energy.size(), 1u);
+  EXPECT_EQ(loaded.energy[0].mode, "slow");
+}
+
+// Time and energy calibrations live in one device file: fitting energy on a device file that carries a shape-aware
+// calibration keeps it, and where the copy is written elsewhere its model file is named relative to the copy.
+TEST(CalibrateEnergy, AnEnergyFitKeepsTheTimeCalibrationWhereverItIsWritten) {
+  auto dir = temp_dir() + "/energy-fit-both-inprocess";
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/elsewhere");
+  auto device = ef::device_file(dir);
+  std::ofstream(device, std::ios::app) << "calibration: {fitted_from: runs, nodes: 12, overhead_s: 0, model: "
+                                          "cpu.model.json}\n";
+  std::ofstream(dir + "/cpu.model.json") << "{}\n";
+  std::string csv = "label,flops,bytes,time_s,energy_j\n";
+  for (const auto& r : ef::synthetic(ef::kFlop, ef::kByte, ef::kStatic, 6, ef::wobble))
+    csv += fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g}\n", r.label, r.flops, r.bytes, r.time_s, r.energy_j);
+  std::ofstream(dir + "/meter.csv") << csv;
+  auto out = dir + "/elsewhere/both.yaml";
+  calibrate_text(energy_request(device + ":slow", {dir + "/meter.csv"}, out), "table");
+  auto text = slurp(out);
+  EXPECT_NE(text.find("model: ../cpu.model.json"), std::string::npos) << text;
+  auto loaded = hw::load_device_file(out);
+  ASSERT_EQ(loaded.energy.size(), 1u);
+  ASSERT_TRUE(loaded.calibration);
+  EXPECT_EQ(loaded.calibration->nodes, 12);
+  EXPECT_TRUE(fs::equivalent(loaded.calibration->model_file, dir + "/cpu.model.json"))
+      << loaded.calibration->model_file;
 }
 
 }  // namespace
