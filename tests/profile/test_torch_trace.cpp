@@ -503,5 +503,16 @@ TEST(TorchTrace, ProfilerStepsStillDecidePasses) {
   EXPECT_EQ(partial.fit->reason, "no matrix multiply against 1 Gemm/MatMul node");
 }
 
+// Events without a time, a document that is no object and a ProfilerStep without a number are refused, not read as
+// empty traces.
+TEST(TorchTrace, MalformedEventsAreRefused) {
+  EXPECT_THROW(profile::parse_torch_trace("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"aten::add\"}]}", "x"), Error);
+  EXPECT_THROW(profile::parse_torch_trace("[1, 2]", "x"), Error);
+  EXPECT_THROW(profile::parse_torch_trace("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"ProfilerStep#x\", \"ts\": 1, "
+                                          "\"dur\": 1}]}",
+                                          "x"),
+               Error);
+}
+
 }  // namespace
 }  // namespace ridge::test

@@ -1,16 +1,20 @@
 // The PyTorch profiler import codec (report/torch_import_codec) on real traces (a Kineto CUDA trace of ResNet-18
-// made on an H200, CPU traces of a small CNN with and without module ranges, against its ONNX export): `ridge import
-// torch -f json` decodes into the imports and encodes again to the same JSON, every figure and note included; the
-// store keeps the import typed; bad files get one line.
+// made on an H200, CPU traces of a small CNN with and without module ranges, against its ONNX export), in process:
+// what `ridge import torch -f json` prints (report/torch_import_command) decodes into the imports and encodes again to
+// the same JSON, every figure and note included; the store keeps the import typed; bad files get one line.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "report/result_codec.h"
 #include "report/torch_import_codec.h"
+#include "report/torch_import_command.h"
 #include "support/error_text.h"
+#include "support/files.h"
 #include "support/paths.h"
+#include "support/stored_results.h"
 
 namespace ridge::test {
 namespace {
@@ -19,14 +23,28 @@ using nlohmann::json;
 
 std::string trace(const std::string& file) { return source_path("tests/data/torch_trace/" + file); }
 
+// What `ridge import torch [-m MODEL] FILES... -f json` prints, kept in the store at `store` ("": --no-store).
+std::string import_json(const std::vector<std::string>& files, const std::string& model = "",
+                        const std::string& store = "") {
+  std::ostringstream out;
+  report::import_torch_traces(
+      {.files = files, .model = model}, "json",
+      store.empty() ? report::StoreOptions{.disabled = true} : report::StoreOptions{.path = store}, out);
+  return out.str();
+}
+
 TEST(TorchImportCodec, RealTracesRoundTripUnchanged) {
-  for (const auto& args :
-       {trace("kineto-cuda-resnet18-b8.json"), "-m " + trace("tiny_cnn.onnx") + " " + trace("tiny_cnn_cpu.json"),
-        trace("tiny_cnn_modules_cpu.json") + " " + trace("cuda_by_hand.json")}) {
-    SCOPED_TRACE(args);
-    auto r = run_ridge("import torch --no-store -f json " + args);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto printed = json::parse(r.out);
+  struct Case {
+    std::vector<std::string> files;
+    std::string model;
+  };
+  for (const auto& c :
+       {Case{{trace("kineto-cuda-resnet18-b8.json")}, ""}, Case{{trace("tiny_cnn_cpu.json")}, trace("tiny_cnn.onnx")},
+        Case{{trace("tiny_cnn_modules_cpu.json"), trace("cuda_by_hand.json")}, ""}}) {
+    SCOPED_TRACE(c.files.front());
+    auto text = import_json(c.files, c.model);
+    ASSERT_TRUE(json::accept(text)) << text.substr(0, 200);
+    auto printed = json::parse(text);
     auto decoded = report::decode_torch_imports(printed, "t.json");
     ASSERT_FALSE(decoded.imports.empty());
     EXPECT_GT(decoded.imports[0].ops_read + decoded.imports[0].kernels_read, 0);
@@ -34,7 +52,7 @@ TEST(TorchImportCodec, RealTracesRoundTripUnchanged) {
     EXPECT_TRUE(json::parse(report::encode_torch_imports(decoded).dump()) == printed);
   }
   // The CUDA trace's figures as the summary holds them: 2 passes by the repeated op sequence, 16 kernel rows.
-  auto printed = json::parse(run_ridge("import torch --no-store -f json " + trace("kineto-cuda-resnet18-b8.json")).out);
+  auto printed = json::parse(import_json({trace("kineto-cuda-resnet18-b8.json")}));
   auto i = report::decode_torch_imports(printed, "t.json").imports.at(0);
   EXPECT_EQ(i.summary.passes, 2);
   EXPECT_EQ(i.summary.passes_from, profile::TorchPasses::From::kOpSequence);
@@ -44,23 +62,21 @@ TEST(TorchImportCodec, RealTracesRoundTripUnchanged) {
 }
 
 TEST(TorchImportCodec, StoredImportsAreTyped) {
-  auto store = temp_dir() + "/torch.db";
-  auto r = run_ridge("import torch --store " + store + " " + trace("kineto-cuda-resnet18-b8.json"));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto list = json::parse(run_ridge("results --store " + store + " -f json").out);
+  auto dir = fresh_dir("torch-import-codec-store");
+  auto store = dir + "/torch.db";
+  import_json({trace("kineto-cuda-resnet18-b8.json")}, "", store);
+  auto list = stored_results(store);
   ASSERT_EQ(list["results"].size(), 1u);
   EXPECT_EQ(list["results"][0]["result"], "16 kernels");
   // The same import written elsewhere comes in through `results import`: the same value, added once.
-  auto file = temp_dir() + "/torch-import.json";
-  std::ofstream(file) << run_ridge("import torch --no-store -f json " + trace("kineto-cuda-resnet18-b8.json")).out;
-  auto other = temp_dir() + "/torch-other.db";
-  auto first = run_ridge("results import " + file + " --store " + other);
-  ASSERT_EQ(first.exit_code, 0) << first.err;
-  EXPECT_NE(first.out.find("1 result, 1 added, 0 already in"), std::string::npos) << first.out;
-  EXPECT_NE(first.out.find("an import records no time"), std::string::npos) << first.out;
-  EXPECT_NE(run_ridge("results import " + file + " --store " + other).out.find("1 result, 0 added, 1 already in"),
-            std::string::npos);
-  auto imported = json::parse(run_ridge("results --store " + other + " -f json").out);
+  auto file = dir + "/torch-import.json";
+  std::ofstream(file) << import_json({trace("kineto-cuda-resnet18-b8.json")});
+  auto other = dir + "/torch-other.db";
+  auto first = import_into(file, other);
+  EXPECT_NE(first.find("1 result, 1 added, 0 already in"), std::string::npos) << first;
+  EXPECT_NE(first.find("an import records no time"), std::string::npos) << first;
+  EXPECT_NE(import_into(file, other).find("1 result, 0 added, 1 already in"), std::string::npos);
+  auto imported = stored_results(other);
   ASSERT_EQ(imported["results"].size(), 1u);
   EXPECT_EQ(imported["results"][0]["command"], "import torch");
   EXPECT_EQ(imported["results"][0]["result"], "16 kernels");
