@@ -1,7 +1,7 @@
-// The Nsight Compute import codec (report/ncu_import_codec) on the real H200 exports: `ridge import ncu -f json`
-// with a model and a device decodes into the import and encodes again to the same text; the hierarchical
-// roofline's points from the decoded import equal those from the printed kernels[]; the store keeps the import
-// typed and `ridge report` draws it; bad files get one line.
+// The Nsight Compute import codec (report/ncu_import_codec) on the real H200 exports, in process: what `ridge import
+// ncu -f json` prints (report/ncu_import_command) with a model and a device decodes into the import and encodes again
+// to the same text; the hierarchical roofline's points from the decoded import equal those from the printed kernels[];
+// the store keeps the import typed, `ridge plot roofline --result` and `ridge report` draw it; bad files get one line.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,10 +9,18 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/request_builder.h"
+#include "report/figure/roofline_request.h"
 #include "report/figure/sources.h"
 #include "report/ncu_import_codec.h"
+#include "report/ncu_import_command.h"
+#include "report/plot_report.h"
+#include "report/study_output.h"
+#include "report/study_request.h"
 #include "support/error_text.h"
+#include "support/files.h"
 #include "support/paths.h"
+#include "support/stored_results.h"
 #include "util/error.h"
 
 namespace ridge::test {
@@ -22,22 +30,35 @@ using nlohmann::json;
 
 std::string h200(const std::string& file) { return source_path("tests/data/ncu/h200/" + file); }
 
+// What `ridge import ncu [-m MODEL] [-d DEVICE] EXPORT -f json` prints, kept in the store at `store` ("": --no-store).
+std::string import_json(const std::string& model, const std::string& device, const std::string& file,
+                        const std::string& store = "") {
+  report::NcuImportCommand command;
+  command.request.files = {file};
+  command.request.model = model;
+  command.request.device = device;
+  command.format = "json";
+  command.store = store.empty() ? report::StoreOptions{.disabled = true} : report::StoreOptions{.path = store};
+  std::ostringstream out;
+  EXPECT_EQ(report::import_ncu_exports(command, out), 0);
+  return out.str();
+}
+
 TEST(NcuImportCodec, RealExportsRoundTripUnchanged) {
   struct Case {
-    std::string args;
+    std::string model, device, file;
     size_t kernels;
   };
   // ResNet-50 at batch 1 with NVTX ranges against the model, on the H200's ceilings; ridge's own executor by op
   // order; the per-kernel summary; the tensor-core GEMMs without a model.
-  for (const auto& c :
-       {Case{"-m " + model_path("resnet50") + " -d h200 " + h200("details-resnet50-b1-fp32-nvtx.csv"), 174},
-        Case{"-m " + model_path("resnet50") + " " + h200("details-ridge-cuda-executor-resnet50-b1-fp32.csv"), 175},
-        Case{"-d h200 " + h200("summary-per-kernel-resnet50-b1-fp32.csv"), 0},
-        Case{h200("details-gemm-4096-fp16-bf16-tf32-tensor-counters.csv"), 9}}) {
-    SCOPED_TRACE(c.args);
-    auto r = run_ridge("import ncu --no-store -f json " + c.args);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto printed = json::parse(r.out);
+  for (const auto& c : {Case{model_path("resnet50"), "h200", h200("details-resnet50-b1-fp32-nvtx.csv"), 174},
+                        Case{model_path("resnet50"), "", h200("details-ridge-cuda-executor-resnet50-b1-fp32.csv"), 175},
+                        Case{"", "h200", h200("summary-per-kernel-resnet50-b1-fp32.csv"), 0},
+                        Case{"", "", h200("details-gemm-4096-fp16-bf16-tf32-tensor-counters.csv"), 9}}) {
+    SCOPED_TRACE(c.file);
+    auto text = import_json(c.model, c.device, c.file);
+    ASSERT_TRUE(json::accept(text)) << text.substr(0, 200);
+    auto printed = json::parse(text);
     auto decoded = report::decode_ncu_import(printed, "import.json");
     EXPECT_TRUE(decoded.missing_device.empty()) << decoded.missing_device;
     ASSERT_EQ(decoded.import.runs.size(), 1u);
@@ -63,36 +84,35 @@ TEST(NcuImportCodec, RealExportsRoundTripUnchanged) {
 }
 
 TEST(NcuImportCodec, StoredImportsAreTypedAndDrawnByTheReport) {
-  auto dir = temp_dir();
+  auto dir = fresh_dir("ncu-import-codec-store");
   auto store = dir + "/ncu.db";
-  auto r = run_ridge("import ncu -m " + model_path("resnet50") + " -d h200 --store " + store + " " +
-                     h200("details-resnet50-b1-fp32-nvtx.csv"));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto list = json::parse(run_ridge("results --store " + store + " -f json").out);
+  import_json(model_path("resnet50"), "h200", h200("details-resnet50-b1-fp32-nvtx.csv"), store);
+  auto list = stored_results(store);
   ASSERT_EQ(list["results"].size(), 1u);
   // The headline from the typed import: 174 kernels and their summed time.
   EXPECT_NE(list["results"][0]["result"].get<std::string>().find("174 kernels, "), std::string::npos)
       << list["results"][0].dump();
-  auto plot = run_ridge("plot roofline --store " + store + " --result 1 -o " + dir + "/h.vg.json");
-  ASSERT_EQ(plot.exit_code, 0) << plot.err;
-  auto report = run_ridge("report --store " + store + " -o " + dir + "/ncu.html");
-  ASSERT_EQ(report.exit_code, 0) << report.err;
-  std::ifstream in(dir + "/ncu.html");
-  std::stringstream html;
-  html << in.rdbuf();
-  EXPECT_NE(html.str().find("Hierarchical roofline: result 1 (import ncu on h200)"), std::string::npos);
+  // `ridge plot roofline --store STORE --result 1 -o h.vg.json`.
+  auto plot = report::figure::roofline_plot({.store_path = store, .results = {1}});
+  std::ostringstream plotted;
+  report::write_plot(plot.figure, dir + "/h.vg.json", 0, "json", plot.series, plot.source, plotted);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/h.vg.json")) << plotted.str();
+  // `ridge report --store STORE -o ncu.html`.
+  report::StudyRequest study;
+  study.store_path = store;
+  study.store_required = true;
+  auto written =
+      report::write_study(report::gather_study(study), {.html = dir + "/ncu.html"}, [](const std::string&) {});
+  EXPECT_TRUE(written.errors.empty()) << written.errors.front();
+  EXPECT_NE(slurp(dir + "/ncu.html").find("Hierarchical roofline: result 1 (import ncu on h200)"), std::string::npos);
   // The same import written elsewhere comes in through `results import` as the same typed value, added once.
   auto file = dir + "/ncu-import.json";
-  std::ofstream(file) << run_ridge("import ncu -m " + model_path("resnet50") + " -d h200 --no-store -f json " +
-                                   h200("details-resnet50-b1-fp32-nvtx.csv"))
-                             .out;
+  std::ofstream(file) << import_json(model_path("resnet50"), "h200", h200("details-resnet50-b1-fp32-nvtx.csv"));
   auto other = dir + "/ncu-other.db";
-  auto first = run_ridge("results import " + file + " --store " + other);
-  ASSERT_EQ(first.exit_code, 0) << first.err;
-  EXPECT_NE(first.out.find("1 result, 1 added, 0 already in"), std::string::npos) << first.out;
-  EXPECT_NE(run_ridge("results import " + file + " --store " + other).out.find("1 result, 0 added, 1 already in"),
-            std::string::npos);
-  auto imported = json::parse(run_ridge("results --store " + other + " -f json").out);
+  auto first = import_into(file, other);
+  EXPECT_NE(first.find("1 result, 1 added, 0 already in"), std::string::npos) << first;
+  EXPECT_NE(import_into(file, other).find("1 result, 0 added, 1 already in"), std::string::npos);
+  auto imported = stored_results(other);
   ASSERT_EQ(imported["results"].size(), 1u);
   EXPECT_EQ(imported["results"][0]["command"], "import ncu");
   EXPECT_EQ(imported["results"][0]["device"], "h200");
