@@ -1,5 +1,6 @@
 #pragma once
-// What the in-process tests (tests/roofline/test_tune.cpp) and the binary-driven tests (tests/cli/test_tune.cpp) share.
+// What the in-process tests (tests/roofline/test_tune.cpp, tests/report/test_tune_request.cpp) and the binary-driven
+// tests (tests/cli/test_tune.cpp) share.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -60,6 +61,13 @@ inline std::string model_file() {
   b.node("MatMul", {"a", "w"}, {"g"}, "gemm");
   b.node("Add", {"x", "y"}, {"z"}, "add");
   return b.save("tune");
+}
+
+// kDevice written to a file, as `ridge tune --device` takes it.
+inline std::string tune_device_file() {
+  auto path = temp_dir() + "/tune-test.yaml";
+  std::ofstream(path) << kDevice;
+  return path;
 }
 
 // The work of the two nodes, by hand.
