@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/device_fixtures.h"
+#include "support/files.h"
 #include "support/paths.h"
 
 namespace ridge::test {
@@ -20,13 +21,6 @@ namespace fs = std::filesystem;
 
 // A CPU with round ceilings: 100 GFLOP/s, 10 GB/s.
 std::string device_file(const std::string& dir) { return round_cpu_device(dir); }
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(CalibrateCli, RefusesWhatItCannotHonour) {
   auto dir = temp_dir() + "/calibrate-refusals";
@@ -67,7 +61,7 @@ TEST(CalibrateCli, FitsThroughTheBinary) {
   auto fit = nlohmann::json::parse(r.out);
   EXPECT_NE(fit.dump().find("device/conv"), std::string::npos) << fit.dump();
   EXPECT_TRUE(fs::exists(dir + "/h200.model.json"));
-  EXPECT_NE(read_text(dir + "/h200.yaml").find("h200.model.json"), std::string::npos);
+  EXPECT_NE(slurp(dir + "/h200.yaml").find("h200.model.json"), std::string::npos);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "report/figure/sources.h"
 #include "support/browser.h"
 #include "support/figures_fixtures.h"
+#include "support/files.h"
 #include "support/paths.h"
 #include "util/error.h"
 
@@ -25,14 +26,8 @@ using test::distinct_colours;
 using test::model_path;
 using test::png_size;
 using test::run_ridge;
+using test::slurp;
 using test::temp_dir;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 Json json_file(const std::string& path) { return Json::parse(slurp(path)); }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/files.h"
 #include "support/one_line_error.h"
 #include "support/paths.h"
 
@@ -17,14 +18,6 @@ namespace ridge::test {
 namespace {
 
 using json = nlohmann::json;
-
-// A fresh directory of this test process.
-std::string fresh_dir(const std::string& stem) {
-  static int counter = 0;
-  auto dir = std::filesystem::path(temp_dir()) / (stem + "-" + std::to_string(++counter));
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
 
 // `ridge results ... -f json` parsed; fails the test unless it exits 0 with JSON.
 json results_json(const std::string& args) {

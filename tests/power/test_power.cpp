@@ -16,6 +16,7 @@
 #include "power/recorder.h"
 #include "power/source.h"
 #include "power/tegrastats.h"
+#include "support/files.h"
 #include "support/paths.h"
 #include "util/error.h"
 
@@ -25,11 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string power_data(const std::string& name) { return source_path("tests/data/power/" + name); }
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 void write(const std::string& path, const std::string& text) {
   fs::create_directories(fs::path(path).parent_path());
@@ -55,7 +51,7 @@ struct SysfsRoot {
 const char* kOrinLine = "Muxindawang_jetson_dla_tutorial_README_line24_agx_orin64.txt";
 
 TEST(PowerTegrastats, ReadsTheRealOrinLineFourRails) {
-  auto line = power::parse_tegrastats_line(read_text(power_data(kOrinLine)));
+  auto line = power::parse_tegrastats_line(slurp(power_data(kOrinLine)));
   ASSERT_TRUE(line);
   ASSERT_EQ(line->rails_w.size(), 4u);
   EXPECT_EQ(line->rails_w[0].first, "VDD_GPU_SOC");
@@ -68,7 +64,7 @@ TEST(PowerTegrastats, ReadsTheRealOrinLineFourRails) {
   EXPECT_DOUBLE_EQ(line->rails_w[3].second, 1.091);
   ASSERT_TRUE(line->clock_s);
   // AGX Orin has no input rail: the total sums the four, 3150 + 14312 + 4968 + 1091 = 23521 mW.
-  auto trace = power::parse_tegrastats(read_text(power_data(kOrinLine)), "orin", 1.0);
+  auto trace = power::parse_tegrastats(slurp(power_data(kOrinLine)), "orin", 1.0);
   EXPECT_EQ(trace.input_rail, -1);
   EXPECT_NEAR(trace.total_w(trace.samples.at(0)), 23.521, 1e-9);
 }
@@ -76,11 +72,11 @@ TEST(PowerTegrastats, ReadsTheRealOrinLineFourRails) {
 TEST(PowerTegrastats, LogsWithoutRailsAskForRoot) {
   for (auto file : {"sachinkmohan_thesis_jetson_ssd_keras_tegrastats.txt",
                     "sachinkmohan_thesis_jetson_isk_gpu_tensorrt_isk_agx_1006.txt"}) {
-    auto e = error_of([&] { power::parse_tegrastats(read_text(power_data(file)), file, 1.0); });
+    auto e = error_of([&] { power::parse_tegrastats(slurp(power_data(file)), file, 1.0); });
     EXPECT_NE(e.find("no power rails: run tegrastats as root"), std::string::npos) << e;
   }
   // The `script` recording: its header, prompt, ^C and footer are not tegrastats lines; 20 are.
-  auto isk = read_text(power_data("sachinkmohan_thesis_jetson_isk_gpu_tensorrt_isk_agx_1006.txt"));
+  auto isk = slurp(power_data("sachinkmohan_thesis_jetson_isk_gpu_tensorrt_isk_agx_1006.txt"));
   int64_t lines = 0, parsed = 0;
   for (size_t start = 0; start < isk.size();) {
     auto end = isk.find('\n', start);
