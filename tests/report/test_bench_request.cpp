@@ -25,6 +25,7 @@
 #include "support/jetson_tree.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
+#include "support/saved_invocation.h"
 #include "support/scoped_env.h"
 #include "util/csv.h"
 
@@ -143,7 +144,7 @@ TEST(BenchRequest, BenchAndKeepPrintsTheRunsAndKeepsEachPoint) {
   auto c = quick_command(model_path("mobilenet_v2"));
   c.bench.batches = {1, 2};
   std::ostringstream out, err;
-  auto saved = report::invocation();
+  SavedInvocation saved;  // put back even where an assertion returns early
   report::invocation().quiet = false;
   EXPECT_EQ(report::bench_and_keep(c, "json", {.path = dir + "/ridge.db"}, out, err), 0);
   auto runs = exec::decode_bench(nlohmann::json::parse(out.str()), "out").runs;
@@ -157,7 +158,6 @@ TEST(BenchRequest, BenchAndKeepPrintsTheRunsAndKeepsEachPoint) {
   std::ostringstream quiet_out, quiet_err;
   report::invocation().quiet = true;
   EXPECT_EQ(report::bench_and_keep(c, "json", {.disabled = true}, quiet_out, quiet_err), 0);
-  report::invocation() = saved;
   EXPECT_EQ(quiet_out.str(), "");
   EXPECT_EQ(quiet_err.str(), "");
 }
@@ -165,7 +165,7 @@ TEST(BenchRequest, BenchAndKeepPrintsTheRunsAndKeepsEachPoint) {
 // `ridge bench DATA/model.onnx --iters 2 --warmup 0 --threads 1 --no-store -f FORMAT` (ONNX's BERT test model) in every
 // format.
 TEST(BenchRequest, PrintsEveryFormat) {
-  auto saved = report::invocation();
+  SavedInvocation saved;  // put back even where an assertion returns early
   report::invocation().quiet = false;
   auto data = source_path("tests/data/executor/bert");
   report::BenchCommand c;
@@ -185,7 +185,6 @@ TEST(BenchRequest, PrintsEveryFormat) {
       EXPECT_EQ(out.str().rfind("model,algorithm,input_size,batch,", 0), 0u) << out.str();
     }
   }
-  report::invocation() = saved;
 }
 
 std::string executor_data(const std::string& name) { return source_path("tests/data/executor/" + name); }
@@ -199,11 +198,10 @@ std::vector<std::string> lines_in(const std::string& path) {
 
 // What `ridge bench MODEL ... -f json --no-store` prints, parsed (the command's options already in `c`).
 nlohmann::json bench_json(const report::BenchCommand& c) {
-  auto saved = report::invocation();
+  SavedInvocation saved;  // put back even where an assertion returns early
   report::invocation().quiet = false;
   std::ostringstream out, err;
   EXPECT_EQ(report::bench_and_keep(c, "json", {.disabled = true}, out, err), 0) << err.str();
-  report::invocation() = saved;
   return nlohmann::json::accept(out.str()) ? nlohmann::json::parse(out.str()) : nlohmann::json::object();
 }
 
