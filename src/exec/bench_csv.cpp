@@ -224,11 +224,11 @@ std::vector<LoadedRun> read_bench_csv(const fs::path& given, const std::string& 
       if (row.fields[node_ms].empty()) throw Error(fmt::format("{}: mean_ms is empty", nodes->where(row)));
       n.mean_ms = *parse_figure(row.fields[node_ms], nodes->where(row), "mean_ms");
       if (node_op) n.op_type = row.fields[*node_op];
-      // A training step's split, where the profile measured one (an empty cell: inference).
-      if (node_forward && !row.fields[*node_forward].empty())
-        n.forward_ms = *parse_figure(row.fields[*node_forward], nodes->where(row), "forward_ms");
-      if (node_backward && !row.fields[*node_backward].empty())
-        n.backward_ms = *parse_figure(row.fields[*node_backward], nodes->where(row), "backward_ms");
+      // A training step's split, where the profile measured one (an empty cell: inference, -1).
+      if (node_forward)
+        n.forward_ms = parse_figure(row.fields[*node_forward], nodes->where(row), "forward_ms").value_or(-1);
+      if (node_backward)
+        n.backward_ms = parse_figure(row.fields[*node_backward], nodes->where(row), "backward_ms").value_or(-1);
       auto k = node_columns->key_of(row);
       remember(k);
       auto& list = blocks[k];

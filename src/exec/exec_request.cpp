@@ -20,20 +20,17 @@ ExecOptions exec_options(const ExecRequest& o) {
   e.mode = parse_mode(o.mode);
   check_device_options(e.device, e.precision, o.conv_algo, e.mode);
   const auto& row = backend_row(e.device);
-  // Where an option means something, to name it in a refusal.
-  auto having = [](bool BackendRow::*option) {
-    std::vector<std::string> names;
-    for (const auto& r : backends())
-      if (r.*option) names.emplace_back(name(r.backend));
-    return fmt::format("{}", fmt::join(names, " or "));
-  };
   if (o.threads > 0 && !row.threads)
     throw Error(
         fmt::format("--threads sets the CPU executor's threads: it has no meaning with --device {}", name(e.device)));
   if (e.memory_format != MemoryFormat::kNchw && !row.channels_last)
     throw Error(fmt::format("--memory-format {}: {} runs NCHW only", name(e.memory_format), row.executor));
-  if (o.gpu != 0 && !row.picks_gpu)
-    throw Error(fmt::format("--gpu picks a GPU: it needs --device {}", having(&BackendRow::picks_gpu)));
+  if (o.gpu != 0 && !row.picks_gpu) {
+    std::vector<std::string> gpus;  // the devices where --gpu means something, named in the refusal
+    for (const auto& r : backends())
+      if (r.picks_gpu) gpus.emplace_back(name(r.backend));
+    throw Error(fmt::format("--gpu picks a GPU: it needs --device {}", fmt::join(gpus, " or ")));
+  }
   row.set_conv_algo(e, o.conv_algo);
   e.seed = o.seed;
   return e;

@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "support/doctor_checks.h"
 #include "support/paths.h"
 
 namespace ridge::test {
@@ -16,33 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-const std::vector<std::string> kCheckNames{"CPU model",
-                                           "avx2",
-                                           "avx512f",
-                                           "amx",
-                                           "logical cores",
-                                           "max clock",
-                                           "executor module",
-                                           "libtorch (ATen)",
-                                           "oneDNN",
-                                           "BLAS",
-                                           "CUDA driver",
-                                           "CUDA runtime",
-                                           "cuDNN",
-                                           "cuBLAS",
-                                           "NVML",
-                                           "GPUs",
-                                           "GPU module",
-                                           "ncu",
-                                           "nsys",
-                                           "nvpmodel",
-                                           "tegrastats",
-                                           "jetson_clocks",
-                                           "RAPL",
-                                           "sbatch",
-                                           "results store",
-                                           "device files"};
 
 std::map<std::string, json> checks_by_name(const std::string& out) {
   std::map<std::string, json> checks;

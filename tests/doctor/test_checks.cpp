@@ -13,6 +13,7 @@
 #include "doctor/checks.h"
 #include "doctor/doctor_report.h"
 #include "doctor/feature.h"
+#include "support/doctor_checks.h"
 #include "support/paths.h"
 #include "support/scoped_env.h"
 
@@ -21,33 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-const std::vector<std::string> kCheckNames{"CPU model",
-                                           "avx2",
-                                           "avx512f",
-                                           "amx",
-                                           "logical cores",
-                                           "max clock",
-                                           "executor module",
-                                           "libtorch (ATen)",
-                                           "oneDNN",
-                                           "BLAS",
-                                           "CUDA driver",
-                                           "CUDA runtime",
-                                           "cuDNN",
-                                           "cuBLAS",
-                                           "NVML",
-                                           "GPUs",
-                                           "GPU module",
-                                           "ncu",
-                                           "nsys",
-                                           "nvpmodel",
-                                           "tegrastats",
-                                           "jetson_clocks",
-                                           "RAPL",
-                                           "sbatch",
-                                           "results store",
-                                           "device files"};
 
 // A directory holding executable shell scripts NAME -> body, to be the whole PATH of a check.
 std::string tool_dir(const std::string& name, const std::map<std::string, std::string>& scripts) {
