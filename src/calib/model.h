@@ -89,6 +89,7 @@ class ShapeModel {
   const std::string& framework() const { return framework_; }
   void set_framework(std::string framework) { framework_ = std::move(framework); }
   bool on_gpu() const { return executor_ == "cuda" || executor_ == "pytorch"; }
+  const GpuTimeModel* gpu() const { return gpu_.get(); }  // the GPU fit, null on a CPU
   bool covers(Kind kind, const std::string& mode) const;
 
   nlohmann::json to_json() const;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "calib/gpu_model.h"
 #include "exec/node_plan.h"
 #include "exec/optimization_plan.h"
 #include "util/error.h"
@@ -88,6 +89,9 @@ void apply(roofline::Prediction& p, const graph::Graph& g, const cost::ModelCost
   auto plan = plan_for(options.executor, options.mode, g, cost);
   double batch = p.throughput * p.time_s;
   std::set<std::string> unsampled;
+  const GpuTimeModel* pipeline = options.mode == "eager" ? model.gpu() : nullptr;
+  std::vector<std::pair<size_t, GpuTimeModel::DeviceHost>> eager;  // node, its device and host time
+  std::vector<size_t> counted;                                     // nodes whose time the total adds
   p.time_s = 0;
   p.compute_bound_s = p.memory_bound_s = p.overhead_bound_s = 0;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
@@ -113,8 +117,28 @@ void apply(roofline::Prediction& p, const graph::Graph& g, const cost::ModelCost
       np.time_s = *t;
       np.estimated = true;
       // An eager GPU node whose launch takes the host longer than the device's work is bound by that overhead.
-      if (model.host_bound(f, options.mode)) np.bound = roofline::Bound::kOverhead;
-      np.efficiency = np.roofline_s > 0 ? std::min(1.0, np.roofline_s / *t) : 1;
+      // (An eager run's nodes are bound as the pipeline below finds them.)
+      if (!pipeline && model.host_bound(f, options.mode)) np.bound = roofline::Bound::kOverhead;
+      if (pipeline) eager.push_back({n, *pipeline->device_host_s(f)});
+    }
+    counted.push_back(n);
+  }
+  // An eager GPU run's nodes on the host/device pipeline (gpu_model.h): a launch hides behind the device's work
+  // before it, so a node's time is what the device spends on it after the previous one, and they sum to the run.
+  if (pipeline && !eager.empty()) {
+    std::vector<GpuTimeModel::DeviceHost> times;
+    for (const auto& e : eager) times.push_back(e.second);
+    auto run = pipeline->eager_run(times);
+    for (size_t i = 0; i < eager.size(); ++i) {
+      auto& np = p.nodes[eager[i].first];
+      np.time_s = run[i].time_s;
+      if (run[i].host_bound) np.bound = roofline::Bound::kOverhead;
+    }
+  }
+  for (auto n : counted) {
+    auto& np = p.nodes[n];
+    if (np.estimated) {
+      np.efficiency = np.roofline_s > 0 && np.time_s > 0 ? std::min(1.0, np.roofline_s / np.time_s) : 1;
       if (np.bound == roofline::Bound::kNone) np.bound = roofline::Bound::kOverhead;  // a view still dispatches
     }
     p.time_s += np.time_s;

@@ -255,6 +255,19 @@ TEST(CalibrateCommand, GpuBenchRunsCalibrateTheGpuExecutor) {
     EXPECT_NE(table.find("calibrated estimate for " + mode + " mode, the GPU executor"), std::string::npos) << table;
     double predicted_ms = doc["totals"]["time_s"].get<double>() * 1e3;
     EXPECT_NEAR(predicted_ms / median_ms, 1.0, 0.10) << batch << " " << mode << ": " << predicted_ms;
+    // Eager nodes are placed on the host/device pipeline: they sum to the run, and at batch 1 the device waits for
+    // cuDNN's convolution launches (overhead-bound) while at batch 32 the launches hide behind its work.
+    double node_sum_s = 0;
+    int conv_overhead = 0, convs = 0;
+    for (const auto& node : doc["nodes"]) {
+      node_sum_s += node["time_s"].get<double>();
+      if (node["op"] == "Conv") ++convs, conv_overhead += node["bound"] == "overhead";
+    }
+    if (mode != "eager") continue;
+    EXPECT_NEAR(node_sum_s * 1e3, predicted_ms, 1e-6 * predicted_ms);
+    ASSERT_EQ(convs, 53);
+    if (batch == 1) EXPECT_GT(conv_overhead, 40) << conv_overhead;
+    if (batch == 32) EXPECT_LT(conv_overhead, 10) << conv_overhead;
   }
   // The kept evidence refits the same GPU model (its runs named in both files, thread count 0).
   calib::CalibrateRequest refit;
