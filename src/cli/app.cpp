@@ -27,8 +27,12 @@ int run_in_process(const std::vector<std::string>& args, std::string& error) {
     error = e.what();
     return e.get_exit_code() == 0 ? 0 : 2;
   }
+  return run_parsed(commands, error);
+}
+
+int run_parsed(const std::vector<Command>& commands, std::string& error) {
   try {
-    for (auto& command : commands)
+    for (const auto& command : commands)
       if (command.app->parsed()) return command.run();
   } catch (const Error& e) {
     error = e.what();

@@ -5,12 +5,10 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
-#include <new>
 
 #include "cli/app.h"
 #include "report/command_output.h"
 #include "util/build_info.h"
-#include "util/error.h"
 #include "util/format.h"
 
 int main(int argc, char** argv) {
@@ -33,18 +31,9 @@ int main(int argc, char** argv) {
     std::cerr << "ridge: " << e.what() << " (see --help)\n";
     return 2;
   }
-  try {
-    for (auto& command : commands)
-      if (command.app->parsed()) return command.run();
-  } catch (const ridge::Error& e) {
-    std::cerr << "ridge: error: " << e.what() << "\n";
-    return 1;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "ridge: error: out of memory\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "ridge: internal error: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+  std::string error;
+  int code = ridge::cli::run_parsed(commands, error);
+  if (code != 0 && !error.empty())
+    std::cerr << "ridge: " << (error.starts_with("internal error: ") ? "" : "error: ") << error << "\n";
+  return code;
 }
