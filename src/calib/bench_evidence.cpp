@@ -114,7 +114,7 @@ class Analyses {
 
     const FusionPlan& plan(const std::string& executor, const std::string& mode) {
       auto& slot = executor == "cuda" || executor == "pytorch" ? gpu : mode == "optimized" ? optimized : eager;
-      if (!slot) slot = plan_for(executor, mode, result->model.graph, result->cost);
+      if (!slot) slot = plan_for(executor, mode, result->model.graph, result->cost, result->model.directory);
       return *slot;
     }
   };

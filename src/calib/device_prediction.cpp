@@ -69,6 +69,7 @@ roofline::Prediction predict_on_device(const analysis::Result& analysis, const h
                     : o.threads > 0 ? o.threads
                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.model_file = calibration->model_file;
+  options.model_directory = analysis.model.directory;
   apply(prediction, analysis.model.graph, analysis.cost, *model, options);
   roofline::add_energy(prediction, roofline);  // from the calibrated times
   return prediction;

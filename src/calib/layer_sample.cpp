@@ -692,7 +692,8 @@ SampleRun measure_configs(exec::Engine& engine, const std::vector<LayerConfig>& 
     std::unordered_map<std::string, int> index_of;
     for (size_t n = 0; n < g.nodes.size(); ++n) index_of[g.nodes[n].name] = static_cast<int>(n);
     for (auto mode : options.modes) {
-      auto plan = plan_for(options.gpu ? "cuda" : "cpu", std::string(exec::name(mode)), g, analysis.cost);
+      auto plan = plan_for(options.gpu ? "cuda" : "cpu", std::string(exec::name(mode)), g, analysis.cost,
+                           analysis.model.directory);
       for (int threads : options.threads) {
         if (on_progress)
           on_progress({done, total, stage, label,

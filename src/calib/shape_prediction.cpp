@@ -19,9 +19,9 @@ int FusionPlan::executed() const {
   return count;
 }
 
-// The cost is not consulted yet: the executor's rewrites depend on the graph alone.
-FusionPlan plan_fusion(const graph::Graph& g, const cost::ModelCost&) {
-  return FusionPlan{exec::plan_optimization(g).leader};
+// The cost is not consulted yet: the executor's rewrites depend on the graph (and its constants) alone.
+FusionPlan plan_fusion(const graph::Graph& g, const cost::ModelCost&, const std::string& model_directory) {
+  return FusionPlan{exec::plan_optimization(g, model_directory).leader};
 }
 
 FusionPlan no_fusion(const graph::Graph& g) {
@@ -40,10 +40,10 @@ FusionPlan gpu_plan(const graph::Graph& g) {
 }
 
 FusionPlan plan_for(const std::string& executor, const std::string& mode, const graph::Graph& g,
-                    const cost::ModelCost& cost) {
+                    const cost::ModelCost& cost, const std::string& model_directory) {
   // PyTorch's timings are fitted over the same layers the GPU executor runs (calib/torch_timings.h).
   if (executor == "cuda" || executor == "pytorch") return gpu_plan(g);
-  return mode == "optimized" ? plan_fusion(g, cost) : no_fusion(g);
+  return mode == "optimized" ? plan_fusion(g, cost, model_directory) : no_fusion(g);
 }
 
 LayerFeatures layer_features(const graph::Graph& g, const cost::ModelCost& cost, const FusionPlan& plan, int leader,
@@ -86,7 +86,7 @@ void apply(roofline::Prediction& p, const graph::Graph& g, const cost::ModelCost
     throw Error("the calibration covers inference: predict a training step without it (a device file without one)");
   if (p.nodes.size() < g.nodes.size() || cost.nodes.size() != g.nodes.size())
     throw Error("calibrated prediction: the prediction is not of this graph");
-  auto plan = plan_for(options.executor, options.mode, g, cost);
+  auto plan = plan_for(options.executor, options.mode, g, cost, options.model_directory);
   double batch = p.throughput * p.time_s;
   std::set<std::string> unsampled;
   const GpuTimeModel* pipeline = options.mode == "eager" ? model.gpu() : nullptr;

@@ -21,7 +21,9 @@ struct FusionPlan {
   std::vector<int> leader;  // node index -> index of the layer it runs in (itself when not fused)
   int executed() const;     // nodes the executor runs
 };
-FusionPlan plan_fusion(const graph::Graph& g, const cost::ModelCost& cost);
+// `model_directory` is where the model's external data lies: an activation chain's scalars may be stored there, and
+// the executor, which reads them, recognises the chain.
+FusionPlan plan_fusion(const graph::Graph& g, const cost::ModelCost& cost, const std::string& model_directory);
 // An identity plan (eager mode: every node runs as itself).
 FusionPlan no_fusion(const graph::Graph& g);
 // The GPU executor's plan, eager and as a CUDA graph (exec/cuda/interpreter.cpp): every node runs as itself, except
@@ -29,7 +31,7 @@ FusionPlan no_fusion(const graph::Graph& g);
 FusionPlan gpu_plan(const graph::Graph& g);
 // The plan of an executor ("cpu" or "cuda") in a mode.
 FusionPlan plan_for(const std::string& executor, const std::string& mode, const graph::Graph& g,
-                    const cost::ModelCost& cost);
+                    const cost::ModelCost& cost, const std::string& model_directory);
 
 // The features of the layer led by node `leader` under `plan`: the leader's, with the FLOPs of the
 // nodes fused into it added, the bytes of a residual operand it now reads, and fused_ops counted.
@@ -41,6 +43,7 @@ struct CalibratedOptions {
   std::string mode = "eager";  // executor mode to predict: eager, optimized (CPU), cuda-graph (GPU)
   int threads = 1;
   std::string model_file;        // named in the prediction
+  std::string model_directory;   // the predicted model's external data (graph::Model::directory)
   std::string executor = "cpu";  // the calibration's (ShapeModel::executor)
 };
 

@@ -133,7 +133,7 @@ TEST(LayerSample, OptimizedModeFusesTheEpilogueAsTheExecutorDoes) {
   auto r = analyzed(conv(3));
   const auto& g = r.model.graph;
   ASSERT_EQ(g.nodes.size(), 6u);
-  auto plan = calib::plan_fusion(g, r.cost);
+  auto plan = calib::plan_fusion(g, r.cost, r.model.directory);
   EXPECT_EQ(plan.executed(), 3);
   int leader = index_of(g, "Conv");
   auto f = calib::layer_features(g, r.cost, plan, leader, 1);
@@ -259,7 +259,7 @@ TEST(LayerSample, PlanAndExecutorAgreeOnTheFusedGeluChain) {
   // (found numerically); the plan must find the same single layer by structure.
   LayerConfig linear{"linear", {{"rows", 8}, {"inputs", 64}, {"outputs", 32}, {"form", 0}, {"epilogue", 5}}};
   auto r = analyzed(linear);
-  auto plan = calib::plan_fusion(r.model.graph, r.cost);
+  auto plan = calib::plan_fusion(r.model.graph, r.cost, r.model.directory);
   EXPECT_EQ(plan.executed(), 1);
   auto f = calib::layer_features(r.model.graph, r.cost, plan, index_of(r.model.graph, "MatMul"), 1);
   EXPECT_EQ(f.fused_ops, 6);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -179,8 +180,9 @@ TEST(CalibPredict, TheGpuPlanRemovesFoldedShapeArithmetic) {
         << g.nodes[n].name;
   EXPECT_EQ(plan.executed(), 1);
   for (const char* mode : {"eager", "cuda-graph"})
-    EXPECT_EQ(calib::plan_for("cuda", mode, g, r.cost).leader, plan.leader) << mode;
-  EXPECT_EQ(calib::plan_for("cpu", "eager", g, r.cost).executed(), 2);  // the CPU's eager runs every node
+    EXPECT_EQ(calib::plan_for("cuda", mode, g, r.cost, r.model.directory).leader, plan.leader) << mode;
+  EXPECT_EQ(calib::plan_for("cpu", "eager", g, r.cost, r.model.directory).executed(),
+            2);  // the CPU's eager runs every node
 }
 
 TEST(CalibModel, RefusesBadModelFiles) {
@@ -239,7 +241,7 @@ TEST(CalibSamples, BadFilesGetOneLine) {
 TEST(CalibFusion, MirrorsTheExecutorsOptimizedMode) {
   auto r = analyze_file(fusable_model());
   const auto& g = r.model.graph;
-  auto plan = calib::plan_fusion(g, r.cost);
+  auto plan = calib::plan_fusion(g, r.cost, r.model.directory);
   auto index = [&](const std::string& name) {
     for (size_t n = 0; n < g.nodes.size(); ++n)
       if (g.nodes[n].name == name) return static_cast<int>(n);
@@ -281,13 +283,35 @@ TEST(CalibFusion, AGeluChainFusesAndALoneTanhDoesNot) {
       b.node("Tanh", {"h"}, {"y"}, "tanh");
     }
     auto r = analyze_file(b.save(gelu ? "fc-gelu" : "fc-tanh"));
-    return calib::plan_fusion(r.model.graph, r.cost);
+    return calib::plan_fusion(r.model.graph, r.cost, r.model.directory);
   };
   auto gelu = plan_of(true);
   EXPECT_EQ(gelu.executed(), 1);  // fc with its GELU epilogue
   auto tanh = plan_of(false);
   EXPECT_EQ(tanh.executed(), 2);  // fc, then the Tanh
   EXPECT_EQ(tanh.leader[1], 1);
+}
+
+// A Clip whose bounds are stored outside the model file (external data, as large exports store everything): the
+// executor reads them from the model's directory and fuses the Clip as the layer's activation, so the prediction's
+// plan must read them there too. Without the directory the bounds are unknown and the Clip would run alone.
+TEST(CalibFusion, ReadsAnActivationsScalarsFromTheModelsExternalData) {
+  ModelBuilder b;
+  b.input("x", {4, 8}).output("y").weight("w", {8, 8});
+  b.external_weight("lo", {}, "clip-bounds.bin").external_weight("hi", {}, "clip-bounds-hi.bin");
+  b.node("MatMul", {"x", "w"}, {"h"}, "fc");
+  b.node("Clip", {"h", "lo", "hi"}, {"y"}, "clip");
+  auto path = b.save("fc-clip-external");
+  auto directory = std::filesystem::path(path).parent_path();
+  for (auto [file, value] : {std::pair{"clip-bounds.bin", -0.5f}, std::pair{"clip-bounds-hi.bin", 2.0f}}) {
+    std::ofstream out(directory / file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&value), sizeof value);
+  }
+  auto r = analyze_file(path);
+  auto plan = calib::plan_fusion(r.model.graph, r.cost, r.model.directory);
+  EXPECT_EQ(plan.executed(), 1);  // fc with its Clip epilogue
+  EXPECT_EQ(plan.leader[1], 0);
+  EXPECT_EQ(calib::plan_fusion(r.model.graph, r.cost, "").executed(), 2);  // what a plan without the directory saw
 }
 
 // The plan predictions use for optimized mode is what the CPU executor's optimized mode runs, on every bundled
@@ -328,7 +352,7 @@ TEST(CalibFusion, PlansWhatTheExecutorRunsOnEveryBundledModel) {
     std::multiset<std::string> ran, planned;
     for (const auto& n : run.nodes) ran.insert(n.name);
     const auto& g = prepared.analysis.model.graph;
-    auto plan = calib::plan_fusion(g, prepared.analysis.cost);
+    auto plan = calib::plan_fusion(g, prepared.analysis.cost, prepared.analysis.model.directory);
     for (size_t n = 0; n < g.nodes.size(); ++n)
       if (plan.leader[n] == static_cast<int>(n)) planned.insert(g.nodes[n].name);
     std::vector<std::string> only_ran, only_planned;
@@ -359,7 +383,8 @@ modes: [{name: base, source: test}]
   std::vector<calib::Sample> samples;
   const auto& g = r.model.graph;
   for (const char* mode : {"eager", "optimized"}) {
-    auto plan = std::string(mode) == "optimized" ? calib::plan_fusion(g, r.cost) : calib::no_fusion(g);
+    auto plan =
+        std::string(mode) == "optimized" ? calib::plan_fusion(g, r.cost, r.model.directory) : calib::no_fusion(g);
     for (size_t n = 0; n < g.nodes.size(); ++n) {
       if (plan.leader[n] != static_cast<int>(n)) continue;
       calib::Sample s;
@@ -385,7 +410,8 @@ modes: [{name: base, source: test}]
         continue;
       }
       auto f = calib::layer_features(
-          g, r.cost, std::string(mode) == "optimized" ? calib::plan_fusion(g, r.cost) : calib::no_fusion(g),
+          g, r.cost,
+          std::string(mode) == "optimized" ? calib::plan_fusion(g, r.cost, r.model.directory) : calib::no_fusion(g),
           static_cast<int>(n), 1);
       double expected = f.kind == Kind::kView ? 2e-6 : 3 * calib::floor_s(f, ceilings);
       EXPECT_NEAR(np.time_s / expected, 1.0, 1e-3) << mode << " " << np.name;

@@ -272,7 +272,8 @@ modes: [{name: base, source: test}]
   auto ceilings = calib::ceilings_of(hw::roofline_for(device, hw::resolve_mode(device, "")));
   std::vector<calib::Sample> samples;
   for (const char* mode : {"eager", "optimized"}) {
-    auto plan = std::string(mode) == "optimized" ? calib::plan_fusion(g, r.cost) : calib::no_fusion(g);
+    auto plan =
+        std::string(mode) == "optimized" ? calib::plan_fusion(g, r.cost, r.model.directory) : calib::no_fusion(g);
     for (size_t n = 0; n < g.nodes.size(); ++n) {
       if (plan.leader[n] != static_cast<int>(n)) continue;
       calib::Sample s;
