@@ -41,6 +41,12 @@ TrainingTotals training_step(const graph::Graph& g, std::vector<NodeEvaluation>&
   t.forward_flops = forward.flops;
   t.forward_bytes = forward.bytes;
   std::vector<bool> requires_grad(g.values.size(), false);
+  // Only a floating value carries a gradient: a Dropout's mask or MaxPool's and TopK's indices have none to receive
+  // or pass on. A value of unknown type is counted as floating, so that work is never left out.
+  auto has_gradient = [&](graph::ValueId id) {
+    auto type = g.value(id).dtype;
+    return type == graph::DType::kUndefined || graph::is_floating(type);
+  };
   std::unordered_set<graph::ValueId> saved, params;
   int64_t param_elements = 0, param_bytes = 0;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
@@ -62,10 +68,12 @@ TrainingTotals training_step(const graph::Graph& g, std::vector<NodeEvaluation>&
     }
     if (!eval.differentiable || (!data_grad && !weight_grad)) continue;
     for (auto out : node.outputs)
-      if (out != graph::kNoValue) requires_grad[static_cast<size_t>(out)] = true;
+      if (out != graph::kNoValue && has_gradient(out)) requires_grad[static_cast<size_t>(out)] = true;
     int64_t flops = (data_grad ? eval.backward_flops_data : 0) + (weight_grad ? eval.backward_flops_weight : 0);
     int64_t bytes = 0;
-    for (auto b : eval.output_bytes) bytes += b;  // incoming gradients of the outputs
+    for (size_t k = 0; k < node.outputs.size() && k < eval.output_bytes.size(); ++k)
+      if (node.outputs[k] != graph::kNoValue && has_gradient(node.outputs[k]))
+        bytes += eval.output_bytes[k];  // incoming gradients of the outputs
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       auto id = node.inputs[i];
       if (id == graph::kNoValue) continue;

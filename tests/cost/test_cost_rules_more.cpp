@@ -182,6 +182,9 @@ TEST(ManipulationCost, DropoutWorksOnlyWhenTraining) {
   EXPECT_EQ(on.flops, 2 * 24);
   EXPECT_EQ(on.bytes_written, 24 * 4 + 24);
   EXPECT_EQ(on.backward_flops, 24);
+  // Backward reads y's gradient (96 B) and the mask (24 B) and writes e's gradient (96 B); the boolean mask has no
+  // gradient of its own to read.
+  EXPECT_EQ(on.backward_bytes, 96 + 24 + 96);
   EXPECT_EQ(on.params, 0);  // the ratio is not trained
   const auto& off = node_named(r, "off");
   EXPECT_EQ(off.flops, 0);
