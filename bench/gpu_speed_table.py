@@ -6,6 +6,8 @@ and as a CUDA graph and ridge's time as a multiple of PyTorch's (below 1: ridge 
 eager figure is the better of its default and `cudnn.benchmark` runs; ridge's "benchmark" columns are
 `--conv-algo benchmark` (algorithm parity with cudnn.benchmark). "eager - graph us/node" is ridge's eager median
 less its CUDA-graph median, per executed node: the host's cost per node that a graph replay does not pay.
+A second table puts ridge's `--mode optimized` runs (BatchNorms folded, convolution + bias + ReLU (+ residual)
+fused, replayed as a CUDA graph) beside its plain CUDA graph and PyTorch's.
 Usage: gpu_speed_table.py DIR > table.md"""
 import glob
 import json
@@ -21,11 +23,13 @@ def main():
     for path in sorted(glob.glob(os.path.join(d, "ridge-*.json"))):
         if os.path.basename(path).startswith("ridge-train-"):  # training steps: bench/gpu_train_table.py
             continue
-        model = os.path.basename(path)[len("ridge-"):-len(".json")].rsplit("-", 1)[0]
         try:
             doc = json.load(open(path))
         except (OSError, ValueError):
             continue
+        # The model's own name (ridge-resnet50-optimized-fp32.json runs models/resnet50.onnx), else the file's.
+        model = os.path.splitext(os.path.basename(doc.get("model", "")))[0] or \
+            os.path.basename(path)[len("ridge-"):-len(".json")].rsplit("-", 1)[0]
         for run in doc.get("runs", []):
             algo = "benchmark" if run.get("conv_algo") == "benchmark" else "heuristic"
             key = (model, run["batch"], run["precision"], run["mode"], algo)
@@ -75,6 +79,17 @@ def main():
         ratios.sort()
         print(f"\nCUDA graph, ridge / PyTorch over {len(ratios)} points: {ratios[0]:.2f}-{ratios[-1]:.2f}, "
               f"median {ratios[len(ratios) // 2]:.2f}.")
+    optimized = sorted(k for k in ridge if k[3] == "optimized" and k[4] == "heuristic")
+    if optimized:
+        print("\nOptimized mode (replayed as a CUDA graph). Median latency, ms.\n")
+        print("| model | batch | precision | ridge optimized | ridge graph | optimized / graph | PyTorch graph "
+              "| ratio |")
+        print("|" + "---|" * 8)
+        for model, batch, precision, _, _ in optimized:
+            ro, rg = r(model, batch, precision, "optimized"), r(model, batch, precision, "cuda-graph")
+            tg = torch.get((model, batch, precision + "-cuda-graph"))
+            print(f"| {model} | {batch} | {precision} | {fmt(ro)} | {fmt(rg)} | {ratio(ro, rg)} | {fmt(tg)} | "
+                  f"{ratio(ro, tg)} |")
 
 
 if __name__ == "__main__":
