@@ -286,8 +286,9 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
   // which adds what the whole run does not pay: the timers themselves, threads woken per node. Where the nodes
   // sum to more than the run's median, every node is scaled down alike so they sum to it; where they sum to
   // less, the rest is the framework's own time (the overhead sample below). GPU node times are kept as
-  // measured: each is the longer of the node's device time and the host's time to launch it, which the GPU
-  // fit separates with the run's own time (gpu_model.h); scaling them alike would blur the two.
+  // measured: each is what the device spent on the node after the previous one, its work and any wait for the
+  // host's launch, which the GPU fit separates with the run's own time (gpu_model.h); scaling them alike would
+  // blur the two.
   const bool gpu = gpu_run(r);
   double node_sum_s = 0;
   for (const auto& row : r.nodes) node_sum_s += row.mean_ms / 1e3;
