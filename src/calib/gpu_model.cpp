@@ -457,10 +457,10 @@ std::vector<GpuTimeModel::EagerNode> GpuTimeModel::eager_run(const std::vector<D
   double launched = 0, finished = 0;  // L_i and D_i (gpu_model.h), in microseconds as fitted
   for (const auto& n : nodes) {
     launched += n.host_s * 1e6;
-    const double ahead = launched - finished, node = softplus(ahead) + n.device_s * 1e6;
-    finished += node;
-    // The device waited for this launch when the host finished it after the device's previous node.
-    out.push_back({node * 1e-6, ahead > 0});
+    const double wait = softplus(launched - finished), device = n.device_s * 1e6;
+    finished += wait + device;
+    // Overhead-bound when the device spent longer waiting for the launch than on the node's work.
+    out.push_back({(wait + device) * 1e-6, wait > device});
   }
   return out;
 }

@@ -69,7 +69,8 @@ class GpuTimeModel {
   };
   std::optional<DeviceHost> device_host_s(const LayerFeatures& f) const;
   // An eager run of these nodes, in execution order, on the host/device pipeline above: each node's time between
-  // events (D_i - D_(i-1)) and whether the device waited for the host to launch it.
+  // events (D_i - D_(i-1)) and whether it is bound by the launch: the device waited longer for the host to launch it
+  // than it then worked on it.
   struct EagerNode {
     double time_s = 0;
     bool host_bound = false;
