@@ -39,6 +39,7 @@ class CostContext {
   bool saves_inputs = false;          // backward reads the forward inputs
   bool saves_output = false;          // backward reads the forward outputs
   int saves_only_output = -1;         // ... only this one, when set (Dropout's mask, not its scaled output)
+  int gradient_outputs = -1;          // outputs that carry a gradient, from the first; -1: every floating one
 
   void override_read(size_t i, int64_t bytes);
   void mark_not_parameter(size_t i);

@@ -161,6 +161,7 @@ NodeEvaluation evaluate_node(const graph::Graph& g, const graph::Node& node, con
   eval.saves_inputs = ctx.saves_inputs;
   eval.saves_output = ctx.saves_output;
   eval.saves_only_output = ctx.saves_only_output;
+  eval.gradient_outputs = ctx.gradient_outputs;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     auto id = node.inputs[i];
     if (id == graph::kNoValue) continue;

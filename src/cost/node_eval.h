@@ -16,6 +16,7 @@ struct NodeEvaluation {
   int64_t backward_flops_data = 0, backward_flops_weight = 0;
   bool saves_inputs = false, saves_output = false;
   int saves_only_output = -1;  // CostContext::saves_only_output
+  int gradient_outputs = -1;   // CostContext::gradient_outputs
   bool fusible = false, differentiable = true, is_view = false;
 };
 

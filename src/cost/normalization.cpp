@@ -16,6 +16,7 @@ void per_element(CostContext& ctx) {
   ctx.backward_flops_data = Bwd * n;
   ctx.backward_flops_weight = ctx.input_count() > 1 ? 2 * n : 0;  // gamma and beta gradients
   ctx.saves_inputs = true;
+  ctx.gradient_outputs = 1;  // LayerNormalization's Mean and InvStdDev outputs are statistics, not differentiated
 }
 
 // Mean/variance inputs are running statistics, not trained parameters.
@@ -29,6 +30,7 @@ void batch_norm(CostContext& ctx) {
   ctx.backward_flops_data = 9 * n;
   ctx.backward_flops_weight = 2 * n;
   ctx.saves_inputs = true;
+  ctx.gradient_outputs = 1;  // a training-mode node's running mean and variance outputs are statistics
 }
 
 void softmax(CostContext& ctx) {

@@ -42,8 +42,12 @@ TrainingTotals training_step(const graph::Graph& g, std::vector<NodeEvaluation>&
   t.forward_bytes = forward.bytes;
   std::vector<bool> requires_grad(g.values.size(), false);
   // Only a floating value carries a gradient: a Dropout's mask or MaxPool's and TopK's indices have none to receive
-  // or pass on. A value of unknown type is counted as floating, so that work is never left out.
-  auto has_gradient = [&](graph::ValueId id) {
+  // or pass on, and neither have the statistics a rule names (gradient_outputs). A value of unknown type is counted
+  // as floating, so that work is never left out.
+  auto has_gradient = [&](const NodeEvaluation& eval, const graph::Node& node, size_t k) {
+    auto id = node.outputs[k];
+    if (id == graph::kNoValue || (eval.gradient_outputs >= 0 && k >= static_cast<size_t>(eval.gradient_outputs)))
+      return false;  // a statistic the rule names (BatchNormalization's running mean)
     auto type = g.value(id).dtype;
     return type == graph::DType::kUndefined || graph::is_floating(type);
   };
@@ -67,13 +71,12 @@ TrainingTotals training_step(const graph::Graph& g, std::vector<NodeEvaluation>&
       }
     }
     if (!eval.differentiable || (!data_grad && !weight_grad)) continue;
-    for (auto out : node.outputs)
-      if (out != graph::kNoValue && has_gradient(out)) requires_grad[static_cast<size_t>(out)] = true;
+    for (size_t k = 0; k < node.outputs.size(); ++k)
+      if (has_gradient(eval, node, k)) requires_grad[static_cast<size_t>(node.outputs[k])] = true;
     int64_t flops = (data_grad ? eval.backward_flops_data : 0) + (weight_grad ? eval.backward_flops_weight : 0);
     int64_t bytes = 0;
     for (size_t k = 0; k < node.outputs.size() && k < eval.output_bytes.size(); ++k)
-      if (node.outputs[k] != graph::kNoValue && has_gradient(node.outputs[k]))
-        bytes += eval.output_bytes[k];  // incoming gradients of the outputs
+      if (has_gradient(eval, node, k)) bytes += eval.output_bytes[k];  // incoming gradients of the outputs
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       auto id = node.inputs[i];
       if (id == graph::kNoValue) continue;

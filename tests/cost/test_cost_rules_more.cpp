@@ -211,6 +211,37 @@ TEST(NormalizationCost, TrainingModeBatchNormComputesBatchStatistics) {
   EXPECT_EQ(node_named(r, "bn").params, 8);
 }
 
+// A training-mode BatchNormalization's running mean and variance outputs (and LayerNormalization's Mean and
+// InvStdDev) are statistics: backward receives no gradient for them, so a node that writes them costs the same
+// backward as one that does not.
+TEST(NormalizationCost, StatisticOutputsReceiveNoGradient) {
+  auto backward = [](bool statistics) {
+    ModelBuilder b;
+    b.input("x", {int64_t{2}, int64_t{4}, int64_t{3}, int64_t{3}})
+        .weight("scale", {4})
+        .weight("shift", {4})
+        .weight("mean", {4})
+        .weight("var", {4})
+        .weight("gamma", {3})
+        .output("z");
+    std::vector<std::string> bn_out{"y"}, ln_out{"z"};
+    if (statistics) {
+      bn_out.insert(bn_out.end(), {"running_mean", "running_var"});
+      ln_out.insert(ln_out.end(), {"ln_mean", "ln_inv_std"});
+    }
+    set_int(b.node("BatchNormalization", {"x", "scale", "shift", "mean", "var"}, bn_out, "bn"), "training_mode", 1);
+    b.node("LayerNormalization", {"y", "gamma"}, ln_out, "ln");
+    cost::CostOptions training;
+    training.training = true;
+    auto r = analyze_file(b.save(statistics ? "norm-stats" : "norm-plain"), {}, training);
+    return std::pair{node_named(r, "bn").backward_bytes, node_named(r, "ln").backward_bytes};
+  };
+  auto plain = backward(false), with_statistics = backward(true);
+  EXPECT_GT(plain.first, 0);
+  EXPECT_EQ(with_statistics.first, plain.first);
+  EXPECT_EQ(with_statistics.second, plain.second);
+}
+
 TEST(MatMulCost, Determinant) {
   ModelBuilder b;
   b.input("m", {int64_t{5}, int64_t{3}, int64_t{3}}).output("d");
