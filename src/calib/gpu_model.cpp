@@ -402,10 +402,11 @@ std::map<std::string, ErrorStats> GpuTimeModel::validate(const std::vector<Sampl
     std::map<std::string, std::vector<DeviceHost>> eager;
     for (const auto& s : samples) {
       if (!held_runs.count(s.run)) continue;
-      auto& p = predicted[s.run];
+      // A run none of whose nodes the part covers is left unpredicted, not counted as 0 ms.
       if (s.mode == "eager") {
-        if (auto t = part.device_host_s(s.features)) eager[s.run].push_back(*t), ++p.second;
+        if (auto t = part.device_host_s(s.features)) eager[s.run].push_back(*t), ++predicted[s.run].second;
       } else if (auto t = part.node_s(s.features, s.mode)) {
+        auto& p = predicted[s.run];
         p.first += *t, ++p.second;
       }
     }
