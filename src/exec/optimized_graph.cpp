@@ -52,9 +52,9 @@ HostTensor from_floats(std::string name, std::vector<int64_t> dims, const std::v
 
 std::string OptimizedGraph::summary() const {
   return fmt::format(
-      "optimized: {} BatchNorms folded into convolutions, {} residual adds and {} activations fused into layers, {} "
-      "no-ops removed, {} dead nodes dropped",
-      folded_batchnorms, fused_residuals, fused_activations, removed_noops, dead);
+      "optimized: {} BatchNorms folded into convolutions, {} bias adds fused into matrix products, {} residual adds "
+      "and {} activations fused into layers, {} no-ops removed, {} dead nodes dropped",
+      folded_batchnorms, fused_biases, fused_residuals, fused_activations, removed_noops, dead);
 }
 
 OptimizedGraph optimized_graph(const graph::Graph& g, const OptimizationPlan& plan, const TakesEpilogue& takes) {
@@ -80,12 +80,13 @@ OptimizedGraph optimized_graph(const graph::Graph& g, const OptimizationPlan& pl
   }
   // Each layer's members, by role.
   std::map<size_t, std::vector<size_t>> chain;
-  std::map<size_t, size_t> residual_add;
+  std::map<size_t, size_t> residual_add, bias_add;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     if (plan.leader[n] < 0 || plan.leader[n] == static_cast<int>(n)) continue;
     auto layer = static_cast<size_t>(plan.leader[n]);
     if (plan.role[n] == Role::kActivation) chain[layer].push_back(n);
     if (plan.role[n] == Role::kResidual) residual_add[layer] = n;
+    if (plan.role[n] == Role::kBias) bias_add[layer] = n;
   }
   for (const auto& entry : plan.epilogues) {
     // Not a structured binding: the lambda below captures them (clang 14 cannot capture bindings).
@@ -94,9 +95,16 @@ OptimizedGraph optimized_graph(const graph::Graph& g, const OptimizationPlan& pl
     const auto& original = g.nodes[n];
     auto choice = takes(original, e);
     ValueId output = og.nodes[n].outputs[0];
-    // A MatMul's bias Add stays a node: no backend here takes it into the product yet, and what follows it cannot
-    // join either.
-    if (e.bias != kNoValue) continue;
+    // A MatMul's bias Add the backend does not take stays a node, and what follows it cannot join either.
+    if (e.bias != kNoValue) {
+      if (!choice.bias || !bias_add.count(n)) continue;
+      auto& product = og.nodes[n];
+      product.inputs.resize(3, kNoValue);
+      product.inputs[2] = resolve(e.bias);
+      removed[bias_add.at(n)] = true;
+      output = g.nodes[bias_add.at(n)].outputs[0];
+      ++out.fused_biases;
+    }
     if (e.folds_batchnorm) {
       if (!choice.batchnorm) continue;
       const auto& bn = g.nodes[e.batchnorm];

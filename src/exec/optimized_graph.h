@@ -1,12 +1,13 @@
 #pragma once
 // The graph a backend runs in optimized mode, built from the plan (exec/optimization_plan.h) and what the backend
 // takes of each layer's epilogue: a BatchNormalization folded into two new values (the layer's weight and bias,
-// which the backend computes with fold_batchnorm), a residual Add as the layer's input 3, an activation as the
-// layer's "ridge.activation" attribute; the nodes a layer took are gone, and so are no-ops (their readers read their
-// input) and dead nodes. Nodes the plan folds into constants stay: each backend folds what it can (its node plan);
-// a MatMul's bias Add stays a node (no backend here takes it into the product yet).
-// A layer's epilogue is taken in the plan's order (BatchNorm, residual, activation, residual after it) up to the
-// first part the backend does not take, so what it runs is always a prefix of what the plan joined. libtorch-free.
+// which the backend computes with fold_batchnorm), a MatMul's bias as its input 2 (added to every row of the
+// product), a residual Add as the layer's input 3, an activation as the layer's "ridge.activation" attribute; the
+// nodes a layer took are gone, and so are no-ops (their readers read their input) and dead nodes. Nodes the plan
+// folds into constants stay: each backend folds what it can (its node plan).
+// A layer's epilogue is taken in the plan's order (BatchNorm or bias, residual, activation, residual after it) up to
+// the first part the backend does not take, so what it runs is always a prefix of what the plan joined.
+// libtorch-free.
 #include <functional>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@ namespace ridge::exec {
 // What a backend takes of one layer's epilogue.
 struct EpilogueChoice {
   bool batchnorm = false, residual = false, activation = false;
+  bool bias = false;  // a MatMul's bias Add
 };
 using TakesEpilogue = std::function<EpilogueChoice(const graph::Node& layer, const OptimizationPlan::Epilogue&)>;
 
@@ -39,7 +41,7 @@ struct BatchNormFold {
 struct OptimizedGraph {
   graph::Graph graph;
   std::vector<BatchNormFold> folds;
-  int folded_batchnorms = 0, fused_residuals = 0, fused_activations = 0, removed_noops = 0, dead = 0;
+  int folded_batchnorms = 0, fused_biases = 0, fused_residuals = 0, fused_activations = 0, removed_noops = 0, dead = 0;
   std::string summary() const;  // what was done, for a run's notes
 };
 

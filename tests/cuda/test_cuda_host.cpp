@@ -11,6 +11,7 @@
 
 #include "exec/cuda/conv_plan.h"
 #include "exec/cuda/descriptors.h"
+#include "exec/cuda/epilogue.h"
 #include "exec/cuda/interpreter.h"
 #include "exec/cuda/layout.h"
 #include "exec/cuda/memory.h"
@@ -201,6 +202,24 @@ TEST(CudaKernels, TheBundledModelsOpsHaveGpuKernelsOrAreNamed) {
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing.front().first, "LSTM");
   EXPECT_EQ(missing.front().second, 2);
+}
+
+// The GPU's products take the activations their epilogue kernel computes, by the plan's activation and by the
+// attribute the optimized graph writes, and no other: a Clip (bounds not on the attribute) stays a node.
+TEST(CudaKernels, AProductsEpilogueComputesTheActivationsItTakes) {
+  using exec::FusedActivation;
+  using Op = cuda::EpilogueOp;
+  const std::vector<std::pair<FusedActivation, Op>> table{
+      {FusedActivation::kNone, Op::kNone},          {FusedActivation::kRelu, Op::kRelu},
+      {FusedActivation::kClip, Op::kNone},          {FusedActivation::kSilu, Op::kSilu},
+      {FusedActivation::kGeluErf, Op::kGeluErf},    {FusedActivation::kGeluTanh, Op::kGeluTanh},
+      {FusedActivation::kHardSwish, Op::kHardSwish}};
+  for (const auto& [fused, op] : table) {
+    EXPECT_EQ(cuda::product_epilogue(fused), op) << exec::name(fused);
+    EXPECT_EQ(cuda::product_epilogue(exec::name(fused)), op) << exec::name(fused);
+  }
+  EXPECT_EQ(cuda::product_epilogue(""), Op::kNone);
+  EXPECT_EQ(cuda::product_epilogue("gelu"), Op::kNone);
 }
 
 TEST(CudaKernels, BroadcastLayoutsFollowNumpyRules) {

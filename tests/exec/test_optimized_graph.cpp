@@ -108,6 +108,74 @@ TEST(OptimizedGraph, ALayerTakesWhatTheBackendTakesOfItsEpilogue) {
   EXPECT_EQ(no_residual.fused_activations, 1);  // conv2's
 }
 
+// x -> MatMul(w) -> Add(b) -> GELU as exported (x / sqrt 2, Erf, + 1, * x, * 0.5) -> y;
+// x -> MatMul(w2) -> Add(b2) -> Add(skip) -> z: a transformer's two kinds of fully connected layer.
+std::string fully_connected_pair() {
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{8}}).input("skip", {2, 6}).output("y").output("z");
+  b.weight_values("w", {8, 6}, wave(48, 0.3f, 0.2f))
+      .weight_values("b", {6}, wave(6, 0.1f, 0.5f))
+      .weight_values("w2", {8, 6}, wave(48, 0.2f, 1.0f))
+      .weight_values("b2", {6}, wave(6, 0.2f, 0.9f))
+      .weight_values("sqrt2", {}, {1.4142135f})
+      .weight_values("one", {}, {1.f})
+      .weight_values("half", {}, {0.5f});
+  b.node("MatMul", {"x", "w"}, {"mm"}, "fc1");
+  b.node("Add", {"mm", "b"}, {"h"}, "fc1_bias");
+  b.node("Div", {"h", "sqrt2"}, {"d"}, "gelu_div");
+  b.node("Erf", {"d"}, {"e"}, "gelu_erf");
+  b.node("Add", {"e", "one"}, {"e1"}, "gelu_add");
+  b.node("Mul", {"h", "e1"}, {"m"}, "gelu_mul");
+  b.node("Mul", {"m", "half"}, {"y"}, "gelu_half");
+  b.node("MatMul", {"x", "w2"}, {"mm2"}, "fc2");
+  b.node("Add", {"b2", "mm2"}, {"h2"}, "fc2_bias");  // the bias first: either order is a bias
+  b.node("Add", {"h2", "skip"}, {"z"}, "residual");
+  return b.save("optimized_graph_fully_connected");
+}
+
+TEST(OptimizedGraph, AProductTakesItsBiasAndThenItsActivation) {
+  auto r = analyze_file(fully_connected_pair());
+  const auto& g = r.model.graph;
+  auto plan = exec::plan_optimization(g);
+  // A backend that takes biases and activations but no residual (the GPU's matrix products).
+  auto taken = exec::optimized_graph(g, plan, [](const graph::Node&, const exec::OptimizationPlan::Epilogue&) {
+    exec::EpilogueChoice c;
+    c.bias = c.activation = true;
+    return c;
+  });
+  const auto& og = taken.graph;
+  // The product `name` reads `bias` as input 2, computes `activation` and writes `output`.
+  auto expect_product = [&og](const char* name, const char* bias, const char* activation, const char* output) {
+    const auto* product = node_named(og, name);
+    ASSERT_NE(product, nullptr) << name;
+    ASSERT_EQ(product->inputs.size(), 3u) << name;
+    EXPECT_EQ(og.value(product->inputs[2]).name, bias);
+    EXPECT_EQ(product->get_string(exec::kActivationAttribute, ""), activation);
+    EXPECT_EQ(og.value(product->outputs[0]).name, output);
+  };
+  expect_product("fc1", "b", "gelu_erf", "y");
+  expect_product("fc2", "b2", "", "h2");
+  for (const char* gone : {"fc1_bias", "gelu_div", "gelu_erf", "gelu_add", "gelu_mul", "gelu_half", "fc2_bias"})
+    EXPECT_EQ(node_named(og, gone), nullptr) << gone;
+  const auto* residual = node_named(og, "residual");  // not taken: it reads the product's new output
+  ASSERT_NE(residual, nullptr);
+  EXPECT_EQ(og.value(residual->input(0)).name, "h2");
+  EXPECT_EQ(og.nodes.size(), 3u);
+  EXPECT_EQ(taken.fused_biases, 2);
+  EXPECT_EQ(taken.fused_activations, 1);
+  EXPECT_NE(taken.summary().find("2 bias adds fused into matrix products"), std::string::npos) << taken.summary();
+
+  // A backend that takes no bias keeps the products as the model has them: the activation after a bias cannot join.
+  auto none = exec::optimized_graph(g, plan, [](const graph::Node&, const exec::OptimizationPlan::Epilogue&) {
+    return exec::EpilogueChoice{true, true, true};
+  });
+  EXPECT_EQ(node_named(none.graph, "fc1")->inputs.size(), 2u);
+  EXPECT_NE(node_named(none.graph, "gelu_erf"), nullptr);
+  EXPECT_NE(node_named(none.graph, "fc2_bias"), nullptr);
+  EXPECT_EQ(none.fused_biases, 0);
+  EXPECT_EQ(none.fused_activations, 0);
+}
+
 // Per channel s = scale / sqrt(var + eps): w' = w * s, b' = (b - mean) * s + shift.
 TEST(OptimizedGraph, FoldBatchNormScalesEachOutputChannel) {
   auto w = host("w", {2, 1, 1, 2}, {1.f, 2.f, 3.f, 4.f});

@@ -79,8 +79,9 @@ TEST(GpuExecutor, EveryConvolutionAlgorithmGivesTheSameOutputs) {
 }
 
 // Optimized mode (exec/optimized_graph.h: ReLU and residual Adds fused into cuDNN's convolution in fp32 and tf32,
-// BatchNorms folded) computes what PyTorch does, within each precision's tolerance, on every model; ResNet's run
-// says what it fused, runs fewer nodes than eager, and its profile names the fused layers ("+add+relu").
+// BatchNorms folded, products' biases and activations in one kernel after cuBLAS) computes what PyTorch does, within
+// each precision's tolerance, on every model; ResNet's run says what it fused, runs fewer nodes than eager, and its
+// profile names the fused layers ("+add+relu"); ViT's fuses its products' biases.
 TEST(GpuExecutor, OptimizedModeMatchesPyTorch) {
   auto& engine = *ridge_cuda_engine();
   for (auto precision : {exec::Precision::kFp32, exec::Precision::kTf32, exec::Precision::kFp16}) {
@@ -110,6 +111,18 @@ TEST(GpuExecutor, OptimizedModeMatchesPyTorch) {
   for (const auto& n : optimized.nodes) fused_layer = fused_layer || n.algorithm.find("+add+relu") != std::string::npos;
   EXPECT_TRUE(says);
   EXPECT_TRUE(fused_layer);
+  // The transformer's products take their biases and GELUs (matmul.cpp's epilogue), in fewer nodes than eager.
+  auto vit = prepared("vit");
+  bench.exec.mode = exec::Mode::kEager;
+  auto vit_eager = engine.bench(vit.analysis.model, vit.inputs, bench);
+  bench.exec.mode = exec::Mode::kOptimized;
+  auto vit_optimized = engine.bench(vit.analysis.model, vit.inputs, bench);
+  EXPECT_LT(vit_optimized.executed_nodes, vit_eager.executed_nodes);
+  bool biases = false;
+  for (const auto& note : vit_optimized.notes)
+    biases = biases || (note.find("bias adds fused into matrix products") != std::string::npos &&
+                        note.find(" 0 bias adds") == std::string::npos);
+  EXPECT_TRUE(biases);
 }
 
 TEST(GpuExecutor, BenchTimesAgreeWithTheWallClockAndCudaGraphsReplayTheSameWork) {

@@ -202,5 +202,43 @@ TEST(GpuKernels, LayerNormAgreesWithTheHostOnEveryPath) {
   }
 }
 
+// A matrix product's epilogue: each activation as ONNX defines it (GELU in both forms), with and without the bias,
+// on a tensor small enough for 32-bit indexing; the columns not a multiple of anything the kernel could assume.
+TEST(GpuKernels, BiasAndActivationAgreeWithTheHost) {
+  using Op = cuda::EpilogueOp;
+  auto host = [](Op op, double x) {
+    switch (op) {
+      case Op::kRelu:
+        return std::max(x, 0.0);
+      case Op::kGeluErf:
+        return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+      case Op::kGeluTanh:
+        return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+      case Op::kSilu:
+        return x / (1 + std::exp(-x));
+      case Op::kHardSwish:
+        return x * std::clamp(x / 6 + 0.5, 0.0, 1.0);
+      default:
+        return x;
+    }
+  };
+  const int64_t rows = 45, cols = 77;
+  for (auto op : {Op::kNone, Op::kRelu, Op::kGeluErf, Op::kGeluTanh, Op::kSilu, Op::kHardSwish}) {
+    for (bool with_bias : {true, false}) {
+      auto y = ramp(rows * cols, 0.071f), bias = ramp(cols, -0.05f);
+      DeviceBuffer<float> dy(y), db(bias);
+      cuda::bias_activation(dy.data, with_bias ? db.data : nullptr, rows, cols, op, nullptr);
+      ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+      auto got = dy.read(static_cast<size_t>(rows * cols));
+      for (int64_t i = 0; i < rows * cols; ++i) {
+        double x = y[static_cast<size_t>(i)] + (with_bias ? bias[static_cast<size_t>(i % cols)] : 0.f);
+        double want = host(op, x);
+        ASSERT_NEAR(got[static_cast<size_t>(i)], want, 1e-5 * (1 + std::fabs(want)))
+            << "op " << static_cast<int>(op) << " bias " << with_bias << " element " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ridge::test

@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "exec/cuda/epilogue.h"
 #include "exec/host_values.h"
 #include "exec/node_plan.h"
 #include "exec/optimized_graph.h"
@@ -53,9 +54,16 @@ namespace {
 
 // What the GPU takes of a layer's epilogue in optimized mode: a convolution's BatchNorm (folded on the host, any
 // precision), and a ReLU with a residual added before it, which cuDNN's fused convolution computes in an fp32 output
-// (fp32 and tf32; 16-bit precisions keep them as nodes). Everything else stays a node.
+// (fp32 and tf32; 16-bit precisions keep them as nodes); a matrix product's bias and activation (ReLU, GELU, SiLU,
+// HardSwish), which one kernel applies to cuBLAS's fp32 output in every precision (matmul.cpp). Everything else
+// stays a node.
 EpilogueChoice gpu_epilogue(const graph::Node& layer, const OptimizationPlan::Epilogue& e, Precision precision) {
   EpilogueChoice c;
+  if (layer.op_type == "MatMul" || layer.op_type == "Gemm") {
+    c.bias = layer.op_type == "MatMul";
+    c.activation = product_epilogue(e.activation) != EpilogueOp::kNone;
+    return c;
+  }
   if (layer.op_type != "Conv") return c;
   c.batchnorm = true;
   c.activation =

@@ -383,6 +383,33 @@ __global__ void fill_kernel(float* out, int64_t n, float value) {
   RIDGE_GRID_LOOP(i, n) { out[i] = value; }
 }
 
+__device__ float epilogue(EpilogueOp op, float x) {
+  switch (op) {
+    case EpilogueOp::kRelu:
+      return fmaxf(x, 0.f);
+    case EpilogueOp::kGeluErf:
+      return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
+    case EpilogueOp::kGeluTanh:
+      return 0.5f * x * (1.f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+    case EpilogueOp::kSilu:
+      return x / (1.f + expf(-x));
+    case EpilogueOp::kHardSwish:
+      return x * fminf(fmaxf(x * (1.f / 6.f) + 0.5f, 0.f), 1.f);
+    default:
+      return x;
+  }
+}
+
+// Columns index the bias by i % cols; 32-bit where the tensor fits, as the other flat paths.
+template <class I>
+__global__ void bias_activation_kernel(float* y, const float* bias, I n, I cols, EpilogueOp op) {
+  RIDGE_GRID_LOOP(i, n) {
+    float v = y[i];
+    if (bias) v += bias[static_cast<I>(i) % cols];
+    y[i] = epilogue(op, v);
+  }
+}
+
 template <class T, class W>
 void launch_strided(const void* in, int64_t base, void* out, const W& walk, int64_t n, cudaStream_t stream) {
   strided_copy_kernel<T, W>
@@ -783,6 +810,16 @@ void trilu(const void* in, void* out, int64_t batch, int64_t rows, int64_t cols,
 void fill(float* out, int64_t n, float value, cudaStream_t stream) {
   if (n == 0) return;
   fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out, n, value);
+}
+
+void bias_activation(float* y, const float* bias, int64_t rows, int64_t cols, EpilogueOp op, cudaStream_t stream) {
+  int64_t n = rows * cols;
+  if (n == 0 || (!bias && op == EpilogueOp::kNone)) return;
+  if (n <= INT32_MAX)
+    bias_activation_kernel<int32_t>
+        <<<blocks_for(n), kThreads, 0, stream>>>(y, bias, static_cast<int32_t>(n), static_cast<int32_t>(cols), op);
+  else
+    bias_activation_kernel<int64_t><<<blocks_for(n), kThreads, 0, stream>>>(y, bias, n, cols, op);
 }
 
 }  // namespace ridge::exec::cuda

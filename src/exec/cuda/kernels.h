@@ -40,6 +40,10 @@ enum class UnaryOp {
   kNot,  // bool
 };
 
+// The activation of a matrix product's epilogue (bias_activation): exact GELU (erf) and its tanh form as ONNX and
+// PyTorch define them, x * sigmoid(x), x * clamp(x / 6 + 1 / 2, 0, 1).
+enum class EpilogueOp { kNone, kRelu, kGeluErf, kGeluTanh, kSilu, kHardSwish };
+
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMax, kMin, kEqual, kLess, kGreater, kAnd, kOr };
 bool is_comparison(BinaryOp op);  // output bool
 
@@ -81,5 +85,8 @@ void trilu(const void* in, void* out, int64_t batch, int64_t rows, int64_t cols,
            int element_bytes, cudaStream_t stream);
 // fp32 fill.
 void fill(float* out, int64_t n, float value, cudaStream_t stream);
+// y[r, c] = op(y[r, c] + bias[c]) in place over `rows` rows of `cols`; bias may be null (the activation alone).
+// One pass over y: what a bias Add and an activation chain (GELU: five nodes) would read and write five times.
+void bias_activation(float* y, const float* bias, int64_t rows, int64_t cols, EpilogueOp op, cudaStream_t stream);
 
 }  // namespace ridge::exec::cuda

@@ -1,13 +1,18 @@
 // Gemm and MatMul on cuBLAS (cublasGemmStridedBatchedEx): fp32 (FMA), tf32 (tensor cores,
 // CUBLAS_COMPUTE_32F_FAST_TF32), fp16 and bf16 (inputs converted, fp32 output and accumulation).
 // Row-major ONNX tensors are column-major transposes, so C^T = B^T A^T is what cuBLAS computes.
+// In optimized mode a product may carry its epilogue (exec/optimized_graph.h): a MatMul's bias as input 2 and an
+// activation, applied to the fp32 output by one kernel after the product (bias_activation). cuBLASLt's epilogues
+// would save that pass too, but its GELU is the tanh approximation only, and the erf form is what the models export.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "exec/cuda/backward.h"
+#include "exec/cuda/epilogue.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/training_kernels.h"
+#include "exec/optimized_graph.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -49,6 +54,20 @@ GpuTensor as_compute(KernelContext& ctx, const GpuTensor& t, size_t input, GpuTe
   ctx.check_launch("cast");
   if (ctx.input_is_unchanging(input)) kept = out;
   return out;
+}
+
+// The layer's epilogue, when optimized mode gave it one: Y = activation(Y + bias) over Y's rows of n.
+void apply_epilogue(KernelContext& ctx, GpuTensor& y, int64_t n, const GpuTensor* bias) {
+  auto attribute = ctx.node.get_string(kActivationAttribute, "");
+  auto op = product_epilogue(attribute);
+  if (!attribute.empty() && op == EpilogueOp::kNone)
+    ctx.fail(fmt::format("the GPU's matrix product has no {} epilogue", attribute));
+  if (!bias && op == EpilogueOp::kNone) return;
+  if (bias && (bias->dtype != graph::DType::kFloat32 || bias->numel() != n))
+    ctx.fail(fmt::format("the fused bias has {} values for {} columns (fp32 expected)", bias->numel(), n));
+  bias_activation(y.as<float>(), bias ? bias->as<float>() : nullptr, n > 0 ? y.numel() / n : 0, n, op,
+                  ctx.gpu.stream());
+  ctx.check_launch("the product's bias and activation");
 }
 
 // C (fp32, row-major [batch, m, n]) = alpha * op(A) op(B) + beta * C.
@@ -103,6 +122,7 @@ void gemm(KernelContext& ctx) {
     beta = 0.f;
   }
   multiply(ctx, p, a, b, y.as<float>(), alpha, beta);
+  apply_epilogue(ctx, y, p.n, nullptr);  // Gemm's bias is its C
 }
 
 // MatMul with numpy semantics: 1-D operands promoted and their dim dropped, batch dims broadcast.
@@ -164,6 +184,7 @@ void matmul(KernelContext& ctx) {
   }
   check_int(ctx, p);
   multiply(ctx, p, a, b, y.as<float>(), 1.f, 0.f);
+  apply_epilogue(ctx, y, p.n, ctx.has(2) ? &ctx.float_input(2) : nullptr);
 }
 
 // Row-major fp32 C[m, n] = alpha op(A)[m, k] op(B)[k, n] + beta C, `batch` times at the given strides (elements;
