@@ -11,6 +11,8 @@
 #   ew-NAME.json, elementwise.md          bench/gpu_elementwise.py's models at batch 32 and its table
 #   ridge-resnet50-optimized-{fp32,tf32}.json  `--mode optimized` (BatchNorms folded, ReLU and residual fused into
 #                                         cuDNN's convolution, replayed as a CUDA graph) at batch 1 and 32
+#   ridge-{vit_b_16,mobilenet_v2}-optimized-fp32.json  the same for the epilogue kernel's fusions (a product's bias
+#                                         and GELU, a convolution's ReLU6) at batch 1 and 32
 #   ridge-MODEL-fp32.json, torch-peer.jsonl, table.md
 #                                         bench/gpu_speed.sh's fp32 points for ViT-B/16, ResNet-50, BERT and
 #                                         MobileNetV2, PyTorch's fp32 configurations beside them, the ratio table
@@ -61,6 +63,9 @@ done
 step 60 "ridge resnet50 optimized" sh -c "$ridge bench models/resnet50.onnx --sweep batch=1,32 --mode optimized \
   $common >$out/ridge-resnet50-optimized-fp32.json; $ridge bench models/resnet50.onnx --sweep batch=1,32 \
   --mode optimized --precision tf32 $common >$out/ridge-resnet50-optimized-tf32.json"
+step 60 "ridge vit_b_16 and mobilenet_v2 optimized" sh -c "$ridge bench models/vit_b_16.onnx --sweep batch=1,32 \
+  --mode optimized $common >$out/ridge-vit_b_16-optimized-fp32.json; $ridge bench models/mobilenet_v2.onnx \
+  --sweep batch=1,32 --mode optimized $common >$out/ridge-mobilenet_v2-optimized-fp32.json"
 step 120 "PyTorch peer fp32" env PEER_CONFIGS=fp32,fp32-cudnn-benchmark,fp32-cuda-graph \
   python3 bench/torch_gpu_peer.py "$out/torch-peer.jsonl" vit_b_16:1,32 resnet50:1,32 bert_base:1,8 mobilenet_v2:1,32
 python3 bench/gpu_speed_table.py "$out" >"$out/table.md" 2>&1 || true

@@ -162,6 +162,14 @@ OptimizedGraph optimized_graph(const graph::Graph& g, const OptimizationPlan& pl
         a.kind = graph::Attribute::Kind::kString;
         a.s = std::string(name(e.activation));
         conv.attributes.push_back(std::move(a));
+        if (e.activation == FusedActivation::kClip)
+          for (auto [attribute, value] : {std::pair{kClipMinAttribute, e.clip_min}, {kClipMaxAttribute, e.clip_max}}) {
+            graph::Attribute bound;
+            bound.name = attribute;
+            bound.kind = graph::Attribute::Kind::kFloat;
+            bound.f = value;
+            conv.attributes.push_back(std::move(bound));
+          }
         ++out.fused_activations;
       }
     }

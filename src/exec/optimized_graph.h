@@ -28,6 +28,9 @@ using TakesEpilogue = std::function<EpilogueChoice(const graph::Node& layer, con
 
 // The attribute naming the activation a layer computes in its epilogue (exec::name(FusedActivation)).
 inline constexpr const char* kActivationAttribute = "ridge.activation";
+// A clip's bounds, beside its activation attribute ("clip").
+inline constexpr const char* kClipMinAttribute = "ridge.clip_min";
+inline constexpr const char* kClipMaxAttribute = "ridge.clip_max";
 
 // A BatchNormalization folded into the convolution before it: the new values, and where their inputs are (value
 // ids of the rewritten graph, which keeps every value of the original at its id).

@@ -17,6 +17,7 @@
 #include "exec/cuda/memory.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/resize_plan.h"
+#include "exec/optimized_graph.h"
 #include "exec/options.h"
 #include "report/bench_report.h"
 #include "report/printer.h"
@@ -204,22 +205,45 @@ TEST(CudaKernels, TheBundledModelsOpsHaveGpuKernelsOrAreNamed) {
   EXPECT_EQ(missing.front().second, 2);
 }
 
-// The GPU's products take the activations their epilogue kernel computes, by the plan's activation and by the
-// attribute the optimized graph writes, and no other: a Clip (bounds not on the attribute) stays a node.
-TEST(CudaKernels, AProductsEpilogueComputesTheActivationsItTakes) {
+// Every activation the optimization plan finds has an epilogue op, and a layer's attributes (as the optimized
+// graph writes them, a clip's bounds included) name the same op; an activation the kernel does not know fails.
+TEST(CudaKernels, ALayersEpilogueComputesEveryActivationThePlanFinds) {
   using exec::FusedActivation;
   using Op = cuda::EpilogueOp;
   const std::vector<std::pair<FusedActivation, Op>> table{
-      {FusedActivation::kNone, Op::kNone},          {FusedActivation::kRelu, Op::kRelu},
-      {FusedActivation::kClip, Op::kNone},          {FusedActivation::kSilu, Op::kSilu},
-      {FusedActivation::kGeluErf, Op::kGeluErf},    {FusedActivation::kGeluTanh, Op::kGeluTanh},
-      {FusedActivation::kHardSwish, Op::kHardSwish}};
+      {FusedActivation::kRelu, Op::kRelu},         {FusedActivation::kClip, Op::kClip},
+      {FusedActivation::kSilu, Op::kSilu},         {FusedActivation::kGeluErf, Op::kGeluErf},
+      {FusedActivation::kGeluTanh, Op::kGeluTanh}, {FusedActivation::kHardSwish, Op::kHardSwish}};
+  auto attribute = [](graph::Node& node, const char* name, graph::Attribute::Kind kind, const std::string& s,
+                      double f) {
+    graph::Attribute a;
+    a.name = name;
+    a.kind = kind;
+    a.s = s;
+    a.f = f;
+    node.attributes.push_back(std::move(a));
+  };
   for (const auto& [fused, op] : table) {
-    EXPECT_EQ(cuda::product_epilogue(fused), op) << exec::name(fused);
-    EXPECT_EQ(cuda::product_epilogue(exec::name(fused)), op) << exec::name(fused);
+    EXPECT_EQ(cuda::epilogue_op(fused), op) << exec::name(fused);
+    graph::Node layer;
+    layer.name = "layer";
+    attribute(layer, exec::kActivationAttribute, graph::Attribute::Kind::kString, std::string(exec::name(fused)), 0);
+    attribute(layer, exec::kClipMinAttribute, graph::Attribute::Kind::kFloat, "", -1.5);
+    attribute(layer, exec::kClipMaxAttribute, graph::Attribute::Kind::kFloat, "", 6);
+    auto a = cuda::layer_activation(layer);
+    EXPECT_EQ(a.op, op) << exec::name(fused);
+    EXPECT_EQ(a.name, exec::name(fused));
+    EXPECT_EQ(a.lo, op == Op::kClip ? -1.5f : 0.f);
+    EXPECT_EQ(a.hi, op == Op::kClip ? 6.f : 0.f);
   }
-  EXPECT_EQ(cuda::product_epilogue(""), Op::kNone);
-  EXPECT_EQ(cuda::product_epilogue("gelu"), Op::kNone);
+  EXPECT_EQ(cuda::epilogue_op(FusedActivation::kNone), Op::kNone);
+  graph::Node none;
+  EXPECT_EQ(cuda::layer_activation(none).op, Op::kNone);
+  EXPECT_EQ(cuda::layer_activation(none).name, "");
+  graph::Node unknown;
+  unknown.name = "odd";
+  attribute(unknown, exec::kActivationAttribute, graph::Attribute::Kind::kString, "gelu", 0);
+  EXPECT_THROW((void)cuda::layer_activation(unknown), Error);
 }
 
 TEST(CudaKernels, BroadcastLayoutsFollowNumpyRules) {

@@ -109,17 +109,22 @@ TEST(OptimizedGraph, ALayerTakesWhatTheBackendTakesOfItsEpilogue) {
 }
 
 // x -> MatMul(w) -> Add(b) -> GELU as exported (x / sqrt 2, Erf, + 1, * x, * 0.5) -> y;
-// x -> MatMul(w2) -> Add(b2) -> Add(skip) -> z: a transformer's two kinds of fully connected layer.
+// x -> MatMul(w2) -> Add(b2) -> Add(skip) -> z: a transformer's two kinds of fully connected layer;
+// x -> MatMul(w3) -> Add(b3) -> Clip(-1, 6) -> v.
 std::string fully_connected_pair() {
   ModelBuilder b;
-  b.input("x", {int64_t{2}, int64_t{8}}).input("skip", {2, 6}).output("y").output("z");
+  b.input("x", {int64_t{2}, int64_t{8}}).input("skip", {2, 6}).output("y").output("z").output("v");
   b.weight_values("w", {8, 6}, wave(48, 0.3f, 0.2f))
       .weight_values("b", {6}, wave(6, 0.1f, 0.5f))
       .weight_values("w2", {8, 6}, wave(48, 0.2f, 1.0f))
       .weight_values("b2", {6}, wave(6, 0.2f, 0.9f))
       .weight_values("sqrt2", {}, {1.4142135f})
       .weight_values("one", {}, {1.f})
-      .weight_values("half", {}, {0.5f});
+      .weight_values("half", {}, {0.5f})
+      .weight_values("w3", {8, 6}, wave(48, 0.25f, 0.4f))
+      .weight_values("b3", {6}, wave(6, 0.3f, 0.1f))
+      .weight_values("lo", {}, {-1.f})
+      .weight_values("hi", {}, {6.f});
   b.node("MatMul", {"x", "w"}, {"mm"}, "fc1");
   b.node("Add", {"mm", "b"}, {"h"}, "fc1_bias");
   b.node("Div", {"h", "sqrt2"}, {"d"}, "gelu_div");
@@ -130,6 +135,9 @@ std::string fully_connected_pair() {
   b.node("MatMul", {"x", "w2"}, {"mm2"}, "fc2");
   b.node("Add", {"b2", "mm2"}, {"h2"}, "fc2_bias");  // the bias first: either order is a bias
   b.node("Add", {"h2", "skip"}, {"z"}, "residual");
+  b.node("MatMul", {"x", "w3"}, {"mm3"}, "fc3");
+  b.node("Add", {"mm3", "b3"}, {"h3"}, "fc3_bias");
+  b.node("Clip", {"h3", "lo", "hi"}, {"v"}, "clip");
   return b.save("optimized_graph_fully_connected");
 }
 
@@ -155,15 +163,19 @@ TEST(OptimizedGraph, AProductTakesItsBiasAndThenItsActivation) {
   };
   expect_product("fc1", "b", "gelu_erf", "y");
   expect_product("fc2", "b2", "", "h2");
-  for (const char* gone : {"fc1_bias", "gelu_div", "gelu_erf", "gelu_add", "gelu_mul", "gelu_half", "fc2_bias"})
+  expect_product("fc3", "b3", "clip", "v");  // its bounds beside the name
+  EXPECT_EQ(node_named(og, "fc3")->get_float(exec::kClipMinAttribute, 0), -1.0);
+  EXPECT_EQ(node_named(og, "fc3")->get_float(exec::kClipMaxAttribute, 0), 6.0);
+  for (const char* gone :
+       {"fc1_bias", "gelu_div", "gelu_erf", "gelu_add", "gelu_mul", "gelu_half", "fc2_bias", "fc3_bias", "clip"})
     EXPECT_EQ(node_named(og, gone), nullptr) << gone;
   const auto* residual = node_named(og, "residual");  // not taken: it reads the product's new output
   ASSERT_NE(residual, nullptr);
   EXPECT_EQ(og.value(residual->input(0)).name, "h2");
-  EXPECT_EQ(og.nodes.size(), 3u);
-  EXPECT_EQ(taken.fused_biases, 2);
-  EXPECT_EQ(taken.fused_activations, 1);
-  EXPECT_NE(taken.summary().find("2 bias adds fused into matrix products"), std::string::npos) << taken.summary();
+  EXPECT_EQ(og.nodes.size(), 4u);
+  EXPECT_EQ(taken.fused_biases, 3);
+  EXPECT_EQ(taken.fused_activations, 2);
+  EXPECT_NE(taken.summary().find("3 bias adds fused into matrix products"), std::string::npos) << taken.summary();
 
   // A backend that takes no bias keeps the products as the model has them: the activation after a bias cannot join.
   auto none = exec::optimized_graph(g, plan, [](const graph::Node&, const exec::OptimizationPlan::Epilogue&) {

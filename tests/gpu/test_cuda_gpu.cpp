@@ -79,9 +79,9 @@ TEST(GpuExecutor, EveryConvolutionAlgorithmGivesTheSameOutputs) {
 }
 
 // Optimized mode (exec/optimized_graph.h: ReLU and residual Adds fused into cuDNN's convolution in fp32 and tf32,
-// BatchNorms folded, products' biases and activations in one kernel after cuBLAS) computes what PyTorch does, within
+// BatchNorms folded, other epilogues in one kernel over the output) computes what PyTorch does, within
 // each precision's tolerance, on every model; ResNet's run says what it fused, runs fewer nodes than eager, and its
-// profile names the fused layers ("+add+relu"); ViT's fuses its products' biases.
+// profile names the fused layers ("+add+relu"); ViT's fuses its products' biases, MobileNetV2's its clips.
 TEST(GpuExecutor, OptimizedModeMatchesPyTorch) {
   auto& engine = *ridge_cuda_engine();
   for (auto precision : {exec::Precision::kFp32, exec::Precision::kTf32, exec::Precision::kFp16}) {
@@ -123,6 +123,15 @@ TEST(GpuExecutor, OptimizedModeMatchesPyTorch) {
     biases = biases || (note.find("bias adds fused into matrix products") != std::string::npos &&
                         note.find(" 0 bias adds") == std::string::npos);
   EXPECT_TRUE(biases);
+  // MobileNetV2's ReLU6 (a clip) joins its convolutions through the epilogue kernel, in fp16 as in fp32.
+  auto mobilenet = prepared("mobilenet_v2");
+  for (auto precision : {exec::Precision::kFp32, exec::Precision::kFp16}) {
+    bench.exec.precision = precision;
+    auto run = engine.bench(mobilenet.analysis.model, mobilenet.inputs, bench);
+    bool clipped = false;
+    for (const auto& n : run.nodes) clipped = clipped || n.algorithm.find("+clip") != std::string::npos;
+    EXPECT_TRUE(clipped) << exec::name(precision);
+  }
 }
 
 TEST(GpuExecutor, BenchTimesAgreeWithTheWallClockAndCudaGraphsReplayTheSameWork) {

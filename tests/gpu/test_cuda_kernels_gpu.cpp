@@ -202,9 +202,10 @@ TEST(GpuKernels, LayerNormAgreesWithTheHostOnEveryPath) {
   }
 }
 
-// A matrix product's epilogue: each activation as ONNX defines it (GELU in both forms), with and without the bias,
-// on a tensor small enough for 32-bit indexing; the columns not a multiple of anything the kernel could assume.
-TEST(GpuKernels, BiasAndActivationAgreeWithTheHost) {
+// A layer's epilogue: each activation as ONNX defines it (GELU in both forms, a clip's bounds), with and without the
+// bias and the residual, per column of a product (inner 1) and per channel of an NCHW output (inner H x W), on
+// sizes that are multiples of nothing the kernel could assume.
+TEST(GpuKernels, EpiloguesAgreeWithTheHost) {
   using Op = cuda::EpilogueOp;
   auto host = [](Op op, double x) {
     switch (op) {
@@ -218,23 +219,41 @@ TEST(GpuKernels, BiasAndActivationAgreeWithTheHost) {
         return x / (1 + std::exp(-x));
       case Op::kHardSwish:
         return x * std::clamp(x / 6 + 0.5, 0.0, 1.0);
+      case Op::kClip:
+        return std::clamp(x, -1.0, 2.5);
       default:
         return x;
     }
   };
-  const int64_t rows = 45, cols = 77;
-  for (auto op : {Op::kNone, Op::kRelu, Op::kGeluErf, Op::kGeluTanh, Op::kSilu, Op::kHardSwish}) {
-    for (bool with_bias : {true, false}) {
-      auto y = ramp(rows * cols, 0.071f), bias = ramp(cols, -0.05f);
-      DeviceBuffer<float> dy(y), db(bias);
-      cuda::bias_activation(dy.data, with_bias ? db.data : nullptr, rows, cols, op, nullptr);
-      ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-      auto got = dy.read(static_cast<size_t>(rows * cols));
-      for (int64_t i = 0; i < rows * cols; ++i) {
-        double x = y[static_cast<size_t>(i)] + (with_bias ? bias[static_cast<size_t>(i % cols)] : 0.f);
-        double want = host(op, x);
-        ASSERT_NEAR(got[static_cast<size_t>(i)], want, 1e-5 * (1 + std::fabs(want)))
-            << "op " << static_cast<int>(op) << " bias " << with_bias << " element " << i;
+  const int64_t n = 3 * 7 * 45;
+  for (auto op : {Op::kNone, Op::kRelu, Op::kGeluErf, Op::kGeluTanh, Op::kSilu, Op::kHardSwish, Op::kClip}) {
+    for (int64_t inner : {1, 45}) {  // 45 columns of 21 rows; 3 images of 7 channels of 45 pixels
+      for (bool with_bias : {true, false}) {
+        for (bool with_residual : {false, true}) {
+          const int64_t channels = inner == 1 ? 45 : 7;
+          auto y = ramp(n, 0.071f), bias = ramp(channels, -0.05f), residual = ramp(n, 0.013f);
+          DeviceBuffer<float> dy(y), db(bias), dr(residual);
+          cuda::Epilogue e;
+          e.bias = with_bias ? db.data : nullptr;
+          e.residual = with_residual ? dr.data : nullptr;
+          e.channels = channels;
+          e.inner = inner;
+          e.op = op;
+          e.lo = -1.f;
+          e.hi = 2.5f;
+          cuda::epilogue(dy.data, n, e, nullptr);
+          ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+          auto got = dy.read(static_cast<size_t>(n));
+          for (int64_t i = 0; i < n; ++i) {
+            double x = y[static_cast<size_t>(i)];
+            if (with_bias) x += bias[static_cast<size_t>(i / inner % channels)];
+            if (with_residual) x += residual[static_cast<size_t>(i)];
+            double want = host(op, x);
+            ASSERT_NEAR(got[static_cast<size_t>(i)], want, 1e-5 * (1 + std::fabs(want)))
+                << "op " << static_cast<int>(op) << " inner " << inner << " bias " << with_bias << " residual "
+                << with_residual << " element " << i;
+          }
+        }
       }
     }
   }

@@ -1,13 +1,15 @@
 // Convolutions on cuDNN, with the algorithm chosen per layer (--conv-algo), the workspace it needs,
 // and 16-bit autocast (--precision fp16|bf16: input and weights converted, fp32 accumulation, the
 // output converted back) or TF32 tensor cores (--precision tf32). In optimized mode a layer may carry its epilogue
-// (exec/optimized_graph.h): a ReLU (its "ridge.activation") and a residual added before it (input 3), computed by
-// cuDNN's fused convolution y = relu(conv(x) + z + bias) in the fp32 output.
+// (exec/optimized_graph.h): an activation (its "ridge.activation") and a residual added before it (input 3). A ReLU
+// in fp32 or tf32 is cuDNN's fused convolution y = relu(conv(x) + z + bias); every other epilogue (another
+// activation, a 16-bit run) is one pass of the epilogue kernel over the fp32 output (kernels.h).
 #include <fmt/format.h>
 
 #include "exec/cuda/backward.h"
 #include "exec/cuda/conv_plan.h"
 #include "exec/cuda/descriptors.h"
+#include "exec/cuda/epilogue.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/optimized_graph.h"
 #include "sys/cuda/check.h"
@@ -34,8 +36,9 @@ struct ConvState : NodeState {
   ConvolutionDescriptor conv;
   ConvChoice choice;
   GpuTensor weight;  // in the compute type
-  // Optimized mode's epilogue: ReLU (with a residual when input 3 is there) fused by cuDNN, the bias zeros when the
-  // layer has none (the fused call takes one).
+  // Optimized mode's epilogue: its activation; a ReLU (with a residual when input 3 is there) fused by cuDNN, the bias
+  // zeros when the layer has none (the fused call takes one).
+  LayerActivation activation;
   bool fused = false;
   ActivationDescriptor relu;
   GpuTensor zero_bias;
@@ -101,13 +104,14 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
   s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, ctx.options.cudnn_conv_algo,
                               free_bytes / 10 * 8 + ctx.gpu.workspace_bytes(), ctx.options.precision);
   if (ctx.input_is_unchanging(1)) s.weight = converted(ctx, w, type);  // a computed or trained W: per run
-  auto activation = ctx.node.get_string(kActivationAttribute, "");
-  if (!activation.empty() && activation != "relu")
-    ctx.fail(fmt::format("the GPU's fused convolution has no {} epilogue", activation));
-  if (ctx.has(3) && activation.empty()) ctx.fail("the GPU's fused convolution adds a residual only before a ReLU");
-  s.fused = activation == "relu";
-  if (s.fused && type != graph::DType::kFloat32)
-    ctx.fail("the GPU's fused convolution computes its epilogue in an fp32 output (fp32 and tf32 only)");
+  try {
+    s.activation = layer_activation(ctx.node);
+  } catch (const Error& e) {
+    ctx.fail(e.what());
+  }
+  if (ctx.has(3) && ctx.float_input(3).dims != y) ctx.fail("the residual's dims are not the output's");
+  // cuDNN's fused call computes its epilogue in the output's type: an fp32 output only.
+  s.fused = s.activation.op == EpilogueOp::kRelu && type == graph::DType::kFloat32;
   if (ctx.has(2) || s.fused) {
     std::vector<int64_t> bias_dims(y.size(), 1);
     bias_dims[1] = y[1];
@@ -134,7 +138,6 @@ void fused_conv(KernelContext& ctx, ConvState& s, const GpuTensor& input, const 
   auto handle = ctx.gpu.cudnn();
   const GpuTensor& bias = ctx.has(2) ? ctx.float_input(2) : s.zero_bias;
   bool residual = ctx.has(3);
-  if (residual && ctx.float_input(3).dims != out.dims) ctx.fail("the residual's dims are not the output's");
   float one = 1.f, zero = 0.f, alpha2 = residual ? 1.f : 0.f;
   // With alpha2 0 cuDNN does not read z; it may be the output itself.
   const void* z = residual ? ctx.float_input(3).data() : out.data();
@@ -178,10 +181,17 @@ void conv(KernelContext& ctx) {
   input = converted(ctx, input, type);
   GpuTensor weight = s.weight.defined() ? s.weight : converted(ctx, w, type);
   auto& out = ctx.allocate_output(0);
+  // What the profile names the layer: its algorithm, and the epilogue it computes ("implicit-gemm+add+relu").
+  auto algorithm_name = [&] {
+    auto label = std::string(name(from_cudnn(s.choice.algorithm)));
+    if (ctx.has(3)) label += "+add";
+    if (!s.activation.name.empty()) label += "+" + s.activation.name;
+    return label;
+  };
   if (s.fused) {
     fused_conv(ctx, s, input, weight, out);
     if (ctx.algorithm) {
-      ctx.algorithm->name = fmt::format("{}{}+relu", name(from_cudnn(s.choice.algorithm)), ctx.has(3) ? "+add" : "");
+      ctx.algorithm->name = algorithm_name();
       ctx.algorithm->workspace_bytes = static_cast<int64_t>(s.choice.workspace_bytes);
     }
     return;
@@ -211,13 +221,26 @@ void conv(KernelContext& ctx) {
     cast(type, y.data(), graph::DType::kFloat32, out.data(), out.numel(), stream);
     ctx.check_launch("cast");
   }
-  if (ctx.has(2)) {
+  if (s.activation.op != EpilogueOp::kNone || ctx.has(3)) {
+    // The bias, the residual and the activation in one pass over the fp32 output, per NCHW channel.
+    Epilogue e;
+    e.bias = ctx.has(2) ? ctx.float_input(2).as<float>() : nullptr;
+    e.residual = ctx.has(3) ? ctx.float_input(3).as<float>() : nullptr;
+    e.channels = y_dims.at(1);
+    e.inner = 1;
+    for (size_t d = 2; d < y_dims.size(); ++d) e.inner *= y_dims[d];
+    e.op = s.activation.op;
+    e.lo = s.activation.lo;
+    e.hi = s.activation.hi;
+    epilogue(out.as<float>(), out.numel(), e, stream);
+    ctx.check_launch("the convolution's epilogue");
+  } else if (ctx.has(2)) {
     const auto& bias = ctx.float_input(2);
     check(cudnnAddTensor(ctx.gpu.cudnn(), &one, s.bias, bias.data(), &one, s.y_fp32, out.data()),
           "cudnnAddTensor (bias)");
   }
   if (ctx.algorithm) {
-    ctx.algorithm->name = std::string(name(from_cudnn(s.choice.algorithm)));
+    ctx.algorithm->name = algorithm_name();
     ctx.algorithm->workspace_bytes = static_cast<int64_t>(s.choice.workspace_bytes);
     ctx.algorithm->note = s.choice.note;
   }

@@ -1,17 +1,25 @@
 #pragma once
-// Which activations the GPU's matrix products compute in their epilogue (kernels.h: bias_activation), from the
-// optimization plan's activation (what the interpreter offers to take) or the "ridge.activation" attribute the
-// optimized graph gives the product (what the kernel then runs). One table, so the two never disagree.
-#include <string_view>
+// The activations a layer's epilogue kernel computes (kernels.h: epilogue), from the optimization plan's activation
+// (what the interpreter offers to take) or the attributes the optimized graph gives the layer (what the kernel then
+// runs). One table, so the two never disagree.
+#include <string>
 
 #include "exec/cuda/kernels.h"
 #include "exec/optimization_plan.h"
+#include "graph/graph.h"
 
 namespace ridge::exec::cuda {
 
-// kNone where the epilogue kernel does not compute it (Clip: its bounds are not on the attribute; it stays a node).
-EpilogueOp product_epilogue(FusedActivation activation);
-// The attribute's name (exec::name(FusedActivation)); kNone for "" and for a name the kernel does not compute.
-EpilogueOp product_epilogue(std::string_view attribute);
+// The kernel's op for an activation of the plan (kNone for none).
+EpilogueOp epilogue_op(FusedActivation activation);
+
+// What the optimized graph asks `layer` to compute: its "ridge.activation" (exec/optimized_graph.h), and a clip's
+// bounds. name is "" without one. Throws ridge::Error for an activation the kernel does not compute.
+struct LayerActivation {
+  std::string name;
+  EpilogueOp op = EpilogueOp::kNone;
+  float lo = 0, hi = 0;
+};
+LayerActivation layer_activation(const graph::Node& layer);
 
 }  // namespace ridge::exec::cuda

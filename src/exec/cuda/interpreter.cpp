@@ -52,23 +52,21 @@ std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& mod
 
 namespace {
 
-// What the GPU takes of a layer's epilogue in optimized mode: a convolution's BatchNorm (folded on the host, any
-// precision), and a ReLU with a residual added before it, which cuDNN's fused convolution computes in an fp32 output
-// (fp32 and tf32; 16-bit precisions keep them as nodes); a matrix product's bias and activation (ReLU, GELU, SiLU,
-// HardSwish), which one kernel applies to cuBLAS's fp32 output in every precision (matmul.cpp). Everything else
-// stays a node.
-EpilogueChoice gpu_epilogue(const graph::Node& layer, const OptimizationPlan::Epilogue& e, Precision precision) {
+// What the GPU takes of a layer's epilogue in optimized mode: a convolution's BatchNorm (folded on the host), its
+// residual Add before the activation and its activation; a MatMul's bias and a product's activation. cuDNN's fused
+// convolution computes relu(conv + residual + bias) in an fp32 output (fp32 and tf32); everything else one pass of
+// the epilogue kernel over the layer's fp32 output computes (kernels.h), in every precision. A residual added after
+// the activation (YOLO's shortcut) stays a node.
+EpilogueChoice gpu_epilogue(const graph::Node& layer, const OptimizationPlan::Epilogue& e) {
   EpilogueChoice c;
+  c.activation = epilogue_op(e.activation) != EpilogueOp::kNone;
   if (layer.op_type == "MatMul" || layer.op_type == "Gemm") {
-    c.bias = layer.op_type == "MatMul";
-    c.activation = product_epilogue(e.activation) != EpilogueOp::kNone;
+    c.bias = layer.op_type == "MatMul";  // Gemm's bias is its C
     return c;
   }
-  if (layer.op_type != "Conv") return c;
+  if (layer.op_type != "Conv") return {};
   c.batchnorm = true;
-  c.activation =
-      (precision == Precision::kFp32 || precision == Precision::kTf32) && e.activation == FusedActivation::kRelu;
-  c.residual = c.activation && e.residual != graph::kNoValue && !e.residual_last;
+  c.residual = e.residual != graph::kNoValue && !e.residual_last;
   return c;
 }
 
@@ -91,10 +89,9 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
   std::vector<BatchNormFold> folds;
   if (options.mode == Mode::kOptimized) {
     auto plan = plan_optimization(original, model.directory);
-    auto rewritten =
-        optimized_graph(original, plan, [&](const graph::Node& layer, const OptimizationPlan::Epilogue& e) {
-          return gpu_epilogue(layer, e, options.precision);
-        });
+    auto rewritten = optimized_graph(
+        original, plan,
+        [&](const graph::Node& layer, const OptimizationPlan::Epilogue& e) { return gpu_epilogue(layer, e); });
     optimization_ = rewritten.summary();
     folds = std::move(rewritten.folds);
     optimized_ = std::make_unique<graph::Graph>(std::move(rewritten.graph));

@@ -383,7 +383,7 @@ __global__ void fill_kernel(float* out, int64_t n, float value) {
   RIDGE_GRID_LOOP(i, n) { out[i] = value; }
 }
 
-__device__ float epilogue(EpilogueOp op, float x) {
+__device__ float activate(EpilogueOp op, float x, float lo, float hi) {
   switch (op) {
     case EpilogueOp::kRelu:
       return fmaxf(x, 0.f);
@@ -395,18 +395,22 @@ __device__ float epilogue(EpilogueOp op, float x) {
       return x / (1.f + expf(-x));
     case EpilogueOp::kHardSwish:
       return x * fminf(fmaxf(x * (1.f / 6.f) + 0.5f, 0.f), 1.f);
+    case EpilogueOp::kClip:
+      return fminf(fmaxf(x, lo), hi);
     default:
       return x;
   }
 }
 
-// Columns index the bias by i % cols; 32-bit where the tensor fits, as the other flat paths.
+// 32-bit index arithmetic where the tensor fits, as the other flat paths.
 template <class I>
-__global__ void bias_activation_kernel(float* y, const float* bias, I n, I cols, EpilogueOp op) {
+__global__ void epilogue_kernel(float* y, I n, const float* bias, const float* residual, I channels, I inner,
+                                EpilogueOp op, float lo, float hi) {
   RIDGE_GRID_LOOP(i, n) {
     float v = y[i];
-    if (bias) v += bias[static_cast<I>(i) % cols];
-    y[i] = epilogue(op, v);
+    if (bias) v += bias[static_cast<I>(i) / inner % channels];
+    if (residual) v += residual[i];
+    y[i] = activate(op, v, lo, hi);
   }
 }
 
@@ -812,14 +816,15 @@ void fill(float* out, int64_t n, float value, cudaStream_t stream) {
   fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out, n, value);
 }
 
-void bias_activation(float* y, const float* bias, int64_t rows, int64_t cols, EpilogueOp op, cudaStream_t stream) {
-  int64_t n = rows * cols;
-  if (n == 0 || (!bias && op == EpilogueOp::kNone)) return;
+void epilogue(float* y, int64_t n, const Epilogue& e, cudaStream_t stream) {
+  if (n == 0 || (!e.bias && !e.residual && e.op == EpilogueOp::kNone)) return;
   if (n <= INT32_MAX)
-    bias_activation_kernel<int32_t>
-        <<<blocks_for(n), kThreads, 0, stream>>>(y, bias, static_cast<int32_t>(n), static_cast<int32_t>(cols), op);
+    epilogue_kernel<int32_t><<<blocks_for(n), kThreads, 0, stream>>>(y, static_cast<int32_t>(n), e.bias, e.residual,
+                                                                     static_cast<int32_t>(e.channels),
+                                                                     static_cast<int32_t>(e.inner), e.op, e.lo, e.hi);
   else
-    bias_activation_kernel<int64_t><<<blocks_for(n), kThreads, 0, stream>>>(y, bias, n, cols, op);
+    epilogue_kernel<int64_t>
+        <<<blocks_for(n), kThreads, 0, stream>>>(y, n, e.bias, e.residual, e.channels, e.inner, e.op, e.lo, e.hi);
 }
 
 }  // namespace ridge::exec::cuda

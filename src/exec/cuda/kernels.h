@@ -40,9 +40,20 @@ enum class UnaryOp {
   kNot,  // bool
 };
 
-// The activation of a matrix product's epilogue (bias_activation): exact GELU (erf) and its tanh form as ONNX and
-// PyTorch define them, x * sigmoid(x), x * clamp(x / 6 + 1 / 2, 0, 1).
-enum class EpilogueOp { kNone, kRelu, kGeluErf, kGeluTanh, kSilu, kHardSwish };
+// The activation of a layer's epilogue (epilogue()): exact GELU (erf) and its tanh form as ONNX and PyTorch define
+// them, x * sigmoid(x), x * clamp(x / 6 + 1 / 2, 0, 1), clamp(x, lo, hi).
+enum class EpilogueOp { kNone, kRelu, kGeluErf, kGeluTanh, kSilu, kHardSwish, kClip };
+
+// A layer's epilogue over its fp32 output y: y = op(y + bias[channel] + residual), in place, one pass. The channel of
+// element i is (i / inner) % channels: a product's column (inner 1), a convolution's NCHW channel (inner H x W).
+// bias and residual (y's shape) may be null; lo and hi are kClip's bounds.
+struct Epilogue {
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+  int64_t channels = 1, inner = 1;
+  EpilogueOp op = EpilogueOp::kNone;
+  float lo = 0, hi = 0;
+};
 
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMax, kMin, kEqual, kLess, kGreater, kAnd, kOr };
 bool is_comparison(BinaryOp op);  // output bool
@@ -85,8 +96,8 @@ void trilu(const void* in, void* out, int64_t batch, int64_t rows, int64_t cols,
            int element_bytes, cudaStream_t stream);
 // fp32 fill.
 void fill(float* out, int64_t n, float value, cudaStream_t stream);
-// y[r, c] = op(y[r, c] + bias[c]) in place over `rows` rows of `cols`; bias may be null (the activation alone).
-// One pass over y: what a bias Add and an activation chain (GELU: five nodes) would read and write five times.
-void bias_activation(float* y, const float* bias, int64_t rows, int64_t cols, EpilogueOp op, cudaStream_t stream);
+// One pass over y's n elements: what a bias Add, a residual Add and an activation chain (GELU: five nodes) would read
+// and write once each.
+void epilogue(float* y, int64_t n, const Epilogue& e, cudaStream_t stream);
 
 }  // namespace ridge::exec::cuda

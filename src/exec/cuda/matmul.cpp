@@ -2,7 +2,7 @@
 // CUBLAS_COMPUTE_32F_FAST_TF32), fp16 and bf16 (inputs converted, fp32 output and accumulation).
 // Row-major ONNX tensors are column-major transposes, so C^T = B^T A^T is what cuBLAS computes.
 // In optimized mode a product may carry its epilogue (exec/optimized_graph.h): a MatMul's bias as input 2 and an
-// activation, applied to the fp32 output by one kernel after the product (bias_activation). cuBLASLt's epilogues
+// activation, applied to the fp32 output by one kernel after the product (kernels.h: epilogue). cuBLASLt's epilogues
 // would save that pass too, but its GELU is the tanh approximation only, and the erf form is what the models export.
 #include <fmt/format.h>
 
@@ -58,15 +58,22 @@ GpuTensor as_compute(KernelContext& ctx, const GpuTensor& t, size_t input, GpuTe
 
 // The layer's epilogue, when optimized mode gave it one: Y = activation(Y + bias) over Y's rows of n.
 void apply_epilogue(KernelContext& ctx, GpuTensor& y, int64_t n, const GpuTensor* bias) {
-  auto attribute = ctx.node.get_string(kActivationAttribute, "");
-  auto op = product_epilogue(attribute);
-  if (!attribute.empty() && op == EpilogueOp::kNone)
-    ctx.fail(fmt::format("the GPU's matrix product has no {} epilogue", attribute));
-  if (!bias && op == EpilogueOp::kNone) return;
+  LayerActivation activation;
+  try {
+    activation = layer_activation(ctx.node);
+  } catch (const Error& e) {
+    ctx.fail(e.what());
+  }
+  if (!bias && activation.op == EpilogueOp::kNone) return;
   if (bias && (bias->dtype != graph::DType::kFloat32 || bias->numel() != n))
     ctx.fail(fmt::format("the fused bias has {} values for {} columns (fp32 expected)", bias->numel(), n));
-  bias_activation(y.as<float>(), bias ? bias->as<float>() : nullptr, n > 0 ? y.numel() / n : 0, n, op,
-                  ctx.gpu.stream());
+  Epilogue e;
+  e.bias = bias ? bias->as<float>() : nullptr;
+  e.channels = std::max<int64_t>(n, 1);
+  e.op = activation.op;
+  e.lo = activation.lo;
+  e.hi = activation.hi;
+  epilogue(y.as<float>(), y.numel(), e, ctx.gpu.stream());
   ctx.check_launch("the product's bias and activation");
 }
 
