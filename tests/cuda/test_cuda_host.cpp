@@ -322,6 +322,57 @@ void expect_same_walk(const cuda::Layout& out, std::vector<cuda::Layout> operand
   }
 }
 
+// The input layout of a permutation of a dense tensor of `dims`: output dim d reads input dim perm[d].
+cuda::Layout permuted(const std::vector<int64_t>& dims, const std::vector<int>& perm) {
+  auto in = cuda::dense_layout(dims);
+  cuda::Layout l;
+  l.rank = static_cast<int>(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d) {
+    l.dims[d] = dims[static_cast<size_t>(perm[d])];
+    l.strides[d] = in.strides[perm[d]];
+  }
+  return l;
+}
+
+cuda::Transpose transpose_after_simplify(const std::vector<int64_t>& dims, const std::vector<int>& perm,
+                                         int64_t min_side = 16) {
+  auto l = permuted(dims, perm);
+  cuda::Layout o;
+  o.rank = l.rank;
+  for (int d = 0; d < l.rank; ++d) o.dims[d] = l.dims[d];
+  cuda::simplify(o, &l, 1);
+  return cuda::transpose_of(o, l, min_side);
+}
+
+// Copies that move the input's contiguous dim are found as batched 2-D transposes after simplification; copies that
+// keep it, and thin ones, are not.
+TEST(CudaKernels, CopiesThatMoveTheInnermostDimAreTiledTransposes) {
+  // NCHW to NHWC: [N, HxW, C] read from [N, C, HxW].
+  auto nhwc = transpose_after_simplify({2, 24, 6, 7}, {0, 2, 3, 1});
+  ASSERT_TRUE(nhwc.ok);
+  EXPECT_EQ(nhwc.batches, 2);
+  EXPECT_EQ(nhwc.rows, 42);
+  EXPECT_EQ(nhwc.cols, 24);
+  EXPECT_EQ(nhwc.batch_stride, 24 * 42);
+  // A transformer's key, [B, S, H, D] to [B, H, D, S]: H and D merge into rows of 32.
+  auto key = transpose_after_simplify({3, 20, 4, 8}, {0, 2, 3, 1});
+  ASSERT_TRUE(key.ok);
+  EXPECT_EQ(key.batches, 3);
+  EXPECT_EQ(key.rows, 32);
+  EXPECT_EQ(key.cols, 20);
+  // A plain matrix transpose: no batch.
+  auto matrix = transpose_after_simplify({40, 50}, {1, 0});
+  ASSERT_TRUE(matrix.ok);
+  EXPECT_EQ(matrix.batches, 1);
+  EXPECT_EQ(matrix.rows, 50);  // the output is [50, 40]
+  EXPECT_EQ(matrix.cols, 40);
+  EXPECT_EQ(matrix.batch_stride, 0);
+  EXPECT_FALSE(transpose_after_simplify({2, 20, 4, 8}, {0, 2, 1, 3}).ok);   // the head swap keeps D innermost
+  EXPECT_FALSE(transpose_after_simplify({2, 3, 16, 16}, {0, 2, 3, 1}).ok);  // three channels: a thin side
+  EXPECT_TRUE(transpose_after_simplify({2, 3, 16, 16}, {0, 2, 3, 1}, 3).ok);
+  EXPECT_FALSE(transpose_after_simplify({4, 5, 6, 7}, {3, 2, 1, 0}).ok);  // a full reversal is no 2-D transpose
+}
+
 TEST(CudaKernels, SimplifiedLayoutsReadTheSameElementsWithLessArithmetic) {
   const std::vector<int64_t> nchw{2, 3, 4, 5};
   auto out = cuda::dense_layout(nchw);

@@ -202,6 +202,46 @@ TEST(GpuKernels, LayerNormAgreesWithTheHostOnEveryPath) {
   }
 }
 
+// Copies that move the innermost dim run as tiled transposes (layout.h: transpose_of): every element lands where
+// the element walk puts it, for tile edges that do not divide the sides, batches, a base offset and every element
+// size; the thin and the kept-innermost copies beside them still walk.
+TEST(GpuKernels, TiledTransposesAgreeWithTheHost) {
+  struct Case {
+    std::vector<int64_t> dims;
+    std::vector<int> perm;
+  };
+  const std::vector<Case> cases{
+      {{2, 24, 6, 7}, {0, 2, 3, 1}},  {{3, 20, 4, 8}, {0, 2, 3, 1}}, {{40, 50}, {1, 0}},       {{1, 70, 33}, {0, 2, 1}},
+      {{2, 3, 16, 16}, {0, 2, 3, 1}}, {{2, 20, 4, 8}, {0, 2, 1, 3}}, {{5, 100, 17}, {0, 2, 1}}};
+  for (const auto& c : cases) {
+    const int64_t n = elements(c.dims), base = 5;
+    auto dense = cuda::dense_layout(c.dims);
+    cuda::Layout l;
+    l.rank = static_cast<int>(c.perm.size());
+    for (size_t d = 0; d < c.perm.size(); ++d) {
+      l.dims[d] = c.dims[static_cast<size_t>(c.perm[d])];
+      l.strides[d] = dense.strides[c.perm[d]];
+    }
+    auto out_layout = cuda::dense_layout(std::vector<int64_t>(l.dims, l.dims + l.rank));
+    auto expect_copy = [&](auto zero) {
+      using T = decltype(zero);
+      std::vector<T> host(static_cast<size_t>(n + base));
+      for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<T>(i * 13 + 3);
+      DeviceBuffer<T> din(host), dout(std::vector<T>(static_cast<size_t>(n)));
+      cuda::strided_copy(din.data, l, base, dout.data, n, static_cast<int>(sizeof(T)), nullptr);
+      ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+      auto got = dout.read(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[static_cast<size_t>(i)], host[static_cast<size_t>(base + offset_in(i, out_layout, l))])
+            << "dims " << c.dims.size() << " element " << i << " size " << sizeof(T);
+    };
+    expect_copy(uint8_t{});
+    expect_copy(uint16_t{});
+    expect_copy(uint32_t{});
+    expect_copy(uint64_t{});
+  }
+}
+
 // A layer's epilogue: each activation as ONNX defines it (GELU in both forms, a clip's bounds), with and without the
 // bias and the residual, per column of a product (inner 1) and per channel of an NCHW output (inner H x W), on
 // sizes that are multiples of nothing the kernel could assume.

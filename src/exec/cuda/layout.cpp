@@ -80,6 +80,21 @@ Access access(const Layout& operand) {
   return Access::kStrided;
 }
 
+Transpose transpose_of(const Layout& out, const Layout& in, int64_t min_side) {
+  Transpose t;
+  const int r = out.rank;
+  if (r < 2 || r > 3 || in.rank != r) return t;
+  if (in.strides[r - 2] != 1 || in.strides[r - 1] != out.dims[r - 2]) return t;
+  t.rows = out.dims[r - 2];
+  t.cols = out.dims[r - 1];
+  if (r == 3) {
+    t.batches = out.dims[0];
+    t.batch_stride = in.strides[0];
+  }
+  t.ok = t.rows >= min_side && t.cols >= min_side && t.batch_stride >= 0;
+  return t;
+}
+
 bool fits_32bit(const Layout& out, const Layout* operands, int count, int64_t base) {
   constexpr int64_t kLimit = int64_t{1} << 31;
   int64_t n = 1;

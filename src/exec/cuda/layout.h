@@ -40,6 +40,17 @@ struct Rows {
 // Rows of at least `min_inner` elements, or ok = false.
 Rows rows_of(const Layout& out, const Layout* operands, int count, int64_t min_inner);
 
+// A copy that moves the input's contiguous dim away from the innermost (NCHW to NHWC, a key's [B, S, H, D] to
+// [B, H, D, S]): after simplify, the output is [batches,] rows, cols and the input holds each batch as cols x
+// rows, rows contiguous (strides [batch_stride,] 1, rows). An element walk then reads one element per 32-byte
+// sector and line it touches; a tiled transpose through shared memory reads and writes whole lines. ok when the
+// shape is that and both sides have at least `min_side` elements (a thin side leaves a tile mostly idle).
+struct Transpose {
+  bool ok = false;
+  int64_t batches = 1, rows = 0, cols = 0, batch_stride = 0;
+};
+Transpose transpose_of(const Layout& out, const Layout& in, int64_t min_side);
+
 // What the kernels may do with a simplified operand.
 enum class Access {
   kFlat,     // element i of the output reads element i: no index arithmetic, vector loads
