@@ -96,6 +96,7 @@ ordered run_json(const BenchResult& r) {
   out["warmup_runs"] = r.warmup_runs;
   out["stop_reason"] = r.stop_reason;
   out["executed_nodes"] = r.executed_nodes;
+  if (r.host_enqueue_per_node_us >= 0) out["host_enqueue_per_node_us"] = r.host_enqueue_per_node_us;
   if (r.device_memory.peak_bytes >= 0) {
     out["device_memory"] = {{"peak_bytes", r.device_memory.peak_bytes},
                             {"weights_bytes", r.device_memory.weights_bytes},
@@ -176,6 +177,7 @@ BenchResult run_of(const Reader& r) {
   out.warmup_runs = r.number("warmup_runs", 0);
   out.stop_reason = r.text("stop_reason", "");
   out.executed_nodes = r.count("executed_nodes", 0);
+  out.host_enqueue_per_node_us = r.number("host_enqueue_per_node_us", -1);
   if (r.has("device_memory")) {
     auto m = r.child("device_memory");
     out.device_memory = {m.count("peak_bytes", -1),      m.count("weights_bytes", -1),

@@ -88,6 +88,10 @@ struct BenchResult {
   // (framework time outside the kernels: dispatch, allocation, bookkeeping).
   double node_sum_ms = 0, profiled_run_ms = 0, overhead_per_node_us = 0;
   int64_t executed_nodes = 0;
+  // A GPU's eager inference run: the host's time to issue one run (until its last launch returns, the median of
+  // the timed runs) over the executed nodes; -1 where not measured (the CPU runs synchronously, a CUDA graph is one
+  // launch).
+  double host_enqueue_per_node_us = -1;
   std::vector<double> training_losses;  // the loss of every timed training step, in order
   Environment environment;
   std::string timestamp;  // when the run finished, UTC, ISO 8601

@@ -64,6 +64,8 @@ Table op_types_table(const exec::BenchResult& r) {
       "per op type ({}): {} nodes, node sum {:.3f} ms of a {:.3f} ms profiled run; overhead {:.2f} "
       "us/node",
       bench_run_label(r), r.executed_nodes, r.node_sum_ms, r.profiled_run_ms, r.overhead_per_node_us);
+  if (r.host_enqueue_per_node_us >= 0)
+    t.title += fmt::format("; host enqueue {:.2f} us/node", r.host_enqueue_per_node_us);
   t.column({.key = "op"})
       .column({.key = "nodes"})
       .column(ms("total_ms", "total ms", ""))
@@ -247,6 +249,7 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
       .column({.key = "warmup_runs", .audience = kJson})
       .column({.key = "stop_reason", .title = "stopped by"})
       .column({.key = "executed_nodes", .audience = kJson})
+      .column({.key = "host_enqueue_per_node_us", .audience = kJson})
       .column({.key = "device_memory", .audience = kJson})
       .column({.key = "profile", .audience = kJson})
       .column({.key = "nodes", .audience = kJson})
@@ -293,6 +296,7 @@ Document bench_document(const std::vector<exec::BenchResult>& runs, int top_node
            r.warmup_runs,
            r.stop_reason,
            r.executed_nodes,
+           r.host_enqueue_per_node_us >= 0 ? Value{r.host_enqueue_per_node_us} : Value{},
            device_memory_record(r.device_memory),
            profile,
            nested(nodes_table(r)),

@@ -50,6 +50,7 @@ exec::BenchResult full_run() {
   r.profiled_run_ms = 2.0;
   r.overhead_per_node_us = 125;
   r.executed_nodes = 2;
+  r.host_enqueue_per_node_us = 12.5;
   r.environment = {
       "Intel(R) Xeon(R) Processor", 16,      0,        "cuda:0 NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)", "",
       "CUDA runtime 13.0",          "0.1.0", "abc1234"};
@@ -92,6 +93,7 @@ TEST(BenchCodec, WritesWhatTheBenchDocumentPrints) {
   cpu.device_memory = {};
   cpu.environment.device = "cpu";
   cpu.environment.threads = 2;
+  cpu.host_enqueue_per_node_us = -1;  // measured for a GPU's eager runs only
   for (const auto& runs : {std::vector<exec::BenchResult>{gpu}, std::vector<exec::BenchResult>{cpu, cpu}}) {
     auto codec = exec::encode_bench(runs);
     EXPECT_EQ(codec.dump(1), report::to_json(report::bench_document(runs, 10)).dump(1));
@@ -123,6 +125,12 @@ TEST(BenchCodec, WritesWhatTheBenchDocumentPrints) {
             -1);
   inference.device_memory.saved_bytes = inference.device_memory.optimizer_state_bytes = -1;
   EXPECT_FALSE(exec::encode_bench({inference})["runs"][0]["device_memory"].contains("saved_bytes"));
+  // The host's enqueue time per node is kept where it was measured, and absent (read back as -1) where not.
+  EXPECT_EQ(training["runs"][0]["host_enqueue_per_node_us"], 12.5);
+  EXPECT_DOUBLE_EQ(decoded.runs.front().host_enqueue_per_node_us, 12.5);
+  auto unmeasured = exec::encode_bench({cpu});
+  EXPECT_FALSE(unmeasured["runs"][0].contains("host_enqueue_per_node_us"));
+  EXPECT_EQ(exec::decode_bench(json::parse(unmeasured.dump()), "cpu").runs.front().host_enqueue_per_node_us, -1);
 }
 
 TEST(BenchCodec, BadFilesGetOneLine) {

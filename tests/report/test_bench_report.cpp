@@ -44,5 +44,24 @@ TEST(BenchReport, ATrainingRunsEnergyIsPerTrainingStep) {
   EXPECT_EQ(training.find("J/inference"), std::string::npos) << training;
 }
 
+// A GPU's eager run says what issuing it cost the host per node beside its profile; a run without the figure says
+// nothing of it.
+TEST(BenchReport, AnEagerGpuRunShowsItsHostEnqueueTimePerNode) {
+  exec::BenchResult run;
+  run.mode = "eager";
+  run.latency_ms.samples = 10;
+  run.executed_nodes = 1;
+  exec::NodeTiming node;
+  node.name = "conv";
+  node.op_type = "Conv";
+  node.mean_ms = 0.1;
+  run.nodes.push_back(node);
+  run.op_types.push_back({"Conv", 1, 0.1, 100});
+  run.host_enqueue_per_node_us = 23.456;
+  EXPECT_NE(people(run).find("; host enqueue 23.46 us/node"), std::string::npos) << people(run);
+  run.host_enqueue_per_node_us = -1;
+  EXPECT_EQ(people(run).find("host enqueue"), std::string::npos) << people(run);
+}
+
 }  // namespace
 }  // namespace ridge::test

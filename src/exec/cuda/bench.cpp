@@ -13,6 +13,7 @@
 #include "exec/cuda/training.h"
 #include "sys/cuda/check.h"
 #include "sys/cuda/event.h"
+#include "sys/statistics.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
@@ -280,11 +281,13 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
       options, result);
   Event start, stop;
   sys::RunningStats wall;
+  std::vector<double> issue_ms;  // until runner.run() returns: the host's time to enqueue the run
   measure(
       [&] {
         auto wall_start = Clock::now();
         start.record(stream);
         runner.run();
+        issue_ms.push_back(std::chrono::duration<double>(Clock::now() - wall_start).count() * 1e3);
         stop.record(stream);
         stop.wait();
         wall.add(std::chrono::duration<double>(Clock::now() - wall_start).count() * 1e3);
@@ -295,6 +298,10 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
   // synchronization. Both are kept, so a host-bound run shows.
   result.notes.push_back(
       fmt::format("CUDA-event times; wall clock per run (launch + synchronize) {:.3f} ms mean", wall.mean()));
+  // What eager launching costs the host per node (issue 28's bar is 10 us): a training step's run waits for its
+  // loss, and a CUDA graph is one launch, so neither has a per-node figure.
+  if (options.exec.mode == Mode::kEager && !runner.training() && !issue_ms.empty() && result.executed_nodes > 0)
+    result.host_enqueue_per_node_us = sys::median(issue_ms) * 1e3 / static_cast<double>(result.executed_nodes);
   if (runner.training()) {
     const auto& losses = runner.losses();
     auto samples = std::min<size_t>(static_cast<size_t>(result.latency_ms.samples), losses.size());
