@@ -5,7 +5,8 @@ Reads DIR/ridge-MODEL-TAG.json (`ridge bench --device cuda -f json`) and DIR/tor
 and as a CUDA graph and ridge's time as a multiple of PyTorch's (below 1: ridge is faster). PyTorch's fp32
 eager figure is the better of its default and `cudnn.benchmark` runs; ridge's "benchmark" columns are
 `--conv-algo benchmark` (algorithm parity with cudnn.benchmark). "eager - graph us/node" is ridge's eager median
-less its CUDA-graph median, per executed node: the host's cost per node that a graph replay does not pay.
+less its CUDA-graph median, per executed node: the host's cost per node that a graph replay does not pay;
+"enqueue us/node" is what ridge measured the host spending to issue an eager run, per node (issue 28: <= 10).
 A second table puts ridge's `--mode optimized` runs (BatchNorms folded, convolution + bias + ReLU (+ residual)
 fused, replayed as a CUDA graph) beside its plain CUDA graph and PyTorch's.
 Usage: gpu_speed_table.py DIR > table.md"""
@@ -54,8 +55,9 @@ def main():
 
     print(f"GPU: {gpu or 'unknown'}. Median latency, ms; ratio = ridge / PyTorch.\n")
     print("| model | batch | precision | ridge eager | PyTorch eager | ratio | ridge graph | PyTorch graph | ratio "
-          "| ridge eager, benchmark algos | ratio | ridge graph, benchmark algos | ratio | eager - graph us/node |")
-    print("|" + "---|" * 14)
+          "| ridge eager, benchmark algos | ratio | ridge graph, benchmark algos | ratio | eager - graph us/node "
+          "| enqueue us/node |")
+    print("|" + "---|" * 15)
     points = sorted({(k[0], k[1], k[2]) for k in ridge} | {(k[0], k[1], k[2].split("-")[0]) for k in torch})
     ratios = []
     for model, batch, precision in points:
@@ -71,10 +73,12 @@ def main():
         run = ridge.get((model, batch, precision, "eager", "heuristic"))
         nodes = run.get("executed_nodes") if run else None
         host = (re_ - rg) * 1e3 / nodes if re_ and rg and nodes else None
+        enqueue = run.get("host_enqueue_per_node_us") if run else None
         if rg and tg:
             ratios.append(rg / tg)
         print(f"| {model} | {batch} | {precision} | {fmt(re_)} | {fmt(te)} | {ratio(re_, te)} | {fmt(rg)} | {fmt(tg)} | "
-              f"{ratio(rg, tg)} | {fmt(be)} | {ratio(be, te)} | {fmt(bg)} | {ratio(bg, tg)} | {fmt(host)} |")
+              f"{ratio(rg, tg)} | {fmt(be)} | {ratio(be, te)} | {fmt(bg)} | {ratio(bg, tg)} | {fmt(host)} | "
+              f"{fmt(enqueue)} |")
     if ratios:
         ratios.sort()
         print(f"\nCUDA graph, ridge / PyTorch over {len(ratios)} points: {ratios[0]:.2f}-{ratios[-1]:.2f}, "
