@@ -117,6 +117,29 @@ TEST(Devices, GpuClockMatchesFp32Peak) {
   }
 }
 
+// What the hierarchical roofline needs of the other GPU files, derived and labelled so: L1 (shared memory) as SMs x
+// 32 banks x 4 bytes per clock x the boost clock, the rule the measured Hoppers bear out (within 1.5%); the fp16
+// CUDA-core peak of compute capability 7.x, twice fp32.
+TEST(Devices, OtherGpuFilesCarryATheoreticalL1AndVoltaAndTuringTheirFp16) {
+  struct Gpu {
+    const char* id;
+    int sms;
+  };
+  auto l1_rule = [](const char* id, int sms) { return sms * 128.0 * roofline(id).clocks_mhz.at("gpu") * 1e6; };
+  for (auto g : {Gpu{"a100-sxm-40gb", 108}, Gpu{"a100-sxm-80gb", 108}, Gpu{"h100-pcie", 114}, Gpu{"l4", 58},
+                 Gpu{"l40s", 142}, Gpu{"rtx-3090", 82}, Gpu{"rtx-4090", 128}, Gpu{"t4", 40}, Gpu{"v100-sxm2", 80}}) {
+    EXPECT_NEAR(bandwidth(g.id, "l1"), l1_rule(g.id, g.sms), 1e-3 * bandwidth(g.id, "l1")) << g.id;
+    const auto device = hw::find_device(g.id);
+    bool labelled = false;
+    for (const auto& m : device.memory) labelled = labelled || (m.level == "l1" && m.label == "theoretical");
+    EXPECT_TRUE(labelled) << g.id;
+  }
+  for (const char* measured : {"h100-sxm", "h200"})
+    EXPECT_NEAR(bandwidth(measured, "l1") / l1_rule(measured, 132), 1.0, 0.015) << measured;
+  EXPECT_DOUBLE_EQ(peak("v100-sxm2", "fp16"), 2 * peak("v100-sxm2", "fp32"));
+  EXPECT_DOUBLE_EQ(peak("t4", "fp16"), 2 * peak("t4", "fp32"));
+}
+
 TEST(PowerModes, NamedModesDeriveFromFrequencies) {
   // Jetson AGX Orin 64GB, 30W: GPU 612 MHz, 8 CPU cores at 1728 MHz, EMC 3200 MHz.
   EXPECT_DOUBLE_EQ(peak("jetson-agx-orin-64gb:30W", "fp32"), 2048 * 2 * 612e6);
