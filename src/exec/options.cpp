@@ -74,8 +74,8 @@ constexpr NameTable<Mode, 3> kModeHelp{
     {{Mode::kEager, "node by node as exported"},
      {Mode::kOptimized,
       "constants and BatchNorms folded, Adds and activations fused into the layer before them, weights packed once "
-      "(--device cuda: BatchNorms folded, ReLU and residual Adds fused into cuDNN's convolution, replayed as a CUDA "
-      "graph)"},
+      "(--device cuda: BatchNorms folded, residual Adds, biases and activations fused into the convolution or product "
+      "before them, replayed as a CUDA graph)"},
      {Mode::kCudaGraph,
       "--device cuda: the eager run captured once into a CUDA graph and replayed (no per-kernel launch cost)"}}};
 constexpr NameTable<Precision, 4> kPrecisionHelp{
