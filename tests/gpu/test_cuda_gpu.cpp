@@ -76,6 +76,18 @@ TEST(GpuExecutor, EveryConvolutionAlgorithmGivesTheSameOutputs) {
       EXPECT_EQ(compare_with_pytorch(name, out, 2e-3, 2e-4), "") << name << " " << algorithm;
     }
   }
+  // Optimized mode too: a named algorithm cuDNN refuses for a fused layer (ReLU, with a residual) gives way to the
+  // heuristic's choice in the fused call's steps as in a plain convolution, and the epilogue kernel's layers alike.
+  for (const char* name : {"resnet", "mobilenet_v2"}) {
+    auto p = prepared(name);
+    for (const auto& algorithm : exec::cudnn_conv_algo_names()) {
+      auto options = gpu_options();
+      options.mode = exec::Mode::kOptimized;
+      options.cudnn_conv_algo = exec::parse_cudnn_conv_algo(algorithm);
+      auto out = engine.run(p.analysis.model, p.inputs, options);
+      EXPECT_EQ(compare_with_pytorch(name, out, 2e-3, 2e-4), "") << name << " optimized " << algorithm;
+    }
+  }
 }
 
 // Optimized mode (exec/optimized_graph.h: ReLU and residual Adds fused into cuDNN's convolution in fp32 and tf32,

@@ -132,6 +132,30 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
   s.ready = true;
 }
 
+// y = conv(x) with the layer's algorithm. cuDNN 9 refuses an algorithm for a layer with NOT_SUPPORTED or one of its
+// subcodes (..._SHAPE, ..._PADDING, ...) at launch although its workspace query accepted it: a named --conv-algo then
+// gives way to the heuristic's choice, which runs from then on, and the layer's note says so.
+void forward(KernelContext& ctx, ConvState& s, const GpuTensor& input, const GpuTensor& weight, void* y) {
+  float one = 1.f, zero = 0.f;
+  void* workspace = ctx.gpu.workspace(s.choice.workspace_bytes);
+  auto status = cudnnConvolutionForward(ctx.gpu.cudnn(), &one, s.x, input.data(), s.w, weight.data(), s.conv,
+                                        s.choice.algorithm, workspace, s.choice.workspace_bytes, &zero, s.y, y);
+  bool refused = CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED;
+  if (refused && ctx.options.cudnn_conv_algo != CudnnConvAlgo::kHeuristic) {
+    auto asked = name(from_cudnn(s.choice.algorithm));
+    size_t free_bytes = 0, total = 0;
+    check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+    s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, CudnnConvAlgo::kHeuristic,
+                                free_bytes / 10 * 8 + ctx.gpu.workspace_bytes(), ctx.options.precision);
+    s.choice.note = fmt::format("{} is not supported for this layer (cudnnConvolutionForward: {}); ran {}", asked,
+                                cudnnGetErrorString(status), name(from_cudnn(s.choice.algorithm)));
+    workspace = ctx.gpu.workspace(s.choice.workspace_bytes);
+    status = cudnnConvolutionForward(ctx.gpu.cudnn(), &one, s.x, input.data(), s.w, weight.data(), s.conv,
+                                     s.choice.algorithm, workspace, s.choice.workspace_bytes, &zero, s.y, y);
+  }
+  check(status, "cudnnConvolutionForward");
+}
+
 // relu(conv(x) + z + bias) in one cuDNN call (z: the residual, or none); where cuDNN refuses the fusion for the
 // layer's algorithm, the same in steps (convolution, bias, residual, ReLU), so the result never depends on which ran.
 void fused_conv(KernelContext& ctx, ConvState& s, const GpuTensor& input, const GpuTensor& weight, GpuTensor& out) {
@@ -149,9 +173,7 @@ void fused_conv(KernelContext& ctx, ConvState& s, const GpuTensor& input, const 
     check(status, "cudnnConvolutionBiasActivationForward");
     return;
   }
-  check(cudnnConvolutionForward(handle, &one, s.x, input.data(), s.w, weight.data(), s.conv, s.choice.algorithm,
-                                workspace, s.choice.workspace_bytes, &zero, s.y, out.data()),
-        "cudnnConvolutionForward");
+  forward(ctx, s, input, weight, out.data());
   check(cudnnAddTensor(handle, &one, s.bias, bias.data(), &one, s.y_fp32, out.data()), "cudnnAddTensor (bias)");
   if (residual)
     check(cudnnAddTensor(handle, &one, s.y_fp32, ctx.float_input(3).data(), &one, s.y_fp32, out.data()),
@@ -193,30 +215,13 @@ void conv(KernelContext& ctx) {
     if (ctx.algorithm) {
       ctx.algorithm->name = algorithm_name();
       ctx.algorithm->workspace_bytes = static_cast<int64_t>(s.choice.workspace_bytes);
+      ctx.algorithm->note = s.choice.note;
     }
     return;
   }
   GpuTensor y = type == graph::DType::kFloat32 ? out : ctx.scratch(type, y_dims);
-  float one = 1.f, zero = 0.f;
-  void* workspace = ctx.gpu.workspace(s.choice.workspace_bytes);
-  auto status = cudnnConvolutionForward(ctx.gpu.cudnn(), &one, s.x, input.data(), s.w, weight.data(), s.conv,
-                                        s.choice.algorithm, workspace, s.choice.workspace_bytes, &zero, s.y, y.data());
-  // cuDNN 9 refuses with NOT_SUPPORTED or one of its subcodes (..._SHAPE, ..._PADDING, ...).
-  bool refused = CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED;
-  if (refused && ctx.options.cudnn_conv_algo != CudnnConvAlgo::kHeuristic) {
-    // The workspace query accepted it, the launch did not: the heuristic's choice runs, and says so.
-    auto asked = name(from_cudnn(s.choice.algorithm));
-    size_t free_bytes = 0, total = 0;
-    check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
-    s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, CudnnConvAlgo::kHeuristic,
-                                free_bytes / 10 * 8 + ctx.gpu.workspace_bytes(), ctx.options.precision);
-    s.choice.note = fmt::format("{} is not supported for this layer (cudnnConvolutionForward: {}); ran {}", asked,
-                                cudnnGetErrorString(status), name(from_cudnn(s.choice.algorithm)));
-    workspace = ctx.gpu.workspace(s.choice.workspace_bytes);
-    status = cudnnConvolutionForward(ctx.gpu.cudnn(), &one, s.x, input.data(), s.w, weight.data(), s.conv,
-                                     s.choice.algorithm, workspace, s.choice.workspace_bytes, &zero, s.y, y.data());
-  }
-  check(status, "cudnnConvolutionForward");
+  float one = 1.f;
+  forward(ctx, s, input, weight, y.data());
   if (type != graph::DType::kFloat32) {
     cast(type, y.data(), graph::DType::kFloat32, out.data(), out.numel(), stream);
     ctx.check_launch("cast");
