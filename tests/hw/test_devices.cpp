@@ -138,6 +138,11 @@ TEST(Devices, OtherGpuFilesCarryATheoreticalL1AndVoltaAndTuringTheirFp16) {
     EXPECT_NEAR(bandwidth(measured, "l1") / l1_rule(measured, 132), 1.0, 0.015) << measured;
   EXPECT_DOUBLE_EQ(peak("v100-sxm2", "fp16"), 2 * peak("v100-sxm2", "fp32"));
   EXPECT_DOUBLE_EQ(peak("t4", "fp16"), 2 * peak("t4", "fp32"));
+  // A derived peak says so, apart from the datasheet's figures of the same units.
+  for (const char* id : {"v100-sxm2", "t4", "h100-pcie"}) {
+    EXPECT_EQ(roofline(id).peak_flops.at("fp16").label, "theoretical") << id;
+    EXPECT_EQ(roofline(id).peak_flops.at("fp32").label, "datasheet") << id;
+  }
 }
 
 TEST(PowerModes, NamedModesDeriveFromFrequencies) {
