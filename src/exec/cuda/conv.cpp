@@ -104,11 +104,7 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
   s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, ctx.options.cudnn_conv_algo,
                               free_bytes / 10 * 8 + ctx.gpu.workspace_bytes(), ctx.options.precision);
   if (ctx.input_is_unchanging(1)) s.weight = converted(ctx, w, type);  // a computed or trained W: per run
-  try {
-    s.activation = layer_activation(ctx.node);
-  } catch (const Error& e) {
-    ctx.fail(e.what());
-  }
+  s.activation = layer_activation(ctx);
   if (ctx.has(3) && ctx.float_input(3).dims != y) ctx.fail("the residual's dims are not the output's");
   // cuDNN's fused call computes its epilogue in the output's type: an fp32 output only.
   s.fused = s.activation.op == EpilogueOp::kRelu && type == graph::DType::kFloat32;
@@ -228,15 +224,12 @@ void conv(KernelContext& ctx) {
   }
   if (s.activation.op != EpilogueOp::kNone || ctx.has(3)) {
     // The bias, the residual and the activation in one pass over the fp32 output, per NCHW channel.
-    Epilogue e;
+    auto e = s.activation.epilogue();
     e.bias = ctx.has(2) ? ctx.float_input(2).as<float>() : nullptr;
     e.residual = ctx.has(3) ? ctx.float_input(3).as<float>() : nullptr;
     e.channels = y_dims.at(1);
     e.inner = 1;
     for (size_t d = 2; d < y_dims.size(); ++d) e.inner *= y_dims[d];
-    e.op = s.activation.op;
-    e.lo = s.activation.lo;
-    e.hi = s.activation.hi;
     epilogue(out.as<float>(), out.numel(), e, stream);
     ctx.check_launch("the convolution's epilogue");
   } else if (ctx.has(2)) {

@@ -38,4 +38,20 @@ LayerActivation layer_activation(const graph::Node& layer) {
   return a;
 }
 
+LayerActivation layer_activation(const KernelContext& ctx) {
+  try {
+    return layer_activation(ctx.node);
+  } catch (const Error& e) {
+    ctx.fail(e.what());
+  }
+}
+
+Epilogue LayerActivation::epilogue() const {
+  Epilogue e;
+  e.op = op;
+  e.lo = lo;
+  e.hi = hi;
+  return e;
+}
+
 }  // namespace ridge::exec::cuda

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "exec/cuda/kernels.h"
+#include "exec/cuda/op_kernel.h"
 #include "exec/optimization_plan.h"
 #include "graph/graph.h"
 
@@ -19,7 +20,10 @@ struct LayerActivation {
   std::string name;
   EpilogueOp op = EpilogueOp::kNone;
   float lo = 0, hi = 0;
+  Epilogue epilogue() const;  // the kernel's activation part (op and bounds); the caller adds bias and residual
 };
 LayerActivation layer_activation(const graph::Node& layer);
+// The same of the kernel's node, failing as the kernel does (ctx.fail) for an activation it does not compute.
+LayerActivation layer_activation(const KernelContext& ctx);
 
 }  // namespace ridge::exec::cuda

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "exec/cuda/backward.h"
 #include "exec/cuda/epilogue.h"
@@ -40,9 +41,11 @@ cudaDataType_t cuda_type(graph::DType t) {
   return CUDA_R_32F;
 }
 
-// A constant (weight) converted once and kept; an activation converted per run.
+// A constant (weight) converted once and kept; an activation converted per run. The epilogue's activation, read
+// from the node's attributes on the first run.
 struct ProductState : NodeState {
   GpuTensor converted_b, converted_a;
+  std::optional<LayerActivation> activation;
 };
 
 GpuTensor as_compute(KernelContext& ctx, const GpuTensor& t, size_t input, GpuTensor& kept) {
@@ -58,21 +61,14 @@ GpuTensor as_compute(KernelContext& ctx, const GpuTensor& t, size_t input, GpuTe
 
 // The layer's epilogue, when optimized mode gave it one: Y = activation(Y + bias) over Y's rows of n.
 void apply_epilogue(KernelContext& ctx, GpuTensor& y, int64_t n, const GpuTensor* bias) {
-  LayerActivation activation;
-  try {
-    activation = layer_activation(ctx.node);
-  } catch (const Error& e) {
-    ctx.fail(e.what());
-  }
-  if (!bias && activation.op == EpilogueOp::kNone) return;
+  auto& state = ctx.cached<ProductState>();
+  if (!state.activation) state.activation = layer_activation(ctx);
+  if (!bias && state.activation->op == EpilogueOp::kNone) return;
   if (bias && (bias->dtype != graph::DType::kFloat32 || bias->numel() != n))
     ctx.fail(fmt::format("the fused bias has {} values for {} columns (fp32 expected)", bias->numel(), n));
-  Epilogue e;
+  auto e = state.activation->epilogue();
   e.bias = bias ? bias->as<float>() : nullptr;
   e.channels = std::max<int64_t>(n, 1);
-  e.op = activation.op;
-  e.lo = activation.lo;
-  e.hi = activation.hi;
   epilogue(y.as<float>(), y.numel(), e, ctx.gpu.stream());
   ctx.check_launch("the product's bias and activation");
 }
