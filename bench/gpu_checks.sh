@@ -13,6 +13,8 @@
 #                                         cuDNN's convolution, replayed as a CUDA graph) at batch 1 and 32
 #   ridge-{vit_b_16,mobilenet_v2}-optimized-fp32.json  the same for the epilogue kernel's fusions (a product's bias
 #                                         and GELU, a convolution's ReLU6) at batch 1 and 32
+#   ridge-{resnet50,mobilenet_v2,densenet121}-legacy-fp32.json  eager at batch 1 and 32 with --conv-algo
+#                                         legacy-heuristic (cudnnConvolutionForward), against the graph API's plans
 #   ridge-MODEL-fp32.json, torch-peer.jsonl, table.md
 #                                         bench/gpu_speed.sh's fp32 points for ViT-B/16, ResNet-50, BERT and
 #                                         MobileNetV2, PyTorch's fp32 configurations beside them, the ratio table
@@ -60,6 +62,10 @@ for m in vit_b_16 resnet50 bert_base mobilenet_v2; do
   [ "$m" = bert_base ] && points="--sweep batch=1,8 --dim seq=128"
   step 60 "ridge $m fp32" sh -c "$ridge bench models/$m.onnx $points --mode both $common >$out/ridge-$m-fp32.json"
 done
+# The same CNNs eager with the legacy cudnnConvolutionForward: what the graph API's plans (the default) saved per node.
+step 40 "ridge legacy-heuristic eager" sh -c "for m in resnet50 mobilenet_v2 densenet121; do $ridge bench \
+  models/\$m.onnx --sweep batch=1,32 --mode eager --conv-algo legacy-heuristic $common \
+  >$out/ridge-\$m-legacy-fp32.json; done"
 step 60 "ridge resnet50 optimized" sh -c "$ridge bench models/resnet50.onnx --sweep batch=1,32 --mode optimized \
   $common >$out/ridge-resnet50-optimized-fp32.json; $ridge bench models/resnet50.onnx --sweep batch=1,32 \
   --mode optimized --precision tf32 $common >$out/ridge-resnet50-optimized-tf32.json"

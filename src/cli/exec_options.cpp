@@ -48,8 +48,10 @@ void add_exec_options(CLI::App& command, exec::ExecRequest& o, const std::vector
                       ". On the CPU: auto, direct (oneDNN), gemm (im2col + GEMM), fft, winograd (F(2x2,3x3) where "
                       "the kernel is 3x3, stride 1); layers an algorithm cannot run use auto. With --device cuda, "
                       "cuDNN's: implicit-gemm, implicit-precomp-gemm, gemm, direct, fft, fft-tiling, winograd, "
-                      "winograd-nonfused, heuristic (= auto) or benchmark; a layer an algorithm does not support is "
-                      "named and run with the heuristic's choice. `ridge bench --list-algorithms` describes each")
+                      "winograd-nonfused, heuristic (= auto: cuDNN's graph API, each layer's plan built once), "
+                      "legacy-heuristic (cudnnConvolutionForward) or benchmark; a layer an algorithm does not "
+                      "support is named and run with the legacy heuristic's choice. `ridge bench --list-algorithms` "
+                      "describes each")
       ->check(CLI::IsMember(algorithms));
   command.add_option("--seed", o.seed, "seed of random weights and generated inputs (default 0)");
 }

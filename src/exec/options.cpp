@@ -22,7 +22,7 @@ constexpr NameTable<ConvAlgo, 5> kConvAlgos{{{ConvAlgo::kAuto, "auto"},
                                              {ConvAlgo::kFft, "fft"},
                                              {ConvAlgo::kWinograd, "winograd"}}};
 
-constexpr NameTable<CudnnConvAlgo, 10> kCudnnConvAlgos{{{CudnnConvAlgo::kImplicitGemm, "implicit-gemm"},
+constexpr NameTable<CudnnConvAlgo, 11> kCudnnConvAlgos{{{CudnnConvAlgo::kImplicitGemm, "implicit-gemm"},
                                                         {CudnnConvAlgo::kImplicitPrecompGemm, "implicit-precomp-gemm"},
                                                         {CudnnConvAlgo::kGemm, "gemm"},
                                                         {CudnnConvAlgo::kDirect, "direct"},
@@ -31,8 +31,9 @@ constexpr NameTable<CudnnConvAlgo, 10> kCudnnConvAlgos{{{CudnnConvAlgo::kImplici
                                                         {CudnnConvAlgo::kWinograd, "winograd"},
                                                         {CudnnConvAlgo::kWinogradNonfused, "winograd-nonfused"},
                                                         {CudnnConvAlgo::kHeuristic, "heuristic"},
-                                                        {CudnnConvAlgo::kBenchmark, "benchmark"}}};
-constexpr NameTable<CudnnConvAlgo, 10> kCudnnConvAlgoHelp{
+                                                        {CudnnConvAlgo::kBenchmark, "benchmark"},
+                                                        {CudnnConvAlgo::kLegacyHeuristic, "legacy-heuristic"}}};
+constexpr NameTable<CudnnConvAlgo, 11> kCudnnConvAlgoHelp{
     {{CudnnConvAlgo::kImplicitGemm, "cuDNN: the convolution as a GEMM without materializing im2col"},
      {CudnnConvAlgo::kImplicitPrecompGemm, "cuDNN: implicit GEMM with precomputed indices (needs a workspace)"},
      {CudnnConvAlgo::kGemm, "cuDNN: explicit im2col into the workspace, then a GEMM"},
@@ -41,10 +42,15 @@ constexpr NameTable<CudnnConvAlgo, 10> kCudnnConvAlgoHelp{
      {CudnnConvAlgo::kFftTiling, "cuDNN: FFT on 32x32 tiles of the input"},
      {CudnnConvAlgo::kWinograd, "cuDNN: fused Winograd transform"},
      {CudnnConvAlgo::kWinogradNonfused, "cuDNN: Winograd with separate transform kernels (workspace)"},
-     {CudnnConvAlgo::kHeuristic, "cuDNN's heuristic choice per layer (cudnnGetConvolutionForwardAlgorithm_v7)"},
+     {CudnnConvAlgo::kHeuristic,
+      "cuDNN's graph API: its heuristic's engine per layer, the execution plan built once (the legacy heuristic where "
+      "it offers none)"},
      {CudnnConvAlgo::kBenchmark,
-      "cuDNN's benchmarked choice per layer: every algorithm timed once (cudnnFindConvolutionForwardAlgorithm)"}}};
-constexpr NameTable<CudnnConvAlgo, 10> kCudnnConvAlgoScope{
+      "cuDNN's benchmarked choice per layer: every algorithm timed once (cudnnFindConvolutionForwardAlgorithm)"},
+     {CudnnConvAlgo::kLegacyHeuristic,
+      "cuDNN's legacy heuristic choice per layer (cudnnGetConvolutionForwardAlgorithm_v7, run by "
+      "cudnnConvolutionForward)"}}};
+constexpr NameTable<CudnnConvAlgo, 11> kCudnnConvAlgoScope{
     {{CudnnConvAlgo::kImplicitGemm, "--device cuda: every 2-D convolution"},
      {CudnnConvAlgo::kImplicitPrecompGemm, "--device cuda: 2-D convolutions"},
      {CudnnConvAlgo::kGemm, "--device cuda: 2-D convolutions"},
@@ -54,7 +60,8 @@ constexpr NameTable<CudnnConvAlgo, 10> kCudnnConvAlgoScope{
      {CudnnConvAlgo::kWinograd, "--device cuda: 3x3 (and 5x5) kernels, stride 1"},
      {CudnnConvAlgo::kWinogradNonfused, "--device cuda: 3x3 and 5x5 kernels, stride 1"},
      {CudnnConvAlgo::kHeuristic, "--device cuda: every convolution (what auto means there)"},
-     {CudnnConvAlgo::kBenchmark, "--device cuda: every convolution"}}};
+     {CudnnConvAlgo::kBenchmark, "--device cuda: every convolution"},
+     {CudnnConvAlgo::kLegacyHeuristic, "--device cuda: every convolution"}}};
 
 // What each value does and what it applies to, in the same order as the name tables: the text of
 // `ridge bench --list-algorithms` (the kernels are exec/aten/kernels/conv_algorithms.cpp).

@@ -36,6 +36,7 @@ enum class CudnnConvAlgo {
   kWinogradNonfused = 7,
   kHeuristic = 8,
   kBenchmark = 9,
+  kLegacyHeuristic = 10,
 };
 
 std::string_view name(Backend device);

@@ -28,8 +28,8 @@ TEST(CudaCli, OptionsTheDeviceCannotHonourAreRefusedBeforeAnythingRuns) {
   expect_one_line_error(run_ridge("bench " + model + " --training --mode optimized"), "--mode optimized");
   auto list = run_ridge("bench --list-algorithms -f json");
   ASSERT_EQ(list.exit_code, 0) << list.err;
-  for (const auto* name :
-       {"implicit-precomp-gemm", "fft-tiling", "winograd-nonfused", "heuristic", "benchmark", "cuda-graph", "tf32"})
+  for (const auto* name : {"implicit-precomp-gemm", "fft-tiling", "winograd-nonfused", "heuristic", "benchmark",
+                           "legacy-heuristic", "cuda-graph", "tf32"})
     EXPECT_NE(list.out.find(std::string("\"") + name + "\""), std::string::npos) << name;
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "exec/cuda/conv_graph.h"
 #include "exec/cuda/conv_plan.h"
 #include "exec/cuda/descriptors.h"
 #include "exec/cuda/epilogue.h"
@@ -52,6 +53,9 @@ TEST(CudaAlgorithms, NamesMapToCudnnsEnumValues) {
   EXPECT_EQ(cuda::fixed_algorithms().size(), expected.size());
   EXPECT_EQ(exec::parse_cudnn_conv_algo("auto"), CudnnConvAlgo::kHeuristic);
   EXPECT_FALSE(cuda::is_fixed(CudnnConvAlgo::kBenchmark));
+  EXPECT_FALSE(cuda::is_fixed(CudnnConvAlgo::kLegacyHeuristic));
+  EXPECT_EQ(exec::parse_cudnn_conv_algo("legacy-heuristic"), CudnnConvAlgo::kLegacyHeuristic);
+  EXPECT_THROW(cuda::to_cudnn(CudnnConvAlgo::kLegacyHeuristic), Error);
   EXPECT_THROW(cuda::to_cudnn(CudnnConvAlgo::kHeuristic), Error);
   EXPECT_THROW(cuda::from_cudnn(static_cast<cudnnConvolutionFwdAlgo_t>(8)), Error);
   EXPECT_THROW(exec::parse_cudnn_conv_algo("fastest"), Error);
@@ -73,14 +77,14 @@ TEST(CudaAlgorithms, EachDeviceTakesItsOwnOptions) {
   EXPECT_THROW(exec::check_device_options(Backend::kCpu, exec::Precision::kFp32, "implicit-gemm"), Error);
   EXPECT_THROW(exec::check_device_options(Backend::kCpu, exec::Precision::kFp32, "", exec::Mode::kCudaGraph), Error);
   EXPECT_NO_THROW(exec::check_device_options(Backend::kCuda, exec::Precision::kFp32, "", exec::Mode::kOptimized));
-  EXPECT_EQ(exec::conv_algo_names(Backend::kCuda).size(), 10u);
+  EXPECT_EQ(exec::conv_algo_names(Backend::kCuda).size(), 11u);
   EXPECT_EQ(exec::mode_names(Backend::kCuda), (std::vector<std::string>{"eager", "cuda-graph", "optimized"}));
   EXPECT_EQ(exec::mode_names(Backend::kCpu), (std::vector<std::string>{"eager", "optimized"}));
   // --mode both: the device's two.
   EXPECT_EQ(exec::both_mode_names(Backend::kCuda), (std::vector<std::string>{"eager", "cuda-graph"}));
   EXPECT_EQ(exec::both_mode_names(Backend::kCpu), (std::vector<std::string>{"eager", "optimized"}));
-  // --conv-algo takes every device's names once: the CPU's five and cuDNN's six others.
-  EXPECT_EQ(exec::all_conv_algo_names().size(), 11u);
+  // --conv-algo takes every device's names once: the CPU's five and cuDNN's seven others.
+  EXPECT_EQ(exec::all_conv_algo_names().size(), 12u);
 }
 
 TEST(CudaAlgorithms, ATrainingStepRunsUnrewritten) {
@@ -181,6 +185,86 @@ TEST(CudaConvGeometry, AsymmetricPadsGoToAPaddedCopy) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("input channels"), std::string::npos) << e.what();
   }
+}
+
+// The graph API's description of a convolution (conv_graph.h), finalized by cuDNN without a GPU: the same windows as
+// the legacy descriptors above, a 1-D convolution as (N, C, L, 1), and an output of the wrong size refused in a line.
+TEST(CudaConvGraph, TheGraphApiDescribesEveryWindowTheLegacyOneDoes) {
+  const std::vector<ConvCase> cases{
+      {{1, 3, 224, 224}, {64, 3, 7, 7}, {3, 3, 3, 3}, {2, 2}, {}},            // ResNet's stem
+      {{2, 32, 56, 56}, {32, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {}, 32},         // depthwise
+      {{1, 16, 30, 30}, {8, 16, 3, 3}, {2, 2, 2, 2}, {1, 1}, {2, 2}},         // dilated
+      {{1, 8, 17, 17}, {8, 4, 5, 5}, {}, {3, 3}, {}, 2},                      // grouped, strided, no pads
+      {{1, 4, 9, 9}, {6, 4, 2, 2}, {0, 1, 1, 0}, {1, 1}, {}},                 // asymmetric: a padded copy
+      {{1, 2, 8, 8, 8}, {4, 2, 3, 3, 3}, {1, 1, 1, 1, 1, 1}, {1, 2, 1}, {}},  // 3-D
+      {{2, 6, 40}, {4, 3, 5}, {2, 2}, {2}, {}, 2},                            // 1-D, grouped
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    auto r = conv_model(c);
+    const auto& node = only_node(r);
+    auto y = graph::known_dims(r.model.graph.value(node.outputs[0]).shape);
+    auto geometry = cuda::conv_geometry(node, c.input, c.weight);
+    auto in = c.input;
+    for (size_t d = 0; d + 2 < in.size(); ++d) in[d + 2] += geometry.copy_pad_begin[d] + geometry.copy_pad_end[d];
+    auto shape = cuda::graph_conv_shape(geometry, in, c.weight, y);
+    size_t rank = std::max<size_t>(4, c.input.size());
+    EXPECT_EQ(shape.x.size(), rank) << "case " << i;
+    EXPECT_EQ(shape.y.size(), rank) << "case " << i;
+    EXPECT_EQ(shape.strides.size(), rank - 2) << "case " << i;
+    EXPECT_EQ(shape.pre_pads, shape.post_pads) << "case " << i;  // asymmetric pads went to the copy
+    EXPECT_NO_THROW(cuda::convolution_operation(shape, graph::DType::kFloat32)) << "case " << i;
+    EXPECT_NO_THROW(cuda::convolution_operation(shape, graph::DType::kFloat16)) << "case " << i;
+    // One output row too many is not this convolution.
+    auto wrong = shape;
+    wrong.y[2] += 1;
+    try {
+      cuda::convolution_operation(wrong, graph::DType::kFloat32);
+      ADD_FAILURE() << "case " << i << ": no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the convolution operation"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  }
+  // The 1-D case, by hand: (2, 6, 40) as (2, 6, 40, 1); out = (40 + 4 - 5) / 2 + 1 = 20.
+  auto r = conv_model(cases.back());
+  auto geometry = cuda::conv_geometry(only_node(r), cases.back().input, cases.back().weight);
+  auto shape = cuda::graph_conv_shape(geometry, {2, 6, 40}, {4, 3, 5}, {2, 4, 20});
+  EXPECT_EQ(shape.x, (std::vector<int64_t>{2, 6, 40, 1}));
+  EXPECT_EQ(shape.w, (std::vector<int64_t>{4, 3, 5, 1}));
+  EXPECT_EQ(shape.pre_pads, (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(shape.strides, (std::vector<int64_t>{2, 1}));
+  EXPECT_THROW(cuda::graph_conv_shape(geometry, {2, 6, 40, 1}, {4, 3, 5}, {2, 4, 20}), Error);
+  EXPECT_EQ(cuda::dense_strides({2, 3, 4, 5}), (std::vector<int64_t>{60, 20, 5, 1}));
+}
+
+TEST(CudaConvGraph, EnginesKeepThePrecisionsMathAndAreNamedByWhatTheyDo) {
+  using N = std::vector<cudnnBackendNumericalNote_t>;
+  const N plain{}, tensor_core{CUDNN_NUMERICAL_NOTE_TENSOR_CORE},
+      converted{CUDNN_NUMERICAL_NOTE_TENSOR_CORE, CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS},
+      half_sum{CUDNN_NUMERICAL_NOTE_TENSOR_CORE, CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION},
+      winograd{CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_4x4},
+      fft{CUDNN_NUMERICAL_NOTE_FFT, CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC};
+  using P = exec::Precision;
+  // fp32: no TF32, no fp16 inputs; tf32: tensor cores but no fp16 inputs; 16-bit: anything with an fp32 reduction.
+  EXPECT_TRUE(cuda::engine_allowed(plain, P::kFp32));
+  EXPECT_TRUE(cuda::engine_allowed(winograd, P::kFp32));
+  EXPECT_TRUE(cuda::engine_allowed(fft, P::kFp32));
+  EXPECT_FALSE(cuda::engine_allowed(tensor_core, P::kFp32));
+  EXPECT_FALSE(cuda::engine_allowed(converted, P::kFp32));
+  EXPECT_TRUE(cuda::engine_allowed(tensor_core, P::kTf32));
+  EXPECT_FALSE(cuda::engine_allowed(converted, P::kTf32));
+  EXPECT_TRUE(cuda::engine_allowed(tensor_core, P::kFp16));
+  EXPECT_TRUE(cuda::engine_allowed(converted, P::kBf16));
+  for (auto p : {P::kFp32, P::kTf32, P::kFp16, P::kBf16}) EXPECT_FALSE(cuda::engine_allowed(half_sum, p));
+  EXPECT_EQ(cuda::engine_name(12, plain), "engine-12");
+  EXPECT_EQ(cuda::engine_name(3, winograd), "engine-3-winograd");
+  EXPECT_EQ(cuda::engine_name(41, {CUDNN_NUMERICAL_NOTE_FFT, CUDNN_NUMERICAL_NOTE_TENSOR_CORE}),
+            "engine-41-fft-tensor-core");
+  // The plan is declared for 16-byte aligned tensors; other addresses run the legacy call.
+  alignas(16) static float buffer[8];
+  EXPECT_TRUE(cuda::ConvGraphPlan::accepts(buffer, buffer + 4, buffer));
+  EXPECT_FALSE(cuda::ConvGraphPlan::accepts(buffer + 1, buffer, buffer));
 }
 
 TEST(CudaKernels, TheBundledModelsOpsHaveGpuKernelsOrAreNamed) {

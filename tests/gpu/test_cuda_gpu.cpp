@@ -90,6 +90,38 @@ TEST(GpuExecutor, EveryConvolutionAlgorithmGivesTheSameOutputs) {
   }
 }
 
+// --conv-algo heuristic runs each convolution through cuDNN's graph API with a plan built once (conv_graph.h),
+// legacy-heuristic through cudnnConvolutionForward: the profile names the graph API's engines ("engine-N...") for every
+// convolution of the bundled CNNs, in every precision, and no note says a layer fell back to the legacy call.
+TEST(GpuExecutor, TheHeuristicRunsEveryConvolutionOnAGraphPlan) {
+  auto& engine = *ridge_cuda_engine();
+  for (auto precision : {exec::Precision::kFp32, exec::Precision::kTf32, exec::Precision::kFp16}) {
+    for (const auto& name : kConvModels) {
+      auto p = prepared(name);
+      exec::BenchOptions bench;
+      bench.exec = gpu_options();
+      bench.exec.precision = precision;
+      bench.exec.profile_nodes = true;
+      bench.fixed_iterations = 3;
+      auto run = engine.bench(p.analysis.model, p.inputs, bench);
+      int convs = 0, on_plans = 0;
+      for (const auto& n : run.nodes) {
+        if (n.op_type != "Conv") continue;
+        ++convs;
+        on_plans += n.algorithm.rfind("engine-", 0) == 0;
+      }
+      EXPECT_GT(convs, 0) << name;
+      EXPECT_EQ(on_plans, convs) << name << " " << exec::name(precision);
+      for (const auto& note : run.notes)
+        EXPECT_EQ(note.find("graph API"), std::string::npos) << name << " " << exec::name(precision) << ": " << note;
+      bench.exec.cudnn_conv_algo = exec::CudnnConvAlgo::kLegacyHeuristic;
+      auto legacy = engine.bench(p.analysis.model, p.inputs, bench);
+      for (const auto& n : legacy.nodes)
+        if (n.op_type == "Conv") EXPECT_EQ(n.algorithm.rfind("engine-", 0), std::string::npos) << name;
+    }
+  }
+}
+
 // Optimized mode (exec/optimized_graph.h: ReLU and residual Adds fused into cuDNN's convolution in fp32 and tf32,
 // BatchNorms folded, other epilogues in one kernel over the output) computes what PyTorch does, within
 // each precision's tolerance, on every model; ResNet's run says what it fused, runs fewer nodes than eager, and its

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "exec/cuda/backward.h"
+#include "exec/cuda/conv_graph.h"
 #include "exec/cuda/conv_plan.h"
 #include "exec/cuda/descriptors.h"
 #include "exec/cuda/epilogue.h"
@@ -35,6 +36,9 @@ struct ConvState : NodeState {
   FilterDescriptor w;
   ConvolutionDescriptor conv;
   ConvChoice choice;
+  // --conv-algo heuristic: the plan of cuDNN's graph API (conv_graph.h), built once; null where cuDNN offered none (the
+  // legacy call runs `choice`, and the note says why) and in the fused call's layers.
+  std::unique_ptr<ConvGraphPlan> graph;
   GpuTensor weight;  // in the compute type
   // Optimized mode's epilogue: its activation; a ReLU (with a residual when input 3 is there) fused by cuDNN, the bias
   // zeros when the layer has none (the fused call takes one).
@@ -101,13 +105,23 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
       ctx.fail(fmt::format("cuDNN computes output dim {} as {}, shape inference {}", i, out[i], y[i]));
   size_t free_bytes = 0, total = 0;
   check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
-  s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, ctx.options.cudnn_conv_algo,
-                              free_bytes / 10 * 8 + ctx.gpu.workspace_bytes(), ctx.options.precision);
+  size_t workspace_limit = free_bytes / 10 * 8 + ctx.gpu.workspace_bytes();
+  s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, ctx.options.cudnn_conv_algo, workspace_limit,
+                              ctx.options.precision);
   if (ctx.input_is_unchanging(1)) s.weight = converted(ctx, w, type);  // a computed or trained W: per run
   s.activation = layer_activation(ctx);
   if (ctx.has(3) && ctx.float_input(3).dims != y) ctx.fail("the residual's dims are not the output's");
   // cuDNN's fused call computes its epilogue in the output's type: an fp32 output only.
   s.fused = s.activation.op == EpilogueOp::kRelu && type == graph::DType::kFloat32;
+  // The fused call's layers run in optimized mode, which replays a CUDA graph: the legacy call's host time is not paid
+  // there, and its fused kernel stays.
+  if (ctx.options.cudnn_conv_algo == CudnnConvAlgo::kHeuristic && !s.fused) {
+    std::string why;
+    s.graph = ConvGraphPlan::build(ctx.gpu.cudnn(), graph_conv_shape(g, in_dims, w.dims, y), type,
+                                   ctx.options.precision, workspace_limit, why);
+    if (!s.graph)
+      s.choice.note = fmt::format("{}; ran the legacy heuristic's {}", why, name(from_cudnn(s.choice.algorithm)));
+  }
   if (ctx.has(2) || s.fused) {
     std::vector<int64_t> bias_dims(y.size(), 1);
     bias_dims[1] = y[1];
@@ -131,7 +145,17 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
 // y = conv(x) with the layer's algorithm. cuDNN 9 refuses an algorithm for a layer with NOT_SUPPORTED or one of its
 // subcodes (..._SHAPE, ..._PADDING, ...) at launch although its workspace query accepted it: a named --conv-algo then
 // gives way to the heuristic's choice, which runs from then on, and the layer's note says so.
+// With a graph plan, the plan runs; where cuDNN refuses it at launch (or the tensors are not aligned as it was built
+// for) the legacy call runs the heuristic's algorithm instead, from then on for a refusal.
 void forward(KernelContext& ctx, ConvState& s, const GpuTensor& input, const GpuTensor& weight, void* y) {
+  if (s.graph && ConvGraphPlan::accepts(input.data(), weight.data(), y)) {
+    auto status = s.graph->execute(ctx.gpu.cudnn(), input.data(), weight.data(), y,
+                                   ctx.gpu.workspace(s.graph->workspace_bytes()));
+    if (status == CUDNN_STATUS_SUCCESS) return;
+    s.choice.note = fmt::format("cuDNN refused the graph API's {} at launch ({}); ran the legacy heuristic's {}",
+                                s.graph->name(), cudnnGetErrorString(status), name(from_cudnn(s.choice.algorithm)));
+    s.graph.reset();
+  }
   float one = 1.f, zero = 0.f;
   void* workspace = ctx.gpu.workspace(s.choice.workspace_bytes);
   auto status = cudnnConvolutionForward(ctx.gpu.cudnn(), &one, s.x, input.data(), s.w, weight.data(), s.conv,
@@ -201,7 +225,7 @@ void conv(KernelContext& ctx) {
   auto& out = ctx.allocate_output(0);
   // What the profile names the layer: its algorithm, and the epilogue it computes ("implicit-gemm+add+relu").
   auto algorithm_name = [&] {
-    auto label = std::string(name(from_cudnn(s.choice.algorithm)));
+    auto label = s.graph ? s.graph->name() : std::string(name(from_cudnn(s.choice.algorithm)));
     if (ctx.has(3)) label += "+add";
     if (!s.activation.name.empty()) label += "+" + s.activation.name;
     return label;
@@ -216,14 +240,14 @@ void conv(KernelContext& ctx) {
     return;
   }
   GpuTensor y = type == graph::DType::kFloat32 ? out : ctx.scratch(type, y_dims);
-  float one = 1.f;
   forward(ctx, s, input, weight, y.data());
   if (type != graph::DType::kFloat32) {
     cast(type, y.data(), graph::DType::kFloat32, out.data(), out.numel(), stream);
     ctx.check_launch("cast");
   }
-  if (s.activation.op != EpilogueOp::kNone || ctx.has(3)) {
-    // The bias, the residual and the activation in one pass over the fp32 output, per NCHW channel.
+  if (s.activation.op != EpilogueOp::kNone || ctx.has(3) || ctx.has(2)) {
+    // The bias, the residual and the activation in one pass over the fp32 output, per NCHW channel: one kernel
+    // launch, where cudnnAddTensor costs a legacy call's host time for a bias alone.
     auto e = s.activation.epilogue();
     e.bias = ctx.has(2) ? ctx.float_input(2).as<float>() : nullptr;
     e.residual = ctx.has(3) ? ctx.float_input(3).as<float>() : nullptr;
@@ -232,14 +256,11 @@ void conv(KernelContext& ctx) {
     for (size_t d = 2; d < y_dims.size(); ++d) e.inner *= y_dims[d];
     epilogue(out.as<float>(), out.numel(), e, stream);
     ctx.check_launch("the convolution's epilogue");
-  } else if (ctx.has(2)) {
-    const auto& bias = ctx.float_input(2);
-    check(cudnnAddTensor(ctx.gpu.cudnn(), &one, s.bias, bias.data(), &one, s.y_fp32, out.data()),
-          "cudnnAddTensor (bias)");
   }
   if (ctx.algorithm) {
     ctx.algorithm->name = algorithm_name();
-    ctx.algorithm->workspace_bytes = static_cast<int64_t>(s.choice.workspace_bytes);
+    ctx.algorithm->workspace_bytes =
+        static_cast<int64_t>(s.graph ? s.graph->workspace_bytes() : s.choice.workspace_bytes);
     ctx.algorithm->note = s.choice.note;
   }
 }

@@ -73,7 +73,8 @@ CudnnConvAlgo from_cudnn(cudnnConvolutionFwdAlgo_t algorithm) {
 }
 
 bool is_fixed(CudnnConvAlgo algorithm) {
-  return algorithm != CudnnConvAlgo::kHeuristic && algorithm != CudnnConvAlgo::kBenchmark;
+  return algorithm != CudnnConvAlgo::kHeuristic && algorithm != CudnnConvAlgo::kBenchmark &&
+         algorithm != CudnnConvAlgo::kLegacyHeuristic;
 }
 
 std::vector<CudnnConvAlgo> fixed_algorithms() {
@@ -130,7 +131,7 @@ ConvChoice heuristic(cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilte
 ConvChoice choose_algorithm(cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
                             cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y, CudnnConvAlgo requested,
                             size_t limit, Precision precision) {
-  if (requested == CudnnConvAlgo::kHeuristic) return heuristic(handle, x, w, conv, y, limit, precision);
+  if (requested == CudnnConvAlgo::kHeuristic || requested == CudnnConvAlgo::kLegacyHeuristic) return heuristic(handle, x, w, conv, y, limit, precision);
   if (requested == CudnnConvAlgo::kBenchmark) {
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int returned = 0;

@@ -27,7 +27,8 @@ struct ConvGeometry {
 ConvGeometry conv_geometry(const graph::Node& node, const std::vector<int64_t>& input_dims,
                            const std::vector<int64_t>& weight_dims);
 
-// ridge's names of cuDNN's eight forward algorithms and back; kHeuristic/kBenchmark have no cuDNN value.
+// ridge's names of cuDNN's eight forward algorithms and back; kHeuristic, kLegacyHeuristic and kBenchmark have no cuDNN
+// value.
 cudnnConvolutionFwdAlgo_t to_cudnn(CudnnConvAlgo algorithm);
 CudnnConvAlgo from_cudnn(cudnnConvolutionFwdAlgo_t algorithm);
 bool is_fixed(CudnnConvAlgo algorithm);  // one of the eight
@@ -44,7 +45,8 @@ struct ConvChoice {
 };
 
 // The algorithm for one layer: `requested` where cuDNN supports it for these descriptors and its
-// workspace fits `workspace_limit`, else cuDNN's heuristic choice with a note naming why;
+// workspace fits `workspace_limit`, else cuDNN's legacy heuristic choice with a note naming why (kHeuristic too: the
+// graph API's engine is conv_graph.h's, and this choice what runs where it offers none);
 // kBenchmark times every algorithm once (cudnnFindConvolutionForwardAlgorithm). A heuristic or benchmark
 // entry's math type is set on `conv` (cuDNN runs what it measured); for fp32 entries on tensor cores are
 // passed over. Needs a GPU.

@@ -36,7 +36,8 @@ std::string group_key(const exec::BenchResult& r) {
 // benchmark choose per layer. What ran may carry the fused epilogue ("direct+relu"), which is no fallback.
 bool fell_back(const std::string& asked, const std::string& ran) {
   if (ran.empty() || asked == exec::kAutoConvAlgo || asked == exec::name(exec::CudnnConvAlgo::kHeuristic) ||
-      asked == exec::name(exec::CudnnConvAlgo::kBenchmark))
+      asked == exec::name(exec::CudnnConvAlgo::kBenchmark) ||
+      asked == exec::name(exec::CudnnConvAlgo::kLegacyHeuristic))
     return false;
   return ran.substr(0, ran.find('+')) != asked;
 }
