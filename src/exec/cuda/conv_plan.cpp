@@ -131,7 +131,8 @@ ConvChoice heuristic(cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilte
 ConvChoice choose_algorithm(cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
                             cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y, CudnnConvAlgo requested,
                             size_t limit, Precision precision) {
-  if (requested == CudnnConvAlgo::kHeuristic || requested == CudnnConvAlgo::kLegacyHeuristic) return heuristic(handle, x, w, conv, y, limit, precision);
+  if (requested == CudnnConvAlgo::kHeuristic || requested == CudnnConvAlgo::kLegacyHeuristic)
+    return heuristic(handle, x, w, conv, y, limit, precision);
   if (requested == CudnnConvAlgo::kBenchmark) {
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int returned = 0;
