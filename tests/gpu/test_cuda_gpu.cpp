@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 
 #include "exec/engine.h"
 #include "exec/prepare.h"
@@ -175,6 +176,48 @@ TEST(GpuExecutor, OptimizedModeMatchesPyTorch) {
     bool clipped = false;
     for (const auto& n : run.nodes) clipped = clipped || n.algorithm.find("+clip") != std::string::npos;
     EXPECT_TRUE(clipped) << exec::name(precision);
+  }
+}
+
+// RNN, GRU and LSTM (recurrent.cpp) against the ONNX project's node tests (both layouts, initial biases, peepholes,
+// sequence lengths) and the bundled 2-layer LSTM against PyTorch, fp32 and tf32.
+TEST(GpuExecutor, RecurrentLayersMatchOnnxAndPyTorch) {
+  namespace fs = std::filesystem;
+  auto& engine = *ridge_cuda_engine();
+  fs::path root = fs::path(onnx_testdata()) / "node";
+  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    auto name = entry.path().filename().string();
+    if (name.find("lstm") == std::string::npos && name.find("gru") == std::string::npos &&
+        name.find("rnn") == std::string::npos)
+      continue;
+    analysis::Request request;
+    request.model_path = (entry.path() / "model.onnx").string();
+    auto data = entry.path() / "test_data_set_0";
+    auto p = exec::prepare(request, data.string());
+    exec::RunOutput out;
+    try {
+      out = engine.run(p.analysis.model, p.inputs, gpu_options());
+    } catch (const Error& e) {
+      ADD_FAILURE() << name << ": " << e.what();
+      continue;
+    }
+    for (size_t i = 0; i < p.analysis.model.graph.outputs.size(); ++i) {
+      auto want = read_expected((data / ("output_" + std::to_string(i) + ".pb")).string());
+      ASSERT_TRUE(want) << name << " output " << i;
+      EXPECT_EQ(compare_tensor(out.outputs.at(i), *want, 1e-3, 1e-5), "") << name << " output " << i;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 12);
+  auto lstm = prepared("lstm");
+  for (auto precision : {exec::Precision::kFp32, exec::Precision::kTf32}) {
+    auto options = gpu_options();
+    options.precision = precision;
+    auto out = engine.run(lstm.analysis.model, lstm.inputs, options);
+    double tolerance = precision == exec::Precision::kFp32 ? 1e-3 : 1e-2;
+    EXPECT_EQ(compare_with_pytorch("lstm", out, tolerance, tolerance * 0.1), "") << exec::name(precision);
   }
 }
 

@@ -109,5 +109,6 @@ void register_normalization_kernels(KernelRegistry& registry);
 void register_pooling_kernels(KernelRegistry& registry);
 void register_manipulation_kernels(KernelRegistry& registry);
 void register_resize_kernels(KernelRegistry& registry);
+void register_recurrent_kernels(KernelRegistry& registry);
 
 }  // namespace ridge::exec::cuda
