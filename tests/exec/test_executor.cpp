@@ -387,6 +387,28 @@ TEST(Executor, LstmMatchesAPlainLoopReference) {
     }
   }
 }
+
+// Batch first (layout 1), the initial state is [batch, directions, hidden] (ONNX's RNN): with W = R = 1, no bias and
+// one step, Y_h = tanh(x + h0) row by row. By hand: tanh(0.5 + 0.1) = 0.537050, tanh(-0.2 + 0.3) = 0.099668.
+TEST(Executor, BatchFirstRecurrentLayersReadTheirInitialStateByRow) {
+  ModelBuilder b;
+  b.input("x", {2, 1, 1}).input("h0", {2, 1, 1}).output("y").output("y_h");
+  b.weight_values("w", {1, 1, 1}, {1.f}).weight_values("r", {1, 1, 1}, {1.f});
+  auto& node = b.node("RNN", {"x", "w", "r", "", "", "h0"}, {"y", "y_h"}, "rnn");
+  set_int(node, "hidden_size", 1);
+  set_int(node, "layout", 1);
+  analysis::Request request;
+  request.model_path = b.save("rnn_batch_first");
+  auto prepared = exec::prepare(request, "");
+  auto out = exec::load_engine().run(
+      prepared.analysis.model,
+      {float_tensor("x", {2, 1, 1}, {0.5f, -0.2f}), float_tensor("h0", {2, 1, 1}, {0.1f, 0.3f})}, {});
+  auto y_h = floats(out.outputs.at(1));
+  ASSERT_EQ(y_h.size(), 2u);
+  EXPECT_NEAR(y_h[0], 0.537050f, 1e-5);
+  EXPECT_NEAR(y_h[1], 0.099668f, 1e-5);
+  EXPECT_EQ(out.outputs.at(1).dims, (std::vector<int64_t>{2, 1, 1}));
+}
 }  // namespace
 }  // namespace ridge::test
 

@@ -139,6 +139,20 @@ void set_string(::onnx::NodeProto& node, const std::string& name, const std::str
   a->set_s(value);
 }
 
+void set_floats(::onnx::NodeProto& node, const std::string& name, const std::vector<float>& values) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::FLOATS);
+  for (float v : values) a->add_floats(v);
+}
+
+void set_strings(::onnx::NodeProto& node, const std::string& name, const std::vector<std::string>& values) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::STRINGS);
+  for (const auto& v : values) a->add_strings(v);
+}
+
 analysis::Result analyze_file(const std::string& path, shape::Bindings bindings, cost::CostOptions options) {
   analysis::Request request;
   request.model_path = path;

@@ -43,6 +43,8 @@ void set_int(::onnx::NodeProto& node, const std::string& name, int64_t value);
 void set_ints(::onnx::NodeProto& node, const std::string& name, std::vector<int64_t> values);
 void set_float(::onnx::NodeProto& node, const std::string& name, float value);
 void set_string(::onnx::NodeProto& node, const std::string& name, const std::string& value);
+void set_floats(::onnx::NodeProto& node, const std::string& name, const std::vector<float>& values);
+void set_strings(::onnx::NodeProto& node, const std::string& name, const std::vector<std::string>& values);
 
 // Conv -> BatchNormalization -> Add(residual) -> Relu, Flatten, MatMul -> Add(bias), and a Shape
 // of the input that folds away: optimized mode runs conv (+bn, residual, relu), flatten and fc

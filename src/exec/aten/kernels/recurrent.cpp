@@ -82,8 +82,10 @@ void run_recurrent(C& c, int64_t gates, std::vector<std::string> default_acts, c
   auto acts = activations(c, default_acts, dirs);
   size_t per_dir = default_acts.size();
   auto b = c.has(3) ? c.in(3) : at::zeros({dirs, 2 * gates * hidden}, x.options());
-  auto h0 = c.has(5) ? c.in(5) : at::zeros({dirs, batch, hidden}, x.options());
-  auto c0 = has_cell_state && c.has(6) ? c.in(6) : at::zeros({dirs, batch, hidden}, x.options());
+  // Batch first, the initial states are [batch, directions, hidden] too.
+  auto state_input = [&](size_t i) { return batch_first ? c.in(i).transpose(0, 1) : c.in(i); };
+  auto h0 = c.has(5) ? state_input(5) : at::zeros({dirs, batch, hidden}, x.options());
+  auto c0 = has_cell_state && c.has(6) ? state_input(6) : at::zeros({dirs, batch, hidden}, x.options());
   at::Tensor lens = c.has(4) ? c.in(4).to(at::kLong) : at::full({batch}, seq, at::kLong);
   // Without sequence lengths (what exporters write) or with every sequence full, no step is masked: the three
   // selects per step would double the small operations a step of a small layer runs.
