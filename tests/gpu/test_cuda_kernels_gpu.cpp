@@ -12,6 +12,7 @@
 
 #include "exec/cuda/kernels.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/cuda/training_kernels.h"
 
 namespace ridge::test {
 namespace {
@@ -297,6 +298,53 @@ TEST(GpuKernels, EpiloguesAgreeWithTheHost) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace ridge::test
+
+namespace ridge::test {
+namespace {
+
+// Training Dropout draws a new mask on every run, eager and as replays of one captured CUDA graph (its run count
+// lives on the device), and keeps about 1 - ratio of the elements, scaled by 1 / (1 - ratio).
+TEST(GpuKernels, DropoutDrawsANewMaskEveryRunAndEveryReplay) {
+  const int64_t n = 4096;
+  std::vector<float> ones(n, 1.f);
+  DeviceBuffer<float> x(ones), y{std::vector<float>(n)};
+  DeviceBuffer<uint8_t> keep{std::vector<uint8_t>(n)};
+  DeviceBuffer<uint64_t> run(std::vector<uint64_t>{0});
+  auto* mask = reinterpret_cast<bool*>(keep.data);
+  auto draw = [&](cudaStream_t stream) { cuda::dropout_forward(x.data, y.data, mask, n, 0.25f, 7, run.data, stream); };
+  draw(nullptr);
+  auto first = keep.read(n);
+  auto scaled = y.read(n);
+  int64_t kept = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    kept += first[i];
+    EXPECT_FLOAT_EQ(scaled[i], first[i] ? 1.f / 0.75f : 0.f);
+  }
+  EXPECT_NEAR(static_cast<double>(kept) / n, 0.75, 0.05);
+  draw(nullptr);
+  EXPECT_NE(keep.read(n), first);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed), cudaSuccess);
+  draw(stream);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  auto replay1 = keep.read(n);
+  ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  EXPECT_NE(keep.read(n), replay1);
+  EXPECT_EQ(run.read(1)[0], 4u);  // two eager runs, two replays
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
 }
 
 }  // namespace

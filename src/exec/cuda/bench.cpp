@@ -261,14 +261,6 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
         fmt::format("{} node(s) of shape arithmetic folded into constants before the run", interp.folded_nodes()));
 
   Runner runner(interp, gpu, options.exec.mode, options.training);
-  if (runner.training() && options.exec.mode == Mode::kCudaGraph)
-    for (const auto& node : interp.graph().nodes)
-      if (node.op_type == "Dropout") {
-        result.notes.push_back(
-            "a CUDA-graph replay of a training step draws each Dropout's mask as the captured step did (the same mask "
-            "every step: the times are a step's, the masks not random)");
-        break;
-      }
   if (runner.training() && is_fixed(options.exec.cudnn_conv_algo))
     result.notes.push_back(
         "the convolutions' backward runs cuDNN's heuristic algorithms (a named --conv-algo is a forward algorithm)");

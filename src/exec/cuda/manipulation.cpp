@@ -47,7 +47,7 @@ double constant_scalar(KernelContext& ctx, size_t i, double fallback) {
 struct DropoutState : NodeState {
   GpuTensor keep;  // the last training run's mask, for the backward
   float ratio = 0;
-  uint64_t runs = 0;
+  std::shared_ptr<void> runs;  // a uint64 on the device: the runs drawn so far (training_kernels.h)
 };
 
 // Inference (or a ratio of 0): identity, with an all-true mask when asked. Training (opset 12's training_mode
@@ -73,9 +73,14 @@ void dropout(KernelContext& ctx) {
   auto& y = ctx.allocate_output(0, x.dtype, x.dims);
   s.keep = ctx.wants_output(1) ? ctx.allocate_output(1, graph::DType::kBool, x.dims)
                                : ctx.scratch(graph::DType::kBool, x.dims);
-  uint64_t seed = static_cast<uint64_t>(ctx.options.seed) * 0x9E3779B97F4A7C15ull ^
-                  std::hash<std::string>{}(ctx.node.name) ^ (++s.runs << 32);
-  dropout_forward(x.as<float>(), y.as<float>(), s.keep.as<bool>(), x.numel(), s.ratio, seed, ctx.gpu.stream());
+  if (!s.runs) {
+    s.runs = ctx.gpu.allocator().allocate(sizeof(uint64_t));
+    check(cudaMemsetAsync(s.runs.get(), 0, sizeof(uint64_t), ctx.gpu.stream()), "zeroing Dropout's run count");
+  }
+  uint64_t seed =
+      static_cast<uint64_t>(ctx.options.seed) * 0x9E3779B97F4A7C15ull ^ std::hash<std::string>{}(ctx.node.name);
+  dropout_forward(x.as<float>(), y.as<float>(), s.keep.as<bool>(), x.numel(), s.ratio, seed,
+                  static_cast<uint64_t*>(s.runs.get()), ctx.gpu.stream());
   ctx.check_launch("Dropout");
 }
 

@@ -45,14 +45,18 @@ __device__ float uniform(uint64_t seed, int64_t i) {
   return static_cast<float>(z >> 40) * (1.f / 16777216.f);  // 24 bits: exact in fp32
 }
 
-__global__ void dropout_forward_kernel(const float* x, float* y, bool* keep, int64_t n, float ratio, uint64_t seed) {
+__global__ void dropout_forward_kernel(const float* x, float* y, bool* keep, int64_t n, float ratio, uint64_t seed,
+                                       const uint64_t* run) {
   const float scale = 1.f / (1.f - ratio);
+  seed ^= *run << 32;
   RIDGE_GRID_LOOP(i, n) {
     bool k = uniform(seed, i) >= ratio;
     keep[i] = k;
     y[i] = k ? x[i] * scale : 0.f;
   }
 }
+
+__global__ void advance_kernel(uint64_t* run) { *run += 1; }
 
 __global__ void dropout_backward_kernel(const bool* keep, const float* dy, float* dx, int64_t n, float scale) {
   RIDGE_GRID_LOOP(i, n) dx[i] = keep[i] ? dy[i] * scale : 0.f;
@@ -213,8 +217,11 @@ void clip_backward(const float* x, const float* dy, float* dx, int64_t n, float 
   if (n > 0) clip_backward_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, dy, dx, n, low, high);
 }
 
-void dropout_forward(const float* x, float* y, bool* keep, int64_t n, float ratio, uint64_t seed, cudaStream_t stream) {
-  if (n > 0) dropout_forward_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, y, keep, n, ratio, seed);
+void dropout_forward(const float* x, float* y, bool* keep, int64_t n, float ratio, uint64_t seed, uint64_t* run,
+                     cudaStream_t stream) {
+  if (n == 0) return;
+  dropout_forward_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, y, keep, n, ratio, seed, run);
+  advance_kernel<<<1, 1, 0, stream>>>(run);  // after every thread has read it: the launches are ordered on the stream
 }
 
 void dropout_backward(const bool* keep, const float* dy, float* dx, int64_t n, float scale, cudaStream_t stream) {

@@ -21,8 +21,11 @@ void update_loss_scale(float* scale, int* found_inf, int* clean_steps, int inter
 void relu_backward(const float* y, const float* dy, float* dx, int64_t n, cudaStream_t stream);
 // dx = dy where low < x < high, else 0 (Clip's backward, as PyTorch's hardtanh_backward).
 void clip_backward(const float* x, const float* dy, float* dx, int64_t n, float low, float high, cudaStream_t stream);
-// Dropout in training: keep[i] = a uniform draw from (seed, i) >= ratio; y = keep ? x / (1 - ratio) : 0.
-void dropout_forward(const float* x, float* y, bool* keep, int64_t n, float ratio, uint64_t seed, cudaStream_t stream);
+// Dropout in training: keep[i] = a uniform draw from (seed ^ (*run << 32), i) >= ratio; y = keep ? x / (1 - ratio) : 0;
+// then *run += 1. The run count lives on the device, so each replay of a captured CUDA graph draws a new mask (a seed
+// fixed on the host would be baked into the graph and repeat it).
+void dropout_forward(const float* x, float* y, bool* keep, int64_t n, float ratio, uint64_t seed, uint64_t* run,
+                     cudaStream_t stream);
 // dx = keep ? dy * scale : 0.
 void dropout_backward(const bool* keep, const float* dy, float* dx, int64_t n, float scale, cudaStream_t stream);
 // BatchNormalization's running statistics from the batch's (training_mode): mean' = mean * momentum +
