@@ -5,9 +5,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 
 #include "exec/engine.h"
 #include "exec/prepare.h"
+#include "support/backend_node_tests.h"
 #include "support/paths.h"
 #include "support/random_weights_fixtures.h"
 #include "support/tensor_compare.h"
@@ -117,8 +119,11 @@ TEST(GpuExecutor, TheHeuristicRunsEveryConvolutionOnAGraphPlan) {
         EXPECT_EQ(note.find("graph API"), std::string::npos) << name << " " << exec::name(precision) << ": " << note;
       bench.exec.cudnn_conv_algo = exec::CudnnConvAlgo::kLegacyHeuristic;
       auto legacy = engine.bench(p.analysis.model, p.inputs, bench);
-      for (const auto& n : legacy.nodes)
-        if (n.op_type == "Conv") EXPECT_EQ(n.algorithm.rfind("engine-", 0), std::string::npos) << name;
+      for (const auto& n : legacy.nodes) {
+        if (n.op_type == "Conv") {
+          EXPECT_EQ(n.algorithm.rfind("engine-", 0), std::string::npos) << name;
+        }
+      }
     }
   }
 }
@@ -207,7 +212,9 @@ int check_node_tests(const std::vector<std::string>& parts) {
     for (size_t i = 0; i < p.analysis.model.graph.outputs.size(); ++i) {
       auto want = read_expected((data / ("output_" + std::to_string(i) + ".pb")).string());
       EXPECT_TRUE(want) << name << " output " << i;
-      if (want) EXPECT_EQ(compare_tensor(out.outputs.at(i), *want, 1e-3, 1e-5), "") << name << " output " << i;
+      if (want) {
+        EXPECT_EQ(compare_tensor(out.outputs.at(i), *want, 1e-3, 1e-5), "") << name << " output " << i;
+      }
     }
     ++checked;
   }
@@ -228,6 +235,24 @@ TEST(GpuExecutor, RecurrentLayersMatchOnnxAndPyTorch) {
     double tolerance = precision == exec::Precision::kFp32 ? 1e-3 : 1e-2;
     EXPECT_EQ(compare_with_pytorch("lstm", out, tolerance, tolerance * 0.1), "") << exec::name(precision);
   }
+}
+
+// Every ONNX node test whose ops the GPU executor has, as the CPU executor runs them (support/backend_node_tests.h):
+// the reference outputs within rtol 1e-3; a kernel's refusal of a type it does not take (fp32-only kernels, casts it
+// lacks) counts as skipped.
+TEST(GpuExecutor, BackendNodeTestsMatchOnnxReference) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::path(onnx_testdata()) / "node";
+  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  auto tally = run_backend_node_tests(root.string(), *ridge_cuda_engine(), gpu_options(), [](const std::string& why) {
+    return why.find("takes fp32") != std::string::npos || why.find("no GPU cast") != std::string::npos ||
+           why.find("must be int32") != std::string::npos || why.find("must be int64") != std::string::npos;
+  });
+  std::cout << "GPU backend node tests: " << tally.pass << " pass, " << tally.fail << " fail, " << tally.skip
+            << " skipped\n"
+            << tally.failures;
+  EXPECT_GT(tally.pass, 0);  // not yet run on a GPU: set the floor to the first run's count
+  EXPECT_EQ(tally.fail, 0) << tally.failures;
 }
 
 // ReduceSum ... ArgMin (reduce.cpp) against the ONNX project's node tests: every axis form, keepdims, negative axes,

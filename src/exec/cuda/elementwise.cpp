@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "exec/cuda/backward.h"
+#include "exec/cuda/elementwise_plan.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/training_kernels.h"
 #include "util/error.h"
@@ -21,9 +22,11 @@ void run_unary(KernelContext& ctx, UnaryOp op, float a, float b) {
   ctx.check_launch("elementwise kernel");
 }
 
-template <UnaryOp op>
-void unary_op(KernelContext& ctx) {
-  run_unary(ctx, op, 0.f, 0.f);
+// Every unary op whose parameters are attributes (elementwise_plan.h).
+void unary_node(KernelContext& ctx) {
+  auto call = unary_call(ctx.node);
+  if (!call) ctx.fail(ctx.node.op_type + " is no unary op");
+  run_unary(ctx, call->op, call->a, call->b);
 }
 
 // A scalar from a constant input (Clip's min and max since opset 11), else `fallback`.
@@ -47,19 +50,11 @@ void clip(KernelContext& ctx) {
   run_unary(ctx, UnaryOp::kClip, bounds.first, bounds.second);
 }
 
-void leaky_relu(KernelContext& ctx) {
-  run_unary(ctx, UnaryOp::kLeakyRelu, static_cast<float>(ctx.node.get_float("alpha", 0.01)), 0.f);
-}
-void elu(KernelContext& ctx) {
-  run_unary(ctx, UnaryOp::kElu, static_cast<float>(ctx.node.get_float("alpha", 1.0)), 0.f);
-}
-void hard_sigmoid(KernelContext& ctx) {
-  run_unary(ctx, UnaryOp::kHardSigmoid, static_cast<float>(ctx.node.get_float("alpha", 0.2)),
-            static_cast<float>(ctx.node.get_float("beta", 0.5)));
-}
-
-template <BinaryOp op>
-void binary_op(KernelContext& ctx) {
+// Every binary op (elementwise_plan.h): Add ... Or, PRelu, Mod.
+void binary_node(KernelContext& ctx) {
+  auto call = binary_call(ctx.node);
+  if (!call) ctx.fail(ctx.node.op_type + " is no binary op");
+  const BinaryOp op = *call;
   const auto& a = ctx.in(0);
   const auto& b = ctx.in(1);
   if (a.dtype != b.dtype) ctx.fail("operands of different types");
@@ -200,18 +195,22 @@ void register_elementwise_backward(BackwardRegistry& registry) {
 void register_elementwise_kernels(KernelRegistry& registry) {
   // clang-format off
   registry.add("elementwise", {
-      {"Relu", unary_op<UnaryOp::kRelu>}, {"Sigmoid", unary_op<UnaryOp::kSigmoid>},
-      {"Tanh", unary_op<UnaryOp::kTanh>}, {"Erf", unary_op<UnaryOp::kErf>}, {"Exp", unary_op<UnaryOp::kExp>},
-      {"Log", unary_op<UnaryOp::kLog>}, {"Sqrt", unary_op<UnaryOp::kSqrt>}, {"Neg", unary_op<UnaryOp::kNeg>},
-      {"Abs", unary_op<UnaryOp::kAbs>}, {"Reciprocal", unary_op<UnaryOp::kReciprocal>},
-      {"Floor", unary_op<UnaryOp::kFloor>}, {"Ceil", unary_op<UnaryOp::kCeil>}, {"Sin", unary_op<UnaryOp::kSin>},
-      {"Cos", unary_op<UnaryOp::kCos>}, {"HardSwish", unary_op<UnaryOp::kHardSwish>},
-      {"Softplus", unary_op<UnaryOp::kSoftplus>}, {"Not", unary_op<UnaryOp::kNot>},
-      {"Clip", clip}, {"LeakyRelu", leaky_relu}, {"Elu", elu}, {"HardSigmoid", hard_sigmoid},
-      {"Add", binary_op<BinaryOp::kAdd>}, {"Sub", binary_op<BinaryOp::kSub>}, {"Mul", binary_op<BinaryOp::kMul>},
-      {"Div", binary_op<BinaryOp::kDiv>}, {"Pow", binary_op<BinaryOp::kPow>},
-      {"Equal", binary_op<BinaryOp::kEqual>}, {"Less", binary_op<BinaryOp::kLess>},
-      {"Greater", binary_op<BinaryOp::kGreater>}, {"And", binary_op<BinaryOp::kAnd>}, {"Or", binary_op<BinaryOp::kOr>},
+      // unary_call's ops (elementwise_plan.cpp; tests/cuda checks the two lists agree)
+      {"Relu", unary_node}, {"Sigmoid", unary_node}, {"Tanh", unary_node}, {"Erf", unary_node}, {"Exp", unary_node},
+      {"Log", unary_node}, {"Sqrt", unary_node}, {"Neg", unary_node}, {"Abs", unary_node},
+      {"Reciprocal", unary_node}, {"Floor", unary_node}, {"Ceil", unary_node}, {"Sin", unary_node},
+      {"Cos", unary_node}, {"HardSwish", unary_node}, {"Softplus", unary_node}, {"Not", unary_node},
+      {"Mish", unary_node}, {"Softsign", unary_node}, {"Sign", unary_node}, {"Round", unary_node},
+      {"Tan", unary_node}, {"Asin", unary_node}, {"Acos", unary_node}, {"Atan", unary_node}, {"Sinh", unary_node},
+      {"Cosh", unary_node}, {"Asinh", unary_node}, {"Acosh", unary_node}, {"Atanh", unary_node},
+      {"LeakyRelu", unary_node}, {"Elu", unary_node}, {"HardSigmoid", unary_node}, {"Selu", unary_node},
+      {"Celu", unary_node}, {"Gelu", unary_node}, {"Shrink", unary_node}, {"ThresholdedRelu", unary_node},
+      {"Clip", clip},
+      // binary_call's ops
+      {"Add", binary_node}, {"Sub", binary_node}, {"Mul", binary_node}, {"Div", binary_node}, {"Pow", binary_node},
+      {"PRelu", binary_node}, {"Equal", binary_node}, {"Less", binary_node}, {"Greater", binary_node},
+      {"GreaterOrEqual", binary_node}, {"LessOrEqual", binary_node}, {"And", binary_node}, {"Or", binary_node},
+      {"Mod", binary_node},
       {"Max", variadic<BinaryOp::kMax>}, {"Min", variadic<BinaryOp::kMin>}, {"Sum", variadic<BinaryOp::kAdd>},
       {"Where", where_op}, {"Cast", cast_op},
   });

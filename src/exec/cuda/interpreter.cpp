@@ -326,6 +326,30 @@ std::vector<int64_t> KernelContext::constant_ints(size_t i) const {
   return out;
 }
 
+std::vector<int64_t> KernelContext::host_ints(size_t i) const {
+  if (input_is_constant(i) && graph.value(node.input(i)).constant) return constant_ints(i);
+  const auto& t = in(i);
+  if (t.dtype != graph::DType::kInt64 && t.dtype != graph::DType::kInt32)
+    fail(fmt::format("input {} is {}; integers expected", i, graph::dtype_name(t.dtype)));
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(gpu.stream(), &capturing), "cudaStreamIsCapturing");
+  if (capturing != cudaStreamCaptureStatusNone)
+    fail(fmt::format("input {} is computed during the run; a CUDA graph cannot read it back (run eager)", i));
+  std::vector<int64_t> out(static_cast<size_t>(t.numel()));
+  if (t.dtype == graph::DType::kInt64) {
+    check(cudaMemcpyAsync(out.data(), t.data(), out.size() * 8, cudaMemcpyDeviceToHost, gpu.stream()),
+          "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(gpu.stream()), "cudaStreamSynchronize");
+    return out;
+  }
+  std::vector<int32_t> narrow(out.size());
+  check(cudaMemcpyAsync(narrow.data(), t.data(), narrow.size() * 4, cudaMemcpyDeviceToHost, gpu.stream()),
+        "cudaMemcpyAsync");
+  check(cudaStreamSynchronize(gpu.stream()), "cudaStreamSynchronize");
+  for (size_t k = 0; k < out.size(); ++k) out[k] = narrow[k];
+  return out;
+}
+
 bool KernelContext::input_is_constant(size_t i) const {
   auto id = node.input(i);
   return id != graph::kNoValue && (graph.value(id).constant || graph.value(id).initializer);

@@ -7,62 +7,13 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "exec/cuda/elementwise_math.h"
 #include "exec/cuda/grid.cuh"
 #include "exec/cuda/kernels.h"
 
 namespace ridge::exec::cuda {
 
 namespace {
-
-__device__ float apply_unary(UnaryOp op, float x, float a, float b) {
-  switch (op) {
-    case UnaryOp::kIdentity:
-      return x;
-    case UnaryOp::kRelu:  // NaN stays NaN, as in PyTorch and ONNX Runtime
-      return x > 0.f || x != x ? x : 0.f;
-    case UnaryOp::kSigmoid:
-      return 1.f / (1.f + expf(-x));
-    case UnaryOp::kTanh:
-      return tanhf(x);
-    case UnaryOp::kErf:
-      return erff(x);
-    case UnaryOp::kExp:
-      return expf(x);
-    case UnaryOp::kLog:
-      return logf(x);
-    case UnaryOp::kSqrt:
-      return sqrtf(x);
-    case UnaryOp::kNeg:
-      return -x;
-    case UnaryOp::kAbs:
-      return fabsf(x);
-    case UnaryOp::kReciprocal:
-      return 1.f / x;
-    case UnaryOp::kFloor:
-      return floorf(x);
-    case UnaryOp::kCeil:
-      return ceilf(x);
-    case UnaryOp::kSin:
-      return sinf(x);
-    case UnaryOp::kCos:
-      return cosf(x);
-    case UnaryOp::kClip:  // fminf and fmaxf would drop a NaN
-      return x != x ? x : fminf(fmaxf(x, a), b);
-    case UnaryOp::kLeakyRelu:
-      return x >= 0.f ? x : a * x;
-    case UnaryOp::kElu:
-      return x >= 0.f ? x : a * (expf(x) - 1.f);
-    case UnaryOp::kHardSigmoid:
-      return fmaxf(0.f, fminf(1.f, a * x + b));
-    case UnaryOp::kHardSwish:
-      return x * fmaxf(0.f, fminf(1.f, x / 6.f + 0.5f));
-    case UnaryOp::kSoftplus:
-      return x > 20.f ? x : log1pf(expf(x));
-    case UnaryOp::kNot:
-      return x;  // bool: handled by its own kernel
-  }
-  return x;
-}
 
 // `vector`: x and y are 16-byte aligned, so four elements move per load and store (the tail one by one).
 __global__ void unary_kernel(UnaryOp op, const float* x, float* y, int64_t n, float a, float b, bool vector) {
@@ -80,42 +31,6 @@ __global__ void unary_kernel(UnaryOp op, const float* x, float* y, int64_t n, fl
 
 __global__ void not_kernel(const uint8_t* x, uint8_t* y, int64_t n) {
   RIDGE_GRID_LOOP(i, n) { y[i] = x[i] ? 0 : 1; }
-}
-
-template <class T>
-__device__ T apply_binary(BinaryOp op, T a, T b) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return a + b;
-    case BinaryOp::kSub:
-      return a - b;
-    case BinaryOp::kMul:
-      return a * b;
-    case BinaryOp::kDiv:
-      return b == T(0) && !std::is_floating_point_v<T> ? T(0) : a / b;
-    case BinaryOp::kPow:
-      return static_cast<T>(powf(static_cast<float>(a), static_cast<float>(b)));
-    case BinaryOp::kMax:
-      return a > b ? a : b;
-    case BinaryOp::kMin:
-      return a < b ? a : b;
-    default:
-      return T(0);
-  }
-}
-
-template <class T>
-__device__ bool compare(BinaryOp op, T a, T b) {
-  switch (op) {
-    case BinaryOp::kEqual:
-      return a == b;
-    case BinaryOp::kLess:
-      return a < b;
-    case BinaryOp::kGreater:
-      return a > b;
-    default:
-      return false;
-  }
 }
 
 // The strided kernels take a walk (Walk32 or Walk64, layout.h) that gives every operand's offset of output
@@ -510,8 +425,8 @@ bool cast_from(ElementType to, const void* in, void* out, int64_t n, cudaStream_
 }  // namespace
 
 bool is_comparison(BinaryOp op) {
-  return op == BinaryOp::kEqual || op == BinaryOp::kLess || op == BinaryOp::kGreater || op == BinaryOp::kAnd ||
-         op == BinaryOp::kOr;
+  return op == BinaryOp::kEqual || op == BinaryOp::kLess || op == BinaryOp::kGreater || op == BinaryOp::kGreaterEqual ||
+         op == BinaryOp::kLessEqual || op == BinaryOp::kAnd || op == BinaryOp::kOr;
 }
 
 void unary(UnaryOp op, const void* x, void* y, int64_t n, float a, float b, cudaStream_t stream) {
@@ -552,6 +467,15 @@ bool with_arithmetic_op(BinaryOp op, F&& f) {
       return true;
     case BinaryOp::kMin:
       f(std::integral_constant<BinaryOp, BinaryOp::kMin>{});
+      return true;
+    case BinaryOp::kPRelu:
+      f(std::integral_constant<BinaryOp, BinaryOp::kPRelu>{});
+      return true;
+    case BinaryOp::kMod:
+      f(std::integral_constant<BinaryOp, BinaryOp::kMod>{});
+      return true;
+    case BinaryOp::kFmod:
+      f(std::integral_constant<BinaryOp, BinaryOp::kFmod>{});
       return true;
     default:
       return false;

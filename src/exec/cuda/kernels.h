@@ -37,7 +37,26 @@ enum class UnaryOp {
   kHardSigmoid,  // a = alpha, b = beta
   kHardSwish,
   kSoftplus,
-  kNot,  // bool
+  kNot,   // bool
+  kSelu,  // a = alpha, b = gamma
+  kCelu,  // a = alpha
+  kMish,
+  kSoftsign,
+  kThresholdedRelu,  // a = alpha
+  kSign,
+  kRound,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kSinh,
+  kCosh,
+  kAsinh,
+  kAcosh,
+  kAtanh,
+  kGeluErf,
+  kGeluTanh,
+  kShrink,  // a = lambd, b = bias
 };
 
 // The activation of a layer's epilogue (epilogue()): exact GELU (erf) and its tanh form as ONNX and PyTorch define
@@ -55,7 +74,27 @@ struct Epilogue {
   float lo = 0, hi = 0;
 };
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMax, kMin, kEqual, kLess, kGreater, kAnd, kOr };
+// kPRelu: a < 0 ? a b : a; kMod: the remainder with the divisor's sign, kFmod with the dividend's (ONNX's Mod, fmod 0
+// and 1).
+enum class BinaryOp {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kPow,
+  kMax,
+  kMin,
+  kPRelu,
+  kMod,
+  kFmod,
+  kEqual,
+  kLess,
+  kGreater,
+  kGreaterEqual,
+  kLessEqual,
+  kAnd,
+  kOr
+};
 bool is_comparison(BinaryOp op);  // output bool
 
 // y[i] = op(x[i]) for fp32 (or bool for kNot).

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "exec/cuda/backward.h"
+#include "exec/cuda/movement_plan.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/training_kernels.h"
 #include "sys/cuda/check.h"
@@ -338,12 +339,40 @@ void register_manipulation_backward(BackwardRegistry& registry) {
                                 {"Gather", gather_backward}});
 }
 
+// Tile, DepthToSpace and SpaceToDepth: one strided read each (movement_plan.h), any element type.
+void copy_through(KernelContext& ctx, const Layout& in, const char* what) {
+  const auto& x = ctx.in(0);
+  auto& y = ctx.allocate_output(0);
+  int64_t n = 1;
+  for (int d = 0; d < in.rank; ++d) n *= in.dims[d];
+  if (n != y.numel()) ctx.fail(fmt::format("{} reads {} elements for an output of {}", what, n, y.numel()));
+  strided_copy(x.data(), in, 0, y.data(), y.numel(), element_bytes(x), ctx.gpu.stream());
+  ctx.check_launch(what);
+}
+
+void tile(KernelContext& ctx) {
+  if (ctx.opset < 6) ctx.fail("Tile before opset 6 (tiles and axis inputs) is not run on the GPU");
+  copy_through(ctx, tile_layout(ctx.in(0).dims, ctx.host_ints(1)), "Tile");
+}
+
+void depth_to_space(KernelContext& ctx) {
+  auto mode = ctx.node.get_string("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") ctx.fail("mode is DCR or CRD, not " + mode);
+  copy_through(ctx, depth_to_space_layout(ctx.in(0).dims, ctx.node.get_int("blocksize", 0), mode == "CRD"),
+               "DepthToSpace");
+}
+
+void space_to_depth(KernelContext& ctx) {
+  copy_through(ctx, space_to_depth_layout(ctx.in(0).dims, ctx.node.get_int("blocksize", 0)), "SpaceToDepth");
+}
+
 void register_manipulation_kernels(KernelRegistry& registry) {
   // clang-format off
   registry.add("manipulation", {
       {"Reshape", view}, {"Flatten", view}, {"Squeeze", view}, {"Unsqueeze", view}, {"Identity", view},
       {"Dropout", dropout}, {"Transpose", transpose}, {"Expand", expand}, {"Slice", slice}, {"Concat", concat},
-      {"Split", split}, {"Gather", gather_op}, {"Pad", pad}, {"Trilu", trilu_op},
+      {"Split", split}, {"Gather", gather_op}, {"Pad", pad}, {"Trilu", trilu_op}, {"Tile", tile},
+      {"DepthToSpace", depth_to_space}, {"SpaceToDepth", space_to_depth},
   });
   // clang-format on
 }

@@ -58,6 +58,9 @@ struct KernelContext {
   void alias_output(size_t i, const GpuTensor& source);
   // Integer values of a constant input (shape inference's values): axes, pads, shapes.
   std::vector<int64_t> constant_ints(size_t i) const;
+  // The same where the input is known before the run; else its int64/int32 values read back from the device (a
+  // synchronization, refused in one line while a CUDA graph is being captured: such a run cannot be replayed).
+  std::vector<int64_t> host_ints(size_t i) const;
   bool input_is_constant(size_t i) const;
   // A constant input whose converted copy may be kept across runs (not a weight a training step updates).
   bool input_is_unchanging(size_t i) const { return input_is_constant(i) && !weights_change; }

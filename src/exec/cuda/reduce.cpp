@@ -1,41 +1,16 @@
 // ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp,
 // ReduceSumSquare, ArgMax and ArgMin on fp32 tensors: the axes and the walk worked out on the host (reduce_plan.h),
 // a block per output element on the GPU (reduce_kernels.h). Axes given as an input are a constant where exporters
-// write them; otherwise (a graph input, as in ONNX's node tests) they are read back once, on the first run (the
-// warm-up, before any CUDA graph is captured), and kept: a run's inputs do not change between its repetitions.
+// write them; otherwise (a graph input, as in ONNX's node tests) they are read back (KernelContext::host_ints).
 #include <fmt/format.h>
 
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/reduce_kernels.h"
 #include "exec/cuda/reduce_plan.h"
-#include "sys/cuda/check.h"
 
 namespace ridge::exec::cuda {
 
-using sys::cuda::check;
-
 namespace {
-
-struct ReduceState : NodeState {
-  bool read = false;
-  std::vector<int64_t> axes;  // input 1's values
-};
-
-std::vector<int64_t> axes_of(KernelContext& ctx) {
-  if (ctx.input_is_constant(1)) return ctx.constant_ints(1);
-  auto& s = ctx.cached<ReduceState>();
-  if (!s.read) {
-    const auto& t = ctx.in(1);
-    if (t.dtype != graph::DType::kInt64) ctx.fail("axes must be int64");
-    s.axes.resize(static_cast<size_t>(t.numel()));
-    check(cudaMemcpyAsync(s.axes.data(), t.data(), s.axes.size() * sizeof(int64_t), cudaMemcpyDeviceToHost,
-                          ctx.gpu.stream()),
-          "cudaMemcpyAsync (axes)");
-    check(cudaStreamSynchronize(ctx.gpu.stream()), "cudaStreamSynchronize");
-    s.read = true;
-  }
-  return s.axes;
-}
 
 void reduction(KernelContext& ctx) {
   auto op = reduce_op(ctx.node.op_type);
@@ -43,7 +18,7 @@ void reduction(KernelContext& ctx) {
   std::vector<int64_t> axes_values;
   const std::vector<int64_t>* axes_input = nullptr;
   if (!reduce_is_arg(op) && ctx.has(1)) {
-    axes_values = axes_of(ctx);
+    axes_values = ctx.host_ints(1);
     axes_input = &axes_values;
   }
   bool noop = false;

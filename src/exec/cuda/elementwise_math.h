@@ -1,0 +1,159 @@
+#pragma once
+// The arithmetic of the GPU's elementwise ops, one element at a time: the kernels (kernels.cu) apply it on the GPU,
+// and the host-side tests apply the same functions to the ONNX project's node tests
+// (tests/cuda/test_elementwise_host.cpp). C++17 for nvcc.
+#include <math.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "exec/cuda/kernels.h"
+#include "exec/cuda/layout.h"
+
+namespace ridge::exec::cuda {
+
+// y = op(x); a and b are the op's parameters (kernels.h).
+RIDGE_HOST_DEVICE inline float apply_unary(UnaryOp op, float x, float a, float b) {
+  switch (op) {
+    case UnaryOp::kIdentity:
+      return x;
+    case UnaryOp::kRelu:  // NaN stays NaN, as in PyTorch and ONNX Runtime
+      return x > 0.f || x != x ? x : 0.f;
+    case UnaryOp::kSigmoid:
+      return 1.f / (1.f + expf(-x));
+    case UnaryOp::kTanh:
+      return tanhf(x);
+    case UnaryOp::kErf:
+      return erff(x);
+    case UnaryOp::kExp:
+      return expf(x);
+    case UnaryOp::kLog:
+      return logf(x);
+    case UnaryOp::kSqrt:
+      return sqrtf(x);
+    case UnaryOp::kNeg:
+      return -x;
+    case UnaryOp::kAbs:
+      return fabsf(x);
+    case UnaryOp::kReciprocal:
+      return 1.f / x;
+    case UnaryOp::kFloor:
+      return floorf(x);
+    case UnaryOp::kCeil:
+      return ceilf(x);
+    case UnaryOp::kSin:
+      return sinf(x);
+    case UnaryOp::kCos:
+      return cosf(x);
+    case UnaryOp::kClip:  // fminf and fmaxf would drop a NaN
+      return x != x ? x : fminf(fmaxf(x, a), b);
+    case UnaryOp::kLeakyRelu:
+      return x >= 0.f ? x : a * x;
+    case UnaryOp::kElu:
+      return x >= 0.f ? x : a * (expf(x) - 1.f);
+    case UnaryOp::kHardSigmoid:
+      return fmaxf(0.f, fminf(1.f, a * x + b));
+    case UnaryOp::kHardSwish:
+      return x * fmaxf(0.f, fminf(1.f, x / 6.f + 0.5f));
+    case UnaryOp::kSoftplus:
+      return x > 20.f ? x : log1pf(expf(x));
+    case UnaryOp::kSelu:  // a = alpha, b = gamma
+      return x > 0.f ? b * x : b * (a * expf(x) - a);
+    case UnaryOp::kCelu:  // a = alpha
+      return fmaxf(0.f, x) + fminf(0.f, a * (expf(x / a) - 1.f));
+    case UnaryOp::kMish:
+      return x * tanhf(x > 20.f ? x : log1pf(expf(x)));
+    case UnaryOp::kSoftsign:
+      return x / (1.f + fabsf(x));
+    case UnaryOp::kThresholdedRelu:  // a = alpha
+      return x > a ? x : 0.f;
+    case UnaryOp::kSign:  // NaN stays NaN
+      return x > 0.f ? 1.f : (x < 0.f ? -1.f : x);
+    case UnaryOp::kRound:  // halves to even, as ONNX and numpy
+      return rintf(x);
+    case UnaryOp::kTan:
+      return tanf(x);
+    case UnaryOp::kAsin:
+      return asinf(x);
+    case UnaryOp::kAcos:
+      return acosf(x);
+    case UnaryOp::kAtan:
+      return atanf(x);
+    case UnaryOp::kSinh:
+      return sinhf(x);
+    case UnaryOp::kCosh:
+      return coshf(x);
+    case UnaryOp::kAsinh:
+      return asinhf(x);
+    case UnaryOp::kAcosh:
+      return acoshf(x);
+    case UnaryOp::kAtanh:
+      return atanhf(x);
+    case UnaryOp::kGeluErf:
+      return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
+    case UnaryOp::kGeluTanh:
+      return 0.5f * x * (1.f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+    case UnaryOp::kShrink:  // a = lambd, b = bias
+      return x < -a ? x + b : (x > a ? x - b : 0.f);
+    case UnaryOp::kNot:
+      return x;  // bool: handled by its own kernel
+  }
+  return x;
+}
+
+// out = op(a, b) for an arithmetic op on fp32 or int64 (0 for another).
+template <class T>
+RIDGE_HOST_DEVICE inline T apply_binary(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return a + b;
+    case BinaryOp::kSub:
+      return a - b;
+    case BinaryOp::kMul:
+      return a * b;
+    case BinaryOp::kDiv:
+      return b == T(0) && !std::is_floating_point_v<T> ? T(0) : a / b;
+    case BinaryOp::kPow:
+      return static_cast<T>(powf(static_cast<float>(a), static_cast<float>(b)));
+    case BinaryOp::kMax:
+      return a > b ? a : b;
+    case BinaryOp::kMin:
+      return a < b ? a : b;
+    case BinaryOp::kPRelu:  // b: the slope
+      return a < T(0) ? a * b : a;
+    case BinaryOp::kFmod:   // the dividend's sign (C's fmod)
+    case BinaryOp::kMod: {  // the divisor's sign (Python's %)
+      T r;
+      if constexpr (std::is_floating_point_v<T>) {
+        r = fmodf(a, b);
+      } else {
+        if (b == T(0)) return T(0);
+        r = a % b;
+      }
+      if (op == BinaryOp::kMod && r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
+      return r;
+    }
+    default:
+      return T(0);
+  }
+}
+
+template <class T>
+RIDGE_HOST_DEVICE inline bool compare(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::kEqual:
+      return a == b;
+    case BinaryOp::kLess:
+      return a < b;
+    case BinaryOp::kGreater:
+      return a > b;
+    case BinaryOp::kGreaterEqual:
+      return a >= b;
+    case BinaryOp::kLessEqual:
+      return a <= b;
+    default:
+      return false;
+  }
+}
+
+}  // namespace ridge::exec::cuda
