@@ -6,6 +6,8 @@
 
 #include "exec/cuda/backward.h"
 #include "exec/cuda/descriptors.h"
+#include "exec/cuda/norm_kernels.h"
+#include "exec/cuda/norm_plan.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/training_kernels.h"
 #include "sys/cuda/check.h"
@@ -227,9 +229,25 @@ void layer_norm_backward_op(BackwardContext& b) {
 
 }  // namespace
 
+// InstanceNormalization, GroupNormalization and RMSNormalization: rows normalized by their own statistics, then
+// scaled and shifted per channel (norm_plan.h).
+void row_norm_op(KernelContext& ctx) {
+  const auto& x = ctx.float_input(0);
+  const auto& scale = ctx.float_input(1);
+  const GpuTensor* bias = ctx.has(2) ? &ctx.float_input(2) : nullptr;
+  auto plan = row_norm_plan(ctx.node, x.dims, scale.numel());
+  if (bias && bias->numel() != scale.numel()) ctx.fail("the bias and the scale differ in size");
+  auto& y = ctx.allocate_output(0);
+  row_norm(plan, x.as<float>(), scale.as<float>(), bias ? bias->as<float>() : nullptr, y.as<float>(), ctx.gpu.stream());
+  ctx.check_launch(ctx.node.op_type);
+}
+
 void register_normalization_kernels(KernelRegistry& registry) {
   registry.add("normalization", {{"BatchNormalization", batch_norm},
                                  {"LayerNormalization", layer_norm_op},
+                                 {"InstanceNormalization", row_norm_op},
+                                 {"GroupNormalization", row_norm_op},
+                                 {"RMSNormalization", row_norm_op},
                                  {"LRN", lrn},
                                  {"Softmax", softmax},
                                  {"LogSoftmax", log_softmax}});
