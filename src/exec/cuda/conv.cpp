@@ -6,6 +6,8 @@
 // activation, a 16-bit run) is one pass of the epilogue kernel over the fp32 output (kernels.h).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "exec/cuda/backward.h"
 #include "exec/cuda/conv_graph.h"
 #include "exec/cuda/conv_plan.h"
@@ -339,6 +341,98 @@ void run_backward(KernelContext& ctx, Candidates<Algorithm>& c, const char* what
   check(status, what);
 }
 
+// ConvTranspose (conv_plan.h: ConvTransposeGeometry): cuDNN's backward data of a convolution from the extended output
+// to the input, with no padding, into the extended output; its bias per channel there (the epilogue kernel); then
+// the output cropped from it at `begin` (zeros past it), as the CPU executor does. Algorithms: cuDNN's heuristic
+// ranking of the backward-data algorithms (no tensor-core entries in fp32), the next where one is refused at launch.
+struct ConvTransposeState : NodeState {
+  ConvTransposeGeometry geometry;
+  TensorDescriptor x, extended;
+  FilterDescriptor w;
+  ConvolutionDescriptor conv;
+  Candidates<cudnnConvolutionBwdDataAlgo_t> algorithms;
+  GpuTensor weight;     // in the compute type
+  bool direct = false;  // the extended output is the output (fp32, nothing cropped)
+  bool ready = false;
+};
+
+void prepare_transpose(KernelContext& ctx, ConvTransposeState& s, const GpuTensor& x, const GpuTensor& w,
+                       const std::vector<int64_t>& y) {
+  auto type = compute_dtype(ctx.options.precision);
+  s.geometry = conv_transpose_geometry(ctx.node, x.dims, w.dims, y);
+  const auto& t = s.geometry;
+  ConvGeometry g;  // the convolution from the extended output back to the input
+  g.kernel.assign(w.dims.begin() + 2, w.dims.end());
+  g.strides = t.strides;
+  g.dilations = t.dilations;
+  g.cudnn_pads.assign(g.kernel.size(), 0);
+  g.group = t.group;
+  s.conv = convolution_descriptor(g, ctx.options.precision);
+  s.x = tensor_descriptor(x.dims, type);
+  s.extended = tensor_descriptor(t.extended, type);
+  s.w = filter_descriptor(w.dims, type);
+  std::vector<int> back(x.dims.size() < 4 ? 4 : x.dims.size());
+  check(cudnnGetConvolutionNdForwardOutputDim(s.conv, s.extended, s.w, static_cast<int>(back.size()), back.data()),
+        "cudnnGetConvolutionNdForwardOutputDim");
+  for (size_t i = 0; i < x.dims.size(); ++i)
+    if (back[i] != x.dims[i])
+      ctx.fail(fmt::format("the extended output's dim {} convolves to {}, not the input's {}", i, back[i], x.dims[i]));
+  size_t free_bytes = 0, total = 0;
+  check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+  int count = 0;
+  cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+  check(cudnnGetConvolutionBackwardDataAlgorithm_v7(ctx.gpu.cudnn(), s.w, s.x, s.conv, s.extended,
+                                                    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf),
+        "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+  rank(perf, count, ctx.options.precision, free_bytes / 10 * 8 + ctx.gpu.workspace_bytes(), s.algorithms);
+  if (ctx.input_is_unchanging(1)) s.weight = converted(ctx, w, type);
+  s.direct = type == graph::DType::kFloat32 && t.extended == y &&
+             std::all_of(t.begin.begin(), t.begin.end(), [](int64_t b) { return b == 0; });
+  s.ready = true;
+}
+
+void conv_transpose(KernelContext& ctx) {
+  const auto& x = ctx.float_input(0);
+  const auto& w = ctx.float_input(1);
+  auto y_dims = ctx.output_dims(0);
+  auto& s = ctx.cached<ConvTransposeState>();
+  if (!s.ready) prepare_transpose(ctx, s, x, w, y_dims);
+  auto type = compute_dtype(ctx.options.precision);
+  auto stream = ctx.gpu.stream();
+  auto input = converted(ctx, x, type);
+  GpuTensor weight = s.weight.defined() ? s.weight : converted(ctx, w, type);
+  auto& y = ctx.allocate_output(0);
+  const auto& extended_dims = s.geometry.extended;
+  GpuTensor extended = s.direct ? y : ctx.scratch(type, extended_dims);
+  float one = 1.f, zero = 0.f;
+  run_backward(ctx, s.algorithms, "cudnnConvolutionBackwardData (ConvTranspose)",
+               [&](cudnnConvolutionBwdDataAlgo_t algorithm, void* workspace, size_t bytes) {
+                 return cudnnConvolutionBackwardData(ctx.gpu.cudnn(), &one, s.w, weight.data(), s.x, input.data(),
+                                                     s.conv, algorithm, workspace, bytes, &zero, s.extended,
+                                                     extended.data());
+               });
+  GpuTensor wide = extended;  // the extended output in fp32
+  if (type != graph::DType::kFloat32) {
+    wide = ctx.scratch(graph::DType::kFloat32, extended_dims);
+    cast(type, extended.data(), graph::DType::kFloat32, wide.data(), wide.numel(), stream);
+    ctx.check_launch("cast");
+  }
+  if (ctx.has(2)) {
+    Epilogue e;
+    e.bias = ctx.float_input(2).as<float>();
+    e.channels = extended_dims[1];
+    for (size_t d = 2; d < extended_dims.size(); ++d) e.inner *= extended_dims[d];
+    epilogue(wide.as<float>(), wide.numel(), e, stream);
+    ctx.check_launch("ConvTranspose's bias");
+  }
+  if (s.direct) return;
+  std::vector<int64_t> begin(y_dims.size(), 0);
+  for (size_t d = 2; d < y_dims.size(); ++d) begin[d] = -s.geometry.begin[d - 2];  // a negative pad crops
+  pad_constant(wide.as<float>(), dense_layout(extended_dims), begin.data(), y.as<float>(), dense_layout(y_dims), 0.f,
+               stream);
+  ctx.check_launch("ConvTranspose's crop");
+}
+
 // dW from x and dY, dX from W and dY, db as dY summed per channel: cuDNN's three backward calls.
 void conv_backward(BackwardContext& b) {
   auto& ctx = b.forward;
@@ -390,7 +484,9 @@ void conv_backward(BackwardContext& b) {
 
 }  // namespace
 
-void register_conv_kernels(KernelRegistry& registry) { registry.add("conv", {{"Conv", conv}}); }
+void register_conv_kernels(KernelRegistry& registry) {
+  registry.add("conv", {{"Conv", conv}, {"ConvTranspose", conv_transpose}});
+}
 
 void register_conv_backward(BackwardRegistry& registry) { registry.add("conv", {{"Conv", conv_backward}}); }
 

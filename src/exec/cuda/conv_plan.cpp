@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "shape/spatial.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
@@ -56,6 +58,47 @@ ConvGeometry conv_geometry(const graph::Node& node, const std::vector<int64_t>& 
   g.cudnn_pads = symmetric ? g.pads_begin : std::vector<int64_t>(n, 0);
   g.copy_pad_begin = symmetric ? std::vector<int64_t>(n, 0) : g.pads_begin;
   g.copy_pad_end = symmetric ? std::vector<int64_t>(n, 0) : g.pads_end;
+  return g;
+}
+
+ConvTransposeGeometry conv_transpose_geometry(const graph::Node& node, const std::vector<int64_t>& x,
+                                              const std::vector<int64_t>& w, const std::vector<int64_t>& y) {
+  if (x.size() < 3 || w.size() != x.size() || y.size() != x.size())
+    throw Error(
+        fmt::format("input, weight and output of rank {}, {} and {}: a transposed convolution takes (N, C, "
+                    "spatial...) and (C, K/group, spatial...)",
+                    x.size(), w.size(), y.size()));
+  const size_t n = x.size() - 2;
+  ConvTransposeGeometry g;
+  g.group = node.get_int("group", 1);
+  if (g.group <= 0 || x[1] != w[0] || y[1] != w[1] * g.group)
+    throw Error(fmt::format("{} input and {} output channels do not match the weight [{}, {}, ...] and group {}", x[1],
+                            y[1], w[0], w[1], g.group));
+  std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  if (node.get_ints("kernel_shape", kernel) != kernel) throw Error("kernel_shape disagrees with the weight's dims");
+  g.strides = node.get_ints("strides", std::vector<int64_t>(n, 1));
+  g.dilations = node.get_ints("dilations", std::vector<int64_t>(n, 1));
+  auto output_padding = node.get_ints("output_padding", std::vector<int64_t>(n, 0));
+  auto pads = node.get_ints("pads", std::vector<int64_t>(2 * n, 0));
+  auto output_shape = node.get_ints("output_shape");
+  auto auto_pad = node.get_string("auto_pad", "NOTSET");
+  if (g.strides.size() != n || g.dilations.size() != n || output_padding.size() != n || pads.size() != 2 * n)
+    throw Error("window attributes do not match the number of spatial dims");
+  if (output_shape.size() > n) output_shape.erase(output_shape.begin(), output_shape.end() - static_cast<long>(n));
+  g.extended = {x[0], y[1]};
+  for (size_t i = 0; i < n; ++i) {
+    if (g.strides[i] <= 0 || g.dilations[i] <= 0) throw Error("strides and dilations must be positive");
+    if (output_padding[i] < 0 || output_padding[i] >= std::max(g.strides[i], g.dilations[i]))
+      throw Error(fmt::format("output_padding {} is not below the stride or dilation", output_padding[i]));
+    int64_t full = g.strides[i] * (x[i + 2] - 1) + g.dilations[i] * (kernel[i] - 1) + 1 + output_padding[i];
+    g.extended.push_back(full);
+    if (!output_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      int64_t total = full - y[i + 2];
+      g.begin.push_back(total < 0 ? 0 : (auto_pad != "SAME_LOWER" ? total / 2 : total - total / 2));
+    } else {
+      g.begin.push_back(auto_pad == "VALID" ? 0 : pads[i]);
+    }
+  }
   return g;
 }
 

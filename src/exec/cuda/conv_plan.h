@@ -27,6 +27,18 @@ struct ConvGeometry {
 ConvGeometry conv_geometry(const graph::Node& node, const std::vector<int64_t>& input_dims,
                            const std::vector<int64_t>& weight_dims);
 
+// A ConvTranspose as the GPU runs it (the CPU executor's way): cuDNN's backward data with no padding into `extended`,
+// [N, C_out, s (in - 1) + d (k - 1) + 1 + output_padding ...] (the bias added there), then the output read from it at
+// `begin` per spatial dim (pads, or the auto_pad/output_shape split), zeros where it reaches past it.
+struct ConvTransposeGeometry {
+  std::vector<int64_t> strides, dilations, extended, begin;
+  int64_t group = 1;
+};
+// From the input, weight and output dims (shape inference's); throws ridge::Error naming what is wrong.
+ConvTransposeGeometry conv_transpose_geometry(const graph::Node& node, const std::vector<int64_t>& input_dims,
+                                              const std::vector<int64_t>& weight_dims,
+                                              const std::vector<int64_t>& output_dims);
+
 // ridge's names of cuDNN's eight forward algorithms and back; kHeuristic, kLegacyHeuristic and kBenchmark have no cuDNN
 // value.
 cudnnConvolutionFwdAlgo_t to_cudnn(CudnnConvAlgo algorithm);
