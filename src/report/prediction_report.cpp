@@ -52,6 +52,7 @@ void add_device_fields(Document& doc, const roofline::Prediction& p, bool with_m
   doc.field("precision", "", "", p.precision, kJson);
   add_calibration_fields(doc, p);
   if (auto note = overhead_note(p); !note.empty()) doc.notes.push_back(note);
+  if (auto hint = calibration_hint(p); !hint.empty()) doc.notes.push_back(hint);
   for (const auto& note : p.notes) doc.notes.push_back(note);
 }
 
@@ -137,6 +138,19 @@ std::string overhead_note(const roofline::Prediction& p) {
       "executor's own time per node instead: `ridge calibrate --device host.yaml --sample` (or `--measured RUNS` on "
       "either), whose predictions are estimates rather than bounds",
       duration(p.overhead_excluded_s));
+}
+
+// How to turn an uncalibrated GPU prediction (a bound) into an estimate: the GPU executor's runs on that kind of
+// device, fitted (docs/calibration.md). A CPU's bound says so in overhead_note, whose default overhead it leaves out.
+std::string calibration_hint(const roofline::Prediction& p) {
+  if (p.calibrated || !p.calibration_model.empty() || !overhead_note(p).empty()) return "";
+  if (p.device_kind != "gpu" && p.device_kind != "soc") return "";
+  return fmt::format(
+      "for estimates rather than bounds, calibrate on a {0}: `ridge bench MODEL --device cuda --mode both -f json > "
+      "runs.json` there (any models, the more the better), `ridge calibrate --device {0} --measured runs.json -o "
+      "{0}-cal.yaml`, then `ridge predict MODEL --device {0}-cal.yaml --exec-mode eager|cuda-graph` "
+      "(docs/calibration.md)",
+      p.device_id);
 }
 
 std::string calibration_text(const roofline::Prediction& p) {

@@ -15,6 +15,8 @@ Document prediction_document(const roofline::Prediction& p);
 std::string calibration_text(const roofline::Prediction& p);
 // Why an uncalibrated bound leaves the per-op overhead out and how to measure it; empty when nothing was left out.
 std::string overhead_note(const roofline::Prediction& p);
+// How to calibrate an uncalibrated GPU or SoC prediction (the commands, for this device); empty otherwise.
+std::string calibration_hint(const roofline::Prediction& p);
 void add_calibration_fields(Document& doc, const roofline::Prediction& p);
 
 // The energy coefficients behind a prediction's energy figures, for people ("estimate coefficients:

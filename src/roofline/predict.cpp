@@ -97,6 +97,7 @@ Prediction predict(const cost::ModelCost& cost, const hw::Roofline& r, const Pre
   Prediction p;
   p.device_id = r.device_id;
   p.device_name = r.device_name;
+  p.device_kind = r.device_kind;
   p.mode = r.mode;
   p.precision = o.precision;
   // A shape-aware calibration is applied afterwards (calib::apply); here the raw roofline.

@@ -67,6 +67,7 @@ struct Prediction {
   int64_t batch = 1;      // the batch the throughput counts
   bool training = false;  // a training step (forward, backward, optimizer update) is what time and energy count
   std::string device_id, device_name, mode;
+  std::string device_kind;  // the device file's kind: gpu, cpu, soc
   bool calibrated = false;
   std::string calibration_source;
   std::string precision;

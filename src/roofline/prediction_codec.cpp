@@ -83,6 +83,7 @@ NodePrediction decode_node(const JsonReader& r) {
 // What a sweep's points share (device, precision, calibration), written once at its head.
 void encode_head(ordered& out, const Prediction& p) {
   out["device"] = {{"id", p.device_id}, {"name", p.device_name}};
+  if (!p.device_kind.empty()) out["device"]["kind"] = p.device_kind;
   out["precision"] = p.precision;
 }
 
@@ -159,6 +160,7 @@ Prediction decode_body(const JsonReader& head, const JsonReader& r) {
     auto device = head.child("device");
     p.device_id = device.text("id", "");
     p.device_name = device.text("name", "");
+    p.device_kind = device.text("kind", "");
   }
   p.precision = head.text("precision", "");
   p.mode = r.text("mode", "");

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 std::vector<int64_t> int64s(const exec::HostTensor& t) {
   std::vector<int64_t> out(t.bytes.size() / 8);
-  std::memcpy(out.data(), t.bytes.data(), out.size() * 8);
+  if (!out.empty()) std::memcpy(out.data(), t.bytes.data(), out.size() * 8);  // memcpy of nothing may not take null
   return out;
 }
 

@@ -279,7 +279,8 @@ TEST(CudaRecurrent, LayersThatDoNotFitTogetherAreRefusedInOneLine) {
   auto [path, inputs] = layer_model({"LSTM"});
   analysis::Request request;
   request.model_path = path;
-  const auto& node = exec::prepare(request, "").analysis.model.graph.nodes.front();
+  auto prepared = exec::prepare(request, "");
+  const auto& node = prepared.analysis.model.graph.nodes.front();
   auto expect_error = [&](std::vector<std::vector<int64_t>> dims, const std::string& words) {
     try {
       cuda::describe_recurrent(node, cuda::RecurrentCell::kLstm, dims);

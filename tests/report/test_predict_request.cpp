@@ -176,6 +176,25 @@ TEST(PredictRequest, JsonCarriesEnergyPerNodeAndPerInference) {
   EXPECT_NE(csv.find("energy_j,power_w"), std::string::npos) << csv;
 }
 
+// An uncalibrated GPU prediction is a bound, and says how to make it an estimate on that kind of device; the JSON
+// carries the device's kind.
+TEST(PredictRequest, AnUncalibratedGpuBoundSaysHowToCalibrate) {
+  auto table = predicted(model_path("resnet50"), "h200", "table");
+  EXPECT_NE(table.find("uncalibrated: times are roofline bounds"), std::string::npos) << table;
+  EXPECT_NE(table.find("ridge calibrate --device h200 --measured runs.json -o h200-cal.yaml"), std::string::npos)
+      << table;
+  auto j = nlohmann::json::parse(predicted(model_path("resnet50"), "h200", "json"));
+  EXPECT_EQ(j["device"]["kind"], "gpu");
+  auto decoded = roofline::decode_predictions(j, "out");
+  ASSERT_EQ(decoded.size(), 1u);
+  EXPECT_EQ(decoded[0].device_kind, "gpu");
+  // A board whose per-op overhead is a default says so, and how to calibrate, once (the overhead note).
+  auto orin = predicted(model_path("resnet50"), "jetson-agx-orin-64gb", "table");
+  EXPECT_NE(orin.find("launch overhead left out of the bound"), std::string::npos) << orin;
+  EXPECT_NE(orin.find("ridge calibrate"), std::string::npos) << orin;
+  EXPECT_EQ(orin.find("for estimates rather than bounds"), std::string::npos) << orin;
+}
+
 // Figures predicted from measured coefficients are labelled as predictions: "(measured)" alone would read as a
 // measurement.
 TEST(PredictRequest, PredictionsFromMeasuredCoefficientsAreNotCalledMeasured) {
