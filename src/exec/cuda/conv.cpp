@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "exec/cuda/backward.h"
+#include "exec/cuda/compute_type.h"
 #include "exec/cuda/conv_graph.h"
 #include "exec/cuda/conv_plan.h"
 #include "exec/cuda/descriptors.h"
@@ -23,12 +24,6 @@ namespace ridge::exec::cuda {
 using sys::cuda::check;
 
 namespace {
-
-graph::DType compute_dtype(Precision p) {
-  if (p == Precision::kFp16) return graph::DType::kFloat16;
-  if (p == Precision::kBf16) return graph::DType::kBFloat16;
-  return graph::DType::kFloat32;
-}
 
 // Everything a layer needs from the second run on: descriptors, the algorithm, converted weights.
 struct ConvState : NodeState {
@@ -85,7 +80,7 @@ ConvolutionDescriptor convolution_descriptor(const ConvGeometry& g, Precision pr
 }
 
 void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTensor& w, const std::vector<int64_t>& y) {
-  auto type = compute_dtype(ctx.options.precision);
+  auto type = compute_type(ctx.options.precision);
   s.geometry = conv_geometry(ctx.node, x.dims, w.dims);
   const auto& g = s.geometry;
   auto in_dims = x.dims;
@@ -210,7 +205,7 @@ void conv(KernelContext& ctx) {
   auto& s = ctx.cached<ConvState>();
   auto y_dims = ctx.output_dims(0);
   if (!s.ready) prepare(ctx, s, x, w, y_dims);
-  auto type = compute_dtype(ctx.options.precision);
+  auto type = compute_type(ctx.options.precision);
   auto stream = ctx.gpu.stream();
   GpuTensor input = x;
   if (!s.padded_dims.empty()) {
@@ -358,7 +353,7 @@ struct ConvTransposeState : NodeState {
 
 void prepare_transpose(KernelContext& ctx, ConvTransposeState& s, const GpuTensor& x, const GpuTensor& w,
                        const std::vector<int64_t>& y) {
-  auto type = compute_dtype(ctx.options.precision);
+  auto type = compute_type(ctx.options.precision);
   s.geometry = conv_transpose_geometry(ctx.node, x.dims, w.dims, y);
   const auto& t = s.geometry;
   ConvGeometry g;  // the convolution from the extended output back to the input
@@ -397,7 +392,7 @@ void conv_transpose(KernelContext& ctx) {
   auto y_dims = ctx.output_dims(0);
   auto& s = ctx.cached<ConvTransposeState>();
   if (!s.ready) prepare_transpose(ctx, s, x, w, y_dims);
-  auto type = compute_dtype(ctx.options.precision);
+  auto type = compute_type(ctx.options.precision);
   auto stream = ctx.gpu.stream();
   auto input = converted(ctx, x, type);
   GpuTensor weight = s.weight.defined() ? s.weight : converted(ctx, w, type);
@@ -443,7 +438,7 @@ void conv_backward(BackwardContext& b) {
   if (!state.ready) prepare_backward(ctx, s, state);
   // Mixed precision as autocast runs it: the backward's convolutions in the forward's 16-bit type (fp32
   // accumulation), their gradients converted back to fp32, the weights' master copies staying fp32.
-  auto type = compute_dtype(ctx.options.precision);
+  auto type = compute_type(ctx.options.precision);
   auto x = converted(ctx, ctx.float_input(0), type);
   auto w = converted(ctx, ctx.float_input(1), type);
   auto dy = converted(ctx, b.dy(0), type);

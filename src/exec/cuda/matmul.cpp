@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "exec/cuda/backward.h"
+#include "exec/cuda/compute_type.h"
 #include "exec/cuda/epilogue.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/training_kernels.h"
@@ -29,18 +30,6 @@ struct Product {
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;  // elements between batch items (0: broadcast)
 };
 
-graph::DType input_type(Precision p) {
-  if (p == Precision::kFp16) return graph::DType::kFloat16;
-  if (p == Precision::kBf16) return graph::DType::kBFloat16;
-  return graph::DType::kFloat32;
-}
-
-cudaDataType_t cuda_type(graph::DType t) {
-  if (t == graph::DType::kFloat16) return CUDA_R_16F;
-  if (t == graph::DType::kBFloat16) return CUDA_R_16BF;
-  return CUDA_R_32F;
-}
-
 // A constant (weight) converted once and kept; an activation converted per run. The epilogue's activation, read
 // from the node's attributes on the first run.
 struct ProductState : NodeState {
@@ -49,7 +38,7 @@ struct ProductState : NodeState {
 };
 
 GpuTensor as_compute(KernelContext& ctx, const GpuTensor& t, size_t input, GpuTensor& kept) {
-  auto type = input_type(ctx.options.precision);
+  auto type = compute_type(ctx.options.precision);
   if (t.dtype == type) return t;
   if (kept.defined()) return kept;
   auto out = ctx.scratch(type, t.dims);

@@ -8,6 +8,7 @@
 
 #include <utility>
 
+#include "exec/cuda/compute_type.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/recurrent_run.h"
 #include "sys/cuda/check.h"
@@ -104,25 +105,13 @@ RecurrentLayer describe_recurrent(const graph::Node& node, RecurrentCell cell,
 
 namespace {
 
-graph::DType operand_type(Precision p) {
-  if (p == Precision::kFp16) return graph::DType::kFloat16;
-  if (p == Precision::kBf16) return graph::DType::kBFloat16;
-  return graph::DType::kFloat32;
-}
-
-cudaDataType_t cuda_type(graph::DType t) {
-  if (t == graph::DType::kFloat16) return CUDA_R_16F;
-  if (t == graph::DType::kBFloat16) return CUDA_R_16BF;
-  return CUDA_R_32F;
-}
-
 struct RecurrentState : NodeState {
   GpuTensor w, r;  // W and R in the operand type, converted once (a constant weight)
 };
 
 // `t` in the operand type: itself in fp32 and tf32, else a converted copy (kept in `kept` for a constant weight).
 GpuTensor operand(KernelContext& ctx, const GpuTensor& t, size_t input, GpuTensor* kept) {
-  auto type = operand_type(ctx.options.precision);
+  auto type = compute_type(ctx.options.precision);
   if (t.dtype == type) return t;
   if (kept && kept->defined()) return *kept;
   auto out = ctx.scratch(type, t.dims);
@@ -184,7 +173,7 @@ void run(KernelContext& ctx, RecurrentCell cell) {
   for (size_t i = 0; i < ctx.inputs.size(); ++i) dims.push_back(ctx.has(i) ? ctx.in(i).dims : std::vector<int64_t>{});
   auto l = describe_recurrent(ctx.node, cell, dims);
   RecurrentBuffers b;
-  auto type = operand_type(ctx.options.precision);
+  auto type = compute_type(ctx.options.precision);
   auto& kept = ctx.cached<RecurrentState>();
   auto x = operand(ctx, ctx.float_input(0), 0, nullptr);
   auto w = operand(ctx, ctx.float_input(1), 1, &kept.w);
