@@ -1,6 +1,7 @@
 #include "cli/app.h"
 
 #include <algorithm>
+#include <functional>
 #include <new>
 
 #include "util/error.h"
@@ -16,18 +17,30 @@ std::vector<Command> add_commands(CLI::App& app) {
           add_profile_command(app), add_power_command(app),   add_tune_command(app)};
 }
 
+int parse_and_run(CLI::App& app, const std::vector<Command>& commands, const std::function<void()>& parse,
+                  bool print_help, std::string& error) {
+  try {
+    parse();
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return print_help ? app.exit(e) : 0;  // --help, --version
+    error = e.what();
+    return 2;
+  }
+  return run_parsed(commands, error);
+}
+
+std::string error_line(int code, const std::string& error) {
+  if (code == 2) return error + " (see --help)";
+  return error.starts_with("internal error: ") ? error : "error: " + error;
+}
+
 int run_in_process(const std::vector<std::string>& args, std::string& error) {
   CLI::App app{"ridge"};
   app.require_subcommand(1);
   auto commands = add_commands(app);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    error = e.what();
-    return e.get_exit_code() == 0 ? 0 : 2;
-  }
-  return run_parsed(commands, error);
+  return parse_and_run(
+      app, commands, [&] { app.parse(reversed); }, false, error);
 }
 
 int run_parsed(const std::vector<Command>& commands, std::string& error) {

@@ -24,16 +24,9 @@ int main(int argc, char** argv) {
     std::cerr << "ridge: " << ridge::unknown_name("command", argv[1], names) << "\n";
     return 2;
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "ridge: " << e.what() << " (see --help)\n";
-    return 2;
-  }
   std::string error;
-  int code = ridge::cli::run_parsed(commands, error);
-  if (code != 0 && !error.empty())
-    std::cerr << "ridge: " << (error.starts_with("internal error: ") ? "" : "error: ") << error << "\n";
+  int code = ridge::cli::parse_and_run(
+      app, commands, [&] { app.parse(argc, argv); }, true, error);
+  if (code != 0 && !error.empty()) std::cerr << "ridge: " << ridge::cli::error_line(code, error) << "\n";
   return code;
 }

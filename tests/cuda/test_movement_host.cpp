@@ -18,12 +18,6 @@ namespace {
 namespace cuda = exec::cuda;
 namespace fs = std::filesystem;
 
-std::vector<int64_t> int64s(const exec::HostTensor& t) {
-  std::vector<int64_t> out(t.bytes.size() / 8);
-  if (!out.empty()) std::memcpy(out.data(), t.bytes.data(), out.size() * 8);  // memcpy of nothing may not take null
-  return out;
-}
-
 // What strided_copy writes: output element i reads the input at its offset in `in`.
 exec::HostTensor copy_on_host(const exec::HostTensor& x, const cuda::Layout& in, const std::vector<int64_t>& dims) {
   exec::HostTensor y{"y", x.dtype, dims, {}};

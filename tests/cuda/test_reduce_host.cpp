@@ -20,12 +20,6 @@ namespace {
 namespace cuda = exec::cuda;
 namespace fs = std::filesystem;
 
-std::vector<int64_t> int64s(const exec::HostTensor& t) {
-  std::vector<int64_t> out(t.bytes.size() / 8);
-  if (!out.empty()) std::memcpy(out.data(), t.bytes.data(), out.size() * 8);  // memcpy of nothing may not take null
-  return out;
-}
-
 TEST(CudaReduce, TheGpusWalkAndArithmeticReproduceOnnxsNodeTests) {
   fs::path root = fs::path(onnx_testdata()) / "node";
   if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";

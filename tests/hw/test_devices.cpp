@@ -11,6 +11,7 @@
 
 #include "hw/device_db.h"
 #include "hw/device_file.h"
+#include "hw/ert/gpu_ert.h"
 #include "hw/roofline.h"
 #include "support/paths.h"
 #include "sys/host_cpu.h"
@@ -120,7 +121,7 @@ TEST(Devices, GpuClockMatchesFp32Peak) {
 // What the hierarchical roofline needs of the other GPU files, derived and labelled so: L1 (shared memory) as SMs x
 // 32 banks x 4 bytes per clock x the boost clock, the rule the measured Hoppers bear out (within 1.5%); the fp16
 // CUDA-core peak of compute capability 7.x, twice fp32.
-TEST(Devices, OtherGpuFilesCarryATheoreticalL1AndVoltaAndTuringTheirFp16) {
+TEST(Devices, OtherGpuFilesCarryATheoreticalL1AndVoltaTuringAndA100TheirFp16) {
   struct Gpu {
     const char* id;
     int sms;
@@ -138,6 +139,28 @@ TEST(Devices, OtherGpuFilesCarryATheoreticalL1AndVoltaAndTuringTheirFp16) {
     EXPECT_NEAR(bandwidth(measured, "l1") / l1_rule(measured, 132), 1.0, 0.015) << measured;
   EXPECT_DOUBLE_EQ(peak("v100-sxm2", "fp16"), 2 * peak("v100-sxm2", "fp32"));
   EXPECT_DOUBLE_EQ(peak("t4", "fp16"), 2 * peak("t4", "fp32"));
+  // The A100 whitepaper's Table 1 gives its non-tensor fp16 as four times fp32 (78 against 19.5 TFLOP/s): a
+  // published figure, so labelled as the datasheet's, and apart from the tensor cores' 312.
+  for (const char* id : {"a100-sxm-40gb", "a100-sxm-80gb"}) {
+    EXPECT_DOUBLE_EQ(peak(id, "fp16"), 4 * peak(id, "fp32")) << id;
+    EXPECT_DOUBLE_EQ(peak(id, "fp16_tensor"), 312e12) << id;
+    EXPECT_EQ(roofline(id).peak_flops.at("fp16").label, "datasheet") << id;
+  }
+  // GA10x and Ada run half2 FMA at the fp32 rate: each file's derived fp16 is what ert's per-SM table gives for
+  // the file's own SM count and clock, equal to its fp32, and labelled theoretical.
+  struct Part {
+    const char* id;
+    int sms, major, minor;
+  };
+  for (auto p :
+       {Part{"rtx-3090", 82, 8, 6}, Part{"rtx-4090", 128, 8, 9}, Part{"l4", 58, 8, 9}, Part{"l40s", 142, 8, 9}}) {
+    const double table =
+        hw::ert::theoretical_fma_flops(p.sms, roofline(p.id).clocks_mhz.at("gpu"),
+                                       hw::ert::fma_per_clock(hw::ert::sm_rates(p.major, p.minor), "fp16"));
+    EXPECT_NEAR(peak(p.id, "fp16"), table, 1e-3 * table) << p.id;
+    EXPECT_DOUBLE_EQ(peak(p.id, "fp16"), peak(p.id, "fp32")) << p.id;
+    EXPECT_EQ(roofline(p.id).peak_flops.at("fp16").label, "theoretical") << p.id;
+  }
   // A derived peak says so, apart from the datasheet's figures of the same units.
   for (const char* id : {"v100-sxm2", "t4", "h100-pcie"}) {
     EXPECT_EQ(roofline(id).peak_flops.at("fp16").label, "theoretical") << id;

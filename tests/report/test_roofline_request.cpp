@@ -145,6 +145,11 @@ TEST(RooflineRequest, OnePointPerPredictedNodeWithThePrintedNumbers) {
   // FP32 vector peaks are both 66.9 TFLOP/s).
   ASSERT_EQ(roofline.peak_flops.at("fp32").value, roofline.peak_flops.at("fp64_tensor").value);
   EXPECT_EQ(row_where(fig::data_values(spec, "ceilings"), "key", "fp64_tensor")["text"], "");
+  // Its line still says which ceiling it is when hovered: every line's tooltip names its own ceiling.
+  for (const auto& row : fig::data_values(spec, "ceilings"))
+    EXPECT_EQ(row["tip"].get<std::string>().rfind(row["key"].get<std::string>() + " ", 0), 0u) << row.dump();
+  EXPECT_EQ(row_where(fig::data_values(spec, "ceilings"), "key", "fp64_tensor")["tip"],
+            "fp64_tensor 66.9 TFLOP/s (datasheet)");
   size_t both = 0;
   for (const auto& row : fig::data_values(spec, "ceilings"))
     if (row["text"].get<std::string>().find("fp32") != std::string::npos &&
@@ -282,9 +287,14 @@ std::pair<std::vector<DrawnLabel>, std::vector<DrawnLine>> ceiling_labels(const 
   for (std::sregex_iterator it(svg.begin(), svg.end(), text_re), end; it != end; ++it) {
     std::string text = (*it)[6];
     if (text.find(" (") == std::string::npos) continue;  // axis ticks and titles
-    // A label names its ceiling (or, merged, several ceilings of one value: "fp32, fp64_tensor 66.9 ...").
+    // A label names its ceiling (or, merged, several ceilings of one value: "fp32, fp64_tensor 66.9 ..."), and each
+    // line's tooltip its own: they share what follows the keys, " VALUE UNIT (LABEL)".
+    size_t keys_end = 0;
+    while ((keys_end = text.find(' ', keys_end + 1)) != std::string::npos && text[keys_end - 1] == ',') {
+    }
+    if (keys_end == std::string::npos) continue;
     bool ceiling = false;
-    for (const auto& n : names) ceiling = ceiling || n.find(text.substr(text.find(' '))) != std::string::npos;
+    for (const auto& n : names) ceiling = ceiling || n.find(text.substr(keys_end)) != std::string::npos;
     if (!ceiling) continue;
     double x = std::stod((*it)[2]), y = std::stod((*it)[3]), em = std::stod((*it)[5]);
     double angle = (*it)[4].matched ? std::stod((*it)[4]) * std::numbers::pi / 180 : 0;

@@ -1,6 +1,5 @@
 #pragma once
-// What the in-process tests (tests/report/test_figure_kinds.cpp) and the binary-driven tests
-// (tests/cli/test_figure_kinds.cpp) share.
+// What the in-process tests of the result figures share (tests/report/test_figure_kinds.cpp, test_result_plot.cpp).
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -154,7 +154,13 @@ exec::HostTensor float_tensor(const std::string& name, std::vector<int64_t> dims
 
 std::vector<float> floats(const exec::HostTensor& tensor) {
   std::vector<float> v(tensor.bytes.size() / sizeof(float));
-  std::memcpy(v.data(), tensor.bytes.data(), v.size() * sizeof(float));
+  if (!v.empty()) std::memcpy(v.data(), tensor.bytes.data(), v.size() * sizeof(float));  // nothing may not be null
+  return v;
+}
+
+std::vector<int64_t> int64s(const exec::HostTensor& tensor) {
+  std::vector<int64_t> v(tensor.bytes.size() / sizeof(int64_t));
+  if (!v.empty()) std::memcpy(v.data(), tensor.bytes.data(), v.size() * sizeof(int64_t));
   return v;
 }
 

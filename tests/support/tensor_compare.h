@@ -22,6 +22,8 @@ std::vector<double> host_values(const exec::HostTensor& tensor);
 // An fp32 input tensor, and an fp32 output's values.
 exec::HostTensor float_tensor(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& values);
 std::vector<float> floats(const exec::HostTensor& tensor);
+// An int64 tensor's values (axes, repeats, shapes).
+std::vector<int64_t> int64s(const exec::HostTensor& tensor);
 // Empty when `got` has the expected shape, type and values (|a - b| <= atol + rtol |b|, NaN equal
 // to NaN), else what differs first.
 std::string compare_tensor(const exec::HostTensor& got, const Expected& want, double rtol, double atol);

@@ -78,10 +78,13 @@ void check_training_step(exec::Engine& engine, const std::string& name, const ex
     auto got = host_values(step.gradients[it->second]);
     auto before = host_values(step.before[it->second]), after = host_values(step.after[it->second]);
     ASSERT_EQ(got.size(), r.values.values.size()) << r.name;
-    // Relative to the tensor's largest gradient; a tensor whose gradients are all a thousand times below the
-    // model's largest is at fp32's rounding of the sums behind it (a bias before a training-mode BatchNorm, whose
-    // true gradient is 0), and is compared at that level.
-    const double scale = std::max(r.scale, 1e-3 * model_scale);
+    // Relative to the tensor's largest gradient; a tensor whose gradients are all a hundred times below the model's
+    // largest is at fp32's rounding of the sums behind it (a bias before a training-mode BatchNorm, whose true
+    // gradient is 0; VGG's deep convolutions, whose gradients sum many terms that cancel), and is compared at that
+    // level. Those sums' order is the kernels' own: on an AMD EPYC, oneDNN's convolution gradients of VGG's layers at
+    // 0.03-0.2% of the largest differ from the references' (PyTorch on an Intel Xeon) by up to 0.3% of themselves,
+    // 6e-6 of the model's largest.
+    const double scale = std::max(r.scale, 1e-2 * model_scale);
     double worst = 0, worst_update = 0, weight = 0;
     for (size_t k = 0; k < got.size(); ++k) {
       worst = std::max(worst, std::fabs(got[k] - r.values.values[k]));

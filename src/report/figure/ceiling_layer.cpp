@@ -198,7 +198,7 @@ Json ceiling_layer(const std::string& data, const std::string& color_scale, cons
                     {"stroke", {{"scale", color_scale}, {"field", "series"}}},
                     {"strokeWidth", {{"value", 1.6}}},
                     {"strokeDash", {{"scale", dash_scale}, {"field", "label"}}}}}}}};
-  add_tooltip(rules["encode"]["enter"], {{"ceiling", "datum.text"}, {"series", "datum.series"}});
+  add_tooltip(rules["encode"]["enter"], {{"ceiling", "datum.tip"}, {"series", "datum.series"}});
   Json labels = {{"type", "text"},
                  {"from", {{"data", data}}},
                  {"encode",

@@ -37,8 +37,9 @@ void place_ceiling_labels(Json& ceilings, const LogLogFrame& frame,
                           const std::vector<std::pair<double, double>>& points);
 
 // The marks of the layer over data set `data` (rows as above, with "series" and "label" for colour and dash):
-// the lines ("ceiling_lines", each with the tooltip "ceiling: TEXT; series: SERIES") and their labels, coloured
-// by `color_scale` on "series" and dashed by `dash_scale` on "label".
+// the lines ("ceiling_lines", each with the tooltip "ceiling: TIP; series: SERIES": "tip" names the line's own
+// ceiling, also where another line's label serves it) and their labels, coloured by `color_scale` on "series" and
+// dashed by `dash_scale` on "label".
 Json ceiling_layer(const std::string& data, const std::string& color_scale, const std::string& dash_scale);
 
 }  // namespace ridge::report::figure

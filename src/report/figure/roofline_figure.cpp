@@ -117,6 +117,7 @@ Json ceiling_rows(const RooflineInput& input, const Drawn& d, const LogLogFrame&
       row["label_x"] = x1 * 1.3, row["label_y"] = c.value * x1 * 1.3;
     }
     row["x1"] = x1, row["y1"] = y1, row["x2"] = x2, row["y2"] = y2;
+    row["tip"] = row["text"];  // the line's own ceiling, kept where merge_equal_labels empties the label
     rows.push_back(std::move(row));
   }
   return rows;
