@@ -19,7 +19,10 @@ struct NodePlan {
 // Every output of `node` is a value shape inference evaluated (Shape, and arithmetic on shapes).
 bool is_folded_arithmetic(const graph::Graph& g, const graph::Node& node);
 
-// `fold_constants`: folded arithmetic does not run (its values are uploaded once as constants).
-NodePlan plan_nodes(const graph::Graph& g, bool fold_constants);
+// `fold_constants`: folded arithmetic does not run (its values are uploaded once as constants). `weights_change`: a
+// training step updates the weights between runs, so a node computing a float value from one runs even where shape
+// inference evaluated it (PyTorch's LSTM export slices its biases: folded, they would keep their first values and the
+// backward would not reach them).
+NodePlan plan_nodes(const graph::Graph& g, bool fold_constants, bool weights_change = false);
 
 }  // namespace ridge::exec

@@ -1,6 +1,7 @@
 // The one node plan every executor builds (exec/node_plan): which nodes run and what each releases, read off
 // small graphs by hand: shape arithmetic folded (the GPU) or run (the CPU), an activation released after its last
-// reader, a graph output and a folded constant kept, and a value an If's branches read released after the If.
+// reader, a graph output and a folded constant kept, a value an If's branches read released after the If, and values
+// computed from a weight run when a training step updates the weights.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -66,6 +67,27 @@ TEST(NodePlan, AValueASubgraphReadsIsReleasedAfterItsNode) {
   auto p = exec::plan_nodes(g, false);
   EXPECT_EQ(released(g, p, 0), (std::set<std::string>{"x"}));
   EXPECT_EQ(released(g, p, 1), (std::set<std::string>{"a", "cond"}));
+}
+
+TEST(NodePlan, ValuesComputedFromAWeightRunWhenTheWeightsChange) {
+  // w (a weight of 4) -> Slice [1:3] -> s -> Mul(x, s) -> y (output); Shape(w) -> n (int64, output)
+  ModelBuilder b;
+  b.input("x", {int64_t{2}}).output("y").output("n");
+  b.weight_values("w", {4}, {1.f, 2.f, 3.f, 4.f});
+  b.int64_constant("starts", {1}, {1}).int64_constant("ends", {1}, {3});
+  b.node("Slice", {"w", "starts", "ends"}, {"s"}, "slice");
+  b.node("Mul", {"x", "s"}, {"y"}, "mul");
+  b.node("Shape", {"w"}, {"n"}, "shape");
+  auto r = analyze_file(b.save("node_plan_weights"));
+  const auto& g = r.model.graph;
+  // Shape inference evaluated the slice of the weight, so inference folds it.
+  ASSERT_TRUE(exec::is_folded_arithmetic(g, g.nodes[0]));
+  EXPECT_EQ(exec::plan_nodes(g, true).runs, (std::vector<bool>{false, true, false}));
+  // Training: the slice would keep the weight's first values and hide it from the backward, so it runs; the weight's
+  // shape (an integer, no gradient) stays folded.
+  auto training = exec::plan_nodes(g, true, true);
+  EXPECT_EQ(training.runs, (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(released(g, training, 1), (std::set<std::string>{"x", "s"}));
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ const exec::cuda::BackwardRegistry& exec::cuda::BackwardRegistry::instance() {
     exec::cuda::register_normalization_backward(*r);
     exec::cuda::register_pooling_backward(*r);
     exec::cuda::register_manipulation_backward(*r);
+    exec::cuda::register_recurrent_backward(*r);
     return r;
   }();
   return *registry;

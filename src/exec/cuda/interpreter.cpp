@@ -75,12 +75,7 @@ EpilogueChoice gpu_epilogue(const graph::Node& layer, const OptimizationPlan::Ep
 }  // namespace
 
 Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions& options)
-    : model_(model),
-      graph_(&model.graph),
-      gpu_(gpu),
-      options_(options),
-      opset_(model.default_opset()),
-      rng_(options.seed) {
+    : graph_(&model.graph), gpu_(gpu), options_(options), opset_(model.default_opset()), rng_(options.seed) {
   const auto& original = model.graph;
   auto missing = missing_kernels(model);
   if (!missing.empty()) {
@@ -148,6 +143,21 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
   states_.resize(g.nodes.size());
   algorithms_.resize(g.nodes.size());
   check(cudaStreamSynchronize(gpu_.stream()), "uploading the weights");
+}
+
+void Interpreter::set_weights_change() {
+  weights_change_ = true;
+  const auto& g = *graph_;
+  plan_ = plan_nodes(g, true, true);
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (!plan_.executes(n) || kernels_[n]) continue;
+    const auto& node = g.nodes[n];
+    kernels_[n] = node.is_default_domain() ? KernelRegistry::instance().find(node.op_type) : nullptr;
+    if (!kernels_[n])
+      throw Error(
+          fmt::format("training: node '{}' ({}) computes from a weight and the GPU executor has no kernel for it",
+                      node.name, node.op_type));
+  }
 }
 
 GpuTensor Interpreter::upload(const HostTensor& host) {

@@ -40,8 +40,10 @@ class Interpreter {
   // A weight or folded constant, shared with every run: an optimizer updates weights in place.
   const GpuTensor& constant(graph::ValueId id) const { return constants_.at(static_cast<size_t>(id)); }
   const ExecOptions& options() const { return options_; }
-  // A training step updates the weights between runs: kernels convert them per run instead of keeping copies.
-  void set_weights_change() { weights_change_ = true; }
+  // A training step updates the weights between runs: kernels convert them per run instead of keeping copies, and
+  // values computed from a weight are computed every run, not folded (exec/node_plan.h). Throws ridge::Error naming a
+  // node that must now run and has no kernel.
+  void set_weights_change();
   std::vector<HostTensor> download(const std::vector<GpuTensor>& outputs) const;
 
   const graph::Graph& graph() const { return *graph_; }
@@ -59,7 +61,6 @@ class Interpreter {
   GpuTensor upload(const HostTensor& host);
   std::vector<GpuTensor> execute(const NodeHook& hook, bool keep_values);
 
-  const graph::Model& model_;
   std::unique_ptr<graph::Graph> optimized_;  // optimized mode: the rewritten graph graph_ points to
   std::string optimization_;
   const graph::Graph* graph_;

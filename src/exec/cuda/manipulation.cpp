@@ -128,9 +128,13 @@ void expand(KernelContext& ctx) {
 }
 
 // ONNX Slice: starts/ends/axes/steps as constant inputs (opset 10+) or attributes, clamped per axis.
-void slice(KernelContext& ctx) {
-  const auto& x = ctx.in(0);
-  size_t rank = x.dims.size();
+// Slice's window over an input of `dims`: per axis the first element taken and the step (0 and 1 where not sliced).
+struct SliceWindow {
+  std::vector<int64_t> start, step;
+};
+
+SliceWindow slice_window(KernelContext& ctx, const std::vector<int64_t>& dims) {
+  size_t rank = dims.size();
   std::vector<int64_t> starts, ends, axes, steps;
   if (ctx.opset >= 10) {
     starts = ctx.constant_ints(1);
@@ -147,24 +151,32 @@ void slice(KernelContext& ctx) {
   if (steps.empty()) steps.assign(starts.size(), 1);
   if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
     ctx.fail("starts, ends, axes and steps differ in length");
+  SliceWindow w{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 1)};
+  for (size_t i = 0; i < starts.size(); ++i) {
+    auto d = axis_of(ctx, axes[i], rank);
+    int64_t size = dims[d], step = steps[i], start = starts[i];
+    if (step == 0) ctx.fail("a step of 0");
+    if (start < 0) start += size;
+    w.start[d] =
+        step > 0 ? std::clamp<int64_t>(start, 0, size) : std::clamp<int64_t>(start, 0, std::max<int64_t>(size - 1, 0));
+    w.step[d] = step;
+  }
+  return w;
+}
+
+void slice(KernelContext& ctx) {
+  const auto& x = ctx.in(0);
+  size_t rank = x.dims.size();
+  auto window = slice_window(ctx, x.dims);
   auto dense = dense_layout(x.dims);
   auto& y = ctx.allocate_output(0);
   Layout in;
   in.rank = static_cast<int>(rank);
+  int64_t base = 0;
   for (size_t d = 0; d < rank; ++d) {
     in.dims[d] = y.dims[d];
-    in.strides[d] = dense.strides[d];
-  }
-  int64_t base = 0;
-  for (size_t i = 0; i < starts.size(); ++i) {
-    auto d = axis_of(ctx, axes[i], rank);
-    int64_t size = x.dims[d], step = steps[i], start = starts[i];
-    if (step == 0) ctx.fail("a step of 0");
-    if (start < 0) start += size;
-    start =
-        step > 0 ? std::clamp<int64_t>(start, 0, size) : std::clamp<int64_t>(start, 0, std::max<int64_t>(size - 1, 0));
-    base += start * dense.strides[d];
-    in.strides[d] = dense.strides[d] * step;
+    in.strides[d] = dense.strides[d] * window.step[d];
+    base += window.start[d] * dense.strides[d];
   }
   strided_copy(x.data(), in, base, y.data(), y.numel(), element_bytes(x), ctx.gpu.stream());
   ctx.check_launch("Slice");
@@ -328,6 +340,41 @@ void gather_backward(BackwardContext& b) {
 
 }  // namespace
 
+// The slice's gradient in a zeroed input: dY padded by the window's start (a slice of step 1 is a crop; its
+// backward pads).
+void slice_backward(BackwardContext& b) {
+  if (!b.wants(0)) return;
+  auto& ctx = b.forward;
+  const auto& x = ctx.in(0);
+  auto window = slice_window(ctx, x.dims);
+  for (auto step : window.step)
+    if (step != 1) ctx.fail("the GPU training step differentiates Slice with steps of 1 only");
+  const auto& dy = b.dy();
+  auto& dx = b.grad(0);
+  pad_constant(dy.as<float>(), dense_layout(dy.dims), window.start.data(), dx.as<float>(), dense_layout(x.dims), 0.f,
+               ctx.gpu.stream());
+  ctx.check_launch("Slice backward");
+}
+
+// Each input's gradient is its rows of dY along the axis.
+void concat_backward(BackwardContext& b) {
+  auto& ctx = b.forward;
+  const auto& dy = b.dy();
+  auto axis = axis_of(ctx, ctx.node.get_int("axis", 0), dy.dims.size());
+  int64_t outer = product(dy.dims, 0, axis);
+  constexpr size_t kFloat = sizeof(float);
+  size_t out_row = static_cast<size_t>(product(dy.dims, axis, dy.dims.size())) * kFloat, offset = 0;
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    const auto& x = ctx.in(i);
+    size_t row = static_cast<size_t>(product(x.dims, axis, x.dims.size())) * kFloat;
+    if (b.wants(i)) {
+      auto& dx = b.grad(i);
+      copy_rows(ctx, dx.data(), row, static_cast<const char*>(dy.data()) + offset, out_row, row, outer);
+    }
+    offset += row;
+  }
+}
+
 void register_manipulation_backward(BackwardRegistry& registry) {
   registry.add("manipulation", {{"Reshape", view_backward},
                                 {"Flatten", view_backward},
@@ -336,7 +383,9 @@ void register_manipulation_backward(BackwardRegistry& registry) {
                                 {"Identity", view_backward},
                                 {"Dropout", dropout_backward_op},
                                 {"Transpose", transpose_backward},
-                                {"Gather", gather_backward}});
+                                {"Gather", gather_backward},
+                                {"Slice", slice_backward},
+                                {"Concat", concat_backward}});
 }
 
 // Tile, DepthToSpace and SpaceToDepth: one strided read each (movement_plan.h), any element type.

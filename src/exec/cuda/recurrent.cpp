@@ -3,13 +3,17 @@
 // (recurrent_kernels.h); GRU without linear_before_reset takes a second product per step for (r . h) R_h^T
 // (recurrent_run.h has the order). Forward, reverse and bidirectional, both layouts, sequence lengths, initial states,
 // clip, LSTM peepholes and input_forget, and ONNX's activation list. Products in the precision's math (fp16/bf16:
-// weights converted once, the step's operand per step; fp32 accumulation and state).
+// weights converted once, the step's operand per step; fp32 accumulation and state). Their backward for a training
+// step (recurrent_backward_run.h) recomputes the forward recording its gates, then runs the steps last first; its
+// products are fp32 (TF32 in tf32) on the fp32 weights.
 #include <fmt/format.h>
 
 #include <utility>
 
+#include "exec/cuda/backward.h"
 #include "exec/cuda/compute_type.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/cuda/recurrent_backward_run.h"
 #include "exec/cuda/recurrent_run.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
@@ -166,9 +170,47 @@ struct GpuOps {
     cuda::fill(p, n, value, ctx.gpu.stream());
     ctx.check_launch("fill");
   }
+
+  // recurrent_backward_run.h's products, fp32 (TF32 in tf32): C[rows, n] (+)= A[rows, k] B[k, n], all row-major. In
+  // cuBLAS's column-major terms C^T = B^T A^T, and a row-major matrix is its transpose stored column-major.
+  void product_nn(const float* a, const float* b, float* c, int64_t rows, int64_t n, int64_t k, bool accumulate) {
+    gemm(CUBLAS_OP_N, CUBLAS_OP_N, n, rows, k, b, n, a, k, c, n, accumulate);
+  }
+  // C[m, n] = A[k, m]^T B[k, n]: C^T = B^T A, A's column-major view transposed.
+  void product_tn(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+    gemm(CUBLAS_OP_N, CUBLAS_OP_T, n, m, k, b, n, a, m, c, n, false);
+  }
+  void backward_step(const RecurrentBackStep& s) {
+    recurrent_backward_step(s, ctx.gpu.stream());
+    ctx.check_launch("the recurrent backward step");
+  }
+  void gemm(cublasOperation_t op_a, cublasOperation_t op_b, int64_t m, int64_t n, int64_t k, const float* a,
+            int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+      if (!accumulate) fill(c, m * n, 0.f);
+      return;
+    }
+    constexpr int64_t kMax = (int64_t{1} << 31) - 1;
+    if (m > kMax || n > kMax || k > kMax) ctx.fail("a recurrent gradient's dim is above 2^31 - 1 (cuBLAS's int)");
+    float one = 1.f, beta = accumulate ? 1.f : 0.f;
+    auto compute = ctx.options.precision == Precision::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    check(cublasGemmEx(ctx.gpu.cublas(), op_a, op_b, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
+                       &one, a, CUDA_R_32F, static_cast<int>(lda), b, CUDA_R_32F, static_cast<int>(ldb), &beta, c,
+                       CUDA_R_32F, static_cast<int>(ldc), compute, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx (recurrent backward)");
+  }
 };
 
-void run(KernelContext& ctx, RecurrentCell cell) {
+// A training step's record of the forward (RecurrentBuffers' pre, hidden_n, h_from, c_from).
+struct Record {
+  float *pre = nullptr, *hidden_n = nullptr, *h_from = nullptr, *c_from = nullptr;
+};
+
+// The layer's forward: into the node's outputs (`outputs`), and into `record` when given. The backward runs it again
+// with a record and no outputs rather than have every inference run keep what only training reads (PyTorch's cuDNN
+// RNN keeps a reserve space from its forward instead).
+void run(KernelContext& ctx, RecurrentCell cell, bool outputs = true, const Record* record = nullptr) {
   std::vector<std::vector<int64_t>> dims;
   for (size_t i = 0; i < ctx.inputs.size(); ++i) dims.push_back(ctx.has(i) ? ctx.in(i).dims : std::vector<int64_t>{});
   auto l = describe_recurrent(ctx.node, cell, dims);
@@ -191,9 +233,10 @@ void run(KernelContext& ctx, RecurrentCell cell) {
   b.h0 = optional(5);
   const bool lstm = cell == RecurrentCell::kLstm;
   if (lstm) b.c0 = optional(6), b.peephole = optional(7);
-  if (ctx.wants_output(0)) b.y = ctx.allocate_output(0).as<float>();
-  if (ctx.wants_output(1)) b.y_h = ctx.allocate_output(1).as<float>();
-  if (lstm && ctx.wants_output(2)) b.y_c = ctx.allocate_output(2).as<float>();
+  if (outputs && ctx.wants_output(0)) b.y = ctx.allocate_output(0).as<float>();
+  if (outputs && ctx.wants_output(1)) b.y_h = ctx.allocate_output(1).as<float>();
+  if (outputs && lstm && ctx.wants_output(2)) b.y_c = ctx.allocate_output(2).as<float>();
+  if (record) b.pre = record->pre, b.hidden_n = record->hidden_n, b.h_from = record->h_from, b.c_from = record->c_from;
   // Scratch of at least one element: the allocator hands out no block for none.
   std::vector<GpuTensor> held;
   auto scratch = [&](graph::DType t, int64_t n) {
@@ -216,12 +259,75 @@ void rnn(KernelContext& ctx) { run(ctx, RecurrentCell::kRnn); }
 void gru(KernelContext& ctx) { run(ctx, RecurrentCell::kGru); }
 void lstm(KernelContext& ctx) { run(ctx, RecurrentCell::kLstm); }
 
+// The gradients of X, W, R, B and the initial states (recurrent_backward_run.h has the order).
+void backward(BackwardContext& bc, RecurrentCell cell) {
+  auto& ctx = bc.forward;
+  std::vector<std::vector<int64_t>> dims;
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) dims.push_back(ctx.has(i) ? ctx.in(i).dims : std::vector<int64_t>{});
+  auto l = describe_recurrent(ctx.node, cell, dims);
+  if (auto why = recurrent_backward_refusal(l, ctx.has(7)); !why.empty()) ctx.fail(why);
+  const bool lstm = cell == RecurrentCell::kLstm, gru = cell == RecurrentCell::kGru;
+  const int64_t rows = l.seq * l.batch, gh = l.gates * l.hidden, state = l.state();
+  std::vector<GpuTensor> held;
+  auto fp32 = [&](int64_t n) {
+    held.push_back(ctx.scratch(graph::DType::kFloat32, {n > 0 ? n : 1}));
+    return held.back().as<float>();
+  };
+  GpuOps ops{ctx, compute_type(ctx.options.precision), {}};
+  Record record;
+  record.pre = fp32(l.directions * rows * gh);
+  record.h_from = fp32(l.directions * rows * l.hidden);
+  ops.fill(record.h_from, l.directions * rows * l.hidden, 0.f);  // rows past their length stay 0 in dR's product
+  if (gru) record.hidden_n = fp32(l.directions * rows * l.hidden);
+  if (lstm) record.c_from = fp32(l.directions * rows * l.hidden);
+  run(ctx, cell, false, &record);
+
+  RecurrentGradBuffers g;
+  g.x = ctx.float_input(0).as<float>();
+  g.w = ctx.float_input(1).as<float>();
+  g.r = ctx.float_input(2).as<float>();
+  g.pre = record.pre, g.hidden_n = record.hidden_n, g.h_from = record.h_from, g.c_from = record.c_from;
+  if (ctx.has(4)) g.lens = ctx.in(4).as<int32_t>();
+  auto output_grad = [&](size_t i) -> const float* {
+    return i < bc.output_grads.size() && bc.output_grads[i].defined() ? bc.output_grads[i].as<float>() : nullptr;
+  };
+  g.dy = output_grad(0), g.dy_h = output_grad(1), g.dy_c = lstm ? output_grad(2) : nullptr;
+  auto wanted = [&](size_t i) { return ctx.has(i) && bc.wants(i) ? bc.grad(i).as<float>() : nullptr; };
+  g.dx = wanted(0), g.dw = wanted(1), g.dr = wanted(2), g.db = wanted(3), g.dh0 = wanted(5);
+  if (lstm) g.dc0 = wanted(6);
+  g.dgx_rows = fp32(rows * gh);
+  g.dgh_rows = gru ? fp32(rows * gh) : g.dgx_rows;
+  g.dgh_step = fp32(l.batch * gh);
+  g.dh[0] = fp32(state), g.dh[1] = fp32(state);
+  if (lstm) g.dc[0] = fp32(state), g.dc[1] = fp32(state);
+  auto* ones = fp32(rows);
+  ops.fill(ones, rows, 1.f);
+  g.ones = ones;
+  run_recurrent_backward(l, g, ops);
+}
+
+void rnn_backward(BackwardContext& b) { backward(b, RecurrentCell::kRnn); }
+void gru_backward(BackwardContext& b) { backward(b, RecurrentCell::kGru); }
+void lstm_backward(BackwardContext& b) { backward(b, RecurrentCell::kLstm); }
+
 }  // namespace
+
+std::string recurrent_backward_refusal(const RecurrentLayer& l, bool peepholes) {
+  if (peepholes) return "the GPU training step does not differentiate an LSTM's peepholes (input P)";
+  if (l.input_forget) return "the GPU training step does not differentiate an LSTM with input_forget";
+  if (l.two_phase)
+    return "the GPU training step differentiates GRU with linear_before_reset = 1 only (as PyTorch's GRU exports)";
+  return "";
+}
 
 void register_recurrent_kernels(KernelRegistry& r) {
   // clang-format off
   r.add("recurrent", {{"RNN", rnn}, {"GRU", gru}, {"LSTM", lstm}});
   // clang-format on
+}
+
+void register_recurrent_backward(BackwardRegistry& r) {
+  r.add("recurrent", {{"RNN", rnn_backward}, {"GRU", gru_backward}, {"LSTM", lstm_backward}});
 }
 
 }  // namespace ridge::exec::cuda

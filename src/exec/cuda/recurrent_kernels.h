@@ -59,8 +59,50 @@ struct RecurrentStep {
   int phase = 0;
   float* gate = nullptr;
   float* reset_hidden = nullptr;
+  // What a training step's backward needs (recurrent_backward_run.h), written when given, at the row of (t, b) in
+  // X W^T's layout (xw_time, xw_batch): the gates' pre-activations before clip ([rows, gates x hidden]; GRU's
+  // candidate without its hidden part), GRU's candidate hidden part h R_h^T + Rb_h ([rows, hidden]), and the state
+  // the step started from (h, and c for LSTM, [rows, hidden]).
+  float* pre = nullptr;
+  float* hidden_n = nullptr;
+  float* h_from = nullptr;
+  float* c_from = nullptr;
 };
 
 void recurrent_step(const RecurrentStep& step, cudaStream_t stream);
+
+// One step of a recurrent layer's backward, processed last step first (recurrent_backward_run.h), from what the
+// forward recorded (RecurrentStep's pre, hidden_n, h_from, c_from) and the gradients flowing back: per batch row and
+// hidden unit, the gradient of the state after the step (dh, dc: from the later steps or the final-state outputs)
+// plus the output Y's at that step, into the gates' pre-activation gradients and the gradient of the state before.
+// Gates are ONNX's (recurrent_kernels.h). Rows past their sequence length pass dh and dc through.
+struct RecurrentBackStep {
+  RecurrentCell cell = RecurrentCell::kLstm;
+  int64_t batch = 0, hidden = 0, seq = 0, step = 0;
+  bool reverse = false;
+  int64_t row_time = 0, row_batch = 0;  // the row of (t, b) in the recorded buffers: t row_time + b row_batch
+  const float* pre = nullptr;
+  const float* hidden_n = nullptr;
+  const float* h_from = nullptr;
+  const float* c_from = nullptr;
+  const int32_t* lens = nullptr;
+  const float* dy = nullptr;  // Y's gradient for this direction (at t y_time + b y_batch), or null
+  int64_t y_time = 0, y_batch = 0;
+  const float* dh = nullptr;  // [batch, hidden]: the gradient of the state after this step
+  const float* dc = nullptr;  // LSTM
+  float* dh_prev = nullptr;   // [batch, hidden]: its part that does not pass through R (GRU's z h_prev; else 0)
+  float* dc_prev = nullptr;   // LSTM
+  // The pre-activations' gradients: for the input side (X W^T, W's bias) and the hidden side (h R^T, R's bias) at the
+  // step's rows ([rows, gates x hidden], zero where a row is past its length, written by the caller), and the
+  // hidden side again packed per batch row ([batch, gates x hidden], zeros for rows past their length) for this
+  // step's product with R. LSTM and RNN: the two sides are equal and dgx_rows may be dgh_rows.
+  float* dgx_rows = nullptr;
+  float* dgh_rows = nullptr;
+  float* dgh_step = nullptr;
+  float clip = 0.f;
+  RecurrentActivation f, g, h;
+};
+
+void recurrent_backward_step(const RecurrentBackStep& step, cudaStream_t stream);
 
 }  // namespace ridge::exec::cuda

@@ -50,6 +50,9 @@ struct RecurrentBuffers {
   // gate and reset_hidden [batch, hidden] (two_phase).
   float *xw = nullptr, *hr = nullptr, *h[2] = {nullptr, nullptr}, *c[2] = {nullptr, nullptr};
   float *gate = nullptr, *reset_hidden = nullptr;
+  // A training step's record (RecurrentStep's pre, hidden_n, h_from, c_from), each direction after the other:
+  // [directions, seq x batch, gates x hidden] and [directions, seq x batch, hidden]; null: not recorded.
+  float *pre = nullptr, *hidden_n = nullptr, *h_from = nullptr, *c_from = nullptr;
 };
 
 // Runs the layer. Ops provides:
@@ -103,6 +106,11 @@ void run_recurrent(const RecurrentLayer& l, const RecurrentBuffers& b, Ops& ops)
     if (l.per_direction > 2) s.h = l.activations[first + 2];
     s.gate = b.gate;
     s.reset_hidden = b.reset_hidden;
+    const int64_t rows = l.seq * l.batch;
+    s.pre = b.pre ? b.pre + d * rows * gh : nullptr;
+    s.hidden_n = b.hidden_n ? b.hidden_n + d * rows * l.hidden : nullptr;
+    s.h_from = b.h_from ? b.h_from + d * rows * l.hidden : nullptr;
+    s.c_from = b.c_from ? b.c_from + d * rows * l.hidden : nullptr;
     int cur = 0;
     for (int64_t step = 0; step < l.seq; ++step) {
       s.step = step;
