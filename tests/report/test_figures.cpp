@@ -178,5 +178,31 @@ TEST(FigureFiles, FormatComesFromTheExtension) {
   EXPECT_THROW(file_type("a.jpg"), Error);
 }
 
+// The SVG is laid out at the widths the font draws (vega-render.js reads each character's advance from the font file):
+// a title of narrow letters takes less room than one of wide letters of the same length, and both about what DejaVu
+// Sans Bold's advances give (i 702 and W 2264 of 2048 units per em), not Vega's 0.8 em estimate for every character
+// (672 px here).
+TEST(FigureFiles, TextIsLaidOutAtTheFontsWidths) {
+  auto svg_width = [](const std::string& title) {
+    Json spec = base_spec(title, 20, 20);
+    add_data(spec, "points", Json::array({Json{{"x", 1}}}));
+    spec["marks"] = Json::array({Json{{"type", "symbol"}, {"from", {{"data", "points"}}}}});
+    std::string svg;
+    try {
+      svg = render_svg(spec);
+    } catch (const Error&) {
+      return -1.0;  // no renderer: the test below skips
+    }
+    auto at = svg.find("width=\"");
+    return at == std::string::npos ? -2.0 : std::stod(svg.substr(at + 7));
+  };
+  const double narrow = svg_width(std::string(60, 'i')), wide = svg_width(std::string(60, 'W'));
+  if (narrow == -1) GTEST_SKIP() << "no SVG renderer (node, node-vega)";
+  const double padding = 16;  // base_spec's 8 on each side
+  EXPECT_NEAR(narrow - padding, 60 * 0.343 * 14, 20);
+  EXPECT_NEAR(wide - padding, 60 * 1.105 * 14, 20);
+  EXPECT_LT(narrow, 0.8 * 60 * 14 / 2);
+}
+
 }  // namespace
 }  // namespace ridge::report::figure
