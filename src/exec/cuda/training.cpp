@@ -44,6 +44,9 @@ GpuTensor zeros(Gpu& gpu, const std::vector<int64_t>& dims) {
 TrainingStep::TrainingStep(Interpreter& interpreter, Gpu& gpu, const TrainingOptions& options)
     : interpreter_(interpreter), gpu_(gpu), options_(options) {
   check_training_options(interpreter.options().mode);
+  // First: values computed from a weight run from now on instead of being folded (exec/node_plan.h), which the plan
+  // below must see.
+  interpreter.set_weights_change();
   const auto& g = interpreter.graph();
   plan_ = plan_backward(
       g, [&](size_t n) { return interpreter.executes(n); },
@@ -58,7 +61,6 @@ TrainingStep::TrainingStep(Interpreter& interpreter, Gpu& gpu, const TrainingOpt
   loss_ = GpuTensor{graph::DType::kFloat64, {1}, gpu.allocator().allocate(8), 0};
   steps_ = GpuTensor{graph::DType::kInt64, {1}, gpu.allocator().allocate(8), 0};
   check(cudaMemsetAsync(steps_.data(), 0, 8, gpu.stream()), "zeroing the step count");
-  interpreter.set_weights_change();
   if (interpreter.options().precision == Precision::kFp16) {
     loss_scale_ = GpuTensor{graph::DType::kFloat32, {1}, gpu.allocator().allocate(4), 0};
     found_inf_ = GpuTensor{graph::DType::kInt32, {1}, gpu.allocator().allocate(4), 0};
