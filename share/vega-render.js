@@ -36,15 +36,19 @@ function fontAdvances(pattern) {
   } catch (e) {
     return null;
   }
-  let b;
   try {
-    b = fs.readFileSync(file);
+    return advancesOf(fs.readFileSync(file));
   } catch (e) {
-    return null;
+    return null;  // unreadable, or not a font this reader knows: Vega's estimate
   }
+}
+
+// A TrueType or OpenType font's advance widths in em by code point (a collection: its first font).
+function advancesOf(b) {
+  const base = b.toString('latin1', 0, 4) === 'ttcf' ? b.readUInt32BE(12) : 0;
   const tables = {};
-  for (let i = 0, n = b.readUInt16BE(4); i < n; ++i) {
-    const at = 12 + 16 * i;
+  for (let i = 0, n = b.readUInt16BE(base + 4); i < n; ++i) {
+    const at = base + 12 + 16 * i;
     tables[b.toString('latin1', at, at + 4)] = b.readUInt32BE(at + 8);
   }
   if (!['head', 'hhea', 'hmtx', 'cmap'].every(tag => tag in tables)) return null;
@@ -92,7 +96,11 @@ function measureText() {
     const weight = String(item.fontWeight || '');
     const advances = weight === 'bold' || +weight >= 600 ? bold : regular;
     let em = 0;
-    for (const ch of line) em += advances(ch.codePointAt(0));
+    try {
+      for (const ch of line) em += advances(ch.codePointAt(0));
+    } catch (e) {
+      return metrics.estimateWidth(item, text);  // a table that points outside its file
+    }
     return em * size;
   };
 }
