@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 
+#include "exec/cuda/backward.h"
 #include "exec/cuda/recurrent_backward_run.h"
 #include "exec/cuda/recurrent_cell.h"
 #include "exec/cuda/recurrent_run.h"
@@ -501,6 +502,21 @@ TEST(CudaRecurrent, WhatTheBackwardCannotDifferentiateIsNamed) {
   EXPECT_EQ(cuda::recurrent_backward_refusal(describe({"LSTM"}), true),
             "the GPU training step does not differentiate an LSTM's peepholes (input P)");
   EXPECT_EQ(cuda::recurrent_backward_refusal(describe({"LSTM"}), false), "");
+  // The training step asks each planned node's row before the first step, from the graph's attributes and dims.
+  auto row_refusal = [](const Layer& c) {
+    analysis::Request request;
+    request.model_path = layer_model(c).path;
+    auto p = exec::prepare(request, "");
+    const auto& g = p.analysis.model.graph;
+    const auto* row = cuda::BackwardRegistry::instance().find(c.op);
+    EXPECT_NE(row, nullptr);
+    return row && row->refusal ? row->refusal(g, g.nodes.front()) : std::string("no refusal");
+  };
+  EXPECT_EQ(row_refusal({"GRU", 5, 3, 4, 6, "forward", 0, false, false, false, 0}),
+            "the GPU training step differentiates GRU with linear_before_reset = 1 only (as PyTorch's GRU exports)");
+  EXPECT_EQ(row_refusal({"LSTM", 5, 3, 4, 6, "forward", 0, false, false, true}),
+            "the GPU training step does not differentiate an LSTM's peepholes (input P)");
+  EXPECT_EQ(row_refusal({"RNN", 5, 3, 4, 6, "bidirectional", 1, true, true}), "");
 }
 
 }  // namespace

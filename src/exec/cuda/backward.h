@@ -46,10 +46,15 @@ struct BackwardContext {
 
 using Backward = void (*)(BackwardContext&);
 
+// Why a node of this op cannot be differentiated, from the graph alone (its attributes and inferred dims), in one
+// line; "" when it can. Checked for every node of the backward plan before the first step.
+using BackwardRefusal = std::string (*)(const graph::Graph& g, const graph::Node& node);
+
 struct BackwardRow {
   std::string_view op_type;
   Backward backward;
   std::string_view family = {};
+  BackwardRefusal refusal = nullptr;
 };
 
 using BackwardRegistry = Registry<BackwardRow>;

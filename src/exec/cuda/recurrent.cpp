@@ -306,6 +306,22 @@ void backward(BackwardContext& bc, RecurrentCell cell) {
   run_recurrent_backward(l, g, ops);
 }
 
+// The refusal before the first step, from the node's attributes and its inputs' inferred dims.
+std::string refusal(const graph::Graph& g, const graph::Node& node, RecurrentCell cell) {
+  std::vector<std::vector<int64_t>> dims;
+  for (auto id : node.inputs) {
+    dims.emplace_back();
+    if (id == graph::kNoValue) continue;
+    for (const auto& d : g.value(id).shape) dims.back().push_back(d.value);
+  }
+  auto l = describe_recurrent(node, cell, dims);
+  return recurrent_backward_refusal(l, dims.size() > 7 && !dims[7].empty());
+}
+
+std::string rnn_refusal(const graph::Graph& g, const graph::Node& n) { return refusal(g, n, RecurrentCell::kRnn); }
+std::string gru_refusal(const graph::Graph& g, const graph::Node& n) { return refusal(g, n, RecurrentCell::kGru); }
+std::string lstm_refusal(const graph::Graph& g, const graph::Node& n) { return refusal(g, n, RecurrentCell::kLstm); }
+
 void rnn_backward(BackwardContext& b) { backward(b, RecurrentCell::kRnn); }
 void gru_backward(BackwardContext& b) { backward(b, RecurrentCell::kGru); }
 void lstm_backward(BackwardContext& b) { backward(b, RecurrentCell::kLstm); }
@@ -327,7 +343,9 @@ void register_recurrent_kernels(KernelRegistry& r) {
 }
 
 void register_recurrent_backward(BackwardRegistry& r) {
-  r.add("recurrent", {{"RNN", rnn_backward}, {"GRU", gru_backward}, {"LSTM", lstm_backward}});
+  r.add("recurrent", {{"RNN", rnn_backward, {}, rnn_refusal},
+                      {"GRU", gru_backward, {}, gru_refusal},
+                      {"LSTM", lstm_backward, {}, lstm_refusal}});
 }
 
 }  // namespace ridge::exec::cuda

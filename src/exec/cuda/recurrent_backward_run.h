@@ -7,8 +7,8 @@
 // step's rows. recurrent.cpp runs it with cuBLAS; the host-side tests run the same order with plain loops against the
 // CPU executor's gradients (libtorch's autograd), without a GPU.
 //
-// What it does not differentiate (recurrent_backward_refusal, checked before it runs): LSTM peepholes and
-// input_forget, and GRU without linear_before_reset.
+// What it does not differentiate (recurrent_backward_refusal, checked before the first training step): LSTM peepholes
+// and input_forget, and GRU without linear_before_reset.
 #include <cstdint>
 #include <string>
 

@@ -57,6 +57,18 @@ TrainingStep::TrainingStep(Interpreter& interpreter, Gpu& gpu, const TrainingOpt
     throw Error("the GPU training step has no backward for " + list + "; docs/gpu.md lists the ops it trains");
   }
   if (plan_.losses.empty()) throw Error("training: no float output of the model depends on a weight");
+  for (auto n : plan_.nodes) {
+    const auto& node = g.nodes[n];
+    const auto* row = BackwardRegistry::instance().find(node.op_type);
+    if (!row->refusal) continue;
+    std::string why;
+    try {
+      why = row->refusal(g, node);
+    } catch (const Error& e) {
+      why = e.what();
+    }
+    if (!why.empty()) throw Error(fmt::format("node '{}' ({}): {}", node.name, node.op_type, why));
+  }
   backward_states_.resize(g.nodes.size());
   loss_ = GpuTensor{graph::DType::kFloat64, {1}, gpu.allocator().allocate(8), 0};
   steps_ = GpuTensor{graph::DType::kInt64, {1}, gpu.allocator().allocate(8), 0};
