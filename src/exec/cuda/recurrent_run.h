@@ -30,6 +30,18 @@ struct RecurrentLayer {
   // Where direction d's [batch, hidden] state starts in an initial or final state tensor, and its rows' pitch.
   int64_t state_offset(int64_t d) const { return batch_first ? d * hidden : d * state(); }
   int64_t state_pitch() const { return batch_first ? directions * hidden : hidden; }
+  // X's rows (and X W^T's, and a training step's records) hold time t of batch row b at t row_time() + b row_batch().
+  int64_t row_time() const { return batch_first ? 1 : batch; }
+  int64_t row_batch() const { return batch_first ? seq : 1; }
+  // Y is [seq, directions, batch, hidden], or [batch, seq, directions, hidden] batch first: direction d starts at
+  // y_offset(d), and time t of row b lies t y_time() + b y_batch() after it.
+  int64_t y_offset(int64_t d) const { return batch_first ? d * hidden : d * state(); }
+  int64_t y_time() const { return batch_first ? directions * hidden : directions * state(); }
+  int64_t y_batch() const { return batch_first ? seq * directions * hidden : hidden; }
+  // Direction d's k-th activation (f, g, h), or the default where the cell has fewer.
+  RecurrentActivation activation(int64_t d, size_t k) const {
+    return k < per_direction ? activations[static_cast<size_t>(d) * per_direction + k] : RecurrentActivation{};
+  }
 };
 
 // The layer `node` asks for, from the dims of its inputs (empty where an optional input is absent: B, sequence_lens,
@@ -85,25 +97,20 @@ void run_recurrent(const RecurrentLayer& l, const RecurrentBuffers& b, Ops& ops)
     s.seq = l.seq;
     s.reverse = l.reverse(d);
     s.xw = b.xw;
-    // X W^T's rows follow X's: (time, batch) or, batch first, (batch, time).
-    s.xw_time = l.batch_first ? 1 : l.batch;
-    s.xw_batch = l.batch_first ? l.seq : 1;
+    s.xw_time = l.row_time();
+    s.xw_batch = l.row_batch();
     s.hr = b.hr;
     s.wb = b.bias ? b.bias + d * 2 * gh : nullptr;
     s.rb = b.bias ? s.wb + gh : nullptr;
     s.peephole = b.peephole ? b.peephole + d * 3 * l.hidden : nullptr;
     s.lens = b.lens;
-    // Y is [seq, directions, batch, hidden], or [batch, seq, directions, hidden] batch first.
-    s.y = b.y ? b.y + (l.batch_first ? d * l.hidden : d * state) : nullptr;
-    s.y_time = l.batch_first ? l.directions * l.hidden : l.directions * state;
-    s.y_batch = l.batch_first ? l.seq * l.directions * l.hidden : l.hidden;
+    s.y = b.y ? b.y + l.y_offset(d) : nullptr;
+    s.y_time = l.y_time();
+    s.y_batch = l.y_batch();
     s.clip = l.clip;
     s.input_forget = l.input_forget;
     s.linear_before_reset = !l.two_phase;
-    const size_t first = static_cast<size_t>(d) * l.per_direction;
-    s.f = l.activations[first];
-    if (l.per_direction > 1) s.g = l.activations[first + 1];
-    if (l.per_direction > 2) s.h = l.activations[first + 2];
+    s.f = l.activation(d, 0), s.g = l.activation(d, 1), s.h = l.activation(d, 2);
     s.gate = b.gate;
     s.reset_hidden = b.reset_hidden;
     const int64_t rows = l.seq * l.batch;
