@@ -13,6 +13,8 @@
 #                                         cuDNN's convolution, replayed as a CUDA graph) at batch 1 and 32
 #   ridge-{vit_b_16,mobilenet_v2}-optimized-fp32.json  the same for the epilogue kernel's fusions (a product's bias
 #                                         and GELU, a convolution's ReLU6) at batch 1 and 32
+#   ridge-{resnet50,vit_b_16}-{optimized-,}fp16.json  batch 32 in fp16: optimized (16-bit activations between ops)
+#                                         and as a CUDA graph (autocast per layer), PyTorch's half() beside them
 #   ridge-{resnet50,mobilenet_v2,densenet121}-legacy-fp32.json  eager at batch 1 and 32 with --conv-algo
 #                                         legacy-heuristic (cudnnConvolutionForward), against the graph API's plans
 #   ridge-MODEL-fp32.json, torch-peer.jsonl, table.md
@@ -75,6 +77,13 @@ step 60 "ridge vit_b_16 and mobilenet_v2 optimized" sh -c "$ridge bench models/v
   --sweep batch=1,32 --mode optimized $common >$out/ridge-mobilenet_v2-optimized-fp32.json"
 step 120 "PyTorch peer fp32" env PEER_CONFIGS=fp32,fp32-cudnn-benchmark,fp32-cuda-graph \
   python3 bench/torch_gpu_peer.py "$out/torch-peer.jsonl" vit_b_16:1,32 resnet50:1,32 bert_base:1,8 mobilenet_v2:1,32
+# Optimized fp16 keeps activations in 16 bits between ops (src/exec/cuda/storage_plan.h), against PyTorch's half()
+# replayed as a CUDA graph (issue 29's goal) and ridge's own fp16 CUDA graph (autocast per layer).
+step 60 "ridge resnet50 and vit_b_16 fp16" sh -c "for m in resnet50 vit_b_16; do $ridge bench models/\$m.onnx \
+  --batch 32 --mode optimized --precision fp16 $common >$out/ridge-\$m-optimized-fp16.json; $ridge bench \
+  models/\$m.onnx --batch 32 --mode cuda-graph --precision fp16 $common >$out/ridge-\$m-fp16.json; done"
+step 60 "PyTorch peer fp16" env PEER_CONFIGS=fp16-cuda-graph \
+  python3 bench/torch_gpu_peer.py "$out/torch-peer.jsonl" resnet50:32 vit_b_16:32
 python3 bench/gpu_speed_table.py "$out" >"$out/table.md" 2>&1 || true
 step 60 "ncu ridge vit_b_16 b32" sh -c "ncu --nvtx --metrics gpu__time_duration.sum --csv --page details \
   --print-units base --clock-control none --log-file $out/ncu-ridge-vit_b_16-b32.csv $ridge run models/vit_b_16.onnx \

@@ -134,11 +134,13 @@ TEST(GpuExecutor, TheHeuristicRunsEveryConvolutionOnAGraphPlan) {
 // profile names the fused layers ("+add+relu"); ViT's fuses its products' biases, MobileNetV2's its clips.
 TEST(GpuExecutor, OptimizedModeMatchesPyTorch) {
   auto& engine = *ridge_cuda_engine();
-  for (auto precision : {exec::Precision::kFp32, exec::Precision::kTf32, exec::Precision::kFp16}) {
+  // fp16 and bf16 keep activations in 16 bits between ops here (exec/cuda/storage_plan.h), as a half() model does.
+  for (auto precision :
+       {exec::Precision::kFp32, exec::Precision::kTf32, exec::Precision::kFp16, exec::Precision::kBf16}) {
     auto options = gpu_options();
     options.mode = exec::Mode::kOptimized;
     options.precision = precision;
-    double tolerance = precision == exec::Precision::kFp32 ? 1e-3 : 1e-2;
+    double tolerance = precision == exec::Precision::kFp32 ? 1e-3 : (precision == exec::Precision::kBf16 ? 5e-2 : 1e-2);
     for (const auto& name : kModels) {
       auto p = prepared(name);
       auto out = engine.run(p.analysis.model, p.inputs, options);
@@ -173,6 +175,14 @@ TEST(GpuExecutor, OptimizedModeMatchesPyTorch) {
     biases = biases || (note.find("bias adds fused into matrix products") != std::string::npos &&
                         note.find(" 0 bias adds") == std::string::npos);
   EXPECT_TRUE(biases);
+  // In fp16 the activations stay 16-bit from the image's conversion to the output's, and the run says so.
+  bench.exec.precision = exec::Precision::kFp16;
+  auto half = engine.bench(p.analysis.model, p.inputs, bench);
+  bool sixteen = false;
+  for (const auto& note : half.notes)
+    sixteen = sixteen || note.find("activations kept in fp16 between ops: 2 conversion(s) per run") == 0;
+  EXPECT_TRUE(sixteen);
+  bench.exec.precision = exec::Precision::kFp32;
   // MobileNetV2's ReLU6 (a clip) joins its convolutions through the epilogue kernel, in fp16 as in fp32.
   auto mobilenet = prepared("mobilenet_v2");
   for (auto precision : {exec::Precision::kFp32, exec::Precision::kFp16}) {

@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <vector>
 
+#include "exec/cuda/elementwise_math.h"
 #include "exec/cuda/kernels.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/training_kernels.h"
@@ -345,6 +347,137 @@ TEST(GpuKernels, DropoutDrawsANewMaskEveryRunAndEveryReplay) {
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
+}
+
+// The 16-bit kernels a run that keeps activations in fp16 or bf16 uses (exec/cuda/storage_plan.h): each element read
+// into fp32, computed as the fp32 kernel computes it, and rounded once. The inputs are rounded to the 16-bit type and
+// back by the cast kernel, so the host computes from the same values; the result may differ from the host's by the
+// output's rounding (half an ulp: 2^-11 of fp16, 2^-8 of bf16) and fp32's own error.
+TEST(GpuKernels, SixteenBitKernelsComputeInFp32AndRoundOnce) {
+  using ET = cuda::ElementType;
+  for (auto type : {ET::kFloat16, ET::kBFloat16}) {
+    const double ulp = type == ET::kFloat16 ? std::ldexp(1.0, -10) : std::ldexp(1.0, -7);
+    const char* label = type == ET::kFloat16 ? "fp16" : "bf16";
+    // A device buffer of 16-bit elements made from `values`, and `values` as the 16-bit type holds them.
+    struct Half {
+      std::unique_ptr<DeviceBuffer<uint16_t>> buffer;
+      std::vector<float> held;
+      uint16_t* data() const { return buffer->data; }
+    };
+    auto to_16 = [&](const std::vector<float>& values) {
+      const auto count = static_cast<int64_t>(values.size());
+      DeviceBuffer<float> wide(values);
+      Half h{std::make_unique<DeviceBuffer<uint16_t>>(std::vector<uint16_t>(values.size())), {}};
+      EXPECT_TRUE(cuda::cast(ET::kFloat32, wide.data, type, h.data(), count, nullptr));
+      EXPECT_TRUE(cuda::cast(type, h.data(), ET::kFloat32, wide.data, count, nullptr));
+      h.held = wide.read(values.size());
+      return h;
+    };
+    auto from_16 = [&](const uint16_t* d, size_t n) {
+      DeviceBuffer<float> wide{std::vector<float>(n)};
+      EXPECT_TRUE(cuda::cast(type, d, ET::kFloat32, wide.data, static_cast<int64_t>(n), nullptr));
+      return wide.read(n);
+    };
+    auto expect_close = [&](const std::vector<float>& got, const std::vector<double>& want, const char* what) {
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], ulp * std::fabs(want[i]) + 1e-6) << label << " " << what << " element " << i;
+    };
+    const int64_t n = 3 * 7 * 45;
+    auto x = to_16(ramp(n, 0.071f));
+    // Unary ops, computed by the same per-element function as the fp32 kernel.
+    for (auto op : {cuda::UnaryOp::kRelu, cuda::UnaryOp::kSigmoid, cuda::UnaryOp::kErf, cuda::UnaryOp::kGeluErf,
+                    cuda::UnaryOp::kClip}) {
+      DeviceBuffer<uint16_t> y{std::vector<uint16_t>(static_cast<size_t>(n))};
+      cuda::unary(op, x.data(), y.data, n, -1.f, 2.5f, nullptr, type);
+      ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+      std::vector<double> want;
+      for (float v : x.held) want.push_back(cuda::apply_unary(op, v, -1.f, 2.5f));
+      expect_close(from_16(y.data, static_cast<size_t>(n)), want, "unary");
+    }
+    // Binary ops: the same shape (flat), a scalar and a broadcast row (the element walk).
+    auto b = to_16(ramp(n, 0.013f)), scalar = to_16({1.75f}), row = to_16(ramp(45, -0.05f));
+    const std::vector<int64_t> dims{3, 7, 45};
+    auto ol = cuda::dense_layout(dims);
+    for (const auto* other : {&b, &scalar, &row}) {
+      std::vector<int64_t> other_dims =
+          other == &b ? dims : (other == &scalar ? std::vector<int64_t>{1} : std::vector<int64_t>{45});
+      auto bl = cuda::broadcast_layout(other_dims, dims);
+      for (auto op : {cuda::BinaryOp::kSub, cuda::BinaryOp::kMul, cuda::BinaryOp::kDiv}) {
+        DeviceBuffer<uint16_t> out{std::vector<uint16_t>(static_cast<size_t>(n))};
+        cuda::binary(op, false, x.data(), ol, other->data(), bl, out.data, ol, nullptr, type);
+        ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+        std::vector<double> want;
+        for (int64_t i = 0; i < n; ++i)
+          want.push_back(cuda::apply_binary(op, x.held[static_cast<size_t>(i)],
+                                            other->held[static_cast<size_t>(offset_in(i, ol, bl))]));
+        expect_close(from_16(out.data, static_cast<size_t>(n)), want, "binary");
+      }
+    }
+    // A convolution's epilogue over a 16-bit output: fp32 bias per channel, 16-bit residual, exact GELU.
+    {
+      auto y = to_16(ramp(n, 0.071f));
+      auto bias = ramp(7, -0.05f);
+      DeviceBuffer<float> db(bias);
+      cuda::Epilogue e;
+      e.bias = db.data;
+      e.residual = b.data();
+      e.type = type;
+      e.channels = 7;
+      e.inner = 45;
+      e.op = cuda::EpilogueOp::kGeluErf;
+      cuda::epilogue(y.data(), n, e, nullptr);
+      ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+      std::vector<double> want;
+      for (int64_t i = 0; i < n; ++i) {
+        double v =
+            y.held[static_cast<size_t>(i)] + bias[static_cast<size_t>(i / 45 % 7)] + b.held[static_cast<size_t>(i)];
+        want.push_back(0.5 * v * (1 + std::erf(v / std::sqrt(2.0))));
+      }
+      expect_close(from_16(y.data(), static_cast<size_t>(n)), want, "epilogue");
+    }
+    // LayerNormalization over rows of 768 (BERT's), statistics in fp32.
+    {
+      const int64_t rows = 5, cols = 768;
+      auto in = to_16(ramp(rows * cols, 0.031f));
+      auto scale = ramp(cols, 0.002f), shift = ramp(cols, 0.001f);
+      DeviceBuffer<float> ds(scale), dt(shift);
+      DeviceBuffer<uint16_t> out{std::vector<uint16_t>(static_cast<size_t>(rows * cols))};
+      cuda::layer_norm(in.data(), ds.data, dt.data, out.data, rows, cols, 1e-5f, nullptr, type);
+      ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+      std::vector<double> want;
+      for (int64_t r = 0; r < rows; ++r) {
+        double mean = 0, var = 0;
+        for (int64_t c = 0; c < cols; ++c) mean += in.held[static_cast<size_t>(r * cols + c)];
+        mean /= cols;
+        for (int64_t c = 0; c < cols; ++c) var += std::pow(in.held[static_cast<size_t>(r * cols + c)] - mean, 2);
+        var /= cols;
+        for (int64_t c = 0; c < cols; ++c)
+          want.push_back((in.held[static_cast<size_t>(r * cols + c)] - mean) / std::sqrt(var + 1e-5) *
+                             scale[static_cast<size_t>(c)] +
+                         shift[static_cast<size_t>(c)]);
+      }
+      auto got = from_16(out.data, static_cast<size_t>(rows * cols));
+      for (size_t i = 0; i < got.size(); ++i)  // the statistics' fp32 sums: an absolute 1e-4 beside the rounding
+        ASSERT_NEAR(got[i], want[i], ulp * std::fabs(want[i]) + 1e-4) << label << " layer norm element " << i;
+    }
+    // A -inf padded copy (MaxPool's ceil_mode): 16-bit elements in, the pad value out of bounds.
+    {
+      auto in = to_16(ramp(2 * 3 * 4, 0.25f));
+      const std::vector<int64_t> in_dims{2, 3, 4}, out_dims{2, 4, 6}, begin{0, 1, 1};
+      DeviceBuffer<uint16_t> out{std::vector<uint16_t>(static_cast<size_t>(elements(out_dims)))};
+      cuda::pad_constant(in.data(), cuda::dense_layout(in_dims), begin.data(), out.data, cuda::dense_layout(out_dims),
+                         -INFINITY, nullptr, type);
+      ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+      auto got = from_16(out.data, static_cast<size_t>(elements(out_dims)));
+      for (int64_t i = 0; i < elements(out_dims); ++i) {
+        int64_t w = i % 6, h = i / 6 % 4, n0 = i / 24;
+        bool inside = h >= 1 && h < 4 && w >= 1 && w < 5;
+        double want = inside ? in.held[static_cast<size_t>((n0 * 3 + h - 1) * 4 + w - 1)] : -INFINITY;
+        ASSERT_EQ(got[static_cast<size_t>(i)], want) << label << " pad element " << i;
+      }
+    }
+  }
 }
 
 }  // namespace

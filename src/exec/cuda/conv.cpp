@@ -107,7 +107,7 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
                               ctx.options.precision);
   if (ctx.input_is_unchanging(1)) s.weight = converted(ctx, w, type);  // a computed or trained W: per run
   s.activation = layer_activation(ctx);
-  if (ctx.has(3) && ctx.float_input(3).dims != y) ctx.fail("the residual's dims are not the output's");
+  if (ctx.has(3) && ctx.activation(3).dims != y) ctx.fail("the residual's dims are not the output's");
   // cuDNN's fused call computes its epilogue in the output's type: an fp32 output only.
   s.fused = s.activation.op == EpilogueOp::kRelu && type == graph::DType::kFloat32;
   // The fused call's layers run in optimized mode, which replays a CUDA graph: the legacy call's host time is not paid
@@ -200,7 +200,7 @@ void fused_conv(KernelContext& ctx, ConvState& s, const GpuTensor& input, const 
 }
 
 void conv(KernelContext& ctx) {
-  const auto& x = ctx.float_input(0);
+  const auto& x = ctx.activation(0);
   const auto& w = ctx.float_input(1);
   auto& s = ctx.cached<ConvState>();
   auto y_dims = ctx.output_dims(0);
@@ -209,11 +209,11 @@ void conv(KernelContext& ctx) {
   auto stream = ctx.gpu.stream();
   GpuTensor input = x;
   if (!s.padded_dims.empty()) {
-    auto padded = ctx.scratch(graph::DType::kFloat32, s.padded_dims);
+    auto padded = ctx.scratch(x.dtype, s.padded_dims);
     std::vector<int64_t> begin(x.dims.size(), 0);
     for (size_t i = 0; i < s.geometry.kernel.size(); ++i) begin[i + 2] = s.geometry.copy_pad_begin[i];
-    pad_constant(x.as<float>(), dense_layout(x.dims), begin.data(), padded.as<float>(), dense_layout(s.padded_dims),
-                 0.f, stream);
+    pad_constant(x.data(), dense_layout(x.dims), begin.data(), padded.data(), dense_layout(s.padded_dims), 0.f, stream,
+                 element_type_of(x.dtype));
     ctx.check_launch("padding the input");
     input = std::move(padded);
   }
@@ -236,22 +236,26 @@ void conv(KernelContext& ctx) {
     }
     return;
   }
-  GpuTensor y = type == graph::DType::kFloat32 ? out : ctx.scratch(type, y_dims);
+  // The output is fp32, or the 16-bit type the run keeps activations in (storage_plan.h): the compute type's result
+  // is written there directly where the types agree, else converted.
+  GpuTensor y = type == out.dtype ? out : ctx.scratch(type, y_dims);
   forward(ctx, s, input, weight, y.data());
-  if (type != graph::DType::kFloat32) {
-    cast(type, y.data(), graph::DType::kFloat32, out.data(), out.numel(), stream);
+  if (type != out.dtype) {
+    cast(type, y.data(), out.dtype, out.data(), out.numel(), stream);
     ctx.check_launch("cast");
   }
   if (s.activation.op != EpilogueOp::kNone || ctx.has(3) || ctx.has(2)) {
-    // The bias, the residual and the activation in one pass over the fp32 output, per NCHW channel: one kernel
+    // The bias, the residual and the activation in one pass over the output, per NCHW channel: one kernel
     // launch, where cudnnAddTensor costs a legacy call's host time for a bias alone.
     auto e = s.activation.epilogue();
     e.bias = ctx.has(2) ? ctx.float_input(2).as<float>() : nullptr;
-    e.residual = ctx.has(3) ? ctx.float_input(3).as<float>() : nullptr;
+    if (ctx.has(3) && ctx.activation(3).dtype != out.dtype) ctx.fail("the residual's type is not the output's");
+    e.residual = ctx.has(3) ? ctx.activation(3).data() : nullptr;
+    e.type = element_type_of(out.dtype);
     e.channels = y_dims.at(1);
     e.inner = 1;
     for (size_t d = 2; d < y_dims.size(); ++d) e.inner *= y_dims[d];
-    epilogue(out.as<float>(), out.numel(), e, stream);
+    epilogue(out.data(), out.numel(), e, stream);
     ctx.check_launch("the convolution's epilogue");
   }
   if (ctx.algorithm) {
@@ -480,7 +484,8 @@ void conv_backward(BackwardContext& b) {
 }  // namespace
 
 void register_conv_kernels(KernelRegistry& registry) {
-  registry.add("conv", {{"Conv", conv}, {"ConvTranspose", conv_transpose}});
+  // A convolution reads its input and its residual (optimized mode's input 3) in a run's 16-bit activations.
+  registry.add("conv", {{"Conv", conv, storage_input(0) | storage_input(3)}, {"ConvTranspose", conv_transpose}});
 }
 
 void register_conv_backward(BackwardRegistry& registry) { registry.add("conv", {{"Conv", conv_backward}}); }

@@ -16,9 +16,11 @@ namespace ridge::exec::cuda {
 namespace {
 
 void run_unary(KernelContext& ctx, UnaryOp op, float a, float b) {
-  const auto& x = op == UnaryOp::kNot ? ctx.in(0) : ctx.float_input(0);
+  const auto& x = op == UnaryOp::kNot ? ctx.in(0) : ctx.activation(0);
   auto& y = ctx.allocate_output(0, x.dtype, x.dims);
-  unary(op, x.data(), y.data(), x.numel(), a, b, ctx.gpu.stream());
+  ElementType type = ElementType::kFloat32;
+  element_type(x.dtype, type);
+  unary(op, x.data(), y.data(), x.numel(), a, b, ctx.gpu.stream(), type);
   ctx.check_launch("elementwise kernel");
 }
 
@@ -60,11 +62,15 @@ void binary_node(KernelContext& ctx) {
   if (a.dtype != b.dtype) ctx.fail("operands of different types");
   bool logic = op == BinaryOp::kAnd || op == BinaryOp::kOr;
   bool int64 = a.dtype == graph::DType::kInt64;
-  if (logic ? a.dtype != graph::DType::kBool : (!int64 && a.dtype != graph::DType::kFloat32))
+  // An arithmetic op's operands may be the 16-bit activations the run keeps (storage_plan.h).
+  bool stored = a.dtype == ctx.storage && ctx.storage != graph::DType::kFloat32 && !is_comparison(op);
+  if (logic ? a.dtype != graph::DType::kBool : (!int64 && !stored && a.dtype != graph::DType::kFloat32))
     ctx.fail(fmt::format("operands are {}; the GPU kernel takes fp32 or int64", graph::dtype_name(a.dtype)));
   auto& y = ctx.allocate_output(0);
+  ElementType type = ElementType::kFloat32;
+  if (stored) element_type(a.dtype, type);
   binary(op, int64, a.data(), broadcast_layout(a.dims, y.dims), b.data(), broadcast_layout(b.dims, y.dims), y.data(),
-         dense_layout(y.dims), ctx.gpu.stream());
+         dense_layout(y.dims), ctx.gpu.stream(), type);
   ctx.check_launch("binary kernel");
 }
 
@@ -88,6 +94,7 @@ void where_op(KernelContext& ctx) {
   const auto& z = ctx.in(2);
   if (c.dtype != graph::DType::kBool) ctx.fail("the condition must be bool");
   auto& y = ctx.allocate_output(0);
+  if (x.dtype != y.dtype || z.dtype != y.dtype) ctx.fail("the choices' types differ from the output's");
   where(c.data(), broadcast_layout(c.dims, y.dims), x.data(), broadcast_layout(x.dims, y.dims), z.data(),
         broadcast_layout(z.dims, y.dims), y.data(), dense_layout(y.dims),
         static_cast<int>(graph::dtype_bytes(y.dtype, 1)), ctx.gpu.stream());
@@ -193,26 +200,30 @@ void register_elementwise_backward(BackwardRegistry& registry) {
 }
 
 void register_elementwise_kernels(KernelRegistry& registry) {
+  // The rows that take 16-bit activations (storage_plan.h): the activations, arithmetic and Where's choices; not
+  // comparisons, whose operands stay fp32.
+  constexpr StorageInputs kX = storage_input(0), kXY = storage_input(0) | storage_input(1);
   // clang-format off
   registry.add("elementwise", {
       // unary_call's ops (elementwise_plan.cpp; tests/cuda checks the two lists agree)
-      {"Relu", unary_node}, {"Sigmoid", unary_node}, {"Tanh", unary_node}, {"Erf", unary_node}, {"Exp", unary_node},
-      {"Log", unary_node}, {"Sqrt", unary_node}, {"Neg", unary_node}, {"Abs", unary_node},
-      {"Reciprocal", unary_node}, {"Floor", unary_node}, {"Ceil", unary_node}, {"Sin", unary_node},
-      {"Cos", unary_node}, {"HardSwish", unary_node}, {"Softplus", unary_node}, {"Not", unary_node},
-      {"Mish", unary_node}, {"Softsign", unary_node}, {"Sign", unary_node}, {"Round", unary_node},
-      {"Tan", unary_node}, {"Asin", unary_node}, {"Acos", unary_node}, {"Atan", unary_node}, {"Sinh", unary_node},
-      {"Cosh", unary_node}, {"Asinh", unary_node}, {"Acosh", unary_node}, {"Atanh", unary_node},
-      {"LeakyRelu", unary_node}, {"Elu", unary_node}, {"HardSigmoid", unary_node}, {"Selu", unary_node},
-      {"Celu", unary_node}, {"Gelu", unary_node}, {"Shrink", unary_node}, {"ThresholdedRelu", unary_node},
-      {"Clip", clip},
+      {"Relu", unary_node, kX}, {"Sigmoid", unary_node, kX}, {"Tanh", unary_node, kX}, {"Erf", unary_node, kX},
+      {"Exp", unary_node, kX}, {"Log", unary_node, kX}, {"Sqrt", unary_node, kX}, {"Neg", unary_node, kX},
+      {"Abs", unary_node, kX}, {"Reciprocal", unary_node, kX}, {"Floor", unary_node, kX}, {"Ceil", unary_node, kX},
+      {"Sin", unary_node, kX}, {"Cos", unary_node, kX}, {"HardSwish", unary_node, kX}, {"Softplus", unary_node, kX},
+      {"Not", unary_node}, {"Mish", unary_node, kX}, {"Softsign", unary_node, kX}, {"Sign", unary_node, kX},
+      {"Round", unary_node, kX}, {"Tan", unary_node, kX}, {"Asin", unary_node, kX}, {"Acos", unary_node, kX},
+      {"Atan", unary_node, kX}, {"Sinh", unary_node, kX}, {"Cosh", unary_node, kX}, {"Asinh", unary_node, kX},
+      {"Acosh", unary_node, kX}, {"Atanh", unary_node, kX}, {"LeakyRelu", unary_node, kX}, {"Elu", unary_node, kX},
+      {"HardSigmoid", unary_node, kX}, {"Selu", unary_node, kX}, {"Celu", unary_node, kX}, {"Gelu", unary_node, kX},
+      {"Shrink", unary_node, kX}, {"ThresholdedRelu", unary_node, kX},
+      {"Clip", clip, kX},
       // binary_call's ops
-      {"Add", binary_node}, {"Sub", binary_node}, {"Mul", binary_node}, {"Div", binary_node}, {"Pow", binary_node},
-      {"PRelu", binary_node}, {"Equal", binary_node}, {"Less", binary_node}, {"Greater", binary_node},
-      {"GreaterOrEqual", binary_node}, {"LessOrEqual", binary_node}, {"And", binary_node}, {"Or", binary_node},
-      {"Mod", binary_node},
+      {"Add", binary_node, kXY}, {"Sub", binary_node, kXY}, {"Mul", binary_node, kXY}, {"Div", binary_node, kXY},
+      {"Pow", binary_node, kXY}, {"PRelu", binary_node, kXY}, {"Mod", binary_node, kXY},
+      {"Equal", binary_node}, {"Less", binary_node}, {"Greater", binary_node}, {"GreaterOrEqual", binary_node},
+      {"LessOrEqual", binary_node}, {"And", binary_node}, {"Or", binary_node},
       {"Max", variadic<BinaryOp::kMax>}, {"Min", variadic<BinaryOp::kMin>}, {"Sum", variadic<BinaryOp::kAdd>},
-      {"Where", where_op}, {"Cast", cast_op},
+      {"Where", where_op, storage_input(1) | storage_input(2)}, {"Cast", cast_op},
   });
   // clang-format on
 }

@@ -74,6 +74,12 @@ EpilogueChoice gpu_epilogue(const graph::Node& layer, const OptimizationPlan::Ep
 
 }  // namespace
 
+OptimizedGraph gpu_optimized_graph(const graph::Model& model) {
+  return optimized_graph(
+      model.graph, plan_optimization(model.graph, model.directory),
+      [&](const graph::Node& layer, const OptimizationPlan::Epilogue& e) { return gpu_epilogue(layer, e); });
+}
+
 Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions& options)
     : graph_(&model.graph), gpu_(gpu), options_(options), opset_(model.default_opset()), rng_(options.seed) {
   const auto& original = model.graph;
@@ -85,10 +91,7 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
   }
   std::vector<BatchNormFold> folds;
   if (options.mode == Mode::kOptimized) {
-    auto plan = plan_optimization(original, model.directory);
-    auto rewritten = optimized_graph(
-        original, plan,
-        [&](const graph::Node& layer, const OptimizationPlan::Epilogue& e) { return gpu_epilogue(layer, e); });
+    auto rewritten = gpu_optimized_graph(model);
     optimization_ = rewritten.summary();
     folds = std::move(rewritten.folds);
     optimized_ = std::make_unique<graph::Graph>(std::move(rewritten.graph));
@@ -142,12 +145,17 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
   }
   states_.resize(g.nodes.size());
   algorithms_.resize(g.nodes.size());
+  storage_ = plan_storage(g, kernels_, activation_storage(options_, false));
+  converted_constants_.resize(g.values.size());
   check(cudaStreamSynchronize(gpu_.stream()), "uploading the weights");
 }
 
 void Interpreter::set_weights_change() {
   weights_change_ = true;
   const auto& g = *graph_;
+  // A training step keeps fp32 values (its backward reads them) and converts per layer, as autocast does.
+  storage_ = plan_storage(g, kernels_, activation_storage(options_, true));
+  converted_constants_.assign(g.values.size(), {});
   plan_ = plan_nodes(g, true, true);
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     if (!plan_.executes(n) || kernels_[n]) continue;
@@ -203,9 +211,24 @@ std::vector<GpuTensor> Interpreter::run(const NodeHook& hook) {
   for (auto id : g.outputs) {
     const auto& t = values[static_cast<size_t>(id)];
     if (!t.defined()) throw Error(fmt::format("output '{}' was not computed", g.value(id).name));
-    outputs.push_back(t);
+    // An output kept in 16 bits is returned as the graph declares it.
+    outputs.push_back(t.dtype == g.value(id).dtype ? t : stored_as(t, id, g.value(id).dtype));
   }
   return outputs;
+}
+
+GpuTensor Interpreter::stored_as(const GpuTensor& t, ValueId id, graph::DType to) {
+  auto index = static_cast<size_t>(id);
+  const bool constant = constants_[index].defined() && !weights_change_;
+  if (constant && converted_constants_[index].defined() && converted_constants_[index].dtype == to)
+    return converted_constants_[index];
+  GpuTensor out{to, t.dims, gpu_.allocator().allocate(static_cast<size_t>(graph::dtype_bytes(to, t.numel()))), 0};
+  if (!cast(t.dtype, t.data(), to, out.data(), t.numel(), gpu_.stream()))
+    throw Error(fmt::format("value '{}': no GPU conversion from {} to {}", graph_->value(id).name,
+                            graph::dtype_name(t.dtype), graph::dtype_name(to)));
+  check(cudaGetLastError(), "converting '" + graph_->value(id).name + "'");
+  if (constant) converted_constants_[index] = out;
+  return out;
 }
 
 std::vector<GpuTensor> Interpreter::run_keeping_values(const NodeHook& hook) { return execute(hook, true); }
@@ -239,8 +262,11 @@ std::vector<GpuTensor> Interpreter::execute(const NodeHook& hook, bool keep_valu
       }
       const auto& t = values[static_cast<size_t>(id)];
       if (!t.defined()) throw Error(fmt::format("value '{}' is read before it is computed", g.value(id).name));
-      ctx.inputs.push_back(t);
+      // Where the run keeps activations in 16 bits, each input arrives in the type the kernel reads it in.
+      auto want = input_type(*kernels_[n], ctx.inputs.size(), g.value(id).dtype, storage_.storage);
+      ctx.inputs.push_back(t.dtype == want || storage_.storage == graph::DType::kFloat32 ? t : stored_as(t, id, want));
     }
+    if (kernels_[n]->storage != kNoStorage) ctx.storage = storage_.storage;
     ctx.outputs.resize(node.outputs.size());
     if (hook) hook(n, false);
     // The range carries the ONNX node's name, so `ridge import ncu -m MODEL` maps the kernels inside it to
@@ -302,7 +328,10 @@ std::vector<int64_t> KernelContext::output_dims(size_t i) const {
 
 graph::DType KernelContext::output_dtype(size_t i) const { return graph.value(node.outputs[i]).dtype; }
 
-GpuTensor& KernelContext::allocate_output(size_t i) { return allocate_output(i, output_dtype(i), output_dims(i)); }
+GpuTensor& KernelContext::allocate_output(size_t i) {
+  auto dtype = output_dtype(i);
+  return allocate_output(i, dtype == graph::DType::kFloat32 ? storage : dtype, output_dims(i));
+}
 
 GpuTensor& KernelContext::allocate_output(size_t i, graph::DType dtype, std::vector<int64_t> dims) {
   auto& t = outputs[i];
@@ -372,6 +401,14 @@ const GpuTensor& KernelContext::float_input(size_t i) const {
   return t;
 }
 
+const GpuTensor& KernelContext::activation(size_t i) const {
+  const auto& t = in(i);
+  if (t.dtype != graph::DType::kFloat32 && t.dtype != storage)
+    fail(fmt::format("input {} is {}; the GPU kernel takes fp32{}", i, graph::dtype_name(t.dtype),
+                     storage == graph::DType::kFloat32 ? "" : " or " + std::string(graph::dtype_name(storage))));
+  return t;
+}
+
 void KernelContext::check_launch(std::string_view what) const { check(cudaGetLastError(), what); }
 
 void KernelContext::fail(const std::string& what) const { throw Error(what); }
@@ -409,6 +446,12 @@ bool element_type(graph::DType dtype, ElementType& type) {
     default:
       return false;
   }
+}
+
+ElementType element_type_of(graph::DType dtype) {
+  if (dtype == graph::DType::kFloat16) return ElementType::kFloat16;
+  if (dtype == graph::DType::kBFloat16) return ElementType::kBFloat16;
+  return ElementType::kFloat32;
 }
 
 bool cast(graph::DType from, const void* in, graph::DType to, void* out, int64_t n, cudaStream_t stream) {

@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "exec/cuda/op_kernel.h"
+#include "exec/cuda/storage_plan.h"
 #include "exec/host_tensor.h"
 #include "exec/measurement.h"
 #include "exec/node_plan.h"
+#include "exec/optimized_graph.h"
 
 namespace ridge::exec::cuda {
 
@@ -22,6 +24,9 @@ using NodeHook = std::function<void(size_t node, bool after)>;
 // The ops of `model` (with counts) that have no GPU kernel and are not folded into constants by
 // shape inference; the model must be bound and inferred.
 std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& model);
+
+// The graph optimized mode runs on the GPU: the shared optimization plan, with the epilogues the GPU takes.
+OptimizedGraph gpu_optimized_graph(const graph::Model& model);
 
 class Interpreter {
  public:
@@ -56,10 +61,14 @@ class Interpreter {
   int64_t weight_bytes() const { return weight_bytes_; }
   // Optimized mode: what the rewrite did (exec/optimized_graph.h), for a run's notes; empty in the other modes.
   const std::string& optimization() const { return optimization_; }
+  // Where the run keeps activations in 16 bits (storage_plan.h); its storage is fp32 otherwise.
+  const StoragePlan& storage() const { return storage_; }
 
  private:
   GpuTensor upload(const HostTensor& host);
   std::vector<GpuTensor> execute(const NodeHook& hook, bool keep_values);
+  // `t` (value `id`) in `to`: a constant's copy kept from its first conversion, any other value's made now.
+  GpuTensor stored_as(const GpuTensor& t, graph::ValueId id, graph::DType to);
 
   std::unique_ptr<graph::Graph> optimized_;  // optimized mode: the rewritten graph graph_ points to
   std::string optimization_;
@@ -79,6 +88,8 @@ class Interpreter {
   NodePlan plan_;                          // which nodes run, what each releases
   std::vector<std::unique_ptr<NodeState>> states_;
   std::vector<AlgorithmChoice> algorithms_;
+  StoragePlan storage_;                         // fp32 storage: nothing converted
+  std::vector<GpuTensor> converted_constants_;  // per value: a constant in the 16-bit storage type
 };
 
 }  // namespace ridge::exec::cuda

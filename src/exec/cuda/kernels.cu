@@ -15,6 +15,31 @@ namespace ridge::exec::cuda {
 
 namespace {
 
+template <class T>
+__device__ float to_float(T v) {
+  return static_cast<float>(v);
+}
+template <>
+__device__ float to_float(__half v) {
+  return __half2float(v);
+}
+template <>
+__device__ float to_float(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+template <class T>
+__device__ T from_float(float v) {
+  return static_cast<T>(v);
+}
+template <>
+__device__ __half from_float(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __nv_bfloat16 from_float(float v) {
+  return __float2bfloat16_rn(v);
+}
+
 // `vector`: x and y are 16-byte aligned, so four elements move per load and store (the tail one by one).
 __global__ void unary_kernel(UnaryOp op, const float* x, float* y, int64_t n, float a, float b, bool vector) {
   const int64_t n4 = vector ? n / 4 : 0;
@@ -27,6 +52,12 @@ __global__ void unary_kernel(UnaryOp op, const float* x, float* y, int64_t n, fl
     reinterpret_cast<float4*>(y)[i] = v;
   }
   RIDGE_GRID_LOOP(j, n - n4 * 4) { y[n4 * 4 + j] = apply_unary(op, x[n4 * 4 + j], a, b); }
+}
+
+// A 16-bit activation (fp16, bf16) through the fp32 op, rounded once on the way out, as PyTorch's half kernels compute.
+template <class T>
+__global__ void unary_storage_kernel(UnaryOp op, const T* x, T* y, int64_t n, float a, float b) {
+  RIDGE_GRID_LOOP(i, n) { y[i] = from_float<T>(apply_unary(op, to_float(x[i]), a, b)); }
 }
 
 __global__ void not_kernel(const uint8_t* x, uint8_t* y, int64_t n) {
@@ -87,6 +118,24 @@ __global__ void binary_rows_kernel(const float* a, int a_step, const float* b, i
   }
 }
 
+// binary_kernel and binary_flat_kernel for 16-bit operands: each element computed in fp32 and rounded once.
+template <class T, class W>
+__global__ void binary_storage_kernel(BinaryOp op, const T* a, const T* b, T* out, W walk, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) {
+    int64_t at[2];
+    walk.at(i, at);
+    out[i] = from_float<T>(apply_binary(op, to_float(a[at[0]]), to_float(b[at[1]])));
+  }
+}
+
+template <class T, BinaryOp Op>
+__global__ void binary_flat_storage_kernel(const T* a, bool a_scalar, const T* b, bool b_scalar, T* out, int64_t n) {
+  const float as = a_scalar ? to_float(a[0]) : 0.f, bs = b_scalar ? to_float(b[0]) : 0.f;
+  RIDGE_GRID_LOOP(i, n) {
+    out[i] = from_float<T>(apply_binary(Op, a_scalar ? as : to_float(a[i]), b_scalar ? bs : to_float(b[i])));
+  }
+}
+
 template <class T, class W>
 __global__ void compare_kernel(BinaryOp op, const T* a, const T* b, uint8_t* out, W walk, int64_t n) {
   RIDGE_GRID_LOOP(i, n) {
@@ -126,31 +175,6 @@ __global__ void strided_copy_kernel(const T* in, int64_t base, T* out, W walk, i
   }
 }
 
-template <class T>
-__device__ float to_float(T v) {
-  return static_cast<float>(v);
-}
-template <>
-__device__ float to_float(__half v) {
-  return __half2float(v);
-}
-template <>
-__device__ float to_float(__nv_bfloat16 v) {
-  return __bfloat162float(v);
-}
-template <class T>
-__device__ T from_float(float v) {
-  return static_cast<T>(v);
-}
-template <>
-__device__ __half from_float(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __nv_bfloat16 from_float(float v) {
-  return __float2bfloat16_rn(v);
-}
-
 // Through double for the integer and double types (exact int64 up to 2^53), through float for halves.
 template <class From, class To>
 __global__ void cast_kernel(const From* in, To* out, int64_t n, bool to_bool) {
@@ -168,7 +192,8 @@ __global__ void cast_kernel(const From* in, To* out, int64_t n, bool to_bool) {
   }
 }
 
-__global__ void pad_kernel(const float* in, Layout il, Layout begin, float* out, Layout ol, float value, int64_t n) {
+template <class T>
+__global__ void pad_kernel(const T* in, Layout il, Layout begin, T* out, Layout ol, T value, int64_t n) {
   RIDGE_GRID_LOOP(i, n) {
     int64_t rest = i, offset = 0;
     bool inside = true;
@@ -200,11 +225,13 @@ __global__ void gather_kernel(const T* data, int64_t outer, int64_t axis_size, i
 }
 
 // One block per row: mean and variance by a two-pass reduction in shared memory.
-__global__ void layer_norm_kernel(const float* x, const float* scale, const float* bias, float* y, int64_t cols,
+// T: fp32, or a 16-bit activation read into fp32 statistics and rounded once on the way out.
+template <class T>
+__global__ void layer_norm_kernel(const T* x, const float* scale, const float* bias, T* y, int64_t cols,
                                   float epsilon) {
   __shared__ float partial[kThreads];
-  const float* row = x + static_cast<int64_t>(blockIdx.x) * cols;
-  float* out = y + static_cast<int64_t>(blockIdx.x) * cols;
+  const T* row = x + static_cast<int64_t>(blockIdx.x) * cols;
+  T* out = y + static_cast<int64_t>(blockIdx.x) * cols;
   auto block_sum = [&](float v) {
     partial[threadIdx.x] = v;
     __syncthreads();
@@ -217,13 +244,16 @@ __global__ void layer_norm_kernel(const float* x, const float* scale, const floa
     return total;
   };
   float sum = 0.f;
-  for (int64_t c = threadIdx.x; c < cols; c += kThreads) sum += row[c];
+  for (int64_t c = threadIdx.x; c < cols; c += kThreads) sum += to_float(row[c]);
   float mean = block_sum(sum) / static_cast<float>(cols);
   float squares = 0.f;
-  for (int64_t c = threadIdx.x; c < cols; c += kThreads) squares += (row[c] - mean) * (row[c] - mean);
+  for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
+    const float d = to_float(row[c]) - mean;
+    squares += d * d;
+  }
   float inv = rsqrtf(block_sum(squares) / static_cast<float>(cols) + epsilon);
   for (int64_t c = threadIdx.x; c < cols; c += kThreads)
-    out[c] = (row[c] - mean) * inv * scale[c] + (bias ? bias[c] : 0.f);
+    out[c] = from_float<T>((to_float(row[c]) - mean) * inv * scale[c] + (bias ? bias[c] : 0.f));
 }
 
 __device__ __forceinline__ float warp_sum(float v) {
@@ -318,14 +348,15 @@ __device__ float activate(EpilogueOp op, float x, float lo, float hi) {
 }
 
 // 32-bit index arithmetic where the tensor fits, as the other flat paths.
-template <class I>
-__global__ void epilogue_kernel(float* y, I n, const float* bias, const float* residual, I channels, I inner,
-                                EpilogueOp op, float lo, float hi) {
+// T: fp32, or the 16-bit type a run keeps activations in (computed in fp32, rounded once).
+template <class T, class I>
+__global__ void epilogue_kernel(T* y, I n, const float* bias, const T* residual, I channels, I inner, EpilogueOp op,
+                                float lo, float hi) {
   RIDGE_GRID_LOOP(i, n) {
-    float v = y[i];
+    float v = to_float(y[i]);
     if (bias) v += bias[static_cast<I>(i) / inner % channels];
-    if (residual) v += residual[i];
-    y[i] = activate(op, v, lo, hi);
+    if (residual) v += to_float(residual[i]);
+    y[i] = from_float<T>(activate(op, v, lo, hi));
   }
 }
 
@@ -429,10 +460,20 @@ bool is_comparison(BinaryOp op) {
          op == BinaryOp::kLessEqual || op == BinaryOp::kAnd || op == BinaryOp::kOr;
 }
 
-void unary(UnaryOp op, const void* x, void* y, int64_t n, float a, float b, cudaStream_t stream) {
+void unary(UnaryOp op, const void* x, void* y, int64_t n, float a, float b, cudaStream_t stream, ElementType type) {
   if (n == 0) return;
   if (op == UnaryOp::kNot) {
     not_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), n);
+    return;
+  }
+  if (type == ElementType::kFloat16) {
+    unary_storage_kernel<__half>
+        <<<blocks_for(n), kThreads, 0, stream>>>(op, static_cast<const __half*>(x), static_cast<__half*>(y), n, a, b);
+    return;
+  }
+  if (type == ElementType::kBFloat16) {
+    unary_storage_kernel<__nv_bfloat16><<<blocks_for(n), kThreads, 0, stream>>>(
+        op, static_cast<const __nv_bfloat16*>(x), static_cast<__nv_bfloat16*>(y), n, a, b);
     return;
   }
   const bool vector = aligned16(x) && aligned16(y);
@@ -545,15 +586,34 @@ void launch_binary(BinaryOp op, bool int64, const void* a, const void* b, void* 
   }
 }
 
+// A 16-bit arithmetic op: flat operands (or scalars) without index arithmetic, else the element walk.
+template <class T>
+void binary_storage(BinaryOp op, const void* a, Access aa, const void* b, Access ba, void* out, const Layout& o,
+                    const Layout* ls, int64_t n, cudaStream_t stream) {
+  const auto *x = static_cast<const T*>(a), *y = static_cast<const T*>(b);
+  auto* z = static_cast<T*>(out);
+  if (aa != Access::kStrided && ba != Access::kStrided && with_arithmetic_op(op, [&](auto tag) {
+        binary_flat_storage_kernel<T, decltype(tag)::value>
+            <<<blocks_for(n), kThreads, 0, stream>>>(x, aa == Access::kScalar, y, ba == Access::kScalar, z, n);
+      }))
+    return;
+  if (fits_32bit(o, ls, 2))
+    binary_storage_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(op, x, y, z, walk32<2>(o, ls), n);
+  else
+    binary_storage_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(op, x, y, z, walk64<2>(o, ls), n);
+}
+
 }  // namespace
 
 void binary(BinaryOp op, bool int64, const void* a, const Layout& al, const void* b, const Layout& bl, void* out,
-            const Layout& ol, cudaStream_t stream) {
+            const Layout& ol, cudaStream_t stream, ElementType type) {
   int64_t n = count(ol);
   if (n == 0) return;
   Layout o = ol, ls[2] = {al, bl};
   simplify(o, ls, 2);
   const Access aa = access(ls[0]), ba = access(ls[1]);
+  if (type == ElementType::kFloat16) return binary_storage<__half>(op, a, aa, b, ba, out, o, ls, n, stream);
+  if (type == ElementType::kBFloat16) return binary_storage<__nv_bfloat16>(op, a, aa, b, ba, out, o, ls, n, stream);
   if (!int64 && aa != Access::kStrided && ba != Access::kStrided &&
       flat_binary(op, static_cast<const float*>(a), aa == Access::kScalar, static_cast<const float*>(b),
                   ba == Access::kScalar, static_cast<float*>(out), n, stream))
@@ -663,14 +723,24 @@ bool cast(ElementType from, const void* in, ElementType to, void* out, int64_t n
   }
 }
 
-void pad_constant(const float* in, const Layout& il, const int64_t* begin, float* out, const Layout& ol, float value,
-                  cudaStream_t stream) {
+void pad_constant(const void* in, const Layout& il, const int64_t* begin, void* out, const Layout& ol, float value,
+                  cudaStream_t stream, ElementType type) {
   int64_t n = count(ol);
   if (n == 0) return;
   Layout b;
   b.rank = ol.rank;
   for (int d = 0; d < ol.rank; ++d) b.dims[d] = begin[d];
-  pad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(in, il, b, out, ol, value, n);
+  const auto blocks = blocks_for(n);
+  if (type == ElementType::kFloat16)
+    pad_kernel<__half><<<blocks, kThreads, 0, stream>>>(static_cast<const __half*>(in), il, b,
+                                                        static_cast<__half*>(out), ol, __float2half_rn(value), n);
+  else if (type == ElementType::kBFloat16)
+    pad_kernel<__nv_bfloat16><<<blocks, kThreads, 0, stream>>>(static_cast<const __nv_bfloat16*>(in), il, b,
+                                                               static_cast<__nv_bfloat16*>(out), ol,
+                                                               __float2bfloat16_rn(value), n);
+  else
+    pad_kernel<float>
+        <<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(in), il, b, static_cast<float*>(out), ol, value, n);
 }
 
 void gather(const void* data, int64_t outer, int64_t axis_size, int64_t inner, const int64_t* indices,
@@ -698,9 +768,22 @@ void gather(const void* data, int64_t outer, int64_t axis_size, int64_t inner, c
 #undef RIDGE_GATHER
 }
 
-void layer_norm(const float* x, const float* scale, const float* bias, float* y, int64_t rows, int64_t cols,
-                float epsilon, cudaStream_t stream) {
+void layer_norm(const void* x_in, const float* scale, const float* bias, void* y_out, int64_t rows, int64_t cols,
+                float epsilon, cudaStream_t stream, ElementType type) {
   if (rows == 0) return;
+  const auto grid = static_cast<unsigned>(rows);
+  if (type == ElementType::kFloat16) {
+    layer_norm_kernel<__half><<<grid, kThreads, 0, stream>>>(static_cast<const __half*>(x_in), scale, bias,
+                                                             static_cast<__half*>(y_out), cols, epsilon);
+    return;
+  }
+  if (type == ElementType::kBFloat16) {
+    layer_norm_kernel<__nv_bfloat16><<<grid, kThreads, 0, stream>>>(
+        static_cast<const __nv_bfloat16*>(x_in), scale, bias, static_cast<__nv_bfloat16*>(y_out), cols, epsilon);
+    return;
+  }
+  const auto* x = static_cast<const float*>(x_in);
+  auto* y = static_cast<float*>(y_out);
   const bool aligned = aligned16(x) && aligned16(y) && aligned16(scale) && (!bias || aligned16(bias));
   if (aligned && cols % 4 == 0 && cols <= 1024) {
     const auto blocks = static_cast<unsigned>((rows + kThreads / 32 - 1) / (kThreads / 32));
@@ -715,7 +798,7 @@ void layer_norm(const float* x, const float* scale, const float* bias, float* y,
       layer_norm_warp_kernel<8><<<blocks, kThreads, 0, stream>>>(x, scale, bias, y, rows, c, epsilon);
     return;
   }
-  layer_norm_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(x, scale, bias, y, cols, epsilon);
+  layer_norm_kernel<float><<<grid, kThreads, 0, stream>>>(x, scale, bias, y, cols, epsilon);
 }
 
 void table_gather(const void* in, const Layout& il, const int64_t* tables, void* out, const Layout& ol,
@@ -776,15 +859,31 @@ void fill(float* out, int64_t n, float value, cudaStream_t stream) {
   fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out, n, value);
 }
 
-void epilogue(float* y, int64_t n, const Epilogue& e, cudaStream_t stream) {
-  if (n == 0 || (!e.bias && !e.residual && e.op == EpilogueOp::kNone)) return;
+namespace {
+
+template <class T>
+void launch_epilogue(void* y, int64_t n, const Epilogue& e, cudaStream_t stream) {
+  auto* out = static_cast<T*>(y);
+  const auto* residual = static_cast<const T*>(e.residual);
   if (n <= INT32_MAX)
-    epilogue_kernel<int32_t><<<blocks_for(n), kThreads, 0, stream>>>(y, static_cast<int32_t>(n), e.bias, e.residual,
-                                                                     static_cast<int32_t>(e.channels),
-                                                                     static_cast<int32_t>(e.inner), e.op, e.lo, e.hi);
+    epilogue_kernel<T, int32_t><<<blocks_for(n), kThreads, 0, stream>>>(
+        out, static_cast<int32_t>(n), e.bias, residual, static_cast<int32_t>(e.channels), static_cast<int32_t>(e.inner),
+        e.op, e.lo, e.hi);
   else
-    epilogue_kernel<int64_t>
-        <<<blocks_for(n), kThreads, 0, stream>>>(y, n, e.bias, e.residual, e.channels, e.inner, e.op, e.lo, e.hi);
+    epilogue_kernel<T, int64_t>
+        <<<blocks_for(n), kThreads, 0, stream>>>(out, n, e.bias, residual, e.channels, e.inner, e.op, e.lo, e.hi);
+}
+
+}  // namespace
+
+void epilogue(void* y, int64_t n, const Epilogue& e, cudaStream_t stream) {
+  if (n == 0 || (!e.bias && !e.residual && e.op == EpilogueOp::kNone)) return;
+  if (e.type == ElementType::kFloat16)
+    launch_epilogue<__half>(y, n, e, stream);
+  else if (e.type == ElementType::kBFloat16)
+    launch_epilogue<__nv_bfloat16>(y, n, e, stream);
+  else
+    launch_epilogue<float>(y, n, e, stream);
 }
 
 }  // namespace ridge::exec::cuda

@@ -258,7 +258,7 @@ void gather_op(KernelContext& ctx) {
 }
 
 void pad(KernelContext& ctx) {
-  const auto& x = ctx.float_input(0);
+  const auto& x = ctx.activation(0);
   if (ctx.node.get_string("mode", "constant") != "constant") ctx.fail("only constant padding runs on the GPU");
   std::vector<int64_t> pads = ctx.opset >= 11 ? ctx.constant_ints(1) : ctx.node.get_ints("pads");
   size_t rank = x.dims.size();
@@ -279,8 +279,8 @@ void pad(KernelContext& ctx) {
     value = static_cast<float>(ctx.node.get_float("value", 0.0));
   }
   auto& y = ctx.allocate_output(0);
-  pad_constant(x.as<float>(), dense_layout(x.dims), begin.data(), y.as<float>(), dense_layout(y.dims), value,
-               ctx.gpu.stream());
+  pad_constant(x.data(), dense_layout(x.dims), begin.data(), y.data(), dense_layout(y.dims), value, ctx.gpu.stream(),
+               element_type_of(x.dtype));
   ctx.check_launch("Pad");
 }
 
@@ -417,11 +417,14 @@ void space_to_depth(KernelContext& ctx) {
 
 void register_manipulation_kernels(KernelRegistry& registry) {
   // clang-format off
+  // Every movement takes a run's 16-bit activations (storage_plan.h) as they are: it moves elements of any size.
+  constexpr StorageInputs kX = storage_input(0);
   registry.add("manipulation", {
-      {"Reshape", view}, {"Flatten", view}, {"Squeeze", view}, {"Unsqueeze", view}, {"Identity", view},
-      {"Dropout", dropout}, {"Transpose", transpose}, {"Expand", expand}, {"Slice", slice}, {"Concat", concat},
-      {"Split", split}, {"Gather", gather_op}, {"Pad", pad}, {"Trilu", trilu_op}, {"Tile", tile},
-      {"DepthToSpace", depth_to_space}, {"SpaceToDepth", space_to_depth},
+      {"Reshape", view, kX}, {"Flatten", view, kX}, {"Squeeze", view, kX}, {"Unsqueeze", view, kX},
+      {"Identity", view, kX}, {"Dropout", dropout, kX}, {"Transpose", transpose, kX}, {"Expand", expand, kX},
+      {"Slice", slice, kX}, {"Concat", concat, kAllStorage}, {"Split", split, kX}, {"Gather", gather_op, kX},
+      {"Pad", pad, kX}, {"Trilu", trilu_op, kX}, {"Tile", tile, kX}, {"DepthToSpace", depth_to_space, kX},
+      {"SpaceToDepth", space_to_depth, kX},
   });
   // clang-format on
 }

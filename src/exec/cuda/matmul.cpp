@@ -48,7 +48,8 @@ GpuTensor as_compute(KernelContext& ctx, const GpuTensor& t, size_t input, GpuTe
   return out;
 }
 
-// The layer's epilogue, when optimized mode gave it one: Y = activation(Y + bias) over Y's rows of n.
+// The layer's epilogue, when optimized mode gave it one: Y = activation(Y + bias) over Y's rows of n (Y fp32, or the
+// 16-bit type the run keeps activations in).
 void apply_epilogue(KernelContext& ctx, GpuTensor& y, int64_t n, const GpuTensor* bias) {
   auto& state = ctx.cached<ProductState>();
   if (!state.activation) state.activation = layer_activation(ctx);
@@ -58,18 +59,22 @@ void apply_epilogue(KernelContext& ctx, GpuTensor& y, int64_t n, const GpuTensor
   auto e = state.activation->epilogue();
   e.bias = bias ? bias->as<float>() : nullptr;
   e.channels = std::max<int64_t>(n, 1);
-  epilogue(y.as<float>(), y.numel(), e, ctx.gpu.stream());
+  e.type = element_type_of(y.dtype);
+  epilogue(y.data(), y.numel(), e, ctx.gpu.stream());
   ctx.check_launch("the product's bias and activation");
 }
 
-// C (fp32, row-major [batch, m, n]) = alpha * op(A) op(B) + beta * C.
-void multiply(KernelContext& ctx, const Product& p, const GpuTensor& a, const GpuTensor& b, float* c, float alpha,
-              float beta) {
+// C (row-major [batch, m, n], fp32 or the 16-bit type the run keeps activations in: `c_type`) = alpha * op(A) op(B)
+// + beta * C, accumulated in fp32 (cuBLAS writes a 16-bit C from its fp32 sums).
+void multiply(KernelContext& ctx, const Product& p, const GpuTensor& a, const GpuTensor& b, void* c,
+              graph::DType c_type, float alpha, float beta) {
   if (p.m == 0 || p.n == 0 || p.batch == 0) return;
-  if (p.k == 0) {  // an empty sum: C = beta * C (cuBLAS refuses leading dims of 0)
-    if (beta == 0.f) fill(c, p.m * p.n * p.batch, 0.f, ctx.gpu.stream());
+  if (p.k == 0) {  // an empty sum: C = beta * C (cuBLAS refuses leading dims of 0); zero bits are 0 in every type
+    if (beta == 0.f)
+      check(
+          cudaMemsetAsync(c, 0, static_cast<size_t>(graph::dtype_bytes(c_type, p.m * p.n * p.batch)), ctx.gpu.stream()),
+          "an empty product");
     if (beta != 0.f && beta != 1.f) ctx.fail("an empty product (K = 0) with beta other than 0 or 1");
-    ctx.check_launch("an empty product");
     return;
   }
   auto& state = ctx.cached<ProductState>();
@@ -78,11 +83,12 @@ void multiply(KernelContext& ctx, const Product& p, const GpuTensor& a, const Gp
   auto compute = ctx.options.precision == Precision::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   auto type = cuda_type(ca.dtype);
   int64_t lda = p.trans_a ? p.m : p.k, ldb = p.trans_b ? p.k : p.n;
-  check(cublasGemmStridedBatchedEx(
-            ctx.gpu.cublas(), p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
-            static_cast<int>(p.n), static_cast<int>(p.m), static_cast<int>(p.k), &alpha, cb.data(), type,
-            static_cast<int>(ldb), p.stride_b, ca.data(), type, static_cast<int>(lda), p.stride_a, &beta, c, CUDA_R_32F,
-            static_cast<int>(p.n), p.stride_c, static_cast<int>(p.batch), compute, CUBLAS_GEMM_DEFAULT),
+  check(cublasGemmStridedBatchedEx(ctx.gpu.cublas(), p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                   p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(p.n), static_cast<int>(p.m),
+                                   static_cast<int>(p.k), &alpha, cb.data(), type, static_cast<int>(ldb), p.stride_b,
+                                   ca.data(), type, static_cast<int>(lda), p.stride_a, &beta, c, cuda_type(c_type),
+                                   static_cast<int>(p.n), p.stride_c, static_cast<int>(p.batch), compute,
+                                   CUBLAS_GEMM_DEFAULT),
         "cublasGemmStridedBatchedEx");
 }
 
@@ -92,8 +98,8 @@ void check_int(KernelContext& ctx, const Product& p) {
 }
 
 void gemm(KernelContext& ctx) {
-  const auto& a = ctx.float_input(0);
-  const auto& b = ctx.float_input(1);
+  const auto& a = ctx.activation(0);
+  const auto& b = ctx.activation(1);
   if (a.dims.size() != 2 || b.dims.size() != 2) ctx.fail("Gemm takes 2-D A and B");
   Product p;
   p.trans_a = ctx.node.get_int("transA", 0) != 0;
@@ -106,21 +112,34 @@ void gemm(KernelContext& ctx) {
   auto alpha = static_cast<float>(ctx.node.get_float("alpha", 1.0));
   auto beta = static_cast<float>(ctx.node.get_float("beta", 1.0));
   auto& y = ctx.allocate_output(0);
-  if (ctx.has(2) && beta != 0.f) {
-    const auto& c = ctx.float_input(2);
-    strided_copy(c.data(), broadcast_layout(c.dims, y.dims), 0, y.data(), y.numel(), 4, ctx.gpu.stream());
-    ctx.check_launch("broadcasting C");
-  } else {
-    beta = 0.f;
+  if (!ctx.has(2) || beta == 0.f) {
+    multiply(ctx, p, a, b, y.data(), y.dtype, alpha, 0.f);
+    apply_epilogue(ctx, y, p.n, nullptr);
+    return;
   }
-  multiply(ctx, p, a, b, y.as<float>(), alpha, beta);
+  const auto& c = ctx.float_input(2);  // fp32, as the weights
+  if (y.dtype != graph::DType::kFloat32 && beta == 1.f && c.numel() == p.n && c.dims.back() == p.n) {
+    // A 16-bit output with a bias per column (a classifier's): the product, then the bias in the epilogue's pass.
+    multiply(ctx, p, a, b, y.data(), y.dtype, alpha, 0.f);
+    apply_epilogue(ctx, y, p.n, &c);
+    return;
+  }
+  // C broadcast into the output, which the product accumulates onto (in fp32, converted where the output is 16-bit).
+  GpuTensor sum = y.dtype == graph::DType::kFloat32 ? y : ctx.scratch(graph::DType::kFloat32, y.dims);
+  strided_copy(c.data(), broadcast_layout(c.dims, sum.dims), 0, sum.data(), sum.numel(), 4, ctx.gpu.stream());
+  ctx.check_launch("broadcasting C");
+  multiply(ctx, p, a, b, sum.data(), sum.dtype, alpha, beta);
+  if (sum.data() != y.data()) {
+    cast(sum.dtype, sum.data(), y.dtype, y.data(), y.numel(), ctx.gpu.stream());
+    ctx.check_launch("cast");
+  }
   apply_epilogue(ctx, y, p.n, nullptr);  // Gemm's bias is its C
 }
 
 // MatMul with numpy semantics: 1-D operands promoted and their dim dropped, batch dims broadcast.
 void matmul(KernelContext& ctx) {
-  auto a = ctx.float_input(0);
-  auto b = ctx.float_input(1);
+  auto a = ctx.activation(0);
+  auto b = ctx.activation(1);
   if (a.dims.empty() || b.dims.empty()) ctx.fail("MatMul takes tensors of rank 1 or more");
   if (a.dims.size() == 1) a.dims.insert(a.dims.begin(), 1);
   if (b.dims.size() == 1) b.dims.push_back(1);
@@ -152,8 +171,9 @@ void matmul(KernelContext& ctx) {
     from.push_back(cols);
     to.push_back(rows);
     to.push_back(cols);
-    auto out = ctx.scratch(graph::DType::kFloat32, to);
-    strided_copy(t.data(), broadcast_layout(from, to), 0, out.data(), out.numel(), 4, ctx.gpu.stream());
+    auto out = ctx.scratch(t.dtype, to);
+    strided_copy(t.data(), broadcast_layout(from, to), 0, out.data(), out.numel(),
+                 static_cast<int>(graph::dtype_bytes(t.dtype, 1)), ctx.gpu.stream());
     ctx.check_launch("broadcasting a MatMul operand");
     return out;
   };
@@ -175,7 +195,7 @@ void matmul(KernelContext& ctx) {
     p.stride_c = p.m * p.n;
   }
   check_int(ctx, p);
-  multiply(ctx, p, a, b, y.as<float>(), 1.f, 0.f);
+  multiply(ctx, p, a, b, y.data(), y.dtype, 1.f, 0.f);
   apply_epilogue(ctx, y, p.n, ctx.has(2) ? &ctx.float_input(2) : nullptr);
 }
 
@@ -315,6 +335,10 @@ void register_matmul_backward(BackwardRegistry& registry) {
   registry.add("matmul", {{"Gemm", gemm_backward}, {"MatMul", matmul_backward}});
 }
 
-void register_matmul_kernels(KernelRegistry& registry) { registry.add("matmul", {{"Gemm", gemm}, {"MatMul", matmul}}); }
+void register_matmul_kernels(KernelRegistry& registry) {
+  // Both operands in a run's 16-bit activations (a weight converted once); Gemm's C and a fused bias stay fp32.
+  constexpr StorageInputs kAB = storage_input(0) | storage_input(1);
+  registry.add("matmul", {{"Gemm", gemm, kAB}, {"MatMul", matmul, kAB}});
+}
 
 }  // namespace ridge::exec::cuda

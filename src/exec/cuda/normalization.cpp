@@ -73,7 +73,7 @@ void batch_norm_training(KernelContext& ctx, BatchNormState& s, const GpuTensor&
 }
 
 void batch_norm(KernelContext& ctx) {
-  const auto& x = ctx.float_input(0);
+  const auto& x = ctx.activation(0);
   if (x.dims.size() < 2) ctx.fail("BatchNormalization takes (N, C, ...)");
   auto& s = ctx.cached<BatchNormState>();
   if (!s.x.get()) {
@@ -84,7 +84,10 @@ void batch_norm(KernelContext& ctx) {
   }
   auto& y = ctx.allocate_output(0, x.dtype, x.dims);
   double epsilon = batch_norm_epsilon(ctx);
-  if (ctx.node.get_int("training_mode", 0) != 0) return batch_norm_training(ctx, s, x, y, epsilon);
+  if (ctx.node.get_int("training_mode", 0) != 0) {
+    if (x.dtype != graph::DType::kFloat32) ctx.fail("a training-mode BatchNormalization on the GPU takes fp32");
+    return batch_norm_training(ctx, s, x, y, epsilon);
+  }
   float one = 1.f, zero = 0.f;
   check(
       cudnnBatchNormalizationForwardInference(ctx.gpu.cudnn(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, s.x, x.data(), s.x,
@@ -116,7 +119,7 @@ void batch_norm_backward(BackwardContext& b) {
 }
 
 void layer_norm_op(KernelContext& ctx) {
-  const auto& x = ctx.float_input(0);
+  const auto& x = ctx.activation(0);
   auto axis = axis_of(ctx, -1, x.dims.size());
   int64_t rows = product(x.dims, 0, static_cast<size_t>(axis)),
           cols = product(x.dims, static_cast<size_t>(axis), x.dims.size());
@@ -129,8 +132,8 @@ void layer_norm_op(KernelContext& ctx) {
   }
   if (ctx.wants_output(1) || ctx.wants_output(2)) ctx.fail("the mean and inverse std outputs are not computed");
   auto& y = ctx.allocate_output(0, x.dtype, x.dims);
-  layer_norm(x.as<float>(), scale.as<float>(), bias, y.as<float>(), rows, cols,
-             static_cast<float>(ctx.node.get_float("epsilon", 1e-5)), ctx.gpu.stream());
+  layer_norm(x.data(), scale.as<float>(), bias, y.data(), rows, cols,
+             static_cast<float>(ctx.node.get_float("epsilon", 1e-5)), ctx.gpu.stream(), element_type_of(x.dtype));
   ctx.check_launch("LayerNormalization");
 }
 
@@ -140,7 +143,7 @@ struct LrnState : NodeState {
 };
 
 void lrn(KernelContext& ctx) {
-  const auto& x = ctx.float_input(0);
+  const auto& x = ctx.activation(0);
   auto size = ctx.node.get_int("size", 0);
   if (size < CUDNN_LRN_MIN_N || size > CUDNN_LRN_MAX_N)
     ctx.fail(fmt::format("size {} is outside cuDNN's LRN range {} to {}", size, CUDNN_LRN_MIN_N, CUDNN_LRN_MAX_N));
@@ -168,7 +171,7 @@ struct SoftmaxState : NodeState {
 };
 
 void softmax_with(KernelContext& ctx, cudnnSoftmaxAlgorithm_t algorithm) {
-  const auto& x = ctx.float_input(0);
+  const auto& x = ctx.activation(0);
   auto& s = ctx.cached<SoftmaxState>();
   if (!s.x.get()) {
     // Before opset 13 the input is a 2-D (outer, inner) matrix flattened at axis; since, one axis.
@@ -243,14 +246,16 @@ void row_norm_op(KernelContext& ctx) {
 }
 
 void register_normalization_kernels(KernelRegistry& registry) {
-  registry.add("normalization", {{"BatchNormalization", batch_norm},
-                                 {"LayerNormalization", layer_norm_op},
+  // cuDNN's and LayerNormalization's kernels read 16-bit activations (their statistics fp32, their scales fp32).
+  constexpr auto kX = storage_input(0);
+  registry.add("normalization", {{"BatchNormalization", batch_norm, kX},
+                                 {"LayerNormalization", layer_norm_op, kX},
                                  {"InstanceNormalization", row_norm_op},
                                  {"GroupNormalization", row_norm_op},
                                  {"RMSNormalization", row_norm_op},
-                                 {"LRN", lrn},
-                                 {"Softmax", softmax},
-                                 {"LogSoftmax", log_softmax}});
+                                 {"LRN", lrn, kX},
+                                 {"Softmax", softmax, kX},
+                                 {"LogSoftmax", log_softmax, kX}});
 }
 
 void register_normalization_backward(BackwardRegistry& registry) {

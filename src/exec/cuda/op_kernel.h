@@ -3,6 +3,7 @@
 // from shape inference). Families register their kernels in one table (op families as in shape/,
 // cost/ and exec/aten/kernels/), and may keep per-node state (cuDNN descriptors, the algorithm
 // chosen) across runs in `state`.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -41,6 +42,10 @@ struct KernelContext {
   AlgorithmChoice* algorithm = nullptr;  // set for convolutions
   // Weights change between runs (a training step updates them): a converted copy of one is made per run, never kept.
   bool weights_change = false;
+  // The type this kernel's fp32 activations are kept in: fp32, or the run's 16-bit type where the run keeps
+  // activations in 16 bits and the kernel's row takes them (storage_plan.h). Outputs the graph declares fp32 are
+  // allocated in it.
+  graph::DType storage = graph::DType::kFloat32;
 
   bool has(size_t i) const { return i < inputs.size() && inputs[i].defined(); }
   // The i-th input; fails naming the node when it is absent.
@@ -66,6 +71,9 @@ struct KernelContext {
   bool input_is_unchanging(size_t i) const { return input_is_constant(i) && !weights_change; }
   // An fp32 input, or a named failure.
   const GpuTensor& float_input(size_t i) const;
+  // An activation: fp32, or of the kernel's 16-bit storage type (the inputs its row's `storage` names); else a named
+  // failure.
+  const GpuTensor& activation(size_t i) const;
   // Checks the last launch.
   void check_launch(std::string_view what) const;
   [[noreturn]] void fail(const std::string& what) const;
@@ -79,9 +87,17 @@ struct KernelContext {
 
 using Kernel = void (*)(KernelContext&);
 
+// The inputs, a bit each, that a kernel reads in the run's 16-bit storage type when the run keeps activations in 16
+// bits (storage_plan.h); such a kernel writes its outputs the graph declares fp32 in that type too.
+using StorageInputs = uint32_t;
+constexpr StorageInputs kNoStorage = 0;
+constexpr StorageInputs kAllStorage = ~StorageInputs{0};
+constexpr StorageInputs storage_input(int i) { return StorageInputs{1} << i; }
+
 struct KernelRow {
   std::string_view op_type;
   Kernel kernel;
+  StorageInputs storage = kNoStorage;
   std::string_view family = {};
 };
 
@@ -93,6 +109,8 @@ Layout broadcast_layout(const std::vector<int64_t>& dims, const std::vector<int6
 Layout dense_layout(const std::vector<int64_t>& dims);
 // The kernels' element type of a dtype; false for a type they do not convert.
 bool element_type(graph::DType dtype, ElementType& type);
+// The same for a float type (fp32, fp16, bf16); fp32 for any other.
+ElementType element_type_of(graph::DType dtype);
 // Converts `n` elements; false (nothing launched) for a pair the kernels do not convert.
 bool cast(graph::DType from, const void* in, graph::DType to, void* out, int64_t n, cudaStream_t stream);
 

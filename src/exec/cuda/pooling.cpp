@@ -94,7 +94,7 @@ void prepare(KernelContext& ctx, PoolState& s, const GpuTensor& x, const std::ve
 }
 
 void pool(KernelContext& ctx, bool global, cudnnPoolingMode_t mode) {
-  const auto& x = ctx.float_input(0);
+  const auto& x = ctx.activation(0);
   if (x.dims.size() < 3 || x.dims.size() > 5) ctx.fail("pooling takes (N, C, spatial...) with 1 to 3 spatial dims");
   if (ctx.wants_output(1)) ctx.fail("MaxPool's Indices output is not computed on the GPU");
   auto& s = ctx.cached<PoolState>();
@@ -102,9 +102,9 @@ void pool(KernelContext& ctx, bool global, cudnnPoolingMode_t mode) {
   if (!s.pool.get()) prepare(ctx, s, x, y_dims, global, mode);
   GpuTensor input = x;
   if (!s.padded_dims.empty()) {
-    input = ctx.scratch(graph::DType::kFloat32, s.padded_dims);
-    pad_constant(x.as<float>(), dense_layout(x.dims), s.pad_begin.data(), input.as<float>(),
-                 dense_layout(s.padded_dims), -std::numeric_limits<float>::infinity(), ctx.gpu.stream());
+    input = ctx.scratch(x.dtype, s.padded_dims);
+    pad_constant(x.data(), dense_layout(x.dims), s.pad_begin.data(), input.data(), dense_layout(s.padded_dims),
+                 -std::numeric_limits<float>::infinity(), ctx.gpu.stream(), element_type_of(x.dtype));
     ctx.check_launch("padding the input");
   }
   auto& y = ctx.allocate_output(0, x.dtype, y_dims);
@@ -148,10 +148,12 @@ void register_pooling_backward(BackwardRegistry& registry) {
 }
 
 void register_pooling_kernels(KernelRegistry& registry) {
-  registry.add("pooling", {{"MaxPool", max_pool},
-                           {"AveragePool", average_pool},
-                           {"GlobalAveragePool", global_average_pool},
-                           {"GlobalMaxPool", global_max_pool}});
+  // cuDNN pools 16-bit activations in their own type (storage_plan.h).
+  constexpr auto kX = storage_input(0);
+  registry.add("pooling", {{"MaxPool", max_pool, kX},
+                           {"AveragePool", average_pool, kX},
+                           {"GlobalAveragePool", global_average_pool, kX},
+                           {"GlobalMaxPool", global_max_pool, kX}});
 }
 
 }  // namespace ridge::exec::cuda

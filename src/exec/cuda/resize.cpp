@@ -68,7 +68,8 @@ void upsample(KernelContext& ctx) { resize_with(ctx, true); }
 }  // namespace
 
 void register_resize_kernels(KernelRegistry& registry) {
-  registry.add("resize", {{"Resize", resize}, {"Upsample", upsample}});
+  // Nearest-neighbour resizing moves elements of any size: a run's 16-bit activations as they are.
+  registry.add("resize", {{"Resize", resize, storage_input(0)}, {"Upsample", upsample, storage_input(0)}});
 }
 
 }  // namespace ridge::exec::cuda
