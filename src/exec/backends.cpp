@@ -46,6 +46,7 @@ const std::vector<BackendRow>& backends() {
        .set_conv_algo = [](ExecOptions& o, std::string_view algorithm) { o.conv_algo = parse_conv_algo(algorithm); },
        .threads = true,
        .channels_last = true,
+       .trains_channels_last = true,
        .checks_before_loading = true,
        .load = load_aten},
       {.backend = Backend::kCuda,
@@ -56,6 +57,7 @@ const std::vector<BackendRow>& backends() {
        .set_conv_algo = [](ExecOptions& o,
                            std::string_view algorithm) { o.cudnn_conv_algo = parse_cudnn_conv_algo(algorithm); },
        .picks_gpu = true,
+       .channels_last = true,
        .opens_device = true,
        .load = load_cuda},
   };

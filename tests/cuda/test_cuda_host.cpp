@@ -215,6 +215,12 @@ TEST(CudaConvGraph, TheGraphApiDescribesEveryWindowTheLegacyOneDoes) {
     EXPECT_EQ(shape.pre_pads, shape.post_pads) << "case " << i;  // asymmetric pads went to the copy
     EXPECT_NO_THROW(cuda::convolution_operation(shape, graph::DType::kFloat32)) << "case " << i;
     EXPECT_NO_THROW(cuda::convolution_operation(shape, graph::DType::kFloat16)) << "case " << i;
+    if (c.input.size() == 4) {  // channels-last: the same convolution over NHWC strides (x, w and y)
+      auto nhwc = shape;
+      nhwc.channels_last = true;
+      EXPECT_NO_THROW(cuda::convolution_operation(nhwc, graph::DType::kFloat32)) << "case " << i;
+      EXPECT_NO_THROW(cuda::convolution_operation(nhwc, graph::DType::kFloat16)) << "case " << i;
+    }
     // One output row too many is not this convolution.
     auto wrong = shape;
     wrong.y[2] += 1;

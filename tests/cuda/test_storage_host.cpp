@@ -3,12 +3,16 @@
 // runs them, convert nothing but their input and output, with the kernel table the executor uses.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 #include "exec/cuda/interpreter.h"
 #include "exec/cuda/storage_plan.h"
 #include "exec/node_plan.h"
 #include "exec/prepare.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
+#include "util/error.h"
 
 namespace ridge::test {
 namespace {
@@ -141,6 +145,141 @@ TEST(CudaStorage, TheBundledModelsRunInSixteenBitsEndToEnd) {
         EXPECT_EQ(plan.value_types[static_cast<size_t>(g.nodes[n].outputs[0])], storage) << name << " " << op;
       }
       EXPECT_GT(layers, 0) << name;
+    }
+  }
+}
+
+// The element `i` of a dense walk over `l`'s dims: its offset by `l`'s strides (what strided_copy reads).
+int64_t offset_of(int64_t i, const cuda::Layout& l) {
+  int64_t offset = 0;
+  for (int d = l.rank - 1; d >= 0; --d) {
+    offset += (i % l.dims[d]) * l.strides[d];
+    i /= l.dims[d];
+  }
+  return offset;
+}
+
+// The layouts the interpreter converts with and the kernels walk: by hand on a 2 x 3 x 2 x 2 tensor whose NCHW element
+// (n, c, h, w) holds 1000n + 100c + 10h + w.
+TEST(CudaStorage, ChannelsLastLayoutsReadTheElementsEachOrderPutsWhere) {
+  const std::vector<int64_t> dims{2, 3, 2, 2};
+  EXPECT_TRUE(cuda::layout_differs(dims));
+  EXPECT_FALSE(cuda::layout_differs({2, 3, 1, 1}));  // pooled: the same bytes
+  EXPECT_FALSE(cuda::layout_differs({2, 1, 5, 5}));  // one channel
+  EXPECT_FALSE(cuda::layout_differs({2, 3, 4}));     // not 4-D
+  EXPECT_EQ(cuda::channels_last_strides(dims), (std::vector<int64_t>{12, 1, 6, 3}));
+  EXPECT_EQ(cuda::nhwc_dims(dims), (std::vector<int64_t>{2, 2, 2, 3}));
+  std::vector<int> nchw;
+  for (int n = 0; n < 2; ++n)
+    for (int c = 0; c < 3; ++c)
+      for (int h = 0; h < 2; ++h)
+        for (int w = 0; w < 2; ++w) nchw.push_back(1000 * n + 100 * c + 10 * h + w);
+  // NCHW -> NHWC: the dense NHWC copy's element k is (n, h, w, c) in that order.
+  auto to_nhwc = cuda::nhwc_order(cuda::dense_layout(dims));
+  std::vector<int> nhwc;
+  for (int64_t k = 0; k < 24; ++k) nhwc.push_back(nchw[static_cast<size_t>(offset_of(k, to_nhwc))]);
+  std::vector<int> expected;
+  for (int n = 0; n < 2; ++n)
+    for (int h = 0; h < 2; ++h)
+      for (int w = 0; w < 2; ++w)
+        for (int c = 0; c < 3; ++c) expected.push_back(1000 * n + 100 * c + 10 * h + w);
+  EXPECT_EQ(nhwc, expected);
+  // NHWC -> NCHW through the channels-last tensor's logical layout: the original back.
+  cuda::GpuTensor t{DType::kFloat32, dims, nullptr, 0, true};
+  auto back = cuda::logical_layout(t, dims);
+  std::vector<int> round_trip;
+  for (int64_t k = 0; k < 24; ++k) round_trip.push_back(nhwc[static_cast<size_t>(offset_of(k, back))]);
+  EXPECT_EQ(round_trip, nchw);
+  // A channels-last [1, 3, 2, 2] read over [2, 3, 2, 2]: the batch broadcast (stride 0), the rest NHWC's.
+  cuda::GpuTensor one{DType::kFloat32, {1, 3, 2, 2}, nullptr, 0, true};
+  auto l = cuda::logical_layout(one, dims);
+  EXPECT_EQ(std::vector<int64_t>(l.strides, l.strides + 4), (std::vector<int64_t>{0, 1, 6, 3}));
+  // A binary op walked in an NHWC output's order: an NCHW bias [3, 1, 1] follows the channel, innermost.
+  auto bias = cuda::nhwc_order(cuda::broadcast_layout({3, 1, 1}, dims));
+  EXPECT_EQ(std::vector<int64_t>(bias.dims, bias.dims + 4), (std::vector<int64_t>{2, 2, 2, 3}));
+  EXPECT_EQ(std::vector<int64_t>(bias.strides, bias.strides + 4), (std::vector<int64_t>{0, 0, 0, 1}));
+  EXPECT_THROW(cuda::logical_layout(t, {2, 4, 2, 2}), Error);
+}
+
+// x -> Conv -> Relu -> InstanceNormalization (reads NCHW) -> Add(relu's output) -> GlobalAveragePool -> Flatten -> y in
+// a channels-last run: x to NHWC for the convolution, the Relu's output to NCHW for the normalization, its output back
+// to NHWC for the Add; the pooled [1, 4, 1, 1] is the same bytes either way, so nothing converts after it.
+TEST(CudaStorage, AChannelsLastRunConvertsOnlyAroundKernelsThatReadNchw) {
+  ModelBuilder b;
+  b.input("x", {1, 3, 8, 8}).weight("w", {4, 3, 3, 3}).weight("s", {4}).weight("t", {4});
+  set_ints(b.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  b.node("Relu", {"c"}, {"r"}, "relu");
+  b.node("InstanceNormalization", {"r", "s", "t"}, {"n"}, "norm");
+  b.node("Add", {"n", "r"}, {"a"}, "add");
+  b.node("GlobalAveragePool", {"a"}, {"g"}, "pool");
+  b.node("Flatten", {"g"}, {"y"}, "flatten");
+  b.output("y");
+  auto result = analyze_file(b.save("channels_last"));
+  const auto& g = result.model.graph;
+  auto kernels = kernels_of(g);
+  for (auto storage : {DType::kFloat32, DType::kFloat16}) {
+    auto plan = cuda::plan_storage(g, kernels, storage, true);
+    auto held_nhwc = [&](const char* name) {
+      return plan.value_channels_last[static_cast<size_t>(value_named(g, name))];
+    };
+    EXPECT_FALSE(held_nhwc("x"));
+    EXPECT_TRUE(held_nhwc("c"));
+    EXPECT_TRUE(held_nhwc("r"));
+    EXPECT_FALSE(held_nhwc("n"));
+    EXPECT_TRUE(held_nhwc("a"));
+    EXPECT_FALSE(held_nhwc("g"));  // [1, 4, 1, 1]
+    EXPECT_FALSE(held_nhwc("w"));  // the convolution reorders its own weight
+    // (node, input, to channels-last), the layout conversions in node order
+    std::vector<std::tuple<std::string, size_t, bool>> expected{
+        {"conv", 0, true}, {"norm", 0, false}, {"add", 0, true}};
+    std::vector<std::tuple<std::string, size_t, bool>> got;
+    for (const auto& c : plan.conversions)
+      if (c.relayout) got.emplace_back(g.nodes[c.node].name, c.input, c.to_channels_last);
+    EXPECT_EQ(got, expected) << graph::dtype_name(storage);
+    EXPECT_EQ(plan.output_relayouts, 0);
+    EXPECT_EQ(plan.relayouts_per_run(), 3);
+    EXPECT_EQ(plan.nchw_kernels, (std::map<std::string, int>{{"InstanceNormalization", 1}}));
+    EXPECT_EQ(plan.layout_summary(),
+              "channels-last: 4-D activations held NHWC between ops, 3 layout conversion(s) per run (2 to NHWC, 1 to "
+              "NCHW, 0 output(s) back to NCHW); kernels that read NCHW: InstanceNormalization (1)");
+    if (storage == DType::kFloat16) {  // x changes type and layout in one conversion
+      ASSERT_FALSE(plan.conversions.empty());
+      EXPECT_TRUE(plan.conversions[0].retype && plan.conversions[0].relayout);
+    } else {
+      EXPECT_EQ(plan.summary(), "");
+      EXPECT_EQ(plan.per_run(), 0);
+    }
+  }
+  auto nchw = cuda::plan_storage(g, kernels, DType::kFloat32, false);
+  EXPECT_TRUE(nchw.conversions.empty());
+  EXPECT_EQ(nchw.layout_summary(), "");
+}
+
+// The bundled CNNs in a channels-last run: every convolution's output is held NHWC, and what reads NCHW is movement
+// at the network's end (the Flatten or Reshape before a classifier, YOLO's head), never a layer of the body.
+TEST(CudaStorage, TheBundledCnnsRunChannelsLastFromTheirInputOn) {
+  const std::set<std::string> movement{"Flatten", "Reshape", "Transpose", "Resize", "Slice", "Split", "Gather"};
+  for (const char* name : {"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet", "vgg", "yolo"}) {
+    auto dir = source_path(std::string("tests/data/executor/") + name);
+    analysis::Request request;
+    request.model_path = dir + "/model.onnx";
+    auto prepared = exec::prepare(request, dir + "/test_data_set_0");
+    for (bool optimized : {false, true}) {
+      graph::Graph eager_graph = prepared.analysis.model.graph;
+      auto rewritten = cuda::gpu_optimized_graph(prepared.analysis.model);
+      const auto& g = optimized ? rewritten.graph : eager_graph;
+      auto plan = cuda::plan_storage(g, kernels_of(g), DType::kFloat32, true);
+      int convs = 0;
+      for (const auto& node : g.nodes) {
+        if (node.op_type != "Conv") continue;
+        const auto& v = g.value(node.outputs[0]);
+        if (!cuda::layout_differs(graph::known_dims(v.shape))) continue;
+        ++convs;
+        EXPECT_TRUE(plan.value_channels_last[static_cast<size_t>(node.outputs[0])]) << name << " " << node.name;
+      }
+      EXPECT_GT(convs, 0) << name;
+      for (const auto& [op, count] : plan.nchw_kernels)
+        EXPECT_TRUE(movement.count(op)) << name << ": " << plan.layout_summary();
     }
   }
 }

@@ -197,6 +197,43 @@ TEST(GpuExecutor, OptimizedModeMatchesPyTorch) {
   }
 }
 
+// --memory-format channels-last (exec/cuda/storage_plan.h): the CNNs' 4-D activations held NHWC between convolutions,
+// pooling, normalization, activations, arithmetic, concatenation, padding and resizing, in eager, CUDA-graph and
+// optimized mode (fp16 in 16 bits too), compute what PyTorch does; ResNet's run converts only its input.
+TEST(GpuExecutor, ChannelsLastMatchesPyTorch) {
+  auto& engine = *ridge_cuda_engine();
+  struct Case {
+    exec::Mode mode;
+    exec::Precision precision;
+    double tolerance;
+  };
+  for (const auto& c : {Case{exec::Mode::kEager, exec::Precision::kFp32, 1e-3},
+                        Case{exec::Mode::kCudaGraph, exec::Precision::kTf32, 1e-2},
+                        Case{exec::Mode::kOptimized, exec::Precision::kFp32, 1e-3},
+                        Case{exec::Mode::kOptimized, exec::Precision::kFp16, 1e-2}}) {
+    auto options = gpu_options();
+    options.memory_format = exec::MemoryFormat::kChannelsLast;
+    options.mode = c.mode;
+    options.precision = c.precision;
+    for (const auto& name : kConvModels) {
+      auto p = prepared(name);
+      auto out = engine.run(p.analysis.model, p.inputs, options);
+      EXPECT_EQ(compare_with_pytorch(name, out, c.tolerance, c.tolerance), "")
+          << name << " " << exec::name(c.mode) << " " << exec::name(c.precision);
+    }
+  }
+  auto p = prepared("resnet");
+  exec::BenchOptions bench;
+  bench.exec = gpu_options();
+  bench.exec.memory_format = exec::MemoryFormat::kChannelsLast;
+  bench.fixed_iterations = 3;
+  auto run = engine.bench(p.analysis.model, p.inputs, bench);
+  bool says = false;
+  for (const auto& note : run.notes)
+    says = says || note.find("channels-last: 4-D activations held NHWC between ops, 1 layout conversion(s)") == 0;
+  EXPECT_TRUE(says);
+}
+
 // The ONNX project's node tests whose names contain one of `parts`, run on the GPU against its reference outputs; the
 // number checked (tests with fp32 data only).
 int check_node_tests(const std::vector<std::string>& parts) {

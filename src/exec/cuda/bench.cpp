@@ -257,6 +257,7 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
   result.executed_nodes = interp.executed_nodes();
   if (!interp.optimization().empty()) result.notes.push_back(interp.optimization());
   if (auto line = interp.storage().summary(); !line.empty()) result.notes.push_back(line);
+  if (auto line = interp.storage().layout_summary(); !line.empty()) result.notes.push_back(line);
   if (interp.folded_nodes() > 0)
     result.notes.push_back(
         fmt::format("{} node(s) of shape arithmetic folded into constants before the run", interp.folded_nodes()));

@@ -36,7 +36,9 @@ struct ConvState : NodeState {
   // --conv-algo heuristic: the plan of cuDNN's graph API (conv_graph.h), built once; null where cuDNN offered none (the
   // legacy call runs `choice`, and the note says why) and in the fused call's layers.
   std::unique_ptr<ConvGraphPlan> graph;
-  GpuTensor weight;  // in the compute type
+  GpuTensor weight;  // in the compute type (and KRSC where channels-last)
+  // A channels-last run's 4-D layer: x, w and y held NHWC (a tensor whose order does not differ is the same bytes).
+  bool channels_last = false;
   // Optimized mode's epilogue: its activation; a ReLU (with a residual when input 3 is there) fused by cuDNN, the bias
   // zeros when the layer has none (the fused call takes one).
   LayerActivation activation;
@@ -79,8 +81,24 @@ ConvolutionDescriptor convolution_descriptor(const ConvGeometry& g, Precision pr
   return owned;
 }
 
+// A weight (K, C/group, R, S) copied into KRSC order, as a channels-last convolution reads it.
+GpuTensor krsc(KernelContext& ctx, const GpuTensor& w) {
+  auto out = ctx.scratch(w.dtype, w.dims);
+  strided_copy(w.data(), nhwc_order(dense_layout(w.dims)), 0, out.data(), w.numel(),
+               static_cast<int>(graph::dtype_bytes(w.dtype, 1)), ctx.gpu.stream());
+  ctx.check_launch("the weight in KRSC order");
+  return out;
+}
+
+// The layer's weight as it runs: in the compute type, KRSC where channels-last; kept where it does not change.
+GpuTensor layer_weight(KernelContext& ctx, const ConvState& s, const GpuTensor& w, graph::DType type) {
+  auto weight = converted(ctx, w, type);
+  return s.channels_last ? krsc(ctx, weight) : weight;
+}
+
 void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTensor& w, const std::vector<int64_t>& y) {
   auto type = compute_type(ctx.options.precision);
+  s.channels_last = ctx.channels_last && x.dims.size() == 4;
   s.geometry = conv_geometry(ctx.node, x.dims, w.dims);
   const auto& g = s.geometry;
   auto in_dims = x.dims;
@@ -88,9 +106,9 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
     for (size_t i = 0; i < g.kernel.size(); ++i) in_dims[i + 2] += g.copy_pad_begin[i] + g.copy_pad_end[i];
     s.padded_dims = in_dims;
   }
-  s.x = tensor_descriptor(in_dims, type);
-  s.y = tensor_descriptor(y, type);
-  s.w = filter_descriptor(w.dims, type);
+  s.x = tensor_descriptor(in_dims, type, s.channels_last);
+  s.y = tensor_descriptor(y, type, s.channels_last);
+  s.w = filter_descriptor(w.dims, type, s.channels_last);
   s.conv = convolution_descriptor(g, ctx.options.precision);
   auto conv = s.conv.get();
   // cuDNN's own output dims must be what shape inference found, or the layer is misdescribed.
@@ -105,7 +123,7 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
   size_t workspace_limit = free_bytes / 10 * 8 + ctx.gpu.workspace_bytes();
   s.choice = choose_algorithm(ctx.gpu.cudnn(), s.x, s.w, s.conv, s.y, ctx.options.cudnn_conv_algo, workspace_limit,
                               ctx.options.precision);
-  if (ctx.input_is_unchanging(1)) s.weight = converted(ctx, w, type);  // a computed or trained W: per run
+  if (ctx.input_is_unchanging(1)) s.weight = layer_weight(ctx, s, w, type);  // a computed or trained W: per run
   s.activation = layer_activation(ctx);
   if (ctx.has(3) && ctx.activation(3).dims != y) ctx.fail("the residual's dims are not the output's");
   // cuDNN's fused call computes its epilogue in the output's type: an fp32 output only.
@@ -114,8 +132,9 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
   // there, and its fused kernel stays.
   if (ctx.options.cudnn_conv_algo == CudnnConvAlgo::kHeuristic && !s.fused) {
     std::string why;
-    s.graph = ConvGraphPlan::build(ctx.gpu.cudnn(), graph_conv_shape(g, in_dims, w.dims, y), type,
-                                   ctx.options.precision, workspace_limit, why);
+    auto shape = graph_conv_shape(g, in_dims, w.dims, y);
+    shape.channels_last = s.channels_last;
+    s.graph = ConvGraphPlan::build(ctx.gpu.cudnn(), shape, type, ctx.options.precision, workspace_limit, why);
     if (!s.graph)
       s.choice.note = fmt::format("{}; ran the legacy heuristic's {}", why, name(from_cudnn(s.choice.algorithm)));
   }
@@ -123,7 +142,7 @@ void prepare(KernelContext& ctx, ConvState& s, const GpuTensor& x, const GpuTens
     std::vector<int64_t> bias_dims(y.size(), 1);
     bias_dims[1] = y[1];
     s.bias = tensor_descriptor(bias_dims, graph::DType::kFloat32);
-    s.y_fp32 = tensor_descriptor(y, graph::DType::kFloat32);
+    s.y_fp32 = tensor_descriptor(y, graph::DType::kFloat32, s.channels_last);
   }
   if (s.fused) {
     cudnnActivationDescriptor_t relu = nullptr;
@@ -212,13 +231,17 @@ void conv(KernelContext& ctx) {
     auto padded = ctx.scratch(x.dtype, s.padded_dims);
     std::vector<int64_t> begin(x.dims.size(), 0);
     for (size_t i = 0; i < s.geometry.kernel.size(); ++i) begin[i + 2] = s.geometry.copy_pad_begin[i];
-    pad_constant(x.data(), dense_layout(x.dims), begin.data(), padded.data(), dense_layout(s.padded_dims), 0.f, stream,
-                 element_type_of(x.dtype));
+    if (s.channels_last)  // the same padding in NHWC's memory order
+      pad_constant(x.data(), dense_layout(nhwc_dims(x.dims)), nhwc_dims(begin).data(), padded.data(),
+                   dense_layout(nhwc_dims(s.padded_dims)), 0.f, stream, element_type_of(x.dtype));
+    else
+      pad_constant(x.data(), dense_layout(x.dims), begin.data(), padded.data(), dense_layout(s.padded_dims), 0.f,
+                   stream, element_type_of(x.dtype));
     ctx.check_launch("padding the input");
     input = std::move(padded);
   }
   input = converted(ctx, input, type);
-  GpuTensor weight = s.weight.defined() ? s.weight : converted(ctx, w, type);
+  GpuTensor weight = s.weight.defined() ? s.weight : layer_weight(ctx, s, w, type);
   auto& out = ctx.allocate_output(0);
   // What the profile names the layer: its algorithm, and the epilogue it computes ("implicit-gemm+add+relu").
   auto algorithm_name = [&] {
@@ -253,8 +276,9 @@ void conv(KernelContext& ctx) {
     e.residual = ctx.has(3) ? ctx.activation(3).data() : nullptr;
     e.type = element_type_of(out.dtype);
     e.channels = y_dims.at(1);
-    e.inner = 1;
-    for (size_t d = 2; d < y_dims.size(); ++d) e.inner *= y_dims[d];
+    e.inner = 1;  // channels-last: the channel is the innermost dim
+    if (!s.channels_last)
+      for (size_t d = 2; d < y_dims.size(); ++d) e.inner *= y_dims[d];
     epilogue(out.data(), out.numel(), e, stream);
     ctx.check_launch("the convolution's epilogue");
   }
@@ -485,7 +509,9 @@ void conv_backward(BackwardContext& b) {
 
 void register_conv_kernels(KernelRegistry& registry) {
   // A convolution reads its input and its residual (optimized mode's input 3) in a run's 16-bit activations.
-  registry.add("conv", {{"Conv", conv, storage_input(0) | storage_input(3)}, {"ConvTranspose", conv_transpose}});
+  // and channels-last, both.
+  constexpr StorageInputs kXZ = storage_input(0) | storage_input(3);
+  registry.add("conv", {{"Conv", conv, kXZ, kXZ}, {"ConvTranspose", conv_transpose}});
 }
 
 void register_conv_backward(BackwardRegistry& registry) { registry.add("conv", {{"Conv", conv_backward}}); }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "exec/cuda/descriptors.h"
+#include "exec/cuda/tensor.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
@@ -56,10 +57,10 @@ void set_handle(cudnnBackendDescriptor_t d, bool plan, cudnnHandle_t handle, con
   set(d, name, CUDNN_TYPE_HANDLE, 1, &handle, what);
 }
 
-BackendDescriptor tensor(const std::vector<int64_t>& dims, graph::DType dtype, int64_t uid) {
+BackendDescriptor tensor(const std::vector<int64_t>& dims, graph::DType dtype, int64_t uid, bool channels_last) {
   BackendDescriptor t(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
   auto type = cudnn_type(dtype);
-  auto strides = dense_strides(dims);
+  auto strides = channels_last && dims.size() == 4 ? channels_last_strides(dims) : dense_strides(dims);
   set(t.get(), CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type, "the tensor's data type");
   set_ints(t.get(), CUDNN_ATTR_TENSOR_DIMENSIONS, dims, "the tensor's dims");
   set_ints(t.get(), CUDNN_ATTR_TENSOR_STRIDES, strides, "the tensor's strides");
@@ -136,9 +137,9 @@ std::string engine_name(int64_t global_index, const std::vector<cudnnBackendNume
 }
 
 BackendDescriptor convolution_operation(const GraphConvShape& s, graph::DType data) {
-  auto x = tensor(s.x, data, kConvX);
-  auto w = tensor(s.w, data, kConvW);
-  auto y = tensor(s.y, data, kConvY);
+  auto x = tensor(s.x, data, kConvX, s.channels_last);
+  auto w = tensor(s.w, data, kConvW, s.channels_last);
+  auto y = tensor(s.y, data, kConvY, s.channels_last);
   BackendDescriptor conv(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
   auto accumulate = CUDNN_DATA_FLOAT;
   auto mode = CUDNN_CROSS_CORRELATION;  // ONNX's Conv, as the legacy descriptor has it

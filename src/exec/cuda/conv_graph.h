@@ -43,6 +43,7 @@ class BackendDescriptor {
 struct GraphConvShape {
   std::vector<int64_t> x, w, y;
   std::vector<int64_t> pre_pads, post_pads, strides, dilations;
+  bool channels_last = false;  // 4-D x, w and y held NHWC (tensor.h): their strides say so
 };
 
 // From the layer's geometry and the dims cuDNN sees (`x`: the input, or its padded copy where the pads are

@@ -40,7 +40,7 @@ std::vector<int> as_int(const std::vector<int64_t>& dims, size_t min_rank) {
 
 }  // namespace
 
-TensorDescriptor tensor_descriptor(const std::vector<int64_t>& dims, graph::DType dtype) {
+TensorDescriptor tensor_descriptor(const std::vector<int64_t>& dims, graph::DType dtype, bool channels_last) {
   auto d = as_int(dims, 4);
   std::vector<int> strides(d.size());
   int64_t stride = 1;
@@ -48,6 +48,9 @@ TensorDescriptor tensor_descriptor(const std::vector<int64_t>& dims, graph::DTyp
     if (stride > std::numeric_limits<int>::max()) throw Error("tensor too large for a cuDNN descriptor (2^31 strides)");
     strides[i] = static_cast<int>(stride);
     stride *= d[i];
+  }
+  if (channels_last && d.size() == 4) {  // HWC, 1, WC, C (stride above bounds the largest)
+    strides = {d[1] * d[2] * d[3], 1, d[3] * d[1], d[1]};
   }
   cudnnTensorDescriptor_t handle = nullptr;
   check(cudnnCreateTensorDescriptor(&handle), "cudnnCreateTensorDescriptor");
@@ -57,12 +60,13 @@ TensorDescriptor tensor_descriptor(const std::vector<int64_t>& dims, graph::DTyp
   return desc;
 }
 
-FilterDescriptor filter_descriptor(const std::vector<int64_t>& dims, graph::DType dtype) {
+FilterDescriptor filter_descriptor(const std::vector<int64_t>& dims, graph::DType dtype, bool channels_last) {
   auto d = as_int(dims, 4);
   cudnnFilterDescriptor_t handle = nullptr;
   check(cudnnCreateFilterDescriptor(&handle), "cudnnCreateFilterDescriptor");
   FilterDescriptor desc(handle);
-  check(cudnnSetFilterNdDescriptor(handle, cudnn_type(dtype), CUDNN_TENSOR_NCHW, static_cast<int>(d.size()), d.data()),
+  auto format = channels_last && d.size() == 4 ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+  check(cudnnSetFilterNdDescriptor(handle, cudnn_type(dtype), format, static_cast<int>(d.size()), d.data()),
         "cudnnSetFilterNdDescriptor");
   return desc;
 }

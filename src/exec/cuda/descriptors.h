@@ -41,9 +41,10 @@ using ActivationDescriptor = Descriptor<cudnnActivationDescriptor_t, cudnnDestro
 // cuDNN's type for fp32, fp16, bf16 and fp64; throws ridge::Error for another.
 cudnnDataType_t cudnn_type(graph::DType dtype);
 
-// A dense tensor of `dims`, padded to at least 4 dims with trailing ones (cuDNN's minimum).
-TensorDescriptor tensor_descriptor(const std::vector<int64_t>& dims, graph::DType dtype);
-// A filter (K, C/group, spatial...) in NCHW.
-FilterDescriptor filter_descriptor(const std::vector<int64_t>& dims, graph::DType dtype);
+// A dense tensor of `dims`, padded to at least 4 dims with trailing ones (cuDNN's minimum); `channels_last`: a 4-D
+// tensor held NHWC (tensor.h).
+TensorDescriptor tensor_descriptor(const std::vector<int64_t>& dims, graph::DType dtype, bool channels_last = false);
+// A filter (K, C/group, spatial...) in NCHW, or 4-D in NHWC (K, R, S, C/group in memory) with `channels_last`.
+FilterDescriptor filter_descriptor(const std::vector<int64_t>& dims, graph::DType dtype, bool channels_last = false);
 
 }  // namespace ridge::exec::cuda

@@ -69,8 +69,13 @@ void binary_node(KernelContext& ctx) {
   auto& y = ctx.allocate_output(0);
   ElementType type = ElementType::kFloat32;
   if (stored) element_type(a.dtype, type);
-  binary(op, int64, a.data(), broadcast_layout(a.dims, y.dims), b.data(), broadcast_layout(b.dims, y.dims), y.data(),
-         dense_layout(y.dims), ctx.gpu.stream(), type);
+  auto al = logical_layout(a, y.dims), bl = logical_layout(b, y.dims), ol = dense_layout(y.dims);
+  if (y.channels_last) {  // walked in the output's NHWC order: each operand's strides (NHWC or broadcast) follow
+    al = nhwc_order(al);
+    bl = nhwc_order(bl);
+    ol = dense_layout(nhwc_dims(y.dims));
+  }
+  binary(op, int64, a.data(), al, b.data(), bl, y.data(), ol, ctx.gpu.stream(), type);
   ctx.check_launch("binary kernel");
 }
 
@@ -201,27 +206,29 @@ void register_elementwise_backward(BackwardRegistry& registry) {
 
 void register_elementwise_kernels(KernelRegistry& registry) {
   // The rows that take 16-bit activations (storage_plan.h): the activations, arithmetic and Where's choices; not
-  // comparisons, whose operands stay fp32.
+  // comparisons, whose operands stay fp32. Activations and arithmetic take channels-last ones too.
   constexpr StorageInputs kX = storage_input(0), kXY = storage_input(0) | storage_input(1);
   // clang-format off
   registry.add("elementwise", {
       // unary_call's ops (elementwise_plan.cpp; tests/cuda checks the two lists agree)
-      {"Relu", unary_node, kX}, {"Sigmoid", unary_node, kX}, {"Tanh", unary_node, kX}, {"Erf", unary_node, kX},
-      {"Exp", unary_node, kX}, {"Log", unary_node, kX}, {"Sqrt", unary_node, kX}, {"Neg", unary_node, kX},
-      {"Abs", unary_node, kX}, {"Reciprocal", unary_node, kX}, {"Floor", unary_node, kX}, {"Ceil", unary_node, kX},
-      {"Sin", unary_node, kX}, {"Cos", unary_node, kX}, {"HardSwish", unary_node, kX}, {"Softplus", unary_node, kX},
-      {"Not", unary_node}, {"Mish", unary_node, kX}, {"Softsign", unary_node, kX}, {"Sign", unary_node, kX},
-      {"Round", unary_node, kX}, {"Tan", unary_node, kX}, {"Asin", unary_node, kX}, {"Acos", unary_node, kX},
-      {"Atan", unary_node, kX}, {"Sinh", unary_node, kX}, {"Cosh", unary_node, kX}, {"Asinh", unary_node, kX},
-      {"Acosh", unary_node, kX}, {"Atanh", unary_node, kX}, {"LeakyRelu", unary_node, kX}, {"Elu", unary_node, kX},
-      {"HardSigmoid", unary_node, kX}, {"Selu", unary_node, kX}, {"Celu", unary_node, kX}, {"Gelu", unary_node, kX},
-      {"Shrink", unary_node, kX}, {"ThresholdedRelu", unary_node, kX},
-      {"Clip", clip, kX},
+      {"Relu", unary_node, kX, kX}, {"Sigmoid", unary_node, kX, kX}, {"Tanh", unary_node, kX, kX},
+      {"Erf", unary_node, kX, kX}, {"Exp", unary_node, kX, kX}, {"Log", unary_node, kX, kX},
+      {"Sqrt", unary_node, kX, kX}, {"Neg", unary_node, kX, kX}, {"Abs", unary_node, kX, kX},
+      {"Reciprocal", unary_node, kX, kX}, {"Floor", unary_node, kX, kX}, {"Ceil", unary_node, kX, kX},
+      {"Sin", unary_node, kX, kX}, {"Cos", unary_node, kX, kX}, {"HardSwish", unary_node, kX, kX},
+      {"Softplus", unary_node, kX, kX}, {"Not", unary_node}, {"Mish", unary_node, kX, kX},
+      {"Softsign", unary_node, kX, kX}, {"Sign", unary_node, kX, kX}, {"Round", unary_node, kX, kX},
+      {"Tan", unary_node, kX, kX}, {"Asin", unary_node, kX, kX}, {"Acos", unary_node, kX, kX},
+      {"Atan", unary_node, kX, kX}, {"Sinh", unary_node, kX, kX}, {"Cosh", unary_node, kX, kX},
+      {"Asinh", unary_node, kX, kX}, {"Acosh", unary_node, kX, kX}, {"Atanh", unary_node, kX, kX},
+      {"LeakyRelu", unary_node, kX, kX}, {"Elu", unary_node, kX, kX}, {"HardSigmoid", unary_node, kX, kX},
+      {"Selu", unary_node, kX, kX}, {"Celu", unary_node, kX, kX}, {"Gelu", unary_node, kX, kX},
+      {"Shrink", unary_node, kX, kX}, {"ThresholdedRelu", unary_node, kX, kX}, {"Clip", clip, kX, kX},
       // binary_call's ops
-      {"Add", binary_node, kXY}, {"Sub", binary_node, kXY}, {"Mul", binary_node, kXY}, {"Div", binary_node, kXY},
-      {"Pow", binary_node, kXY}, {"PRelu", binary_node, kXY}, {"Mod", binary_node, kXY},
-      {"Equal", binary_node}, {"Less", binary_node}, {"Greater", binary_node}, {"GreaterOrEqual", binary_node},
-      {"LessOrEqual", binary_node}, {"And", binary_node}, {"Or", binary_node},
+      {"Add", binary_node, kXY, kXY}, {"Sub", binary_node, kXY, kXY}, {"Mul", binary_node, kXY, kXY},
+      {"Div", binary_node, kXY, kXY}, {"Pow", binary_node, kXY, kXY}, {"PRelu", binary_node, kXY, kXY},
+      {"Mod", binary_node, kXY, kXY}, {"Equal", binary_node}, {"Less", binary_node}, {"Greater", binary_node},
+      {"GreaterOrEqual", binary_node}, {"LessOrEqual", binary_node}, {"And", binary_node}, {"Or", binary_node},
       {"Max", variadic<BinaryOp::kMax>}, {"Min", variadic<BinaryOp::kMin>}, {"Sum", variadic<BinaryOp::kAdd>},
       {"Where", where_op, storage_input(1) | storage_input(2)}, {"Cast", cast_op},
   });

@@ -56,6 +56,7 @@ class CudaEngine : public Engine {
     out.notes.push_back(fmt::format("ran on {}", gpu.description()));
     if (!interp.optimization().empty()) out.notes.push_back(interp.optimization());
     if (auto line = interp.storage().summary(); !line.empty()) out.notes.push_back(line);
+    if (auto line = interp.storage().layout_summary(); !line.empty()) out.notes.push_back(line);
     for (size_t n = 0; n < interp.algorithms().size(); ++n)
       if (!interp.algorithms()[n].note.empty())
         out.notes.push_back(fmt::format("{}: {}", interp.graph().nodes[n].name, interp.algorithms()[n].note));

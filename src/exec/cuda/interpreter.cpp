@@ -145,7 +145,8 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
   }
   states_.resize(g.nodes.size());
   algorithms_.resize(g.nodes.size());
-  storage_ = plan_storage(g, kernels_, activation_storage(options_, false));
+  storage_ = plan_storage(g, kernels_, activation_storage(options_, false),
+                          options_.memory_format == MemoryFormat::kChannelsLast);
   converted_constants_.resize(g.values.size());
   check(cudaStreamSynchronize(gpu_.stream()), "uploading the weights");
 }
@@ -212,9 +213,20 @@ std::vector<GpuTensor> Interpreter::run(const NodeHook& hook) {
     const auto& t = values[static_cast<size_t>(id)];
     if (!t.defined()) throw Error(fmt::format("output '{}' was not computed", g.value(id).name));
     // An output kept in 16 bits is returned as the graph declares it.
-    outputs.push_back(t.dtype == g.value(id).dtype ? t : stored_as(t, id, g.value(id).dtype));
+    auto out = t.dtype == g.value(id).dtype ? t : stored_as(t, id, g.value(id).dtype);
+    outputs.push_back(out.channels_last ? relaid(out, false) : out);  // and in NCHW
   }
   return outputs;
+}
+
+GpuTensor Interpreter::relaid(const GpuTensor& t, bool channels_last) {
+  GpuTensor out{t.dtype, t.dims, gpu_.allocator().allocate(t.bytes()), 0, channels_last};
+  // NCHW read in NHWC order into a dense NHWC copy, or NHWC read in NCHW order into a dense NCHW one (strided_copy
+  // tiles these transposes).
+  auto in = channels_last ? nhwc_order(dense_layout(t.dims)) : logical_layout(t, t.dims);
+  strided_copy(t.data(), in, 0, out.data(), t.numel(), static_cast<int>(graph::dtype_bytes(t.dtype, 1)), gpu_.stream());
+  check(cudaGetLastError(), channels_last ? "a copy to channels-last" : "a copy from channels-last");
+  return out;
 }
 
 GpuTensor Interpreter::stored_as(const GpuTensor& t, ValueId id, graph::DType to) {
@@ -222,7 +234,8 @@ GpuTensor Interpreter::stored_as(const GpuTensor& t, ValueId id, graph::DType to
   const bool constant = constants_[index].defined() && !weights_change_;
   if (constant && converted_constants_[index].defined() && converted_constants_[index].dtype == to)
     return converted_constants_[index];
-  GpuTensor out{to, t.dims, gpu_.allocator().allocate(static_cast<size_t>(graph::dtype_bytes(to, t.numel()))), 0};
+  GpuTensor out{to, t.dims, gpu_.allocator().allocate(static_cast<size_t>(graph::dtype_bytes(to, t.numel()))), 0,
+                t.channels_last};
   if (!cast(t.dtype, t.data(), to, out.data(), t.numel(), gpu_.stream()))
     throw Error(fmt::format("value '{}': no GPU conversion from {} to {}", graph_->value(id).name,
                             graph::dtype_name(t.dtype), graph::dtype_name(to)));
@@ -262,11 +275,16 @@ std::vector<GpuTensor> Interpreter::execute(const NodeHook& hook, bool keep_valu
       }
       const auto& t = values[static_cast<size_t>(id)];
       if (!t.defined()) throw Error(fmt::format("value '{}' is read before it is computed", g.value(id).name));
-      // Where the run keeps activations in 16 bits, each input arrives in the type the kernel reads it in.
-      auto want = input_type(*kernels_[n], ctx.inputs.size(), g.value(id).dtype, storage_.storage);
-      ctx.inputs.push_back(t.dtype == want || storage_.storage == graph::DType::kFloat32 ? t : stored_as(t, id, want));
+      // Where the run keeps activations in 16 bits or channels-last, each input arrives in the type and the layout the
+      // kernel reads it in (storage_plan.h).
+      const auto& row = *kernels_[n];
+      auto want = input_type(row, ctx.inputs.size(), g.value(id).dtype, storage_.storage);
+      auto input = t.dtype == want || storage_.storage == graph::DType::kFloat32 ? t : stored_as(t, id, want);
+      bool channels_last = reads_channels_last(row, ctx.inputs.size(), t.dims, storage_.channels_last);
+      ctx.inputs.push_back(input.channels_last == channels_last ? input : relaid(input, channels_last));
     }
     if (kernels_[n]->storage != kNoStorage) ctx.storage = storage_.storage;
+    ctx.channels_last = storage_.channels_last && kernels_[n]->channels_last != kNoStorage;
     ctx.outputs.resize(node.outputs.size());
     if (hook) hook(n, false);
     // The range carries the ONNX node's name, so `ridge import ncu -m MODEL` maps the kernels inside it to
@@ -338,6 +356,7 @@ GpuTensor& KernelContext::allocate_output(size_t i, graph::DType dtype, std::vec
   t.dtype = dtype;
   t.dims = std::move(dims);
   t.offset_bytes = 0;
+  t.channels_last = channels_last && layout_differs(t.dims);
   t.block = gpu.allocator().allocate(t.bytes());
   return t;
 }
@@ -471,6 +490,30 @@ Layout dense_layout(const std::vector<int64_t>& dims) {
     stride *= dims[static_cast<size_t>(d)];
   }
   return l;
+}
+
+Layout logical_layout(const GpuTensor& t, const std::vector<int64_t>& out_dims) {
+  if (!t.channels_last) return broadcast_layout(t.dims, out_dims);
+  if (out_dims.size() != 4) throw Error("a channels-last operand is read over a rank other than 4");
+  Layout l = dense_layout(out_dims);
+  auto strides = channels_last_strides(t.dims);
+  for (size_t d = 0; d < 4; ++d) {
+    if (t.dims[d] != out_dims[d] && t.dims[d] != 1)
+      throw Error(fmt::format("dims {} do not broadcast to the output's", t.dims[d]));
+    l.strides[d] = t.dims[d] == out_dims[d] ? strides[d] : 0;
+  }
+  return l;
+}
+
+Layout nhwc_order(const Layout& l) {
+  if (l.rank != 4) throw Error("only a rank-4 layout has an NHWC order");
+  Layout out = l;
+  const int order[4] = {0, 2, 3, 1};
+  for (int d = 0; d < 4; ++d) {
+    out.dims[d] = l.dims[order[d]];
+    out.strides[d] = l.strides[order[d]];
+  }
+  return out;
 }
 
 Layout broadcast_layout(const std::vector<int64_t>& dims, const std::vector<int64_t>& out_dims) {

@@ -69,6 +69,8 @@ class Interpreter {
   std::vector<GpuTensor> execute(const NodeHook& hook, bool keep_values);
   // `t` (value `id`) in `to`: a constant's copy kept from its first conversion, any other value's made now.
   GpuTensor stored_as(const GpuTensor& t, graph::ValueId id, graph::DType to);
+  // `t` copied into channels-last (NHWC) or back to NCHW.
+  GpuTensor relaid(const GpuTensor& t, bool channels_last);
 
   std::unique_ptr<graph::Graph> optimized_;  // optimized mode: the rewritten graph graph_ points to
   std::string optimization_;

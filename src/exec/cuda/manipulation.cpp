@@ -194,12 +194,18 @@ void concat(KernelContext& ctx) {
   auto& y = ctx.allocate_output(0);
   auto axis = axis_of(ctx, ctx.node.get_int("axis", 0), y.dims.size());
   auto es = static_cast<size_t>(graph::dtype_bytes(y.dtype, 1));
-  int64_t outer = product(y.dims, 0, axis);
-  size_t out_row = static_cast<size_t>(product(y.dims, axis, y.dims.size())) * es, offset = 0;
+  // Channels-last: the same row copies over NHWC's memory order, along the axis where it lies there.
+  auto held = [&](const std::vector<int64_t>& dims) { return y.channels_last ? nhwc_dims(dims) : dims; };
+  if (y.channels_last) axis = std::vector<size_t>{0, 3, 1, 2}[axis];
+  auto y_dims = held(y.dims);
+  int64_t outer = product(y_dims, 0, axis);
+  size_t out_row = static_cast<size_t>(product(y_dims, axis, y_dims.size())) * es, offset = 0;
   for (size_t i = 0; i < ctx.inputs.size(); ++i) {
     const auto& x = ctx.in(i);
     if (x.dtype != y.dtype) ctx.fail("inputs of different types");
-    size_t row = static_cast<size_t>(product(x.dims, axis, x.dims.size())) * es;
+    if (y.channels_last != x.channels_last && layout_differs(x.dims)) ctx.fail("inputs of different layouts");
+    auto x_dims = held(x.dims);
+    size_t row = static_cast<size_t>(product(x_dims, axis, x_dims.size())) * es;
     copy_rows(ctx, static_cast<char*>(y.data()) + offset, out_row, x.data(), row, row, outer);
     offset += row;
   }
@@ -279,8 +285,13 @@ void pad(KernelContext& ctx) {
     value = static_cast<float>(ctx.node.get_float("value", 0.0));
   }
   auto& y = ctx.allocate_output(0);
-  pad_constant(x.data(), dense_layout(x.dims), begin.data(), y.data(), dense_layout(y.dims), value, ctx.gpu.stream(),
-               element_type_of(x.dtype));
+  if (x.channels_last || y.channels_last)  // the same padding in NHWC's memory order (a side that does not differ
+                                           // from NCHW is the same bytes)
+    pad_constant(x.data(), dense_layout(nhwc_dims(x.dims)), nhwc_dims(begin).data(), y.data(),
+                 dense_layout(nhwc_dims(y.dims)), value, ctx.gpu.stream(), element_type_of(x.dtype));
+  else
+    pad_constant(x.data(), dense_layout(x.dims), begin.data(), y.data(), dense_layout(y.dims), value, ctx.gpu.stream(),
+                 element_type_of(x.dtype));
   ctx.check_launch("Pad");
 }
 
@@ -418,12 +429,13 @@ void space_to_depth(KernelContext& ctx) {
 void register_manipulation_kernels(KernelRegistry& registry) {
   // clang-format off
   // Every movement takes a run's 16-bit activations (storage_plan.h) as they are: it moves elements of any size.
+  // Concat and Pad take channels-last ones too; the others read NCHW.
   constexpr StorageInputs kX = storage_input(0);
   registry.add("manipulation", {
       {"Reshape", view, kX}, {"Flatten", view, kX}, {"Squeeze", view, kX}, {"Unsqueeze", view, kX},
       {"Identity", view, kX}, {"Dropout", dropout, kX}, {"Transpose", transpose, kX}, {"Expand", expand, kX},
-      {"Slice", slice, kX}, {"Concat", concat, kAllStorage}, {"Split", split, kX}, {"Gather", gather_op, kX},
-      {"Pad", pad, kX}, {"Trilu", trilu_op, kX}, {"Tile", tile, kX}, {"DepthToSpace", depth_to_space, kX},
+      {"Slice", slice, kX}, {"Concat", concat, kAllStorage, kAllStorage}, {"Split", split, kX}, {"Gather", gather_op, kX},
+      {"Pad", pad, kX, kX}, {"Trilu", trilu_op, kX}, {"Tile", tile, kX}, {"DepthToSpace", depth_to_space, kX},
       {"SpaceToDepth", space_to_depth, kX},
   });
   // clang-format on

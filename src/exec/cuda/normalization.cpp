@@ -77,7 +77,8 @@ void batch_norm(KernelContext& ctx) {
   if (x.dims.size() < 2) ctx.fail("BatchNormalization takes (N, C, ...)");
   auto& s = ctx.cached<BatchNormState>();
   if (!s.x.get()) {
-    s.x = tensor_descriptor(x.dims, x.dtype);
+    // A channels-last x is described by its strides (cuDNN's spatial normalization takes any packing).
+    s.x = tensor_descriptor(x.dims, x.dtype, x.channels_last);
     std::vector<int64_t> channel(std::max<size_t>(x.dims.size(), 4), 1);  // cuDNN wants x's rank
     channel[1] = x.dims[1];
     s.channel = tensor_descriptor(channel, graph::DType::kFloat32);
@@ -85,7 +86,8 @@ void batch_norm(KernelContext& ctx) {
   auto& y = ctx.allocate_output(0, x.dtype, x.dims);
   double epsilon = batch_norm_epsilon(ctx);
   if (ctx.node.get_int("training_mode", 0) != 0) {
-    if (x.dtype != graph::DType::kFloat32) ctx.fail("a training-mode BatchNormalization on the GPU takes fp32");
+    if (x.dtype != graph::DType::kFloat32 || x.channels_last)
+      ctx.fail("a training-mode BatchNormalization on the GPU takes fp32 NCHW");
     return batch_norm_training(ctx, s, x, y, epsilon);
   }
   float one = 1.f, zero = 0.f;
@@ -248,7 +250,7 @@ void row_norm_op(KernelContext& ctx) {
 void register_normalization_kernels(KernelRegistry& registry) {
   // cuDNN's and LayerNormalization's kernels read 16-bit activations (their statistics fp32, their scales fp32).
   constexpr auto kX = storage_input(0);
-  registry.add("normalization", {{"BatchNormalization", batch_norm, kX},
+  registry.add("normalization", {{"BatchNormalization", batch_norm, kX, kX},
                                  {"LayerNormalization", layer_norm_op, kX},
                                  {"InstanceNormalization", row_norm_op},
                                  {"GroupNormalization", row_norm_op},

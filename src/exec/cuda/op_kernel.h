@@ -46,6 +46,9 @@ struct KernelContext {
   // activations in 16 bits and the kernel's row takes them (storage_plan.h). Outputs the graph declares fp32 are
   // allocated in it.
   graph::DType storage = graph::DType::kFloat32;
+  // The kernel writes its 4-D outputs channels-last (a channels-last run, and a row that reads them so): allocated
+  // outputs are marked where the order differs (tensor.h).
+  bool channels_last = false;
 
   bool has(size_t i) const { return i < inputs.size() && inputs[i].defined(); }
   // The i-th input; fails naming the node when it is absent.
@@ -94,10 +97,13 @@ constexpr StorageInputs kNoStorage = 0;
 constexpr StorageInputs kAllStorage = ~StorageInputs{0};
 constexpr StorageInputs storage_input(int i) { return StorageInputs{1} << i; }
 
+// `channels_last`: the inputs, a bit each, a kernel reads channels-last (NHWC) in a --memory-format channels-last run
+// where they are 4-D; such a kernel writes its 4-D outputs channels-last too (storage_plan.h).
 struct KernelRow {
   std::string_view op_type;
   Kernel kernel;
   StorageInputs storage = kNoStorage;
+  StorageInputs channels_last = kNoStorage;
   std::string_view family = {};
 };
 
@@ -107,6 +113,11 @@ using KernelRegistry = Registry<KernelRow>;
 // dense tensor with 0 where a dim is broadcast.
 Layout broadcast_layout(const std::vector<int64_t>& dims, const std::vector<int64_t>& out_dims);
 Layout dense_layout(const std::vector<int64_t>& dims);
+// `t` read over `out_dims` in logical (N, C, H, W) order: broadcast strides, channels-last strides where `t` is held
+// NHWC (then its dims are out_dims').
+Layout logical_layout(const GpuTensor& t, const std::vector<int64_t>& out_dims);
+// A rank-4 layout with its dims in NHWC order (0, 2, 3, 1): the order a channels-last output is dense in.
+Layout nhwc_order(const Layout& l);
 // The kernels' element type of a dtype; false for a type they do not convert.
 bool element_type(graph::DType dtype, ElementType& type);
 // The same for a float type (fp32, fp16, bf16); fp32 for any other.

@@ -22,6 +22,7 @@ struct PoolState : NodeState {
   PoolingDescriptor pool;
   TensorDescriptor x, y;
   std::vector<int64_t> padded_dims, pad_begin;  // a -inf padded copy of the input, when needed
+  bool channels_last = false;                   // a channels-last run's 2-D pooling: x and y held NHWC
 };
 
 // Rank-3 tensors (N, C, L) pool as (N, C, L, 1): cuDNN pools 2-D and 3-D windows.
@@ -33,6 +34,7 @@ std::vector<int64_t> as_image(const std::vector<int64_t>& dims) {
 
 void prepare(KernelContext& ctx, PoolState& s, const GpuTensor& x, const std::vector<int64_t>& y, bool global,
              cudnnPoolingMode_t mode) {
+  s.channels_last = ctx.channels_last && x.dims.size() == 4;
   size_t n = x.dims.size() - 2;
   std::vector<int64_t> kernel(x.dims.begin() + 2, x.dims.end()), strides(n, 1), begin(n, 0), end(n, 0);
   if (!global) {
@@ -82,8 +84,8 @@ void prepare(KernelContext& ctx, PoolState& s, const GpuTensor& x, const std::ve
   check(cudnnSetPoolingNdDescriptor(handle, mode, CUDNN_NOT_PROPAGATE_NAN, static_cast<int>(k.size()), k.data(),
                                     p.data(), st.data()),
         "cudnnSetPoolingNdDescriptor");
-  s.x = tensor_descriptor(image_in, x.dtype);
-  s.y = tensor_descriptor(as_image(y), x.dtype);
+  s.x = tensor_descriptor(image_in, x.dtype, s.channels_last);
+  s.y = tensor_descriptor(as_image(y), x.dtype, s.channels_last);
   std::vector<int> out(image_in.size());
   check(cudnnGetPoolingNdForwardOutputDim(handle, s.x, static_cast<int>(out.size()), out.data()),
         "cudnnGetPoolingNdForwardOutputDim");
@@ -103,8 +105,13 @@ void pool(KernelContext& ctx, bool global, cudnnPoolingMode_t mode) {
   GpuTensor input = x;
   if (!s.padded_dims.empty()) {
     input = ctx.scratch(x.dtype, s.padded_dims);
-    pad_constant(x.data(), dense_layout(x.dims), s.pad_begin.data(), input.data(), dense_layout(s.padded_dims),
-                 -std::numeric_limits<float>::infinity(), ctx.gpu.stream(), element_type_of(x.dtype));
+    const float low = -std::numeric_limits<float>::infinity();
+    if (s.channels_last)  // the same padding in NHWC's memory order
+      pad_constant(x.data(), dense_layout(nhwc_dims(x.dims)), nhwc_dims(s.pad_begin).data(), input.data(),
+                   dense_layout(nhwc_dims(s.padded_dims)), low, ctx.gpu.stream(), element_type_of(x.dtype));
+    else
+      pad_constant(x.data(), dense_layout(x.dims), s.pad_begin.data(), input.data(), dense_layout(s.padded_dims), low,
+                   ctx.gpu.stream(), element_type_of(x.dtype));
     ctx.check_launch("padding the input");
   }
   auto& y = ctx.allocate_output(0, x.dtype, y_dims);
@@ -148,12 +155,12 @@ void register_pooling_backward(BackwardRegistry& registry) {
 }
 
 void register_pooling_kernels(KernelRegistry& registry) {
-  // cuDNN pools 16-bit activations in their own type (storage_plan.h).
+  // cuDNN pools 16-bit activations in their own type, and channels-last ones (storage_plan.h).
   constexpr auto kX = storage_input(0);
-  registry.add("pooling", {{"MaxPool", max_pool, kX},
-                           {"AveragePool", average_pool, kX},
-                           {"GlobalAveragePool", global_average_pool, kX},
-                           {"GlobalMaxPool", global_max_pool, kX}});
+  registry.add("pooling", {{"MaxPool", max_pool, kX, kX},
+                           {"AveragePool", average_pool, kX, kX},
+                           {"GlobalAveragePool", global_average_pool, kX, kX},
+                           {"GlobalMaxPool", global_max_pool, kX, kX}});
 }
 
 }  // namespace ridge::exec::cuda

@@ -56,9 +56,16 @@ void resize_with(KernelContext& ctx, bool upsample) {
                           ctx.gpu.stream()),
           "copying Resize's index tables");
   }
-  table_gather(x.data(), dense_layout(x.dims), static_cast<const int64_t*>(s.tables.get()), y.data(),
-               dense_layout(y.dims), s.offsets.data(), static_cast<int>(graph::dtype_bytes(x.dtype, 1)),
-               ctx.gpu.stream());
+  const auto element_bytes = static_cast<int>(graph::dtype_bytes(x.dtype, 1));
+  const auto* tables = static_cast<const int64_t*>(s.tables.get());
+  if (x.channels_last || y.channels_last) {  // the same gather in NHWC's memory order, each dim with its own table
+    auto offsets = nhwc_dims(s.offsets);
+    table_gather(x.data(), dense_layout(nhwc_dims(x.dims)), tables, y.data(), dense_layout(nhwc_dims(y.dims)),
+                 offsets.data(), element_bytes, ctx.gpu.stream());
+  } else {
+    table_gather(x.data(), dense_layout(x.dims), tables, y.data(), dense_layout(y.dims), s.offsets.data(),
+                 element_bytes, ctx.gpu.stream());
+  }
   ctx.check_launch("Resize");
 }
 
@@ -68,8 +75,9 @@ void upsample(KernelContext& ctx) { resize_with(ctx, true); }
 }  // namespace
 
 void register_resize_kernels(KernelRegistry& registry) {
-  // Nearest-neighbour resizing moves elements of any size: a run's 16-bit activations as they are.
-  registry.add("resize", {{"Resize", resize, storage_input(0)}, {"Upsample", upsample, storage_input(0)}});
+  // Nearest-neighbour resizing moves elements of any size: a run's 16-bit activations as they are, in either layout.
+  constexpr auto kX = storage_input(0);
+  registry.add("resize", {{"Resize", resize, kX, kX}, {"Upsample", upsample, kX, kX}});
 }
 
 }  // namespace ridge::exec::cuda

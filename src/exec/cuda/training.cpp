@@ -44,6 +44,9 @@ GpuTensor zeros(Gpu& gpu, const std::vector<int64_t>& dims) {
 TrainingStep::TrainingStep(Interpreter& interpreter, Gpu& gpu, const TrainingOptions& options)
     : interpreter_(interpreter), gpu_(gpu), options_(options) {
   check_training_options(interpreter.options().mode);
+  if (interpreter.options().memory_format == MemoryFormat::kChannelsLast)
+    throw Error(
+        "--memory-format channels-last: the GPU training step runs NCHW (its backward kernels); train without it");
   // First: values computed from a weight run from now on instead of being folded (exec/node_plan.h), which the plan
   // below must see.
   interpreter.set_weights_change();
