@@ -15,6 +15,8 @@
 #                                         and GELU, a convolution's ReLU6) at batch 1 and 32
 #   ridge-{resnet50,vit_b_16}-{optimized-,}fp16.json  batch 32 in fp16: optimized (16-bit activations between ops)
 #                                         and as a CUDA graph (autocast per layer), PyTorch's half() beside them
+#   ridge-resnet50-{optimized-,}fp16-nhwc.json  the same with --memory-format channels-last, PyTorch's half() in
+#                                         channels_last beside them
 #   ridge-{resnet50,mobilenet_v2,densenet121}-legacy-fp32.json  eager at batch 1 and 32 with --conv-algo
 #                                         legacy-heuristic (cudnnConvolutionForward), against the graph API's plans
 #   ridge-MODEL-fp32.json, torch-peer.jsonl, table.md
@@ -82,7 +84,11 @@ step 120 "PyTorch peer fp32" env PEER_CONFIGS=fp32,fp32-cudnn-benchmark,fp32-cud
 step 60 "ridge resnet50 and vit_b_16 fp16" sh -c "for m in resnet50 vit_b_16; do $ridge bench models/\$m.onnx \
   --batch 32 --mode optimized --precision fp16 $common >$out/ridge-\$m-optimized-fp16.json; $ridge bench \
   models/\$m.onnx --batch 32 --mode cuda-graph --precision fp16 $common >$out/ridge-\$m-fp16.json; done"
-step 60 "PyTorch peer fp16" env PEER_CONFIGS=fp16-cuda-graph \
+step 60 "ridge resnet50 fp16 channels-last" sh -c "$ridge bench models/resnet50.onnx --batch 32 --mode optimized \
+  --precision fp16 --memory-format channels-last $common >$out/ridge-resnet50-optimized-fp16-nhwc.json; $ridge bench \
+  models/resnet50.onnx --batch 32 --mode cuda-graph --precision fp16 --memory-format channels-last $common \
+  >$out/ridge-resnet50-fp16-nhwc.json"
+step 60 "PyTorch peer fp16" env PEER_CONFIGS=fp16-cuda-graph,fp16-channels-last-cuda-graph \
   python3 bench/torch_gpu_peer.py "$out/torch-peer.jsonl" resnet50:32 vit_b_16:32
 python3 bench/gpu_speed_table.py "$out" >"$out/table.md" 2>&1 || true
 step 60 "ncu ridge vit_b_16 b32" sh -c "ncu --nvtx --metrics gpu__time_duration.sum --csv --page details \

@@ -33,7 +33,10 @@ def main():
             os.path.basename(path)[len("ridge-"):-len(".json")].rsplit("-", 1)[0]
         for run in doc.get("runs", []):
             algo = "benchmark" if run.get("conv_algo") == "benchmark" else "heuristic"
-            key = (model, run["batch"], run["precision"], run["mode"], algo)
+            # A channels-last run is its own precision column ("fp16-channels-last"), beside PyTorch's configuration
+            # of that name.
+            precision = run["precision"] + ("-channels-last" if run.get("memory_format") == "channels-last" else "")
+            key = (model, run["batch"], precision, run["mode"], algo)
             ridge[key] = run
     torch, gpu = {}, ""
     peer = os.path.join(d, "torch-peer.jsonl")

@@ -5,7 +5,8 @@ exporter folds it; BERT from tools/ridge_reference_models.py), timed with CUDA e
 median of >= 30 runs. One JSON line per model, batch and configuration (`ridge calibrate --device GPU --measured
 OUT.jsonl` fits a prediction of PyTorch from the fp32 lines: docs/calibration.md):
   fp32 (TF32 off, cuDNN's default algorithm choice), fp32-cudnn-benchmark, fp32-cuda-graph,
-  tf32, tf32-cuda-graph, fp16 (model.half()), fp16-cuda-graph.
+  tf32, tf32-cuda-graph, fp16 (model.half()), fp16-cuda-graph, fp16-channels-last-cuda-graph (model.half() in
+  torch.channels_last, 4-D inputs too).
 Usage: torch_gpu_peer.py OUT.jsonl MODEL:BATCH[,BATCH...] ...
 PEER_CONFIGS=fp32,fp32-cuda-graph (comma-separated) measures only those configurations."""
 import copy
@@ -21,7 +22,8 @@ import torchvision
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 import ridge_reference_models as ref  # noqa: E402
 
-CONFIGS = ["fp32", "fp32-cudnn-benchmark", "fp32-cuda-graph", "tf32", "tf32-cuda-graph", "fp16", "fp16-cuda-graph"]
+CONFIGS = ["fp32", "fp32-cudnn-benchmark", "fp32-cuda-graph", "tf32", "tf32-cuda-graph", "fp16", "fp16-cuda-graph",
+           "fp16-channels-last-cuda-graph"]
 
 
 def build(name, batch):
@@ -65,6 +67,9 @@ def measure(model, inputs, config):
     if config.startswith("fp16"):
         m = copy.deepcopy(model).half()
         x = tuple(t.half() if t.is_floating_point() else t for t in inputs)
+    if "channels-last" in config:
+        m = m.to(memory_format=torch.channels_last)
+        x = tuple(t.to(memory_format=torch.channels_last) if t.dim() == 4 else t for t in x)
     with torch.no_grad():
         if config.endswith("cuda-graph"):
             s = torch.cuda.Stream()
