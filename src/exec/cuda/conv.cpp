@@ -231,12 +231,7 @@ void conv(KernelContext& ctx) {
     auto padded = ctx.scratch(x.dtype, s.padded_dims);
     std::vector<int64_t> begin(x.dims.size(), 0);
     for (size_t i = 0; i < s.geometry.kernel.size(); ++i) begin[i + 2] = s.geometry.copy_pad_begin[i];
-    if (s.channels_last)  // the same padding in NHWC's memory order
-      pad_constant(x.data(), dense_layout(nhwc_dims(x.dims)), nhwc_dims(begin).data(), padded.data(),
-                   dense_layout(nhwc_dims(s.padded_dims)), 0.f, stream, element_type_of(x.dtype));
-    else
-      pad_constant(x.data(), dense_layout(x.dims), begin.data(), padded.data(), dense_layout(s.padded_dims), 0.f,
-                   stream, element_type_of(x.dtype));
+    pad_held(x, begin, padded.data(), s.padded_dims, 0.f, s.channels_last, stream);
     ctx.check_launch("padding the input");
     input = std::move(padded);
   }

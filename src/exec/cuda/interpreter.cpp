@@ -516,6 +516,13 @@ Layout nhwc_order(const Layout& l) {
   return out;
 }
 
+void pad_held(const GpuTensor& x, const std::vector<int64_t>& begin, void* out, const std::vector<int64_t>& out_dims,
+              float value, bool channels_last, cudaStream_t stream) {
+  auto held = [&](const std::vector<int64_t>& dims) { return channels_last ? nhwc_dims(dims) : dims; };
+  pad_constant(x.data(), dense_layout(held(x.dims)), held(begin).data(), out, dense_layout(held(out_dims)), value,
+               stream, element_type_of(x.dtype));
+}
+
 Layout broadcast_layout(const std::vector<int64_t>& dims, const std::vector<int64_t>& out_dims) {
   if (out_dims.size() > static_cast<size_t>(kMaxRank) || dims.size() > out_dims.size())
     throw Error(

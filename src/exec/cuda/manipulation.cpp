@@ -196,7 +196,8 @@ void concat(KernelContext& ctx) {
   auto es = static_cast<size_t>(graph::dtype_bytes(y.dtype, 1));
   // Channels-last: the same row copies over NHWC's memory order, along the axis where it lies there.
   auto held = [&](const std::vector<int64_t>& dims) { return y.channels_last ? nhwc_dims(dims) : dims; };
-  if (y.channels_last) axis = std::vector<size_t>{0, 3, 1, 2}[axis];
+  constexpr size_t kNhwcAxis[] = {0, 3, 1, 2};  // where each NCHW axis lies in NHWC's memory order
+  if (y.channels_last) axis = kNhwcAxis[axis];
   auto y_dims = held(y.dims);
   int64_t outer = product(y_dims, 0, axis);
   size_t out_row = static_cast<size_t>(product(y_dims, axis, y_dims.size())) * es, offset = 0;
@@ -285,13 +286,7 @@ void pad(KernelContext& ctx) {
     value = static_cast<float>(ctx.node.get_float("value", 0.0));
   }
   auto& y = ctx.allocate_output(0);
-  if (x.channels_last || y.channels_last)  // the same padding in NHWC's memory order (a side that does not differ
-                                           // from NCHW is the same bytes)
-    pad_constant(x.data(), dense_layout(nhwc_dims(x.dims)), nhwc_dims(begin).data(), y.data(),
-                 dense_layout(nhwc_dims(y.dims)), value, ctx.gpu.stream(), element_type_of(x.dtype));
-  else
-    pad_constant(x.data(), dense_layout(x.dims), begin.data(), y.data(), dense_layout(y.dims), value, ctx.gpu.stream(),
-                 element_type_of(x.dtype));
+  pad_held(x, begin, y.data(), y.dims, value, x.channels_last || y.channels_last, ctx.gpu.stream());
   ctx.check_launch("Pad");
 }
 

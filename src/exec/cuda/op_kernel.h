@@ -118,6 +118,10 @@ Layout dense_layout(const std::vector<int64_t>& dims);
 Layout logical_layout(const GpuTensor& t, const std::vector<int64_t>& out_dims);
 // A rank-4 layout with its dims in NHWC order (0, 2, 3, 1): the order a channels-last output is dense in.
 Layout nhwc_order(const Layout& l);
+// pad_constant of `x` into `out` (dims `out_dims`, x's type) at `begin` per dim, in NHWC's memory order where
+// `channels_last` (4-D; a side whose order does not differ from NCHW is the same bytes either way).
+void pad_held(const GpuTensor& x, const std::vector<int64_t>& begin, void* out, const std::vector<int64_t>& out_dims,
+              float value, bool channels_last, cudaStream_t stream);
 // The kernels' element type of a dtype; false for a type they do not convert.
 bool element_type(graph::DType dtype, ElementType& type);
 // The same for a float type (fp32, fp16, bf16); fp32 for any other.

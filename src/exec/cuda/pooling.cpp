@@ -105,13 +105,8 @@ void pool(KernelContext& ctx, bool global, cudnnPoolingMode_t mode) {
   GpuTensor input = x;
   if (!s.padded_dims.empty()) {
     input = ctx.scratch(x.dtype, s.padded_dims);
-    const float low = -std::numeric_limits<float>::infinity();
-    if (s.channels_last)  // the same padding in NHWC's memory order
-      pad_constant(x.data(), dense_layout(nhwc_dims(x.dims)), nhwc_dims(s.pad_begin).data(), input.data(),
-                   dense_layout(nhwc_dims(s.padded_dims)), low, ctx.gpu.stream(), element_type_of(x.dtype));
-    else
-      pad_constant(x.data(), dense_layout(x.dims), s.pad_begin.data(), input.data(), dense_layout(s.padded_dims), low,
-                   ctx.gpu.stream(), element_type_of(x.dtype));
+    pad_held(x, s.pad_begin, input.data(), s.padded_dims, -std::numeric_limits<float>::infinity(), s.channels_last,
+             ctx.gpu.stream());
     ctx.check_launch("padding the input");
   }
   auto& y = ctx.allocate_output(0, x.dtype, y_dims);

@@ -308,12 +308,16 @@ OnednnConv::Compiled& OnednnConv::compiled(const std::vector<int64_t>& in) {
   dnnl::memory::dims pad_l{g.pad_begin[0], g.pad_begin[1]}, pad_r{g.pad_end[0], g.pad_end[1]};
   auto kind = dnnl::prop_kind::forward_inference;
   auto algo = dnnl::algorithm::convolution_direct;
-  auto desc = bias_.defined()
-                  ? dnnl::convolution_forward::desc(kind, algo, src, any_weights,
-                                                    dnnl::memory::desc({out_channels}, dt::f32, tag::a), dst, strides,
-                                                    dilates, pad_l, pad_r)
-                  : dnnl::convolution_forward::desc(kind, algo, src, any_weights, dst, strides, dilates, pad_l, pad_r);
-  dnnl::convolution_forward::primitive_desc pd(desc, post_ops(epilogue_, dst), cpu_engine());
+  // The layer's convolution over activations of these layouts (channels-last, or `any` for oneDNN's choice).
+  auto layer = [&](const dnnl::memory::desc& src_md, const dnnl::memory::desc& dst_md) {
+    auto desc = bias_.defined() ? dnnl::convolution_forward::desc(kind, algo, src_md, any_weights,
+                                                                  dnnl::memory::desc({out_channels}, dt::f32, tag::a),
+                                                                  dst_md, strides, dilates, pad_l, pad_r)
+                                : dnnl::convolution_forward::desc(kind, algo, src_md, any_weights, dst_md, strides,
+                                                                  dilates, pad_l, pad_r);
+    return dnnl::convolution_forward::primitive_desc(desc, post_ops(epilogue_, dst_md), cpu_engine());
+  };
+  auto pd = layer(src, dst);
   dnnl::memory::desc user(weight_dims, dt::f32, grouped ? tag::goihw : tag::oihw);
   slot = std::make_shared<Compiled>(Compiled{
       dnnl::convolution_forward(pd), src, dst, reordered(user, weight_.data_ptr(), pd.weights_desc()), {}, out});
@@ -323,14 +327,8 @@ OnednnConv::Compiled& OnednnConv::compiled(const std::vector<int64_t>& in) {
   const std::string layout = forced ? forced : "";
   slot->decided = epilogue_.residual || layout == "channels-last";
   if (!slot->decided) {
-    dnnl::memory::desc any_src(src.dims(), dt::f32, tag::any), any_dst(dst.dims(), dt::f32, tag::any);
-    auto any_desc = bias_.defined()
-                        ? dnnl::convolution_forward::desc(kind, algo, any_src, any_weights,
-                                                          dnnl::memory::desc({out_channels}, dt::f32, tag::a), any_dst,
-                                                          strides, dilates, pad_l, pad_r)
-                        : dnnl::convolution_forward::desc(kind, algo, any_src, any_weights, any_dst, strides, dilates,
-                                                          pad_l, pad_r);
-    dnnl::convolution_forward::primitive_desc any(any_desc, post_ops(epilogue_, any_dst), cpu_engine());
+    auto any =
+        layer(dnnl::memory::desc(src.dims(), dt::f32, tag::any), dnnl::memory::desc(dst.dims(), dt::f32, tag::any));
     if (any.src_desc() != src || any.dst_desc() != dst)
       slot->blocked = Compiled::Blocked{dnnl::convolution_forward(any), any.src_desc(), any.dst_desc(),
                                         reordered(user, weight_.data_ptr(), any.weights_desc())};
