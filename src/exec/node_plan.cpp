@@ -7,7 +7,6 @@ namespace ridge::exec {
 
 namespace {
 
-// Names a subgraph (or one nested in it) reads from the graphs enclosing it.
 void outer_reads(const graph::Graph& g, std::set<std::string>& names) {
   for (const auto& v : g.values)
     if (v.from_outer_scope) names.insert(v.name);
@@ -16,6 +15,13 @@ void outer_reads(const graph::Graph& g, std::set<std::string>& names) {
 }
 
 }  // namespace
+
+std::set<std::string> subgraph_outer_reads(const graph::Graph& g) {
+  std::set<std::string> names;
+  for (const auto& node : g.nodes)
+    for (const auto* sub : node.subgraphs()) outer_reads(*sub, names);
+  return names;
+}
 
 bool is_folded_arithmetic(const graph::Graph& g, const graph::Node& node) {
   if (node.outputs.empty()) return false;

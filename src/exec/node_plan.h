@@ -4,6 +4,8 @@
 // into constants by a backend that folds), and which values it releases after it runs (an activation after its
 // last reader, a subgraph's reads of enclosing values counted as its node's; graph outputs, initializers, folded
 // values and values of enclosing graphs are kept). libtorch-free: the CPU and the GPU executors both build it.
+#include <set>
+#include <string>
 #include <vector>
 
 #include "graph/graph.h"
@@ -18,6 +20,10 @@ struct NodePlan {
 
 // Every output of `node` is a value shape inference evaluated (Shape, and arithmetic on shapes).
 bool is_folded_arithmetic(const graph::Graph& g, const graph::Node& node);
+
+// The names of `g`'s values its subgraphs (and those nested in them) read from an enclosing scope: values a rewrite
+// must keep.
+std::set<std::string> subgraph_outer_reads(const graph::Graph& g);
 
 // `fold_constants`: folded arithmetic does not run (its values are uploaded once as constants). `weights_change`: a
 // training step updates the weights between runs, so a node computing a float value from one runs even where shape

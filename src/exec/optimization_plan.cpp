@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "exec/node_plan.h"
 #include "exec/op_table.h"
 #include "onnx/tensor_decode.h"
 #include "util/error.h"
@@ -18,16 +19,6 @@ namespace {
 using graph::kNoValue;
 using graph::ValueId;
 using Role = OptimizationPlan::Role;
-
-// Names read from enclosing scopes by any subgraph: those values must keep their names and nodes.
-void outer_names(const graph::Graph& g, std::set<std::string>& names) {
-  for (const auto& node : g.nodes)
-    for (const auto* sub : node.subgraphs()) {
-      for (const auto& v : sub->values)
-        if (v.from_outer_scope) names.insert(v.name);
-      outer_names(*sub, names);
-    }
-}
 
 // Elementwise ops an activation chain may be made of, evaluated here in double precision on probe values (see
 // Planner::identify): nothing but scalars beside the chain's own values, so no broadcasting.
@@ -64,8 +55,8 @@ class Planner {
     output_.assign(count, kNoValue);
     for (size_t n = 0; n < count; ++n)
       if (!g.nodes[n].outputs.empty()) output_[n] = g.nodes[n].outputs[0];
-    std::set<std::string> names;
-    outer_names(g, names);
+    // Names read from enclosing scopes by any subgraph: those values must keep their names and nodes.
+    auto names = subgraph_outer_reads(g);
     for (auto id : g.outputs) names.insert(g.value(id).name);
     for (size_t v = 0; v < g.values.size(); ++v)
       if (names.count(g.values[v].name)) pinned_.insert(static_cast<ValueId>(v));

@@ -51,10 +51,12 @@ HostTensor from_floats(std::string name, std::vector<int64_t> dims, const std::v
 }  // namespace
 
 std::string OptimizedGraph::summary() const {
-  return fmt::format(
+  auto text = fmt::format(
       "optimized: {} BatchNorms folded into convolutions, {} bias adds fused into matrix products, {} residual adds "
       "and {} activations fused into layers, {} no-ops removed, {} dead nodes dropped",
       folded_batchnorms, fused_biases, fused_residuals, fused_activations, removed_noops, dead);
+  auto absorbed = views.summary();
+  return absorbed.empty() ? text : text + ", " + absorbed;
 }
 
 OptimizedGraph optimized_graph(const graph::Graph& g, const OptimizationPlan& plan, const TakesEpilogue& takes) {

@@ -15,6 +15,7 @@
 
 #include "exec/host_tensor.h"
 #include "exec/optimization_plan.h"
+#include "exec/product_views.h"
 #include "graph/graph.h"
 
 namespace ridge::exec {
@@ -45,6 +46,7 @@ struct OptimizedGraph {
   graph::Graph graph;
   std::vector<BatchNormFold> folds;
   int folded_batchnorms = 0, fused_biases = 0, fused_residuals = 0, fused_activations = 0, removed_noops = 0, dead = 0;
+  ProductViews views;           // what a backend's absorb_product_views did after
   std::string summary() const;  // what was done, for a run's notes
 };
 

@@ -10,6 +10,7 @@
 #include "exec/cuda/storage_plan.h"
 #include "exec/node_plan.h"
 #include "exec/prepare.h"
+#include "support/executor_models.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
 #include "util/error.h"
@@ -123,10 +124,7 @@ TEST(CudaStorage, AKernelWithoutASixteenBitFormReadsFp32AndEveryOtherValueStaysI
 TEST(CudaStorage, TheBundledModelsRunInSixteenBitsEndToEnd) {
   for (const char* name :
        {"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet", "vgg", "yolo", "vit", "bert", "gpt2"}) {
-    auto dir = source_path(std::string("tests/data/executor/") + name);
-    analysis::Request request;
-    request.model_path = dir + "/model.onnx";
-    auto prepared = exec::prepare(request, dir + "/test_data_set_0");
+    auto prepared = prepared_executor_model(name);
     auto optimized = cuda::gpu_optimized_graph(prepared.analysis.model);
     const auto& g = optimized.graph;
     for (auto storage : {DType::kFloat16, DType::kBFloat16}) {
@@ -260,10 +258,7 @@ TEST(CudaStorage, AChannelsLastRunConvertsOnlyAroundKernelsThatReadNchw) {
 TEST(CudaStorage, TheBundledCnnsRunChannelsLastFromTheirInputOn) {
   const std::set<std::string> movement{"Flatten", "Reshape", "Transpose", "Resize", "Slice", "Split", "Gather"};
   for (const char* name : {"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet", "vgg", "yolo"}) {
-    auto dir = source_path(std::string("tests/data/executor/") + name);
-    analysis::Request request;
-    request.model_path = dir + "/model.onnx";
-    auto prepared = exec::prepare(request, dir + "/test_data_set_0");
+    auto prepared = prepared_executor_model(name);
     for (bool optimized : {false, true}) {
       graph::Graph eager_graph = prepared.analysis.model.graph;
       auto rewritten = cuda::gpu_optimized_graph(prepared.analysis.model);

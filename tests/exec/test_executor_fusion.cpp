@@ -96,6 +96,32 @@ TEST(ExecutorFusion, ConvolutionsWithFusedActivationsMatchEager) {
   }
 }
 
+// The profile names the layout a convolution ran on: "direct" on channels-last activations, "direct-blocked" on
+// oneDNN's blocked layout (a 32-channel 3x3 layer: oneDNN's x86 kernels prefer nChw8c or nChw16c for it).
+TEST(ExecutorFusion, TheProfileNamesTheLayoutAConvolutionRanOn) {
+  ModelBuilder b;
+  b.input("x", {int64_t{1}, int64_t{32}, int64_t{12}, int64_t{12}}).output("y");
+  b.weight_values("w", {32, 32, 3, 3}, wave(32 * 32 * 9, 0.1f, 0.4f));
+  set_ints(b.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  b.node("Relu", {"c"}, {"y"}, "relu");
+  analysis::Request request;
+  request.model_path = b.save("conv_layout_profile");
+  auto prepared = exec::prepare(request, "");
+  for (const auto& [layout, algorithm] :
+       {std::pair{"channels-last", "direct+relu"}, std::pair{"blocked", "direct-blocked+relu"}}) {
+    ScopedEnvironment env("RIDGE_ONEDNN_CONV_LAYOUT", layout);
+    exec::BenchOptions options;
+    options.exec.threads = 1;
+    options.exec.mode = exec::Mode::kOptimized;
+    options.exec.profile_nodes = true;
+    options.fixed_iterations = 2;
+    options.warmup_seconds = 0;
+    auto result = exec::load_engine().bench(prepared.analysis.model, prepared.inputs, options);
+    ASSERT_EQ(result.nodes.size(), 1u) << layout;
+    EXPECT_EQ(result.nodes[0].algorithm, algorithm) << layout;
+  }
+}
+
 // SiLU as exporters write it, x * sigmoid(x), with the Mul's operands either way round.
 TEST(ExecutorFusion, SiluJoinsItsConvolution) {
   ModelBuilder b;

@@ -178,6 +178,12 @@ TEST(GpuExecutor, OptimizedModeMatchesPyTorch) {
     biases = biases || (note.find("bias adds fused into matrix products") != std::string::npos &&
                         note.find(" 0 bias adds") == std::string::npos);
   EXPECT_TRUE(biases);
+  // Its attention reads its heads and writes its context through strides (exec/product_views.h), in both layers.
+  bool in_place = false;
+  for (const auto& note : vit_optimized.notes)
+    in_place = in_place || note.find("8 transposes and 2 scalings read or written by matrix products in place") !=
+                               std::string::npos;
+  EXPECT_TRUE(in_place);
   // In fp16 the activations stay 16-bit from the image's conversion to the output's, and the run says so.
   bench.exec.precision = exec::Precision::kFp16;
   auto half = engine.bench(p.analysis.model, p.inputs, bench);

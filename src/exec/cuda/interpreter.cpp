@@ -8,6 +8,7 @@
 #include <map>
 
 #include "exec/cuda/epilogue.h"
+#include "exec/cuda/product_plan.h"
 #include "exec/host_values.h"
 #include "exec/node_plan.h"
 #include "exec/optimized_graph.h"
@@ -75,9 +76,14 @@ EpilogueChoice gpu_epilogue(const graph::Node& layer, const OptimizationPlan::Ep
 }  // namespace
 
 OptimizedGraph gpu_optimized_graph(const graph::Model& model) {
-  return optimized_graph(
+  auto out = optimized_graph(
       model.graph, plan_optimization(model.graph, model.directory),
       [&](const graph::Node& layer, const OptimizationPlan::Epilogue& e) { return gpu_epilogue(layer, e); });
+  // Attention's transposes and scaling read and written by its products in place, where cuBLAS can (product_plan.h).
+  out.views = absorb_product_views(out.graph, model.directory, [](const ProductLayout& layout) {
+    return plan_product_calls(layout, kMaxProductCalls).has_value();
+  });
+  return out;
 }
 
 Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions& options)

@@ -1,6 +1,8 @@
 // Gemm and MatMul on cuBLAS (cublasGemmStridedBatchedEx): fp32 (FMA), tf32 (tensor cores,
 // CUBLAS_COMPUTE_32F_FAST_TF32), fp16 and bf16 (inputs converted, fp32 output and accumulation).
 // Row-major ONNX tensors are column-major transposes, so C^T = B^T A^T is what cuBLAS computes.
+// In optimized mode a product may read its operands and write its output through strides (exec/product_views.h:
+// attention's transposes and scaling absorbed), in one or a few strided batched calls (exec/cuda/product_plan.h).
 // In optimized mode a product may carry its epilogue (exec/optimized_graph.h): a MatMul's bias as input 2 and an
 // activation, applied to the fp32 output by one kernel after the product (kernels.h: epilogue). cuBLASLt's epilogues
 // would save that pass too, but its GELU is the tanh approximation only, and the erf form is what the models export.
@@ -13,8 +15,10 @@
 #include "exec/cuda/compute_type.h"
 #include "exec/cuda/epilogue.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/cuda/product_plan.h"
 #include "exec/cuda/training_kernels.h"
 #include "exec/optimized_graph.h"
+#include "exec/product_views.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -136,8 +140,61 @@ void gemm(KernelContext& ctx) {
   apply_epilogue(ctx, y, p.n, nullptr);  // Gemm's bias is its C
 }
 
+bool reads_through_views(const graph::Node& node) {
+  for (const char* name : {kPermAAttribute, kPermBAttribute, kPermYAttribute, kAlphaAttribute})
+    if (node.has(name)) return true;
+  return false;
+}
+
+// A MatMul the optimized graph gave strides (exec/product_views.h): Y = alpha permute(A) permute(B), written through
+// Y's permutation, in the calls product_plan.h plans for the dims this run has.
+void strided_matmul(KernelContext& ctx) {
+  const auto& a = ctx.activation(0);
+  const auto& b = ctx.activation(1);
+  auto& y = ctx.allocate_output(0);
+  ProductLayout layout;
+  try {
+    layout = product_layout(a.dims, ctx.node.get_ints(kPermAAttribute), b.dims, ctx.node.get_ints(kPermBAttribute),
+                            y.dims, ctx.node.get_ints(kPermYAttribute));
+  } catch (const Error& e) {
+    ctx.fail(e.what());
+  }
+  if (y.numel() == 0) return;
+  if (layout.k() == 0) {  // an empty sum: zero bits are 0 in every type
+    check(cudaMemsetAsync(y.data(), 0, static_cast<size_t>(y.bytes()), ctx.gpu.stream()), "an empty product");
+    return;
+  }
+  auto plan = plan_product_calls(layout, kMaxProductCalls);
+  if (!plan)
+    ctx.fail("internal: cuBLAS cannot read this product's strides (the optimized graph should not have made it)");
+  auto& state = ctx.cached<ProductState>();
+  auto ca = as_compute(ctx, a, 0, state.converted_a);
+  auto cb = as_compute(ctx, b, 1, state.converted_b);
+  auto compute = ctx.options.precision == Precision::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  auto type = cuda_type(ca.dtype);
+  auto in_bytes = graph::dtype_bytes(ca.dtype, 1), out_bytes = graph::dtype_bytes(y.dtype, 1);
+  auto alpha = static_cast<float>(ctx.node.get_float(kAlphaAttribute, 1.0)), beta = 0.f;
+  const auto& c = plan->call;
+  const auto* x = static_cast<const char*>((c.x_is_a ? ca : cb).data());
+  const auto* w = static_cast<const char*>((c.x_is_a ? cb : ca).data());
+  for (const auto& [off_a, off_b, off_y] : plan->offsets) {
+    auto off_x = c.x_is_a ? off_a : off_b, off_w = c.x_is_a ? off_b : off_a;
+    check(cublasGemmStridedBatchedEx(
+              ctx.gpu.cublas(), c.trans_x ? CUBLAS_OP_T : CUBLAS_OP_N, c.trans_y ? CUBLAS_OP_T : CUBLAS_OP_N,
+              static_cast<int>(c.m), static_cast<int>(c.n), static_cast<int>(c.k), &alpha, x + off_x * in_bytes, type,
+              static_cast<int>(c.ldx), c.stride_x, w + off_w * in_bytes, type, static_cast<int>(c.ldy), c.stride_y,
+              &beta, static_cast<char*>(y.data()) + off_y * out_bytes, cuda_type(y.dtype), static_cast<int>(c.ldc),
+              c.stride_c, static_cast<int>(c.batch), compute, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmStridedBatchedEx (strided views)");
+  }
+}
+
 // MatMul with numpy semantics: 1-D operands promoted and their dim dropped, batch dims broadcast.
 void matmul(KernelContext& ctx) {
+  if (reads_through_views(ctx.node)) {
+    strided_matmul(ctx);
+    return;
+  }
   auto a = ctx.activation(0);
   auto b = ctx.activation(1);
   if (a.dims.empty() || b.dims.empty()) ctx.fail("MatMul takes tensors of rank 1 or more");

@@ -65,7 +65,7 @@ void conv(C& c) {
                                           epilogue);
     });
     c.set(0, layer.run(x, residual));
-    c.algorithm = "direct" + epilogue.suffix();
+    c.algorithm = (layer.ran_blocked() ? "direct-blocked" : "direct") + epilogue.suffix();
     return;
   }
   if (algorithm == "auto" && p.symmetric() && rank == 2 && c.is_constant(1) && onednn_usable(x, w) &&

@@ -377,7 +377,8 @@ at::Tensor OnednnConv::run(const at::Tensor& x, const at::Tensor& residual) {
     if (blocked >= direct) c.blocked.reset();
     c.decided = true;
   }
-  if (c.blocked)
+  ran_blocked_ = c.blocked.has_value();
+  if (ran_blocked_)
     run_blocked(c, input, y);
   else
     channels_last();

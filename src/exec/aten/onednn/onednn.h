@@ -86,11 +86,15 @@ class OnednnConv {
   OnednnConv(const at::Tensor& weight, const at::Tensor& bias, ConvGeometry2d geometry, Epilogue epilogue);
   // x: [N, C, H, W] and the residual, when the epilogue has one, in any layout; returns channels-last.
   at::Tensor run(const at::Tensor& x, const at::Tensor& residual = {});
+  // Whether the last run computed on oneDNN's blocked layout (activations reordered in and out), not channels-last:
+  // what the profile names.
+  bool ran_blocked() const { return ran_blocked_; }
 
  private:
   struct Compiled;
   Compiled& compiled(const std::vector<int64_t>& input_shape);
   void run_blocked(Compiled& c, const at::Tensor& input, at::Tensor& y);
+  bool ran_blocked_ = false;
   at::Tensor weight_, bias_;
   ConvGeometry2d geometry_;
   Epilogue epilogue_;
