@@ -81,7 +81,7 @@ class KindModel {
   double constant = 0;              // used when there are too few samples for a line
   std::vector<double> mean, scale;  // standardization of the features (scale 0: constant feature)
   std::vector<double> beta;         // intercept first
-  double low = 0, high = 0;         // range of the linear stage's fitted values
+  double low = 0, high = 0;         // range of the measured values fitted (y)
   std::unique_ptr<Booster> booster;
   std::string booster_json;  // as saved, for to_json()
 
@@ -105,7 +105,9 @@ class KindModel {
       check_xgb(XGBoosterPredict(booster->handle, m.handle, 0, 0, 0, &length, &out), "prediction");
       if (length == 1) y += out[0];
     }
-    return y;
+    // The trees correct the line within the sample, not beyond it: no layer is predicted faster (or slower) against
+    // its floor than any layer of its kind the fit measured.
+    return linear() ? std::clamp(y, low, high) : y;
   }
 
   static std::unique_ptr<KindModel> fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,

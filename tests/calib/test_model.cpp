@@ -121,6 +121,35 @@ TEST(CalibModel, LearnsShapeDependentEfficiency) {
   EXPECT_EQ(model.describe().at("conv/eager"), fmt::format("{} samples, linear + trees", samples.size()));
 }
 
+// Far outside the sample (channels, spatial sizes and kernels it never had), no layer is predicted faster or slower
+// against its floor than any layer the fit measured: the trees' correction does not carry the line past the sample.
+TEST(CalibModel, PredictionsStayWithinWhatTheSampleMeasured) {
+  std::vector<calib::Sample> samples;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> noise(0.8, 1.25);
+  double fastest = 1e9, slowest = 0;
+  for (double c : {16, 24, 32, 48, 64, 96, 128, 192, 256})
+    for (double s : {49, 196, 784, 3136})
+      for (double k : {1, 9}) {
+        double factor = (k == 1 ? 3.0 : 1.4) * (c < 64 ? 1.6 : 1.0) * (s < 100 ? 1.5 : 1.0) * noise(rng);
+        fastest = std::min(fastest, factor);
+        slowest = std::max(slowest, factor);
+        samples.push_back(conv_sample(c, s, k, factor));
+      }
+  auto model = calib::ShapeModel::fit(samples, {}, kCeilings);
+  int probes = 0;
+  for (double c : {1.0, 3.0, 2048.0, 65536.0})
+    for (double s : {1.0, 4.0, 1e5, 1e7})
+      for (double k : {1.0, 9.0, 49.0, 121.0}) {
+        auto probe = conv_sample(c, s, k, 1.0);  // measured_s = the floor
+        double factor = *model.predict_s(probe.features, "eager") / probe.measured_s;
+        EXPECT_GE(factor, fastest * (1 - 1e-9)) << "c " << c << " spatial " << s << " kernel " << k;
+        EXPECT_LE(factor, slowest * (1 + 1e-9)) << "c " << c << " spatial " << s << " kernel " << k;
+        ++probes;
+      }
+  EXPECT_EQ(probes, 64);
+}
+
 TEST(CalibModel, FitsFrameworkOverheadPerRunAndPerNode) {
   std::vector<calib::OverheadSample> overheads;
   for (int nodes : {1, 4, 16, 64}) overheads.push_back({"eager", 2, nodes, 1e-3, 1e-3 + 20e-6 + 3e-6 * nodes, "t"});
