@@ -125,6 +125,34 @@ TEST(CudaProductPlan, EveryPermutationComputesTheProductsDefinition) {
   EXPECT_GT(refused, 100);  // a matrix read across its dims (the innermost stored dim in the batch) is not cuBLAS's
 }
 
+// The plain products' call (Gemm, MatMul, the backward's): row-major C = op(A) op(B), batched, for every transpose, as
+// the definition computes it.
+TEST(CudaProductPlan, TheRowMajorCallComputesEveryTranspose) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> value(-1.f, 1.f);
+  const int64_t m = 3, n = 5, k = 4, batch = 2;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      // A stored [batch, k, m] when transposed, else [batch, m, k]; B likewise; C [batch, m, n].
+      std::vector<float> a(batch * m * k), b(batch * k * n), want(batch * m * n), got(want.size(), NAN);
+      for (auto& v : a) v = value(rng);
+      for (auto& v : b) v = value(rng);
+      for (int64_t item = 0; item < batch; ++item)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double sum = 0;
+            for (int64_t l = 0; l < k; ++l)
+              sum += static_cast<double>(a[item * m * k + (ta ? l * m + i : i * k + l)]) *
+                     b[item * k * n + (tb ? j * k + l : l * n + j)];
+            want[item * m * n + i * n + j] = static_cast<float>(2 * sum);
+          }
+      auto call = cuda::row_major_call(ta, tb, m, n, k, batch, m * k, k * n, m * n);
+      EXPECT_FALSE(call.x_is_a);
+      emulate(call, b.data(), a.data(), got.data(), 2.f);
+      for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5) << ta << tb << " element " << i;
+    }
+}
+
 // Attention at the bundled models' sizes, the calls counted by hand.
 TEST(CudaProductPlan, AttentionAtTheBundledModelsSizesTakesFewCalls) {
   // ViT-B/16, batch 32: heads merged with the batch ([197, 32 x 12, 64], sequence first): one call of 384 products.

@@ -52,6 +52,19 @@ GpuTensor as_compute(KernelContext& ctx, const GpuTensor& t, size_t input, GpuTe
   return out;
 }
 
+// One cublasGemmStridedBatchedEx in cuBLAS's column-major terms (product_plan.h), accumulated in fp32 (TF32 tensor
+// cores where the precision asks).
+void launch(KernelContext& ctx, const GemmCall& c, const void* x, const void* y, cudaDataType in, void* out,
+            cudaDataType out_type, float alpha, float beta, const char* what) {
+  auto compute = ctx.options.precision == Precision::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  check(cublasGemmStridedBatchedEx(ctx.gpu.cublas(), c.trans_x ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                   c.trans_y ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(c.m), static_cast<int>(c.n),
+                                   static_cast<int>(c.k), &alpha, x, in, static_cast<int>(c.ldx), c.stride_x, y, in,
+                                   static_cast<int>(c.ldy), c.stride_y, &beta, out, out_type, static_cast<int>(c.ldc),
+                                   c.stride_c, static_cast<int>(c.batch), compute, CUBLAS_GEMM_DEFAULT),
+        what);
+}
+
 // The layer's epilogue, when optimized mode gave it one: Y = activation(Y + bias) over Y's rows of n (Y fp32, or the
 // 16-bit type the run keeps activations in).
 void apply_epilogue(KernelContext& ctx, GpuTensor& y, int64_t n, const GpuTensor* bias) {
@@ -84,16 +97,9 @@ void multiply(KernelContext& ctx, const Product& p, const GpuTensor& a, const Gp
   auto& state = ctx.cached<ProductState>();
   auto ca = as_compute(ctx, a, 0, state.converted_a);
   auto cb = as_compute(ctx, b, 1, state.converted_b);
-  auto compute = ctx.options.precision == Precision::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  auto type = cuda_type(ca.dtype);
-  int64_t lda = p.trans_a ? p.m : p.k, ldb = p.trans_b ? p.k : p.n;
-  check(cublasGemmStridedBatchedEx(ctx.gpu.cublas(), p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                   p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(p.n), static_cast<int>(p.m),
-                                   static_cast<int>(p.k), &alpha, cb.data(), type, static_cast<int>(ldb), p.stride_b,
-                                   ca.data(), type, static_cast<int>(lda), p.stride_a, &beta, c, cuda_type(c_type),
-                                   static_cast<int>(p.n), p.stride_c, static_cast<int>(p.batch), compute,
-                                   CUBLAS_GEMM_DEFAULT),
-        "cublasGemmStridedBatchedEx");
+  auto call = row_major_call(p.trans_a, p.trans_b, p.m, p.n, p.k, p.batch, p.stride_a, p.stride_b, p.stride_c);
+  launch(ctx, call, cb.data(), ca.data(), cuda_type(ca.dtype), c, cuda_type(c_type), alpha, beta,
+         "cublasGemmStridedBatchedEx");
 }
 
 void check_int(KernelContext& ctx, const Product& p) {
@@ -170,22 +176,16 @@ void strided_matmul(KernelContext& ctx) {
   auto& state = ctx.cached<ProductState>();
   auto ca = as_compute(ctx, a, 0, state.converted_a);
   auto cb = as_compute(ctx, b, 1, state.converted_b);
-  auto compute = ctx.options.precision == Precision::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  auto type = cuda_type(ca.dtype);
   auto in_bytes = graph::dtype_bytes(ca.dtype, 1), out_bytes = graph::dtype_bytes(y.dtype, 1);
-  auto alpha = static_cast<float>(ctx.node.get_float(kAlphaAttribute, 1.0)), beta = 0.f;
+  auto alpha = static_cast<float>(ctx.node.get_float(kAlphaAttribute, 1.0));
   const auto& c = plan->call;
   const auto* x = static_cast<const char*>((c.x_is_a ? ca : cb).data());
   const auto* w = static_cast<const char*>((c.x_is_a ? cb : ca).data());
   for (const auto& [off_a, off_b, off_y] : plan->offsets) {
     auto off_x = c.x_is_a ? off_a : off_b, off_w = c.x_is_a ? off_b : off_a;
-    check(cublasGemmStridedBatchedEx(
-              ctx.gpu.cublas(), c.trans_x ? CUBLAS_OP_T : CUBLAS_OP_N, c.trans_y ? CUBLAS_OP_T : CUBLAS_OP_N,
-              static_cast<int>(c.m), static_cast<int>(c.n), static_cast<int>(c.k), &alpha, x + off_x * in_bytes, type,
-              static_cast<int>(c.ldx), c.stride_x, w + off_w * in_bytes, type, static_cast<int>(c.ldy), c.stride_y,
-              &beta, static_cast<char*>(y.data()) + off_y * out_bytes, cuda_type(y.dtype), static_cast<int>(c.ldc),
-              c.stride_c, static_cast<int>(c.batch), compute, CUBLAS_GEMM_DEFAULT),
-          "cublasGemmStridedBatchedEx (strided views)");
+    launch(ctx, c, x + off_x * in_bytes, w + off_w * in_bytes, cuda_type(ca.dtype),
+           static_cast<char*>(y.data()) + off_y * out_bytes, cuda_type(y.dtype), alpha, 0.f,
+           "cublasGemmStridedBatchedEx (strided views)");
   }
 }
 
@@ -278,15 +278,8 @@ void row_major_product(KernelContext& ctx, bool trans_a, bool trans_b, int64_t m
   // accumulation and an fp32 result, as autocast's backward products.
   GpuTensor unused;
   auto a = as_compute(ctx, a_fp32, 0, unused), b = as_compute(ctx, b_fp32, 0, unused);
-  auto compute = ctx.options.precision == Precision::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  auto type = cuda_type(a.dtype);
-  int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
-  check(cublasGemmStridedBatchedEx(
-            ctx.gpu.cublas(), trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
-            static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &alpha, b.data(), type,
-            static_cast<int>(ldb), stride_b, a.data(), type, static_cast<int>(lda), stride_a, &beta, c, CUDA_R_32F,
-            static_cast<int>(n), stride_c, static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT),
-        "cublasGemmStridedBatchedEx (backward)");
+  launch(ctx, row_major_call(trans_a, trans_b, m, n, k, batch, stride_a, stride_b, stride_c), b.data(), a.data(),
+         cuda_type(a.dtype), c, CUDA_R_32F, alpha, beta, "cublasGemmStridedBatchedEx (backward)");
 }
 
 // MatMul's backward, numpy semantics: dA = dY B^T, dB = A^T dY per batch item, each summed over the batch dims its

@@ -37,6 +37,25 @@ struct BatchDim {
 
 }  // namespace
 
+GemmCall row_major_call(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, int64_t batch, int64_t stride_a,
+                        int64_t stride_b, int64_t stride_c) {
+  GemmCall c;
+  c.x_is_a = false;
+  c.trans_x = trans_b;
+  c.trans_y = trans_a;
+  c.m = n;
+  c.n = m;
+  c.k = k;
+  c.ldx = trans_b ? k : n;
+  c.ldy = trans_a ? m : k;
+  c.ldc = n;
+  c.stride_x = stride_b;
+  c.stride_y = stride_a;
+  c.stride_c = stride_c;
+  c.batch = batch;
+  return c;
+}
+
 std::optional<ProductCalls> plan_product_calls(const ProductLayout& layout, int64_t max_calls) {
   auto a = normalized(layout.a), b = normalized(layout.b), y = normalized(layout.y);
   int64_t m = layout.m(), n = layout.n(), k = layout.k();

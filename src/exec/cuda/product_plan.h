@@ -25,6 +25,11 @@ struct GemmCall {
   int64_t batch = 1;
 };
 
+// The call computing row-major C [m, n] = op(A) [m, k] op(B) [k, n] for `batch` items (strides in elements, 0: the
+// same matrix), A and B dense with op() a transpose where asked: C^T = op(B)^T op(A)^T in cuBLAS's column-major terms.
+GemmCall row_major_call(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, int64_t batch = 1,
+                        int64_t stride_a = 0, int64_t stride_b = 0, int64_t stride_c = 0);
+
 struct ProductCalls {
   GemmCall call;
   // Per call, the element offsets of A, B and Y (in that order, whichever of them is X).
