@@ -282,18 +282,13 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
   const auto& plan = entry.plan(gpu_run(r) ? "cuda" : "cpu", r.mode);
   auto environment = environment_of(r);
   std::string source = "bench:" + r.model;
-  // Whole-run figures anchor the node times. On a CPU the per-node pass times each node between its own timers,
-  // which adds what the whole run does not pay: the timers themselves, threads woken per node. Where the nodes
-  // sum to more than the run's median, every node is scaled down alike so they sum to it; where they sum to
-  // less, the rest is the framework's own time (the overhead sample below). GPU node times are kept as
-  // measured: each is what the device spent on the node after the previous one, its work and any wait for the
-  // host's launch, which the GPU fit separates with the run's own time (gpu_model.h); scaling them alike would
-  // blur the two.
+  // Whole-run figures anchor the node times (node_time_anchor): a CPU run's nodes are scaled down alike where they
+  // sum to more than its median; GPU node times are kept as measured.
   const bool gpu = gpu_run(r);
   double node_sum_s = 0;
   for (const auto& row : r.nodes) node_sum_s += row.mean_ms / 1e3;
   const double run_s = (r.latency_ms.median > 0 ? r.latency_ms.median : r.latency_ms.mean) / 1e3;
-  const double anchor = !gpu && run_s > 0 && node_sum_s > run_s ? run_s / node_sum_s : 1.0;
+  const double anchor = node_time_anchor(node_sum_s, run_s, gpu);
   const auto run_id =
       fmt::format("{} batch {}{} {}", source, r.batch, r.input_size.empty() ? "" : " " + r.input_size, r.mode);
   if (torch) {

@@ -240,6 +240,11 @@ void time_sample(const CalibrateRequest& r, const hw::Device& device, const Ceil
                           : fmt::format("layer sample: {} configurations, {} layers timed ({} thread(s); {})",
                                         sampled.configurations, sampled.samples.size(), fmt::join(options.threads, ","),
                                         modes));
+  if (sampled.anchored_runs > 0)
+    e.notes.push_back(
+        fmt::format("layer sample: {} of {} runs' nodes summed to more than the run's median (timers, or "
+                    "a stall in the profiled passes): their node times scaled to it",
+                    sampled.anchored_runs, sampled.runs));
   for (const auto& f : sampled.failures) e.notes.push_back("not measured: " + f);
 }
 
@@ -253,7 +258,7 @@ ShapeCalibration shape_fit(const CalibrateRequest& r, const SampleProgressFn& pr
   if (device.file == "(detected)")
     throw Error("calibrate needs a device file: measure this machine with `ridge ert --profile host.yaml` first");
   auto roofline = hw::roofline_for(device, hw::resolve_mode(device, mode_text));
-  auto ceilings = ceilings_of(roofline, "fp32");
+  auto ceilings = ceilings_of(device, roofline, "fp32");
   auto output = r.output.empty() ? device.id + ".calibrated.yaml" : r.output;
   auto stem = stem_of(output);
 

@@ -63,6 +63,8 @@ struct SampleRun {
   std::vector<OverheadSample> overheads;
   std::vector<std::string> failures;  // configurations the executor refused, with the reason
   int configurations = 0;
+  int runs = 0;           // graph runs measured (a configuration once per mode and thread count)
+  int anchored_runs = 0;  // of them, runs whose nodes summed to more than the run: scaled to it (node_time_anchor)
 };
 
 // Measures the sample. Samples carry `environment` (cpu, torch, ridge revision, time) and the

@@ -252,6 +252,7 @@ double floor_s(const LayerFeatures& f, const Ceilings& c) {
   bool matrix = f.kind == Kind::kConv || f.kind == Kind::kGroupedConv || f.kind == Kind::kMatMul;
   // A grouped convolution is not a matrix product BLAS can run at its GEMM rate.
   double peak = matrix && f.kind != Kind::kGroupedConv && c.matrix_flops > 0 ? c.matrix_flops : c.vector_flops;
+  if (c.threads > 0 && f.threads >= 1 && f.threads < c.threads) peak *= f.threads / c.threads;
   double compute = peak > 0 ? f.flops / peak : 0;
   double memory = c.dram_bytes_per_s > 0 ? f.bytes / c.dram_bytes_per_s : 0;
   return std::max({compute, memory, 1e-9});
@@ -404,7 +405,8 @@ nlohmann::json ShapeModel::to_json() const {
   j["ceilings"] = {{"vector_flops", ceilings_.vector_flops},
                    {"matrix_flops", ceilings_.matrix_flops},
                    {"dram_bytes_per_s", ceilings_.dram_bytes_per_s},
-                   {"precision", ceilings_.precision}};
+                   {"precision", ceilings_.precision},
+                   {"threads", ceilings_.threads}};
   auto& models = j["models"] = nlohmann::json::array();
   for (const auto& [key, m] : models_) {
     auto entry = m->to_json();
@@ -443,7 +445,8 @@ ShapeModel ShapeModel::from_json(const nlohmann::json& j) {
     model.framework_ = j.value("framework", "");
     const auto& c = j.at("ceilings");
     model.ceilings_ = {c.at("vector_flops").get<double>(), c.at("matrix_flops").get<double>(),
-                       c.at("dram_bytes_per_s").get<double>(), c.at("precision").get<std::string>()};
+                       c.at("dram_bytes_per_s").get<double>(), c.at("precision").get<std::string>(),
+                       c.value("threads", 0.0)};  // files fitted before floors had a thread count: unscaled
     for (const auto& m : j.at("models"))
       model.models_[{parse_kind(m.at("kind").get<std::string>()), m.at("mode").get<std::string>()}] =
           KindModel::from_json(m);

@@ -32,6 +32,11 @@ struct Ceilings {
   double matrix_flops = 0;  // FLOP/s of matrix products (measured GEMM rate where known)
   double dram_bytes_per_s = 0;
   std::string precision = "fp32";
+  // The cores the compute ceilings were measured on (a CPU device file's; 0 on a GPU, or where unknown). A layer run
+  // on fewer threads has a compute floor in proportion: one thread of two cannot reach the two-thread peak, so the
+  // fit's ratio time / floor means the same at every thread count, and the range a prediction is clamped to
+  // (model.cpp) keeps a one-thread layer from the two-thread layers' efficiency.
+  double threads = 0;
 };
 double floor_s(const LayerFeatures& f, const Ceilings& c);  // never below 1 ns
 

@@ -96,6 +96,10 @@ void for_each_row(std::istream& in, const std::string& source, const std::functi
 
 }  // namespace
 
+double node_time_anchor(double node_sum_s, double run_median_s, bool gpu) {
+  return !gpu && run_median_s > 0 && node_sum_s > run_median_s ? run_median_s / node_sum_s : 1.0;
+}
+
 std::string executor_of(const Sample& sample) {
   if (sample.environment.count("framework")) return "pytorch";
   return sample.features.threads == 0 ? "cuda" : "cpu";

@@ -15,7 +15,7 @@ namespace ridge::calib {
 struct Sample {
   LayerFeatures features;
   std::string mode = "eager";  // executor mode measured: eager, optimized
-  double measured_s = 0;       // the node's mean time (per-node profile)
+  double measured_s = 0;       // the node's mean time (per-node profile), anchored to its run (node_time_anchor)
   std::string source;          // "layer-sample", "bench:models/resnet50.onnx", ...
   std::string label;           // the configuration or node name
   std::string run;  // the measured run the node belongs to (its OverheadSample has the same); "" when unknown
@@ -33,6 +33,16 @@ struct OverheadSample {
   std::string source;
   std::string run;  // names the run, as its node samples do: the GPU fit checks nodes against their run's time
 };
+
+// The factor a CPU run's node times are multiplied by so that they sum to at most the run's median (1 where they
+// already do, and always on a GPU). The per-node pass times each node between its own timers, which adds what the
+// whole run does not pay: the timers themselves, threads woken per node, and any stall of the machine that fell
+// in the profiled passes but not in the timed runs (on a 2-vCPU VM, 7% of one layer sample's 1620 runs summed to more
+// than 1.2x their run, up to 21x). Where the nodes sum to less, the rest is the framework's own time (an
+// OverheadSample). GPU node times are kept as measured: each is what the device spent on the node after the previous
+// one, its work and any wait for the host's launch, which the GPU fit separates with the run's own time (gpu_model.h);
+// scaling them alike would blur the two.
+double node_time_anchor(double node_sum_s, double run_median_s, bool gpu);
 
 // The executor a sample measured: "pytorch" (a layer of PyTorch's timings: environment framework), "cuda" (the GPU
 // executor's layers have no thread count) or "cpu"; and that executor as people read it ("the GPU executor").

@@ -65,7 +65,7 @@ LayerFeatures layer_features(const graph::Graph& g, const cost::ModelCost& cost,
   return f;
 }
 
-Ceilings ceilings_of(const hw::Roofline& r, const std::string& precision) {
+Ceilings ceilings_of(const hw::Device& device, const hw::Roofline& r, const std::string& precision) {
   Ceilings c;
   c.precision = precision;
   auto vector = r.peak_flops.find(precision);
@@ -77,6 +77,16 @@ Ceilings ceilings_of(const hw::Roofline& r, const std::string& precision) {
   if (dram == r.bandwidth.end() || dram->second.value <= 0)
     throw Error(fmt::format("device '{}' has no DRAM bandwidth", r.device_id));
   c.dram_bytes_per_s = dram->second.value;
+  // A CPU's peaks are of the cores of its vector unit's clock domain (the mode's, where it takes cores off); a GPU's
+  // floor has no thread count.
+  if (device.kind == "cpu")
+    for (const auto& unit : device.units) {
+      auto clock = device.clocks.find(unit.clock);
+      if (unit.type != hw::UnitType::kVector || clock == device.clocks.end()) continue;
+      auto online = r.cores.find(unit.clock);
+      c.threads = online != r.cores.end() ? online->second : clock->second.cores;
+      break;
+    }
   return c;
 }
 

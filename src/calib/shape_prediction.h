@@ -53,7 +53,7 @@ struct CalibratedOptions {
 void apply(roofline::Prediction& prediction, const graph::Graph& g, const cost::ModelCost& cost,
            const ShapeModel& model, const CalibratedOptions& options);
 
-// The ceilings of a roofline as a calibration uses them (fp32 vector, matrix and DRAM).
-Ceilings ceilings_of(const hw::Roofline& roofline, const std::string& precision = "fp32");
+// The ceilings of a device's roofline as a calibration uses them (fp32 vector, matrix and DRAM; a CPU's cores).
+Ceilings ceilings_of(const hw::Device& device, const hw::Roofline& roofline, const std::string& precision = "fp32");
 
 }  // namespace ridge::calib

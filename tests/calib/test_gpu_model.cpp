@@ -289,7 +289,7 @@ TEST(GpuModel, TheH200RunsOfSixModelsPredictEachModelHeldOut) {
     EXPECT_NEAR(sum, o.node_sum_s, 1e-9) << o.run;
   }
   auto device = hw::find_device("h200");
-  auto h200 = calib::ceilings_of(hw::roofline_for(device, hw::resolve_mode(device, "")), "fp32");
+  auto h200 = calib::ceilings_of(device, hw::roofline_for(device, hw::resolve_mode(device, "")), "fp32");
   calib::FitOptions options;
   options.executor = "cuda";
   auto model = calib::ShapeModel::fit(evidence.samples, evidence.overheads, h200, options);
@@ -396,7 +396,7 @@ TEST(TorchTimings, PyTorchsH200TimingsCalibrateAPredictionOfPyTorch) {
   EXPECT_EQ(without.runs, 20);
 
   auto device = hw::find_device("h200");
-  auto h200 = calib::ceilings_of(hw::roofline_for(device, hw::resolve_mode(device, "")), "fp32");
+  auto h200 = calib::ceilings_of(device, hw::roofline_for(device, hw::resolve_mode(device, "")), "fp32");
   calib::FitOptions options;
   options.executor = "pytorch";
   auto model = calib::ShapeModel::fit(evidence.samples, evidence.overheads, h200, options);

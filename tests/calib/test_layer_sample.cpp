@@ -3,6 +3,7 @@
 // measurement plumbing end to end on the real executor.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "analysis/run.h"
@@ -311,16 +312,21 @@ TEST(LayerSample, RecurrentLayersAreSampledPerStep) {
   }
 }
 
-// A GPU engine that needs no GPU: every node it runs takes 1 ms in the per-node pass, and the whole run takes half
-// the node sum as a CUDA graph (the replay does not wait on the host) and the node sum in eager mode.
-class FakeGpuEngine : public exec::Engine {
+// An engine that runs nothing: every node it runs takes 1 ms in the per-node pass, and the whole run takes
+// `run_share` of the node sum in each mode (1 where not set). On a GPU (a fake one) a CUDA graph takes half: the
+// replay does not wait on the host.
+class FakeEngine : public exec::Engine {
  public:
+  explicit FakeEngine(bool gpu) : gpu_(gpu) {
+    if (gpu) run_share[exec::Mode::kCudaGraph] = 0.5;
+  }
+  std::map<exec::Mode, double> run_share;
   std::vector<exec::Mode> modes_seen;
   std::vector<int> threads_seen;
   std::vector<std::string> op_types() const override { return {}; }
   exec::Environment environment(const exec::ExecOptions&) const override {
     exec::Environment env;
-    env.device = "cuda:0 Fake GPU";
+    if (gpu_) env.device = "cuda:0 Fake GPU";
     return env;
   }
   exec::RunOutput run(const graph::Model&, const std::vector<exec::HostTensor>&, const exec::ExecOptions&) override {
@@ -339,16 +345,46 @@ class FakeGpuEngine : public exec::Engine {
     }
     r.executed_nodes = static_cast<int64_t>(r.nodes.size());
     double sum_ms = static_cast<double>(r.nodes.size());
-    r.latency_ms.median = r.latency_ms.mean = options.exec.mode == exec::Mode::kCudaGraph ? sum_ms / 2 : sum_ms;
+    auto share = run_share.find(options.exec.mode);
+    r.latency_ms.median = r.latency_ms.mean = sum_ms * (share == run_share.end() ? 1.0 : share->second);
     return r;
   }
+
+ private:
+  bool gpu_;
 };
+
+// A CPU run whose profiled passes sum to more than the timed runs' median (a stall that fell in them, the timers'
+// own cost) has its node times scaled down alike to the run, as bench runs are; one whose nodes sum to less keeps
+// them, the rest being the framework's time.
+TEST(LayerSample, OnTheCpuNodeTimesAreAnchoredToTheirRun) {
+  FakeEngine engine(false);
+  engine.run_share = {{exec::Mode::kEager, 0.5}, {exec::Mode::kOptimized, 2.0}};
+  calib::SampleOptions options;
+  options.threads = {2};
+  LayerConfig chain{"chain", {{"length", 4}}};
+  auto run = calib::measure_configs(engine, {conv(3), chain}, options, "test", {});
+  EXPECT_TRUE(run.failures.empty()) << run.failures.front();
+  EXPECT_EQ(run.runs, 4);
+  EXPECT_EQ(run.anchored_runs, 2);  // the eager runs
+  ASSERT_FALSE(run.samples.empty());
+  for (const auto& s : run.samples) EXPECT_DOUBLE_EQ(s.measured_s, s.mode == "eager" ? 0.5e-3 : 1e-3) << s.label;
+  ASSERT_EQ(run.overheads.size(), 4u);
+  for (const auto& o : run.overheads) {
+    if (o.mode == "eager") {
+      EXPECT_NEAR(o.node_sum_s, o.run_s, 1e-12);
+    } else {
+      EXPECT_NEAR(o.node_sum_s, o.nodes * 1e-3, 1e-12);
+      EXPECT_NEAR(o.run_s, 2 * o.node_sum_s, 1e-12);
+    }
+  }
+}
 
 // The layer sample on the GPU executor (calibrate --sample with a GPU device file): modes eager and cuda-graph, no
 // thread count; node times kept as measured (a replay's nodes come from an eager pass: 1 ms each against a replay
 // of half their sum), every sample naming the run whose time the GPU fit sets them against.
 TEST(LayerSample, OnTheGpuNodeTimesAreKeptAndNameTheirRun) {
-  FakeGpuEngine engine;
+  FakeEngine engine(true);
   calib::SampleOptions options;
   options.gpu = true;
   options.threads = {0};

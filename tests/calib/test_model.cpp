@@ -80,6 +80,66 @@ TEST(CalibModel, FloorUsesTheMatrixCeilingForDenseProductsOnly) {
   EXPECT_EQ(calib::floor_s(f, kCeilings), 1e-9);  // never zero (the fit works in logarithms)
 }
 
+// A CPU's ceilings span its cores: a layer on one thread of two has half the compute peak to its floor (memory-bound
+// floors and GPU layers, without a thread count, keep theirs).
+TEST(CalibModel, AFloorOnFewerThreadsThanTheCeilingsSpanHasTheirShareOfThePeak) {
+  calib::Ceilings two_cores = kCeilings;
+  two_cores.threads = 2;
+  calib::LayerFeatures f;
+  f.kind = Kind::kConv;
+  f.flops = 2e9;
+  f.bytes = 1e6;
+  f.threads = 1;
+  EXPECT_NEAR(calib::floor_s(f, two_cores), 2e9 / 1e11, 1e-15);
+  f.threads = 2;
+  EXPECT_NEAR(calib::floor_s(f, two_cores), 2e9 / 2e11, 1e-15);
+  f.threads = 4;  // more threads than cores: no more than the peak
+  EXPECT_NEAR(calib::floor_s(f, two_cores), 2e9 / 2e11, 1e-15);
+  f.threads = 0;  // a GPU layer
+  EXPECT_NEAR(calib::floor_s(f, two_cores), 2e9 / 2e11, 1e-15);
+  f.threads = 1;
+  EXPECT_NEAR(calib::floor_s(f, kCeilings), 2e9 / 2e11, 1e-15);  // ceilings of unknown cores
+  f.kind = Kind::kElementwise;
+  f.flops = 1e6;
+  f.bytes = 1e9;
+  EXPECT_NEAR(calib::floor_s(f, two_cores), 0.1, 1e-12);
+}
+
+// Fitted on two-thread layers alone, a one-thread layer is not predicted at their efficiency (the time / floor range
+// the prediction is clamped to means the same at every thread count): at least twice the fastest of them. With the
+// floor blind to threads, it came out as fast as the two-thread layers.
+TEST(CalibModel, OneThreadIsNotPredictedAtTheTwoThreadEfficiency) {
+  calib::Ceilings two_cores = kCeilings;
+  two_cores.threads = 2;
+  std::vector<calib::Sample> samples;
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> noise(0.9, 1.1);
+  double fastest = 1e9;
+  for (double c : {16, 32, 64, 128, 256})
+    for (double s : {49, 196, 784, 3136})
+      for (double k : {1, 9}) {
+        auto sample = conv_sample(c, s, k, 1);
+        sample.features.threads = 2;
+        sample.measured_s = calib::floor_s(sample.features, two_cores) * 1.5 * noise(rng);
+        fastest = std::min(fastest, sample.measured_s / calib::floor_s(sample.features, two_cores));
+        samples.push_back(sample);
+      }
+  auto model = calib::ShapeModel::fit(samples, {}, two_cores);
+  auto path = temp_dir() + "/threads-model.json";
+  model.save(path);
+  auto loaded = calib::ShapeModel::load(path);
+  EXPECT_EQ(loaded.ceilings().threads, 2);
+  for (double c : {32.0, 128.0}) {
+    auto probe = conv_sample(c, 784, 9, 1);
+    probe.features.threads = 2;
+    double two = *loaded.predict_s(probe.features, "eager");
+    probe.features.threads = 1;
+    double one = *loaded.predict_s(probe.features, "eager");
+    EXPECT_GE(one, 2 * fastest * calib::floor_s(probe.features, kCeilings) * (1 - 1e-9)) << "channels " << c;
+    EXPECT_NEAR(one / two, 2, 0.3) << "channels " << c;
+  }
+}
+
 // Every layer at 40% of its floor: the fitted model recovers the constant exactly.
 TEST(CalibModel, RecoversAConstantEfficiency) {
   std::vector<calib::Sample> samples;
@@ -406,7 +466,7 @@ modes: [{name: base, source: test}]
 )",
                                       "round.yaml");
   auto roofline = hw::roofline_for(device, hw::resolve_mode(device, ""));
-  auto ceilings = calib::ceilings_of(roofline);
+  auto ceilings = calib::ceilings_of(device, roofline);
   EXPECT_EQ(ceilings.matrix_flops, 1e11);  // no GEMM ceiling: the vector one
   // Every kind the model meets, each at 3x its floor; views at 2 us.
   std::vector<calib::Sample> samples;

@@ -269,7 +269,7 @@ modes: [{name: base, source: test}]
   auto r = analyze_file(model);
   const auto& g = r.model.graph;
   auto device = hw::load_device_file(device_path);
-  auto ceilings = calib::ceilings_of(hw::roofline_for(device, hw::resolve_mode(device, "")));
+  auto ceilings = calib::ceilings_of(device, hw::roofline_for(device, hw::resolve_mode(device, "")));
   std::vector<calib::Sample> samples;
   for (const char* mode : {"eager", "optimized"}) {
     auto plan =
