@@ -781,6 +781,8 @@ SampleRun run_layer_sample(exec::Engine& engine, const SampleOptions& options,
     all.overheads.insert(all.overheads.end(), part.overheads.begin(), part.overheads.end());
     all.failures.insert(all.failures.end(), part.failures.begin(), part.failures.end());
     all.configurations += part.configurations;
+    all.runs += part.runs;
+    all.anchored_runs += part.anchored_runs;
   };
   int done = 0;
   auto first = measure_configs(engine, configs, options, "sample", on_progress, done, total);

@@ -378,6 +378,13 @@ TEST(LayerSample, OnTheCpuNodeTimesAreAnchoredToTheirRun) {
       EXPECT_NEAR(o.run_s, 2 * o.node_sum_s, 1e-12);
     }
   }
+  // The whole sample, its refinement round included, counts every run it scaled.
+  options.per_template = 1;
+  options.quick = true;
+  auto all = calib::run_layer_sample(engine, options);
+  EXPECT_TRUE(all.failures.empty()) << all.failures.front();
+  EXPECT_EQ(all.runs, 2 * all.configurations);
+  EXPECT_EQ(all.anchored_runs * 2, all.runs);
 }
 
 // The layer sample on the GPU executor (calibrate --sample with a GPU device file): modes eager and cuda-graph, no
