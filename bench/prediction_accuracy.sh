@@ -4,7 +4,8 @@
 #   2. `ridge calibrate --sample`: the layer sample only -- no bundled model is timed for the fit.
 #   3. `ridge bench` every model at batch 1 and 8, eager and optimized, 1 and 2 threads (medians).
 #   4. `ridge predict` each point with the sample calibration: error = predicted / measured - 1.
-#   5. The first point benched again: how far the machine itself drifted over the run.
+#   5. A reference point benched after the sample and after each model: how far the machine itself drifted, and the
+#      errors again with each prediction scaled by that drift (an estimate, printed beside the measured errors).
 #   6. Leave one model out: calibrate from the other models' bench runs (`--measured DIR
 #      --exclude-model M`), predict M.
 # Prints the error of every point and the distribution (median |error|, p90, share within +-10%).
@@ -39,6 +40,19 @@ if [ ! -f "$out/sample-cal.yaml" ]; then
 fi
 grep -E "held-out|layers fitted" "$out/calibrate.txt" || true
 
+# The machine's own drift: a reference point (the first model's first point) benched right after the sample and again
+# after each model's points. On a shared VM the machine can slow down or speed up by as much as the error being
+# measured; the reference says by how much at each model (docs/benchmarks.md).
+first_model=${models%% *}
+ref_point="$first_model-b${batches%% *}-t${threads%% *}"
+mkdir -p "$out/reference"
+reference() {
+  [ -s "$out/reference/$1.json" ] || $ridge bench "models/$first_model.onnx" --batch "${batches%% *}" \
+    $(extra "$first_model") --threads "${threads%% *}" --mode both --max-time "$max_time" -f json \
+    > "$out/reference/$1.json"
+}
+reference 00-start
+i=0
 for m in $models; do
   for b in $batches; do
     for t in $threads; do
@@ -52,16 +66,9 @@ for m in $models; do
       done
     done
   done
+  i=$((i + 1))
+  reference "$(printf %02d $i)-after-$m"
 done
-
-# The machine's own drift over the run: the first point benched again at the end. On a shared VM it can be as large
-# as the error being measured (docs/benchmarks.md).
-first_model=${models%% *}
-first_point="$first_model-b${batches%% *}-t${threads%% *}"
-again="$out/runs-again/$first_point.json"
-mkdir -p "$out/runs-again"
-[ -s "$again" ] || $ridge bench "models/$first_model.onnx" --batch "${batches%% *}" $(extra "$first_model") \
-  --threads "${threads%% *}" --mode both --max-time "$max_time" -f json > "$again"
 
 # Leave one model out: the calibration never saw a run of the model it predicts.
 for m in $models; do
@@ -79,7 +86,7 @@ for m in $models; do
   done
 done
 
-/usr/bin/python3 - "$out" "$first_point" <<'PY'
+/usr/bin/python3 - "$out" "$ref_point" <<'PY'
 import glob, json, os, statistics, sys
 out = sys.argv[1]
 def stats(errors):
@@ -94,17 +101,23 @@ for path in glob.glob(f"{out}/runs/*.json"):
     doc = json.load(open(path))
     for run in doc["runs"]:
         measured[(name, run["mode"])] = run["latency_ms"]["median"] / 1e3
-first = sys.argv[2]
-again_path = f"{out}/runs-again/{first}.json"
-if os.path.exists(again_path) and os.path.getsize(again_path) > 0:
-    for run in json.load(open(again_path))["runs"]:
-        start = measured.get((first, run["mode"]))
-        if start:
-            end = run["latency_ms"]["median"] / 1e3
-            print(f"drift: {first} {run['mode']} measured {1e3*start:.2f} ms at the start, {1e3*end:.2f} ms at the end "
-                  f"({100*(end/start-1):+.1f}%)")
+# The reference point's median per mode after each model, against right after the sample: the machine's speed when
+# that model was benched (1.10: 10% slower). Each model's points take the mean of the references before and after it.
+refs = []
+for path in sorted(glob.glob(f"{out}/reference/*.json")):
+    if os.path.getsize(path) == 0: continue
+    refs.append((os.path.basename(path)[:-5], {r["mode"]: r["latency_ms"]["median"] for r in json.load(open(path))["runs"]}))
+drift = {}
+if refs and refs[0][0] == "00-start":
+    base = refs[0][1]
+    for (_, before), (name, after) in zip(refs, refs[1:]):
+        model = name.split("-after-", 1)[1]
+        drift[model] = {mode: (before[mode] + after[mode]) / 2 / base[mode] for mode in base}
+    last = refs[-1][1]
+    print("drift of the reference point (" + sys.argv[2] + "), end against start: " +
+          ", ".join(f"{mode} {100*(last[mode]/base[mode]-1):+.1f}%" for mode in base))
 for kind in ("sample", "lomo"):
-    errors = []
+    errors, adjusted = [], []
     print(f"\n{kind}: {'calibrated from the layer sample only' if kind == 'sample' else 'leave one model out (fitted on the other models bench runs)'}")
     print(f"{'model':13} {'batch':>5} {'thr':>3} {'mode':9} {'measured ms':>11} {'predicted ms':>12} {'error':>7}")
     for path in sorted(glob.glob(f"{out}/pred/{kind}-*.json")):
@@ -116,7 +129,13 @@ for kind in ("sample", "lomo"):
         m = measured[(point, mode)]
         e = predicted / m - 1
         errors.append(e)
+        model = point.rsplit("-", 2)[0]
+        if model in drift and mode in drift[model]:
+            adjusted.append(predicted * drift[model][mode] / m - 1)
         model, b, t = point.rsplit("-", 2)
         print(f"{model:13} {b[1:]:>5} {t[1:]:>3} {mode:9} {1e3*m:11.2f} {1e3*predicted:12.2f} {100*e:+6.1f}%")
     print(f"{kind}: {stats(errors)}")
+    if adjusted:
+        print(f"{kind}, predictions scaled by the reference's drift at each model (an estimate of the error on a "
+              f"steady machine): {stats(adjusted)}")
 PY
