@@ -29,7 +29,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PeakPoint, threads, clock_mhz, f
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BandwidthPoint, kernel, threads, bytes_per_thread, rate, level)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(IntensityPoint, level, fmas, intensity, flops)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErtResult, cpu, isa, fma, threads, peaks, bandwidth, level_bandwidth,
-                                                level_kernel_bandwidth, intensity, gemm_fp32, gemm_n, seconds)
+                                                level_kernel_bandwidth, intensity, gemm_fp32, gemm_kernel,
+                                                gemm_by_kernel, gemm_n, seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuProperties, index, name, cc_major, cc_minor, sms, clock_mhz,
                                                 memory_clock_mhz, memory_bus_bits, memory_bytes, free_bytes, l2_bytes,
                                                 shared_per_sm_bytes, max_threads_per_sm, integrated, versions)

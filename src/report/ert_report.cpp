@@ -110,8 +110,17 @@ void add_intensity_and_gemm(Document& doc, const hw::ert::ErtResult& r) {
   for (const auto& p : r.intensity) t.add({p.level, p.intensity, p.flops.max});
   doc.field("gemm_flops", "", "", {{"fp32", r.gemm_fp32.max}}, kJson);
   doc.field("gemm_n", "", "", r.gemm_n, kJson);
-  doc.field("gemm", fmt::format("GEMM fp32 (ATen at::mm, n = {})", r.gemm_n),
-            fmt::format("{} (median {})", si(r.gemm_fp32.max, "FLOP/s"), si(r.gemm_fp32.median, "FLOP/s")), {}, kHuman)
+  doc.field("gemm_kernel", "", "", r.gemm_kernel, kJson);
+  json by_kernel = json::object();
+  std::string others;
+  for (const auto& [kernel, stats] : r.gemm_by_kernel) {
+    by_kernel[kernel] = stats.max;
+    if (kernel != r.gemm_kernel) others += fmt::format("; {} {}", kernel, si(stats.max, "FLOP/s"));
+  }
+  doc.field("gemm_flops_by_kernel", "", "", by_kernel, kJson);
+  doc.field("gemm", fmt::format("GEMM fp32 ({}, n = {})", r.gemm_kernel, r.gemm_n),
+            fmt::format("{} (median {}){}", si(r.gemm_fp32.max, "FLOP/s"), si(r.gemm_fp32.median, "FLOP/s"), others),
+            {}, kHuman)
       .at_end = true;
   doc.field("seconds", "", fmt::format("ran in {:.1f} s", r.seconds), r.seconds).at_end = true;
 }

@@ -1,6 +1,7 @@
 // `ridge ert --quick` runs and prints the documented keys.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -33,6 +34,13 @@ TEST(ErtCli, QuickRunProducesTheDocumentedKeys) {
   }
   for (const char* level : {"l1", "l2", "dram"}) EXPECT_GT(doc["bandwidth"][level].get<double>(), 0) << level;
   EXPECT_GT(doc["gemm_flops"]["fp32"].get<double>(), 0);
+  // Both libraries the executor's products run on are timed, and the ceiling is the faster.
+  const auto& by_kernel = doc["gemm_flops_by_kernel"];
+  ASSERT_EQ(by_kernel.size(), 2u) << by_kernel.dump();
+  double fastest = std::max(by_kernel["ATen at::mm"].get<double>(), by_kernel["oneDNN matmul"].get<double>());
+  EXPECT_GT(std::min(by_kernel["ATen at::mm"].get<double>(), by_kernel["oneDNN matmul"].get<double>()), 0);
+  EXPECT_EQ(doc["gemm_flops"]["fp32"].get<double>(), fastest);
+  EXPECT_EQ(by_kernel[doc["gemm_kernel"].get<std::string>()].get<double>(), fastest);
   // The profile is a device file: predictions can use it.
   auto predict =
       run_ridge("predict " + model_path("alexnet") + " --device " + temp_dir() + "/host-ert.yaml --format json");

@@ -83,7 +83,9 @@ struct ErtResult {
   std::map<std::string, double> level_bandwidth;  // level -> bytes/s (triad at max threads)
   std::map<std::string, std::map<std::string, double>> level_kernel_bandwidth;  // level -> kernel -> bytes/s
   std::vector<IntensityPoint> intensity;
-  Stats gemm_fp32;  // FLOP/s of at::mm
+  Stats gemm_fp32;                              // FLOP/s of the faster GEMM library: the matrix ceiling
+  std::string gemm_kernel = "ATen at::mm";      // which library that is (results written before both were timed)
+  std::map<std::string, Stats> gemm_by_kernel;  // FLOP/s of each library timed, by name
   int gemm_n = 0;
   double seconds = 0;  // wall time of the whole run
 };
