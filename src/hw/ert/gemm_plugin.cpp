@@ -5,7 +5,7 @@
 // Two libraries run the CPU executor's matrix products, so both are timed: ATen's at::mm (the BLAS libtorch was
 // built with: products of computed tensors that oneDNN does not take) and oneDNN's matmul primitive (fully
 // connected layers and batched products, exec/aten/onednn). They need not run at one rate: on an AMD EPYC with
-// AVX-512 Debian's OpenBLAS ran a 1024^3 product at 230 GFLOP/s on 2 cores and oneDNN at 480, and a GEMM ceiling
+// AVX-512 (2 cores) Debian's OpenBLAS ran a 2048^3 product at 234 GFLOP/s and oneDNN at 412, and a GEMM ceiling
 // from the slower one put the roofline's "lower bound" of ResNet-50 at twice its measured time.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
