@@ -51,36 +51,21 @@ class LayerGraph {
     return name;
   }
   std::string ints(const std::string& name, const std::vector<int64_t>& values) {
-    std::vector<int64_t> dims{static_cast<int64_t>(values.size())};
-    auto& v = value(name, graph::DType::kInt64, dims);
-    auto data = std::make_shared<graph::ConstantData>();
-    data->dtype = graph::DType::kInt64;
-    data->dims = dims;
+    auto data = constant_data(graph::DType::kInt64, {static_cast<int64_t>(values.size())});
     data->ints = values;
-    auto ref = std::make_shared<graph::TensorRef>();
-    ref->name = name;
-    ref->dtype = graph::DType::kInt64;
-    ref->dims = dims;
-    ref->location.kind = graph::TensorLocation::Kind::kTypedFields;
-    ref->typed_values = data;
-    v.initializer = ref;
-    v.constant = data;
-    return name;
+    return constant(name, data);
+  }
+  // A float vector with known values (Resize's scales).
+  std::string floats(const std::string& name, const std::vector<double>& values) {
+    auto data = constant_data(graph::DType::kFloat32, {static_cast<int64_t>(values.size())});
+    data->reals = values;
+    return constant(name, data);
   }
   // A float scalar with a known value (constants the executor must see, like GELU's 0.5).
   std::string scalar(const std::string& name, double number) {
-    auto& v = value(name, graph::DType::kFloat32, {});
-    auto data = std::make_shared<graph::ConstantData>();
-    data->dtype = graph::DType::kFloat32;
+    auto data = constant_data(graph::DType::kFloat32, {});
     data->reals = {number};
-    auto ref = std::make_shared<graph::TensorRef>();
-    ref->name = name;
-    ref->dtype = graph::DType::kFloat32;
-    ref->location.kind = graph::TensorLocation::Kind::kTypedFields;
-    ref->typed_values = data;
-    v.initializer = ref;
-    v.constant = data;
-    return name;
+    return constant(name, data);
   }
   // Adds a node named after its op (numbered), returns its first output.
   std::string node(const std::string& op, const std::vector<std::string>& inputs, std::vector<Attribute> attrs = {},
@@ -88,7 +73,8 @@ class LayerGraph {
     graph::Node n;
     n.op_type = op;
     n.name = name.empty() ? fmt::format("{}_{}", op, model_.graph.nodes.size()) : name;
-    for (const auto& in : inputs) n.inputs.push_back(model_.graph.intern(in));
+    for (const auto& in : inputs)
+      n.inputs.push_back(in.empty() ? graph::kNoValue : model_.graph.intern(in));  // optional
     auto out = n.name + "_out";
     n.outputs.push_back(model_.graph.intern(out));
     n.attributes = std::move(attrs);
@@ -108,6 +94,25 @@ class LayerGraph {
 
  private:
   graph::Model model_;
+  static std::shared_ptr<graph::ConstantData> constant_data(graph::DType dtype, const std::vector<int64_t>& dims) {
+    auto data = std::make_shared<graph::ConstantData>();
+    data->dtype = dtype;
+    data->dims = dims;
+    return data;
+  }
+  // An initializer whose values the graph holds (not random weights).
+  std::string constant(const std::string& name, const std::shared_ptr<graph::ConstantData>& data) {
+    auto& v = value(name, data->dtype, data->dims);
+    auto ref = std::make_shared<graph::TensorRef>();
+    ref->name = name;
+    ref->dtype = data->dtype;
+    ref->dims = data->dims;
+    ref->location.kind = graph::TensorLocation::Kind::kTypedFields;
+    ref->typed_values = data;
+    v.initializer = ref;
+    v.constant = data;
+    return name;
+  }
   graph::Value& value(const std::string& name, graph::DType dtype, const std::vector<int64_t>& dims) {
     auto& v = model_.graph.value(model_.graph.intern(name));
     v.name = name;
@@ -118,12 +123,11 @@ class LayerGraph {
   }
 };
 
+// Nodes a template adds around the layer it samples, never sampled themselves: their names start with "edge_".
 constexpr const char* kEdgeIn = "edge_in";
 constexpr const char* kEdgeOut = "edge_out";
 constexpr const char* kEdgeFlush = "edge_flush";
-bool is_edge(const std::string& node_name) {
-  return node_name == kEdgeIn || node_name == kEdgeOut || node_name == kEdgeFlush;
-}
+bool is_edge(const std::string& node_name) { return node_name.rfind("edge_", 0) == 0; }
 
 Attribute int_attr(const std::string& name, int64_t value) {
   Attribute a;
@@ -137,6 +141,13 @@ Attribute ints_attr(const std::string& name, std::vector<int64_t> values) {
   a.name = name;
   a.kind = Attribute::Kind::kInts;
   a.ints = std::move(values);
+  return a;
+}
+Attribute string_attr(const std::string& name, const std::string& value) {
+  Attribute a;
+  a.name = name;
+  a.kind = Attribute::Kind::kString;
+  a.s = value;
   return a;
 }
 Attribute float_attr(const std::string& name, double value) {
@@ -308,10 +319,16 @@ graph::Model build_select(const Params& p) {
   return b.finish(b.node("Where", {mask, b.input("x", dims), b.scalar("fill", -1e4)}));
 }
 
+// Inside a network a memory-bound layer reads what the layer before it has just written, on the same threads
+// (DenseNet's BatchNormalizations read its Concats); alone it reads a graph input. A producer edge gives it the
+// network's input. A BatchNormalization right after a convolution is folded into it by optimized mode (and by
+// exporters), so its producer ends in a ReLU, as a pre-activation network's does.
 graph::Model build_batchnorm(const Params& p) {
   LayerGraph b;
   int64_t c = p.at("channels"), size = p.at("size");
-  return b.finish(batchnorm(b, b.input("x", {p.at("batch"), c, size, size}), c));
+  auto x = edge(b, b.input("x", {p.at("batch"), c, size, size}), c, kEdgeIn);
+  if (c != 3) x = b.node("Relu", {x}, {}, std::string(kEdgeIn) + "_relu");
+  return b.finish(edge(b, batchnorm(b, x, c), c, kEdgeOut));
 }
 
 graph::Model build_layernorm(const Params& p) {
@@ -350,12 +367,40 @@ graph::Model build_reduce(const Params& p) {
                          {ints_attr("axes", {-1}), int_attr("keepdims", 1)}));
 }
 
+// Each part made by a producer edge, as a network's convolutions make a Concat's inputs: read from graph inputs, two
+// threads copied a DenseNet Concat no faster than one, inside the network 2.3x slower (59 us against 26).
+// DenseNet concatenates 1 to 24 parts; a one-part Concat is a copy.
 graph::Model build_concat(const Params& p) {
   LayerGraph b;
   int64_t n = p.at("batch"), c = p.at("channels"), size = p.at("size");
   std::vector<std::string> parts;
-  for (int64_t i = 0; i < p.at("parts"); ++i) parts.push_back(b.input(fmt::format("x{}", i), {n, c, size, size}));
+  for (int64_t i = 0; i < p.at("parts"); ++i)
+    parts.push_back(edge(b, b.input(fmt::format("x{}", i), {n, c, size, size}), c, fmt::format("{}_{}", kEdgeIn, i)));
   return b.finish(b.node("Concat", parts, {int_attr("axis", 1)}));
+}
+
+// Upsampling as detectors and segmenters export it: nn.Upsample(scale_factor=2), nearest (asymmetric, floor) or
+// bilinear (pytorch_half_pixel), between convolutions.
+graph::Model build_resize(const Params& p) {
+  LayerGraph b;
+  int64_t c = p.at("channels"), size = p.at("size");
+  auto x = edge(b, b.input("x", {p.at("batch"), c, size, size}), c, kEdgeIn);
+  bool nearest = p.at("op") == 0;
+  std::vector<Attribute> attrs{
+      string_attr("mode", nearest ? "nearest" : "linear"),
+      string_attr("coordinate_transformation_mode", nearest ? "asymmetric" : "pytorch_half_pixel")};
+  if (nearest) attrs.push_back(string_attr("nearest_mode", "floor"));
+  auto y = b.node("Resize", {x, "", b.floats("scales", {1, 1, 2, 2})}, std::move(attrs));
+  return b.finish(edge(b, y, c, kEdgeOut));
+}
+
+// A vision transformer's patch embedding: a convolution whose stride is its kernel, without padding.
+graph::Model build_patch(const Params& p) {
+  LayerGraph b;
+  int64_t k = p.at("patch"), filters = p.at("filters");
+  auto x = b.input("x", {p.at("batch"), 3, 224, 224});
+  return b.finish(b.node("Conv", {x, b.weight("w", {filters, 3, k, k}), b.weight("b", {filters})},
+                         {ints_attr("kernel_shape", {k, k}), ints_attr("strides", {k, k})}));
 }
 
 graph::Model build_transpose(const Params& p) {
@@ -417,6 +462,7 @@ struct Template {
   std::vector<ParamGrid> grid;
   graph::Model (*build)(const Params&);
   bool (*plausible)(const Params&) = nullptr;  // rejects combinations no real network has
+  double max_flops = 8e9;                      // a BERT-base projection at batch 8, sequence 128: 4.8 GFLOP
 };
 
 // Shapes real networks have, so the sample spends its time where models do: a convolution's input
@@ -434,9 +480,17 @@ bool plausible_conv(const Params& p) {
   if (k >= 7 && size < 56) return false;
   return stride < 4 || k >= 7;
 }
+bool plausible_large_conv(const Params& p) {
+  double in = static_cast<double>(p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
+  return in <= 3.5e6 && p.at("filters") <= 2 * p.at("channels") && 2 * p.at("filters") >= p.at("channels");
+}
 bool plausible_depthwise(const Params& p) {
   double in = static_cast<double>(p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
   return in >= 1e4 && in <= 2.5e6;
+}
+bool plausible_concat(const Params& p) {
+  double out = static_cast<double>(p.at("parts") * p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
+  return out >= 5e3 && out <= 3.5e6;
 }
 bool plausible_pool(const Params& p) {
   double in = static_cast<double>(p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
@@ -464,6 +518,20 @@ const std::vector<Template>& templates() {
         {"epilogue", {kNone, kRelu, kRelu, kAddRelu, kClip}}},
        [](const Params& p) { return build_conv(p, false); },
        plausible_conv},
+      // The large convolutions of VGG, YOLO and U-Nets at batch 4 to 8 (15 to 30 GFLOP each), above the other
+      // templates' limit: without them the fit extrapolated VGG-16's batch-8 layers and predicted them 1.5x slow.
+      {"large_conv",
+       1,
+       {{"batch", {4, 8}},
+        {"channels", {32, 64, 128, 256}},
+        {"filters", {32, 64, 128, 256}},
+        {"size", {56, 112, 224}},
+        {"kernel", {3}},
+        {"stride", {1}},
+        {"epilogue", {kRelu}}},
+       [](const Params& p) { return build_conv(p, false); },
+       plausible_large_conv,
+       32e9},
       {"depthwise",
        4,
        {{"batch", {1, 2, 4, 8}},
@@ -510,7 +578,7 @@ const std::vector<Template>& templates() {
        build_batched_matmul},
       {"unary", 1, {{"op", {0, 1, 2, 3, 4, 5, 6, 7}}, {"elements", powers_of_two(8, 24)}}, build_unary},
       {"binary",
-       1,
+       2,
        {{"op", {0, 1, 2, 3}}, {"elements", powers_of_two(8, 24)}, {"broadcast", {0, 0, 1, 2}}},
        build_binary},
       {"select", 1, {{"elements", powers_of_two(8, 22)}, {"broadcast", {0, 1}}}, build_select},
@@ -536,9 +604,22 @@ const std::vector<Template>& templates() {
       {"softmax", 1, {{"rows", powers_of_two(0, 14)}, {"width", {16, 64, 128, 256, 512, 1000}}}, build_softmax},
       {"reduce", 1, {{"rows", powers_of_two(0, 12)}, {"width", {64, 256, 768, 1024}}}, build_reduce},
       {"concat",
+       2,
+       {{"batch", {1, 2, 8}},
+        {"parts", {1, 2, 3, 4, 6, 12, 24}},
+        {"channels", {16, 32, 64, 128, 256}},
+        {"size", {7, 14, 28, 56}}},
+       build_concat,
+       plausible_concat},
+      {"resize",
        1,
-       {{"batch", {1, 2, 8}}, {"parts", {2, 3, 4}}, {"channels", {16, 32, 64, 128, 256}}, {"size", {7, 14, 28, 56}}},
-       build_concat},
+       {{"op", {0, 0, 1}},
+        {"batch", {1, 2, 8}},
+        {"channels", {32, 64, 128, 256, 512}},
+        {"size", {7, 14, 20, 28, 40, 56, 80}}},
+       build_resize,
+       plausible_pool},
+      {"patch", 1, {{"batch", {1, 2, 4, 8}}, {"patch", {14, 16, 32}}, {"filters", {384, 768, 1024}}}, build_patch},
       {"transpose",
        1,
        {{"batch", {1, 2, 8}}, {"tokens", {16, 64, 128, 256, 512}}, {"heads", {4, 8, 12, 16}}},
@@ -557,6 +638,16 @@ const std::vector<Template>& templates() {
         {"input", {16, 32, 64, 128, 256, 512}},
         {"hidden", {32, 64, 128, 256, 512}}},
        build_recurrent},
+      // The recurrent layers of sequence models (speech, language, time series): hidden 128 to 1024 over tens to
+      // hundreds of steps.
+      {"sequence_model",
+       2,
+       {{"op", {0, 0, 1}},
+        {"steps", {16, 32, 64, 128, 256}},
+        {"batch", {1, 1, 2, 4, 8}},
+        {"input", {64, 128, 256, 512}},
+        {"hidden", {128, 256, 512, 1024}}},
+       build_recurrent},
       {"chain", 1, {{"length", {1, 4, 16, 64}}}, build_chain},
   };
   return table;
@@ -569,11 +660,11 @@ const Template& find_template(const std::string& name) {
 }
 
 // A single measurement should stay well under the sampling budget on a small machine.
-constexpr double kMaxFlops = 8e9;  // a BERT-base projection at batch 8, sequence 128: 4.8 GFLOP
 constexpr double kMaxBytes = 5e8;
 
-bool within_limits(const analysis::Result& r) {
-  return static_cast<double>(r.cost.totals.flops) <= kMaxFlops && static_cast<double>(r.cost.totals.bytes) <= kMaxBytes;
+bool within_limits(const Template& t, const analysis::Result& r) {
+  return static_cast<double>(r.cost.totals.flops) <= t.max_flops &&
+         static_cast<double>(r.cost.totals.bytes) <= kMaxBytes;
 }
 
 analysis::Result analyze_config(const LayerConfig& config) {
@@ -632,7 +723,7 @@ std::vector<LayerConfig> draw_configs(int per_template, uint64_t seed) {
       for (const auto& g : t.grid) c.param[g.name] = g.values[rng() % g.values.size()];
       if (!seen.insert(c.label()).second || (t.plausible && !t.plausible(c.param))) continue;
       try {
-        if (!within_limits(analyze_config(c))) continue;
+        if (!within_limits(t, analyze_config(c))) continue;
       } catch (const Error&) {
         continue;  // shapes the template cannot take (an empty output)
       }
@@ -661,7 +752,7 @@ std::vector<LayerConfig> neighbours(const LayerConfig& config, int count, uint64
     }
     if (!seen.insert(c.label()).second || (t.plausible && !t.plausible(c.param))) continue;
     try {
-      if (!within_limits(analyze_config(c))) continue;
+      if (!within_limits(t, analyze_config(c))) continue;
     } catch (const Error&) {
       continue;
     }

@@ -3,6 +3,7 @@
 // measurement plumbing end to end on the real executor.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -173,8 +174,8 @@ TEST(LayerSample, EveryTemplateBuildsAndCosts) {
     auto r = analyzed(c);
     EXPECT_TRUE(r.cost.unknown_ops.empty()) << c.label();
     EXPECT_TRUE(r.cost.unresolved_ops.empty()) << c.label();
-    // The draw keeps each measurement small.
-    EXPECT_LE(static_cast<double>(r.cost.totals.flops), 8e9) << c.label();
+    // The draw keeps each measurement small; the large convolutions (VGG's and YOLO's at batch 8) stay under 32 GFLOP.
+    EXPECT_LE(static_cast<double>(r.cost.totals.flops), c.layer == "large_conv" ? 32e9 : 8e9) << c.label();
   }
   auto names = calib::layer_templates();
   EXPECT_EQ(layers, std::set<std::string>(names.begin(), names.end()));
@@ -309,6 +310,68 @@ TEST(LayerSample, RecurrentLayersAreSampledPerStep) {
   for (const auto& s : run.samples) {
     EXPECT_EQ(s.features.kind, calib::Kind::kRecurrent) << s.label;
     EXPECT_GT(s.measured_s, 0) << s.label;
+  }
+}
+
+// The templates of what a network's memory-bound layers read: a Concat whose parts were each just written by a
+// producer (as DenseNet's are), a BatchNormalization between two, Resize's upsampling by 2 (nearest and bilinear), and
+// a vision transformer's patch embedding. The producers are edges: run, never sampled.
+TEST(LayerSample, MemoryBoundLayersReadWhatAProducerWrote) {
+  LayerConfig concat{"concat", {{"batch", 1}, {"parts", 3}, {"channels", 16}, {"size", 14}}};
+  auto r = analyzed(concat);
+  const auto& g = r.model.graph;
+  ASSERT_EQ(g.nodes.size(), 4u);  // three producers and the Concat
+  auto at = static_cast<size_t>(index_of(g, "Concat"));
+  for (auto in : g.nodes[at].inputs) EXPECT_FALSE(g.value(in).is_graph_input) << g.value(in).name;
+  EXPECT_EQ(graph::to_string(g.value(g.outputs[0]).shape), "1x48x14x14");
+  // A copy: 3 x 16 x 14 x 14 floats read and written.
+  EXPECT_EQ(r.cost.nodes[at].bytes(), 2 * 3 * 16 * 14 * 14 * 4);
+
+  LayerConfig nearest{"resize", {{"op", 0}, {"batch", 2}, {"channels", 32}, {"size", 20}}};
+  LayerConfig linear{"resize", {{"op", 1}, {"batch", 1}, {"channels", 32}, {"size", 7}}};
+  auto up = analyzed(nearest);
+  EXPECT_EQ(graph::to_string(up.model.graph.value(up.model.graph.outputs[0]).shape), "2x32x40x40");
+  const auto& resize = up.model.graph.nodes[static_cast<size_t>(index_of(up.model.graph, "Resize"))];
+  EXPECT_EQ(resize.get_string("mode", ""), "nearest");
+  EXPECT_EQ(resize.input(1), graph::kNoValue);  // no roi: an optional input left out, as exporters write it
+
+  LayerConfig patch{"patch", {{"batch", 2}, {"patch", 16}, {"filters", 768}}};
+  auto pr = analyzed(patch);
+  auto pn = static_cast<size_t>(index_of(pr.model.graph, "Conv"));
+  // 224 / 16 = 14 patches a side; each output reads a 16 x 16 x 3 patch once.
+  EXPECT_EQ(graph::to_string(pr.model.graph.value(pr.model.graph.outputs[0]).shape), "2x768x14x14");
+  EXPECT_EQ(pr.cost.nodes[pn].macs, 2 * 768 * 14 * 14 * 3 * 16 * 16);
+
+  calib::SampleOptions options;
+  options.threads = {1};
+  options.seconds_per_run = 0.02;
+  LayerConfig bn{"batchnorm", {{"batch", 1}, {"channels", 16}, {"size", 14}}};
+  auto run = calib::measure_configs(exec::load_engine(), {concat, nearest, linear, patch, bn}, options, "test", {});
+  EXPECT_TRUE(run.failures.empty()) << run.failures.front();
+  std::map<std::string, std::multiset<std::string>> ops;  // by mode
+  for (const auto& s : run.samples) {
+    EXPECT_GT(s.measured_s, 0) << s.label;
+    ops[s.mode].insert(s.features.op);
+  }
+  // One sample per sampled layer in each mode; no producer or consumer edge among them. In optimized mode too the
+  // BatchNormalization is a layer of its own: a producer ending in a convolution would have it folded away.
+  std::multiset<std::string> layers{"BatchNormalization", "Concat", "Conv", "Resize", "Resize"};
+  EXPECT_EQ(ops["eager"], layers);
+  EXPECT_EQ(ops["optimized"], layers);
+}
+
+// Transcendental elementwise ops are told apart from arithmetic of the same size: ridge counts a FLOP per element for
+// both, and on a CPU an Erf runs at a twentieth of an Add's rate.
+TEST(LayerSample, TheFeaturesSayWhetherAnOpIsTranscendental) {
+  const auto& names = calib::feature_names();
+  auto column = static_cast<size_t>(std::find(names.begin(), names.end(), "transcendental") - names.begin());
+  ASSERT_LT(column, names.size());
+  calib::LayerFeatures f;
+  f.kind = Kind::kElementwise;
+  for (const auto& [op, expected] : std::map<std::string, double>{
+           {"Erf", 1}, {"Tanh", 1}, {"Sigmoid", 1}, {"Exp", 1}, {"Add", 0}, {"Relu", 0}, {"Mul", 0}, {"Sqrt", 0}}) {
+    f.op = op;
+    EXPECT_EQ(calib::feature_vector(f).at(column), expected) << op;
   }
 }
 
