@@ -172,7 +172,8 @@ enum Epilogue : int64_t {
   kBatchNormAddRelu = 3,
   kClip = 4,
   kGelu = 5,
-  kAddRelu = 6
+  kAddRelu = 6,
+  kSilu = 7  // x * Sigmoid(x): YOLO's and EfficientNet's activation, which optimized mode fuses as one epilogue
 };
 
 std::string apply_activation(LayerGraph& b, const std::string& x, int64_t epilogue) {
@@ -188,6 +189,7 @@ std::string apply_activation(LayerGraph& b, const std::string& x, int64_t epilog
     auto e = b.node("Erf", {b.node("Div", {x, root2})});
     return b.node("Mul", {b.node("Mul", {x, half}), b.node("Add", {e, one})});
   }
+  if (epilogue == kSilu) return b.node("Mul", {x, b.node("Sigmoid", {x})});
   return epilogue == kNone ? x : b.node("Relu", {x});
 }
 
@@ -212,12 +214,14 @@ std::vector<int64_t> matrix_of(int64_t elements) {
   return {std::max<int64_t>(1, elements / width), width};
 }
 
-graph::Model build_conv(const Params& p, bool depthwise) {
+// A convolution between its layout edges; "pad" (optional) overrides the same-size padding k / 2, and a layer with
+// no output edge hands its output on as a network's last convolution does.
+graph::Model conv_layer(const Params& p, bool depthwise, bool edge_out) {
   LayerGraph b;
   int64_t n = p.at("batch"), c = p.at("channels"), size = p.at("size"), k = p.at("kernel"), s = p.at("stride");
   int64_t filters = depthwise ? c : p.at("filters");
   int64_t groups = depthwise ? c : 1;
-  int64_t pad = k / 2;
+  int64_t pad = p.count("pad") ? p.at("pad") : k / 2;
   int64_t out = (size + 2 * pad - k) / s + 1;
   if (out < 1) throw Error("convolution output would be empty");
   auto x = edge(b, b.input("x", {n, c, size, size}), c, kEdgeIn);
@@ -230,8 +234,9 @@ graph::Model build_conv(const Params& p, bool depthwise) {
     y = b.node("Add", {y, b.input("residual", {n, filters, out, out})});
   bool relu = epilogue == kBatchNormRelu || epilogue == kBatchNormAddRelu || epilogue == kAddRelu;
   y = apply_activation(b, y, relu ? kRelu : epilogue);
-  return b.finish(edge(b, y, filters, kEdgeOut));
+  return b.finish(edge_out ? edge(b, y, filters, kEdgeOut) : y);
 }
+graph::Model build_conv(const Params& p, bool depthwise) { return conv_layer(p, depthwise, true); }
 
 // Inside a network a layer's weights were evicted from the caches by the layers since its last
 // run; run alone, they stay cached. Large weights (a fully connected layer reads them once per
@@ -339,14 +344,20 @@ graph::Model build_layernorm(const Params& p) {
                          {int_attr("axis", -1), float_attr("epsilon", 1e-5)}));
 }
 
+// Pooling as networks export it: after a convolution and its ReLU (the producer edge), padded (ResNet's and
+// GoogLeNet's 3x3 pad-1 pools, an SPP block's 5x5) or not (VGG's and AlexNet's), rounding the output size up or
+// down (torchvision's GoogLeNet uses ceil_mode throughout).
 graph::Model build_pool(const Params& p) {
   LayerGraph b;
   int64_t k = p.at("kernel"), s = p.at("stride"), size = p.at("size");
   if (size < k) throw Error("pool window larger than its input");
   int64_t c = p.at("channels");
+  int64_t pad = p.at("padding") != 0 ? (k - 1) / 2 : 0;
   auto x = edge(b, b.input("x", {p.at("batch"), c, size, size}), c, kEdgeIn);
+  x = b.node("Relu", {x}, {}, std::string(kEdgeIn) + "_relu");
   auto y = b.node(p.at("op") == 0 ? "MaxPool" : "AveragePool", {x},
-                  {ints_attr("kernel_shape", {k, k}), ints_attr("strides", {s, s})});
+                  {ints_attr("kernel_shape", {k, k}), ints_attr("strides", {s, s}),
+                   ints_attr("pads", {pad, pad, pad, pad}), int_attr("ceil_mode", p.at("ceil"))});
   return b.finish(edge(b, y, c, kEdgeOut));
 }
 
@@ -394,13 +405,19 @@ graph::Model build_resize(const Params& p) {
   return b.finish(edge(b, y, c, kEdgeOut));
 }
 
-// A vision transformer's patch embedding: a convolution whose stride is its kernel, without padding.
+// A vision transformer's patch embedding: a convolution of the image whose stride is its kernel, without padding,
+// whose output the model reshapes into tokens.
 graph::Model build_patch(const Params& p) {
-  LayerGraph b;
-  int64_t k = p.at("patch"), filters = p.at("filters");
-  auto x = b.input("x", {p.at("batch"), 3, 224, 224});
-  return b.finish(b.node("Conv", {x, b.weight("w", {filters, 3, k, k}), b.weight("b", {filters})},
-                         {ints_attr("kernel_shape", {k, k}), ints_attr("strides", {k, k})}));
+  int64_t k = p.at("patch");
+  return conv_layer({{"batch", p.at("batch")},
+                     {"channels", 3},
+                     {"filters", p.at("filters")},
+                     {"size", 224},
+                     {"kernel", k},
+                     {"stride", k},
+                     {"pad", 0},
+                     {"epilogue", kNone}},
+                    false, false);
 }
 
 graph::Model build_transpose(const Params& p) {
@@ -465,36 +482,36 @@ struct Template {
   double max_flops = 8e9;                      // a BERT-base projection at batch 8, sequence 128: 4.8 GFLOP
 };
 
+// Elements per image of a feature map: channels x size^2 (x parts for a Concat's output).
+double per_image(const Params& p, int64_t parts = 1) {
+  return static_cast<double>(parts * p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
+}
+bool plausible_map(double elements) { return elements >= 5e3 && elements <= 3.5e6; }
+
 // Shapes real networks have, so the sample spends its time where models do: a convolution's input
 // holds 5 K to 3.5 M elements per image (a 224x224 stem to a 7x7 last stage of 160 channels), RGB
 // only at a stem (a 3x3 or wider kernel), output channels 1/8x to 8x the input's (bottlenecks and
 // MobileNet's 6x expansions), a 7x7 or 11x11 kernel only on a stem (size >= 56), stride 4 only
 // with such a kernel.
 bool plausible_conv(const Params& p) {
-  double c = static_cast<double>(p.at("channels")), size = static_cast<double>(p.at("size"));
-  double f = static_cast<double>(p.at("filters"));
+  double c = static_cast<double>(p.at("channels")), f = static_cast<double>(p.at("filters"));
   int64_t k = p.at("kernel"), stride = p.at("stride");
-  double in = c * size * size;
-  if (in < 5e3 || in > 3.5e6) return false;
-  if (c == 3 ? size < 112 || k < 3 : (f > 8 * c || 8 * f < c)) return false;
-  if (k >= 7 && size < 56) return false;
+  if (!plausible_map(per_image(p))) return false;
+  if (c == 3 ? p.at("size") < 112 || k < 3 : (f > 8 * c || 8 * f < c)) return false;
+  if (k >= 7 && p.at("size") < 56) return false;
   return stride < 4 || k >= 7;
 }
 bool plausible_large_conv(const Params& p) {
-  double in = static_cast<double>(p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
-  return in <= 3.5e6 && p.at("filters") <= 2 * p.at("channels") && 2 * p.at("filters") >= p.at("channels");
+  return per_image(p) <= 3.5e6 && p.at("filters") <= 2 * p.at("channels") && 2 * p.at("filters") >= p.at("channels");
 }
-bool plausible_depthwise(const Params& p) {
-  double in = static_cast<double>(p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
-  return in >= 1e4 && in <= 2.5e6;
-}
-bool plausible_concat(const Params& p) {
-  double out = static_cast<double>(p.at("parts") * p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
-  return out >= 5e3 && out <= 3.5e6;
-}
+bool plausible_depthwise(const Params& p) { return per_image(p) >= 1e4 && per_image(p) <= 2.5e6; }
+bool plausible_concat(const Params& p) { return plausible_map(per_image(p, p.at("parts"))); }
+bool plausible_resize(const Params& p) { return plausible_map(per_image(p)); }
+// Padding only where a window has a centre (odd kernels); a 5x5 window only as an SPP block's, stride 1.
 bool plausible_pool(const Params& p) {
-  double in = static_cast<double>(p.at("channels")) * static_cast<double>(p.at("size") * p.at("size"));
-  return in >= 5e3 && in <= 3.5e6;
+  int64_t k = p.at("kernel");
+  if (p.at("padding") != 0 && k % 2 == 0) return false;
+  return plausible_map(per_image(p)) && (k != 5 || p.at("stride") == 1);
 }
 
 std::vector<int64_t> powers_of_two(int from_exponent, int to_exponent) {
@@ -512,23 +529,25 @@ const std::vector<Template>& templates() {
        {{"batch", {1, 2, 4, 8}},
         {"channels", {3, 16, 24, 32, 64, 96, 128, 160, 192, 256, 320, 384, 512, 576, 960, 1024, 2048}},
         {"filters", {16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 384, 512, 576, 960, 1024, 1280, 2048}},
-        {"size", {7, 14, 28, 56, 112, 224}},
+        {"size", {7, 14, 20, 28, 40, 56, 80, 112, 160, 224, 320}},
         {"kernel", {1, 1, 3, 3, 5, 7, 11}},
         {"stride", {1, 1, 1, 2, 4}},
-        {"epilogue", {kNone, kRelu, kRelu, kAddRelu, kClip}}},
+        {"epilogue", {kNone, kRelu, kRelu, kAddRelu, kClip, kSilu}}},
        [](const Params& p) { return build_conv(p, false); },
        plausible_conv},
-      // The large convolutions of VGG, YOLO and U-Nets at batch 4 to 8 (15 to 30 GFLOP each), above the other
+      // The large convolutions of VGG, YOLO and U-Nets at batch 4 to 8 (4 to 30 GFLOP each), up to above the other
       // templates' limit: without them the fit extrapolated VGG-16's batch-8 layers and predicted them 1.5x slow.
+      // YOLO's maps (160 and 320 a side at a 640 input, 320 and 160 at 320), its stride-2 downsampling and its SiLU:
+      // without them its batch-8 convolutions came out 1.5-2x slow in optimized mode.
       {"large_conv",
-       1,
+       2,
        {{"batch", {4, 8}},
         {"channels", {32, 64, 128, 256}},
         {"filters", {32, 64, 128, 256}},
-        {"size", {56, 112, 224}},
+        {"size", {56, 112, 160, 224, 320}},
         {"kernel", {3}},
-        {"stride", {1}},
-        {"epilogue", {kRelu}}},
+        {"stride", {1, 1, 2}},
+        {"epilogue", {kRelu, kSilu}}},
        [](const Params& p) { return build_conv(p, false); },
        plausible_large_conv,
        32e9},
@@ -539,7 +558,7 @@ const std::vector<Template>& templates() {
         {"size", {7, 14, 28, 56, 112}},
         {"kernel", {3, 3, 5}},
         {"stride", {1, 2}},
-        {"epilogue", {kNone, kRelu, kClip, kClip}}},
+        {"epilogue", {kNone, kRelu, kClip, kClip, kSilu}}},
        [](const Params& p) { return build_conv(p, true); },
        plausible_depthwise},
       {"linear",
@@ -587,14 +606,18 @@ const std::vector<Template>& templates() {
        {{"batch", {1, 2, 8}}, {"channels", {16, 64, 128, 256, 512, 1024}}, {"size", {7, 14, 28, 56, 112}}},
        build_batchnorm},
       {"layernorm", 1, {{"rows", powers_of_two(0, 11)}, {"width", {64, 128, 256, 512, 768, 1024}}}, build_layernorm},
+      // Weighed twice: in eager mode ATen's pooling runs at 1 GB/s or less, and GoogLeNet spends half its time in its
+      // 13 MaxPools.
       {"pool",
-       1,
-       {{"op", {0, 1}},
+       2,
+       {{"op", {0, 0, 1}},
         {"batch", {1, 2, 8}},
-        {"channels", {16, 64, 128, 256, 512}},
-        {"size", {7, 14, 28, 56, 112}},
-        {"kernel", {2, 3}},
-        {"stride", {1, 2}}},
+        {"channels", {16, 64, 128, 192, 256, 480, 512}},
+        {"size", {7, 14, 28, 56, 112, 224}},
+        {"kernel", {2, 3, 3, 5}},
+        {"stride", {1, 2}},
+        {"padding", {0, 1}},
+        {"ceil", {0, 1}}},
        build_pool,
        plausible_pool},
       {"global_pool",
@@ -618,7 +641,7 @@ const std::vector<Template>& templates() {
         {"channels", {32, 64, 128, 256, 512}},
         {"size", {7, 14, 20, 28, 40, 56, 80}}},
        build_resize,
-       plausible_pool},
+       plausible_resize},
       {"patch", 1, {{"batch", {1, 2, 4, 8}}, {"patch", {14, 16, 32}}, {"filters", {384, 768, 1024}}}, build_patch},
       {"transpose",
        1,

@@ -21,8 +21,9 @@ namespace {
 
 constexpr double kShortRunS = 2e-3;
 // 2: the trees also read the op code; 3: rank-free features of reductions and elementwise ops, Cast as data
-// movement; 4: whether an elementwise op is transcendental.
-constexpr int kFormatVersion = 4;
+// movement; 4: whether an elementwise op is transcendental; 5: a product by a matrix folds the first operand's
+// leading dims into its rows (m).
+constexpr int kFormatVersion = 5;
 
 void check_xgb(int status, const char* what) {
   if (status != 0) throw Error(fmt::format("calibration: XGBoost {} failed: {}", what, XGBGetLastError()));

@@ -1,6 +1,7 @@
 // The layer sample: the single-layer graphs it builds (costed by ridge's own cost model and checked
 // against hand-computed values), the draw and the neighbours the refinement uses, and the
 // measurement plumbing end to end on the real executor.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -116,6 +117,36 @@ TEST(LayerSample, ReductionAndElementwiseFeaturesIgnoreTheRank) {
   EXPECT_EQ(f.in_channels, 16);
 }
 
+// A product by a weight matrix is one GEMM over every row of its first operand: ViT's in-projection [197, 1, 768] x
+// [768, 2304] has m = 197 and no batch, as [197, 768] x [768, 2304] has; a product of two 3-D operands (attention's
+// scores) keeps its batch.
+TEST(LayerSample, AProductByAMatrixFoldsTheLeadingDimsIntoItsRows) {
+  auto features = [](std::vector<DimSpec> a, std::vector<DimSpec> b_dims, bool weight) {
+    ModelBuilder b;
+    b.input("a", a).output("y");
+    if (weight) {
+      std::vector<int64_t> w;
+      for (auto d : b_dims) w.push_back(std::get<int64_t>(d));
+      b.weight("b", w);
+    } else {
+      b.input("b", b_dims);
+    }
+    b.node("MatMul", {"a", "b"}, {"y"}, "product");
+    auto r = analyze_file(b.save(fmt::format("fold_{}_{}", a.size(), weight)));
+    return calib::features_of(r.model.graph, r.model.graph.nodes[0], r.cost.nodes[0]);
+  };
+  auto seq_first = features({int64_t{197}, int64_t{1}, int64_t{768}}, {int64_t{768}, int64_t{2304}}, true);
+  auto flat = features({int64_t{197}, int64_t{768}}, {int64_t{768}, int64_t{2304}}, true);
+  EXPECT_EQ(seq_first.m, 197);
+  EXPECT_EQ(seq_first.n, 2304);
+  EXPECT_EQ(seq_first.k, 768);
+  EXPECT_EQ(seq_first.batch, 1);
+  EXPECT_EQ(calib::feature_vector(seq_first), calib::feature_vector(flat));
+  auto scores = features({int64_t{12}, int64_t{197}, int64_t{64}}, {int64_t{12}, int64_t{64}, int64_t{197}}, false);
+  EXPECT_EQ(scores.m, 197);
+  EXPECT_EQ(scores.batch, 12);
+}
+
 TEST(LayerSample, DepthwiseIsAGroupedConvolutionOneGroupPerChannel) {
   LayerConfig c{"depthwise",
                 {{"batch", 1}, {"channels", 32}, {"size", 28}, {"kernel", 3}, {"stride", 1}, {"epilogue", 0}}};
@@ -176,6 +207,11 @@ TEST(LayerSample, EveryTemplateBuildsAndCosts) {
     EXPECT_TRUE(r.cost.unresolved_ops.empty()) << c.label();
     // The draw keeps each measurement small; the large convolutions (VGG's and YOLO's at batch 8) stay under 32 GFLOP.
     EXPECT_LE(static_cast<double>(r.cost.totals.flops), c.layer == "large_conv" ? 32e9 : 8e9) << c.label();
+    // A pool is padded only where its window has a centre; 5x5 windows are SPP's, stride 1.
+    if (c.layer == "pool") {
+      EXPECT_TRUE(c.param.at("padding") == 0 || c.param.at("kernel") % 2 == 1) << c.label();
+      EXPECT_TRUE(c.param.at("kernel") != 5 || c.param.at("stride") == 1) << c.label();
+    }
   }
   auto names = calib::layer_templates();
   EXPECT_EQ(layers, std::set<std::string>(names.begin(), names.end()));
@@ -277,6 +313,30 @@ TEST(LayerSample, PlanAndExecutorAgreeOnTheFusedGeluChain) {
   EXPECT_EQ(run.samples[0].features.fused_ops, 6);
 }
 
+// YOLO's convolutions end in SiLU (x * Sigmoid(x)): eager runs the Sigmoid and the Mul as nodes of their own, optimized
+// mode fuses both into the convolution, and the plan finds the same single layer the executor runs.
+TEST(LayerSample, ASiluEpilogueFusesIntoItsConvolution) {
+  auto c = conv(7);
+  auto r = analyzed(c);
+  std::multiset<std::string> ops;
+  for (const auto& n : r.model.graph.nodes) ops.insert(n.op_type);
+  EXPECT_EQ(ops, (std::multiset<std::string>{"Conv", "Conv", "Conv", "Sigmoid", "Mul"}));
+  auto plan = calib::plan_fusion(r.model.graph, r.cost, r.model.directory);
+  EXPECT_EQ(plan.executed(), 3);  // the two edges and the fused layer
+  auto f = calib::layer_features(r.model.graph, r.cost, plan, index_of(r.model.graph, "Conv"), 1);
+  EXPECT_EQ(f.fused_ops, 2);
+
+  calib::SampleOptions options;
+  options.threads = {1};
+  options.seconds_per_run = 0.02;
+  auto run = calib::measure_configs(exec::load_engine(), {c}, options, "test", {});
+  std::map<std::string, std::multiset<std::string>> measured;  // by mode
+  for (const auto& s : run.samples) measured[s.mode].insert(s.features.op);
+  EXPECT_EQ(measured["eager"], (std::multiset<std::string>{"Conv", "Sigmoid", "Mul"}));
+  EXPECT_EQ(measured["optimized"], (std::multiset<std::string>{"Conv"}));
+  for (const auto& o : run.overheads) EXPECT_EQ(o.nodes, o.mode == "optimized" ? plan.executed() : 5) << o.mode;
+}
+
 // The recurrent template: one LSTM over 16 steps of a batch of 2, 64 inputs, 128 hidden. Each step multiplies
 // [2, 64 + 128] by [192, 4 x 128] (the gates), so the features are per step: m 2, n 512, k 192, 16 steps. It runs
 // on the executor and is measured as kind recurrent (the LSTM model's layers were kind "other", never sampled).
@@ -342,11 +402,37 @@ TEST(LayerSample, MemoryBoundLayersReadWhatAProducerWrote) {
   EXPECT_EQ(graph::to_string(pr.model.graph.value(pr.model.graph.outputs[0]).shape), "2x768x14x14");
   EXPECT_EQ(pr.cost.nodes[pn].macs, 2 * 768 * 14 * 14 * 3 * 16 * 16);
 
+  // A pool after its producer's ReLU, padded and rounding up as GoogLeNet's: 112 + 2 - 3 = 111 over stride 2 is 55.5,
+  // up to 56 windows after the first, 57; rounding down, 56. Unpadded, a 3x3 window of 112 rounds up to 56.
+  auto pool = [](int64_t padding, int64_t ceil) {
+    return LayerConfig{"pool",
+                       {{"op", 0},
+                        {"batch", 1},
+                        {"channels", 64},
+                        {"size", 112},
+                        {"kernel", 3},
+                        {"stride", 2},
+                        {"padding", padding},
+                        {"ceil", ceil}}};
+  };
+  auto out_shape = [](const LayerConfig& c) {
+    auto a = analyzed(c);
+    const auto& pg = a.model.graph;
+    const auto& node = pg.nodes[static_cast<size_t>(index_of(pg, "MaxPool"))];
+    EXPECT_EQ(pg.nodes[static_cast<size_t>(index_of(pg, "MaxPool")) - 1].op_type, "Relu");
+    return graph::to_string(pg.value(node.outputs[0]).shape);
+  };
+  EXPECT_EQ(out_shape(pool(1, 1)), "1x64x57x57");
+  EXPECT_EQ(out_shape(pool(1, 0)), "1x64x56x56");
+  EXPECT_EQ(out_shape(pool(0, 1)), "1x64x56x56");
+  EXPECT_EQ(out_shape(pool(0, 0)), "1x64x55x55");
+
   calib::SampleOptions options;
   options.threads = {1};
   options.seconds_per_run = 0.02;
   LayerConfig bn{"batchnorm", {{"batch", 1}, {"channels", 16}, {"size", 14}}};
-  auto run = calib::measure_configs(exec::load_engine(), {concat, nearest, linear, patch, bn}, options, "test", {});
+  auto run = calib::measure_configs(exec::load_engine(), {concat, nearest, linear, patch, bn, pool(1, 1)}, options,
+                                    "test", {});
   EXPECT_TRUE(run.failures.empty()) << run.failures.front();
   std::map<std::string, std::multiset<std::string>> ops;  // by mode
   for (const auto& s : run.samples) {
@@ -355,7 +441,7 @@ TEST(LayerSample, MemoryBoundLayersReadWhatAProducerWrote) {
   }
   // One sample per sampled layer in each mode; no producer or consumer edge among them. In optimized mode too the
   // BatchNormalization is a layer of its own: a producer ending in a convolution would have it folded away.
-  std::multiset<std::string> layers{"BatchNormalization", "Concat", "Conv", "Resize", "Resize"};
+  std::multiset<std::string> layers{"BatchNormalization", "Concat", "Conv", "MaxPool", "Resize", "Resize"};
   EXPECT_EQ(ops["eager"], layers);
   EXPECT_EQ(ops["optimized"], layers);
 }
