@@ -214,8 +214,8 @@ std::vector<int64_t> matrix_of(int64_t elements) {
   return {std::max<int64_t>(1, elements / width), width};
 }
 
-// A convolution between its layout edges; "pad" (optional) overrides the same-size padding k / 2, and a layer with
-// no output edge hands its output on as a network's last convolution does.
+// A convolution between its layout edges; "pad" (optional) overrides the same-size padding k / 2. Without the output
+// edge the layer's output is the graph's, as a patch embedding hands its output to a Reshape rather than a convolution.
 graph::Model conv_layer(const Params& p, bool depthwise, bool edge_out) {
   LayerGraph b;
   int64_t n = p.at("batch"), c = p.at("channels"), size = p.at("size"), k = p.at("kernel"), s = p.at("stride");
@@ -535,8 +535,8 @@ const std::vector<Template>& templates() {
         {"epilogue", {kNone, kRelu, kRelu, kAddRelu, kClip, kSilu}}},
        [](const Params& p) { return build_conv(p, false); },
        plausible_conv},
-      // The large convolutions of VGG, YOLO and U-Nets at batch 4 to 8 (4 to 30 GFLOP each), up to above the other
-      // templates' limit: without them the fit extrapolated VGG-16's batch-8 layers and predicted them 1.5x slow.
+      // The large convolutions of VGG, YOLO and U-Nets at batch 4 to 8 (4 to 30 GFLOP each, to 32 where the other
+      // templates stop at 8): without them the fit extrapolated VGG-16's batch-8 layers and predicted them 1.5x slow.
       // YOLO's maps (160 and 320 a side at a 640 input, 320 and 160 at 320), its stride-2 downsampling and its SiLU:
       // without them its batch-8 convolutions came out 1.5-2x slow in optimized mode.
       {"large_conv",
@@ -606,7 +606,7 @@ const std::vector<Template>& templates() {
        {{"batch", {1, 2, 8}}, {"channels", {16, 64, 128, 256, 512, 1024}}, {"size", {7, 14, 28, 56, 112}}},
        build_batchnorm},
       {"layernorm", 1, {{"rows", powers_of_two(0, 11)}, {"width", {64, 128, 256, 512, 768, 1024}}}, build_layernorm},
-      // Weighed twice: in eager mode ATen's pooling runs at 1 GB/s or less, and GoogLeNet spends half its time in its
+      // Weighted twice: in eager mode ATen's pooling runs at 1 GB/s or less, and GoogLeNet spends half its time in its
       // 13 MaxPools.
       {"pool",
        2,
