@@ -328,11 +328,15 @@ graph::Model build_select(const Params& p) {
 // (DenseNet's BatchNormalizations read its Concats); alone it reads a graph input. A producer edge gives it the
 // network's input. A BatchNormalization right after a convolution is folded into it by optimized mode (and by
 // exporters), so its producer ends in a ReLU, as a pre-activation network's does.
+// The producer edge ending in a ReLU (never sampled): a convolution and its activation, as in a network.
+std::string relu_producer(LayerGraph& b, const std::string& x, int64_t channels) {
+  return b.node("Relu", {edge(b, x, channels, kEdgeIn)}, {}, std::string(kEdgeIn) + "_relu");
+}
+
 graph::Model build_batchnorm(const Params& p) {
   LayerGraph b;
   int64_t c = p.at("channels"), size = p.at("size");
-  auto x = edge(b, b.input("x", {p.at("batch"), c, size, size}), c, kEdgeIn);
-  if (c != 3) x = b.node("Relu", {x}, {}, std::string(kEdgeIn) + "_relu");
+  auto x = relu_producer(b, b.input("x", {p.at("batch"), c, size, size}), c);
   return b.finish(edge(b, batchnorm(b, x, c), c, kEdgeOut));
 }
 
@@ -353,8 +357,7 @@ graph::Model build_pool(const Params& p) {
   if (size < k) throw Error("pool window larger than its input");
   int64_t c = p.at("channels");
   int64_t pad = p.at("padding") != 0 ? (k - 1) / 2 : 0;
-  auto x = edge(b, b.input("x", {p.at("batch"), c, size, size}), c, kEdgeIn);
-  x = b.node("Relu", {x}, {}, std::string(kEdgeIn) + "_relu");
+  auto x = relu_producer(b, b.input("x", {p.at("batch"), c, size, size}), c);
   auto y = b.node(p.at("op") == 0 ? "MaxPool" : "AveragePool", {x},
                   {ints_attr("kernel_shape", {k, k}), ints_attr("strides", {s, s}),
                    ints_attr("pads", {pad, pad, pad, pad}), int_attr("ceil_mode", p.at("ceil"))});
