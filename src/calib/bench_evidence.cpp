@@ -286,7 +286,7 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
   // sum to more than its median; GPU node times are kept as measured.
   const bool gpu = gpu_run(r);
   double node_sum_s = 0;
-  for (const auto& row : r.nodes) node_sum_s += row.mean_ms / 1e3;
+  for (const auto& row : r.nodes) node_sum_s += exec::typical_ms(row) / 1e3;
   const double run_s = (r.latency_ms.median > 0 ? r.latency_ms.median : r.latency_ms.mean) / 1e3;
   const double anchor = node_time_anchor(node_sum_s, run_s, gpu);
   const auto run_id =
@@ -317,7 +317,7 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
       continue;
     }
     // The fit works on log(time): a node timed at zero has no logarithm.
-    if (!(row.mean_ms > 0)) {
+    if (!(exec::typical_ms(row) > 0)) {
       count(n_idle, idle, row.name);
       continue;
     }
@@ -326,7 +326,7 @@ void use_run(const exec::LoadedRun& loaded, Analyses& analyses, BenchEvidence& o
     Sample s;
     s.features = layer_features(g, cost, plan, static_cast<int>(n), std::max(0, r.environment.threads));
     s.mode = r.mode;
-    s.measured_s = row.mean_ms / 1e3 * anchor;
+    s.measured_s = exec::typical_ms(row) / 1e3 * anchor;
     s.source = source;
     s.run = run_id;
     s.label = row.name;

@@ -229,6 +229,7 @@ void time_sample(const CalibrateRequest& r, const hw::Device& device, const Ceil
   options.seed = r.seed.value_or(0);
   options.ceilings = ceilings;
   options.per_template = r.sample_size;
+  if (r.visits > 0) options.visits = r.visits;
   auto& engine = exec::load_engine(gpu ? exec::Backend::kCuda : exec::Backend::kCpu);
   // No usable GPU (no driver, none visible) is one line before the sample starts, not a failure per layer.
   if (gpu) engine.environment(exec::ExecOptions{});
@@ -388,7 +389,7 @@ void check_request(const CalibrateRequest& r) {
   const auto& c = r.choices;
   const bool bound =
       b.batch.has_value() || !b.inputs.empty() || m.options.activation_dtype || m.options.weight_dtype || m.strict;
-  const bool shape_options = r.sample || r.quick || r.sample_size > 0 || !r.sample_files.empty() ||
+  const bool shape_options = r.sample || r.quick || r.sample_size > 0 || r.visits > 0 || !r.sample_files.empty() ||
                              !r.exclude_model.empty() || r.repetitions > 0 || !r.ncu.empty() || !r.threads.empty() ||
                              !r.modes.empty() || r.folds || r.seed;
   switch (r.fit) {
@@ -399,7 +400,8 @@ void check_request(const CalibrateRequest& r) {
             "theirs)");
       if (shape_options)
         throw Error(
-            "--sample, --quick, --sample-size, --samples, --exclude-model, --repetitions, --ncu, --threads, --modes, "
+            "--sample, --quick, --sample-size, --visits, --samples, --exclude-model, --repetitions, --ncu, --threads, "
+            "--modes, "
             "--folds and --seed fit time calibrations, not --energy (a layer sample under a power source is not "
             "supported yet: measure it and "
             "give an energy CSV)");
@@ -423,10 +425,10 @@ void check_request(const CalibrateRequest& r) {
         throw Error("--ncu adds kernel times to the shape-aware GPU fit; with a MODEL, give its export to --measured");
       // The per-family fit solves one small least-squares problem from the given node times: nothing is sampled,
       // threaded, moded, left out or cross-validated, so these options would be dropped.
-      if (r.quick || r.sample_size > 0 || !r.threads.empty() || !r.modes.empty() || !r.exclude_model.empty() ||
-          r.folds || r.seed)
+      if (r.quick || r.sample_size > 0 || r.visits > 0 || !r.threads.empty() || !r.modes.empty() ||
+          !r.exclude_model.empty() || r.folds || r.seed)
         throw Error(
-            "--quick, --sample-size, --threads, --modes, --exclude-model, --folds and --seed apply to the "
+            "--quick, --sample-size, --visits, --threads, --modes, --exclude-model, --folds and --seed apply to the "
             "shape-aware calibration (no MODEL); the per-family fit of a MODEL takes its node times as measured");
       return;
     case Fit::kShape:
@@ -437,7 +439,8 @@ void check_request(const CalibrateRequest& r) {
     throw Error(
         "nothing to calibrate from: give --sample (time a layer sample here), --measured DIR (bench runs) "
         "or --samples FILE");
-  if ((r.quick || r.sample_size > 0) && !r.sample) throw Error("--quick and --sample-size apply to --sample");
+  if ((r.quick || r.sample_size > 0 || r.visits > 0) && !r.sample)
+    throw Error("--quick, --sample-size and --visits apply to --sample");
   // The shape-aware fit binds and costs each layer itself, in fp32: the model options would change
   // nothing, so they are refused rather than dropped.
   if (bound || c.allow_tf32 || c.traffic != "unfused")

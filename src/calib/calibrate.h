@@ -41,6 +41,7 @@ struct CalibrateRequest {
   // Shape-aware.
   bool sample = false, quick = false;     // time the layer sample here (smaller with quick)
   int sample_size = 0;                    // configurations per template and unit of weight (0: the default)
+  int visits = 0;                         // passes over the sample's configurations, fastest kept (0: the default)
   std::vector<int> threads;               // the sample's thread counts (empty: every logical CPU)
   std::string modes;                      // the sample's modes, "eager,optimized" ("": the device's executor's)
   std::vector<std::string> sample_files;  // kept evidence: OUT.samples.csv of earlier fits

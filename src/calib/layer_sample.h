@@ -37,14 +37,17 @@ std::vector<LayerConfig> draw_configs(int per_template, uint64_t seed);
 std::vector<LayerConfig> neighbours(const LayerConfig& config, int count, uint64_t seed);
 
 struct SampleOptions {
-  bool quick = false;  // fewer configurations, one refinement round: 4 to 8 minutes on 2 cores
+  bool quick = false;  // fewer configurations, one refinement round: 5 to 13 minutes on 2 cores
   std::vector<int> threads{1};
   std::vector<exec::Mode> modes{exec::Mode::kEager, exec::Mode::kOptimized};
   uint64_t seed = 0;
   Ceilings ceilings;             // the floor the refinement's interim fits use
-  double seconds_per_run = 0.1;  // measuring budget per configuration, mode and thread count
-  int per_template = 0;          // 0: 8 (quick) or 24, times each template's weight
-  int refine_rounds = -1;        // -1: 1 (quick) or 2
+  double seconds_per_run = 0.1;  // measuring budget per configuration, mode and thread count, over its visits
+  // Passes over the configurations; each keeps its fastest visit (its run's median), as other tenants of a shared
+  // machine only add time. 0: 2 on the CPU, 1 on a GPU (a device the run has to itself).
+  int visits = 0;
+  int per_template = 0;    // 0: 8 (quick) or 24, times each template's weight
+  int refine_rounds = -1;  // -1: 1 (quick) or 2
   // The GPU executor (an engine of exec::Backend::kCuda): modes eager and cuda-graph, threads {0} (it has none), the
   // GPU's plan (shape arithmetic folded), and each run's node times scaled to its median where they sum to more
   // (a graph replay's node times come from eager passes that wait on the host).

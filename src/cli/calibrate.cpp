@@ -24,9 +24,9 @@ struct CalibrateOptions {
   bool sample = false, quick = false;
   bool energy = false;  // fit the energy roofline of the mode (E = e_flop W + e_byte Q + p_static T)
   std::string threads, modes, exclude_model;  // modes "": the device executor's
-  std::vector<std::string> ncu;    // MODEL:BATCH=EXPORT.csv: kernel times of the GPU executor as device times
-  int folds = 0, sample_size = 0;  // folds 0: the fit's default (5); given, it must be honoured
-  int64_t repetitions = 0;         // model passes in an ncu export given to --measured (0: what the export shows)
+  std::vector<std::string> ncu;  // MODEL:BATCH=EXPORT.csv: kernel times of the GPU executor as device times
+  int folds = 0, sample_size = 0, visits = 0;  // folds 0: the fit's default (5); given, it must be honoured
+  int64_t repetitions = 0;  // model passes in an ncu export given to --measured (0: what the export shows)
   std::optional<uint64_t> seed;
   StoreOptions store;
 };
@@ -44,6 +44,7 @@ calib::CalibrateRequest request_of(const CalibrateOptions& o) {
   r.sample = o.sample;
   r.quick = o.quick;
   r.sample_size = o.sample_size;
+  r.visits = o.visits;
   r.threads = calib::parse_threads(o.threads);
   r.modes = o.modes;
   r.sample_files = o.sample_files;
@@ -120,10 +121,15 @@ Command add_calibrate_command(CLI::App& parent) {
       "--energy", o->energy,
       "fit the energy roofline of the device's mode (e_flop, e_byte, p_static) to --measured runs with energy");
   app->add_flag("--sample", o->sample, "time a sample of single-layer graphs on this machine's executor");
-  app->add_flag("--quick", o->quick, "a smaller layer sample (4 to 8 minutes on 2 cores)");
+  app->add_flag("--quick", o->quick, "a smaller layer sample (5 to 13 minutes on 2 cores)");
   app->add_option("--sample-size", o->sample_size,
                   "configurations per template and unit of weight (default 8 with --quick, else 24; conv weighs 6)")
       ->check(CLI::Range(1, 1000));
+  app->add_option("--visits", o->visits,
+                  "passes the layer sample makes over its configurations, each keeping its fastest visit: a shared "
+                  "machine's other tenants only add time, for minutes at once (default 2; 1 on a quiet machine "
+                  "halves the warm-ups)")
+      ->check(CLI::Range(1, 10));
   app->add_option("--threads", o->threads, "thread counts the layer sample runs with, N or N1,N2 (default: all CPUs)");
   app->add_option("--modes", o->modes,
                   "executor modes the layer sample runs: eager,optimized (default both); on a GPU device file "

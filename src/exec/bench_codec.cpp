@@ -114,6 +114,7 @@ ordered run_json(const BenchResult& r) {
   ordered nodes = ordered::array();
   for (const auto& n : r.nodes) {
     ordered node = {{"name", n.name}, {"op", n.op_type}, {"mean_ms", n.mean_ms}};
+    if (n.median_ms >= 0) node["median_ms"] = n.median_ms;
     // A training step's split is written only where it was measured (an inference node has no backward).
     if (n.forward_ms >= 0) node["forward_ms"] = n.forward_ms;
     if (n.backward_ms >= 0) node["backward_ms"] = n.backward_ms;
@@ -198,6 +199,7 @@ BenchResult run_of(const Reader& r) {
     if (t.name.empty()) throw Error(fmt::format("{}.name is missing or empty", n.where()));
     t.op_type = n.text("op", "");
     t.mean_ms = n.non_negative("mean_ms");
+    if (n.has("median_ms")) t.median_ms = n.non_negative("median_ms");
     if (n.has("forward_ms")) t.forward_ms = n.non_negative("forward_ms");
     if (n.has("backward_ms")) t.backward_ms = n.non_negative("backward_ms");
     t.percent = n.number("percent", 0);

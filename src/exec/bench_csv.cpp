@@ -185,13 +185,14 @@ std::vector<LoadedRun> read_bench_csv(const fs::path& given, const std::string& 
   std::optional<CsvFile> nodes;
   std::optional<RunColumns> node_columns;
   size_t node_col = 0, node_ms = 0;
-  std::optional<size_t> node_op, node_forward, node_backward;
+  std::optional<size_t> node_op, node_median, node_forward, node_backward;
   if (fs::is_regular_file(dir / "nodes.csv")) {
     nodes.emplace(dir / "nodes.csv");
     node_columns.emplace(*nodes);
     node_col = nodes->need("node");
     node_ms = nodes->need("mean_ms");
     node_op = nodes->find("op");
+    node_median = nodes->find("median_ms");  // files written before it was kept lack it
     node_forward = nodes->find("forward_ms");
     node_backward = nodes->find("backward_ms");
   }
@@ -224,6 +225,8 @@ std::vector<LoadedRun> read_bench_csv(const fs::path& given, const std::string& 
       if (row.fields[node_ms].empty()) throw Error(fmt::format("{}: mean_ms is empty", nodes->where(row)));
       n.mean_ms = *parse_figure(row.fields[node_ms], nodes->where(row), "mean_ms");
       if (node_op) n.op_type = row.fields[*node_op];
+      if (node_median)
+        n.median_ms = parse_figure(row.fields[*node_median], nodes->where(row), "median_ms").value_or(-1);
       // A training step's split, where the profile measured one (an empty cell: inference, -1).
       if (node_forward)
         n.forward_ms = parse_figure(row.fields[*node_forward], nodes->where(row), "forward_ms").value_or(-1);

@@ -21,7 +21,7 @@ struct Environment {
 
 struct NodeTiming {
   std::string name, op_type;
-  double mean_ms = 0;  // mean over the timed runs
+  double mean_ms = 0;  // mean over the profile's passes
   double percent = 0;  // of the summed node times
   // Layer descriptors for users of layer-wise tooling (conv/matmul; 0 / "" otherwise).
   int64_t in_channels = 0, out_channels = 0;
@@ -32,7 +32,13 @@ struct NodeTiming {
   // A training step's parts of mean_ms (their sum): the node's forward, and the backward of what it computed
   // (0 where no gradient flows through it); -1: not a training step's profile.
   double forward_ms = -1, backward_ms = -1;
+  // Median over the profile's passes: a stall in one pass moves the mean of a small node by its whole length and
+  // leaves the median; -1 where not kept (training steps, the GPU executor, imports, files written before it was).
+  double median_ms = -1;
 };
+
+// The time a fit or a comparison takes for a node: its median where the profile kept one, else its mean.
+inline double typical_ms(const NodeTiming& t) { return t.median_ms >= 0 ? t.median_ms : t.mean_ms; }
 
 struct OpTypeTiming {
   std::string op_type;

@@ -74,8 +74,9 @@ Table op_types_table(const exec::BenchResult& r) {
   return t;
 }
 
-// A training step's forward or backward part of a node's time; empty for inference (-1), which has no split.
-Value split_ms(double ms) { return ms >= 0 ? Value{ms} : Value{}; }
+// A figure the profile may not have: a training step's forward or backward part (-1 in inference, which has no
+// split), a median it did not keep (-1); empty then.
+Value ms_or_empty(double ms) { return ms >= 0 ? Value{ms} : Value{}; }
 
 bool split_profile(const exec::BenchResult& r) {
   return std::any_of(r.nodes.begin(), r.nodes.end(), [](const auto& n) { return n.forward_ms >= 0; });
@@ -88,6 +89,7 @@ Table nodes_table(const exec::BenchResult& r) {
   t.column({.key = "name"})
       .column({.key = "op"})
       .column({.key = "mean_ms"})
+      .column({.key = "median_ms"})
       .column({.key = "forward_ms"})
       .column({.key = "backward_ms"})
       .column({.key = "percent"})
@@ -98,8 +100,9 @@ Table nodes_table(const exec::BenchResult& r) {
       .column({.key = "predicted_flops"})
       .column({.key = "workspace_bytes"});
   for (const auto& n : r.nodes)
-    t.add({n.name, n.op_type, n.mean_ms, split_ms(n.forward_ms), split_ms(n.backward_ms), n.percent, n.in_channels,
-           n.out_channels, n.kernel_size, n.algorithm, n.predicted_flops, n.workspace_bytes});
+    t.add({n.name, n.op_type, n.mean_ms, ms_or_empty(n.median_ms), ms_or_empty(n.forward_ms),
+           ms_or_empty(n.backward_ms), n.percent, n.in_channels, n.out_channels, n.kernel_size, n.algorithm,
+           n.predicted_flops, n.workspace_bytes});
   return t;
 }
 
@@ -120,8 +123,8 @@ Table slowest_table(const exec::BenchResult& r, int top_nodes) {
   for (const auto& n : nodes) {
     std::vector<Value> row{n.name, n.op_type, n.mean_ms};
     if (split) {
-      row.push_back(split_ms(n.forward_ms));
-      row.push_back(split_ms(n.backward_ms));
+      row.push_back(ms_or_empty(n.forward_ms));
+      row.push_back(ms_or_empty(n.backward_ms));
     }
     row.emplace_back(n.percent);
     row.emplace_back(n.algorithm);
@@ -412,6 +415,7 @@ Table node_times_table(const std::vector<exec::BenchResult>& runs) {
   t.column({.key = "node"})
       .column({.key = "op"})
       .column({.key = "mean_ms"})
+      .column({.key = "median_ms"})
       .column({.key = "forward_ms"})
       .column({.key = "backward_ms"});
   add_provenance_columns(t);
@@ -421,8 +425,9 @@ Table node_times_table(const std::vector<exec::BenchResult>& runs) {
       row.emplace_back(n.name);
       row.emplace_back(n.op_type);
       row.emplace_back(n.mean_ms);
-      row.push_back(split_ms(n.forward_ms));
-      row.push_back(split_ms(n.backward_ms));
+      row.push_back(ms_or_empty(n.median_ms));
+      row.push_back(ms_or_empty(n.forward_ms));
+      row.push_back(ms_or_empty(n.backward_ms));
       append_provenance(row, r);
       t.add(std::move(row));
     }

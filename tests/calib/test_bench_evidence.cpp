@@ -90,6 +90,26 @@ TEST(BenchEvidence, EagerRunGivesOneSamplePerNodeWithTheCostModelsFeatures) {
   EXPECT_EQ(o.source, "bench:" + w.model);
 }
 
+// A node's median over the profile's passes, where the run kept one, is its time (a stall in one pass moves the mean);
+// the overhead sample sums the same figures. A run without medians (an older file, the GPU) keeps its means.
+TEST(BenchEvidence, ANodesMedianIsItsTimeWhereTheRunKeptOne) {
+  auto w = make_workspace("medians");
+  auto r = run_of(w.model, 1, "eager", kEager, 2.0, "2024-05-01T10:00:00Z");
+  for (auto& n : r.nodes) n.median_ms = n.mean_ms / 2;
+  r.nodes[0].median_ms = -1;  // conv: not kept
+  report::append_bench_csv(w.bench(), {r});
+  auto e = calib::read_bench_evidence({w.bench()});
+  EXPECT_TRUE(e.notes.empty()) << joined(e.notes);
+  double sum_ms = 0;
+  for (const auto& [name, ms] : kEager) {
+    double expected_ms = name == "conv" ? ms : ms / 2;
+    EXPECT_DOUBLE_EQ(sample(e, name, "eager").measured_s, expected_ms / 1e3) << name;
+    sum_ms += expected_ms;
+  }
+  ASSERT_EQ(e.overheads.size(), 1u);
+  EXPECT_NEAR(e.overheads[0].node_sum_s, sum_ms / 1e3, 1e-15);
+}
+
 TEST(BenchEvidence, OptimizedRunsDescribeFusedLayersByTheirLeaders) {
   auto w = make_workspace("optimized");
   report::append_bench_csv(w.bench(), {run_of(w.model, 1, "optimized", kOptimized, 1.0, "2024-05-01T10:00:01Z")});
@@ -416,7 +436,7 @@ TEST(BenchEvidence, MalformedInputIsRefusedNamingFileAndLine) {
   bad[4] = bad[4].substr(0, bad[4].rfind(','));
   rewrite(bad);
   message = error_of({w.bench()});
-  EXPECT_NE(message.find(nodes + " line 5: 16 fields, the header has 17"), std::string::npos) << message;
+  EXPECT_NE(message.find(nodes + " line 5: 17 fields, the header has 18"), std::string::npos) << message;
 
   // A batch that is not a count.
   bad = lines;

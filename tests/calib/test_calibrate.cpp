@@ -135,12 +135,12 @@ TEST(Calibrate, OptionsAFitWouldDropAreRefused) {
     return r;
   };
   const std::string kFamilyDrops =
-      "--quick, --sample-size, --threads, --modes, --exclude-model, --folds and --seed apply to the shape-aware "
-      "calibration (no MODEL); the per-family fit of a MODEL takes its node times as measured";
+      "--quick, --sample-size, --visits, --threads, --modes, --exclude-model, --folds and --seed apply to the "
+      "shape-aware calibration (no MODEL); the per-family fit of a MODEL takes its node times as measured";
   for (auto change : std::vector<std::function<void(calib::CalibrateRequest&)>>{
-           [](auto& r) { r.quick = true; }, [](auto& r) { r.sample_size = 4; }, [](auto& r) { r.threads = {2}; },
-           [](auto& r) { r.modes = "eager"; }, [](auto& r) { r.exclude_model = "x"; }, [](auto& r) { r.folds = 3; },
-           [](auto& r) { r.seed = 0; }}) {
+           [](auto& r) { r.quick = true; }, [](auto& r) { r.sample_size = 4; }, [](auto& r) { r.visits = 1; },
+           [](auto& r) { r.threads = {2}; }, [](auto& r) { r.modes = "eager"; }, [](auto& r) { r.exclude_model = "x"; },
+           [](auto& r) { r.folds = 3; }, [](auto& r) { r.seed = 0; }}) {
     auto r = family();
     change(r);
     EXPECT_EQ(refused(r), kFamilyDrops);
@@ -168,7 +168,10 @@ TEST(Calibrate, OptionsAFitWouldDropAreRefused) {
   };
   auto quick = shape();
   quick.quick = true;
-  EXPECT_EQ(refused(quick), "--quick and --sample-size apply to --sample");
+  EXPECT_EQ(refused(quick), "--quick, --sample-size and --visits apply to --sample");
+  auto visits = shape();
+  visits.visits = 3;
+  EXPECT_EQ(refused(visits), "--quick, --sample-size and --visits apply to --sample");
   const std::string kShapeDrops =
       "--batch, --input, --dtype, --weight-dtype, --strict, --allow-tf32 and --traffic apply to the per-family fit of "
       "a MODEL, not to the shape-aware calibration";

@@ -123,6 +123,14 @@ TEST(BenchCodec, WritesWhatTheBenchDocumentPrints) {
                 .nodes[0]
                 .forward_ms,
             -1);
+  // A node's median over the profile's passes is kept where the profile had one, and absent (-1) where not.
+  inference.nodes[0].median_ms = 0.375;
+  auto with_median = exec::encode_bench({inference});
+  EXPECT_EQ(with_median["runs"][0]["nodes"][0]["median_ms"], 0.375);
+  EXPECT_FALSE(with_median["runs"][0]["nodes"][1].contains("median_ms"));
+  auto median_back = exec::decode_bench(json::parse(with_median.dump()), "median").runs.front();
+  EXPECT_DOUBLE_EQ(median_back.nodes[0].median_ms, 0.375);
+  EXPECT_DOUBLE_EQ(median_back.nodes[1].median_ms, -1);
   inference.device_memory.saved_bytes = inference.device_memory.optimizer_state_bytes = -1;
   EXPECT_FALSE(exec::encode_bench({inference})["runs"][0]["device_memory"].contains("saved_bytes"));
   // The host's enqueue time per node is kept where it was measured, and absent (read back as -1) where not.

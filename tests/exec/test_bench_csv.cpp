@@ -30,6 +30,7 @@ exec::BenchResult run(const std::string& mode, int threads, double mean_ms, bool
   r.throughput = 8e3 / mean_ms;
   if (power) r.power = {"nvml", true, false, 412.5, 0, 0.0625, -1, 0, 0};
   r.nodes = {{"/conv1/Conv", "Conv", 1.5, 0, 3, 64, "7x7", "", -1, -1}, {"/relu/Relu", "Relu", 0.25, 0, 0, 0, "", ""}};
+  r.nodes[0].median_ms = 1.25;  // the relu's is not kept (-1)
   // The GPU run stands for a training step's profile: its nodes' forward and backward parts.
   if (threads == 0) {
     r.nodes[0].forward_ms = 0.5;
@@ -88,6 +89,8 @@ TEST(BenchCsv, WhatBenchAppendsReadsBackAsTheRunsWritten) {
     EXPECT_EQ(r.nodes[0].op_type, "Conv");
     EXPECT_DOUBLE_EQ(r.nodes[0].mean_ms, 1.5);
     EXPECT_DOUBLE_EQ(r.nodes[1].mean_ms, 0.25);
+    EXPECT_DOUBLE_EQ(r.nodes[0].median_ms, 1.25);
+    EXPECT_DOUBLE_EQ(r.nodes[1].median_ms, -1);                      // not kept: an empty cell, read back as -1
     EXPECT_DOUBLE_EQ(r.nodes[0].forward_ms, w.nodes[0].forward_ms);  // -1 (inference) reads back as -1
     EXPECT_DOUBLE_EQ(r.nodes[0].backward_ms, w.nodes[0].backward_ms);
     EXPECT_DOUBLE_EQ(r.nodes[1].backward_ms, w.nodes[1].backward_ms);

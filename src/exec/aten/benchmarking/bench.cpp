@@ -135,23 +135,29 @@ int64_t profile_passes(int64_t most, const BenchOptions& options, double& total_
   return done;
 }
 
-// Per-node profile of an inference.
+// Per-node profile of an inference: each node's mean and median over the passes.
 void profile_nodes(Step& step, const Interpreter& interp, const BenchOptions& options, BenchResult& result) {
   const auto& g = interp.graph();
-  std::vector<double> node_seconds(g.nodes.size(), 0);
+  std::vector<std::vector<double>> pass_seconds;  // per pass, per node
   std::vector<std::string> algorithms(g.nodes.size());
   NodeObserver observer = [&](size_t n, double s, const std::string& algorithm) {
-    node_seconds[n] += s;
+    pass_seconds.back()[n] += s;
     if (!algorithm.empty()) algorithms[n] = algorithm;
   };
   double profiled_total = 0;
-  auto done = profile_passes(std::clamp<int64_t>(result.latency_ms.samples, 3, 50), options, profiled_total,
-                             [&] { step(observer); });
+  auto done = profile_passes(std::clamp<int64_t>(result.latency_ms.samples, 3, 50), options, profiled_total, [&] {
+    pass_seconds.emplace_back(g.nodes.size(), 0.0);
+    step(observer);
+  });
+  std::vector<double> times(pass_seconds.size());
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     NodeTiming t;
     t.name = g.nodes[n].name;
     t.op_type = g.nodes[n].op_type;
-    t.mean_ms = node_seconds[n] / static_cast<double>(done) * 1e3;
+    double sum = 0;
+    for (size_t p = 0; p < pass_seconds.size(); ++p) sum += times[p] = pass_seconds[p][n];
+    t.mean_ms = sum / static_cast<double>(done) * 1e3;
+    t.median_ms = sys::summarize(times).median * 1e3;
     t.algorithm = algorithms[n];
     describe_layer(g, g.nodes[n], t);
     result.nodes.push_back(std::move(t));
