@@ -125,10 +125,11 @@ Command add_calibrate_command(CLI::App& parent) {
   app->add_option("--sample-size", o->sample_size,
                   "configurations per template and unit of weight (default 8 with --quick, else 24; conv weighs 6)")
       ->check(CLI::Range(1, 1000));
-  app->add_option("--visits", o->visits,
-                  "passes the layer sample makes over its configurations, each keeping its fastest visit: a shared "
-                  "machine's other tenants only add time, for minutes at once (default 2; 1 on a quiet machine "
-                  "halves the warm-ups)")
+  app->add_option(
+         "--visits", o->visits,
+         "passes the layer sample makes over its configurations, each keeping its fastest visit: a shared "
+         "machine's other tenants only add time, for minutes at once (default 2 on the CPU, 1 on a GPU; 1 on a "
+         "quiet machine halves the warm-ups)")
       ->check(CLI::Range(1, 10));
   app->add_option("--threads", o->threads, "thread counts the layer sample runs with, N or N1,N2 (default: all CPUs)");
   app->add_option("--modes", o->modes,

@@ -208,6 +208,13 @@ TEST(LayerSample, EveryTemplateBuildsAndCosts) {
     // The draw keeps each measurement small; the large convolutions (VGG's and YOLO's at batch 8) stay under 32 GFLOP.
     EXPECT_LE(static_cast<double>(r.cost.totals.flops), c.layer == "large_conv" ? 32e9 : 8e9) << c.label();
     // A pool is padded only where its window has a centre; 5x5 windows are SPP's, stride 1.
+    // MobileNetV2's expanded maps, and projections no wider than twice the block's input.
+    if (c.layer == "inverted_residual") {
+      double expanded = static_cast<double>(c.param.at("channels") * c.param.at("expansion") * c.param.at("size") *
+                                            c.param.at("size"));
+      EXPECT_LE(expanded, 3.5e6) << c.label();
+      EXPECT_LE(c.param.at("filters"), 2 * c.param.at("channels")) << c.label();
+    }
     if (c.layer == "pool") {
       EXPECT_TRUE(c.param.at("padding") == 0 || c.param.at("kernel") % 2 == 1) << c.label();
       EXPECT_TRUE(c.param.at("kernel") != 5 || c.param.at("stride") == 1) << c.label();
@@ -215,6 +222,59 @@ TEST(LayerSample, EveryTemplateBuildsAndCosts) {
   }
   auto names = calib::layer_templates();
   EXPECT_EQ(layers, std::set<std::string>(names.begin(), names.end()));
+}
+
+// MobileNetV2's block: expansion, depthwise and projection each sampled as they run inside the network (eager: the
+// three convolutions, their two ReLU6 Clips and the residual Add apart; optimized: three fused layers), with the
+// features of the layer they are (1x1 16 -> 96, depthwise 96 at 3x3, 1x1 96 -> 16 with the residual).
+TEST(LayerSample, AnInvertedResidualBlockSamplesEachOfItsLayers) {
+  LayerConfig block{"inverted_residual",
+                    {{"batch", 1},
+                     {"channels", 16},
+                     {"expansion", 6},
+                     {"filters", 16},
+                     {"size", 14},
+                     {"kernel", 3},
+                     {"stride", 1},
+                     {"epilogue", 4}}};
+  calib::SampleOptions options;
+  options.threads = {1};
+  options.seconds_per_run = 0.02;
+  options.visits = 1;
+  auto run = calib::measure_configs(exec::load_engine(), {block}, options, "test", {});
+  ASSERT_TRUE(run.failures.empty()) << run.failures.front();
+  std::multiset<std::string> eager_ops;
+  std::vector<calib::LayerFeatures> fused;
+  for (const auto& s : run.samples) {
+    if (s.mode == "eager") eager_ops.insert(s.features.op);
+    if (s.mode == "optimized") fused.push_back(s.features);
+  }
+  EXPECT_EQ(eager_ops, (std::multiset<std::string>{"Conv", "Conv", "Conv", "Clip", "Clip", "Add"}));
+  ASSERT_EQ(fused.size(), 3u);
+  std::sort(fused.begin(), fused.end(), [](const auto& a, const auto& b) { return a.in_channels < b.in_channels; });
+  EXPECT_EQ(fused[0].kind, Kind::kConv);  // the expansion
+  EXPECT_EQ(fused[0].out_channels, 96);
+  EXPECT_EQ(fused[0].kernel, 1);
+  for (size_t i : {1, 2}) EXPECT_EQ(fused[i].in_channels, 96);
+  auto depthwise = fused[1].kind == Kind::kGroupedConv ? fused[1] : fused[2];
+  auto projection = fused[1].kind == Kind::kGroupedConv ? fused[2] : fused[1];
+  EXPECT_EQ(depthwise.kind, Kind::kGroupedConv);
+  EXPECT_EQ(depthwise.groups, 96);
+  EXPECT_EQ(projection.kind, Kind::kConv);
+  EXPECT_EQ(projection.out_channels, 16);
+  for (const auto& f : fused) EXPECT_EQ(f.fused_ops, 1) << f.in_channels;  // Clip, Clip, the residual Add
+  // A block that changes its shape (stride 2) has no residual; without expansion there is no first 1x1.
+  block.param["stride"] = 2;
+  block.param["expansion"] = 1;
+  block.param["size"] = 56;
+  auto g = calib::build_layer_model(block).graph;
+  int convs = 0, adds = 0;
+  for (const auto& n : g.nodes) {
+    if (n.op_type == "Conv" && n.name.rfind("edge_", 0) != 0) ++convs;
+    if (n.op_type == "Add") ++adds;
+  }
+  EXPECT_EQ(convs, 2);
+  EXPECT_EQ(adds, 0);
 }
 
 TEST(LayerSample, DrawIsDeterministicAndDistinct) {
