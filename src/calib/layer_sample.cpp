@@ -243,7 +243,7 @@ graph::Model build_conv(const Params& p, bool depthwise) { return conv_layer(p, 
 // MobileNetV2's and EfficientNet's block as networks run it: a 1x1 expansion to `expansion` x the channels (none at
 // 1), a depthwise convolution, a 1x1 projection to `filters`, and the residual Add where the block keeps its shape.
 // Every convolution is sampled, each reading what the one before it has just written: alone, the conv template's
-// small-channel 1x1 convolutions at large maps were timed at 1.6-2.3x the speed MobileNetV2's ran at.
+// small-channel 1x1 convolutions at large maps predicted MobileNetV2's at 0.44-0.69x of their measured time.
 graph::Model build_inverted_residual(const Params& p) {
   LayerGraph b;
   int64_t n = p.at("batch"), c = p.at("channels"), size = p.at("size"), k = p.at("kernel"), s = p.at("stride");

@@ -37,7 +37,7 @@ std::vector<LayerConfig> draw_configs(int per_template, uint64_t seed);
 std::vector<LayerConfig> neighbours(const LayerConfig& config, int count, uint64_t seed);
 
 struct SampleOptions {
-  bool quick = false;  // fewer configurations, one refinement round: 5 to 13 minutes on 2 cores
+  bool quick = false;  // fewer configurations, one refinement round: 5 to 15 minutes on 2 cores
   std::vector<int> threads{1};
   std::vector<exec::Mode> modes{exec::Mode::kEager, exec::Mode::kOptimized};
   uint64_t seed = 0;

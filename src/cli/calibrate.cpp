@@ -121,7 +121,7 @@ Command add_calibrate_command(CLI::App& parent) {
       "--energy", o->energy,
       "fit the energy roofline of the device's mode (e_flop, e_byte, p_static) to --measured runs with energy");
   app->add_flag("--sample", o->sample, "time a sample of single-layer graphs on this machine's executor");
-  app->add_flag("--quick", o->quick, "a smaller layer sample (5 to 13 minutes on 2 cores)");
+  app->add_flag("--quick", o->quick, "a smaller layer sample (5 to 15 minutes on 2 cores)");
   app->add_option("--sample-size", o->sample_size,
                   "configurations per template and unit of weight (default 8 with --quick, else 24; conv weighs 6)")
       ->check(CLI::Range(1, 1000));
