@@ -216,6 +216,16 @@ std::vector<int64_t> matrix_of(int64_t elements) {
   return {std::max<int64_t>(1, elements / width), width};
 }
 
+// A convolution node with its weights and bias (named `prefix`w and `prefix`b), square kernel, stride and padding.
+std::string conv_node(LayerGraph& b, const std::string& x, const std::string& prefix, int64_t in_channels,
+                      int64_t out_channels, int64_t k, int64_t stride, int64_t pad, int64_t groups) {
+  return b.node(
+      "Conv",
+      {x, b.weight(prefix + "w", {out_channels, in_channels / groups, k, k}), b.weight(prefix + "b", {out_channels})},
+      {ints_attr("kernel_shape", {k, k}), ints_attr("strides", {stride, stride}),
+       ints_attr("pads", {pad, pad, pad, pad}), int_attr("group", groups)});
+}
+
 // A convolution between its layout edges; "pad" (optional) overrides the same-size padding k / 2. Without the output
 // edge the layer's output is the graph's, as a patch embedding hands its output to a Reshape rather than a convolution.
 graph::Model conv_layer(const Params& p, bool depthwise, bool edge_out) {
@@ -227,9 +237,7 @@ graph::Model conv_layer(const Params& p, bool depthwise, bool edge_out) {
   int64_t out = (size + 2 * pad - k) / s + 1;
   if (out < 1) throw Error("convolution output would be empty");
   auto x = edge(b, b.input("x", {n, c, size, size}), c, kEdgeIn);
-  auto y = b.node("Conv", {x, b.weight("w", {filters, c / groups, k, k}), b.weight("b", {filters})},
-                  {ints_attr("kernel_shape", {k, k}), ints_attr("strides", {s, s}),
-                   ints_attr("pads", {pad, pad, pad, pad}), int_attr("group", groups)});
+  auto y = conv_node(b, x, "", c, filters, k, s, pad, groups);
   auto epilogue = p.at("epilogue");
   if (epilogue == kBatchNormRelu || epilogue == kBatchNormAddRelu) y = batchnorm(b, y, filters);
   if (epilogue == kBatchNormAddRelu || epilogue == kAddRelu)
@@ -251,11 +259,7 @@ graph::Model build_inverted_residual(const Params& p) {
   auto x = edge(b, b.input("x", {n, c, size, size}), c, kEdgeIn);
   auto conv = [&](const std::string& in, int64_t in_channels, int64_t out_channels, int64_t kernel, int64_t stride,
                   int64_t groups) {
-    return b.node("Conv",
-                  {in, b.weight(in + "_w", {out_channels, in_channels / groups, kernel, kernel}),
-                   b.weight(in + "_b", {out_channels})},
-                  {ints_attr("kernel_shape", {kernel, kernel}), ints_attr("strides", {stride, stride}),
-                   ints_attr("pads", {kernel / 2, kernel / 2, kernel / 2, kernel / 2}), int_attr("group", groups)});
+    return conv_node(b, in, in + "_", in_channels, out_channels, kernel, stride, kernel / 2, groups);
   };
   auto y = wide == c ? x : apply_activation(b, conv(x, c, wide, 1, 1, 1), act);
   y = apply_activation(b, conv(y, wide, wide, k, s, wide), act);
@@ -994,11 +998,12 @@ SampleRun run_layer_sample(exec::Engine& engine, const SampleOptions& options,
   if (options.threads.empty() || options.modes.empty()) throw Error("the layer sample needs a thread count and a mode");
   int per_template = options.per_template > 0 ? options.per_template : options.quick ? 8 : 24;
   int rounds = options.refine_rounds >= 0 ? options.refine_rounds : options.quick ? 1 : 2;
-  int per_config = static_cast<int>(options.modes.size() * options.threads.size());
+  // Measurements per configuration: every mode and thread count, each visited visits_of(options) times.
+  int per_config = static_cast<int>(options.modes.size() * options.threads.size()) * visits_of(options);
   auto configs = draw_configs(per_template, options.seed);
   // Each refinement round measures about a quarter as many configurations again.
   int refine_budget = std::max<int>(8, static_cast<int>(configs.size()) / 4);
-  int total = (static_cast<int>(configs.size()) + rounds * refine_budget) * per_config * visits_of(options);
+  int total = (static_cast<int>(configs.size()) + rounds * refine_budget) * per_config;
 
   SampleRun all;
   std::vector<std::vector<Sample>> samples_of;  // per configuration measured, in order
@@ -1019,7 +1024,7 @@ SampleRun run_layer_sample(exec::Engine& engine, const SampleOptions& options,
   };
   int done = 0;
   auto first = measure_configs(engine, configs, options, "sample", on_progress, done, total);
-  done += static_cast<int>(configs.size()) * per_config * visits_of(options);
+  done += static_cast<int>(configs.size()) * per_config;
   absorb(configs, first);
 
   // Held-out errors pick where to sample next: the configurations measured last are predicted by a
@@ -1057,7 +1062,7 @@ SampleRun run_layer_sample(exec::Engine& engine, const SampleOptions& options,
     if (next.empty()) break;
     fit_on = all.samples;
     auto part = measure_configs(engine, next, options, fmt::format("refine {}", round), on_progress, done, total);
-    done += static_cast<int>(next.size()) * per_config * visits_of(options);
+    done += static_cast<int>(next.size()) * per_config;
     candidates.clear();
     for (size_t i = 0; i < next.size(); ++i) candidates.push_back(measured.size() + i);
     measured.insert(measured.end(), next.begin(), next.end());
