@@ -10,7 +10,9 @@
 #      --exclude-model M`), predict M.
 #   7. Every point benched again after all the others (PASSES): on a shared VM other tenants slow a bench for minutes
 #      at once, so each point is also set against the faster of its passes, printed beside the first pass's errors.
-# Prints the error of every point and the distribution (median |error|, p90, share within +-10%).
+# Prints the error of every point and the distribution (median |error|, p90, share within +-10%), and, with two
+# passes or more, how far each later pass lies from the first: the measurement's own repeatability, which bounds what
+# any prediction can show against one pass.
 #   RIDGE (default build/ridge)  OUT (default build/bench-accuracy)  MODELS  BATCHES (1 8)  THREADS (1 2)
 #   MAX_TIME seconds per bench point (default 3)  SAMPLE (default --quick; "" for the full sample)
 #   PASSES bench passes over every point (default 2; 1: the first only)
@@ -146,6 +148,16 @@ if refs and refs[0][0] == "00-start":
     last = refs[-1][1]
     print("drift of the reference point (" + sys.argv[2] + "), end against start: " +
           ", ".join(f"{mode} {100*(last[mode]/base[mode]-1):+.1f}%" for mode in base))
+# The benches against themselves: a later pass set against the first, as a prediction is. No prediction can agree with
+# one pass more often than a second measurement of the same point does.
+for i, later in enumerate(passes[1:], start=2):
+    again = [later[k] / measured[k] - 1 for k in measured if k in later]
+    print(f"pass {i} against pass 1 (the benches' own repeatability): {stats(again)}")
+if len(passes) > 1:
+    # What a predictor that knew each point's time exactly (the geometric mean of its passes) would score against the
+    # first pass: the best any prediction can show on this machine, the bar's floor.
+    exact = [statistics.geometric_mean([p[k] for p in passes if k in p]) / measured[k] - 1 for k in measured]
+    print(f"each point's geometric mean over its passes, against pass 1 (an exact prediction's score): {stats(exact)}")
 for kind in ("sample", "lomo"):
     errors, adjusted, against_fastest = [], [], []
     print(f"\n{kind}: {'calibrated from the layer sample only' if kind == 'sample' else 'leave one model out (fitted on the other models bench runs)'}")
