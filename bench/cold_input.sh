@@ -38,7 +38,7 @@ PY
 for pass in $(seq "$passes"); do
   for name in large small; do
     $ridge bench "$out/relu-after-$name.onnx" --threads "$threads" --max-time "$max_time" --no-store -f json \
-      > "$out/$name-$pass.json" 2>/dev/null
+      > "$out/$name-$pass.json" 2> "$out/$name-$pass.log"  # progress and errors kept beside the result
   done
 done
 /usr/bin/python3 - "$out" "$passes" "$rows" "$n" "$k" "$k_small" <<'PY'

@@ -148,14 +148,14 @@ if refs and refs[0][0] == "00-start":
     last = refs[-1][1]
     print("drift of the reference point (" + sys.argv[2] + "), end against start: " +
           ", ".join(f"{mode} {100*(last[mode]/base[mode]-1):+.1f}%" for mode in base))
-# The benches against themselves: a later pass set against the first, as a prediction is. No prediction can agree with
-# one pass more often than a second measurement of the same point does.
+# The benches against themselves: a later pass set against the first, as a prediction is, so a prediction's score reads
+# against how often a second measurement of the same point agrees with the first.
 for i, later in enumerate(passes[1:], start=2):
     again = [later[k] / measured[k] - 1 for k in measured if k in later]
     print(f"pass {i} against pass 1 (the benches' own repeatability): {stats(again)}")
 if len(passes) > 1:
-    # What a predictor that knew each point's time exactly (the geometric mean of its passes) would score against the
-    # first pass: the best any prediction can show on this machine, the bar's floor.
+    # What a predictor that knew each point's typical time (the geometric mean of its passes) would score against the
+    # first pass: the noise alone puts this floor under the target.
     exact = [statistics.geometric_mean([p[k] for p in passes if k in p]) / measured[k] - 1 for k in measured]
     print(f"each point's geometric mean over its passes, against pass 1 (an exact prediction's score): {stats(exact)}")
 for kind in ("sample", "lomo"):
