@@ -132,6 +132,36 @@ TEST(CudaElementwise, TheKernelsArithmeticReproducesOnnxsNodeTests) {
     EXPECT_TRUE(seen.count(op)) << op;
 }
 
+// IsNaN and IsInf (classify_kernel) against their node tests: NaN, both infinities, each infinity alone.
+TEST(CudaElementwise, IsNanAndIsInfReproduceOnnxsNodeTests) {
+  fs::path root = fs::path(onnx_testdata()) / "node";
+  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  int checked = 0;
+  for (const char* name : {"test_isnan", "test_isinf", "test_isinf_negative", "test_isinf_positive"}) {
+    auto dir = root / name;
+    if (!fs::exists(dir)) continue;
+    analysis::Request request;
+    request.model_path = (dir / "model.onnx").string();
+    auto p = exec::prepare(request, (dir / "test_data_set_0").string());
+    const auto& node = p.analysis.model.graph.nodes.front();
+    const bool inf = node.op_type == "IsInf";
+    const auto& x = p.inputs.at(0);
+    ASSERT_EQ(x.dtype, graph::DType::kFloat32) << name;
+    exec::HostTensor y{"y", graph::DType::kBool, x.dims, std::vector<uint8_t>(x.bytes.size() / 4)};
+    for (size_t i = 0; i < y.bytes.size(); ++i)
+      y.bytes[i] = cuda::is_class(as<float>(x)[i], !inf, inf && node.get_int("detect_positive", 1) != 0,
+                                  inf && node.get_int("detect_negative", 1) != 0);
+    auto want = read_expected((dir / "test_data_set_0" / "output_0.pb").string());
+    ASSERT_TRUE(want) << name;
+    EXPECT_EQ(compare_tensor(y, *want, 0, 0), "") << name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+  const auto* row = cuda::KernelRegistry::instance().find("IsInf");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->family, "elementwise");
+}
+
 TEST(CudaElementwise, ParametersComeFromTheNodesAttributesWithOnnxsDefaults) {
   graph::Node node;
   node.op_type = "Selu";

@@ -67,6 +67,7 @@ TEST(CudaNorm, GroupAndRmsNormalizationAgreeWithTheCpuExecutor) {
       {"InstanceNormalization", 17, {2, 3, 4, 5, 2}, {3}},     // 3-D spatial
       {"RMSNormalization", 23, {2, 3, 8}, {8}, 0, -1, false},  // over the last dim
       {"RMSNormalization", 23, {2, 3, 8}, {3, 8}, 0, 1, false},
+      {"SimplifiedLayerNormalization", 17, {2, 3, 8}, {8}, 0, -1, false},  // ONNX Runtime's RMSNormalization
   };
   auto& cpu = exec::load_engine();
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -81,7 +82,7 @@ TEST(CudaNorm, GroupAndRmsNormalizationAgreeWithTheCpuExecutor) {
     }
     auto& node = b.node(c.op, inputs, {"y"}, "norm");
     if (c.groups) set_int(node, "num_groups", c.groups);
-    if (c.op == "RMSNormalization") set_int(node, "axis", c.axis);
+    if (c.op == "RMSNormalization" || c.op == "SimplifiedLayerNormalization") set_int(node, "axis", c.axis);
     set_float(node, "epsilon", 1e-3f);
     analysis::Request request;
     request.model_path = b.save("norm");

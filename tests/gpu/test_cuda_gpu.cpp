@@ -317,6 +317,13 @@ TEST(GpuExecutor, ReductionsMatchOnnxsNodeTests) {
   EXPECT_GE(check_node_tests({"test_reduce_", "test_argmax", "test_argmin"}), 90);
 }
 
+// GatherElements, ScatterElements, Scatter, GatherND, ScatterND, TopK (indexing.cpp) and MeanVarianceNormalization
+// (reduce.cpp) against the ONNX project's node tests with fp32 data: negative and duplicate indices, reductions add and
+// mul, batch_dims (CumSum's tests are fp64: BackendNodeTestsMatchOnnxReference runs them).
+TEST(GpuExecutor, IndexOpsAndGroupNormalizationsMatchOnnxsNodeTests) {
+  EXPECT_GE(check_node_tests({"test_gather_elements", "test_scatter", "test_gathernd", "test_mvn", "test_top_k"}), 18);
+}
+
 TEST(GpuExecutor, BenchTimesAgreeWithTheWallClockAndCudaGraphsReplayTheSameWork) {
   auto& engine = *ridge_cuda_engine();
   auto p = prepared("resnet");

@@ -12,8 +12,12 @@
 #include <vector>
 
 #include "exec/cuda/elementwise_math.h"
+#include "exec/cuda/index_kernels.h"
+#include "exec/cuda/index_plan.h"
 #include "exec/cuda/kernels.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/cuda/reduce_kernels.h"
+#include "exec/cuda/reduce_plan.h"
 #include "exec/cuda/training_kernels.h"
 
 namespace ridge::test {
@@ -477,6 +481,124 @@ TEST(GpuKernels, SixteenBitKernelsComputeInFp32AndRoundOnce) {
         ASSERT_EQ(got[static_cast<size_t>(i)], want) << label << " pad element " << i;
       }
     }
+  }
+}
+
+// MeanVarianceNormalization and LpNormalization through both block sizes (groups of more and of at most 64 elements),
+// a scatter whose 4096 updates land on 16 elements (the atomics: add on fp32, max on int64), gathers and CumSum over
+// many lines, against the host's serial functions (index_cell.h, reduce_cell.h).
+TEST(GpuKernels, IndexKernelsAndGroupNormalizationsAgreeWithTheHost) {
+  const std::vector<int64_t> dims{4, 8, 16, 16};
+  auto x = ramp(elements(dims), 0.05f);
+  DeviceBuffer<float> dx(x);
+  struct Norm {
+    cuda::WalkNorm op;
+    std::vector<int64_t> axes;
+  };
+  for (const auto& norm : {Norm{cuda::WalkNorm::kMeanVariance, {0, 2, 3}}, Norm{cuda::WalkNorm::kL2, {1}},
+                           Norm{cuda::WalkNorm::kL1, {3}}}) {
+    auto plan = cuda::reduce_plan(dims, norm.axes);
+    DeviceBuffer<float> dy(std::vector<float>(x.size()));
+    cuda::walk_normalize(plan, norm.op, dx.data, dy.data, nullptr);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    std::vector<float> want(x.size());
+    for (int64_t o = 0; o < plan.outputs; ++o) cuda::walk_norm_serial(plan, norm.op, x.data(), want.data(), o);
+    auto got = dy.read(x.size());
+    for (size_t i = 0; i < x.size(); ++i)  // the block sums in another order than the host
+      ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "group count " << plan.count << " element " << i;
+  }
+
+  // 4096 updates into [2, 16] along dim 1, element i of row r landing on column i % 16.
+  const std::vector<int64_t> data_dims{2, 16}, index_dims{2, 2048};
+  std::vector<int64_t> indices(4096);
+  for (size_t i = 0; i < indices.size(); ++i) indices[i] = static_cast<int64_t>(i % 16) - (i % 3 == 0 ? 16 : 0);
+  auto plan = cuda::elements_plan(data_dims, index_dims, 1);
+  DeviceBuffer<int64_t> di(indices);
+  {
+    DeviceBuffer<float> out(std::vector<float>(32, 1.f)), updates(std::vector<float>(4096, 0.5f));
+    cuda::scatter_elements(plan, di.data, updates.data, out.data, 4, cuda::ScatterReduce::kAdd,
+                           cuda::ElementType::kFloat32, nullptr, nullptr);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    for (float v : out.read(32)) EXPECT_EQ(v, 1.f + 128 * 0.5f);  // 2048 / 16 updates per element
+  }
+  {
+    std::vector<int64_t> values(4096);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>((i * 7919) % 100003) - 50000;
+    DeviceBuffer<int64_t> out(std::vector<int64_t>(32, -1'000'000)), updates(values);
+    cuda::scatter_elements(plan, di.data, updates.data, out.data, 8, cuda::ScatterReduce::kMax,
+                           cuda::ElementType::kInt64, nullptr, nullptr);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    std::vector<int64_t> want(32, -1'000'000);
+    for (int64_t i = 0; i < 4096; ++i) {
+      auto at = cuda::elements_offset(plan, i, indices[static_cast<size_t>(i)]);
+      want[static_cast<size_t>(at)] = std::max(want[static_cast<size_t>(at)], values[static_cast<size_t>(i)]);
+    }
+    EXPECT_EQ(out.read(32), want);
+  }
+  {  // gathers: the same indices read back (GatherElements), and out-of-range ones counted
+    DeviceBuffer<float> data(ramp(32, 1.f)), out(std::vector<float>(4096));
+    auto host_data = ramp(32, 1.f);
+    DeviceBuffer<int> bad(std::vector<int>{0});
+    cuda::gather_elements(plan, data.data, di.data, out.data, 4, bad.data, nullptr);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    auto got = out.read(4096);
+    for (int64_t i = 0; i < 4096; ++i)
+      ASSERT_EQ(got[static_cast<size_t>(i)],
+                host_data[static_cast<size_t>(cuda::elements_offset(plan, i, indices[static_cast<size_t>(i)]))]);
+    EXPECT_EQ(bad.read(1)[0], 0);
+    std::vector<int64_t> outside(indices);
+    outside[5] = 16, outside[77] = -17;
+    DeviceBuffer<int64_t> dout(outside);
+    cuda::gather_elements(plan, data.data, dout.data, out.data, 4, bad.data, nullptr);
+    EXPECT_EQ(bad.read(1)[0], 2);
+    // GatherND: rows of [2, 16] by 1-tuples, 300 of them
+    std::vector<int64_t> rows(300);
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i % 2) - (i % 5 == 0 ? 2 : 0);
+    auto nd = cuda::nd_plan(data_dims, {300, 1}, 0);
+    DeviceBuffer<int64_t> drows(rows);
+    DeviceBuffer<float> nd_out(std::vector<float>(300 * 16));
+    cuda::gather_nd(nd, data.data, drows.data, nd_out.data, 4, nullptr, nullptr);
+    auto g = nd_out.read(300 * 16);
+    for (int64_t i = 0; i < 300 * 16; ++i)
+      ASSERT_EQ(g[static_cast<size_t>(i)],
+                host_data[static_cast<size_t>(cuda::nd_offset(nd, i / 16, rows.data() + i / 16) + i % 16)]);
+  }
+  {  // CumSum along dim 2 of [4, 8, 16, 16]: 512 lines of 16, reversed
+    graph::Node node;
+    node.op_type = "CumSum";
+    graph::Attribute reverse;
+    reverse.name = "reverse";
+    reverse.kind = graph::Attribute::Kind::kInt;
+    reverse.i = 1;
+    node.attributes.push_back(reverse);
+    auto cplan = cuda::cumsum_plan(node, dims, 2);
+    DeviceBuffer<float> dy(std::vector<float>(x.size()));
+    ASSERT_TRUE(cuda::cumsum(cplan, dx.data, dy.data, cuda::ElementType::kFloat32, nullptr));
+    std::vector<float> want(x.size());
+    for (int64_t line = 0; line < cplan.outer * cplan.inner; ++line)
+      cuda::cumsum_line(cplan, x.data(), want.data(), line);
+    EXPECT_EQ(dy.read(x.size()), want);  // each line summed in the same order as on the host
+  }
+  {  // TopK: the 10 largest of each of 64 lines of 1000 values with many ties (1000 values of 97 levels)
+    graph::Node node;
+    node.op_type = "TopK";
+    auto tplan = cuda::topk_plan(node, {64, 1000}, 10);
+    auto scores = ramp(64 * 1000, 1.f);
+    DeviceBuffer<float> ds(scores), values(std::vector<float>(640));
+    DeviceBuffer<int64_t> where(std::vector<int64_t>(640, -1));
+    ASSERT_TRUE(cuda::topk(tplan, ds.data, values.data, where.data, cuda::ElementType::kFloat32, nullptr));
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    std::vector<float> want_values(640);
+    std::vector<int64_t> want_where(640);
+    for (int64_t line = 0; line < 64; ++line)
+      for (int64_t j = 0; j < 1000; ++j) {
+        auto rank = cuda::topk_rank(tplan, scores.data(), line, j);
+        if (rank >= 10) continue;
+        want_values[static_cast<size_t>(line * 10 + rank)] = scores[static_cast<size_t>(line * 1000 + j)];
+        want_where[static_cast<size_t>(line * 10 + rank)] = j;
+      }
+    EXPECT_EQ(values.read(640), want_values);
+    EXPECT_EQ(where.read(640), want_where);
   }
 }
 

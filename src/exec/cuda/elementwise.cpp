@@ -93,6 +93,28 @@ void variadic(KernelContext& ctx) {
   ctx.check_launch("variadic kernel");
 }
 
+// Mean: the inputs' Sum, divided by their count (as ONNX's reference divides; no reciprocal's rounding).
+void mean_op(KernelContext& ctx) {
+  variadic<BinaryOp::kAdd>(ctx);
+  auto& y = ctx.outputs.at(0);
+  auto count = ctx.scratch(graph::DType::kFloat32, {});
+  fill(count.as<float>(), 1, static_cast<float>(ctx.inputs.size()), ctx.gpu.stream());
+  binary(BinaryOp::kDiv, false, y.data(), dense_layout(y.dims), count.data(), broadcast_layout({}, y.dims), y.data(),
+         dense_layout(y.dims), ctx.gpu.stream());
+  ctx.check_launch("Mean");
+}
+
+// IsNaN, and IsInf with its detect_positive and detect_negative (both 1 by default), of fp32 to bool.
+void classify_op(KernelContext& ctx) {
+  const auto& x = ctx.float_input(0);
+  auto& y = ctx.allocate_output(0, graph::DType::kBool, x.dims);
+  const bool inf = ctx.node.op_type == "IsInf";
+  classify(x.as<float>(), static_cast<uint8_t*>(y.data()), x.numel(), !inf,
+           inf && ctx.node.get_int("detect_positive", 1) != 0, inf && ctx.node.get_int("detect_negative", 1) != 0,
+           ctx.gpu.stream());
+  ctx.check_launch(ctx.node.op_type);
+}
+
 void where_op(KernelContext& ctx) {
   const auto& c = ctx.in(0);
   const auto& x = ctx.in(1);
@@ -230,6 +252,7 @@ void register_elementwise_kernels(KernelRegistry& registry) {
       {"Mod", binary_node, kXY, kXY}, {"Equal", binary_node}, {"Less", binary_node}, {"Greater", binary_node},
       {"GreaterOrEqual", binary_node}, {"LessOrEqual", binary_node}, {"And", binary_node}, {"Or", binary_node},
       {"Max", variadic<BinaryOp::kMax>}, {"Min", variadic<BinaryOp::kMin>}, {"Sum", variadic<BinaryOp::kAdd>},
+      {"Mean", mean_op}, {"IsNaN", classify_op}, {"IsInf", classify_op},
       {"Where", where_op, storage_input(1) | storage_input(2)}, {"Cast", cast_op},
   });
   // clang-format on

@@ -156,4 +156,10 @@ RIDGE_HOST_DEVICE inline bool compare(BinaryOp op, T a, T b) {
   }
 }
 
+// IsNaN (nan) and IsInf (positive_inf, negative_inf: its detect_positive and detect_negative): whether x is of a class
+// asked for.
+RIDGE_HOST_DEVICE inline bool is_class(float x, bool nan, bool positive_inf, bool negative_inf) {
+  return (nan && x != x) || (positive_inf && x == INFINITY) || (negative_inf && x == -INFINITY);
+}
+
 }  // namespace ridge::exec::cuda

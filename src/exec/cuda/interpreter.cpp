@@ -29,6 +29,7 @@ const exec::cuda::KernelRegistry& exec::cuda::KernelRegistry::instance() {
     exec::cuda::register_resize_kernels(*r);
     exec::cuda::register_recurrent_kernels(*r);
     exec::cuda::register_reduce_kernels(*r);
+    exec::cuda::register_indexing_kernels(*r);
     return r;
   }();
   return *registry;

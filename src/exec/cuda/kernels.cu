@@ -324,6 +324,10 @@ __global__ void trilu_kernel(const T* in, T* out, int64_t rows, int64_t cols, in
   }
 }
 
+__global__ void classify_kernel(const float* x, uint8_t* y, int64_t n, bool nan, bool positive_inf, bool negative_inf) {
+  RIDGE_GRID_LOOP(i, n) { y[i] = is_class(x[i], nan, positive_inf, negative_inf) ? 1 : 0; }
+}
+
 __global__ void fill_kernel(float* out, int64_t n, float value) {
   RIDGE_GRID_LOOP(i, n) { out[i] = value; }
 }
@@ -852,6 +856,12 @@ void trilu(const void* in, void* out, int64_t batch, int64_t rows, int64_t cols,
       break;
   }
 #undef RIDGE_TRILU
+}
+
+void classify(const float* x, uint8_t* y, int64_t n, bool nan, bool positive_inf, bool negative_inf,
+              cudaStream_t stream) {
+  if (n == 0) return;
+  classify_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, y, n, nan, positive_inf, negative_inf);
 }
 
 void fill(float* out, int64_t n, float value, cudaStream_t stream) {

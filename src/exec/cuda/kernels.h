@@ -139,6 +139,9 @@ void table_gather(const void* in, const Layout& in_dense, const int64_t* tables,
 // (upper: col - row >= k; lower: col - row <= k) are zero.
 void trilu(const void* in, void* out, int64_t batch, int64_t rows, int64_t cols, int64_t k, bool upper,
            int element_bytes, cudaStream_t stream);
+// y (bool) = is_class(x) of fp32 x (elementwise_math.h): IsNaN and IsInf.
+void classify(const float* x, uint8_t* y, int64_t n, bool nan, bool positive_inf, bool negative_inf,
+              cudaStream_t stream);
 // fp32 fill.
 void fill(float* out, int64_t n, float value, cudaStream_t stream);
 // One pass over y's n elements (of e.type): what a bias Add, a residual Add and an activation chain (GELU: five nodes)

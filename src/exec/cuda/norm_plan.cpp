@@ -20,7 +20,7 @@ RowNormPlan row_norm_plan(const graph::Node& node, const std::vector<int64_t>& d
   RowNormPlan p;
   p.epsilon = static_cast<float>(node.get_float("epsilon", 1e-5));
   const auto& op = node.op_type;
-  if (op == "RMSNormalization") {
+  if (op == "RMSNormalization" || op == "SimplifiedLayerNormalization") {  // the second: ONNX Runtime's name for it
     auto rank = static_cast<int64_t>(dims.size());
     int64_t axis = node.get_int("axis", -1);
     if (axis < -rank || axis >= rank) throw Error(fmt::format("axis {} is out of range for rank {}", axis, rank));

@@ -234,8 +234,8 @@ void layer_norm_backward_op(BackwardContext& b) {
 
 }  // namespace
 
-// InstanceNormalization, GroupNormalization and RMSNormalization: rows normalized by their own statistics, then
-// scaled and shifted per channel (norm_plan.h).
+// InstanceNormalization, GroupNormalization and RMSNormalization (SimplifiedLayerNormalization): rows normalized by
+// their own statistics, then scaled and shifted per channel (norm_plan.h).
 void row_norm_op(KernelContext& ctx) {
   const auto& x = ctx.float_input(0);
   const auto& scale = ctx.float_input(1);
@@ -255,6 +255,7 @@ void register_normalization_kernels(KernelRegistry& registry) {
                                  {"InstanceNormalization", row_norm_op},
                                  {"GroupNormalization", row_norm_op},
                                  {"RMSNormalization", row_norm_op},
+                                 {"SimplifiedLayerNormalization", row_norm_op},
                                  {"LRN", lrn, kX},
                                  {"Softmax", softmax, kX},
                                  {"LogSoftmax", log_softmax, kX}});

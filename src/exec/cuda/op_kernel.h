@@ -147,5 +147,6 @@ void register_manipulation_kernels(KernelRegistry& registry);
 void register_resize_kernels(KernelRegistry& registry);
 void register_recurrent_kernels(KernelRegistry& registry);
 void register_reduce_kernels(KernelRegistry& registry);
+void register_indexing_kernels(KernelRegistry& registry);
 
 }  // namespace ridge::exec::cuda

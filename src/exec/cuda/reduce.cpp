@@ -1,7 +1,8 @@
 // ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp,
-// ReduceSumSquare, ArgMax and ArgMin on fp32 tensors: the axes and the walk worked out on the host (reduce_plan.h),
-// a block per output element on the GPU (reduce_kernels.h). Axes given as an input are a constant where exporters
-// write them; otherwise (a graph input, as in ONNX's node tests) they are read back (KernelContext::host_ints).
+// ReduceSumSquare, ArgMax and ArgMin on fp32 tensors, and MeanVarianceNormalization and LpNormalization by the same
+// walk: the axes and the walk worked out on the host (reduce_plan.h), a block per output element on the GPU
+// (reduce_kernels.h). Axes given as an input are a constant where exporters write them; otherwise (a graph input, as in
+// ONNX's node tests) they are read back (KernelContext::host_ints).
 #include <fmt/format.h>
 
 #include "exec/cuda/op_kernel.h"
@@ -39,6 +40,17 @@ void reduction(KernelContext& ctx) {
   ctx.check_launch("the reduction");
 }
 
+// MeanVarianceNormalization and LpNormalization: each group's sums by the reduction's walk, then its elements divided.
+void walk_norm_op(KernelContext& ctx) {
+  const auto& x = ctx.float_input(0);
+  std::vector<int64_t> axes;
+  auto op = walk_norm(ctx.node, static_cast<int64_t>(x.dims.size()), axes);
+  auto plan = reduce_plan(x.dims, axes);
+  auto& y = ctx.allocate_output(0, graph::DType::kFloat32, x.dims);
+  walk_normalize(plan, op, x.as<float>(), y.as<float>(), ctx.gpu.stream());
+  ctx.check_launch(ctx.node.op_type);
+}
+
 }  // namespace
 
 void register_reduce_kernels(KernelRegistry& r) {
@@ -54,6 +66,7 @@ void register_reduce_kernels(KernelRegistry& r) {
                       {"ReduceSumSquare", reduction},
                       {"ArgMax", reduction},
                       {"ArgMin", reduction}});
+  r.add("normalization", {{"MeanVarianceNormalization", walk_norm_op}, {"LpNormalization", walk_norm_op}});
 }
 
 }  // namespace ridge::exec::cuda

@@ -1,7 +1,8 @@
 #pragma once
-// ONNX's reductions (ReduceSum, ReduceMean, ... ArgMax, ArgMin) as the GPU computes them: the walk from an output
-// element to the input elements it reduces (ReducePlan, worked out on the host by reduce_plan.h), and what each op
-// does to one element, to two partial results and to the final one. The GPU kernel (reduce_kernels.cu) reduces an
+// ONNX's reductions (ReduceSum, ReduceMean, ... ArgMax, ArgMin), and the normalizations that divide each element by a
+// reduction over its group (MeanVarianceNormalization, LpNormalization), as the GPU computes them: the walk from an
+// output element to the input elements it reduces (ReducePlan, worked out on the host by reduce_plan.h), and what each
+// op does to one element, to two partial results and to the final one. The GPU kernel (reduce_kernels.cu) reduces an
 // output per block; reduce_serial() reduces one on the host with the same functions, which is how the host-side tests
 // check the walk and the arithmetic against the ONNX project's reference outputs. C++17 for nvcc.
 #include <math.h>
@@ -136,6 +137,50 @@ RIDGE_HOST_DEVICE inline float reduce_serial(const ReducePlan& p, ReduceOp op, c
   for (int64_t r = 0; r < p.count; ++r)
     acc = reduce_combine(op, acc, reduce_map(op, base[reduce_offset(p.reduced, r)], max));
   return reduce_finish(op, acc, p.count, max);
+}
+
+// MeanVarianceNormalization and LpNormalization: the same walk, with `kept` the groups and `reduced` the elements of
+// one, and every element of a group written as (x - shift) / divisor.
+enum class WalkNorm {
+  kMeanVariance,  // (x - mean) / (sqrt(E[x^2] - mean^2) + 1e-9): ONNX's function body, in that order
+  kL1,            // x / sum |x|
+  kL2,            // x / sqrt(sum x^2)
+};
+
+// What a group's elements add up: `sum` takes x (|x| for L1), `squares` x^2.
+RIDGE_HOST_DEVICE inline float walk_norm_term(WalkNorm op, float x) { return op == WalkNorm::kL1 ? fabsf(x) : x; }
+
+// The shift and divisor of a group of `count` elements from its two sums. No epsilon guards L1 and L2 (ONNX's
+// reference and the CPU executor divide by the norm as it is: a zero row gives NaN).
+RIDGE_HOST_DEVICE inline void walk_norm_divisor(WalkNorm op, float sum, float squares, int64_t count, float& shift,
+                                                float& divisor) {
+  shift = 0.f;
+  if (op == WalkNorm::kL1) {
+    divisor = sum;
+  } else if (op == WalkNorm::kL2) {
+    divisor = sqrtf(squares);
+  } else {
+    const float n = static_cast<float>(count), mean = sum / n;
+    shift = mean;
+    divisor = sqrtf(squares / n - mean * mean) + 1e-9f;
+  }
+}
+
+// Group o on the host, serially: what the GPU's block computes and writes for it. `y` is laid out as `x`.
+RIDGE_HOST_DEVICE inline void walk_norm_serial(const ReducePlan& p, WalkNorm op, const float* x, float* y, int64_t o) {
+  const int64_t base = reduce_offset(p.kept, o);
+  float sum = 0.f, squares = 0.f;
+  for (int64_t r = 0; r < p.count; ++r) {
+    const float v = x[base + reduce_offset(p.reduced, r)];
+    sum += walk_norm_term(op, v);
+    squares += v * v;
+  }
+  float shift = 0.f, divisor = 1.f;
+  walk_norm_divisor(op, sum, squares, p.count, shift, divisor);
+  for (int64_t r = 0; r < p.count; ++r) {
+    const int64_t at = base + reduce_offset(p.reduced, r);
+    y[at] = (x[at] - shift) / divisor;
+  }
 }
 
 }  // namespace ridge::exec::cuda

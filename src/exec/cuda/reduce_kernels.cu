@@ -65,7 +65,50 @@ __global__ void reduce_kernel(ReducePlan p, ReduceOp op, const float* x, float* 
   }
 }
 
+// A block per group: its threads add up the group's two sums in strides of the block, combine them in shared memory,
+// then write every element of the group (walk_norm_serial in parallel).
+template <int Threads>
+__global__ void walk_norm_kernel(ReducePlan p, WalkNorm op, const float* x, float* y) {
+  __shared__ float sums[Threads], squares[Threads];
+  const int t = static_cast<int>(threadIdx.x);
+  for (int64_t o = blockIdx.x; o < p.outputs; o += gridDim.x) {
+    const int64_t base = reduce_offset(p.kept, o);
+    float sum = 0.f, square = 0.f;
+    for (int64_t r = t; r < p.count; r += Threads) {
+      const float v = x[base + reduce_offset(p.reduced, r)];
+      sum += walk_norm_term(op, v);
+      square += v * v;
+    }
+    sums[t] = sum;
+    squares[t] = square;
+    __syncthreads();
+    for (int s = Threads / 2; s > 0; s /= 2) {
+      if (t < s) {
+        sums[t] += sums[t + s];
+        squares[t] += squares[t + s];
+      }
+      __syncthreads();
+    }
+    float shift = 0.f, divisor = 1.f;
+    walk_norm_divisor(op, sums[0], squares[0], p.count, shift, divisor);
+    for (int64_t r = t; r < p.count; r += Threads) {
+      const int64_t at = base + reduce_offset(p.reduced, r);
+      y[at] = (x[at] - shift) / divisor;
+    }
+    __syncthreads();  // sums[0] is read by every thread before the next group overwrites it
+  }
+}
+
 }  // namespace
+
+void walk_normalize(const ReducePlan& plan, WalkNorm op, const float* x, float* y, cudaStream_t stream) {
+  if (plan.outputs == 0) return;
+  unsigned blocks = static_cast<unsigned>(plan.outputs < (1 << 20) ? plan.outputs : (1 << 20));
+  if (plan.count <= 64)
+    walk_norm_kernel<32><<<blocks, 32, 0, stream>>>(plan, op, x, y);
+  else
+    walk_norm_kernel<kThreads><<<blocks, kThreads, 0, stream>>>(plan, op, x, y);
+}
 
 void reduce(const ReducePlan& plan, ReduceOp op, const float* x, float* y, int64_t* index, cudaStream_t stream) {
   if (plan.outputs == 0) return;

@@ -12,4 +12,7 @@ namespace ridge::exec::cuda {
 // y (fp32) or, for an arg op, index (int64) of every output element.
 void reduce(const ReducePlan& plan, ReduceOp op, const float* x, float* y, int64_t* index, cudaStream_t stream);
 
+// MeanVarianceNormalization and LpNormalization (reduce_cell.h: WalkNorm): a block per group; y is laid out as x.
+void walk_normalize(const ReducePlan& plan, WalkNorm op, const float* x, float* y, cudaStream_t stream);
+
 }  // namespace ridge::exec::cuda

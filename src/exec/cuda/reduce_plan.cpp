@@ -55,6 +55,27 @@ std::vector<int64_t> reduce_axes(const graph::Node& node, int64_t rank, const st
   return axes;
 }
 
+WalkNorm walk_norm(const graph::Node& node, int64_t rank, std::vector<int64_t>& axes) {
+  WalkNorm op = WalkNorm::kMeanVariance;
+  if (node.op_type == "MeanVarianceNormalization") {
+    axes = node.get_ints("axes", {0, 2, 3});
+  } else if (node.op_type == "LpNormalization") {
+    auto p = node.get_int("p", 2);
+    if (p != 1 && p != 2) throw Error(fmt::format("LpNormalization with p = {}: ONNX defines p = 1 and 2", p));
+    op = p == 1 ? WalkNorm::kL1 : WalkNorm::kL2;
+    axes = {node.get_int("axis", -1)};
+  } else {
+    throw Error(fmt::format("{} is no normalization over a reduction", node.op_type));
+  }
+  for (auto& a : axes) {
+    if (a < -rank || a >= rank) throw Error(fmt::format("axis {} is out of range for rank {}", a, rank));
+    if (a < 0) a += rank;
+  }
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) throw Error("an axis is normalized twice");
+  return op;
+}
+
 namespace {
 
 // Appends a dim to a walk, merged with the previous one where the two are walked as one.

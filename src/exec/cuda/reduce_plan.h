@@ -20,6 +20,11 @@ ReduceOp reduce_op(std::string_view op_type);
 std::vector<int64_t> reduce_axes(const graph::Node& node, int64_t rank, const std::vector<int64_t>* axes_input,
                                  bool& noop);
 
+// MeanVarianceNormalization (its `axes`, [0, 2, 3] by default) or LpNormalization (its `axis`, -1 by default, and
+// `p`, 1 or 2) over an input of `rank`: the op, and the axes of a group in `axes`, normalized and sorted. Throws
+// ridge::Error in one line for another op, another p, or an axis out of range or given twice.
+WalkNorm walk_norm(const graph::Node& node, int64_t rank, std::vector<int64_t>& axes);
+
 // The walk for an input of `dims` reduced over `axes` (as reduce_axes returns them).
 ReducePlan reduce_plan(const std::vector<int64_t>& dims, const std::vector<int64_t>& axes);
 

@@ -1,0 +1,29 @@
+#pragma once
+// The plans of the GPU's index-driven ops (index_cell.h), worked out on the host from the tensors' dims and the
+// node's attributes, and tested there. Each throws ridge::Error in one line where the dims do not fit together.
+#include <cstdint>
+#include <vector>
+
+#include "exec/cuda/index_cell.h"
+#include "graph/graph.h"
+
+namespace ridge::exec::cuda {
+
+// GatherElements or ScatterElements of indices of `index_dims` into data of `data_dims` along `axis` (negative counts
+// from the end): the same rank, and no index dim but the axis's larger than data's.
+ElementsPlan elements_plan(const std::vector<int64_t>& data_dims, const std::vector<int64_t>& index_dims, int64_t axis);
+
+// GatherND (with `batch_dims`) or ScatterND (batch_dims 0) of indices of `index_dims` into data of `data_dims`: the
+// indices' last dim indexes data's dims from batch_dims on, and their leading batch_dims dims equal data's.
+NdPlan nd_plan(const std::vector<int64_t>& data_dims, const std::vector<int64_t>& index_dims, int64_t batch_dims);
+
+// A scatter's `reduction` attribute (opset 16 and later; none before).
+ScatterReduce scatter_reduce(const graph::Node& node);
+
+// CumSum over `dims` along `axis` (negative counts from the end), with the node's exclusive and reverse.
+CumSumPlan cumsum_plan(const graph::Node& node, const std::vector<int64_t>& dims, int64_t axis);
+
+// TopK of `k` over `dims` along the node's axis (-1 by default), with its `largest`; k in [0, the axis's dim].
+TopKPlan topk_plan(const graph::Node& node, const std::vector<int64_t>& dims, int64_t k);
+
+}  // namespace ridge::exec::cuda
