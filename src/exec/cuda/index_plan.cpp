@@ -20,6 +20,11 @@ void check_rank(size_t rank) {
     throw Error(fmt::format("rank {}: the GPU kernels take {}", rank, kMaxRank));
 }
 
+// The dims before `axis`, along it and after it, as CumSum's and TopK's lines walk them.
+void split_at(const std::vector<int64_t>& dims, size_t axis, int64_t& outer, int64_t& length, int64_t& inner) {
+  for (size_t d = 0; d < dims.size(); ++d) (d < axis ? outer : d == axis ? length : inner) *= dims[d];
+}
+
 }  // namespace
 
 ElementsPlan elements_plan(const std::vector<int64_t>& data_dims, const std::vector<int64_t>& index_dims,
@@ -91,7 +96,7 @@ CumSumPlan cumsum_plan(const graph::Node& node, const std::vector<int64_t>& dims
   if (dims.empty()) throw Error("CumSum of a scalar: its input must have at least one dim");
   auto a = static_cast<size_t>(normalized_axis(axis, dims.size()));
   CumSumPlan p;
-  for (size_t d = 0; d < dims.size(); ++d) (d < a ? p.outer : d == a ? p.length : p.inner) *= dims[d];
+  split_at(dims, a, p.outer, p.length, p.inner);
   p.exclusive = node.get_int("exclusive", 0) != 0;
   p.reverse = node.get_int("reverse", 0) != 0;
   return p;
@@ -101,7 +106,7 @@ TopKPlan topk_plan(const graph::Node& node, const std::vector<int64_t>& dims, in
   if (dims.empty()) throw Error("TopK of a scalar: its input must have at least one dim");
   auto a = static_cast<size_t>(normalized_axis(node.get_int("axis", -1), dims.size()));
   TopKPlan p;
-  for (size_t d = 0; d < dims.size(); ++d) (d < a ? p.outer : d == a ? p.length : p.inner) *= dims[d];
+  split_at(dims, a, p.outer, p.length, p.inner);
   if (k < 0 || k > p.length) throw Error(fmt::format("k = {} of a dim of {}", k, p.length));
   p.k = k;
   p.largest = node.get_int("largest", 1) != 0;
