@@ -25,7 +25,7 @@
 #                                         MobileNetV2, PyTorch's fp32 configurations beside them, the ratio table
 #   ncu-ridge-vit_b_16-b32.csv            ridge's kernels at batch 32 (the side-by-side input)
 #   tests-rest.txt                        the other GPU tests (ERT, CUDA graphs, algorithms, precisions)
-#   tests-node.txt                        the ONNX project's node tests on the GPU, the recurrent layers, reductions
+#   tests-node.txt                        the ONNX project's node tests on the GPU, the recurrent layers, reductions, Attention
 #   profile-resnet50/, profile-resnet50.json  `ridge profile` end to end (its export and ridge run's log; the JSON)
 #   calibrate-sample.*                    `ridge calibrate --sample --quick --sample-size 4` on the GPU executor
 #   fp16-probe.txt, fp16-sass.txt         bench/gpu_fp16_probe's rates and the SASS of its kernels
@@ -105,7 +105,7 @@ step 90 "GPU tests: the rest" sh -c "$build/tests/ridge_gpu_tests \
   --gtest_filter='-GpuKernels.*:GpuExecutor.Fp32MatchesPyTorch:*Training*:*NodeTests*:*Recurrent*:*Reductions*' \
   >$out/tests-rest.txt 2>&1"
 step 60 "GPU tests: ONNX node tests, recurrent layers, reductions" sh -c "$build/tests/ridge_gpu_tests \
-  --gtest_filter='*NodeTests*:*Recurrent*:*Reductions*' >$out/tests-node.txt 2>&1"
+  --gtest_filter='*NodeTests*:*Recurrent*:*Reductions*:*Attention*' >$out/tests-node.txt 2>&1"
 step 180 "calibrate --sample on the GPU" sh -c "$ridge calibrate --device $device --sample --quick --sample-size 4 \
   -o $out/calibrate-sample.yaml >$out/calibrate-sample.txt 2>&1"
 for m in resnet50 vgg16 mobilenet_v2; do

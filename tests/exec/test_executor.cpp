@@ -11,6 +11,7 @@
 #include "exec/engine.h"
 #include "exec/op_table.h"
 #include "exec/prepare.h"
+#include "support/attention_reference.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
 #include "support/random_weights_fixtures.h"
@@ -123,6 +124,36 @@ TEST(Executor, AttentionMatchesAPlainLoopReference) {
       double expected = 0;
       for (int j = 0; j < 3; ++j) expected += scores[j] / total * v[2 * j + d];
       EXPECT_NEAR(y[2 * i + d], expected, 1e-5);
+    }
+  }
+}
+
+// Every variant of ONNX's Attention against its reference's semantics in plain loops (support/attention_reference.h):
+// grouped-query and 3-D heads, masks shorter than the keys, the causal frontier starting at the first key with fewer
+// queries than keys, the softcap applied before the mask, and a fully masked row's NaN.
+TEST(Executor, AttentionFollowsOnnxsReferenceInEveryVariant) {
+  auto& engine = exec::load_engine();
+  for (const auto& c : test::attention_cases()) {
+    analysis::Request request;
+    request.model_path = test::attention_model(c);
+    auto inputs = test::attention_inputs(c);
+    auto prepared = exec::prepare_again(exec::prepare(request, "").analysis.model, request, inputs);
+    auto out = engine.run(prepared.analysis.model, prepared.inputs, {});
+    ASSERT_EQ(out.outputs.at(0).dims, test::attention_output_dims(c)) << c.label;
+    auto got = floats(out.outputs.at(0));
+    auto want = test::attention_reference(c, inputs);
+    ASSERT_EQ(got.size(), want.size()) << c.label;
+    int nans = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (std::isnan(want[i])) {
+        EXPECT_TRUE(std::isnan(got[i])) << c.label << " [" << i << "]";
+        ++nans;
+        continue;
+      }
+      ASSERT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << c.label << " [" << i << "]";
+    }
+    if (c.label == "a row with every key masked") {
+      EXPECT_EQ(nans, 2 * 8) << "row 1 of both heads";
     }
   }
 }

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
 #include "exec/engine.h"
 #include "exec/prepare.h"
+#include "support/attention_reference.h"
 #include "support/backend_node_tests.h"
 #include "support/paths.h"
 #include "support/random_weights_fixtures.h"
@@ -322,6 +324,28 @@ TEST(GpuExecutor, ReductionsMatchOnnxsNodeTests) {
 // mul, batch_dims (CumSum's tests are fp64: BackendNodeTestsMatchOnnxReference runs them).
 TEST(GpuExecutor, IndexOpsAndGroupNormalizationsMatchOnnxsNodeTests) {
   EXPECT_GE(check_node_tests({"test_gather_elements", "test_scatter", "test_gathernd", "test_mvn", "test_top_k"}), 18);
+}
+
+// ONNX's Attention (attention_kernels.cu) in every variant the CPU executor is held to, against ONNX's reference
+// semantics in plain loops: the shared-memory tiles, the warp shuffles of a row's thread group, masks and causal rows.
+TEST(GpuExecutor, AttentionFollowsOnnxsReferenceInEveryVariant) {
+  auto& engine = *ridge_cuda_engine();
+  for (const auto& c : test::attention_cases()) {
+    analysis::Request request;
+    request.model_path = test::attention_model(c);
+    auto inputs = test::attention_inputs(c);
+    auto p = exec::prepare_again(exec::prepare(request, "").analysis.model, request, inputs);
+    auto got = floats(engine.run(p.analysis.model, p.inputs, gpu_options()).outputs.at(0));
+    auto want = test::attention_reference(c, inputs);
+    ASSERT_EQ(got.size(), want.size()) << c.label;
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (std::isnan(want[i])) {
+        EXPECT_TRUE(std::isnan(got[i])) << c.label << " [" << i << "]";
+        continue;
+      }
+      ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << c.label << " [" << i << "]";
+    }
+  }
 }
 
 TEST(GpuExecutor, BenchTimesAgreeWithTheWallClockAndCudaGraphsReplayTheSameWork) {

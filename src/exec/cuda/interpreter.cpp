@@ -30,6 +30,7 @@ const exec::cuda::KernelRegistry& exec::cuda::KernelRegistry::instance() {
     exec::cuda::register_recurrent_kernels(*r);
     exec::cuda::register_reduce_kernels(*r);
     exec::cuda::register_indexing_kernels(*r);
+    exec::cuda::register_attention_kernels(*r);
     return r;
   }();
   return *registry;

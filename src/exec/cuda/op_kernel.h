@@ -148,5 +148,6 @@ void register_resize_kernels(KernelRegistry& registry);
 void register_recurrent_kernels(KernelRegistry& registry);
 void register_reduce_kernels(KernelRegistry& registry);
 void register_indexing_kernels(KernelRegistry& registry);
+void register_attention_kernels(KernelRegistry& registry);
 
 }  // namespace ridge::exec::cuda

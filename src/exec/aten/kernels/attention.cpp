@@ -2,6 +2,8 @@
 // inputs, or 3-D [B, S, hidden] ones split into q_num_heads / kv_num_heads heads; grouped-query
 // (fewer key/value heads) repeats each key/value head; causal and explicit masks, softcap.
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "exec/aten/kernels/kernel.h"
 
@@ -33,19 +35,30 @@ void attention(C& c) {
   }
   double scale = c.node.get_float("scale", 1.0 / std::sqrt(static_cast<double>(q.size(-1))));
   auto scores = at::matmul(q, k.transpose(-1, -2)) * scale;
-  if (c.has(3)) {
-    const auto& mask = c.in(3);
-    scores = mask.scalar_type() == at::kBool
-                 ? scores.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity())
-                 : scores + mask;
-  }
-  if (c.node.get_int("is_causal", 0)) {
-    int64_t s = scores.size(-2), l = scores.size(-1);
-    auto allowed = at::ones({s, l}, at::kBool).tril(l - s);
-    scores = scores.masked_fill(allowed.logical_not(), -std::numeric_limits<double>::infinity());
-  }
+  // ONNX's function body: the softcap first, so that a masked score stays -inf; then the mask and the causal
+  // frontier as a bias of -inf.
   double softcap = c.node.get_float("softcap", 0.0);
   if (softcap > 0) scores = at::tanh(scores / softcap) * softcap;
+  constexpr double kMasked = -std::numeric_limits<double>::infinity();
+  int64_t s = scores.size(-2), l = scores.size(-1);
+  if (c.has(3)) {
+    auto mask = c.in(3);
+    // A mask shorter than the keys leaves the rest masked out (ONNX pads it with -inf, or false).
+    if (mask.size(-1) > l) c.fail("attn_mask is longer than the keys");
+    if (mask.size(-1) < l) {
+      std::vector<int64_t> pad(static_cast<size_t>(2 * mask.dim()), 0);
+      pad[1] = l - mask.size(-1);  // at::constant_pad_nd: the last dim's (before, after) first
+      mask = mask.scalar_type() == at::kBool ? at::constant_pad_nd(mask.to(at::kByte), pad, 0).to(at::kBool)
+                                             : at::constant_pad_nd(mask, pad, kMasked);
+    }
+    scores = mask.scalar_type() == at::kBool ? scores.masked_fill(mask.logical_not(), kMasked) : scores + mask;
+  }
+  if (c.node.get_int("is_causal", 0)) {
+    // Without a cache the frontier starts at the first key: query i attends to keys 0..i (ONNX's reference and
+    // PyTorch's scaled_dot_product_attention).
+    auto allowed = at::ones({s, l}, at::kBool).tril(0);
+    scores = scores.masked_fill(allowed.logical_not(), kMasked);
+  }
   auto out = at::matmul(at::softmax(scores, -1), v);
   if (three_d) out = out.transpose(1, 2).reshape({out.size(0), out.size(2), -1});
   c.set(0, out);

@@ -1,0 +1,185 @@
+// The GPU's Attention without a GPU: the plan (src/exec/cuda/attention_plan.h) and the per-row arithmetic
+// (attention_cell.h: the scores, the tiles' online softmax) applied serially, tile by tile as a kernel block walks the
+// keys, against ONNX's reference semantics (tests/support/attention_reference.h) in every variant the CPU executor is
+// held to, and the plan's one-line refusals. What only a GPU checks: the shared-memory staging, the warp shuffles and
+// the 16-bit loads (tests/gpu/test_cuda_gpu.cpp runs the same cases on the GPU).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "exec/cuda/attention_plan.h"
+#include "exec/prepare.h"
+#include "support/attention_reference.h"
+#include "support/model_builder.h"
+#include "support/tensor_compare.h"
+#include "util/error.h"
+
+namespace ridge::test {
+namespace {
+
+namespace cuda = exec::cuda;
+
+// y as the kernel computes it: per item and row, the keys a tile at a time (scores, one raise of the maximum, the
+// weights folded in), the mask read where attention_reads_mask says.
+std::vector<float> run_serial(const cuda::AttentionPlan& p, const std::vector<float>& q, const std::vector<float>& k,
+                              const std::vector<float>& v, const std::vector<float>& mask, size_t y_size) {
+  std::vector<float> y(y_size, -12345.f);
+  for (int64_t item = 0; item < p.items(); ++item) {
+    const int64_t qb = cuda::attention_base(p, cuda::kAttnQ, item), kb = cuda::attention_base(p, cuda::kAttnK, item);
+    const int64_t vb = cuda::attention_base(p, cuda::kAttnV, item), yb = cuda::attention_base(p, cuda::kAttnY, item);
+    const int64_t mb = cuda::attention_base(p, cuda::kAttnMask, item);
+    for (int64_t i = 0; i < p.rows; ++i) {
+      cuda::SoftmaxRun run;
+      std::vector<float> acc(static_cast<size_t>(p.value_depth), 0.f);
+      for (int64_t j0 = 0; j0 < p.keys; j0 += cuda::kAttentionTile) {
+        float s[cuda::kAttentionTile];
+        float tile_max = -INFINITY;
+        for (int jj = 0; jj < cuda::kAttentionTile; ++jj) {
+          const int64_t j = j0 + jj;
+          float dot = 0.f;
+          for (int64_t d = 0; d < p.depth && j < p.keys; ++d)
+            dot += q[static_cast<size_t>(qb + i * p.row_stride[cuda::kAttnQ] + d * p.col_stride[cuda::kAttnQ])] *
+                   k[static_cast<size_t>(kb + j * p.row_stride[cuda::kAttnK] + d * p.col_stride[cuda::kAttnK])];
+          float m = 0.f;
+          if (cuda::attention_reads_mask(p, i, j))
+            m = mask.at(
+                static_cast<size_t>(mb + i * p.row_stride[cuda::kAttnMask] + j * p.col_stride[cuda::kAttnMask]));
+          s[jj] = cuda::attention_score(p, dot, i, j, m);
+          tile_max = std::fmax(tile_max, s[jj]);
+        }
+        const float factor = cuda::softmax_raise(run, tile_max);
+        for (auto& a : acc) a *= factor;
+        for (int jj = 0; jj < cuda::kAttentionTile; ++jj) {
+          const float w = cuda::softmax_weight(run, s[jj]);
+          run.sum += w;
+          if (w == 0.f) continue;
+          for (int64_t e = 0; e < p.value_depth; ++e)
+            acc[static_cast<size_t>(e)] +=
+                w *
+                v[static_cast<size_t>(vb + (j0 + jj) * p.row_stride[cuda::kAttnV] + e * p.col_stride[cuda::kAttnV])];
+        }
+      }
+      for (int64_t e = 0; e < p.value_depth; ++e)
+        y.at(static_cast<size_t>(yb + i * p.row_stride[cuda::kAttnY] + e * p.col_stride[cuda::kAttnY])) =
+            cuda::softmax_finish(run, acc[static_cast<size_t>(e)]);
+    }
+  }
+  return y;
+}
+
+graph::Model prepared(const AttentionCase& c) {
+  analysis::Request request;
+  request.model_path = attention_model(c);
+  return exec::prepare(request, "").analysis.model;
+}
+
+TEST(CudaAttention, ThePlanAndTheTilesOnlineSoftmaxReproduceOnnxsReference) {
+  for (const auto& c : attention_cases()) {
+    auto model = prepared(c);
+    const auto& node = model.graph.nodes.front();
+    auto in = attention_inputs(c);
+    std::optional<cuda::MaskInput> mask;
+    std::vector<float> mask_values;
+    if (in.size() > 3) {
+      mask = cuda::MaskInput{in[3].dims, c.mask_bool};
+      if (c.mask_bool)
+        for (auto b : in[3].bytes) mask_values.push_back(b ? 1.f : 0.f);
+      else
+        mask_values = floats(in[3]);
+    }
+    auto y_dims = attention_output_dims(c);
+    cuda::check_attention_io(node);
+    auto plan = cuda::onnx_attention_plan(node, c.q, c.k, c.v, mask, y_dims);
+    auto want = attention_reference(c, in);
+    auto got = run_serial(plan, floats(in[0]), floats(in[1]), floats(in[2]), mask_values, want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (std::isnan(want[i])) {
+        EXPECT_TRUE(std::isnan(got[i])) << c.label << " [" << i << "]";
+        continue;
+      }
+      ASSERT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << c.label << " [" << i << "]";
+    }
+  }
+}
+
+TEST(CudaAttention, GroupedQueryHeadsReadTheirSharedHeadThroughAStrideOfZero) {
+  AttentionCase c{"3-D grouped-query", {2, 4, 48}, {2, 6, 24}, {2, 6, 24}, 6, 3};
+  auto model = prepared(c);
+  auto p = cuda::onnx_attention_plan(model.graph.nodes.front(), c.q, c.k, c.v, std::nullopt, {2, 4, 48});
+  // Batch dims [batch, key/value heads, query heads per key head]; head size 8.
+  ASSERT_EQ(p.batch_rank, 3);
+  EXPECT_EQ(p.batch[0], 2);
+  EXPECT_EQ(p.batch[1], 3);
+  EXPECT_EQ(p.batch[2], 2);
+  // Q [2, 4, 6 x 8]: token stride 48, query head h = 2 hk + g at 8 h.
+  EXPECT_EQ(p.batch_strides[cuda::kAttnQ][0], 4 * 48);
+  EXPECT_EQ(p.batch_strides[cuda::kAttnQ][1], 16);
+  EXPECT_EQ(p.batch_strides[cuda::kAttnQ][2], 8);
+  EXPECT_EQ(p.row_stride[cuda::kAttnQ], 48);
+  // K [2, 6, 3 x 8]: the two query heads of a group read one key head.
+  EXPECT_EQ(p.batch_strides[cuda::kAttnK][0], 6 * 24);
+  EXPECT_EQ(p.batch_strides[cuda::kAttnK][1], 8);
+  EXPECT_EQ(p.batch_strides[cuda::kAttnK][2], 0);
+  EXPECT_EQ(p.row_stride[cuda::kAttnK], 24);
+  EXPECT_FLOAT_EQ(p.scale, 1.f / std::sqrt(8.f));
+}
+
+TEST(CudaAttention, WhatTheKernelDoesNotTakeIsRefusedInOneLine) {
+  AttentionCase c{"4-D", {2, 3, 4, 8}, {2, 3, 6, 8}, {2, 3, 6, 8}};
+  auto model = prepared(c);
+  const auto& node = model.graph.nodes.front();
+  auto refused = [&](auto make, const std::string& words) {
+    try {
+      make();
+      ADD_FAILURE() << "no error; expected: " << words;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  };
+  const std::vector<int64_t> y{2, 3, 4, 8};
+  refused(
+      [&] {
+        cuda::onnx_attention_plan(node, {2, 3, 4, 256}, {2, 3, 6, 256}, {2, 3, 6, 8}, std::nullopt, y);
+      },
+      "at most 128");
+  refused(
+      [&] {
+        cuda::onnx_attention_plan(node, {2, 4, 4, 8}, {2, 3, 6, 8}, {2, 3, 6, 8}, std::nullopt, y);
+      },
+      "do not share");
+  refused([&] { cuda::onnx_attention_plan(node, c.q, {2, 3, 6, 4}, c.v, std::nullopt, y); }, "head size");
+  refused(
+      [&] {
+        cuda::onnx_attention_plan(node, c.q, c.k, c.v, cuda::MaskInput{{2, 3, 4, 7}, false}, y);
+      },
+      "longer than the 6 keys");
+  refused(
+      [&] {
+        cuda::onnx_attention_plan(node, c.q, c.k, c.v, cuda::MaskInput{{3, 3, 4, 6}, false}, y);
+      },
+      "does not broadcast");
+  refused([&] { cuda::onnx_attention_plan(node, c.q, c.k, c.v, std::nullopt, {2, 3, 4, 9}); }, "where Attention makes");
+  refused([&] { cuda::onnx_attention_plan(node, {2, 4, 24}, c.k, c.v, std::nullopt, y); }, "three 3-D or three 4-D");
+
+  // A key/value cache, and the outputs beside Y.
+  ModelBuilder b(23);
+  b.input("q", {int64_t{1}, int64_t{1}, int64_t{2}, int64_t{4}})
+      .input("k", {int64_t{1}, int64_t{1}, int64_t{2}, int64_t{4}})
+      .input("v", {int64_t{1}, int64_t{1}, int64_t{2}, int64_t{4}})
+      .input("pk", {int64_t{1}, int64_t{1}, int64_t{3}, int64_t{4}})
+      .input("pv", {int64_t{1}, int64_t{1}, int64_t{3}, int64_t{4}})
+      .output("y");
+  b.node("Attention", {"q", "k", "v", "", "pk", "pv"}, {"y"}, "cached");
+  analysis::Request request;
+  request.model_path = b.save("attention_cache");
+  auto cached = exec::prepare(request, "").analysis.model;
+  refused([&] { cuda::check_attention_io(cached.graph.nodes.front()); }, "input 4 (past_key)");
+  graph::Node qk = node;
+  qk.outputs = {qk.outputs[0], graph::kNoValue, graph::kNoValue, qk.outputs[0]};
+  refused([&] { cuda::check_attention_io(qk); }, "output 3 (qk_matmul_output)");
+}
+
+}  // namespace
+}  // namespace ridge::test
