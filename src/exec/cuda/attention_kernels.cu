@@ -4,12 +4,10 @@
 // fp32), every row scores them (a group's partial dot products summed by warp shuffles), raises its running maximum once
 // per tile and folds the tile's weights into its sums. Shared rows are padded by one element every 16 so that the
 // groups of a warp read distinct banks.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <cstdint>
 
 #include "exec/cuda/attention_kernels.h"
+#include "exec/cuda/convert.cuh"
 
 namespace ridge::exec::cuda {
 
@@ -17,26 +15,6 @@ namespace {
 
 constexpr int kChunk = 16;   // head elements per thread
 constexpr int kBlock = 128;  // threads per block
-
-__device__ float to_float(float v) { return v; }
-__device__ float to_float(__half v) { return __half2float(v); }
-__device__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ float to_float(uint8_t v) { return v ? 1.f : 0.f; }
-
-template <class T>
-__device__ T from_float(float v);
-template <>
-__device__ float from_float(float v) {
-  return v;
-}
-template <>
-__device__ __half from_float(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __nv_bfloat16 from_float(float v) {
-  return __float2bfloat16_rn(v);
-}
 
 // Head element d's place in a padded shared row.
 __device__ __forceinline__ int padded(int d) { return (d / kChunk) * (kChunk + 1) + d % kChunk; }

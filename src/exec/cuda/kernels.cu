@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "exec/cuda/convert.cuh"
 #include "exec/cuda/elementwise_math.h"
 #include "exec/cuda/grid.cuh"
 #include "exec/cuda/kernels.h"
@@ -14,31 +15,6 @@
 namespace ridge::exec::cuda {
 
 namespace {
-
-template <class T>
-__device__ float to_float(T v) {
-  return static_cast<float>(v);
-}
-template <>
-__device__ float to_float(__half v) {
-  return __half2float(v);
-}
-template <>
-__device__ float to_float(__nv_bfloat16 v) {
-  return __bfloat162float(v);
-}
-template <class T>
-__device__ T from_float(float v) {
-  return static_cast<T>(v);
-}
-template <>
-__device__ __half from_float(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __nv_bfloat16 from_float(float v) {
-  return __float2bfloat16_rn(v);
-}
 
 // `vector`: x and y are 16-byte aligned, so four elements move per load and store (the tail one by one).
 __global__ void unary_kernel(UnaryOp op, const float* x, float* y, int64_t n, float a, float b, bool vector) {
