@@ -12,8 +12,11 @@
 #   ridge-resnet50-optimized-{fp32,tf32}.json  `--mode optimized` (BatchNorms folded, ReLU and residual fused into
 #                                         cuDNN's convolution, replayed as a CUDA graph) at batch 1 and 32
 #   ridge-{vit_b_16,mobilenet_v2}-optimized-fp32.json  the same for the epilogue kernel's fusions (a product's bias
-#                                         and GELU, a convolution's ReLU6) and attention's strided products at
-#                                         batch 1 and 32; ridge-bert_base-optimized-fp32.json at batch 1 and 8
+#                                         and GELU, a convolution's ReLU6) and attention fused into one kernel (fp32)
+#                                         at batch 1 and 32; ridge-bert_base-optimized-fp32.json at batch 1 and 8
+#   att-*.json, attention.md              bench/gpu_attention.py: the fused attention kernel against the products it
+#                                         replaces (fp32 CUDA graph, tf32 and fp16 optimized) at ViT's, BERT's and a
+#                                         512-token shape, and the table
 #   ridge-{resnet50,vit_b_16}-{optimized-,}fp16.json  batch 32 in fp16: optimized (16-bit activations between ops)
 #                                         and as a CUDA graph (autocast per layer), PyTorch's half() beside them
 #   ridge-resnet50-{optimized-,}fp16-nhwc.json  the same with --memory-format channels-last, PyTorch's half() in
@@ -78,7 +81,10 @@ step 60 "ridge resnet50 optimized" sh -c "$ridge bench models/resnet50.onnx --sw
 step 60 "ridge vit_b_16 and mobilenet_v2 optimized" sh -c "$ridge bench models/vit_b_16.onnx --sweep batch=1,32 \
   --mode optimized $common >$out/ridge-vit_b_16-optimized-fp32.json; $ridge bench models/mobilenet_v2.onnx \
   --sweep batch=1,32 --mode optimized $common >$out/ridge-mobilenet_v2-optimized-fp32.json"
-# BERT's attention reads its heads through strides in optimized mode (src/exec/product_views.h): a loop over batch.
+# Fused attention (src/exec/attention_fusion.h) against the products it replaces, on the same tensors.
+step 90 "fused attention against its products" sh -c "python3 bench/gpu_attention.py run $out $ridge \
+  >$out/attention.log 2>&1; python3 bench/gpu_attention.py table $out >$out/attention.md 2>&1"
+# BERT's attention reads its heads through strides in optimized mode (src/exec/product_views.h), then fuses (fp32).
 step 40 "ridge bert_base optimized" sh -c "$ridge bench models/bert_base.onnx --sweep batch=1,8 --dim seq=128 \
   --mode optimized $common >$out/ridge-bert_base-optimized-fp32.json"
 step 120 "PyTorch peer fp32" env PEER_CONFIGS=fp32,fp32-cudnn-benchmark,fp32-cuda-graph \

@@ -55,8 +55,9 @@ std::string OptimizedGraph::summary() const {
       "optimized: {} BatchNorms folded into convolutions, {} bias adds fused into matrix products, {} residual adds "
       "and {} activations fused into layers, {} no-ops removed, {} dead nodes dropped",
       folded_batchnorms, fused_biases, fused_residuals, fused_activations, removed_noops, dead);
-  auto absorbed = views.summary();
-  return absorbed.empty() ? text : text + ", " + absorbed;
+  for (const auto& part : {views.summary(), attention.summary()})
+    if (!part.empty()) text += ", " + part;
+  return text;
 }
 
 OptimizedGraph optimized_graph(const graph::Graph& g, const OptimizationPlan& plan, const TakesEpilogue& takes) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "exec/attention_fusion.h"
 #include "exec/host_tensor.h"
 #include "exec/optimization_plan.h"
 #include "exec/product_views.h"
@@ -47,6 +48,7 @@ struct OptimizedGraph {
   std::vector<BatchNormFold> folds;
   int folded_batchnorms = 0, fused_biases = 0, fused_residuals = 0, fused_activations = 0, removed_noops = 0, dead = 0;
   ProductViews views;           // what a backend's absorb_product_views did after
+  AttentionFusions attention;   // what a backend's fuse_attention did after that
   std::string summary() const;  // what was done, for a run's notes
 };
 

@@ -6,9 +6,8 @@
 #include <optional>
 #include <set>
 
-#include "exec/node_plan.h"
+#include "exec/graph_rewrite.h"
 #include "exec/optimized_graph.h"
-#include "onnx/tensor_decode.h"
 #include "util/error.h"
 
 namespace ridge::exec {
@@ -74,7 +73,30 @@ std::vector<int64_t> batch_strides(const Logical& l, const std::vector<int64_t>&
   return strides;
 }
 
+// The broadcast batch dims of two operands' logical dims; throws unless they broadcast and the inner dims agree.
+std::vector<int64_t> product_batch(const Logical& a, const Logical& b) {
+  size_t ra = a.dims.size() - 2, rb = b.dims.size() - 2, rank = std::max(ra, rb);
+  std::vector<int64_t> batch(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i + ra >= rank ? a.dims[i + ra - rank] : 1, db = i + rb >= rank ? b.dims[i + rb - rank] : 1;
+    if (da != db && da != 1 && db != 1) throw Error(fmt::format("batch dims {} and {} do not broadcast", da, db));
+    batch[i] = std::max(da, db);
+  }
+  if (a.dims[ra + 1] != b.dims[rb]) throw Error(fmt::format("inner dims {} and {} differ", a.dims[ra + 1], b.dims[rb]));
+  return batch;
+}
+
 }  // namespace
+
+std::vector<int64_t> product_dims(const std::vector<int64_t>& a_dims, const std::vector<int64_t>& perm_a,
+                                  const std::vector<int64_t>& b_dims, const std::vector<int64_t>& perm_b) {
+  auto a = permuted(a_dims, perm_a, "first");
+  auto b = permuted(b_dims, perm_b, "second");
+  auto dims = product_batch(a, b);
+  dims.push_back(a.dims[a.dims.size() - 2]);
+  dims.push_back(b.dims.back());
+  return dims;
+}
 
 ProductLayout product_layout(const std::vector<int64_t>& a_dims, const std::vector<int64_t>& perm_a,
                              const std::vector<int64_t>& b_dims, const std::vector<int64_t>& perm_b,
@@ -83,13 +105,7 @@ ProductLayout product_layout(const std::vector<int64_t>& a_dims, const std::vect
   auto b = permuted(b_dims, perm_b, "second");
   size_t ra = a.dims.size() - 2, rb = b.dims.size() - 2, rank = std::max(ra, rb);
   ProductLayout p;
-  p.batch.assign(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i + ra >= rank ? a.dims[i + ra - rank] : 1, db = i + rb >= rank ? b.dims[i + rb - rank] : 1;
-    if (da != db && da != 1 && db != 1) throw Error(fmt::format("batch dims {} and {} do not broadcast", da, db));
-    p.batch[i] = std::max(da, db);
-  }
-  if (a.dims[ra + 1] != b.dims[rb]) throw Error(fmt::format("inner dims {} and {} differ", a.dims[ra + 1], b.dims[rb]));
+  p.batch = product_batch(a, b);
   p.a = {a.dims[ra], a.dims[ra + 1], a.strides[ra], a.strides[ra + 1], batch_strides(a, p.batch)};
   p.b = {b.dims[rb], b.dims[rb + 1], b.strides[rb], b.strides[rb + 1], batch_strides(b, p.batch)};
   // The product's dims, and where each lands in the stored output.
@@ -125,8 +141,7 @@ namespace {
 class Absorber {
  public:
   Absorber(graph::Graph& g, const std::string& directory, const TakesLayout& takes)
-      : g_(g), directory_(directory), takes_(takes), claimed_(g.nodes.size(), false) {
-    outer_ = subgraph_outer_reads(g);
+      : g_(g), queries_(g, directory), takes_(takes), claimed_(g.nodes.size(), false) {
     // Values computed from the graph's inputs (not constants), in topological order.
     computed_.assign(g.values.size(), false);
     for (auto id : g.inputs) computed_[static_cast<size_t>(id)] = !g.value(id).initializer;
@@ -147,39 +162,16 @@ class Absorber {
       if (g_.value(node.outputs[0]).dtype != graph::DType::kFloat32) continue;
       absorb(n);
     }
-    std::vector<graph::Node> kept;
-    for (size_t n = 0; n < g_.nodes.size(); ++n)
-      if (!removed_.count(n)) kept.push_back(std::move(g_.nodes[n]));
-    g_.nodes = std::move(kept);
-    g_.link_and_sort();
+    erase_nodes(g_, removed_);
     return views_;
   }
 
  private:
   bool computed(ValueId id) const { return id != kNoValue && computed_[static_cast<size_t>(id)]; }
 
-  // `id` is read by `reader` alone, and nothing outside the graph's nodes keeps it.
-  bool only_read_by(ValueId id, size_t reader) const {
-    const auto& v = g_.value(id);
-    return !v.is_graph_output && !outer_.count(v.name) && v.consumers.size() == 1 &&
-           static_cast<size_t>(v.consumers[0]) == reader;
-  }
-
-  std::optional<double> scalar(ValueId id) const {
-    if (id == kNoValue) return std::nullopt;
-    const auto& v = g_.value(id);
-    if (v.dtype != graph::DType::kFloat32) return std::nullopt;
-    auto c = v.constant;
-    if (!c && v.initializer) {
-      try {
-        c = onnx::decode_constant(*v.initializer, directory_, 1);
-      } catch (const Error&) {
-        return std::nullopt;  // damaged bytes: the executor reports them when it loads the weights
-      }
-    }
-    if (!c || c->size() != 1) return std::nullopt;
-    return c->as_real(0);
-  }
+  bool only_read_by(ValueId id, size_t reader) const { return queries_.only_read_by(id, reader); }
+  std::optional<double> scalar(ValueId id) const { return queries_.scalar(id); }
+  std::optional<std::vector<int64_t>> known_dims(ValueId id) const { return queries_.known_dims(id); }
 
   // A Mul or Div of `x` by a scalar constant: the factor it multiplies x by.
   // A scalar of a higher rank would broadcast x to it: the output must have x's dims.
@@ -204,12 +196,6 @@ class Absorber {
     std::vector<int64_t> reversed(rank);
     for (size_t i = 0; i < rank; ++i) reversed[i] = static_cast<int64_t>(rank - 1 - i);
     return node.get_ints("perm", reversed);
-  }
-
-  std::optional<std::vector<int64_t>> known_dims(ValueId id) const {
-    const auto& v = g_.value(id);
-    if (!v.has_shape || !graph::is_fully_known(v.shape)) return std::nullopt;
-    return graph::known_dims(v.shape);
   }
 
   void absorb(size_t n) {
@@ -293,24 +279,10 @@ class Absorber {
     }
     node.inputs = {in[0], in[1]};
     node.outputs = {out};
-    auto add = [&node](const char* name, std::vector<int64_t> ints) {
-      if (ints.empty() || is_identity(ints)) return;
-      graph::Attribute attribute;
-      attribute.name = name;
-      attribute.kind = graph::Attribute::Kind::kInts;
-      attribute.ints = std::move(ints);
-      node.attributes.push_back(std::move(attribute));
-    };
-    add(kPermAAttribute, perm[0]);
-    add(kPermBAttribute, perm[1]);
-    add(kPermYAttribute, perm_y);
-    if (alpha != 1) {
-      graph::Attribute attribute;
-      attribute.name = kAlphaAttribute;
-      attribute.kind = graph::Attribute::Kind::kFloat;
-      attribute.f = alpha;
-      node.attributes.push_back(std::move(attribute));
-    }
+    for (auto [name, p] : {std::pair{kPermAAttribute, &perm[0]}, std::pair{kPermBAttribute, &perm[1]},
+                           std::pair{kPermYAttribute, &perm_y}})
+      if (!p->empty() && !is_identity(*p)) add_ints(node, name, *p);
+    if (alpha != 1) add_float(node, kAlphaAttribute, alpha);
     for (auto t : taken) {
       claimed_[t] = true;
       removed_.insert(t);
@@ -321,10 +293,9 @@ class Absorber {
   }
 
   graph::Graph& g_;
-  const std::string& directory_;
+  RewriteQueries queries_;
   const TakesLayout& takes_;
   std::vector<bool> claimed_, computed_;
-  std::set<std::string> outer_;
   std::set<size_t> removed_;
   ProductViews views_;
 };

@@ -51,6 +51,11 @@ ProductLayout product_layout(const std::vector<int64_t>& a_dims, const std::vect
                              const std::vector<int64_t>& b_dims, const std::vector<int64_t>& perm_b,
                              const std::vector<int64_t>& y_dims, const std::vector<int64_t>& perm_y);
 
+// The dims of the product of `a_dims` read through `perm_a` and `b_dims` through `perm_b`: the broadcast batch dims,
+// then rows and columns. Throws ridge::Error as product_layout does.
+std::vector<int64_t> product_dims(const std::vector<int64_t>& a_dims, const std::vector<int64_t>& perm_a,
+                                  const std::vector<int64_t>& b_dims, const std::vector<int64_t>& perm_b);
+
 struct ProductViews {
   int transposes = 0, scales = 0;  // absorbed into products
   std::string summary() const;     // "" when nothing was absorbed

@@ -8,8 +8,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "exec/attention_fusion.h"
 #include "exec/cuda/attention_plan.h"
+#include "exec/engine.h"
 #include "exec/prepare.h"
+#include "exec/product_views.h"
+#include "support/attention_patterns.h"
 #include "support/attention_reference.h"
 #include "support/model_builder.h"
 #include "support/tensor_compare.h"
@@ -93,14 +97,100 @@ TEST(CudaAttention, ThePlanAndTheTilesOnlineSoftmaxReproduceOnnxsReference) {
     auto plan = cuda::onnx_attention_plan(node, c.q, c.k, c.v, mask, y_dims);
     auto want = attention_reference(c, in);
     auto got = run_serial(plan, floats(in[0]), floats(in[1]), floats(in[2]), mask_values, want.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      if (std::isnan(want[i])) {
-        EXPECT_TRUE(std::isnan(got[i])) << c.label << " [" << i << "]";
-        continue;
-      }
-      ASSERT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << c.label << " [" << i << "]";
-    }
+    EXPECT_EQ(compare_with_nan({got.begin(), got.end()}, want, 1e-5, 1e-5), "") << c.label;
   }
+}
+
+// A mask's elements as the serial walk reads them: a bool's as 0 and 1.
+std::vector<float> mask_floats(const exec::HostTensor& mask) {
+  if (mask.dtype != graph::DType::kBool) return floats(mask);
+  std::vector<float> out;
+  for (auto b : mask.bytes) out.push_back(b ? 1.f : 0.f);
+  return out;
+}
+
+// Optimized mode's fused attention (exec/attention_fusion.h) as the kernel runs it: the plan from the fused node's
+// pattern, walked tile by tile, gives what the CPU executor computes for the model as exported, in every exported form
+// (BERT's added mask, ViT's sequence-first heads, GPT-2's causal Where, a Where that keeps keys, 2-D).
+TEST(CudaAttention, TheFusedPatternsPlanComputesWhatTheModelDid) {
+  for (const auto& c : attention_pattern_cases()) {
+    analysis::Request request;
+    request.model_path = c.model;
+    auto model = exec::prepare(request, "").analysis.model;
+    auto g = model.graph;
+    exec::absorb_product_views(g, model.directory, [](const exec::ProductLayout&) { return true; });
+    auto fusions = exec::fuse_attention(g, model.default_opset(), model.directory,
+                                        [](const exec::AttentionPattern&) { return true; });
+    ASSERT_EQ(fusions.fused, 1) << c.label;
+    ASSERT_EQ(g.nodes.size(), 1u) << c.label;
+    const auto& node = g.nodes[0];
+    auto dims = [&](graph::ValueId id) { return graph::known_dims(g.value(id).shape); };
+    std::optional<std::vector<int64_t>> mask_dims;
+    if (node.input(3) != graph::kNoValue) mask_dims = dims(node.input(3));
+    auto plan = cuda::fused_attention_plan(exec::attention_pattern(
+        node, dims(node.inputs[0]), dims(node.inputs[1]), dims(node.inputs[2]), mask_dims, dims(node.outputs[0])));
+    auto want = host_values(exec::load_engine().run(model, c.inputs, {}).outputs.at(0));
+    auto mask = c.inputs.size() > 3 ? mask_floats(c.inputs[3]) : std::vector<float>{};
+    auto got = run_serial(plan, floats(c.inputs[0]), floats(c.inputs[1]), floats(c.inputs[2]), mask, want.size());
+    EXPECT_EQ(compare_with_nan({got.begin(), got.end()}, want, 1e-5, 1e-6), "") << c.label;
+  }
+}
+
+// The fused plan by hand for BERT's layout, and what the kernel does not hold, refused in one line.
+TEST(CudaAttention, TheFusedPlanReadsKeysThroughTheTransposeAndRefusesWhatItCannotHold) {
+  // Q and K stored [2, 12, 2, 16] read as Q [2, 2, 12, 16] and K^T [2, 2, 16, 12]; V the same; Y written back
+  // [2, 12, 2, 16]; a [2, 1, 1, 12] mask.
+  const std::vector<int64_t> d{2, 12, 2, 16};
+  exec::AttentionPattern p;
+  p.scores = exec::product_layout(d, {0, 2, 1, 3}, d, {0, 2, 3, 1}, {2, 2, 12, 12}, {});
+  p.context = exec::product_layout({2, 2, 12, 12}, {}, d, {0, 2, 1, 3}, d, {0, 2, 1, 3});
+  p.alpha = 0.25;
+  p.mask = exec::ScoreMask::kAdd;
+  p.mask_dims = {2, 1, 1, 12};
+  auto plan = cuda::fused_attention_plan(p);
+  ASSERT_EQ(plan.batch_rank, 2);
+  EXPECT_EQ(plan.rows, 12);
+  EXPECT_EQ(plan.keys, 12);
+  EXPECT_EQ(plan.depth, 16);
+  EXPECT_EQ(plan.value_depth, 16);
+  // Key j's element e of head h in batch b is stored at b * 384 + j * 32 + h * 16 + e.
+  EXPECT_EQ(plan.row_stride[cuda::kAttnK], 32);
+  EXPECT_EQ(plan.col_stride[cuda::kAttnK], 1);
+  EXPECT_EQ(plan.batch_strides[cuda::kAttnK][0], 384);
+  EXPECT_EQ(plan.batch_strides[cuda::kAttnK][1], 16);
+  EXPECT_EQ(plan.row_stride[cuda::kAttnY], 32);
+  EXPECT_EQ(plan.batch_strides[cuda::kAttnY][1], 16);
+  // The mask: batch stride 12, none across heads and rows, one per key.
+  EXPECT_EQ(plan.batch_strides[cuda::kAttnMask][0], 12);
+  EXPECT_EQ(plan.batch_strides[cuda::kAttnMask][1], 0);
+  EXPECT_EQ(plan.row_stride[cuda::kAttnMask], 0);
+  EXPECT_EQ(plan.col_stride[cuda::kAttnMask], 1);
+  EXPECT_EQ(plan.mask_keys, 12);
+  EXPECT_EQ(plan.mask, cuda::AttentionMask::kAdd);
+  EXPECT_FLOAT_EQ(plan.scale, 0.25f);
+
+  auto refused = [](const exec::AttentionPattern& pattern, const std::string& words) {
+    try {
+      cuda::fused_attention_plan(pattern);
+      ADD_FAILURE() << "no error; expected: " << words;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  };
+  exec::AttentionPattern deep;  // five batch dims
+  const std::vector<int64_t> q5{2, 2, 2, 2, 2, 4, 8}, k5{2, 2, 2, 2, 2, 8, 4};
+  deep.scores = exec::product_layout(q5, {}, k5, {}, {2, 2, 2, 2, 2, 4, 4}, {});
+  deep.context = exec::product_layout({2, 2, 2, 2, 2, 4, 4}, {}, q5, {}, q5, {});
+  refused(deep, "at most 4");
+  exec::AttentionPattern wide;  // a head size of 256
+  wide.scores = exec::product_layout({3, 256}, {}, {256, 5}, {}, {3, 5}, {});
+  wide.context = exec::product_layout({3, 5}, {}, {5, 8}, {}, {3, 8}, {});
+  refused(wide, "at most 128");
+  exec::AttentionPattern broadcast;  // values of two items over one item's probabilities
+  broadcast.scores = exec::product_layout({3, 4}, {}, {4, 5}, {}, {3, 5}, {});
+  broadcast.context = exec::product_layout({3, 5}, {}, {2, 5, 8}, {}, {2, 3, 8}, {});
+  refused(broadcast, "broadcast the probabilities");
 }
 
 TEST(CudaAttention, GroupedQueryHeadsReadTheirSharedHeadThroughAStrideOfZero) {

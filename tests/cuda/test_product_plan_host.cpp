@@ -10,6 +10,7 @@
 #include <numeric>
 #include <random>
 
+#include "exec/cuda/attention_plan.h"
 #include "exec/cuda/interpreter.h"
 #include "exec/cuda/product_plan.h"
 #include "exec/prepare.h"
@@ -186,16 +187,42 @@ TEST(CudaProductPlan, AttentionAtTheBundledModelsSizesTakesFewCalls) {
 }
 
 // The GPU's optimized graph of the bundled transformers: every head transpose and scaling absorbed, and the note says
-// so.
+// so; in fp32 each layer's attention then becomes one node of the attention kernel (BERT's with its mask Add, GPT-2's
+// with its causal Where), in tf32 and 16 bits the products stay.
 TEST(CudaProductPlan, TheGpusOptimizedTransformersReadTheirHeadsInPlace) {
   for (const char* name : {"bert", "vit", "gpt2"}) {
     auto prepared = prepared_executor_model(name);
-    auto optimized = cuda::gpu_optimized_graph(prepared.analysis.model);
-    EXPECT_EQ(optimized.views.transposes, 8) << name;
-    EXPECT_EQ(optimized.views.scales, 2) << name;
-    EXPECT_NE(optimized.summary().find("8 transposes and 2 scalings read or written by matrix products in place"),
-              std::string::npos)
-        << optimized.summary();
+    for (auto precision : {exec::Precision::kFp32, exec::Precision::kTf32, exec::Precision::kFp16}) {
+      auto optimized = cuda::gpu_optimized_graph(prepared.analysis.model, precision);
+      EXPECT_EQ(optimized.views.transposes, 8) << name;
+      EXPECT_EQ(optimized.views.scales, 2) << name;
+      EXPECT_NE(optimized.summary().find("8 transposes and 2 scalings read or written by matrix products in place"),
+                std::string::npos)
+          << optimized.summary();
+      bool fp32 = precision == exec::Precision::kFp32;
+      EXPECT_EQ(optimized.attention.fused, fp32 ? 2 : 0) << name << " " << exec::name(precision);
+      EXPECT_EQ(optimized.summary().find("2 attention blocks (scores, mask, Softmax, context) fused into one kernel "
+                                         "each") != std::string::npos,
+                fp32)
+          << optimized.summary();
+      int fused = 0, softmaxes = 0, masks = 0;
+      for (const auto& node : optimized.graph.nodes) {
+        softmaxes += node.op_type == "Softmax";
+        if (!exec::is_fused_attention(node)) continue;
+        ++fused;
+        masks += node.input(3) != graph::kNoValue;
+        // Every fused node's plan is one the kernel takes, from the dims shape inference bound.
+        auto dims = [&](graph::ValueId id) { return graph::known_dims(optimized.graph.value(id).shape); };
+        std::optional<std::vector<int64_t>> mask_dims;
+        if (node.input(3) != graph::kNoValue) mask_dims = dims(node.input(3));
+        EXPECT_NO_THROW(cuda::fused_attention_plan(exec::attention_pattern(
+            node, dims(node.inputs[0]), dims(node.inputs[1]), dims(node.inputs[2]), mask_dims, dims(node.outputs[0]))))
+            << name << " " << node.name;
+      }
+      EXPECT_EQ(fused, fp32 ? 2 : 0) << name;
+      EXPECT_EQ(softmaxes, fp32 ? 0 : 2) << name;
+      EXPECT_EQ(masks, fp32 && std::string(name) != "vit" ? 2 : 0) << name;  // ViT has no mask
+    }
   }
 }
 

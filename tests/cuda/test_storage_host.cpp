@@ -125,7 +125,8 @@ TEST(CudaStorage, TheBundledModelsRunInSixteenBitsEndToEnd) {
   for (const char* name :
        {"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet", "vgg", "yolo", "vit", "bert", "gpt2"}) {
     auto prepared = prepared_executor_model(name);
-    auto optimized = cuda::gpu_optimized_graph(prepared.analysis.model);
+    // fp16 and bf16 optimize alike (only fp32 fuses attention).
+    auto optimized = cuda::gpu_optimized_graph(prepared.analysis.model, exec::Precision::kFp16);
     const auto& g = optimized.graph;
     for (auto storage : {DType::kFloat16, DType::kBFloat16}) {
       auto plan = cuda::plan_storage(g, kernels_of(g), storage);
@@ -261,7 +262,7 @@ TEST(CudaStorage, TheBundledCnnsRunChannelsLastFromTheirInputOn) {
     auto prepared = prepared_executor_model(name);
     for (bool optimized : {false, true}) {
       graph::Graph eager_graph = prepared.analysis.model.graph;
-      auto rewritten = cuda::gpu_optimized_graph(prepared.analysis.model);
+      auto rewritten = cuda::gpu_optimized_graph(prepared.analysis.model, exec::Precision::kFp32);
       const auto& g = optimized ? rewritten.graph : eager_graph;
       auto plan = cuda::plan_storage(g, kernels_of(g), DType::kFloat32, true);
       int convs = 0;

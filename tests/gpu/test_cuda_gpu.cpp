@@ -8,8 +8,11 @@
 #include <filesystem>
 #include <iostream>
 
+#include "exec/attention_fusion.h"
 #include "exec/engine.h"
 #include "exec/prepare.h"
+#include "exec/product_views.h"
+#include "support/attention_patterns.h"
 #include "support/attention_reference.h"
 #include "support/backend_node_tests.h"
 #include "support/paths.h"
@@ -335,15 +338,45 @@ TEST(GpuExecutor, AttentionFollowsOnnxsReferenceInEveryVariant) {
     request.model_path = test::attention_model(c);
     auto inputs = test::attention_inputs(c);
     auto p = exec::prepare_again(exec::prepare(request, "").analysis.model, request, inputs);
-    auto got = floats(engine.run(p.analysis.model, p.inputs, gpu_options()).outputs.at(0));
-    auto want = test::attention_reference(c, inputs);
-    ASSERT_EQ(got.size(), want.size()) << c.label;
-    for (size_t i = 0; i < got.size(); ++i) {
-      if (std::isnan(want[i])) {
-        EXPECT_TRUE(std::isnan(got[i])) << c.label << " [" << i << "]";
-        continue;
-      }
-      ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << c.label << " [" << i << "]";
+    auto got = test::host_values(engine.run(p.analysis.model, p.inputs, gpu_options()).outputs.at(0));
+    EXPECT_EQ(test::compare_with_nan(got, test::attention_reference(c, inputs), 1e-4, 1e-4), "") << c.label;
+  }
+}
+
+// Optimized mode's fused attention (exec/attention_fusion.h) in every exported form, against the pattern computed by
+// its definition on the host (the CPU executor is not carried to the GPU machine; tests/exec/test_attention_fusion.cpp
+// holds the definition to it); in tf32 the same graph keeps its products (no fusion) and agrees within tf32's rounding.
+TEST(GpuExecutor, FusedAttentionComputesWhatTheExportedGraphDoes) {
+  auto& engine = *ridge_cuda_engine();
+  for (const auto& c : test::attention_pattern_cases()) {
+    analysis::Request request;
+    request.model_path = c.model;
+    auto p = exec::prepare_again(exec::prepare(request, "").analysis.model, request, c.inputs);
+    auto g = p.analysis.model.graph;
+    exec::absorb_product_views(g, "", [](const exec::ProductLayout&) { return true; });
+    exec::fuse_attention(g, p.analysis.model.default_opset(), "", [](const exec::AttentionPattern&) { return true; });
+    ASSERT_EQ(g.nodes.size(), 1u) << c.label;
+    auto dims = [&](graph::ValueId id) { return graph::known_dims(g.value(id).shape); };
+    const auto& node = g.nodes[0];
+    std::optional<std::vector<int64_t>> mask_dims;
+    if (node.input(3) != graph::kNoValue) mask_dims = dims(node.input(3));
+    auto pattern = exec::attention_pattern(node, dims(node.inputs[0]), dims(node.inputs[1]), dims(node.inputs[2]),
+                                           mask_dims, dims(node.outputs[0]));
+    auto want = test::fused_attention_by_definition(pattern, c.inputs[0], c.inputs[1], c.inputs[2],
+                                                    c.inputs.size() > 3 ? &c.inputs[3] : nullptr);
+    for (auto precision : {exec::Precision::kFp32, exec::Precision::kTf32}) {
+      exec::BenchOptions bench;
+      bench.exec = gpu_options();
+      bench.exec.mode = exec::Mode::kOptimized;
+      bench.exec.precision = precision;
+      bench.fixed_iterations = 2;
+      auto result = engine.bench(p.analysis.model, p.inputs, bench);
+      bool fused = false;
+      for (const auto& note : result.notes) fused = fused || note.find("1 attention blocks") != std::string::npos;
+      EXPECT_EQ(fused, precision == exec::Precision::kFp32) << c.label;
+      auto got = test::host_values(engine.run(p.analysis.model, p.inputs, bench.exec).outputs.at(0));
+      double tolerance = precision == exec::Precision::kFp32 ? 1e-4 : 1e-2;
+      EXPECT_EQ(test::compare_with_nan(got, want, tolerance, tolerance), "") << c.label << " " << exec::name(precision);
     }
   }
 }

@@ -28,7 +28,8 @@ inline constexpr int64_t kAttentionMaxHead = 128;
 enum class AttentionMask : int {
   kNone,
   kAdd,   // a float added to the score (ONNX's float attn_mask; a fused pattern's Add)
-  kKeep,  // a bool (one byte): false masks the key out (ONNX's bool attn_mask)
+  kKeep,  // a bool (one byte): false masks the key out (ONNX's bool attn_mask; a fused Where(mask, scores, -inf))
+  kDrop,  // a bool (one byte): true masks the key out (a fused Where(mask, -inf, scores): GPT-2's causal mask)
 };
 
 // The operands the plan has strides for, in this order.
@@ -72,7 +73,7 @@ RIDGE_HOST_DEVICE inline int64_t attention_base(const AttentionPlan& p, int o, i
   return offset;
 }
 
-// Whether key j has a mask element to read for row i (a kAdd or kKeep mask, j inside it, and not causally masked).
+// Whether key j has a mask element to read for row i (a mask, j inside it, and not causally masked).
 RIDGE_HOST_DEVICE inline bool attention_reads_mask(const AttentionPlan& p, int64_t i, int64_t j) {
   return p.mask != AttentionMask::kNone && j < p.mask_keys && !(p.causal && j > i + p.causal_offset);
 }
@@ -87,6 +88,7 @@ RIDGE_HOST_DEVICE inline float attention_score(const AttentionPlan& p, float dot
   if (p.mask == AttentionMask::kNone) return s;
   if (j >= p.mask_keys) return -INFINITY;
   if (p.mask == AttentionMask::kKeep) return mask != 0.f ? s : -INFINITY;
+  if (p.mask == AttentionMask::kDrop) return mask != 0.f ? -INFINITY : s;
   return s + mask;
 }
 

@@ -10,8 +10,8 @@
 namespace ridge::exec::cuda {
 
 // y = attention(q, k, v, mask) as the plan says: q, k, v and y of `type` (fp32, fp16 or bf16; computed in fp32), a
-// kAdd mask of `type` too, a kKeep mask of bytes. False (nothing launched) for another type or a head size above
-// kAttentionMaxHead.
+// kAdd mask of `type` too, a kKeep or kDrop mask of bytes. False (nothing launched) for another type or a head size
+// above kAttentionMaxHead.
 bool attention(const AttentionPlan& plan, const void* q, const void* k, const void* v, const void* mask, void* y,
                ElementType type, cudaStream_t stream);
 

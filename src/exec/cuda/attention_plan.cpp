@@ -127,4 +127,61 @@ AttentionPlan onnx_attention_plan(const graph::Node& node, const std::vector<int
   return p;
 }
 
+AttentionPlan fused_attention_plan(const AttentionPattern& pattern) {
+  const auto& s = pattern.scores;
+  const auto& c = pattern.context;
+  const auto rank = s.batch.size();
+  if (rank > static_cast<size_t>(kAttentionBatchRank))
+    throw Error(
+        fmt::format("scores of {} batch dims: the GPU's attention kernel holds at most {}", rank, kAttentionBatchRank));
+  if (c.batch != s.batch)
+    throw Error(fmt::format("values of batch dims [{}] broadcast the probabilities' [{}]", fmt::join(c.batch, ", "),
+                            fmt::join(s.batch, ", ")));
+  if (c.m() != s.m() || c.k() != s.n())
+    throw Error(
+        fmt::format("the context product of {} x {} does not read scores of {} x {}", c.m(), c.k(), s.m(), s.n()));
+  if (s.k() > kAttentionMaxHead || c.n() > kAttentionMaxHead)
+    throw Error(fmt::format("head sizes {} and {}: the GPU's attention kernel holds at most {}", s.k(), c.n(),
+                            kAttentionMaxHead));
+  AttentionPlan p;
+  p.batch_rank = static_cast<int>(rank);
+  p.rows = s.m(), p.keys = s.n(), p.depth = s.k(), p.value_depth = c.n();
+  for (size_t d = 0; d < rank; ++d) {
+    p.batch[d] = s.batch[d];
+    p.batch_strides[kAttnQ][d] = s.a.batch_strides[d];
+    p.batch_strides[kAttnK][d] = s.b.batch_strides[d];
+    p.batch_strides[kAttnV][d] = c.b.batch_strides[d];
+    p.batch_strides[kAttnY][d] = c.y.batch_strides[d];
+  }
+  p.row_stride[kAttnQ] = s.a.row_stride, p.col_stride[kAttnQ] = s.a.col_stride;
+  // The product reads K^T [depth, keys]: key j's element d is K^T's (d, j).
+  p.row_stride[kAttnK] = s.b.col_stride, p.col_stride[kAttnK] = s.b.row_stride;
+  p.row_stride[kAttnV] = c.b.row_stride, p.col_stride[kAttnV] = c.b.col_stride;
+  p.row_stride[kAttnY] = c.y.row_stride, p.col_stride[kAttnY] = c.y.col_stride;
+  if (pattern.mask != ScoreMask::kNone) {
+    // The mask's dense strides aligned to the scores' dims [batch..., rows, keys], 0 where it broadcasts.
+    const auto scores = pattern.score_dims();
+    const auto& m = pattern.mask_dims;
+    if (m.size() > scores.size())
+      throw Error(fmt::format("a mask of {} dims over scores of {}", m.size(), scores.size()));
+    std::vector<int64_t> strides(scores.size(), 0);
+    auto dense = dense_strides(m);
+    for (size_t i = 0; i < m.size(); ++i) {
+      const size_t d = scores.size() - m.size() + i;
+      if (m[i] != 1 && m[i] != scores[d])
+        throw Error(fmt::format("a mask of dims {} does not broadcast to scores of {}", m, scores));
+      strides[d] = m[i] == 1 ? 0 : dense[i];
+    }
+    p.mask = pattern.mask == ScoreMask::kAdd    ? AttentionMask::kAdd
+             : pattern.mask == ScoreMask::kKeep ? AttentionMask::kKeep
+                                                : AttentionMask::kDrop;
+    p.mask_keys = p.keys;
+    for (size_t d = 0; d < rank; ++d) p.batch_strides[kAttnMask][d] = strides[d];
+    p.row_stride[kAttnMask] = strides[rank];
+    p.col_stride[kAttnMask] = strides[rank + 1];
+  }
+  p.scale = static_cast<float>(pattern.alpha);
+  return p;
+}
+
 }  // namespace ridge::exec::cuda

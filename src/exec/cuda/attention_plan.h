@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "exec/attention_fusion.h"
 #include "exec/cuda/attention_cell.h"
 #include "graph/graph.h"
 
@@ -26,6 +27,13 @@ struct MaskInput {
 AttentionPlan onnx_attention_plan(const graph::Node& node, const std::vector<int64_t>& q_dims,
                                   const std::vector<int64_t>& k_dims, const std::vector<int64_t>& v_dims,
                                   const std::optional<MaskInput>& mask, const std::vector<int64_t>& y_dims);
+
+// The plan of optimized mode's fused attention (exec/attention_fusion.h): the products' batch dims are the kernel's
+// (at most kAttentionBatchRank), Q and V read through the products' strides, K through the transpose of the scores
+// product's second operand, the mask broadcast over the scores; the scale is the product's alpha. Throws ridge::Error
+// for what the kernel does not hold: more batch dims, a head size above kAttentionMaxHead, values whose batch dims
+// broadcast the probabilities.
+AttentionPlan fused_attention_plan(const AttentionPattern& pattern);
 
 // Throws ridge::Error naming the inputs and outputs of the node the GPU does not take: past_key and past_value
 // (inputs 4, 5), nonpad_kv_seqlen (6), present_key, present_value and the QK output (outputs 1 to 3), and a

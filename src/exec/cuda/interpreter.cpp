@@ -7,6 +7,8 @@
 
 #include <map>
 
+#include "exec/attention_fusion.h"
+#include "exec/cuda/attention_plan.h"
 #include "exec/cuda/epilogue.h"
 #include "exec/cuda/product_plan.h"
 #include "exec/host_values.h"
@@ -77,7 +79,7 @@ EpilogueChoice gpu_epilogue(const graph::Node& layer, const OptimizationPlan::Ep
 
 }  // namespace
 
-OptimizedGraph gpu_optimized_graph(const graph::Model& model) {
+OptimizedGraph gpu_optimized_graph(const graph::Model& model, Precision precision) {
   auto out = optimized_graph(
       model.graph, plan_optimization(model.graph, model.directory),
       [&](const graph::Node& layer, const OptimizationPlan::Epilogue& e) { return gpu_epilogue(layer, e); });
@@ -85,6 +87,18 @@ OptimizedGraph gpu_optimized_graph(const graph::Model& model) {
   out.views = absorb_product_views(out.graph, model.directory, [](const ProductLayout& layout) {
     return plan_product_calls(layout, kMaxProductCalls).has_value();
   });
+  // The attention kernel computes on CUDA cores, as cuBLAS's fp32 products do: in fp32 it does their work without
+  // writing and reading the scores three times. In tf32, fp16 and bf16 the products run on tensor cores, which the
+  // kernel does not use, so the products stay.
+  if (precision == Precision::kFp32)
+    out.attention = fuse_attention(out.graph, model.default_opset(), model.directory, [](const AttentionPattern& p) {
+      try {
+        fused_attention_plan(p);
+        return true;
+      } catch (const Error&) {
+        return false;
+      }
+    });
   return out;
 }
 
@@ -99,7 +113,7 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
   }
   std::vector<BatchNormFold> folds;
   if (options.mode == Mode::kOptimized) {
-    auto rewritten = gpu_optimized_graph(model);
+    auto rewritten = gpu_optimized_graph(model, options.precision);
     optimization_ = rewritten.summary();
     folds = std::move(rewritten.folds);
     optimized_ = std::make_unique<graph::Graph>(std::move(rewritten.graph));

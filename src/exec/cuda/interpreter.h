@@ -25,9 +25,10 @@ using NodeHook = std::function<void(size_t node, bool after)>;
 // shape inference; the model must be bound and inferred.
 std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& model);
 
-// The graph optimized mode runs on the GPU: the shared optimization plan, with the epilogues the GPU takes, and the
-// transposes and scalings its matrix products read and write in place (exec/product_views.h).
-OptimizedGraph gpu_optimized_graph(const graph::Model& model);
+// The graph optimized mode runs on the GPU: the shared optimization plan, with the epilogues the GPU takes, the
+// transposes and scalings its matrix products read and write in place (exec/product_views.h), and in fp32 attention's
+// products, mask and Softmax fused into one node (exec/attention_fusion.h) that the attention kernel runs.
+OptimizedGraph gpu_optimized_graph(const graph::Model& model, Precision precision);
 
 class Interpreter {
  public:
