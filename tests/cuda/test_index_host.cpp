@@ -173,6 +173,71 @@ TEST(CudaIndex, TheGpusPlansAndArithmeticReproduceOnnxsNodeTests) {
   EXPECT_EQ(checked["MeanVarianceNormalization"], 1);
 }
 
+// OneHot (indices of float and int types, negative ones, an axis in the middle and from the end) and Hardmax (every
+// axis, before and after opset 13's change from a flattened 2-D view to one axis; ties to the first) against their node
+// tests: the plans and one_hot_on, the selection done on the host as the kernels do it (a truncating cast and
+// one_hot_index; the reduction's first maximum).
+TEST(CudaIndex, OneHotAndHardmaxReproduceOnnxsNodeTests) {
+  fs::path root = fs::path(onnx_testdata()) / "node";
+  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  std::map<std::string, int> checked;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    auto name = entry.path().filename().string();
+    bool one_hot = name.rfind("test_onehot", 0) == 0, hardmax = name.rfind("test_hardmax", 0) == 0;
+    if (!one_hot && !hardmax) continue;
+    analysis::Request request;
+    request.model_path = (entry.path() / "model.onnx").string();
+    auto data = entry.path() / "test_data_set_0";
+    auto p = exec::prepare(request, data.string());
+    const auto& node = p.analysis.model.graph.nodes.front();
+    auto want = read_expected((data / "output_0.pb").string());
+    ASSERT_TRUE(want) << name;
+    cuda::OneHotPlan plan;
+    std::vector<int64_t> selected;
+    exec::HostTensor y;
+    if (one_hot) {
+      auto depth = static_cast<int64_t>(host_values(p.inputs.at(1)).at(0));
+      plan = cuda::one_hot_plan(node, p.inputs[0].dims, depth);
+      for (double index : host_values(p.inputs[0]))
+        selected.push_back(cuda::one_hot_index(static_cast<int64_t>(index), depth));
+      const auto& values = p.inputs.at(2);
+      const size_t es = element_size(values);
+      y = {"y", values.dtype, want->dims, std::vector<uint8_t>(static_cast<size_t>(plan.count()) * es)};
+      for (int64_t e = 0; e < plan.count(); ++e)
+        std::memcpy(y.bytes.data() + e * es,
+                    values.bytes.data() + (cuda::one_hot_on(plan, e, selected.data()) ? es : 0), es);
+    } else {
+      const auto& x = p.inputs.at(0);
+      plan = cuda::hardmax_plan(node, x.dims, p.analysis.model.default_opset());
+      auto v = host_values(x);
+      for (int64_t o = 0; o < plan.outer; ++o)
+        for (int64_t i = 0; i < plan.inner; ++i) {
+          int64_t best = 0;
+          for (int64_t d = 1; d < plan.depth; ++d)
+            if (v[static_cast<size_t>((o * plan.depth + d) * plan.inner + i)] >
+                v[static_cast<size_t>((o * plan.depth + best) * plan.inner + i)])
+              best = d;
+          selected.push_back(best);
+        }
+      std::vector<float> out;
+      for (int64_t e = 0; e < plan.count(); ++e) out.push_back(cuda::one_hot_on(plan, e, selected.data()) ? 1.f : 0.f);
+      y = float_tensor("y", x.dims, out);
+    }
+    EXPECT_EQ(compare_tensor(y, *want, 0, 0), "") << name;
+    ++checked[node.op_type];
+  }
+  EXPECT_EQ(checked["OneHot"], 4);
+  EXPECT_EQ(checked["Hardmax"], 7);
+  graph::Node node;
+  node.op_type = "OneHot";
+  EXPECT_THROW(cuda::one_hot_plan(node, {2, 3}, 0), Error);
+  add_int(node, "axis", 3);
+  EXPECT_THROW(cuda::one_hot_plan(node, {2, 3}, 4), Error);
+  EXPECT_EQ(cuda::one_hot_index(-1, 5), 4);
+  EXPECT_EQ(cuda::one_hot_index(5, 5), -1);
+  EXPECT_EQ(cuda::one_hot_index(-6, 5), -1);
+}
+
 // TopK: every element's rank in its line, and the k first written in order, against the node tests (largest and
 // smallest, a negative axis) for both outputs.
 TEST(CudaIndex, TopKsRanksReproduceOnnxsNodeTests) {

@@ -329,6 +329,13 @@ TEST(GpuExecutor, IndexOpsAndGroupNormalizationsMatchOnnxsNodeTests) {
   EXPECT_GE(check_node_tests({"test_gather_elements", "test_scatter", "test_gathernd", "test_mvn", "test_top_k"}), 18);
 }
 
+// QuantizeLinear and DynamicQuantizeLinear (quantization.cpp; the latter's range by the reduction kernel, and its
+// expanded function body on the other kernels), OneHot with float indices and Hardmax on every axis (indexing.cpp)
+// against the node tests with fp32 inputs (DequantizeLinear's uint8 ones: BackendNodeTestsMatchOnnxReference).
+TEST(GpuExecutor, QuantizationOneHotAndHardmaxMatchOnnxsNodeTests) {
+  EXPECT_GE(check_node_tests({"quantizelinear", "test_onehot", "test_hardmax"}), 17);
+}
+
 // ONNX's Attention (attention_kernels.cu) in every variant the CPU executor is held to, against ONNX's reference
 // semantics in plain loops: the shared-memory tiles, the warp shuffles of a row's thread group, masks and causal rows.
 TEST(GpuExecutor, AttentionFollowsOnnxsReferenceInEveryVariant) {

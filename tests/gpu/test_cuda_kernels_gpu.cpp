@@ -16,6 +16,7 @@
 #include "exec/cuda/index_plan.h"
 #include "exec/cuda/kernels.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/cuda/quantize_kernels.h"
 #include "exec/cuda/reduce_kernels.h"
 #include "exec/cuda/reduce_plan.h"
 #include "exec/cuda/training_kernels.h"
@@ -600,6 +601,68 @@ TEST(GpuKernels, IndexKernelsAndGroupNormalizationsAgreeWithTheHost) {
     EXPECT_EQ(values.read(640), want_values);
     EXPECT_EQ(where.read(640), want_where);
   }
+}
+
+// Quantization per channel and OneHot over a million elements (many blocks, grid-stride loops), element by element
+// against the host's cell functions; DynamicQuantizeLinear's range by the reduction kernel.
+TEST(GpuKernels, QuantizationAndOneHotAgreeWithTheHostAtSize) {
+  const int64_t outer = 64, channels = 48, inner = 333, n = outer * channels * inner;
+  std::vector<float> x(static_cast<size_t>(n)), scale(channels);
+  std::vector<int32_t> zero(channels);
+  for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = 40.f * std::sin(0.013f * static_cast<float>(i));
+  for (int64_t c = 0; c < channels; ++c) {
+    scale[static_cast<size_t>(c)] = 0.05f + 0.01f * static_cast<float>(c);
+    zero[static_cast<size_t>(c)] = static_cast<int32_t>(c) - 20;
+  }
+  cuda::QuantizePlan plan;
+  plan.count = n, plan.channels = channels, plan.inner = inner, plan.type = cuda::QuantType::kInt8;
+  DeviceBuffer<float> dx(x), dscale(scale);
+  DeviceBuffer<int32_t> dzero(zero);
+  DeviceBuffer<int8_t> dq(std::vector<int8_t>(static_cast<size_t>(n)));
+  ASSERT_TRUE(cuda::quantize(plan, dx.data, cuda::ElementType::kFloat32, dscale.data, dzero.data, dq.data, nullptr));
+  DeviceBuffer<float> dy(std::vector<float>(static_cast<size_t>(n)));
+  ASSERT_TRUE(cuda::dequantize(plan, dq.data, dscale.data, dzero.data, dy.data, cuda::ElementType::kFloat32, nullptr));
+  auto q = dq.read(static_cast<size_t>(n));
+  auto y = dy.read(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    auto c = static_cast<size_t>(cuda::quant_channel(plan, i));
+    auto want = cuda::quantize_value(x[static_cast<size_t>(i)], scale[c], zero[c], plan.type);
+    ASSERT_EQ(q[static_cast<size_t>(i)], want) << i;
+    ASSERT_EQ(y[static_cast<size_t>(i)], cuda::dequantize_value(want, zero[c], scale[c])) << i;
+  }
+  // DynamicQuantizeLinear: the range of x, then every element.
+  std::vector<int64_t> all{0};
+  auto walk = cuda::reduce_plan({n}, all);
+  DeviceBuffer<float> range(std::vector<float>(2));
+  cuda::reduce(walk, cuda::ReduceOp::kMin, dx.data, range.data, nullptr, nullptr);
+  cuda::reduce(walk, cuda::ReduceOp::kMax, dx.data, range.data + 1, nullptr, nullptr);
+  DeviceBuffer<uint8_t> du(std::vector<uint8_t>(static_cast<size_t>(n)));
+  DeviceBuffer<float> dscale_out(std::vector<float>(1));
+  DeviceBuffer<uint8_t> dzero_out(std::vector<uint8_t>(1));
+  cuda::dynamic_quantize(dx.data, n, range.data, du.data, dscale_out.data, dzero_out.data, nullptr);
+  auto [lo, hi] = std::minmax_element(x.begin(), x.end());
+  auto d = cuda::dynamic_quant(*lo, *hi);
+  EXPECT_EQ(dscale_out.read(1)[0], d.scale);
+  EXPECT_EQ(dzero_out.read(1)[0], d.zero_point);
+  auto u = du.read(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(u[static_cast<size_t>(i)],
+              cuda::quantize_value(x[static_cast<size_t>(i)], d.scale, d.zero_point, cuda::QuantType::kUInt8))
+        << i;
+  // OneHot of 64 x 333 indices into 48 classes along axis 1, some negative and some out of range; int64 values.
+  cuda::OneHotPlan hot;
+  hot.outer = outer, hot.depth = channels, hot.inner = inner;
+  std::vector<int64_t> indices(static_cast<size_t>(outer * inner));
+  for (size_t i = 0; i < indices.size(); ++i) indices[i] = static_cast<int64_t>(i * 7 % 110) - 55;
+  DeviceBuffer<int64_t> dindices(indices), dvalues(std::vector<int64_t>{-3, 9});
+  cuda::normalize_one_hot(dindices.data, static_cast<int64_t>(indices.size()), channels, nullptr);
+  DeviceBuffer<int64_t> dhot(std::vector<int64_t>(static_cast<size_t>(n)));
+  cuda::one_hot(hot, dindices.data, dvalues.data, dhot.data, 8, nullptr);
+  auto selected = dindices.read(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) ASSERT_EQ(selected[i], cuda::one_hot_index(indices[i], channels)) << i;
+  auto h = dhot.read(static_cast<size_t>(n));
+  for (int64_t e = 0; e < n; ++e)
+    ASSERT_EQ(h[static_cast<size_t>(e)], cuda::one_hot_on(hot, e, selected.data()) ? 9 : -3) << e;
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ void binary_node(KernelContext& ctx) {
   const auto& a = ctx.in(0);
   const auto& b = ctx.in(1);
   if (a.dtype != b.dtype) ctx.fail("operands of different types");
-  bool logic = op == BinaryOp::kAnd || op == BinaryOp::kOr;
+  bool logic = is_logic(op);
   bool int64 = a.dtype == graph::DType::kInt64;
   // An arithmetic op's operands may be the 16-bit activations the run keeps (storage_plan.h).
   bool stored = a.dtype == ctx.storage && ctx.storage != graph::DType::kFloat32 && !is_comparison(op);
@@ -251,9 +251,11 @@ void register_elementwise_kernels(KernelRegistry& registry) {
       {"Div", binary_node, kXY, kXY}, {"Pow", binary_node, kXY, kXY}, {"PRelu", binary_node, kXY, kXY},
       {"Mod", binary_node, kXY, kXY}, {"Equal", binary_node}, {"Less", binary_node}, {"Greater", binary_node},
       {"GreaterOrEqual", binary_node}, {"LessOrEqual", binary_node}, {"And", binary_node}, {"Or", binary_node},
+      {"Xor", binary_node},
       {"Max", variadic<BinaryOp::kMax>}, {"Min", variadic<BinaryOp::kMin>}, {"Sum", variadic<BinaryOp::kAdd>},
       {"Mean", mean_op}, {"IsNaN", classify_op}, {"IsInf", classify_op},
       {"Where", where_op, storage_input(1) | storage_input(2)}, {"Cast", cast_op},
+      {"CastLike", cast_op},
   });
   // clang-format on
 }

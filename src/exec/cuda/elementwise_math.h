@@ -156,6 +156,20 @@ RIDGE_HOST_DEVICE inline bool compare(BinaryOp op, T a, T b) {
   }
 }
 
+// And, Or and Xor of two bools.
+RIDGE_HOST_DEVICE inline bool apply_logic(BinaryOp op, bool a, bool b) {
+  switch (op) {
+    case BinaryOp::kAnd:
+      return a && b;
+    case BinaryOp::kOr:
+      return a || b;
+    case BinaryOp::kXor:
+      return a != b;
+    default:
+      return false;
+  }
+}
+
 // IsNaN (nan) and IsInf (positive_inf, negative_inf: its detect_positive and detect_negative): whether x is of a class
 // asked for.
 RIDGE_HOST_DEVICE inline bool is_class(float x, bool nan, bool positive_inf, bool negative_inf) {

@@ -60,6 +60,7 @@ constexpr std::pair<std::string_view, BinaryOp> kBinary[] = {
     {"LessOrEqual", BinaryOp::kLessEqual},
     {"And", BinaryOp::kAnd},
     {"Or", BinaryOp::kOr},
+    {"Xor", BinaryOp::kXor},
     {"Mod", BinaryOp::kMod},
 };
 

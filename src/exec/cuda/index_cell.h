@@ -1,7 +1,8 @@
 #pragma once
 // ONNX's index-driven ops as the GPU computes them, one element (or one line) at a time: GatherElements and
 // ScatterElements (an index per element along one axis), GatherND and ScatterND (an index tuple per slice), CumSum
-// (a running sum along one axis) and TopK (each element's rank in its line). The plans are worked out on the host
+// (a running sum along one axis), TopK (each element's rank in its line), and OneHot and Hardmax (an element is `on`
+// where its line's selected index is its own). The plans are worked out on the host
 // (index_plan.h); the kernels (index_kernels.cu) apply these functions a thread per element or line, and the host-side
 // tests apply the same functions serially to the ONNX project's node tests (tests/cuda/test_index_host.cpp). C++17 for
 // nvcc.
@@ -141,6 +142,25 @@ RIDGE_HOST_DEVICE inline int64_t topk_rank(const TopKPlan& p, const T* x, int64_
 // The offset in TopK's outputs of rank r of line `line`.
 RIDGE_HOST_DEVICE inline int64_t topk_out(const TopKPlan& p, int64_t line, int64_t r) {
   return (line / p.inner) * p.k * p.inner + r * p.inner + line % p.inner;
+}
+
+// OneHot and Hardmax: the output [outer, depth, inner], element (o, d, i) `on` where line (o, i) selected index d and
+// `off` elsewhere; `selected` holds a line's index, row-major over [outer, inner].
+struct OneHotPlan {
+  int64_t outer = 1, depth = 1, inner = 1;
+  RIDGE_HOST_DEVICE int64_t count() const { return outer * depth * inner; }
+};
+
+// OneHot's index normalized: negative ones counted from the end, -1 (no element on) outside [-depth, depth).
+RIDGE_HOST_DEVICE inline int64_t one_hot_index(int64_t index, int64_t depth) {
+  if (index < -depth || index >= depth) return -1;
+  return index < 0 ? index + depth : index;
+}
+
+// Whether element e of the output is on, its line having selected `selected` (already normalized: -1 selects none).
+RIDGE_HOST_DEVICE inline bool one_hot_on(const OneHotPlan& p, int64_t e, const int64_t* selected) {
+  const int64_t i = e % p.inner, d = (e / p.inner) % p.depth, o = e / (p.inner * p.depth);
+  return selected[o * p.inner + i] == d;
 }
 
 }  // namespace ridge::exec::cuda

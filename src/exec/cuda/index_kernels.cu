@@ -116,6 +116,16 @@ __global__ void topk_kernel(TopKPlan p, const T* x, T* values, int64_t* indices)
   }
 }
 
+template <class T>
+__global__ void one_hot_kernel(OneHotPlan p, const int64_t* selected, const T* values, T* out) {
+  const T off = values[0], on = values[1];
+  RIDGE_GRID_LOOP(e, p.count()) { out[e] = one_hot_on(p, e, selected) ? on : off; }
+}
+
+__global__ void normalize_one_hot_kernel(int64_t* indices, int64_t count, int64_t depth) {
+  RIDGE_GRID_LOOP(i, count) { indices[i] = one_hot_index(indices[i], depth); }
+}
+
 // Calls body(T{}) with the unsigned type of `bytes`.
 template <class Body>
 void by_bytes(int bytes, Body body) {
@@ -235,6 +245,21 @@ bool topk(const TopKPlan& plan, const void* x, void* values, int64_t* indices, E
   if (type == ElementType::kFloat32) return run(float{});
   if (type == ElementType::kInt64) return run(int64_t{});
   return false;
+}
+
+void one_hot(const OneHotPlan& plan, const int64_t* selected, const void* values, void* out, int element_bytes,
+             cudaStream_t stream) {
+  if (plan.count() == 0) return;
+  by_bytes(element_bytes, [&](auto t) {
+    using T = decltype(t);
+    one_hot_kernel<T><<<blocks_for(plan.count()), kThreads, 0, stream>>>(plan, selected, static_cast<const T*>(values),
+                                                                         static_cast<T*>(out));
+  });
+}
+
+void normalize_one_hot(int64_t* indices, int64_t count, int64_t depth, cudaStream_t stream) {
+  if (count == 0) return;
+  normalize_one_hot_kernel<<<blocks_for(count), kThreads, 0, stream>>>(indices, count, depth);
 }
 
 }  // namespace ridge::exec::cuda

@@ -28,6 +28,13 @@ void scatter_nd(const NdPlan& plan, const int64_t* indices, const void* updates,
 // y = CumSum(x) of `type` (fp32, fp64, int32 or int64); false (nothing launched) for another type.
 bool cumsum(const CumSumPlan& plan, const void* x, void* y, ElementType type, cudaStream_t stream);
 
+// OneHot and Hardmax: out[e] = `on` where one_hot_on(e), else `off`; both elements of `element_bytes` (1, 2, 4 or 8)
+// on the device, `values` = [off, on] (OneHot's third input). `selected` is normalized (one_hot_index).
+void one_hot(const OneHotPlan& plan, const int64_t* selected, const void* values, void* out, int element_bytes,
+             cudaStream_t stream);
+// OneHot's indices normalized in place: one_hot_index of each of `count`.
+void normalize_one_hot(int64_t* indices, int64_t count, int64_t depth, cudaStream_t stream);
+
 // TopK's values (of `type`: fp32 or int64) and int64 indices, each line's k first in order; false (nothing launched)
 // for another type.
 bool topk(const TopKPlan& plan, const void* x, void* values, int64_t* indices, ElementType type, cudaStream_t stream);

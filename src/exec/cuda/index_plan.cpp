@@ -113,4 +113,35 @@ TopKPlan topk_plan(const graph::Node& node, const std::vector<int64_t>& dims, in
   return p;
 }
 
+OneHotPlan one_hot_plan(const graph::Node& node, const std::vector<int64_t>& index_dims, int64_t depth) {
+  if (depth < 1) throw Error(fmt::format("OneHot of depth {}: the depth is 1 or more", depth));
+  const auto rank = static_cast<int64_t>(index_dims.size()) + 1;
+  auto axis = node.get_int("axis", -1);
+  if (axis < -rank || axis >= rank) throw Error(fmt::format("axis {} of an output of rank {}", axis, rank));
+  if (axis < 0) axis += rank;
+  OneHotPlan p;
+  p.depth = depth;
+  for (int64_t d = 0; d < rank - 1; ++d) (d < axis ? p.outer : p.inner) *= index_dims[static_cast<size_t>(d)];
+  return p;
+}
+
+OneHotPlan hardmax_plan(const graph::Node& node, const std::vector<int64_t>& dims, int64_t opset) {
+  const auto rank = static_cast<int64_t>(dims.size());
+  auto axis = node.get_int("axis", opset >= 13 ? -1 : 1);
+  if (axis < -rank || axis >= rank) throw Error(fmt::format("axis {} of an input of rank {}", axis, rank));
+  if (axis < 0) axis += rank;
+  OneHotPlan p;
+  p.depth = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    auto n = dims[static_cast<size_t>(d)];
+    if (d < axis)
+      p.outer *= n;
+    else if (d == axis || opset < 13)
+      p.depth *= n;
+    else
+      p.inner *= n;
+  }
+  return p;
+}
+
 }  // namespace ridge::exec::cuda

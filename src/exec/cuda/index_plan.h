@@ -24,6 +24,15 @@ ScatterReduce scatter_reduce(const graph::Node& node);
 CumSumPlan cumsum_plan(const graph::Node& node, const std::vector<int64_t>& dims, int64_t axis);
 
 // TopK of `k` over `dims` along the node's axis (-1 by default), with its `largest`; k in [0, the axis's dim].
+// OneHot of indices of `index_dims` into `depth` classes along the node's `axis` (-1 by default: a new last dim; the
+// output's rank is the indices' plus one). Throws ridge::Error for a depth below 1 or an axis out of range.
+OneHotPlan one_hot_plan(const graph::Node& node, const std::vector<int64_t>& index_dims, int64_t depth);
+
+// Hardmax over an input of `dims`: along the node's axis (opset 13 and later; -1 by default), or before opset 13 over
+// the input flattened to 2-D at the axis (1 by default), the depth being every dim from it on. Throws ridge::Error for
+// an axis out of range.
+OneHotPlan hardmax_plan(const graph::Node& node, const std::vector<int64_t>& dims, int64_t opset);
+
 TopKPlan topk_plan(const graph::Node& node, const std::vector<int64_t>& dims, int64_t k);
 
 }  // namespace ridge::exec::cuda

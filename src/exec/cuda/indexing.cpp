@@ -1,7 +1,7 @@
-// Index-driven ops: GatherElements, ScatterElements (and opset 9's Scatter), GatherND, ScatterND, CumSum and TopK, on
-// index_kernels.h with their plans worked out on the host (index_plan.h). A scatter writes into a copy of its data.
-// Indices out of range are counted on a node's first run (one synchronization) and refused by name, so a bad input
-// is an error, not zeros; later runs of the same inputs skip the count, as Gather does.
+// Index-driven ops: GatherElements, ScatterElements (and opset 9's Scatter), GatherND, ScatterND, CumSum, TopK, OneHot
+// and Hardmax, on index_kernels.h with their plans worked out on the host (index_plan.h). A scatter writes into a copy
+// of its data. Indices out of range are counted on a node's first run (one synchronization) and refused by name, so a
+// bad input is an error, not zeros; later runs of the same inputs skip the count, as Gather does.
 #include <fmt/format.h>
 
 #include <memory>
@@ -9,6 +9,8 @@
 #include "exec/cuda/index_kernels.h"
 #include "exec/cuda/index_plan.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/cuda/reduce_kernels.h"
+#include "exec/cuda/reduce_plan.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -19,16 +21,6 @@ using sys::cuda::check;
 namespace {
 
 int element_bytes(const GpuTensor& t) { return static_cast<int>(graph::dtype_bytes(t.dtype, 1)); }
-
-// A plan's ridge::Error as the node's one-line failure.
-template <class Make>
-auto planned(KernelContext& ctx, Make make) {
-  try {
-    return make();
-  } catch (const Error& e) {
-    ctx.fail(e.what());
-  }
-}
 
 // Input i as int64 indices (int32 ones widened on the device).
 GpuTensor int64_indices(KernelContext& ctx, size_t i) {
@@ -91,7 +83,7 @@ ElementType element_type_or_fp32(graph::DType dtype) {
 void gather_elements_op(KernelContext& ctx) {
   const auto& data = ctx.in(0);
   auto indices = int64_indices(ctx, 1);
-  auto plan = planned(ctx, [&] { return elements_plan(data.dims, indices.dims, ctx.node.get_int("axis", 0)); });
+  auto plan = ctx.planned([&] { return elements_plan(data.dims, indices.dims, ctx.node.get_int("axis", 0)); });
   auto& y = ctx.allocate_output(0, data.dtype, indices.dims);
   BadIndices bad(ctx);
   gather_elements(plan, data.data(), indices.as<int64_t>(), y.data(), element_bytes(data), bad.counter(),
@@ -105,8 +97,8 @@ void scatter_elements_op(KernelContext& ctx) {
   auto indices = int64_indices(ctx, 1);
   const auto& updates = ctx.in(2);
   if (updates.dims != indices.dims) ctx.fail("updates and indices of different shapes");
-  auto reduce = planned(ctx, [&] { return scatter_reduce(ctx.node); });
-  auto plan = planned(ctx, [&] { return elements_plan(data.dims, indices.dims, ctx.node.get_int("axis", 0)); });
+  auto reduce = ctx.planned([&] { return scatter_reduce(ctx.node); });
+  auto plan = ctx.planned([&] { return elements_plan(data.dims, indices.dims, ctx.node.get_int("axis", 0)); });
   auto& y = scatter_target(ctx, data, updates, reduce);
   BadIndices bad(ctx);
   scatter_elements(plan, indices.as<int64_t>(), updates.data(), y.data(), element_bytes(data), reduce,
@@ -118,7 +110,7 @@ void scatter_elements_op(KernelContext& ctx) {
 void gather_nd_op(KernelContext& ctx) {
   const auto& data = ctx.in(0);
   auto indices = int64_indices(ctx, 1);
-  auto plan = planned(ctx, [&] { return nd_plan(data.dims, indices.dims, ctx.node.get_int("batch_dims", 0)); });
+  auto plan = ctx.planned([&] { return nd_plan(data.dims, indices.dims, ctx.node.get_int("batch_dims", 0)); });
   auto& y = ctx.allocate_output(0);
   if (y.numel() != plan.rows * plan.slice)
     ctx.fail(fmt::format("the output has {} elements, the gather {}", y.numel(), plan.rows * plan.slice));
@@ -132,8 +124,8 @@ void scatter_nd_op(KernelContext& ctx) {
   const auto& data = ctx.in(0);
   auto indices = int64_indices(ctx, 1);
   const auto& updates = ctx.in(2);
-  auto reduce = planned(ctx, [&] { return scatter_reduce(ctx.node); });
-  auto plan = planned(ctx, [&] { return nd_plan(data.dims, indices.dims, 0); });
+  auto reduce = ctx.planned([&] { return scatter_reduce(ctx.node); });
+  auto plan = ctx.planned([&] { return nd_plan(data.dims, indices.dims, 0); });
   if (updates.numel() != plan.rows * plan.slice)
     ctx.fail(fmt::format("updates of {} elements for {} slices of {}", updates.numel(), plan.rows, plan.slice));
   auto& y = scatter_target(ctx, data, updates, reduce);
@@ -148,7 +140,7 @@ void cumsum_op(KernelContext& ctx) {
   const auto& x = ctx.in(0);
   auto axis = ctx.host_ints(1);
   if (axis.size() != 1) ctx.fail("the axis must be one value");
-  auto plan = planned(ctx, [&] { return cumsum_plan(ctx.node, x.dims, axis[0]); });
+  auto plan = ctx.planned([&] { return cumsum_plan(ctx.node, x.dims, axis[0]); });
   auto& y = ctx.allocate_output(0, x.dtype, x.dims);
   ElementType type = ElementType::kBool;
   if (!element_type(x.dtype, type) || !cumsum(plan, x.data(), y.data(), type, ctx.gpu.stream()))
@@ -166,7 +158,7 @@ void topk_op(KernelContext& ctx) {
   } else {
     k = ctx.node.get_int("k", 0);
   }
-  auto plan = planned(ctx, [&] { return topk_plan(ctx.node, x.dims, k); });
+  auto plan = ctx.planned([&] { return topk_plan(ctx.node, x.dims, k); });
   auto dims = x.dims;  // the input's, with k along the axis (topk_plan checked it)
   int64_t axis = ctx.node.get_int("axis", -1);
   if (axis < 0) axis += static_cast<int64_t>(dims.size());
@@ -180,6 +172,58 @@ void topk_op(KernelContext& ctx) {
   ctx.check_launch("TopK");
 }
 
+// OneHot's depth, of any numeric type (ONNX casts it to int64: truncated), a constant or read back.
+int64_t one_hot_depth(KernelContext& ctx) {
+  auto depth = ctx.host_reals(1);
+  if (depth.size() != 1) ctx.fail("the depth must be one value");
+  return static_cast<int64_t>(depth[0]);
+}
+
+// OneHot: the indices (any numeric type: cast to int64, truncating as ONNX casts) normalized on the device, then each
+// output element off or on; values = [off, on] of the output's type.
+void one_hot_op(KernelContext& ctx) {
+  const auto& indices = ctx.in(0);
+  const auto& values = ctx.in(2);
+  if (values.numel() != 2) ctx.fail(fmt::format("values has {} elements: OneHot takes [off, on]", values.numel()));
+  auto depth = one_hot_depth(ctx);
+  auto plan = ctx.planned([&] { return one_hot_plan(ctx.node, indices.dims, depth); });
+  auto selected = ctx.scratch(graph::DType::kInt64, indices.dims);
+  if (indices.dtype == graph::DType::kInt64) {
+    check(cudaMemcpyAsync(selected.data(), indices.data(), static_cast<size_t>(indices.bytes()),
+                          cudaMemcpyDeviceToDevice, ctx.gpu.stream()),
+          "copying OneHot's indices");
+  } else if (!cast(indices.dtype, indices.data(), graph::DType::kInt64, selected.data(), indices.numel(),
+                   ctx.gpu.stream())) {
+    ctx.fail(fmt::format("indices of {}: no GPU cast to int64", graph::dtype_name(indices.dtype)));
+  }
+  normalize_one_hot(selected.as<int64_t>(), selected.numel(), depth, ctx.gpu.stream());
+  // The output's dims from the depth this run has (shape inference knows them only where the depth is a constant).
+  auto dims = indices.dims;
+  auto axis = ctx.node.get_int("axis", -1);
+  if (axis < 0) axis += static_cast<int64_t>(dims.size()) + 1;  // one_hot_plan checked the range
+  dims.insert(dims.begin() + axis, depth);
+  auto& y = ctx.allocate_output(0, values.dtype, dims);
+  one_hot(plan, selected.as<int64_t>(), values.data(), y.data(), element_bytes(values), ctx.gpu.stream());
+  ctx.check_launch("OneHot");
+}
+
+// Hardmax: ArgMax along the depth (the reduction kernel: the first of equal maxima, as ONNX takes), then 1 at that
+// index and 0 elsewhere.
+void hardmax_op(KernelContext& ctx) {
+  const auto& x = ctx.float_input(0);
+  auto plan = ctx.planned([&] { return hardmax_plan(ctx.node, x.dims, ctx.opset); });
+  auto& y = ctx.allocate_output(0, graph::DType::kFloat32, x.dims);
+  if (y.numel() == 0) return;
+  auto walk = reduce_plan({plan.outer, plan.depth, plan.inner}, {1});
+  auto selected = ctx.scratch(graph::DType::kInt64, {plan.outer * plan.inner});
+  reduce(walk, ReduceOp::kArgMax, x.as<float>(), nullptr, selected.as<int64_t>(), ctx.gpu.stream());
+  auto values = ctx.scratch(graph::DType::kFloat32, {2});
+  fill(values.as<float>(), 1, 0.f, ctx.gpu.stream());
+  fill(values.as<float>() + 1, 1, 1.f, ctx.gpu.stream());
+  one_hot(plan, selected.as<int64_t>(), values.data(), y.data(), 4, ctx.gpu.stream());
+  ctx.check_launch("Hardmax");
+}
+
 }  // namespace
 
 void register_indexing_kernels(KernelRegistry& r) {
@@ -187,8 +231,9 @@ void register_indexing_kernels(KernelRegistry& r) {
                          {"ScatterElements", scatter_elements_op},
                          {"Scatter", scatter_elements_op},
                          {"GatherND", gather_nd_op},
-                         {"ScatterND", scatter_nd_op}});
-  r.add("reduction", {{"CumSum", cumsum_op}, {"TopK", topk_op}});
+                         {"ScatterND", scatter_nd_op},
+                         {"OneHot", one_hot_op}});
+  r.add("reduction", {{"CumSum", cumsum_op}, {"TopK", topk_op}, {"Hardmax", hardmax_op}});
 }
 
 }  // namespace ridge::exec::cuda

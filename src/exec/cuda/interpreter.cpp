@@ -33,6 +33,7 @@ const exec::cuda::KernelRegistry& exec::cuda::KernelRegistry::instance() {
     exec::cuda::register_reduce_kernels(*r);
     exec::cuda::register_indexing_kernels(*r);
     exec::cuda::register_attention_kernels(*r);
+    exec::cuda::register_quantization_kernels(*r);
     return r;
   }();
   return *registry;
@@ -427,6 +428,31 @@ std::vector<int64_t> KernelContext::host_ints(size_t i) const {
         "cudaMemcpyAsync");
   check(cudaStreamSynchronize(gpu.stream()), "cudaStreamSynchronize");
   for (size_t k = 0; k < out.size(); ++k) out[k] = narrow[k];
+  return out;
+}
+
+std::vector<double> KernelContext::host_reals(size_t i) const {
+  if (input_is_constant(i) && graph.value(node.input(i)).constant) {
+    const auto& c = *graph.value(node.input(i)).constant;
+    std::vector<double> out;
+    for (int64_t k = 0; k < c.size(); ++k) out.push_back(c.as_real(static_cast<size_t>(k)));
+    return out;
+  }
+  const auto& t = in(i);
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(gpu.stream(), &capturing), "cudaStreamIsCapturing");
+  if (capturing != cudaStreamCaptureStatusNone)
+    fail(fmt::format("input {} is computed during the run; a CUDA graph cannot read it back (run eager)", i));
+  auto wide = t;
+  if (t.dtype != graph::DType::kFloat64) {
+    wide = scratch(graph::DType::kFloat64, t.dims);
+    if (!cast(t.dtype, t.data(), graph::DType::kFloat64, wide.data(), t.numel(), gpu.stream()))
+      fail(fmt::format("input {} is {}; numbers expected", i, graph::dtype_name(t.dtype)));
+  }
+  std::vector<double> out(static_cast<size_t>(t.numel()));
+  check(cudaMemcpyAsync(out.data(), wide.data(), out.size() * 8, cudaMemcpyDeviceToHost, gpu.stream()),
+        "cudaMemcpyAsync");
+  check(cudaStreamSynchronize(gpu.stream()), "cudaStreamSynchronize");
   return out;
 }
 

@@ -126,8 +126,7 @@ __global__ void logic_kernel(BinaryOp op, const uint8_t* a, const uint8_t* b, ui
   RIDGE_GRID_LOOP(i, n) {
     int64_t at[2];
     walk.at(i, at);
-    bool x = a[at[0]] != 0, y = b[at[1]] != 0;
-    out[i] = (op == BinaryOp::kAnd ? (x && y) : (x || y)) ? 1 : 0;
+    out[i] = apply_logic(op, a[at[0]] != 0, b[at[1]] != 0) ? 1 : 0;
   }
 }
 
@@ -437,7 +436,7 @@ bool cast_from(ElementType to, const void* in, void* out, int64_t n, cudaStream_
 
 bool is_comparison(BinaryOp op) {
   return op == BinaryOp::kEqual || op == BinaryOp::kLess || op == BinaryOp::kGreater || op == BinaryOp::kGreaterEqual ||
-         op == BinaryOp::kLessEqual || op == BinaryOp::kAnd || op == BinaryOp::kOr;
+         op == BinaryOp::kLessEqual || is_logic(op);
 }
 
 void unary(UnaryOp op, const void* x, void* y, int64_t n, float a, float b, cudaStream_t stream, ElementType type) {
@@ -547,7 +546,7 @@ template <class W>
 void launch_binary(BinaryOp op, bool int64, const void* a, const void* b, void* out, const W& walk, int64_t n,
                    cudaStream_t stream) {
   const auto blocks = blocks_for(n);
-  if (op == BinaryOp::kAnd || op == BinaryOp::kOr) {
+  if (is_logic(op)) {
     logic_kernel<W><<<blocks, kThreads, 0, stream>>>(op, static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
                                                      static_cast<uint8_t*>(out), walk, n);
   } else if (is_comparison(op)) {

@@ -95,16 +95,19 @@ enum class BinaryOp {
   kGreaterEqual,
   kLessEqual,
   kAnd,
-  kOr
+  kOr,
+  kXor
 };
-bool is_comparison(BinaryOp op);  // output bool
+bool is_comparison(BinaryOp op);  // output bool (the logic ops too)
+// And, Or and Xor: bool operands.
+inline bool is_logic(BinaryOp op) { return op == BinaryOp::kAnd || op == BinaryOp::kOr || op == BinaryOp::kXor; }
 
 // y[i] = op(x[i]) for fp32, fp16 or bf16 (`type`; the 16-bit types computed in fp32), or bool for kNot.
 void unary(UnaryOp op, const void* x, void* y, int64_t n, float a, float b, cudaStream_t stream,
            ElementType type = ElementType::kFloat32);
 // out = op(a, b): `a` and `b` are read through their layouts (broadcast strides) over `out`'s dims;
-// fp32 inputs (bool for kAnd/kOr, int64 where `int64` is set), output fp32, int64 or bool (comparisons). With `type`
-// fp16 or bf16, an arithmetic op (not a comparison) on operands and output of that type, computed in fp32.
+// fp32 inputs (bool for kAnd/kOr/kXor, int64 where `int64` is set), output fp32, int64 or bool (comparisons). With
+// `type` fp16 or bf16, an arithmetic op (not a comparison) on operands and output of that type, computed in fp32.
 void binary(BinaryOp op, bool int64, const void* a, const Layout& a_layout, const void* b, const Layout& b_layout,
             void* out, const Layout& out_layout, cudaStream_t stream, ElementType type = ElementType::kFloat32);
 // True for the 16-bit float types (fp16, bf16).

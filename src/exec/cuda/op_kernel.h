@@ -14,6 +14,7 @@
 #include "exec/cuda/tensor.h"
 #include "exec/options.h"
 #include "graph/graph.h"
+#include "util/error.h"
 #include "util/registry.h"
 
 namespace ridge::exec::cuda {
@@ -69,6 +70,9 @@ struct KernelContext {
   // The same where the input is known before the run; else its int64/int32 values read back from the device (a
   // synchronization, refused in one line while a CUDA graph is being captured: such a run cannot be replayed).
   std::vector<int64_t> host_ints(size_t i) const;
+  // The values of input i of any numeric type as doubles, a constant's or read back as host_ints does (an integer
+  // input's exact to 2^53; OneHot's depth, which ONNX lets be a float).
+  std::vector<double> host_reals(size_t i) const;
   bool input_is_constant(size_t i) const;
   // A constant input whose converted copy may be kept across runs (not a weight a training step updates).
   bool input_is_unchanging(size_t i) const { return input_is_constant(i) && !weights_change; }
@@ -85,6 +89,15 @@ struct KernelContext {
   State& cached() {
     if (!state) state = std::make_unique<State>();
     return static_cast<State&>(*state);
+  }
+  // What `make` returns (a kernel's plan, worked out on the host), its ridge::Error the node's one-line failure.
+  template <class Make>
+  auto planned(Make make) const {
+    try {
+      return make();
+    } catch (const Error& e) {
+      fail(e.what());
+    }
   }
 };
 
@@ -149,5 +162,6 @@ void register_recurrent_kernels(KernelRegistry& registry);
 void register_reduce_kernels(KernelRegistry& registry);
 void register_indexing_kernels(KernelRegistry& registry);
 void register_attention_kernels(KernelRegistry& registry);
+void register_quantization_kernels(KernelRegistry& registry);
 
 }  // namespace ridge::exec::cuda

@@ -53,12 +53,13 @@ void dequantize(C& c) {
   c.set(0, ((x.to(at::kDouble) - zp) * scale.to(at::kDouble)).to(scale.scalar_type()));
 }
 
+// ONNX's reference in fp32: the range stretched to include 0, a scale of (max - min) / 255 (1 / 255 where the range is
+// empty), the zero point -min / scale clipped to [0, 255] and rounded half to even.
 void dynamic_quantize(C& c) {
   const auto& x = c.in(0).to(at::kFloat);
-  double lo = std::min(0.0, x.min().item<double>()), hi = std::max(0.0, x.max().item<double>());
-  float scale = static_cast<float>((hi - lo) / 255.0);
-  if (scale == 0) scale = 1;  // all zeros: any scale represents them
-  double zp = std::clamp(std::nearbyint(-lo / scale), 0.0, 255.0);
+  float lo = std::min(0.f, x.min().item<float>()), hi = std::max(0.f, x.max().item<float>());
+  float scale = (hi == lo ? 1.f : hi - lo) / 255.f;
+  float zp = std::nearbyint(std::clamp(0.f - lo / scale, 0.f, 255.f));
   auto y = (at::round(x / scale) + zp).clamp(0, 255).to(at::kByte);
   c.set(0, y);
   c.set(1, at::scalar_tensor(scale, at::kFloat));
