@@ -15,6 +15,8 @@
 #include "support/attention_patterns.h"
 #include "support/attention_reference.h"
 #include "support/backend_node_tests.h"
+#include "support/einsum_reference.h"
+#include "support/model_builder.h"
 #include "support/paths.h"
 #include "support/random_weights_fixtures.h"
 #include "support/tensor_compare.h"
@@ -334,6 +336,34 @@ TEST(GpuExecutor, IndexOpsAndGroupNormalizationsMatchOnnxsNodeTests) {
 // against the node tests with fp32 inputs (DequantizeLinear's uint8 ones: BackendNodeTestsMatchOnnxReference).
 TEST(GpuExecutor, QuantizationOneHotAndHardmaxMatchOnnxsNodeTests) {
   EXPECT_GE(check_node_tests({"quantizelinear", "test_onehot", "test_hardmax"}), 17);
+}
+
+// Einsum (matmul.cpp, einsum_plan.h) in every form the host-side plan is held to, against its definition: the strided
+// copies, the reduction of an operand's own labels, cuBLAS's batched product, the reorder.
+TEST(GpuExecutor, EinsumComputesItsDefinitionInEveryForm) {
+  auto& engine = *ridge_cuda_engine();
+  for (const auto& f : test::einsum_forms()) {
+    test::ModelBuilder b(12);
+    std::vector<std::string> names;
+    std::vector<exec::HostTensor> inputs;
+    std::vector<std::vector<float>> operands;
+    for (size_t i = 0; i < f.dims.size(); ++i) {
+      names.push_back("x" + std::to_string(i));
+      b.input(names.back(), {f.dims[i].begin(), f.dims[i].end()});
+      int64_t n = 1;
+      for (auto d : f.dims[i]) n *= d;
+      operands.push_back(test::einsum_operand(n, static_cast<int>(i)));
+      inputs.push_back(test::float_tensor(names[i], f.dims[i], operands.back()));
+    }
+    b.output("y");
+    test::set_string(b.node("Einsum", names, {"y"}, "einsum"), "equation", f.equation);
+    analysis::Request request;
+    request.model_path = b.save("gpu_einsum");
+    auto p = exec::prepare_again(exec::prepare(request, "").analysis.model, request, inputs);
+    auto got = test::host_values(engine.run(p.analysis.model, p.inputs, gpu_options()).outputs.at(0));
+    EXPECT_EQ(test::compare_with_nan(got, test::einsum_by_definition(f.equation, f.dims, operands), 1e-4, 1e-5), "")
+        << f.equation;
+  }
 }
 
 // ONNX's Attention (attention_kernels.cu) in every variant the CPU executor is held to, against ONNX's reference

@@ -1,4 +1,4 @@
-// Gemm and MatMul on cuBLAS (cublasGemmStridedBatchedEx): fp32 (FMA), tf32 (tensor cores,
+// Gemm, MatMul and Einsum on cuBLAS (cublasGemmStridedBatchedEx): fp32 (FMA), tf32 (tensor cores,
 // CUBLAS_COMPUTE_32F_FAST_TF32), fp16 and bf16 (inputs converted, fp32 output and accumulation).
 // Row-major ONNX tensors are column-major transposes, so C^T = B^T A^T is what cuBLAS computes.
 // In optimized mode a product may read its operands and write its output through strides (exec/product_views.h:
@@ -13,9 +13,12 @@
 
 #include "exec/cuda/backward.h"
 #include "exec/cuda/compute_type.h"
+#include "exec/cuda/einsum_plan.h"
 #include "exec/cuda/epilogue.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/product_plan.h"
+#include "exec/cuda/reduce_kernels.h"
+#include "exec/cuda/reduce_plan.h"
 #include "exec/cuda/training_kernels.h"
 #include "exec/optimized_graph.h"
 #include "exec/product_views.h"
@@ -282,6 +285,50 @@ void row_major_product(KernelContext& ctx, bool trans_a, bool trans_b, int64_t m
          cuda_type(a.dtype), c, CUDA_R_32F, alpha, beta, "cublasGemmStridedBatchedEx (backward)");
 }
 
+// Einsum (einsum_plan.h): each operand copied dense in the order its step wants (not where it already is), the labels
+// only it has and the output lacks summed by the reduction kernel; two operands' batched product on cuBLAS in the
+// precision's compute type; the result reordered into the output. fp32 in and out.
+void einsum_op(KernelContext& ctx) {
+  std::vector<std::vector<int64_t>> dims;
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) dims.push_back(ctx.float_input(i).dims);
+  auto plan = ctx.planned([&] { return einsum_plan(ctx.node.get_string("equation", ""), dims); });
+  auto& y = ctx.allocate_output(0, graph::DType::kFloat32, ctx.output_dims(0));
+  if (y.numel() != plan.output_elements())
+    ctx.fail(fmt::format("the output has {} elements, the equation makes {}", y.numel(), plan.output_elements()));
+  if (y.numel() == 0) return;
+  auto stream = ctx.gpu.stream();
+  const bool one_step = !plan.product && !plan.reorders;  // one operand whose step writes the output itself
+  std::vector<GpuTensor> results;
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    const auto& s = plan.stages[i];
+    GpuTensor t = ctx.float_input(i);
+    if (s.copies) {
+      auto dense = one_step && s.summed == 1 ? y : ctx.scratch(graph::DType::kFloat32, {s.kept_elements * s.summed});
+      strided_copy(t.data(), s.copy, 0, dense.data(), s.kept_elements * s.summed, 4, stream);
+      t = dense;
+    }
+    if (s.summed > 1) {
+      auto sum = one_step ? y : ctx.scratch(graph::DType::kFloat32, {s.kept_elements});
+      reduce(reduce_plan({s.kept_elements, s.summed}, {1}), ReduceOp::kSum, t.as<float>(), sum.as<float>(), nullptr,
+             stream);
+      t = sum;
+    } else if (one_step && !s.copies) {  // the output is the operand as it is
+      check(cudaMemcpyAsync(y.data(), t.data(), static_cast<size_t>(y.bytes()), cudaMemcpyDeviceToDevice, stream),
+            "Einsum");
+      t = y;
+    }
+    results.push_back(t);
+  }
+  GpuTensor result = results[0];
+  if (plan.product) {
+    result = plan.reorders ? ctx.scratch(graph::DType::kFloat32, {plan.batch * plan.m * plan.n}) : y;
+    row_major_product(ctx, false, false, plan.m, plan.n, plan.k, 1.f, results[0], results[1], 0.f, result.as<float>(),
+                      plan.batch, plan.m * plan.k, plan.k * plan.n, plan.m * plan.n);
+  }
+  if (plan.reorders) strided_copy(result.data(), plan.output, 0, y.data(), y.numel(), 4, stream);
+  ctx.check_launch("Einsum");
+}
+
 // MatMul's backward, numpy semantics: dA = dY B^T, dB = A^T dY per batch item, each summed over the batch dims its
 // operand was broadcast along. A 2-D (weight) B folds A's batch into rows, so dB sums over it in the product.
 void matmul_backward(BackwardContext& bc) {
@@ -388,7 +435,7 @@ void register_matmul_backward(BackwardRegistry& registry) {
 void register_matmul_kernels(KernelRegistry& registry) {
   // Both operands in a run's 16-bit activations (a weight converted once); Gemm's C and a fused bias stay fp32.
   constexpr StorageInputs kAB = storage_input(0) | storage_input(1);
-  registry.add("matmul", {{"Gemm", gemm, kAB}, {"MatMul", matmul, kAB}});
+  registry.add("matmul", {{"Gemm", gemm, kAB}, {"MatMul", matmul, kAB}, {"Einsum", einsum_op}});
 }
 
 }  // namespace ridge::exec::cuda
