@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "exec/cuda/elementwise_math.h"
+#include "exec/cuda/generator_kernels.h"
 #include "exec/cuda/index_kernels.h"
 #include "exec/cuda/index_plan.h"
 #include "exec/cuda/kernels.h"
@@ -352,6 +353,35 @@ TEST(GpuKernels, DropoutDrawsANewMaskEveryRunAndEveryReplay) {
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
+}
+
+// RandomNormal's, RandomUniform's and Bernoulli's kernels (generator_kernels.h): each element the host's draw of the
+// run's stream, and the next run another stream (the run count advanced on the device, as Dropout's).
+TEST(GpuKernels, RandomDrawsAreTheHostsAndEveryRunDrawsAnew) {
+  const int64_t n = 1 << 20;
+  DeviceBuffer<float> y{std::vector<float>(n)}, p{std::vector<float>(n, 0.25f)};
+  DeviceBuffer<uint64_t> run(std::vector<uint64_t>{0});
+  cuda::random_fill(y.data, n, true, 2.f, 3.f, 11, run.data, nullptr);
+  auto first = y.read(n);
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_NEAR(first[static_cast<size_t>(i)], 2.f + 3.f * cuda::counter_normal(11, i), 1e-5f) << i;
+    sum += first[static_cast<size_t>(i)];
+  }
+  EXPECT_NEAR(sum / n, 2.0, 0.02);
+  cuda::random_fill(y.data, n, false, -1.f, 1.f, 11, run.data, nullptr);  // run 1: seed ^ (1 << 32)
+  auto second = y.read(n);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(second[static_cast<size_t>(i)], -1.f + 2.f * cuda::counter_uniform(11 ^ (uint64_t{1} << 32), i)) << i;
+  cuda::bernoulli(p.data, y.data, n, 11, run.data, nullptr);
+  auto drawn = y.read(n);
+  double ones = 0;
+  for (auto v : drawn) {
+    ASSERT_TRUE(v == 0.f || v == 1.f);
+    ones += v;
+  }
+  EXPECT_NEAR(ones / n, 0.25, 0.005);
+  EXPECT_EQ(run.read(1)[0], 3u);
 }
 
 // The 16-bit kernels a run that keeps activations in fp16 or bf16 uses (exec/cuda/storage_plan.h): each element read

@@ -34,6 +34,7 @@ const exec::cuda::KernelRegistry& exec::cuda::KernelRegistry::instance() {
     exec::cuda::register_indexing_kernels(*r);
     exec::cuda::register_attention_kernels(*r);
     exec::cuda::register_quantization_kernels(*r);
+    exec::cuda::register_generator_kernels(*r);
     return r;
   }();
   return *registry;

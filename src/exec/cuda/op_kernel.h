@@ -163,5 +163,6 @@ void register_reduce_kernels(KernelRegistry& registry);
 void register_indexing_kernels(KernelRegistry& registry);
 void register_attention_kernels(KernelRegistry& registry);
 void register_quantization_kernels(KernelRegistry& registry);
+void register_generator_kernels(KernelRegistry& registry);
 
 }  // namespace ridge::exec::cuda

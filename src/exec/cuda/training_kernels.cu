@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "exec/cuda/generator_cell.h"
 #include "exec/cuda/grid.cuh"
 #include "exec/cuda/training_kernels.h"
 
@@ -35,22 +36,12 @@ __global__ void clip_backward_kernel(const float* x, const float* dy, float* dx,
   RIDGE_GRID_LOOP(i, n) dx[i] = x[i] > low && x[i] < high ? dy[i] : 0.f;
 }
 
-// A counter-based draw in [0, 1) from (seed, i): splitmix64's finalizer, whose output bits are uniform for
-// consecutive inputs, so each element's draw is independent of the launch's shape.
-__device__ float uniform(uint64_t seed, int64_t i) {
-  uint64_t z = seed + static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<float>(z >> 40) * (1.f / 16777216.f);  // 24 bits: exact in fp32
-}
-
 __global__ void dropout_forward_kernel(const float* x, float* y, bool* keep, int64_t n, float ratio, uint64_t seed,
                                        const uint64_t* run) {
   const float scale = 1.f / (1.f - ratio);
   seed ^= *run << 32;
   RIDGE_GRID_LOOP(i, n) {
-    bool k = uniform(seed, i) >= ratio;
+    bool k = counter_uniform(seed, i) >= ratio;
     keep[i] = k;
     y[i] = k ? x[i] * scale : 0.f;
   }

@@ -1,0 +1,48 @@
+// Random draws and windows: generator_cell.h's functions a thread per element.
+#include "exec/cuda/generator_kernels.h"
+#include "exec/cuda/grid.cuh"
+
+namespace ridge::exec::cuda {
+
+namespace {
+
+__global__ void random_fill_kernel(float* y, int64_t n, bool normal, float a, float b, uint64_t seed,
+                                   const uint64_t* run) {
+  seed ^= *run << 32;
+  RIDGE_GRID_LOOP(i, n) { y[i] = normal ? a + b * counter_normal(seed, i) : a + (b - a) * counter_uniform(seed, i); }
+}
+
+__global__ void bernoulli_kernel(const float* p, float* y, int64_t n, uint64_t seed, const uint64_t* run) {
+  seed ^= *run << 32;
+  RIDGE_GRID_LOOP(i, n) { y[i] = counter_uniform(seed, i) < p[i] ? 1.f : 0.f; }
+}
+
+__global__ void advance_kernel(uint64_t* run) { *run += 1; }
+
+template <class T>
+__global__ void window_kernel(Window w, T* y, int64_t size, bool periodic) {
+  RIDGE_GRID_LOOP(i, size) { y[i] = static_cast<T>(window_value(w, i, size, periodic)); }
+}
+
+}  // namespace
+
+void random_fill(float* y, int64_t n, bool normal, float a, float b, uint64_t seed, uint64_t* run,
+                 cudaStream_t stream) {
+  if (n > 0) random_fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(y, n, normal, a, b, seed, run);
+  advance_kernel<<<1, 1, 0, stream>>>(run);  // after every thread has read it: the launches are ordered on the stream
+}
+
+void bernoulli(const float* p, float* y, int64_t n, uint64_t seed, uint64_t* run, cudaStream_t stream) {
+  if (n > 0) bernoulli_kernel<<<blocks_for(n), kThreads, 0, stream>>>(p, y, n, seed, run);
+  advance_kernel<<<1, 1, 0, stream>>>(run);
+}
+
+void window(Window w, void* y, int64_t size, bool periodic, bool fp64, cudaStream_t stream) {
+  if (size <= 0) return;
+  if (fp64)
+    window_kernel<<<blocks_for(size), kThreads, 0, stream>>>(w, static_cast<double*>(y), size, periodic);
+  else
+    window_kernel<<<blocks_for(size), kThreads, 0, stream>>>(w, static_cast<float*>(y), size, periodic);
+}
+
+}  // namespace ridge::exec::cuda

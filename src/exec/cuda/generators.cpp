@@ -1,0 +1,104 @@
+// Ops that make values on the GPU: RandomNormal, RandomUniform (and their Like forms), Bernoulli, and the Hann,
+// Hamming and Blackman windows (generator_kernels.h). The random draws are counter-based from the run's seed (or the
+// node's `seed`) and the node's name, so two nodes draw differently and every run, a CUDA-graph replay included, draws
+// anew; they are not the CPU executor's draws (ATen's generator), as no two frameworks' are.
+#include <fmt/format.h>
+
+#include <functional>
+
+#include "exec/cuda/generator_kernels.h"
+#include "exec/cuda/op_kernel.h"
+#include "sys/cuda/check.h"
+
+namespace ridge::exec::cuda {
+
+using sys::cuda::check;
+
+namespace {
+
+struct RandomState : NodeState {
+  std::shared_ptr<void> runs;  // a uint64 on the device: the runs drawn so far
+};
+
+uint64_t* run_count(KernelContext& ctx) {
+  auto& s = ctx.cached<RandomState>();
+  if (!s.runs) {
+    s.runs = ctx.gpu.allocator().allocate(sizeof(uint64_t));
+    check(cudaMemsetAsync(s.runs.get(), 0, sizeof(uint64_t), ctx.gpu.stream()), "zeroing a random op's run count");
+  }
+  return static_cast<uint64_t*>(s.runs.get());
+}
+
+uint64_t seed_of(const KernelContext& ctx) {
+  // ONNX's seed is a float attribute; its value (not its bits) names the stream.
+  uint64_t seed = ctx.node.has("seed") ? static_cast<uint64_t>(static_cast<int64_t>(ctx.node.get_float("seed", 0)))
+                                       : static_cast<uint64_t>(ctx.options.seed);
+  return seed * 0x9E3779B97F4A7C15ull ^ std::hash<std::string>{}(ctx.node.name);
+}
+
+// Output 0 of `dims` and the output's type, written by `make` into fp32 (in place where the type is fp32).
+template <class Make>
+void fp32_output(KernelContext& ctx, const std::vector<int64_t>& dims, Make make) {
+  auto& y = ctx.allocate_output(0, ctx.output_dtype(0), dims);
+  if (y.dtype == graph::DType::kFloat32) {
+    make(y.as<float>(), y.numel());
+    return;
+  }
+  auto f = ctx.scratch(graph::DType::kFloat32, dims);
+  make(f.as<float>(), f.numel());
+  if (!cast(graph::DType::kFloat32, f.data(), y.dtype, y.data(), y.numel(), ctx.gpu.stream()))
+    ctx.fail(fmt::format("no GPU cast from fp32 to {}", graph::dtype_name(y.dtype)));
+}
+
+void random_op(KernelContext& ctx, bool normal, bool like) {
+  auto dims = like ? ctx.in(0).dims : ctx.output_dims(0);
+  float a = static_cast<float>(normal ? ctx.node.get_float("mean", 0.0) : ctx.node.get_float("low", 0.0));
+  float b = static_cast<float>(normal ? ctx.node.get_float("scale", 1.0) : ctx.node.get_float("high", 1.0));
+  auto seed = seed_of(ctx);
+  auto* runs = run_count(ctx);
+  fp32_output(ctx, dims, [&](float* y, int64_t n) { random_fill(y, n, normal, a, b, seed, runs, ctx.gpu.stream()); });
+  ctx.check_launch(ctx.node.op_type);
+}
+
+void bernoulli_op(KernelContext& ctx) {
+  auto p = ctx.in(0);
+  if (p.dtype != graph::DType::kFloat32) {
+    auto f = ctx.scratch(graph::DType::kFloat32, p.dims);
+    if (!cast(p.dtype, p.data(), graph::DType::kFloat32, f.data(), p.numel(), ctx.gpu.stream()))
+      ctx.fail(fmt::format("probabilities of {}: no GPU cast to fp32", graph::dtype_name(p.dtype)));
+    p = f;
+  }
+  auto seed = seed_of(ctx);
+  auto* runs = run_count(ctx);
+  fp32_output(ctx, p.dims, [&](float* y, int64_t n) { bernoulli(p.as<float>(), y, n, seed, runs, ctx.gpu.stream()); });
+  ctx.check_launch("Bernoulli");
+}
+
+void window_op(KernelContext& ctx, Window w) {
+  auto size = ctx.host_ints(0);
+  if (size.size() != 1 || size[0] < 0) ctx.fail("the window's size must be one value of 0 or more");
+  bool periodic = ctx.node.get_int("periodic", 1) != 0;
+  auto type = ctx.output_dtype(0);
+  if (type == graph::DType::kFloat64) {
+    auto& y = ctx.allocate_output(0, type, {size[0]});
+    window(w, y.data(), size[0], periodic, true, ctx.gpu.stream());
+  } else {
+    fp32_output(ctx, {size[0]}, [&](float* y, int64_t n) { window(w, y, n, periodic, false, ctx.gpu.stream()); });
+  }
+  ctx.check_launch(ctx.node.op_type);
+}
+
+}  // namespace
+
+void register_generator_kernels(KernelRegistry& r) {
+  r.add("generator", {{"RandomNormal", [](KernelContext& c) { random_op(c, true, false); }},
+                      {"RandomNormalLike", [](KernelContext& c) { random_op(c, true, true); }},
+                      {"RandomUniform", [](KernelContext& c) { random_op(c, false, false); }},
+                      {"RandomUniformLike", [](KernelContext& c) { random_op(c, false, true); }},
+                      {"Bernoulli", bernoulli_op},
+                      {"HannWindow", [](KernelContext& c) { window_op(c, Window::kHann); }},
+                      {"HammingWindow", [](KernelContext& c) { window_op(c, Window::kHamming); }},
+                      {"BlackmanWindow", [](KernelContext& c) { window_op(c, Window::kBlackman); }}});
+}
+
+}  // namespace ridge::exec::cuda

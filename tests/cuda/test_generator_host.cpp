@@ -1,0 +1,90 @@
+// The GPU's generators without a GPU (src/exec/cuda/generator_cell.h): the windows against ONNX's node tests and the
+// CPU executor's; the counter-based draws against splitmix64's published first output and against the statistics of
+// their distributions over a million draws. What only a GPU checks: that runs and replays draw anew
+// (tests/gpu/test_cuda_gpu.cpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "exec/cuda/generator_cell.h"
+#include "exec/engine.h"
+#include "exec/prepare.h"
+#include "support/paths.h"
+#include "support/tensor_compare.h"
+
+namespace ridge::test {
+namespace {
+
+namespace cuda = exec::cuda;
+namespace fs = std::filesystem;
+
+TEST(CudaGenerators, WindowsReproduceOnnxsNodeTests) {
+  fs::path root = fs::path(onnx_testdata()) / "node";
+  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  const std::map<std::string, cuda::Window> kinds{{"HannWindow", cuda::Window::kHann},
+                                                  {"HammingWindow", cuda::Window::kHamming},
+                                                  {"BlackmanWindow", cuda::Window::kBlackman}};
+  std::map<std::string, int> checked;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    auto name = entry.path().filename().string();
+    if (name.find("window") == std::string::npos || name.find("_expanded") != std::string::npos) continue;
+    analysis::Request request;
+    request.model_path = (entry.path() / "model.onnx").string();
+    auto data = entry.path() / "test_data_set_0";
+    auto p = exec::prepare(request, data.string());
+    const auto& node = p.analysis.model.graph.nodes.front();
+    if (!kinds.count(node.op_type)) continue;  // an STFT with a window input
+    auto size = static_cast<int64_t>(host_values(p.inputs.at(0)).at(0));
+    bool periodic = node.get_int("periodic", 1) != 0;
+    // onnx 1.12's expected values were computed with pi = 3.1415 (later releases use np.pi): they hold to 1e-4;
+    // the CPU executor (ATen's windows) is the exact reference.
+    auto want = read_expected((data / "output_0.pb").string());
+    ASSERT_TRUE(want) << name;
+    ASSERT_EQ(static_cast<int64_t>(want->values.size()), size) << name;
+    auto exact = host_values(exec::load_engine().run(p.analysis.model, p.inputs, {}).outputs.at(0));
+    for (int64_t n = 0; n < size; ++n) {
+      auto got = cuda::window_value(kinds.at(node.op_type), n, size, periodic);
+      EXPECT_NEAR(got, want->values[static_cast<size_t>(n)], 1e-4) << name << " [" << n << "]";
+      EXPECT_NEAR(got, exact.at(static_cast<size_t>(n)), 1e-6) << name << " [" << n << "]";
+    }
+    ++checked[node.op_type];
+  }
+  EXPECT_EQ(checked["HannWindow"], 2);  // periodic and symmetric
+  EXPECT_EQ(checked["HammingWindow"], 2);
+  EXPECT_EQ(checked["BlackmanWindow"], 2);
+}
+
+TEST(CudaGenerators, DrawsFollowTheirDistributions) {
+  // splitmix64's first output from state 0 is 0xE220A8397B1DCDAF: its top 24 bits are the draw.
+  EXPECT_EQ(cuda::counter_uniform(0, 1), static_cast<float>(0xE220A8) / 16777216.f);
+  constexpr int64_t kDraws = 1000000;
+  double sum = 0, squares = 0, normal_sum = 0, normal_squares = 0;
+  int64_t within_one = 0, below = 0, same = 0;
+  for (int64_t i = 0; i < kDraws; ++i) {
+    float u = cuda::counter_uniform(42, i);
+    ASSERT_GE(u, 0.f);
+    ASSERT_LT(u, 1.f);
+    sum += u;
+    squares += static_cast<double>(u) * u;
+    below += u < 0.3f;  // Bernoulli(0.3)
+    same += u == cuda::counter_uniform(43, i);
+    float z = cuda::counter_normal(42, i);
+    ASSERT_TRUE(std::isfinite(z)) << i;
+    normal_sum += z;
+    normal_squares += static_cast<double>(z) * z;
+    within_one += std::fabs(z) < 1.f;
+  }
+  const double n = kDraws;
+  EXPECT_NEAR(sum / n, 0.5, 0.002);
+  EXPECT_NEAR(squares / n - (sum / n) * (sum / n), 1.0 / 12.0, 0.001);
+  EXPECT_NEAR(below / n, 0.3, 0.002);
+  EXPECT_LT(same, 10);  // another seed draws another stream
+  EXPECT_NEAR(normal_sum / n, 0.0, 0.005);
+  EXPECT_NEAR(normal_squares / n, 1.0, 0.01);
+  EXPECT_NEAR(within_one / n, 0.6827, 0.003);
+}
+
+}  // namespace
+}  // namespace ridge::test
