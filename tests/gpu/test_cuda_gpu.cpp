@@ -338,6 +338,9 @@ TEST(GpuExecutor, QuantizationOneHotAndHardmaxMatchOnnxsNodeTests) {
   EXPECT_GE(check_node_tests({"quantizelinear", "test_onehot", "test_hardmax"}), 17);
 }
 
+// GridSample (grid_sample_kernels.h) against its 8 node tests: every mode, padding and alignment among them.
+TEST(GpuExecutor, GridSampleMatchesOnnxsNodeTests) { EXPECT_EQ(check_node_tests({"test_gridsample"}), 8); }
+
 // Einsum (matmul.cpp, einsum_plan.h) in every form the host-side plan is held to, against its definition: the strided
 // copies, the reduction of an operand's own labels, cuBLAS's batched product, the reorder.
 TEST(GpuExecutor, EinsumComputesItsDefinitionInEveryForm) {

@@ -1,7 +1,10 @@
 // Resize: nearest-neighbour on the GPU through per-dim index tables (resize_plan.h); linear and cubic
-// interpolation are refused by name.
+// interpolation are refused by name. GridSample: linear, nearest and cubic sampling at a grid's points
+// (grid_sample_plan.h).
 #include <fmt/format.h>
 
+#include "exec/cuda/grid_sample_kernels.h"
+#include "exec/cuda/grid_sample_plan.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/resize_plan.h"
 #include "sys/cuda/check.h"
@@ -72,12 +75,23 @@ void resize_with(KernelContext& ctx, bool upsample) {
 void resize(KernelContext& ctx) { resize_with(ctx, false); }
 void upsample(KernelContext& ctx) { resize_with(ctx, true); }
 
+// GridSample (grid_sample_plan.h): a thread per output element; fp32 X and grid.
+void grid_sample_op(KernelContext& ctx) {
+  const auto& x = ctx.float_input(0);
+  const auto& grid = ctx.float_input(1);
+  auto plan = ctx.planned([&] { return grid_sample_plan(ctx.node, x.dims, grid.dims); });
+  auto& y =
+      ctx.allocate_output(0, graph::DType::kFloat32, {plan.batch, plan.channels, plan.out_height, plan.out_width});
+  grid_sample(plan, x.as<float>(), grid.as<float>(), y.as<float>(), ctx.gpu.stream());
+  ctx.check_launch("GridSample");
+}
+
 }  // namespace
 
 void register_resize_kernels(KernelRegistry& registry) {
   // Nearest-neighbour resizing moves elements of any size: a run's 16-bit activations as they are, in either layout.
   constexpr auto kX = storage_input(0);
-  registry.add("resize", {{"Resize", resize, kX, kX}, {"Upsample", upsample, kX, kX}});
+  registry.add("resize", {{"Resize", resize, kX, kX}, {"Upsample", upsample, kX, kX}, {"GridSample", grid_sample_op}});
 }
 
 }  // namespace ridge::exec::cuda
