@@ -249,7 +249,7 @@ TEST(GpuExecutor, ChannelsLastMatchesPyTorch) {
 
 // The ONNX project's node tests whose names contain one of `parts`, run on the GPU against its reference outputs; the
 // number checked (tests with fp32 data only).
-int check_node_tests(const std::vector<std::string>& parts) {
+int check_node_tests(const std::vector<std::string>& parts, bool expanded = true) {
   namespace fs = std::filesystem;
   auto& engine = *ridge_cuda_engine();
   fs::path root = fs::path(onnx_testdata()) / "node";
@@ -259,7 +259,7 @@ int check_node_tests(const std::vector<std::string>& parts) {
     auto name = entry.path().filename().string();
     bool wanted = false;
     for (const auto& part : parts) wanted = wanted || name.find(part) != std::string::npos;
-    if (!wanted) continue;
+    if (!wanted || (!expanded && name.find("_expanded") != std::string::npos)) continue;
     analysis::Request request;
     request.model_path = (entry.path() / "model.onnx").string();
     auto data = entry.path() / "test_data_set_0";
@@ -337,6 +337,10 @@ TEST(GpuExecutor, IndexOpsAndGroupNormalizationsMatchOnnxsNodeTests) {
 TEST(GpuExecutor, QuantizationOneHotAndHardmaxMatchOnnxsNodeTests) {
   EXPECT_GE(check_node_tests({"quantizelinear", "test_onehot", "test_hardmax"}), 17);
 }
+
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (loss.cpp) against their fp32 node tests (their function
+// bodies, `_expanded`, run other kernels: BackendNodeTestsMatchOnnxReference).
+TEST(GpuExecutor, LossesMatchOnnxsNodeTests) { EXPECT_EQ(check_node_tests({"test_nllloss_", "test_sce_"}, false), 52); }
 
 // GridSample (grid_sample_kernels.h) against its 8 node tests: every mode, padding and alignment among them.
 TEST(GpuExecutor, GridSampleMatchesOnnxsNodeTests) { EXPECT_EQ(check_node_tests({"test_gridsample"}), 8); }

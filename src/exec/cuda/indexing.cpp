@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "exec/cuda/index_check.h"
 #include "exec/cuda/index_kernels.h"
 #include "exec/cuda/index_plan.h"
 #include "exec/cuda/op_kernel.h"
@@ -21,46 +22,6 @@ using sys::cuda::check;
 namespace {
 
 int element_bytes(const GpuTensor& t) { return static_cast<int>(graph::dtype_bytes(t.dtype, 1)); }
-
-// Input i as int64 indices (int32 ones widened on the device).
-GpuTensor int64_indices(KernelContext& ctx, size_t i) {
-  auto t = ctx.in(i);
-  if (t.dtype == graph::DType::kInt64) return t;
-  if (t.dtype != graph::DType::kInt32) ctx.fail("indices must be int32 or int64");
-  auto wide = ctx.scratch(graph::DType::kInt64, t.dims);
-  cast(t.dtype, t.data(), wide.dtype, wide.data(), t.numel(), ctx.gpu.stream());
-  return wide;
-}
-
-struct CheckedState : NodeState {
-  bool checked = false;
-};
-
-// The count of indices out of range on the node's first run.
-class BadIndices {
- public:
-  explicit BadIndices(KernelContext& ctx) : ctx_(ctx), state_(ctx.cached<CheckedState>()) {
-    if (state_.checked) return;
-    counter_ = ctx.gpu.allocator().allocate(sizeof(int));
-    check(cudaMemsetAsync(counter_.get(), 0, sizeof(int), ctx.gpu.stream()), "cudaMemsetAsync");
-  }
-  int* counter() const { return static_cast<int*>(counter_.get()); }
-  // Fails naming the count and the range where the first run found any.
-  void verify(const std::string& range) {
-    if (state_.checked) return;
-    int count = 0;
-    check(cudaMemcpyAsync(&count, counter_.get(), sizeof(int), cudaMemcpyDeviceToHost, ctx_.gpu.stream()),
-          "cudaMemcpyAsync");
-    check(cudaStreamSynchronize(ctx_.gpu.stream()), "cudaStreamSynchronize");
-    if (count > 0) ctx_.fail(fmt::format("{} index(es) outside {}", count, range));
-    state_.checked = true;
-  }
-
- private:
-  KernelContext& ctx_;
-  CheckedState& state_;
-  std::shared_ptr<void> counter_;
-};
 
 // The output as a copy of data, for a scatter to write into.
 GpuTensor& scatter_target(KernelContext& ctx, const GpuTensor& data, const GpuTensor& updates, ScatterReduce reduce) {

@@ -35,6 +35,7 @@ const exec::cuda::KernelRegistry& exec::cuda::KernelRegistry::instance() {
     exec::cuda::register_attention_kernels(*r);
     exec::cuda::register_quantization_kernels(*r);
     exec::cuda::register_generator_kernels(*r);
+    exec::cuda::register_loss_kernels(*r);
     return r;
   }();
   return *registry;
