@@ -9,6 +9,7 @@
 #include <map>
 
 #include "exec/cuda/generator_cell.h"
+#include "exec/cuda/index_cell.h"
 #include "exec/engine.h"
 #include "exec/prepare.h"
 #include "support/paths.h"
@@ -84,6 +85,53 @@ TEST(CudaGenerators, DrawsFollowTheirDistributions) {
   EXPECT_NEAR(normal_sum / n, 0.0, 0.005);
   EXPECT_NEAR(normal_squares / n, 1.0, 0.01);
   EXPECT_NEAR(within_one / n, 0.6827, 0.003);
+}
+
+// Range (fp32 with a positive delta, int32 with a negative one) and EyeLike (with and without a dtype, off the main
+// diagonal) against their node tests: the count and the elements as the kernels compute them, stored in the output's
+// type; EyeLike's ones through OneHot's selection.
+TEST(CudaGenerators, RangeAndEyeLikeReproduceOnnxsNodeTests) {
+  fs::path root = fs::path(onnx_testdata()) / "node";
+  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  std::map<std::string, int> checked;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    auto name = entry.path().filename().string();
+    if ((name.rfind("test_range_", 0) != 0 && name.rfind("test_eyelike_", 0) != 0) ||
+        name.find("_expanded") != std::string::npos)
+      continue;
+    analysis::Request request;
+    request.model_path = (entry.path() / "model.onnx").string();
+    auto data = entry.path() / "test_data_set_0";
+    auto p = exec::prepare(request, data.string());
+    const auto& g = p.analysis.model.graph;
+    const auto& node = g.nodes.front();
+    auto want = read_expected((data / "output_0.pb").string());
+    ASSERT_TRUE(want) << name;
+    std::vector<double> got;
+    if (node.op_type == "Range") {
+      double start = host_values(p.inputs.at(0)).at(0), limit = host_values(p.inputs.at(1)).at(0);
+      double delta = host_values(p.inputs.at(2)).at(0);
+      auto n = cuda::range_count(start, limit, delta);
+      for (int64_t i = 0; i < n; ++i) {
+        double v = cuda::range_value(start, delta, i);
+        got.push_back(p.inputs[0].dtype == graph::DType::kInt32 ? static_cast<double>(static_cast<int32_t>(v))
+                                                                : static_cast<double>(static_cast<float>(v)));
+      }
+    } else {
+      const auto& dims = p.inputs.at(0).dims;
+      cuda::OneHotPlan plan;
+      plan.outer = dims[0], plan.depth = dims[1], plan.inner = 1;
+      std::vector<int64_t> selected;
+      for (int64_t i = 0; i < dims[0]; ++i) selected.push_back(cuda::eye_column(i, dims[1], node.get_int("k", 0)));
+      for (int64_t e = 0; e < plan.count(); ++e) got.push_back(cuda::one_hot_on(plan, e, selected.data()) ? 1.0 : 0.0);
+      EXPECT_EQ(g.value(node.outputs[0]).dtype, static_cast<graph::DType>(want->dtype)) << name;
+    }
+    ASSERT_EQ(got.size(), want->values.size()) << name;
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want->values[i]) << name << " [" << i << "]";
+    ++checked[node.op_type];
+  }
+  EXPECT_EQ(checked["Range"], 2);
+  EXPECT_EQ(checked["EyeLike"], 3);
 }
 
 }  // namespace

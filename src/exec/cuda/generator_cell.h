@@ -2,7 +2,8 @@
 // Values the GPU makes rather than reads, one element at a time: counter-based random draws (element i of a run's draw
 // from (seed, i) alone: splitmix64's finalizer, whose output bits are uniform for consecutive inputs, so a draw does
 // not depend on the launch's shape), normal draws from two uniform ones (Box-Muller), and the window functions
-// (Hann, Hamming with ONNX's 25/46 and 21/46, Blackman; periodic or symmetric). The kernels (generator_kernels.cu,
+// (Hann, Hamming with ONNX's 25/46 and 21/46, Blackman; periodic or symmetric), Range's elements and EyeLike's ones.
+// The kernels (generator_kernels.cu,
 // training_kernels.cu's Dropout) apply them a thread per element; the host-side tests apply them to ONNX's node tests
 // and check the draws' statistics (tests/cuda/test_generator_host.cpp). C++17 for nvcc.
 #include <math.h>
@@ -45,6 +46,23 @@ RIDGE_HOST_DEVICE inline double window_value(Window w, int64_t n, int64_t size, 
     default:
       return 0.42 - 0.5 * cos(x) + 0.08 * cos(2.0 * x);
   }
+}
+
+// Range's element i: start + i delta, in fp64 (then stored in the output's type).
+RIDGE_HOST_DEVICE inline double range_value(double start, double delta, int64_t i) {
+  return start + static_cast<double>(i) * delta;
+}
+
+// Range's element count: max(0, ceil((limit - start) / delta)).
+RIDGE_HOST_DEVICE inline int64_t range_count(double start, double limit, double delta) {
+  const double n = ceil((limit - start) / delta);
+  return n > 0 ? static_cast<int64_t>(n) : 0;
+}
+
+// EyeLike's one in row i: column i + k, or none (-1) outside [0, cols).
+RIDGE_HOST_DEVICE inline int64_t eye_column(int64_t i, int64_t cols, int64_t k) {
+  const int64_t j = i + k;
+  return j >= 0 && j < cols ? j : -1;
 }
 
 }  // namespace ridge::exec::cuda

@@ -24,7 +24,36 @@ __global__ void window_kernel(Window w, T* y, int64_t size, bool periodic) {
   RIDGE_GRID_LOOP(i, size) { y[i] = static_cast<T>(window_value(w, i, size, periodic)); }
 }
 
+template <class T>
+__global__ void range_kernel(T* y, int64_t n, double start, double delta) {
+  RIDGE_GRID_LOOP(i, n) { y[i] = static_cast<T>(range_value(start, delta, i)); }
+}
+
+__global__ void eye_select_kernel(int64_t* selected, int64_t rows, int64_t cols, int64_t k) {
+  RIDGE_GRID_LOOP(i, rows) { selected[i] = eye_column(i, cols, k); }
+}
+
 }  // namespace
+
+bool range_fill(void* y, ElementType type, int64_t n, double start, double delta, cudaStream_t stream) {
+  if (n <= 0) return true;
+  const auto blocks = blocks_for(n);
+  if (type == ElementType::kFloat32)
+    range_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<float*>(y), n, start, delta);
+  else if (type == ElementType::kFloat64)
+    range_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<double*>(y), n, start, delta);
+  else if (type == ElementType::kInt32)
+    range_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<int32_t*>(y), n, start, delta);
+  else if (type == ElementType::kInt64)
+    range_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<int64_t*>(y), n, start, delta);
+  else
+    return false;
+  return true;
+}
+
+void eye_select(int64_t* selected, int64_t rows, int64_t cols, int64_t k, cudaStream_t stream) {
+  if (rows > 0) eye_select_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(selected, rows, cols, k);
+}
 
 void random_fill(float* y, int64_t n, bool normal, float a, float b, uint64_t seed, uint64_t* run,
                  cudaStream_t stream) {

@@ -1,12 +1,15 @@
-// Ops that make values on the GPU: RandomNormal, RandomUniform (and their Like forms), Bernoulli, and the Hann,
-// Hamming and Blackman windows (generator_kernels.h). The random draws are counter-based from the run's seed (or the
-// node's `seed`) and the node's name, so two nodes draw differently and every run, a CUDA-graph replay included, draws
-// anew; they are not the CPU executor's draws (ATen's generator), as no two frameworks' are.
+// Ops that make values on the GPU: RandomNormal, RandomUniform (and their Like forms), Bernoulli, the Hann, Hamming
+// and Blackman windows, Range and EyeLike (generator_kernels.h). The random draws are counter-based from the run's seed
+// (or the node's `seed`) and the node's name, so two nodes draw differently and every run, a CUDA-graph replay
+// included, draws anew; they are not the CPU executor's draws (ATen's generator), as no two frameworks' are.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "exec/cuda/generator_kernels.h"
+#include "exec/cuda/index_kernels.h"
 #include "exec/cuda/op_kernel.h"
 #include "sys/cuda/check.h"
 
@@ -88,6 +91,48 @@ void window_op(KernelContext& ctx, Window w) {
   ctx.check_launch(ctx.node.op_type);
 }
 
+// Range: n = max(0, ceil((limit - start) / delta)) elements (the count read back where the scalars are computed in the
+// run, so such a run cannot be a CUDA graph).
+void range_op(KernelContext& ctx) {
+  auto scalar = [&](size_t i) {
+    auto v = ctx.host_reals(i);
+    if (v.size() != 1) ctx.fail(fmt::format("Range's input {} must be one value", i));
+    return v[0];
+  };
+  const double start = scalar(0), limit = scalar(1), delta = scalar(2);
+  if (delta == 0) ctx.fail("Range's delta is 0");
+  const auto n = range_count(start, limit, delta);
+  auto& y = ctx.allocate_output(0, ctx.in(0).dtype, {n});
+  if (!range_fill(y.data(), element_type_of(y.dtype), n, start, delta, ctx.gpu.stream()))
+    ctx.fail(fmt::format("Range of {}: the GPU fills fp32, fp64, int32 and int64", graph::dtype_name(y.dtype)));
+  ctx.check_launch("Range");
+}
+
+// EyeLike: 2-D, ones where column - row = k, in the node's dtype (the input's by default), as OneHot writes a line.
+void eye_like_op(KernelContext& ctx) {
+  const auto& x = ctx.in(0);
+  if (x.dims.size() != 2) ctx.fail(fmt::format("EyeLike of rank {}: ONNX's EyeLike is 2-D", x.dims.size()));
+  const int64_t rows = x.dims[0], cols = x.dims[1];
+  auto& y = ctx.allocate_output(0, ctx.output_dtype(0), x.dims);
+  if (y.numel() == 0) return;
+  auto values = ctx.scratch(graph::DType::kFloat32, {2});
+  fill(values.as<float>(), 1, 0.f, ctx.gpu.stream());
+  fill(values.as<float>() + 1, 1, 1.f, ctx.gpu.stream());
+  auto typed = values;
+  if (y.dtype != graph::DType::kFloat32) {
+    typed = ctx.scratch(y.dtype, {2});
+    if (!cast(graph::DType::kFloat32, values.data(), y.dtype, typed.data(), 2, ctx.gpu.stream()))
+      ctx.fail(fmt::format("EyeLike of {}: no GPU cast from fp32", graph::dtype_name(y.dtype)));
+  }
+  auto selected = ctx.scratch(graph::DType::kInt64, {rows});
+  eye_select(selected.as<int64_t>(), rows, cols, ctx.node.get_int("k", 0), ctx.gpu.stream());
+  OneHotPlan plan;
+  plan.outer = rows, plan.depth = cols, plan.inner = 1;
+  one_hot(plan, selected.as<int64_t>(), typed.data(), y.data(), static_cast<int>(graph::dtype_bytes(y.dtype, 1)),
+          ctx.gpu.stream());
+  ctx.check_launch("EyeLike");
+}
+
 }  // namespace
 
 void register_generator_kernels(KernelRegistry& r) {
@@ -98,7 +143,9 @@ void register_generator_kernels(KernelRegistry& r) {
                       {"Bernoulli", bernoulli_op},
                       {"HannWindow", [](KernelContext& c) { window_op(c, Window::kHann); }},
                       {"HammingWindow", [](KernelContext& c) { window_op(c, Window::kHamming); }},
-                      {"BlackmanWindow", [](KernelContext& c) { window_op(c, Window::kBlackman); }}});
+                      {"BlackmanWindow", [](KernelContext& c) { window_op(c, Window::kBlackman); }},
+                      {"Range", range_op},
+                      {"EyeLike", eye_like_op}});
 }
 
 }  // namespace ridge::exec::cuda
