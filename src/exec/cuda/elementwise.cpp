@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "exec/cuda/backward.h"
+#include "exec/cuda/bitwise_kernels.h"
 #include "exec/cuda/elementwise_plan.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/training_kernels.h"
@@ -126,6 +127,27 @@ void where_op(KernelContext& ctx) {
         broadcast_layout(z.dims, y.dims), y.data(), dense_layout(y.dims),
         static_cast<int>(graph::dtype_bytes(y.dtype, 1)), ctx.gpu.stream());
   ctx.check_launch("Where");
+}
+
+// BitwiseAnd/Or/Xor/Not and BitShift on integer tensors (bitwise_kernels.h): the bits of the element's width.
+void bitwise_op(KernelContext& ctx) {
+  const auto& op_type = ctx.node.op_type;
+  const BitOp op = op_type == "BitwiseAnd"                          ? BitOp::kAnd
+                   : op_type == "BitwiseOr"                         ? BitOp::kOr
+                   : op_type == "BitwiseXor"                        ? BitOp::kXor
+                   : op_type == "BitwiseNot"                        ? BitOp::kNot
+                   : ctx.node.get_string("direction", "") == "LEFT" ? BitOp::kShiftLeft
+                                                                    : BitOp::kShiftRight;
+  const auto& a = ctx.in(0);
+  if (!graph::is_integral(a.dtype) || a.dtype == graph::DType::kBool)
+    ctx.fail(fmt::format("{} of {}: ONNX's bitwise ops take integers", op_type, graph::dtype_name(a.dtype)));
+  const GpuTensor& b = op == BitOp::kNot ? a : ctx.in(1);
+  if (b.dtype != a.dtype) ctx.fail("operands of different types");
+  auto& y = ctx.allocate_output(0, a.dtype, ctx.output_dims(0));
+  if (!bitwise(op, a.data(), broadcast_layout(a.dims, y.dims), b.data(), broadcast_layout(b.dims, y.dims), y.data(),
+               dense_layout(y.dims), static_cast<int>(graph::dtype_bytes(a.dtype, 1)), ctx.gpu.stream()))
+    ctx.fail(fmt::format("{} of {}: no GPU kernel for its width", op_type, graph::dtype_name(a.dtype)));
+  ctx.check_launch(op_type);
 }
 
 void cast_op(KernelContext& ctx) {
@@ -255,7 +277,8 @@ void register_elementwise_kernels(KernelRegistry& registry) {
       {"Max", variadic<BinaryOp::kMax>}, {"Min", variadic<BinaryOp::kMin>}, {"Sum", variadic<BinaryOp::kAdd>},
       {"Mean", mean_op}, {"IsNaN", classify_op}, {"IsInf", classify_op},
       {"Where", where_op, storage_input(1) | storage_input(2)}, {"Cast", cast_op},
-      {"CastLike", cast_op},
+      {"CastLike", cast_op}, {"BitwiseAnd", bitwise_op}, {"BitwiseOr", bitwise_op}, {"BitwiseXor", bitwise_op},
+      {"BitwiseNot", bitwise_op}, {"BitShift", bitwise_op},
   });
   // clang-format on
 }
