@@ -1,12 +1,14 @@
 // Pooling on cuDNN. cuDNN pools with one pad per dim and floor rounding; ONNX's asymmetric pads and
 // ceil_mode are applied to MaxPool by padding a copy of the input with -inf (which no window can pick),
-// and refused for AveragePool, whose divisor they would change.
+// and refused for AveragePool, whose divisor they would change. Lp pooling, which cuDNN lacks, on ridge's kernel.
 #include <fmt/format.h>
 
 #include <limits>
 
 #include "exec/cuda/backward.h"
 #include "exec/cuda/descriptors.h"
+#include "exec/cuda/lp_pool_kernels.h"
+#include "exec/cuda/lp_pool_plan.h"
 #include "exec/cuda/op_kernel.h"
 #include "shape/spatial.h"
 #include "sys/cuda/check.h"
@@ -140,6 +142,17 @@ void pool_backward(BackwardContext& b) {
         "cudnnPoolingBackward");
 }
 
+// LpPool and GlobalLpPool (lp_pool_plan.h): ridge's kernel, a thread per output element; fp32.
+void lp_pool_op(KernelContext& ctx, bool global) {
+  const auto& x = ctx.float_input(0);
+  auto plan = ctx.planned([&] { return lp_pool_plan(ctx.node, x.dims, global); });
+  std::vector<int64_t> dims{x.dims[0], x.dims[1]};
+  for (int d = 0; d < plan.spatial; ++d) dims.push_back(plan.out[d]);
+  auto& y = ctx.allocate_output(0, graph::DType::kFloat32, dims);
+  lp_pool(plan, x.as<float>(), y.as<float>(), ctx.gpu.stream());
+  ctx.check_launch(ctx.node.op_type);
+}
+
 }  // namespace
 
 void register_pooling_backward(BackwardRegistry& registry) {
@@ -155,7 +168,9 @@ void register_pooling_kernels(KernelRegistry& registry) {
   registry.add("pooling", {{"MaxPool", max_pool, kX, kX},
                            {"AveragePool", average_pool, kX, kX},
                            {"GlobalAveragePool", global_average_pool, kX, kX},
-                           {"GlobalMaxPool", global_max_pool, kX, kX}});
+                           {"GlobalMaxPool", global_max_pool, kX, kX},
+                           {"LpPool", [](KernelContext& c) { lp_pool_op(c, false); }},
+                           {"GlobalLpPool", [](KernelContext& c) { lp_pool_op(c, true); }}});
 }
 
 }  // namespace ridge::exec::cuda

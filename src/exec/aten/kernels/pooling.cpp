@@ -150,6 +150,9 @@ void average_pool(C& c) {
 void lp_pool(C& c) {
   const auto& x = c.in(0);
   Window w = window(c, x);
+  // window_sum pools without dilation (ATen has no dilated average pooling): refused, not computed as undilated.
+  for (auto d : w.dilation)
+    if (d != 1) c.fail("dilated Lp pooling is not supported on the CPU (the GPU runs it)");
   double p = static_cast<double>(c.node.get_int("p", 2));
   auto sums = window_sum(extend_for_ceil(pad(x.abs().pow(p), w, 0), w, 0), w);
   c.set(0, sums.pow(1.0 / p));
