@@ -238,6 +238,44 @@ TEST(CudaIndex, OneHotAndHardmaxReproduceOnnxsNodeTests) {
   EXPECT_EQ(cuda::one_hot_index(-6, 5), -1);
 }
 
+// ReverseSequence (time-first and batch-first) against its node tests, and a length out of range clamped (the kernel
+// counts it so the op is refused).
+TEST(CudaIndex, ReverseSequenceReproducesOnnxsNodeTests) {
+  fs::path root = fs::path(onnx_testdata()) / "node";
+  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    auto name = entry.path().filename().string();
+    if (name.rfind("test_reversesequence", 0) != 0) continue;
+    analysis::Request request;
+    request.model_path = (entry.path() / "model.onnx").string();
+    auto data = entry.path() / "test_data_set_0";
+    auto p = exec::prepare(request, data.string());
+    const auto& node = p.analysis.model.graph.nodes.front();
+    const auto& x = p.inputs.at(0);
+    auto lens = indices_of(p.inputs.at(1));
+    auto plan = cuda::reverse_sequence_plan(node, x.dims, p.inputs[1].dims);
+    const size_t es = element_size(x);
+    exec::HostTensor y{"y", x.dtype, x.dims, std::vector<uint8_t>(x.bytes.size())};
+    for (int64_t e = 0; e < plan.count(); ++e)
+      std::memcpy(y.bytes.data() + e * es, x.bytes.data() + cuda::reverse_sequence_source(plan, e, lens.data()) * es,
+                  es);
+    auto want = read_expected((data / "output_0.pb").string());
+    ASSERT_TRUE(want) << name;
+    EXPECT_EQ(compare_tensor(y, *want, 0, 0), "") << name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+  cuda::ReverseSequencePlan p;
+  p.time = 3, p.batch = 1, p.inner = 1;
+  const int64_t too_long[] = {7};
+  EXPECT_EQ(cuda::reverse_sequence_source(p, 0, too_long), 2);  // clamped to the 3 steps
+  graph::Node node;
+  node.op_type = "ReverseSequence";
+  add_int(node, "time_axis", 2);
+  EXPECT_THROW(cuda::reverse_sequence_plan(node, {3, 2, 4}, {2}), Error);
+}
+
 // TopK: every element's rank in its line, and the k first written in order, against the node tests (largest and
 // smallest, a negative axis) for both outputs.
 TEST(CudaIndex, TopKsRanksReproduceOnnxsNodeTests) {

@@ -163,4 +163,23 @@ RIDGE_HOST_DEVICE inline bool one_hot_on(const OneHotPlan& p, int64_t e, const i
   return selected[o * p.inner + i] == d;
 }
 
+// ReverseSequence: [time, batch, inner] or [batch, time, inner] (time_axis 0 or 1); element (t, b) reads
+// (lens[b] - 1 - t, b) for t below its batch item's length, itself past it.
+struct ReverseSequencePlan {
+  int64_t time = 0, batch = 0, inner = 1;
+  bool time_first = true;
+  RIDGE_HOST_DEVICE int64_t count() const { return time * batch * inner; }
+};
+
+// The element element e reads; a length outside [0, time] is clamped to it (the caller refuses such lengths).
+RIDGE_HOST_DEVICE inline int64_t reverse_sequence_source(const ReverseSequencePlan& p, int64_t e, const int64_t* lens) {
+  const int64_t i = e % p.inner, outer = e / p.inner;
+  const int64_t t = p.time_first ? outer / p.batch : outer % p.time;
+  const int64_t b = p.time_first ? outer % p.batch : outer / p.time;
+  int64_t len = lens[b];
+  len = len < 0 ? 0 : (len > p.time ? p.time : len);
+  const int64_t from = t < len ? len - 1 - t : t;
+  return ((p.time_first ? from * p.batch + b : b * p.time + from) * p.inner) + i;
+}
+
 }  // namespace ridge::exec::cuda

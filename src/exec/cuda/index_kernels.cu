@@ -126,6 +126,14 @@ __global__ void normalize_one_hot_kernel(int64_t* indices, int64_t count, int64_
   RIDGE_GRID_LOOP(i, count) { indices[i] = one_hot_index(indices[i], depth); }
 }
 
+template <class T>
+__global__ void reverse_sequence_kernel(ReverseSequencePlan p, const T* data, const int64_t* lens, T* out, int* bad) {
+  RIDGE_GRID_LOOP(e, p.count()) {
+    out[e] = data[reverse_sequence_source(p, e, lens)];
+    if (bad && e < p.batch && (lens[e] < 0 || lens[e] > p.time)) atomicAdd(bad, 1);
+  }
+}
+
 // Calls body(T{}) with the unsigned type of `bytes`.
 template <class Body>
 void by_bytes(int bytes, Body body) {
@@ -260,6 +268,16 @@ void one_hot(const OneHotPlan& plan, const int64_t* selected, const void* values
 void normalize_one_hot(int64_t* indices, int64_t count, int64_t depth, cudaStream_t stream) {
   if (count == 0) return;
   normalize_one_hot_kernel<<<blocks_for(count), kThreads, 0, stream>>>(indices, count, depth);
+}
+
+void reverse_sequence(const ReverseSequencePlan& plan, const void* data, const int64_t* lens, void* out,
+                      int element_bytes, int* bad, cudaStream_t stream) {
+  if (plan.count() == 0) return;
+  by_bytes(element_bytes, [&](auto t) {
+    using T = decltype(t);
+    reverse_sequence_kernel<T><<<blocks_for(plan.count()), kThreads, 0, stream>>>(plan, static_cast<const T*>(data),
+                                                                                  lens, static_cast<T*>(out), bad);
+  });
 }
 
 }  // namespace ridge::exec::cuda

@@ -35,6 +35,11 @@ void one_hot(const OneHotPlan& plan, const int64_t* selected, const void* values
 // OneHot's indices normalized in place: one_hot_index of each of `count`.
 void normalize_one_hot(int64_t* indices, int64_t count, int64_t depth, cudaStream_t stream);
 
+// ReverseSequence: out[e] = data[reverse_sequence_source(e)]; `element_bytes` per element; lengths outside [0, time]
+// counted in *bad.
+void reverse_sequence(const ReverseSequencePlan& plan, const void* data, const int64_t* lens, void* out,
+                      int element_bytes, int* bad, cudaStream_t stream);
+
 // TopK's values (of `type`: fp32 or int64) and int64 indices, each line's k first in order; false (nothing launched)
 // for another type.
 bool topk(const TopKPlan& plan, const void* x, void* values, int64_t* indices, ElementType type, cudaStream_t stream);

@@ -144,4 +144,21 @@ OneHotPlan hardmax_plan(const graph::Node& node, const std::vector<int64_t>& dim
   return p;
 }
 
+ReverseSequencePlan reverse_sequence_plan(const graph::Node& node, const std::vector<int64_t>& dims,
+                                          const std::vector<int64_t>& lens_dims) {
+  const auto time_axis = node.get_int("time_axis", 0), batch_axis = node.get_int("batch_axis", 1);
+  if (!((time_axis == 0 && batch_axis == 1) || (time_axis == 1 && batch_axis == 0)))
+    throw Error(fmt::format("time_axis {} and batch_axis {}: ReverseSequence takes 0 and 1", time_axis, batch_axis));
+  if (dims.size() < 2)
+    throw Error(fmt::format("an input of rank {}: ReverseSequence takes rank 2 or more", dims.size()));
+  ReverseSequencePlan p;
+  p.time_first = time_axis == 0;
+  p.time = dims[static_cast<size_t>(time_axis)];
+  p.batch = dims[static_cast<size_t>(batch_axis)];
+  for (size_t d = 2; d < dims.size(); ++d) p.inner *= dims[d];
+  if (lens_dims != std::vector<int64_t>{p.batch})
+    throw Error(fmt::format("sequence_lens of dims {} for a batch of {}", lens_dims, p.batch));
+  return p;
+}
+
 }  // namespace ridge::exec::cuda

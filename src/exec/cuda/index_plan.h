@@ -33,6 +33,11 @@ OneHotPlan one_hot_plan(const graph::Node& node, const std::vector<int64_t>& ind
 // an axis out of range.
 OneHotPlan hardmax_plan(const graph::Node& node, const std::vector<int64_t>& dims, int64_t opset);
 
+// ReverseSequence over an input of `dims` (rank 2 or more) with `lens_dims` [batch]: time_axis and batch_axis 0 and 1
+// (either way round, ONNX's only choices). Throws ridge::Error for other axes or a lengths input of other dims.
+ReverseSequencePlan reverse_sequence_plan(const graph::Node& node, const std::vector<int64_t>& dims,
+                                          const std::vector<int64_t>& lens_dims);
+
 TopKPlan topk_plan(const graph::Node& node, const std::vector<int64_t>& dims, int64_t k);
 
 }  // namespace ridge::exec::cuda

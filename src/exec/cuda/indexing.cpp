@@ -185,6 +185,20 @@ void hardmax_op(KernelContext& ctx) {
   ctx.check_launch("Hardmax");
 }
 
+// ReverseSequence: a thread per element reads its mirrored one; lengths outside [0, time] are refused by name on the
+// first run.
+void reverse_sequence_op(KernelContext& ctx) {
+  const auto& data = ctx.in(0);
+  auto lens = int64_indices(ctx, 1);
+  auto plan = ctx.planned([&] { return reverse_sequence_plan(ctx.node, data.dims, lens.dims); });
+  auto& y = ctx.allocate_output(0, data.dtype, data.dims);
+  BadIndices bad(ctx);
+  reverse_sequence(plan, data.data(), lens.as<int64_t>(), y.data(), element_bytes(data), bad.counter(),
+                   ctx.gpu.stream());
+  ctx.check_launch("ReverseSequence");
+  bad.verify(fmt::format("[0, {}] (sequence lengths)", plan.time));
+}
+
 }  // namespace
 
 void register_indexing_kernels(KernelRegistry& r) {
@@ -193,7 +207,8 @@ void register_indexing_kernels(KernelRegistry& r) {
                          {"Scatter", scatter_elements_op},
                          {"GatherND", gather_nd_op},
                          {"ScatterND", scatter_nd_op},
-                         {"OneHot", one_hot_op}});
+                         {"OneHot", one_hot_op},
+                         {"ReverseSequence", reverse_sequence_op}});
   r.add("reduction", {{"CumSum", cumsum_op}, {"TopK", topk_op}, {"Hardmax", hardmax_op}});
 }
 
