@@ -276,6 +276,57 @@ TEST(CudaIndex, ReverseSequenceReproducesOnnxsNodeTests) {
   EXPECT_THROW(cuda::reverse_sequence_plan(node, {3, 2, 4}, {2}), Error);
 }
 
+// Compress (every axis form, and none) and NonZero against their node tests: the condition's flagged positions in
+// order (what CUB's DeviceSelect gives the kernels), then the plan's gather along the axis, or NonZero's coordinates.
+TEST(CudaIndex, CompressAndNonZeroReproduceOnnxsNodeTests) {
+  fs::path root = fs::path(onnx_testdata()) / "node";
+  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  std::map<std::string, int> checked;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    auto name = entry.path().filename().string();
+    if (name.rfind("test_compress", 0) != 0 && name.rfind("test_nonzero", 0) != 0) continue;
+    analysis::Request request;
+    request.model_path = (entry.path() / "model.onnx").string();
+    auto data = entry.path() / "test_data_set_0";
+    auto p = exec::prepare(request, data.string());
+    const auto& node = p.analysis.model.graph.nodes.front();
+    const auto& x = p.inputs.at(0);
+    auto want = read_expected((data / "output_0.pb").string());
+    ASSERT_TRUE(want) << name;
+    if (node.op_type == "NonZero") {
+      auto values = host_values(x);
+      std::vector<int64_t> flat;
+      for (size_t i = 0; i < values.size(); ++i)
+        if (values[i] != 0) flat.push_back(static_cast<int64_t>(i));
+      std::vector<double> got(x.dims.size() * flat.size());
+      for (size_t j = 0; j < flat.size(); ++j) {
+        int64_t rest = flat[j];
+        for (size_t d = x.dims.size(); d-- > 0;) {
+          got[d * flat.size() + j] = static_cast<double>(rest % x.dims[d]);
+          rest /= x.dims[d];
+        }
+      }
+      EXPECT_EQ(got, want->values) << name;
+    } else {
+      const auto& condition = p.inputs.at(1);
+      auto plan = cuda::compress_plan(node, x.dims, static_cast<int64_t>(condition.bytes.size()));
+      std::vector<int64_t> picked;
+      for (int64_t i = 0; i < plan.flags; ++i)
+        if (condition.bytes[static_cast<size_t>(i)]) picked.push_back(i);
+      auto values = host_values(x);
+      std::vector<double> got;
+      for (int64_t o = 0; o < plan.outer; ++o)
+        for (auto j : picked)
+          for (int64_t i = 0; i < plan.inner; ++i)
+            got.push_back(values[static_cast<size_t>((o * plan.length + j) * plan.inner + i)]);
+      EXPECT_EQ(got, want->values) << name;
+    }
+    ++checked[node.op_type];
+  }
+  EXPECT_EQ(checked["Compress"], 4);
+  EXPECT_EQ(checked["NonZero"], 1);
+}
+
 // TopK: every element's rank in its line, and the k first written in order, against the node tests (largest and
 // smallest, a negative axis) for both outputs.
 TEST(CudaIndex, TopKsRanksReproduceOnnxsNodeTests) {

@@ -20,6 +20,7 @@
 #include "exec/cuda/quantize_kernels.h"
 #include "exec/cuda/reduce_kernels.h"
 #include "exec/cuda/reduce_plan.h"
+#include "exec/cuda/select_kernels.h"
 #include "exec/cuda/training_kernels.h"
 
 namespace ridge::test {
@@ -353,6 +354,31 @@ TEST(GpuKernels, DropoutDrawsANewMaskEveryRunAndEveryReplay) {
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
+}
+
+// NonZero's and Compress's selection (CUB's DeviceSelect) over a million flags: every flagged position, in order, and
+// the count; floats compared as numbers (-0 is zero, NaN is not).
+TEST(GpuKernels, SelectionFindsEveryFlaggedPositionInOrder) {
+  const int64_t n = 1 << 20;
+  std::vector<float> x(static_cast<size_t>(n), 0.f);
+  std::vector<int64_t> want;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i % 7 == 3 || i % 1000 == 999) {
+      x[static_cast<size_t>(i)] = i % 2 ? NAN : 1.f;
+      want.push_back(i);
+    } else if (i % 11 == 0) {
+      x[static_cast<size_t>(i)] = -0.f;
+    }
+  }
+  DeviceBuffer<float> dx(x);
+  DeviceBuffer<uint8_t> flags{std::vector<uint8_t>(static_cast<size_t>(n))};
+  cuda::nonzero_flags(dx.data, cuda::ElementType::kFloat32, true, 4, n, flags.data, nullptr);
+  const size_t bytes = cuda::select_temp_bytes(n);
+  DeviceBuffer<uint8_t> temp{std::vector<uint8_t>(bytes + 1)};
+  DeviceBuffer<int64_t> indices{std::vector<int64_t>(static_cast<size_t>(n))}, count{std::vector<int64_t>(1)};
+  cuda::select_flagged(flags.data, n, indices.data, count.data, temp.data, bytes, nullptr);
+  ASSERT_EQ(count.read(1)[0], static_cast<int64_t>(want.size()));
+  EXPECT_EQ(indices.read(want.size()), want);
 }
 
 // RandomNormal's, RandomUniform's and Bernoulli's kernels (generator_kernels.h): each element the host's draw of the

@@ -163,6 +163,13 @@ RIDGE_HOST_DEVICE inline bool one_hot_on(const OneHotPlan& p, int64_t e, const i
   return selected[o * p.inner + i] == d;
 }
 
+// Compress: the input as [outer, length, inner] around the axis (the flattened input without one: [1, all, 1]); the
+// condition's first `flags` elements (min of its length and the axis's) pick the slices kept, in order.
+struct CompressPlan {
+  int64_t outer = 1, length = 0, inner = 1, flags = 0;
+  int64_t axis = -1;  // -1: no axis, the output is 1-D
+};
+
 // ReverseSequence: [time, batch, inner] or [batch, time, inner] (time_axis 0 or 1); element (t, b) reads
 // (lens[b] - 1 - t, b) for t below its batch item's length, itself past it.
 struct ReverseSequencePlan {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
@@ -158,6 +160,24 @@ ReverseSequencePlan reverse_sequence_plan(const graph::Node& node, const std::ve
   for (size_t d = 2; d < dims.size(); ++d) p.inner *= dims[d];
   if (lens_dims != std::vector<int64_t>{p.batch})
     throw Error(fmt::format("sequence_lens of dims {} for a batch of {}", lens_dims, p.batch));
+  return p;
+}
+
+CompressPlan compress_plan(const graph::Node& node, const std::vector<int64_t>& dims, int64_t condition_length) {
+  CompressPlan p;
+  const auto rank = static_cast<int64_t>(dims.size());
+  if (!node.has("axis")) {
+    p.length = 1;
+    for (auto d : dims) p.length *= d;
+  } else {
+    auto axis = node.get_int("axis", 0);
+    if (axis < -rank || axis >= rank) throw Error(fmt::format("axis {} of an input of rank {}", axis, rank));
+    p.axis = axis < 0 ? axis + rank : axis;
+    p.length = dims[static_cast<size_t>(p.axis)];
+    for (int64_t d = 0; d < p.axis; ++d) p.outer *= dims[static_cast<size_t>(d)];
+    for (int64_t d = p.axis + 1; d < rank; ++d) p.inner *= dims[static_cast<size_t>(d)];
+  }
+  p.flags = std::min(condition_length, p.length);
   return p;
 }
 

@@ -33,6 +33,10 @@ OneHotPlan one_hot_plan(const graph::Node& node, const std::vector<int64_t>& ind
 // an axis out of range.
 OneHotPlan hardmax_plan(const graph::Node& node, const std::vector<int64_t>& dims, int64_t opset);
 
+// Compress of an input of `dims` by a 1-D condition of `condition_length` along the node's `axis` (none: flattened).
+// Throws ridge::Error for an axis out of range.
+CompressPlan compress_plan(const graph::Node& node, const std::vector<int64_t>& dims, int64_t condition_length);
+
 // ReverseSequence over an input of `dims` (rank 2 or more) with `lens_dims` [batch]: time_axis and batch_axis 0 and 1
 // (either way round, ONNX's only choices). Throws ridge::Error for other axes or a lengths input of other dims.
 ReverseSequencePlan reverse_sequence_plan(const graph::Node& node, const std::vector<int64_t>& dims,

@@ -4,7 +4,9 @@
 // bad input is an error, not zeros; later runs of the same inputs skip the count, as Gather does.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
+#include <utility>
 
 #include "exec/cuda/index_check.h"
 #include "exec/cuda/index_kernels.h"
@@ -12,6 +14,7 @@
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/reduce_kernels.h"
 #include "exec/cuda/reduce_plan.h"
+#include "exec/cuda/select_kernels.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -199,6 +202,53 @@ void reverse_sequence_op(KernelContext& ctx) {
   bad.verify(fmt::format("[0, {}] (sequence lengths)", plan.time));
 }
 
+// The positions of the nonzero `flags` among the first n, in order (CUB), and their count read back: the output's size
+// depends on the data, so a run with it cannot be a CUDA graph.
+std::pair<GpuTensor, int64_t> selected(KernelContext& ctx, const GpuTensor& flags, int64_t n) {
+  auto indices = ctx.scratch(graph::DType::kInt64, {std::max<int64_t>(n, 1)});
+  auto count = ctx.scratch(graph::DType::kInt64, {1});
+  const size_t bytes = select_temp_bytes(n);
+  auto temp = ctx.scratch(graph::DType::kUInt8, {static_cast<int64_t>(std::max<size_t>(bytes, 1))});
+  select_flagged(static_cast<const uint8_t*>(flags.data()), n, indices.as<int64_t>(), count.as<int64_t>(), temp.data(),
+                 bytes, ctx.gpu.stream());
+  ctx.check_launch("selecting");
+  return {indices, ctx.read_back(count, ctx.node.op_type + "'s output size")};
+}
+
+// NonZero: [rank, count] coordinates of the nonzero elements in row-major order (floats compared as numbers).
+void nonzero_op(KernelContext& ctx) {
+  const auto& x = ctx.in(0);
+  if (x.dims.empty()) ctx.fail("NonZero of a scalar: the GPU takes rank 1 or more");
+  auto flags = ctx.scratch(graph::DType::kUInt8, x.dims);
+  nonzero_flags(x.data(), element_type_or_fp32(x.dtype), graph::is_floating(x.dtype), element_bytes(x), x.numel(),
+                static_cast<uint8_t*>(flags.data()), ctx.gpu.stream());
+  auto [indices, count] = selected(ctx, flags, x.numel());
+  auto& y = ctx.allocate_output(0, graph::DType::kInt64, {static_cast<int64_t>(x.dims.size()), count});
+  unravel(indices.as<int64_t>(), count, dense_layout(x.dims), y.as<int64_t>(), ctx.gpu.stream());
+  ctx.check_launch("NonZero");
+}
+
+// Compress: the slices along `axis` (the flattened input without one) whose condition is true, the condition's first
+// min(its length, the axis's) elements counting.
+void compress_op(KernelContext& ctx) {
+  const auto& x = ctx.in(0);
+  const auto& condition = ctx.in(1);
+  if (condition.dtype != graph::DType::kBool || condition.dims.size() != 1)
+    ctx.fail("the condition must be a 1-D bool tensor");
+  auto plan = ctx.planned([&] { return compress_plan(ctx.node, x.dims, condition.numel()); });
+  auto [indices, count] = selected(ctx, condition, plan.flags);
+  std::vector<int64_t> dims{count};
+  if (plan.axis >= 0) {
+    dims = x.dims;
+    dims[static_cast<size_t>(plan.axis)] = count;
+  }
+  auto& y = ctx.allocate_output(0, x.dtype, dims);
+  if (y.numel() == 0) return;
+  gather(x.data(), plan.outer, plan.length, plan.inner, indices.as<int64_t>(), count, y.data(), element_bytes(x),
+         nullptr, ctx.gpu.stream());
+  ctx.check_launch("Compress");
+}
+
 }  // namespace
 
 void register_indexing_kernels(KernelRegistry& r) {
@@ -208,7 +258,9 @@ void register_indexing_kernels(KernelRegistry& r) {
                          {"GatherND", gather_nd_op},
                          {"ScatterND", scatter_nd_op},
                          {"OneHot", one_hot_op},
-                         {"ReverseSequence", reverse_sequence_op}});
+                         {"ReverseSequence", reverse_sequence_op},
+                         {"NonZero", nonzero_op},
+                         {"Compress", compress_op}});
   r.add("reduction", {{"CumSum", cumsum_op}, {"TopK", topk_op}, {"Hardmax", hardmax_op}});
 }
 

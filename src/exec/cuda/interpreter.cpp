@@ -458,6 +458,17 @@ std::vector<double> KernelContext::host_reals(size_t i) const {
   return out;
 }
 
+int64_t KernelContext::read_back(const GpuTensor& count, std::string_view what) const {
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(gpu.stream(), &capturing), "cudaStreamIsCapturing");
+  if (capturing != cudaStreamCaptureStatusNone)
+    fail(fmt::format("{} depends on the data; a CUDA graph cannot read it back (run eager)", what));
+  int64_t value = 0;
+  check(cudaMemcpyAsync(&value, count.data(), sizeof(value), cudaMemcpyDeviceToHost, gpu.stream()), "cudaMemcpyAsync");
+  check(cudaStreamSynchronize(gpu.stream()), "cudaStreamSynchronize");
+  return value;
+}
+
 bool KernelContext::input_is_constant(size_t i) const {
   auto id = node.input(i);
   return id != graph::kNoValue && (graph.value(id).constant || graph.value(id).initializer);

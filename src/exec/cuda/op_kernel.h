@@ -73,6 +73,9 @@ struct KernelContext {
   // The values of input i of any numeric type as doubles, a constant's or read back as host_ints does (an integer
   // input's exact to 2^53; OneHot's depth, which ONNX lets be a float).
   std::vector<double> host_reals(size_t i) const;
+  // One int64 the run computed on the device (a data-dependent output's size) read back: a synchronization, refused
+  // in one line naming `what` while a CUDA graph is being captured.
+  int64_t read_back(const GpuTensor& count, std::string_view what) const;
   bool input_is_constant(size_t i) const;
   // A constant input whose converted copy may be kept across runs (not a weight a training step updates).
   bool input_is_unchanging(size_t i) const { return input_is_constant(i) && !weights_change; }
