@@ -12,6 +12,7 @@
 #include "exec/engine.h"
 #include "exec/prepare.h"
 #include "support/model_builder.h"
+#include "support/node_tests.h"
 #include "support/paths.h"
 #include "support/tensor_compare.h"
 
@@ -19,7 +20,6 @@ namespace ridge::test {
 namespace {
 
 namespace cuda = exec::cuda;
-namespace fs = std::filesystem;
 
 cuda::Layout layout_over(const std::vector<int64_t>& dims, const std::vector<int64_t>& out) {
   cuda::Layout l;
@@ -85,16 +85,12 @@ exec::HostTensor apply_any(cuda::BitOp op, const exec::HostTensor& a, const exec
 }
 
 TEST(CudaBitwise, BitShiftReproducesOnnxsNodeTests) {
-  fs::path root = fs::path(onnx_testdata()) / "node";
-  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
   int checked = 0;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    auto name = entry.path().filename().string();
-    if (name.rfind("test_bitshift_", 0) != 0) continue;
-    analysis::Request request;
-    request.model_path = (entry.path() / "model.onnx").string();
-    auto data = entry.path() / "test_data_set_0";
-    auto p = exec::prepare(request, data.string());
+  for (const auto& t : node_tests({"test_bitshift_"})) {
+    const auto& name = t.name;
+    const auto& p = t.prepared;
+    const auto& data = t.data;
     const auto& node = p.analysis.model.graph.nodes.front();
     auto op = node.get_string("direction", "") == "LEFT" ? cuda::BitOp::kShiftLeft : cuda::BitOp::kShiftRight;
     auto want = expected_bytes((data / "output_0.pb").string(), graph::dtype_bytes(p.inputs[0].dtype, 1));

@@ -13,6 +13,7 @@
 #include "support/einsum_reference.h"
 #include "support/error_text.h"
 #include "support/model_builder.h"
+#include "support/node_tests.h"
 #include "support/paths.h"
 #include "support/tensor_compare.h"
 
@@ -20,7 +21,6 @@ namespace ridge::test {
 namespace {
 
 namespace cuda = exec::cuda;
-namespace fs = std::filesystem;
 
 int64_t count_of(const cuda::Layout& l) {
   int64_t n = 1;
@@ -74,15 +74,11 @@ std::vector<float> run_plan(const cuda::EinsumPlan& p, const std::vector<std::ve
 }
 
 TEST(CudaEinsum, ThePlanReproducesOnnxsNodeTests) {
-  fs::path root = fs::path(onnx_testdata()) / "node";
-  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
   int checked = 0;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    if (entry.path().filename().string().rfind("test_einsum", 0) != 0) continue;
-    analysis::Request request;
-    request.model_path = (entry.path() / "model.onnx").string();
-    auto data = entry.path() / "test_data_set_0";
-    auto p = exec::prepare(request, data.string());
+  for (const auto& test : node_tests({"test_einsum"})) {
+    const auto& p = test.prepared;
+    const auto& data = test.data;
     const auto& node = p.analysis.model.graph.nodes.front();
     std::vector<std::vector<int64_t>> dims;
     std::vector<std::vector<float>> operands;
@@ -105,9 +101,9 @@ TEST(CudaEinsum, ThePlanReproducesOnnxsNodeTests) {
     }
     auto plan = cuda::einsum_plan(node.get_string("equation", ""), dims);
     auto got = run_plan(plan, operands);
-    ASSERT_EQ(got.size(), want->values.size()) << entry.path().filename();
+    ASSERT_EQ(got.size(), want->values.size()) << test.name;
     for (size_t i = 0; i < got.size(); ++i)
-      EXPECT_NEAR(got[i], want->values[i], 1e-5 + 1e-5 * std::fabs(want->values[i])) << entry.path().filename();
+      EXPECT_NEAR(got[i], want->values[i], 1e-5 + 1e-5 * std::fabs(want->values[i])) << test.name;
     ++checked;
   }
   EXPECT_EQ(checked, 5);  // batch diagonal, batch matmul, inner product, sum, transpose

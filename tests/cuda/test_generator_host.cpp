@@ -12,6 +12,7 @@
 #include "exec/cuda/index_cell.h"
 #include "exec/engine.h"
 #include "exec/prepare.h"
+#include "support/node_tests.h"
 #include "support/paths.h"
 #include "support/tensor_compare.h"
 
@@ -19,22 +20,17 @@ namespace ridge::test {
 namespace {
 
 namespace cuda = exec::cuda;
-namespace fs = std::filesystem;
 
 TEST(CudaGenerators, WindowsReproduceOnnxsNodeTests) {
-  fs::path root = fs::path(onnx_testdata()) / "node";
-  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
   const std::map<std::string, cuda::Window> kinds{{"HannWindow", cuda::Window::kHann},
                                                   {"HammingWindow", cuda::Window::kHamming},
                                                   {"BlackmanWindow", cuda::Window::kBlackman}};
   std::map<std::string, int> checked;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    auto name = entry.path().filename().string();
-    if (name.find("window") == std::string::npos || name.find("_expanded") != std::string::npos) continue;
-    analysis::Request request;
-    request.model_path = (entry.path() / "model.onnx").string();
-    auto data = entry.path() / "test_data_set_0";
-    auto p = exec::prepare(request, data.string());
+  for (const auto& t : node_tests({"test_hannwindow", "test_hammingwindow", "test_blackmanwindow"})) {
+    const auto& name = t.name;
+    const auto& p = t.prepared;
+    const auto& data = t.data;
     const auto& node = p.analysis.model.graph.nodes.front();
     if (!kinds.count(node.op_type)) continue;  // an STFT with a window input
     auto size = static_cast<int64_t>(host_values(p.inputs.at(0)).at(0));
@@ -91,18 +87,12 @@ TEST(CudaGenerators, DrawsFollowTheirDistributions) {
 // diagonal) against their node tests: the count and the elements as the kernels compute them, stored in the output's
 // type; EyeLike's ones through OneHot's selection.
 TEST(CudaGenerators, RangeAndEyeLikeReproduceOnnxsNodeTests) {
-  fs::path root = fs::path(onnx_testdata()) / "node";
-  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
   std::map<std::string, int> checked;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    auto name = entry.path().filename().string();
-    if ((name.rfind("test_range_", 0) != 0 && name.rfind("test_eyelike_", 0) != 0) ||
-        name.find("_expanded") != std::string::npos)
-      continue;
-    analysis::Request request;
-    request.model_path = (entry.path() / "model.onnx").string();
-    auto data = entry.path() / "test_data_set_0";
-    auto p = exec::prepare(request, data.string());
+  for (const auto& t : node_tests({"test_range_", "test_eyelike_"})) {
+    const auto& name = t.name;
+    const auto& p = t.prepared;
+    const auto& data = t.data;
     const auto& g = p.analysis.model.graph;
     const auto& node = g.nodes.front();
     auto want = read_expected((data / "output_0.pb").string());

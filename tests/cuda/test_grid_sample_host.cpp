@@ -12,6 +12,7 @@
 #include "exec/prepare.h"
 #include "support/error_text.h"
 #include "support/model_builder.h"
+#include "support/node_tests.h"
 #include "support/paths.h"
 #include "support/tensor_compare.h"
 
@@ -19,7 +20,6 @@ namespace ridge::test {
 namespace {
 
 namespace cuda = exec::cuda;
-namespace fs = std::filesystem;
 
 std::vector<float> sampled(const cuda::GridSamplePlan& p, const std::vector<float>& x, const std::vector<float>& grid) {
   std::vector<float> y(static_cast<size_t>(p.count()));
@@ -28,16 +28,12 @@ std::vector<float> sampled(const cuda::GridSamplePlan& p, const std::vector<floa
 }
 
 TEST(CudaGridSample, ThePlanAndArithmeticReproduceOnnxsNodeTests) {
-  fs::path root = fs::path(onnx_testdata()) / "node";
-  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
   int checked = 0;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    auto name = entry.path().filename().string();
-    if (name.rfind("test_gridsample", 0) != 0) continue;
-    analysis::Request request;
-    request.model_path = (entry.path() / "model.onnx").string();
-    auto data = entry.path() / "test_data_set_0";
-    auto p = exec::prepare(request, data.string());
+  for (const auto& t : node_tests({"test_gridsample"})) {
+    const auto& name = t.name;
+    const auto& p = t.prepared;
+    const auto& data = t.data;
     const auto& node = p.analysis.model.graph.nodes.front();
     auto plan = cuda::grid_sample_plan(node, p.inputs.at(0).dims, p.inputs.at(1).dims);
     auto got = sampled(plan, floats(p.inputs[0]), floats(p.inputs[1]));

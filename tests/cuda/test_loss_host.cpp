@@ -11,6 +11,7 @@
 #include "exec/cuda/loss_plan.h"
 #include "exec/prepare.h"
 #include "support/error_text.h"
+#include "support/node_tests.h"
 #include "support/paths.h"
 #include "support/tensor_compare.h"
 
@@ -18,21 +19,14 @@ namespace ridge::test {
 namespace {
 
 namespace cuda = exec::cuda;
-namespace fs = std::filesystem;
 
 TEST(CudaLoss, ThePlanAndTermsReproduceOnnxsNodeTests) {
-  fs::path root = fs::path(onnx_testdata()) / "node";
-  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
   std::map<std::string, int> checked;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    auto name = entry.path().filename().string();
-    if ((name.rfind("test_nllloss_", 0) != 0 && name.rfind("test_sce_", 0) != 0) ||
-        name.find("_expanded") != std::string::npos)
-      continue;
-    analysis::Request request;
-    request.model_path = (entry.path() / "model.onnx").string();
-    auto data = entry.path() / "test_data_set_0";
-    auto p = exec::prepare(request, data.string());
+  for (const auto& t : node_tests({"test_nllloss_", "test_sce_"})) {
+    const auto& name = t.name;
+    const auto& p = t.prepared;
+    const auto& data = t.data;
     const auto& g = p.analysis.model.graph;
     const auto& node = g.nodes.front();
     const auto& scores = p.inputs.at(0);

@@ -14,6 +14,7 @@
 #include "exec/prepare.h"
 #include "support/error_text.h"
 #include "support/model_builder.h"
+#include "support/node_tests.h"
 #include "support/paths.h"
 #include "support/tensor_compare.h"
 #include "util/error.h"
@@ -22,7 +23,6 @@ namespace ridge::test {
 namespace {
 
 namespace cuda = exec::cuda;
-namespace fs = std::filesystem;
 
 // Integer elements of a uint8, int8 or int32 tensor.
 std::vector<int32_t> integers(const exec::HostTensor& t) {
@@ -83,16 +83,12 @@ std::vector<exec::HostTensor> run_serial(const graph::Node& node, const graph::G
 }
 
 TEST(CudaQuantize, ThePlansAndArithmeticReproduceOnnxsNodeTestsExactly) {
-  fs::path root = fs::path(onnx_testdata()) / "node";
-  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
   std::map<std::string, int> checked;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    auto name = entry.path().filename().string();
-    if (name.find("quantizelinear") == std::string::npos || name.find("_expanded") != std::string::npos) continue;
-    analysis::Request request;
-    request.model_path = (entry.path() / "model.onnx").string();
-    auto data = entry.path() / "test_data_set_0";
-    auto p = exec::prepare(request, data.string());
+  for (const auto& t : node_tests({"test_quantizelinear", "test_dequantizelinear", "test_dynamicquantizelinear"})) {
+    const auto& name = t.name;
+    const auto& p = t.prepared;
+    const auto& data = t.data;
     const auto& g = p.analysis.model.graph;
     ASSERT_EQ(g.nodes.size(), 1u) << name;
     auto got = run_serial(g.nodes.front(), g, p.inputs);
