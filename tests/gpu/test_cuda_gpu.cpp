@@ -342,6 +342,11 @@ TEST(GpuExecutor, QuantizationOneHotAndHardmaxMatchOnnxsNodeTests) {
 // bodies, `_expanded`, run other kernels: BackendNodeTestsMatchOnnxReference).
 TEST(GpuExecutor, LossesMatchOnnxsNodeTests) { EXPECT_EQ(check_node_tests({"test_nllloss_", "test_sce_"}, false), 52); }
 
+// NonMaxSuppression (nms_kernels.h: CUB's segmented sort, a block per batch and class) against its 9 node tests.
+TEST(GpuExecutor, NonMaxSuppressionMatchesOnnxsNodeTests) {
+  EXPECT_EQ(check_node_tests({"test_nonmaxsuppression"}), 9);
+}
+
 // GridSample (grid_sample_kernels.h) against its 8 node tests: every mode, padding and alignment among them.
 TEST(GpuExecutor, GridSampleMatchesOnnxsNodeTests) { EXPECT_EQ(check_node_tests({"test_gridsample"}), 8); }
 

@@ -36,6 +36,7 @@ const exec::cuda::KernelRegistry& exec::cuda::KernelRegistry::instance() {
     exec::cuda::register_quantization_kernels(*r);
     exec::cuda::register_generator_kernels(*r);
     exec::cuda::register_loss_kernels(*r);
+    exec::cuda::register_detection_kernels(*r);
     return r;
   }();
   return *registry;

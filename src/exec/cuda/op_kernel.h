@@ -168,5 +168,6 @@ void register_attention_kernels(KernelRegistry& registry);
 void register_quantization_kernels(KernelRegistry& registry);
 void register_generator_kernels(KernelRegistry& registry);
 void register_loss_kernels(KernelRegistry& registry);
+void register_detection_kernels(KernelRegistry& registry);
 
 }  // namespace ridge::exec::cuda
