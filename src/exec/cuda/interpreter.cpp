@@ -366,7 +366,10 @@ const GpuTensor& KernelContext::in(size_t i) const {
 std::vector<int64_t> KernelContext::output_dims(size_t i) const {
   const auto& v = graph.value(node.outputs[i]);
   if (!v.has_shape || !graph::is_fully_known(v.shape))
-    fail(fmt::format("output '{}' has no known shape (bind the model's dims)", v.name));
+    fail(
+        fmt::format("output '{}' has no known shape (bind the model's dims; after an op whose output size depends "
+                    "on the data, such as NonZero, this kernel cannot size its output)",
+                    v.name));
   return graph::known_dims(v.shape);
 }
 
