@@ -7,12 +7,14 @@
 // activation, applied to the fp32 output by one kernel after the product (kernels.h: epilogue). cuBLASLt's epilogues
 // would save that pass too, but its GELU is the tanh approximation only, and the erf form is what the models export.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
 
 #include "exec/cuda/backward.h"
 #include "exec/cuda/compute_type.h"
+#include "exec/cuda/det_kernels.h"
 #include "exec/cuda/einsum_plan.h"
 #include "exec/cuda/epilogue.h"
 #include "exec/cuda/op_kernel.h"
@@ -329,6 +331,24 @@ void einsum_op(KernelContext& ctx) {
   ctx.check_launch("Einsum");
 }
 
+// Det over [*, M, M]: a thread per matrix (det_kernels.h); fp32.
+void det_op(KernelContext& ctx) {
+  const auto& a = ctx.float_input(0);
+  if (a.dims.size() < 2 || a.dims[a.dims.size() - 1] != a.dims[a.dims.size() - 2])
+    ctx.fail(fmt::format("Det of dims {}: square matrices [*, M, M] expected", fmt::join(a.dims, "x")));
+  const int64_t m = a.dims.back(), matrices = a.numel() / std::max<int64_t>(m * m, 1);
+  auto& y = ctx.allocate_output(0, graph::DType::kFloat32, {a.dims.begin(), a.dims.end() - 2});
+  if (m == 0) {  // an empty matrix's determinant is 1 (numpy's and ATen's)
+    fill(y.as<float>(), y.numel(), 1.f, ctx.gpu.stream());
+    ctx.check_launch("Det");
+    return;
+  }
+  if (matrices == 0) return;
+  auto work = ctx.scratch(graph::DType::kFloat64, {std::max<int64_t>(a.numel(), 1)});
+  det(a.as<float>(), matrices, m, y.as<float>(), work.as<double>(), ctx.gpu.stream());
+  ctx.check_launch("Det");
+}
+
 // MatMul's backward, numpy semantics: dA = dY B^T, dB = A^T dY per batch item, each summed over the batch dims its
 // operand was broadcast along. A 2-D (weight) B folds A's batch into rows, so dB sums over it in the product.
 void matmul_backward(BackwardContext& bc) {
@@ -435,7 +455,7 @@ void register_matmul_backward(BackwardRegistry& registry) {
 void register_matmul_kernels(KernelRegistry& registry) {
   // Both operands in a run's 16-bit activations (a weight converted once); Gemm's C and a fused bias stay fp32.
   constexpr StorageInputs kAB = storage_input(0) | storage_input(1);
-  registry.add("matmul", {{"Gemm", gemm, kAB}, {"MatMul", matmul, kAB}, {"Einsum", einsum_op}});
+  registry.add("matmul", {{"Gemm", gemm, kAB}, {"MatMul", matmul, kAB}, {"Einsum", einsum_op}, {"Det", det_op}});
 }
 
 }  // namespace ridge::exec::cuda
