@@ -63,11 +63,8 @@ void nms_op(KernelContext& ctx) {
   ctx.check_launch("NonMaxSuppression");
   // Each segment's count, read back, places its rows (batch, then class, each in score order).
   std::vector<int64_t> host_counts(static_cast<size_t>(plan.segments()));
-  ctx.read_back(counts, "NonMaxSuppression's output size");  // refused while capturing; waits for the pass
-  check(cudaMemcpyAsync(host_counts.data(), counts.data(), host_counts.size() * sizeof(int64_t), cudaMemcpyDeviceToHost,
-                        stream),
-        "reading NonMaxSuppression's counts");
-  check(cudaStreamSynchronize(stream), "reading NonMaxSuppression's counts");
+  ctx.require_eager("NonMaxSuppression's output size depends on the data");
+  ctx.copy_to_host(host_counts.data(), counts.data(), host_counts.size() * sizeof(int64_t));
   std::vector<int64_t> starts(host_counts.size());
   std::exclusive_scan(host_counts.begin(), host_counts.end(), starts.begin(), int64_t{0});
   const int64_t total = starts.back() + host_counts.back();

@@ -11,11 +11,8 @@
 #include "exec/cuda/generator_kernels.h"
 #include "exec/cuda/index_kernels.h"
 #include "exec/cuda/op_kernel.h"
-#include "sys/cuda/check.h"
 
 namespace ridge::exec::cuda {
-
-using sys::cuda::check;
 
 namespace {
 
@@ -23,14 +20,7 @@ struct RandomState : NodeState {
   std::shared_ptr<void> runs;  // a uint64 on the device: the runs drawn so far
 };
 
-uint64_t* run_count(KernelContext& ctx) {
-  auto& s = ctx.cached<RandomState>();
-  if (!s.runs) {
-    s.runs = ctx.gpu.allocator().allocate(sizeof(uint64_t));
-    check(cudaMemsetAsync(s.runs.get(), 0, sizeof(uint64_t), ctx.gpu.stream()), "zeroing a random op's run count");
-  }
-  return static_cast<uint64_t*>(s.runs.get());
-}
+uint64_t* run_count(KernelContext& ctx) { return ctx.run_counter(ctx.cached<RandomState>().runs); }
 
 uint64_t seed_of(const KernelContext& ctx) {
   // ONNX's seed is a float attribute; its value (not its bits) names the stream.

@@ -418,21 +418,14 @@ std::vector<int64_t> KernelContext::host_ints(size_t i) const {
   const auto& t = in(i);
   if (t.dtype != graph::DType::kInt64 && t.dtype != graph::DType::kInt32)
     fail(fmt::format("input {} is {}; integers expected", i, graph::dtype_name(t.dtype)));
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-  check(cudaStreamIsCapturing(gpu.stream(), &capturing), "cudaStreamIsCapturing");
-  if (capturing != cudaStreamCaptureStatusNone)
-    fail(fmt::format("input {} is computed during the run; a CUDA graph cannot read it back (run eager)", i));
+  require_eager(fmt::format("input {} is computed during the run", i));
   std::vector<int64_t> out(static_cast<size_t>(t.numel()));
   if (t.dtype == graph::DType::kInt64) {
-    check(cudaMemcpyAsync(out.data(), t.data(), out.size() * 8, cudaMemcpyDeviceToHost, gpu.stream()),
-          "cudaMemcpyAsync");
-    check(cudaStreamSynchronize(gpu.stream()), "cudaStreamSynchronize");
+    copy_to_host(out.data(), t.data(), out.size() * 8);
     return out;
   }
   std::vector<int32_t> narrow(out.size());
-  check(cudaMemcpyAsync(narrow.data(), t.data(), narrow.size() * 4, cudaMemcpyDeviceToHost, gpu.stream()),
-        "cudaMemcpyAsync");
-  check(cudaStreamSynchronize(gpu.stream()), "cudaStreamSynchronize");
+  copy_to_host(narrow.data(), t.data(), narrow.size() * 4);
   for (size_t k = 0; k < out.size(); ++k) out[k] = narrow[k];
   return out;
 }
@@ -445,10 +438,7 @@ std::vector<double> KernelContext::host_reals(size_t i) const {
     return out;
   }
   const auto& t = in(i);
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-  check(cudaStreamIsCapturing(gpu.stream(), &capturing), "cudaStreamIsCapturing");
-  if (capturing != cudaStreamCaptureStatusNone)
-    fail(fmt::format("input {} is computed during the run; a CUDA graph cannot read it back (run eager)", i));
+  require_eager(fmt::format("input {} is computed during the run", i));
   auto wide = t;
   if (t.dtype != graph::DType::kFloat64) {
     wide = scratch(graph::DType::kFloat64, t.dims);
@@ -456,21 +446,34 @@ std::vector<double> KernelContext::host_reals(size_t i) const {
       fail(fmt::format("input {} is {}; numbers expected", i, graph::dtype_name(t.dtype)));
   }
   std::vector<double> out(static_cast<size_t>(t.numel()));
-  check(cudaMemcpyAsync(out.data(), wide.data(), out.size() * 8, cudaMemcpyDeviceToHost, gpu.stream()),
-        "cudaMemcpyAsync");
-  check(cudaStreamSynchronize(gpu.stream()), "cudaStreamSynchronize");
+  copy_to_host(out.data(), wide.data(), out.size() * 8);
   return out;
 }
 
 int64_t KernelContext::read_back(const GpuTensor& count, std::string_view what) const {
+  require_eager(fmt::format("{} depends on the data", what));
+  int64_t value = 0;
+  copy_to_host(&value, count.data(), sizeof(value));
+  return value;
+}
+
+void KernelContext::require_eager(const std::string& why) const {
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   check(cudaStreamIsCapturing(gpu.stream(), &capturing), "cudaStreamIsCapturing");
-  if (capturing != cudaStreamCaptureStatusNone)
-    fail(fmt::format("{} depends on the data; a CUDA graph cannot read it back (run eager)", what));
-  int64_t value = 0;
-  check(cudaMemcpyAsync(&value, count.data(), sizeof(value), cudaMemcpyDeviceToHost, gpu.stream()), "cudaMemcpyAsync");
+  if (capturing != cudaStreamCaptureStatusNone) fail(why + "; a CUDA graph cannot read it back (run eager)");
+}
+
+void KernelContext::copy_to_host(void* host, const void* device, size_t bytes) const {
+  check(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, gpu.stream()), "cudaMemcpyAsync");
   check(cudaStreamSynchronize(gpu.stream()), "cudaStreamSynchronize");
-  return value;
+}
+
+uint64_t* KernelContext::run_counter(std::shared_ptr<void>& slot) const {
+  if (!slot) {
+    slot = gpu.allocator().allocate(sizeof(uint64_t));
+    check(cudaMemsetAsync(slot.get(), 0, sizeof(uint64_t), gpu.stream()), "zeroing a run count");
+  }
+  return static_cast<uint64_t*>(slot.get());
 }
 
 bool KernelContext::input_is_constant(size_t i) const {

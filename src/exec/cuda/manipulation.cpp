@@ -74,14 +74,10 @@ void dropout(KernelContext& ctx) {
   auto& y = ctx.allocate_output(0, x.dtype, x.dims);
   s.keep = ctx.wants_output(1) ? ctx.allocate_output(1, graph::DType::kBool, x.dims)
                                : ctx.scratch(graph::DType::kBool, x.dims);
-  if (!s.runs) {
-    s.runs = ctx.gpu.allocator().allocate(sizeof(uint64_t));
-    check(cudaMemsetAsync(s.runs.get(), 0, sizeof(uint64_t), ctx.gpu.stream()), "zeroing Dropout's run count");
-  }
   uint64_t seed =
       static_cast<uint64_t>(ctx.options.seed) * 0x9E3779B97F4A7C15ull ^ std::hash<std::string>{}(ctx.node.name);
-  dropout_forward(x.as<float>(), y.as<float>(), s.keep.as<bool>(), x.numel(), s.ratio, seed,
-                  static_cast<uint64_t*>(s.runs.get()), ctx.gpu.stream());
+  dropout_forward(x.as<float>(), y.as<float>(), s.keep.as<bool>(), x.numel(), s.ratio, seed, ctx.run_counter(s.runs),
+                  ctx.gpu.stream());
   ctx.check_launch("Dropout");
 }
 

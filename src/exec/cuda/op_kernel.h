@@ -76,6 +76,13 @@ struct KernelContext {
   // One int64 the run computed on the device (a data-dependent output's size) read back: a synchronization, refused
   // in one line naming `what` while a CUDA graph is being captured.
   int64_t read_back(const GpuTensor& count, std::string_view what) const;
+  // Fails in one line (`why`, then that a CUDA graph cannot read it back) while a CUDA graph is being captured.
+  void require_eager(const std::string& why) const;
+  // Copies `bytes` from the device and waits for them (and for everything enqueued before).
+  void copy_to_host(void* host, const void* device, size_t bytes) const;
+  // A uint64 on the device, zeroed when first made and kept in `slot` (the node's state): a count of runs that kernels
+  // advance on the device, so CUDA-graph replays see it move (random draws).
+  uint64_t* run_counter(std::shared_ptr<void>& slot) const;
   bool input_is_constant(size_t i) const;
   // A constant input whose converted copy may be kept across runs (not a weight a training step updates).
   bool input_is_unchanging(size_t i) const { return input_is_constant(i) && !weights_change; }
