@@ -290,10 +290,21 @@ void row_major_product(KernelContext& ctx, bool trans_a, bool trans_b, int64_t m
 // Einsum (einsum_plan.h): each operand copied dense in the order its step wants (not where it already is), the labels
 // only it has and the output lacks summed by the reduction kernel; two operands' batched product on cuBLAS in the
 // precision's compute type; the result reordered into the output. fp32 in and out.
+// The plan, kept for the dims it was worked out for (the equation is parsed once, not every run).
+struct EinsumState : NodeState {
+  std::vector<std::vector<int64_t>> dims;
+  EinsumPlan plan;
+};
+
 void einsum_op(KernelContext& ctx) {
   std::vector<std::vector<int64_t>> dims;
   for (size_t i = 0; i < ctx.inputs.size(); ++i) dims.push_back(ctx.float_input(i).dims);
-  auto plan = ctx.planned([&] { return einsum_plan(ctx.node.get_string("equation", ""), dims); });
+  auto& state = ctx.cached<EinsumState>();
+  if (state.dims != dims || state.plan.stages.empty()) {
+    state.plan = ctx.planned([&] { return einsum_plan(ctx.node.get_string("equation", ""), dims); });
+    state.dims = dims;
+  }
+  const auto& plan = state.plan;
   auto& y = ctx.allocate_output(0, graph::DType::kFloat32, ctx.output_dims(0));
   if (y.numel() != plan.output_elements())
     ctx.fail(fmt::format("the output has {} elements, the equation makes {}", y.numel(), plan.output_elements()));
