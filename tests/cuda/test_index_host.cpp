@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <functional>
 #include <map>
 
@@ -17,6 +16,7 @@
 #include "exec/engine.h"
 #include "exec/prepare.h"
 #include "support/model_builder.h"
+#include "support/node_tests.h"
 #include "support/paths.h"
 #include "support/tensor_compare.h"
 #include "util/error.h"
@@ -25,7 +25,6 @@ namespace ridge::test {
 namespace {
 
 namespace cuda = exec::cuda;
-namespace fs = std::filesystem;
 
 void add_int(graph::Node& node, const std::string& name, int64_t value) {
   graph::Attribute a;
@@ -142,21 +141,15 @@ exec::HostTensor run_serial(const graph::Node& node, const std::vector<exec::Hos
 }
 
 TEST(CudaIndex, TheGpusPlansAndArithmeticReproduceOnnxsNodeTests) {
-  fs::path root = fs::path(onnx_testdata()) / "node";
-  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
   const std::vector<std::string> prefixes{
       "test_gather_elements", "test_scatter_elements", "test_scatter_with", "test_scatter_without",
       "test_gathernd",        "test_scatternd",        "test_cumsum",       "test_mvn"};
   std::map<std::string, int> checked;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    auto name = entry.path().filename().string();
-    auto prefix =
-        std::find_if(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return name.rfind(p, 0) == 0; });
-    if (prefix == prefixes.end() || name.find("_expanded") != std::string::npos) continue;
-    analysis::Request request;
-    request.model_path = (entry.path() / "model.onnx").string();
-    auto data = entry.path() / "test_data_set_0";
-    auto p = exec::prepare(request, data.string());
+  for (const auto& t : node_tests(prefixes)) {
+    const auto& name = t.name;
+    const auto& p = t.prepared;
+    const auto& data = t.data;
     const auto& node = p.analysis.model.graph.nodes.front();
     auto got = run_serial(node, p.inputs);
     auto want = read_expected((data / "output_0.pb").string());
@@ -178,17 +171,13 @@ TEST(CudaIndex, TheGpusPlansAndArithmeticReproduceOnnxsNodeTests) {
 // tests: the plans and one_hot_on, the selection done on the host as the kernels do it (a truncating cast and
 // one_hot_index; the reduction's first maximum).
 TEST(CudaIndex, OneHotAndHardmaxReproduceOnnxsNodeTests) {
-  fs::path root = fs::path(onnx_testdata()) / "node";
-  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
   std::map<std::string, int> checked;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    auto name = entry.path().filename().string();
-    bool one_hot = name.rfind("test_onehot", 0) == 0, hardmax = name.rfind("test_hardmax", 0) == 0;
-    if (!one_hot && !hardmax) continue;
-    analysis::Request request;
-    request.model_path = (entry.path() / "model.onnx").string();
-    auto data = entry.path() / "test_data_set_0";
-    auto p = exec::prepare(request, data.string());
+  for (const auto& t : node_tests({"test_onehot", "test_hardmax"})) {
+    const auto& name = t.name;
+    const auto& p = t.prepared;
+    const auto& data = t.data;
+    bool one_hot = name.rfind("test_onehot", 0) == 0;
     const auto& node = p.analysis.model.graph.nodes.front();
     auto want = read_expected((data / "output_0.pb").string());
     ASSERT_TRUE(want) << name;
@@ -241,16 +230,12 @@ TEST(CudaIndex, OneHotAndHardmaxReproduceOnnxsNodeTests) {
 // ReverseSequence (time-first and batch-first) against its node tests, and a length out of range clamped (the kernel
 // counts it so the op is refused).
 TEST(CudaIndex, ReverseSequenceReproducesOnnxsNodeTests) {
-  fs::path root = fs::path(onnx_testdata()) / "node";
-  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
   int checked = 0;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    auto name = entry.path().filename().string();
-    if (name.rfind("test_reversesequence", 0) != 0) continue;
-    analysis::Request request;
-    request.model_path = (entry.path() / "model.onnx").string();
-    auto data = entry.path() / "test_data_set_0";
-    auto p = exec::prepare(request, data.string());
+  for (const auto& t : node_tests({"test_reversesequence"})) {
+    const auto& name = t.name;
+    const auto& p = t.prepared;
+    const auto& data = t.data;
     const auto& node = p.analysis.model.graph.nodes.front();
     const auto& x = p.inputs.at(0);
     auto lens = indices_of(p.inputs.at(1));
@@ -279,16 +264,12 @@ TEST(CudaIndex, ReverseSequenceReproducesOnnxsNodeTests) {
 // Compress (every axis form, and none) and NonZero against their node tests: the condition's flagged positions in
 // order (what CUB's DeviceSelect gives the kernels), then the plan's gather along the axis, or NonZero's coordinates.
 TEST(CudaIndex, CompressAndNonZeroReproduceOnnxsNodeTests) {
-  fs::path root = fs::path(onnx_testdata()) / "node";
-  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
   std::map<std::string, int> checked;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    auto name = entry.path().filename().string();
-    if (name.rfind("test_compress", 0) != 0 && name.rfind("test_nonzero", 0) != 0) continue;
-    analysis::Request request;
-    request.model_path = (entry.path() / "model.onnx").string();
-    auto data = entry.path() / "test_data_set_0";
-    auto p = exec::prepare(request, data.string());
+  for (const auto& t : node_tests({"test_compress", "test_nonzero"})) {
+    const auto& name = t.name;
+    const auto& p = t.prepared;
+    const auto& data = t.data;
     const auto& node = p.analysis.model.graph.nodes.front();
     const auto& x = p.inputs.at(0);
     auto want = read_expected((data / "output_0.pb").string());
@@ -330,16 +311,12 @@ TEST(CudaIndex, CompressAndNonZeroReproduceOnnxsNodeTests) {
 // TopK: every element's rank in its line, and the k first written in order, against the node tests (largest and
 // smallest, a negative axis) for both outputs.
 TEST(CudaIndex, TopKsRanksReproduceOnnxsNodeTests) {
-  fs::path root = fs::path(onnx_testdata()) / "node";
-  if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
   int checked = 0;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    auto name = entry.path().filename().string();
-    if (name.rfind("test_top_k", 0) != 0) continue;
-    analysis::Request request;
-    request.model_path = (entry.path() / "model.onnx").string();
-    auto data = entry.path() / "test_data_set_0";
-    auto p = exec::prepare(request, data.string());
+  for (const auto& t : node_tests({"test_top_k"})) {
+    const auto& name = t.name;
+    const auto& p = t.prepared;
+    const auto& data = t.data;
     const auto& node = p.analysis.model.graph.nodes.front();
     const auto& x = p.inputs.at(0);
     ASSERT_EQ(x.dtype, graph::DType::kFloat32) << name;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "exec/cuda/op_kernel.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
@@ -159,19 +160,16 @@ AttentionPlan fused_attention_plan(const AttentionPattern& pattern) {
   p.row_stride[kAttnV] = c.b.row_stride, p.col_stride[kAttnV] = c.b.col_stride;
   p.row_stride[kAttnY] = c.y.row_stride, p.col_stride[kAttnY] = c.y.col_stride;
   if (pattern.mask != ScoreMask::kNone) {
-    // The mask's dense strides aligned to the scores' dims [batch..., rows, keys], 0 where it broadcasts.
+    // The mask read over the scores' dims [batch..., rows, keys], numpy's broadcasting (stride 0 where it broadcasts).
     const auto scores = pattern.score_dims();
     const auto& m = pattern.mask_dims;
-    if (m.size() > scores.size())
-      throw Error(fmt::format("a mask of {} dims over scores of {}", m.size(), scores.size()));
-    std::vector<int64_t> strides(scores.size(), 0);
-    auto dense = dense_strides(m);
-    for (size_t i = 0; i < m.size(); ++i) {
-      const size_t d = scores.size() - m.size() + i;
-      if (m[i] != 1 && m[i] != scores[d])
-        throw Error(fmt::format("a mask of dims {} does not broadcast to scores of {}", m, scores));
-      strides[d] = m[i] == 1 ? 0 : dense[i];
+    Layout over;
+    try {
+      over = broadcast_layout(m, scores);
+    } catch (const Error&) {
+      throw Error(fmt::format("a mask of dims {} does not broadcast to scores of {}", m, scores));
     }
+    const int64_t* strides = over.strides;
     p.mask = pattern.mask == ScoreMask::kAdd    ? AttentionMask::kAdd
              : pattern.mask == ScoreMask::kKeep ? AttentionMask::kKeep
                                                 : AttentionMask::kDrop;

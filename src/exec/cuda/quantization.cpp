@@ -18,14 +18,23 @@ namespace ridge::exec::cuda {
 
 namespace {
 
-// Input i (a scale or a zero point: a few elements) converted to `type` where it is of another.
-GpuTensor converted(KernelContext& ctx, size_t i, graph::DType type) {
+// A constant scale's and zero point's converted copies, made on the first run (a QDQ model has two such nodes a layer:
+// converting them every run would be two more launches each).
+struct QuantizeState : NodeState {
+  GpuTensor scale, zero_point;
+};
+
+// Input i (a scale or a zero point: a few elements) converted to `type` where it is of another; kept in `kept` where
+// the input is a constant.
+GpuTensor converted(KernelContext& ctx, size_t i, graph::DType type, GpuTensor& kept) {
   const auto& t = ctx.in(i);
   if (t.dtype == type) return t;
+  if (kept.defined()) return kept;
   auto out = ctx.scratch(type, t.dims);
   if (!cast(element_type_of(t.dtype), t.data(), element_type_of(type), out.data(), t.numel(), ctx.gpu.stream()))
     ctx.fail(fmt::format("input {} of {}: no GPU cast to {}", i, graph::dtype_name(t.dtype), graph::dtype_name(type)));
   ctx.check_launch("converting a scale or zero point");
+  if (ctx.input_is_unchanging(i)) kept = out;
   return out;
 }
 
@@ -40,8 +49,9 @@ Quantization quantization(KernelContext& ctx, const GpuTensor& x, graph::DType i
   if (ctx.has(2)) zero_dims = ctx.in(2).dims;
   q.plan = ctx.planned(
       [&] { return quantize_plan(ctx.node, x.dims, ctx.in(1).dims, zero_dims, quant_type(integer, quantizing)); });
-  q.scale = converted(ctx, 1, graph::DType::kFloat32);
-  if (ctx.has(2)) q.zero_point = converted(ctx, 2, graph::DType::kInt32);
+  auto& state = ctx.cached<QuantizeState>();
+  q.scale = converted(ctx, 1, graph::DType::kFloat32, state.scale);
+  if (ctx.has(2)) q.zero_point = converted(ctx, 2, graph::DType::kInt32, state.zero_point);
   return q;
 }
 
