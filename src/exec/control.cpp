@@ -7,7 +7,7 @@ namespace ridge::exec {
 void register_control_ops(OpRegistry& registry) {
   // clang-format off
   registry.add("control", {
-      {"If"}, {"Loop"}, {"Scan"},
+      {"If", kNoGpuKernel}, {"Loop", kNoGpuKernel}, {"Scan", kNoGpuKernel},
   });
   // clang-format on
 }

@@ -22,19 +22,29 @@ std::vector<OpCoverage> op_coverage() {
   mark(shape::ShapeRegistry::instance().op_types(), &OpCoverage::shape);
   mark(cost::CostRegistry::instance().op_types(), &OpCoverage::cost);
   mark(OpRegistry::instance().op_types(), &OpCoverage::exec);
+  for (auto& [op, row] : ops) {
+    const auto* exec_row = row.exec ? find_op(op) : nullptr;
+    if (!exec_row) continue;
+    row.gpu = !exec_row->has(kNoGpuKernel);
+    row.gpu_folds = exec_row->has(kGpuFolds);
+  }
   std::vector<OpCoverage> rows;
   for (const auto& [op, row] : ops) rows.push_back(row);
   return rows;
 }
 
 std::string coverage_summary(const std::vector<OpCoverage>& ops) {
-  size_t shape = 0, cost = 0, exec = 0;
+  size_t shape = 0, cost = 0, exec = 0, gpu = 0, folds = 0;
   for (const auto& op : ops) {
     shape += op.shape;
     cost += op.cost;
     exec += op.exec;
+    gpu += op.gpu;
+    folds += !op.gpu && op.gpu_folds;
   }
-  return fmt::format("{} ops: {} with shape rules, {} with cost rules, {} executable.", ops.size(), shape, cost, exec);
+  return fmt::format(
+      "{} ops: {} with shape rules, {} with cost rules, {} executable, {} on the GPU ({} more fold there).", ops.size(),
+      shape, cost, exec, gpu, folds);
 }
 
 }  // namespace ridge::exec

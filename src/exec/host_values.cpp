@@ -130,6 +130,31 @@ HostTensor load_initializer(const graph::Graph& g, graph::ValueId id, const std:
   return t;
 }
 
+HostTensor attribute_tensor(const graph::TensorRef& tensor, const std::string& model_directory) {
+  HostTensor t{tensor.name, tensor.dtype, tensor.dims, {}};
+  switch (tensor.dtype) {
+    case DType::kFloat32:
+    case DType::kFloat64:
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kInt64:
+    case DType::kInt32:
+    case DType::kInt16:
+    case DType::kInt8:
+    case DType::kUInt8:
+    case DType::kUInt16:
+    case DType::kUInt32:
+    case DType::kUInt64:
+    case DType::kBool:
+      break;
+    default:
+      throw Error(fmt::format("tensor '{}' has type {}, which the executor cannot hold", tensor.name,
+                              graph::dtype_name(tensor.dtype)));
+  }
+  t.bytes = onnx::read_tensor_bytes(tensor, model_directory);
+  return t;
+}
+
 HostTensor constant_tensor(const graph::Value& value) {
   const auto& c = *value.constant;
   HostTensor t{value.name, c.dtype, c.dims, {}};

@@ -24,6 +24,11 @@ std::optional<int64_t> gathered_table_size(const graph::Graph& g, graph::ValueId
 HostTensor load_initializer(const graph::Graph& g, graph::ValueId id, const std::string& model_directory,
                             std::mt19937_64& rng, bool& random);
 
+// A tensor attribute's values from the model (a Constant's `value`, ConstantOfShape's fill), read as the file stores
+// them; throws ridge::Error when they are missing or of a type no executor kernel takes (strings, 8- and 4-bit
+// floats).
+HostTensor attribute_tensor(const graph::TensorRef& tensor, const std::string& model_directory);
+
 // A value's known constant (shape inference's value propagation) in its dtype's layout; throws
 // ridge::Error for types no executor kernel takes (strings, 8- and 4-bit floats).
 HostTensor constant_tensor(const graph::Value& value);

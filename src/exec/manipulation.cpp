@@ -9,9 +9,10 @@ void register_manipulation_ops(OpRegistry& registry) {
   registry.add("manipulation", {
       {"Reshape"}, {"Flatten"}, {"Transpose"}, {"Squeeze"}, {"Unsqueeze"}, {"Concat"}, {"Split"},
       {"Slice"}, {"Gather"}, {"GatherElements"}, {"GatherND"}, {"Scatter"}, {"ScatterElements"},
-      {"ScatterND"}, {"Expand"}, {"Tile"}, {"Pad"}, {"Shape"}, {"Size"}, {"Constant"},
+      {"ScatterND"}, {"Expand"}, {"Tile"}, {"Pad"}, {"Shape", kNoGpuKernel | kGpuFolds},
+      {"Size", kNoGpuKernel | kGpuFolds}, {"Constant", kNoGpuKernel | kGpuFolds},
       {"ConstantOfShape"}, {"Range"}, {"DepthToSpace"}, {"SpaceToDepth"}, {"Trilu"}, {"NonZero"},
-      {"OneHot"}, {"EyeLike"}, {"Compress"}, {"ReverseSequence"}, {"GridSample"}, {"Unique"},
+      {"OneHot"}, {"EyeLike"}, {"Compress"}, {"ReverseSequence"}, {"GridSample"}, {"Unique", kNoGpuKernel},
   });
   // clang-format on
 }

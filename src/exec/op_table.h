@@ -13,6 +13,11 @@ enum OpTrait : unsigned {
   kLayer =
       1u << 0,  // a convolution or matrix product with a weight: layers.csv describes it, optimized mode fuses into it
   kRandom = 1u << 1,  // draws random numbers: never folded into a constant
+  // The GPU executor has no kernel for it (src/exec/cuda; a test checks the GPU's table against these bits).
+  kNoGpuKernel = 1u << 2,
+  // With kNoGpuKernel: it never needs one, its value a constant the GPU folds or uploads once (Constant; Shape and
+  // Size, whose input's dims are known but after an op whose output size depends on the data).
+  kGpuFolds = 1u << 3,
 };
 
 struct OpRow {

@@ -19,6 +19,7 @@
 #include "exec/cuda/memory.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/resize_plan.h"
+#include "exec/node_plan.h"
 #include "exec/op_table.h"
 #include "exec/optimized_graph.h"
 #include "exec/options.h"
@@ -299,6 +300,83 @@ TEST(CudaKernels, TheBundledModelsOpsHaveGpuKernelsOrAreNamed) {
   EXPECT_EQ(missing.front().second, 1);
 }
 
+// Past shape/context.h's 65536 elements shape inference keeps no value: ConstantOfShape then runs (GPT-2's causal mask
+// at 512 tokens, the LSTM's initial state at batch 256, BERT's attention mask at 256 x 512 tokens) and a Constant's
+// tensor is uploaded as a weight is; below it both fold. Either way the model runs on the GPU.
+TEST(CudaKernels, ValuesTooLargeForShapeInferenceRunOrAreUploaded) {
+  struct Point {
+    const char* model;
+    int64_t batch, seq;
+  };
+  for (const auto& [name, batch, seq] :
+       {Point{"gpt2_tiny", 1, 512}, Point{"lstm_2layer", 256, 64}, Point{"bert_base", 256, 512}}) {
+    for (bool large : {false, true}) {
+      shape::Bindings bindings;
+      bindings.batch = large ? batch : 1;
+      bindings.dims["seq"] = large ? seq : 16;
+      auto r = analyze_file(model_path(name), bindings);
+      int constant_of_shape = 0, folded = 0;
+      for (const auto& node : r.model.graph.nodes) {
+        if (node.op_type != "ConstantOfShape") continue;
+        ++constant_of_shape;
+        folded += exec::is_folded_arithmetic(r.model.graph, node);
+      }
+      ASSERT_GT(constant_of_shape, 0) << name;
+      EXPECT_EQ(folded, large ? 0 : constant_of_shape) << name << (large ? " large" : " small");
+      auto missing = cuda::missing_kernels(r.model);
+      EXPECT_TRUE(missing.empty()) << name << ": " << (missing.empty() ? "" : missing.front().first);
+    }
+  }
+  // A Constant of 300 x 300 (90000 elements, no value kept) added to the input.
+  ModelBuilder b;
+  b.input("x", {300, 300}).output("y");
+  set_tensor(b.node("Constant", {}, {"c"}, "table"), "value", ::onnx::TensorProto::FLOAT, {300, 300},
+             std::string(300 * 300 * 4, '\0'));
+  b.node("Add", {"x", "c"}, {"y"}, "add");
+  auto r = analyze_file(b.save("cuda_large_constant"));
+  ASSERT_TRUE(r.model.graph.find("c").has_value());
+  EXPECT_EQ(r.model.graph.value(*r.model.graph.find("c")).constant, nullptr);
+  EXPECT_TRUE(cuda::missing_kernels(r.model).empty());
+}
+
+// An If whose condition shape inference evaluated runs on the GPU as the branch it takes (exec/if_inlining.h); one
+// whose condition the run computes is named.
+TEST(CudaKernels, AnIfOfKnownConditionRunsAsItsBranch) {
+  for (bool known : {true, false}) {
+    ModelBuilder b;
+    b.input("x", {int64_t{2}, int64_t{3}}).output("y");
+    if (known) {
+      b.int64_constant("zero", {}, {0}).int64_constant("two", {}, {2});
+      b.node("Shape", {"x"}, {"s"}, "shape");
+      b.node("Gather", {"s", "zero"}, {"rows"}, "rows");
+      b.node("Equal", {"rows", "two"}, {"cond"}, "equal");
+    } else {
+      b.input("cond", {}, ::onnx::TensorProto::BOOL);
+    }
+    auto& node = b.node("If", {"cond"}, {"y"}, "branch");
+    for (const char* name : {"then_branch", "else_branch"}) {
+      ::onnx::GraphProto g;
+      g.set_name(name);
+      auto* n = g.add_node();
+      n->set_op_type(std::string(name) == "then_branch" ? "Relu" : "Neg");
+      n->add_input("x");
+      n->add_output(std::string(name) + "_out");
+      g.add_output()->set_name(std::string(name) + "_out");
+      auto* attr = node.add_attribute();
+      attr->set_name(name);
+      attr->set_type(::onnx::AttributeProto::GRAPH);
+      *attr->mutable_g() = g;
+    }
+    auto missing = cuda::missing_kernels(analyze_file(b.save("cuda_if")).model);
+    if (known) {
+      EXPECT_TRUE(missing.empty()) << missing.front().first;
+    } else {
+      ASSERT_EQ(missing.size(), 1u);
+      EXPECT_EQ(missing.front().first, "If");
+    }
+  }
+}
+
 // Every activation the optimization plan finds has an epilogue op, and a layer's attributes (as the optimized
 // graph writes them, a clip's bounds included) name the same op; an activation the kernel does not know fails.
 // docs/gpu.md names every op the CPU executor runs and the GPU executor has no kernel for, and nothing else.
@@ -319,6 +397,19 @@ TEST(CudaKernels, TheOpsOnlyTheCpuRunsAreTheOnesDocsGpuMdNames) {
   std::string want;
   for (const auto& op : cpu_only) want += (want.empty() ? "" : ", ") + op;
   EXPECT_EQ(named, cpu_only) << "docs/gpu.md should say: " << lead << want << ".";
+}
+
+// The executor's libtorch-free table says which ops the GPU has a kernel for (what `ridge ops` prints without loading
+// this module): its kNoGpuKernel bits are exactly the ops this module's table lacks, and every GPU kernel is an op the
+// CPU runs too.
+TEST(CudaKernels, TheOpTablesGpuBitsAreTheGpusKernels) {
+  const auto& gpu = cuda::KernelRegistry::instance();
+  for (auto op : exec::OpRegistry::instance().op_types()) {
+    const auto* row = exec::find_op(op);
+    EXPECT_EQ(gpu.find(op) != nullptr, !row->has(exec::kNoGpuKernel)) << op;
+    EXPECT_TRUE(!row->has(exec::kGpuFolds) || row->has(exec::kNoGpuKernel)) << op;
+  }
+  for (auto op : gpu.op_types()) EXPECT_NE(exec::find_op(op), nullptr) << op << ": a GPU kernel the CPU lacks";
 }
 
 TEST(CudaKernels, ALayersEpilogueComputesEveryActivationThePlanFinds) {

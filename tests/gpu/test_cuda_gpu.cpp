@@ -3,8 +3,10 @@
 // against each other, the CUDA-graph replay against eager, and the timing against the wall clock.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -475,6 +477,50 @@ TEST(GpuExecutor, AGpuThatDoesNotExistIsRefused) {
 
 // The same seed draws the same random weights and inputs as the CPU engine (exec/host_values' rule and stream;
 // tests/exec/test_executor.cpp checks the CPU side the same way).
+// Values shape inference does not keep (more than 65536 elements): a Constant's tensor uploaded as a weight is, and
+// ConstantOfShape filled on the device, bit for bit, in int64 (past 2^53), fp16 and fp32 (no value: zeros).
+TEST(GpuExecutor, LargeConstantsAreUploadedAndConstantOfShapeFills) {
+  const int64_t rows = 300, cols = 301, n = rows * cols;
+  ModelBuilder b;
+  b.input("x", {rows, cols}).output("sum").output("ints").output("halves").output("zeros");
+  std::vector<float> table(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) table[static_cast<size_t>(i)] = static_cast<float>(i % 1013) * 0.25f;
+  set_tensor(b.node("Constant", {}, {"table"}, "table"), "value", ::onnx::TensorProto::FLOAT, {rows, cols},
+             std::string(reinterpret_cast<const char*>(table.data()), table.size() * 4));
+  b.node("Add", {"x", "table"}, {"sum"}, "add");
+  b.int64_constant("shape", {2}, {rows, cols});
+  const int64_t big = (int64_t{1} << 60) + 3;  // not a double
+  set_tensor(b.node("ConstantOfShape", {"shape"}, {"ints"}, "ints"), "value", ::onnx::TensorProto::INT64, {1},
+             std::string(reinterpret_cast<const char*>(&big), 8));
+  const uint16_t half_bits = 0x3e00;  // 1.5
+  set_tensor(b.node("ConstantOfShape", {"shape"}, {"halves"}, "halves"), "value", ::onnx::TensorProto::FLOAT16, {1},
+             std::string(reinterpret_cast<const char*>(&half_bits), 2));
+  b.node("ConstantOfShape", {"shape"}, {"zeros"}, "zeros");
+  auto r = analyze_file(b.save("gpu_large_constants"));
+  exec::HostTensor x{"x", graph::DType::kFloat32, {rows, cols}, std::vector<uint8_t>(static_cast<size_t>(n) * 4)};
+  std::vector<float> xs(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) xs[static_cast<size_t>(i)] = static_cast<float>(i % 7) - 3.f;
+  std::memcpy(x.bytes.data(), xs.data(), x.bytes.size());
+  {
+    auto out = ridge_cuda_engine()->run(r.model, {x}, gpu_options());
+    ASSERT_EQ(out.outputs.size(), 4u);
+    auto sum = floats(out.outputs[0]);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(sum[static_cast<size_t>(i)], xs[static_cast<size_t>(i)] + table[static_cast<size_t>(i)]) << i;
+    // Every element the fill's bytes.
+    auto filled_with = [&](const exec::HostTensor& t, graph::DType dtype, const void* element, size_t size) {
+      if (t.dtype != dtype || t.bytes.size() != static_cast<size_t>(n) * size) return false;
+      for (int64_t i = 0; i < n; ++i)
+        if (std::memcmp(t.bytes.data() + i * static_cast<int64_t>(size), element, size) != 0) return false;
+      return true;
+    };
+    EXPECT_TRUE(filled_with(out.outputs[1], graph::DType::kInt64, &big, 8));
+    EXPECT_TRUE(filled_with(out.outputs[2], graph::DType::kFloat16, &half_bits, 2));
+    auto zeros = floats(out.outputs[3]);
+    EXPECT_EQ(std::count(zeros.begin(), zeros.end(), 0.f), n);
+  }
+}
+
 TEST(GpuExecutor, RandomWeightsAndInputsComeFromTheSharedRule) {
   auto p = random_weights::random_matmul("random_matmul_gpu");
   auto options = gpu_options();

@@ -23,7 +23,9 @@ TEST(OpsReport, EveryOpIsARowOfTheDocumentAndThePage) {
   EXPECT_EQ(doc.tables[0].rows.size(), ops.size());
   auto page = report::ops_markdown(ops);
   EXPECT_EQ(page.rfind("# Ops covered by ridge's analytical model\n", 0), 0u);
-  EXPECT_NE(page.find("| Conv | yes | yes | yes |\n"), std::string::npos);
+  EXPECT_NE(page.find("| Conv | yes | yes | yes | yes |\n"), std::string::npos);
+  EXPECT_NE(page.find("| Shape | yes | yes | yes | folds |\n"), std::string::npos);
+  EXPECT_NE(page.find("| Unique | yes | no | yes | no |\n"), std::string::npos);
   EXPECT_EQ(page.substr(page.size() - exec::coverage_summary(ops).size() - 1), exec::coverage_summary(ops) + "\n");
 }
 
@@ -46,21 +48,24 @@ TEST(OpsReport, OpsSummaryCountsTheTable) {
   std::istringstream lines(ops_text("csv"));
   std::string line;
   std::getline(lines, line);
-  EXPECT_EQ(line, "op,shape,cost,exec");
-  size_t ops = 0, shape = 0, cost = 0, exec = 0;
+  EXPECT_EQ(line, "op,shape,cost,exec,gpu");
+  size_t ops = 0, shape = 0, cost = 0, exec = 0, gpu = 0, folds = 0;
   std::vector<std::string> uncosted;
   while (std::getline(lines, line)) {
     ++ops;
-    auto fields = line.substr(line.find(','));  // ",1,0,1"
+    auto fields = line.substr(line.find(','));  // ",1,0,1,yes"
     shape += fields[1] == '1';
     cost += fields[3] == '1';
     exec += fields[5] == '1';
+    gpu += fields.substr(7) == "yes";
+    folds += fields.substr(7) == "folds";
     if (fields[3] == '0') uncosted.push_back(line.substr(0, line.find(',')));
   }
   auto table = ops_text("table");
   auto summary = table.substr(table.rfind('\n', table.size() - 2) + 1);
   EXPECT_EQ(summary, std::to_string(ops) + " ops: " + std::to_string(shape) + " with shape rules, " +
-                         std::to_string(cost) + " with cost rules, " + std::to_string(exec) + " executable.\n");
+                         std::to_string(cost) + " with cost rules, " + std::to_string(exec) + " executable, " +
+                         std::to_string(gpu) + " on the GPU (" + std::to_string(folds) + " more fold there).\n");
   // Their work depends on the data: no cost rule, and named as such.
   EXPECT_EQ(uncosted, (std::vector<std::string>{"Compress", "NonMaxSuppression", "Unique"}));
 }

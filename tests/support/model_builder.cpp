@@ -146,6 +146,18 @@ void set_floats(::onnx::NodeProto& node, const std::string& name, const std::vec
   for (float v : values) a->add_floats(v);
 }
 
+::onnx::TensorProto& set_tensor(::onnx::NodeProto& node, const std::string& name, int32_t type,
+                                std::vector<int64_t> dims, const std::string& raw_data) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::TENSOR);
+  auto* t = a->mutable_t();
+  t->set_data_type(type);
+  for (auto d : dims) t->add_dims(d);
+  if (!raw_data.empty()) t->set_raw_data(raw_data);
+  return *t;
+}
+
 void set_strings(::onnx::NodeProto& node, const std::string& name, const std::vector<std::string>& values) {
   auto* a = node.add_attribute();
   a->set_name(name);

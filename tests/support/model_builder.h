@@ -45,6 +45,10 @@ void set_float(::onnx::NodeProto& node, const std::string& name, float value);
 void set_string(::onnx::NodeProto& node, const std::string& name, const std::string& value);
 void set_floats(::onnx::NodeProto& node, const std::string& name, const std::vector<float>& values);
 void set_strings(::onnx::NodeProto& node, const std::string& name, const std::vector<std::string>& values);
+// A tensor attribute (a Constant's or ConstantOfShape's `value`) of `type` and `dims`, holding `raw_data` where given
+// (else filled through the returned proto's typed fields).
+::onnx::TensorProto& set_tensor(::onnx::NodeProto& node, const std::string& name, int32_t type,
+                                std::vector<int64_t> dims, const std::string& raw_data = {});
 
 // Conv -> BatchNormalization -> Add(residual) -> Relu, Flatten, MatMul -> Add(bias), and a Shape
 // of the input that folds away: optimized mode runs conv (+bn, residual, relu), flatten and fc

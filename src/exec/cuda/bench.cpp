@@ -256,6 +256,7 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
   if (inputs.empty()) result.notes.push_back("inputs generated (normal noise; ids uniform below the table size)");
   result.executed_nodes = interp.executed_nodes();
   if (!interp.optimization().empty()) result.notes.push_back(interp.optimization());
+  if (!interp.inlining().empty()) result.notes.push_back(interp.inlining());
   if (auto line = interp.storage().summary(); !line.empty()) result.notes.push_back(line);
   if (auto line = interp.storage().layout_summary(); !line.empty()) result.notes.push_back(line);
   if (interp.folded_nodes() > 0)

@@ -55,6 +55,7 @@ class CudaEngine : public Engine {
       out.notes.push_back("random weights: the model file holds no weight values (outputs are not meaningful)");
     out.notes.push_back(fmt::format("ran on {}", gpu.description()));
     if (!interp.optimization().empty()) out.notes.push_back(interp.optimization());
+    if (!interp.inlining().empty()) out.notes.push_back(interp.inlining());
     if (auto line = interp.storage().summary(); !line.empty()) out.notes.push_back(line);
     if (auto line = interp.storage().layout_summary(); !line.empty()) out.notes.push_back(line);
     for (size_t n = 0; n < interp.algorithms().size(); ++n)

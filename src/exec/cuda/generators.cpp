@@ -1,16 +1,19 @@
 // Ops that make values on the GPU: RandomNormal, RandomUniform (and their Like forms), Bernoulli, the Hann, Hamming
-// and Blackman windows, Range and EyeLike (generator_kernels.h). The random draws are counter-based from the run's seed
-// (or the node's `seed`) and the node's name, so two nodes draw differently and every run, a CUDA-graph replay
-// included, draws anew; they are not the CPU executor's draws (ATen's generator), as no two frameworks' are.
+// and Blackman windows, Range and EyeLike (generator_kernels.h), and ConstantOfShape (a fill, kernels.h). The random
+// draws are counter-based from the run's seed (or the node's `seed`) and the node's name, so two nodes draw differently
+// and every run, a CUDA-graph replay included, draws anew; they are not the CPU executor's draws (ATen's generator), as
+// no two frameworks' are.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 
 #include "exec/cuda/generator_kernels.h"
 #include "exec/cuda/index_kernels.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/host_values.h"
 
 namespace ridge::exec::cuda {
 
@@ -123,6 +126,42 @@ void eye_like_op(KernelContext& ctx) {
   ctx.check_launch("EyeLike");
 }
 
+// ConstantOfShape where shape inference did not keep its output (more than shape/context.h's kMaxPropagatedElements
+// elements: GPT-2's causal mask at 512 tokens, an LSTM's initial state at batch 256): its one-element `value` (fp32 0
+// without one) in every element, bit for bit.
+struct FillState : NodeState {
+  bool decoded = false;
+  graph::DType dtype = graph::DType::kFloat32;
+  uint64_t bits = 0;  // the element's bytes, low first (fp32 0 without a value)
+  int bytes = 4;
+};
+
+void constant_of_shape_op(KernelContext& ctx) {
+  auto dims = ctx.host_ints(0);
+  for (auto d : dims)
+    if (d < 0) ctx.fail(fmt::format("negative dimension {}", d));
+  auto& fill = ctx.cached<FillState>();
+  if (!fill.decoded) {  // the attribute never changes: decoded on the first run
+    if (const auto* value = ctx.node.attribute("value"); value && value->tensor) {
+      auto t = ctx.planned([&] { return attribute_tensor(*value->tensor, std::string(ctx.model_directory)); });
+      if (t.bytes.size() != static_cast<size_t>(graph::dtype_bytes(t.dtype, 1)))
+        ctx.fail(fmt::format("its value holds {} bytes; ONNX's is one element", t.bytes.size()));
+      if (t.bytes.size() > sizeof fill.bits)
+        ctx.fail(
+            fmt::format("a value of {}: the GPU fills elements of 1, 2, 4 and 8 bytes", graph::dtype_name(t.dtype)));
+      fill.dtype = t.dtype;
+      fill.bytes = static_cast<int>(t.bytes.size());
+      std::memcpy(&fill.bits, t.bytes.data(), t.bytes.size());  // little-endian, as the element's bytes on the GPU
+    }
+    fill.decoded = true;
+  }
+  auto& y = ctx.allocate_output(0, fill.dtype, dims);
+  if (!fill_bits(y.data(), y.numel(), fill.bits, fill.bytes, ctx.gpu.stream()))
+    ctx.fail(
+        fmt::format("a value of {}: the GPU fills elements of 1, 2, 4 and 8 bytes", graph::dtype_name(fill.dtype)));
+  ctx.check_launch("ConstantOfShape");
+}
+
 }  // namespace
 
 void register_generator_kernels(KernelRegistry& r) {
@@ -135,7 +174,8 @@ void register_generator_kernels(KernelRegistry& r) {
                       {"HammingWindow", [](KernelContext& c) { window_op(c, Window::kHamming); }},
                       {"BlackmanWindow", [](KernelContext& c) { window_op(c, Window::kBlackman); }},
                       {"Range", range_op},
-                      {"EyeLike", eye_like_op}});
+                      {"EyeLike", eye_like_op},
+                      {"ConstantOfShape", constant_of_shape_op}});
 }
 
 }  // namespace ridge::exec::cuda

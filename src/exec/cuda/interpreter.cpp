@@ -12,6 +12,7 @@
 #include "exec/cuda/epilogue.h"
 #include "exec/cuda/product_plan.h"
 #include "exec/host_values.h"
+#include "exec/if_inlining.h"
 #include "exec/node_plan.h"
 #include "exec/optimized_graph.h"
 #include "sys/cuda/check.h"
@@ -49,11 +50,28 @@ using sys::cuda::check;
 
 using graph::ValueId;
 
+namespace {
+
+// A Constant holding a tensor: the executor uploads its value once, as it does a weight, where shape inference did not
+// keep it (more than shape/context.h's kMaxPropagatedElements elements: a causal mask, a table of positions).
+const graph::TensorRef* uploaded_constant(const graph::Node& node) {
+  if (!node.is_default_domain() || node.op_type != "Constant") return nullptr;
+  const auto* value = node.attribute("value");
+  return value ? value->tensor.get() : nullptr;
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& model) {
-  const auto& g = model.graph;
+  std::unique_ptr<graph::Graph> inlined;
+  if (has_constant_if(model.graph)) {
+    inlined = std::make_unique<graph::Graph>(model.graph);
+    inline_constant_ifs(*inlined);
+  }
+  const auto& g = inlined ? *inlined : model.graph;
   std::map<std::string, int> missing;
   for (const auto& node : g.nodes) {
-    if (is_folded_arithmetic(g, node)) continue;
+    if (is_folded_arithmetic(g, node) || uploaded_constant(node)) continue;
     const auto* row = node.is_default_domain() ? KernelRegistry::instance().find(node.op_type) : nullptr;
     if (!row || !node.subgraphs().empty())
       ++missing[node.is_default_domain() ? node.op_type : node.domain + "." + node.op_type];
@@ -107,17 +125,41 @@ OptimizedGraph gpu_optimized_graph(const graph::Model& model, Precision precisio
 }
 
 Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions& options)
-    : graph_(&model.graph), gpu_(gpu), options_(options), opset_(model.default_opset()), rng_(options.seed) {
-  const auto& original = model.graph;
-  auto missing = missing_kernels(model);
+    : graph_(&model.graph),
+      directory_(model.directory),
+      gpu_(gpu),
+      options_(options),
+      opset_(model.default_opset()),
+      rng_(options.seed) {
+  // An If whose condition shape inference knows runs as the branch it takes: its nodes are the model's from here on.
+  const graph::Model* source = &model;
+  IfInlining inlining;
+  if (has_constant_if(model.graph)) {
+    inlined_ = std::make_unique<graph::Model>(model);
+    inlining = inline_constant_ifs(inlined_->graph);
+    if (inlining.inlined)
+      inlining_ =
+          fmt::format("{} If node{} ran as the branch {} condition selects (known before the run)", inlining.inlined,
+                      inlining.inlined == 1 ? "" : "s", inlining.inlined == 1 ? "its" : "their");
+    source = inlined_.get();
+    graph_ = &inlined_->graph;
+  }
+  const auto& original = source->graph;
+  auto missing = missing_kernels(*source);
   if (!missing.empty()) {
     std::string list;
     for (const auto& [op, count] : missing) list += fmt::format("{}{} ({})", list.empty() ? "" : ", ", op, count);
-    throw Error("the GPU executor has no kernel for " + list + "; docs/gpu.md lists the ops the GPU runs");
+    // An If left as it is says why: its condition depends on the data (known only during the run), or its branch.
+    std::string ifs;
+    for (const auto& [op, count] : missing)
+      if (op == "If")
+        ifs = inlining.kept.empty() ? " (the GPU runs an If whose condition is known before the run, as its branch)"
+                                    : " (If " + inlining.kept.front() + ")";
+    throw Error("the GPU executor has no kernel for " + list + ifs + "; docs/gpu.md lists the ops the GPU runs");
   }
   std::vector<BatchNormFold> folds;
   if (options.mode == Mode::kOptimized) {
-    auto rewritten = gpu_optimized_graph(model, options.precision);
+    auto rewritten = gpu_optimized_graph(*source, options.precision);
     optimization_ = rewritten.summary();
     folds = std::move(rewritten.folds);
     optimized_ = std::make_unique<graph::Graph>(std::move(rewritten.graph));
@@ -151,6 +193,13 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
       constants_[i] = upload(host);
     } else if (v.constant && v.producer >= 0 && !kernels_[static_cast<size_t>(v.producer)]) {
       constants_[i] = upload(constant_tensor(v));
+    } else if (v.producer >= 0 && !kernels_[static_cast<size_t>(v.producer)]) {
+      if (const auto* tensor = uploaded_constant(g.nodes[static_cast<size_t>(v.producer)])) {
+        auto host = attribute_tensor(*tensor, model.directory);
+        host.name = v.name;
+        weight_bytes_ += static_cast<int64_t>(host.bytes.size());
+        constants_[i] = upload(host);
+      }
     }
   }
   for (const auto& f : folds) {
@@ -187,6 +236,7 @@ void Interpreter::set_weights_change() {
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     if (!plan_.executes(n) || kernels_[n]) continue;
     const auto& node = g.nodes[n];
+    if (uploaded_constant(node)) continue;  // a constant before the first run
     kernels_[n] = node.is_default_domain() ? KernelRegistry::instance().find(node.op_type) : nullptr;
     if (!kernels_[n])
       throw Error(
@@ -275,6 +325,7 @@ std::vector<GpuTensor> Interpreter::run_keeping_values(const NodeHook& hook) { r
 KernelContext Interpreter::node_context(size_t n, const std::vector<GpuTensor>& values) {
   const auto& node = graph_->nodes.at(n);
   KernelContext ctx{node, *graph_, gpu_, options_, opset_, {}, {}, states_[n], &algorithms_[n], weights_change_};
+  ctx.model_directory = directory_;
   for (auto id : node.inputs)
     ctx.inputs.push_back(id == graph::kNoValue ? GpuTensor{} : values[static_cast<size_t>(id)]);
   for (auto id : node.outputs)
@@ -293,6 +344,7 @@ std::vector<GpuTensor> Interpreter::execute(const NodeHook& hook, bool keep_valu
     if (!kernels_[n]) continue;
     const auto& node = g.nodes[n];
     KernelContext ctx{node, g, gpu_, options_, opset_, {}, {}, states_[n], &algorithms_[n], weights_change_};
+    ctx.model_directory = directory_;
     ctx.inputs.reserve(node.inputs.size());
     for (auto id : node.inputs) {
       if (id == graph::kNoValue) {

@@ -22,7 +22,8 @@ namespace ridge::exec::cuda {
 using NodeHook = std::function<void(size_t node, bool after)>;
 
 // The ops of `model` (with counts) that have no GPU kernel and are not folded into constants by
-// shape inference; the model must be bound and inferred.
+// shape inference or uploaded as constants (a Constant's tensor too large for shape inference to hold), once its Ifs of
+// known condition are replaced by their taken branch (exec/if_inlining.h); the model must be bound and inferred.
 std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& model);
 
 // The graph optimized mode runs on the GPU: the shared optimization plan, with the epilogues the GPU takes, the
@@ -63,6 +64,8 @@ class Interpreter {
   int64_t weight_bytes() const { return weight_bytes_; }
   // Optimized mode: what the rewrite did (exec/optimized_graph.h), for a run's notes; empty in the other modes.
   const std::string& optimization() const { return optimization_; }
+  // The If nodes run as their taken branch (exec/if_inlining.h), for a run's notes; empty where there were none.
+  const std::string& inlining() const { return inlining_; }
   // Where the run keeps activations in 16 bits (storage_plan.h); its storage is fp32 otherwise.
   const StoragePlan& storage() const { return storage_; }
 
@@ -74,9 +77,12 @@ class Interpreter {
   // `t` copied into channels-last (NHWC) or back to NCHW.
   GpuTensor relaid(const GpuTensor& t, bool channels_last);
 
+  std::unique_ptr<graph::Model> inlined_;    // the model with its Ifs of known condition inlined, where it has one
   std::unique_ptr<graph::Graph> optimized_;  // optimized mode: the rewritten graph graph_ points to
   std::string optimization_;
+  std::string inlining_;
   const graph::Graph* graph_;
+  std::string directory_;  // the model's, for tensor attributes stored outside it
   Gpu& gpu_;
   ExecOptions options_;
   int64_t opset_ = 0;

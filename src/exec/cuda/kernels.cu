@@ -307,6 +307,11 @@ __global__ void fill_kernel(float* out, int64_t n, float value) {
   RIDGE_GRID_LOOP(i, n) { out[i] = value; }
 }
 
+template <class T>
+__global__ void fill_bits_kernel(T* out, int64_t n, T bits) {
+  RIDGE_GRID_LOOP(i, n) { out[i] = bits; }
+}
+
 __device__ float activate(EpilogueOp op, float x, float lo, float hi) {
   switch (op) {
     case EpilogueOp::kRelu:
@@ -842,6 +847,29 @@ void classify(const float* x, uint8_t* y, int64_t n, bool nan, bool positive_inf
 void fill(float* out, int64_t n, float value, cudaStream_t stream) {
   if (n == 0) return;
   fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out, n, value);
+}
+
+bool fill_bits(void* out, int64_t n, uint64_t bits, int element_bytes, cudaStream_t stream) {
+  if (n == 0) return element_bytes == 1 || element_bytes == 2 || element_bytes == 4 || element_bytes == 8;
+  switch (element_bytes) {
+    case 1:
+      fill_bits_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<uint8_t*>(out), n,
+                                                               static_cast<uint8_t>(bits));
+      return true;
+    case 2:
+      fill_bits_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<uint16_t*>(out), n,
+                                                               static_cast<uint16_t>(bits));
+      return true;
+    case 4:
+      fill_bits_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<uint32_t*>(out), n,
+                                                               static_cast<uint32_t>(bits));
+      return true;
+    case 8:
+      fill_bits_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<uint64_t*>(out), n, bits);
+      return true;
+    default:
+      return false;
+  }
 }
 
 namespace {

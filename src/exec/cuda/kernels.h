@@ -147,6 +147,10 @@ void classify(const float* x, uint8_t* y, int64_t n, bool nan, bool positive_inf
               cudaStream_t stream);
 // fp32 fill.
 void fill(float* out, int64_t n, float value, cudaStream_t stream);
+// n elements of `element_bytes` (1, 2, 4 or 8; false for another size, nothing launched) set to the low bytes of
+// `bits`: a fill of any type, exact (an int64's every bit), the value passed with the launch, so a CUDA graph can
+// capture it.
+bool fill_bits(void* out, int64_t n, uint64_t bits, int element_bytes, cudaStream_t stream);
 // One pass over y's n elements (of e.type): what a bias Add, a residual Add and an activation chain (GELU: five nodes)
 // would read and write once each.
 void epilogue(void* y, int64_t n, const Epilogue& e, cudaStream_t stream);

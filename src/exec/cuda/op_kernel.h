@@ -50,6 +50,8 @@ struct KernelContext {
   // The kernel writes its 4-D outputs channels-last (a channels-last run, and a row that reads them so): allocated
   // outputs are marked where the order differs (tensor.h).
   bool channels_last = false;
+  // Where the model's external data lies (a tensor attribute that is stored outside the file is read from there).
+  std::string_view model_directory = {};
 
   bool has(size_t i) const { return i < inputs.size() && inputs[i].defined(); }
   // The i-th input; fails naming the node when it is absent.
