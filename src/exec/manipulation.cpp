@@ -12,7 +12,7 @@ void register_manipulation_ops(OpRegistry& registry) {
       {"ScatterND"}, {"Expand"}, {"Tile"}, {"Pad"}, {"Shape", kNoGpuKernel | kGpuFolds},
       {"Size", kNoGpuKernel | kGpuFolds}, {"Constant", kNoGpuKernel | kGpuFolds},
       {"ConstantOfShape"}, {"Range"}, {"DepthToSpace"}, {"SpaceToDepth"}, {"Trilu"}, {"NonZero"},
-      {"OneHot"}, {"EyeLike"}, {"Compress"}, {"ReverseSequence"}, {"GridSample"}, {"Unique", kNoGpuKernel},
+      {"OneHot"}, {"EyeLike"}, {"Compress"}, {"ReverseSequence"}, {"GridSample"}, {"Unique"},
   });
   // clang-format on
 }

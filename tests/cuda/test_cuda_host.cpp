@@ -292,11 +292,11 @@ TEST(CudaKernels, TheBundledModelsOpsHaveGpuKernelsOrAreNamed) {
   }
   // An op the GPU lacks is named with its count.
   ModelBuilder b;
-  b.input("x", {6}).output("y");
-  b.node("Unique", {"x"}, {"y"}, "unique");
+  b.input("a", {2, 3}, ::onnx::TensorProto::UINT8).input("b", {3, 2}, ::onnx::TensorProto::UINT8).output("y");
+  b.node("MatMulInteger", {"a", "b"}, {"y"}, "product");
   auto missing = cuda::missing_kernels(analyze_file(b.save("cuda_missing")).model);
   ASSERT_EQ(missing.size(), 1u);
-  EXPECT_EQ(missing.front().first, "Unique");
+  EXPECT_EQ(missing.front().first, "MatMulInteger");
   EXPECT_EQ(missing.front().second, 1);
 }
 

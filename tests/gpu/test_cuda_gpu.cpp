@@ -477,6 +477,30 @@ TEST(GpuExecutor, AGpuThatDoesNotExistIsRefused) {
 
 // The same seed draws the same random weights and inputs as the CPU engine (exec/host_values' rule and stream;
 // tests/exec/test_executor.cpp checks the CPU side the same way).
+// Unique without an axis (CUB's sort and scan): ONNX's node tests, and the CPU executor's outputs on a million ids with
+// many repeats, sorted and in order of first appearance.
+TEST(GpuExecutor, UniqueMatchesOnnxAndTheCpuExecutor) {
+  EXPECT_EQ(check_node_tests({"test_unique_sorted_without_axis", "test_unique_not_sorted_without_axis"}), 2);
+  const int64_t n = 1 << 20;
+  std::vector<int64_t> ids(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = (i * 7919) % 100003 - 5000;
+  exec::HostTensor x{"x", graph::DType::kInt64, {n}, {}};
+  x.bytes.assign(reinterpret_cast<const uint8_t*>(ids.data()), reinterpret_cast<const uint8_t*>(ids.data() + n));
+  for (bool sorted : {true, false}) {
+    ModelBuilder b;
+    b.input("x", {n}, ::onnx::TensorProto::INT64).output("y").output("first").output("inverse").output("counts");
+    set_int(b.node("Unique", {"x"}, {"y", "first", "inverse", "counts"}, "unique"), "sorted", sorted);
+    auto r = analyze_file(b.save("gpu_unique"));
+    auto want = exec::load_engine().run(r.model, {x}, {}).outputs;
+    auto got = ridge_cuda_engine()->run(r.model, {x}, gpu_options()).outputs;
+    ASSERT_EQ(got.size(), 4u);
+    for (size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(got[i].dims, want.at(i).dims) << sorted << " output " << i;
+      EXPECT_TRUE(got[i].bytes == want.at(i).bytes) << sorted << " output " << i;
+    }
+  }
+}
+
 // Values shape inference does not keep (more than 65536 elements): a Constant's tensor uploaded as a weight is, and
 // ConstantOfShape filled on the device, bit for bit, in int64 (past 2^53), fp16 and fp32 (no value: zeros).
 TEST(GpuExecutor, LargeConstantsAreUploadedAndConstantOfShapeFills) {

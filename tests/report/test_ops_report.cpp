@@ -25,7 +25,8 @@ TEST(OpsReport, EveryOpIsARowOfTheDocumentAndThePage) {
   EXPECT_EQ(page.rfind("# Ops covered by ridge's analytical model\n", 0), 0u);
   EXPECT_NE(page.find("| Conv | yes | yes | yes | yes |\n"), std::string::npos);
   EXPECT_NE(page.find("| Shape | yes | yes | yes | folds |\n"), std::string::npos);
-  EXPECT_NE(page.find("| Unique | yes | no | yes | no |\n"), std::string::npos);
+  EXPECT_NE(page.find("| Unique | yes | no | yes | yes |\n"), std::string::npos);
+  EXPECT_NE(page.find("| QLinearConv | yes | yes | yes | no |\n"), std::string::npos);
   EXPECT_EQ(page.substr(page.size() - exec::coverage_summary(ops).size() - 1), exec::coverage_summary(ops) + "\n");
 }
 

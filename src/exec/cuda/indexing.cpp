@@ -1,7 +1,8 @@
 // Index-driven ops: GatherElements, ScatterElements (and opset 9's Scatter), GatherND, ScatterND, CumSum, TopK, OneHot
-// and Hardmax, on index_kernels.h with their plans worked out on the host (index_plan.h). A scatter writes into a copy
-// of its data. Indices out of range are counted on a node's first run (one synchronization) and refused by name, so a
-// bad input is an error, not zeros; later runs of the same inputs skip the count, as Gather does.
+// and Hardmax, and the selections whose sizes depend on the data (NonZero, Compress, Unique), on index_kernels.h with
+// their plans worked out on the host (index_plan.h). A scatter writes into a copy of its data. Indices out of range are
+// counted on a node's first run (one synchronization) and refused by name, so a bad input is an error, not zeros; later
+// runs of the same inputs skip the count, as Gather does.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -249,6 +250,66 @@ void compress_op(KernelContext& ctx) {
   ctx.check_launch("Compress");
 }
 
+// Unique without an axis (unique_cell.h): the distinct values, sorted or in the order they first appear, each one's
+// first position, every element's index among them, and their counts. How many there are depends on the data: read back
+// once, so a run with Unique cannot be a CUDA graph.
+void unique_op(KernelContext& ctx) {
+  const auto& x = ctx.in(0);
+  if (ctx.node.has("axis"))
+    ctx.fail("Unique along an axis (distinct slices) runs on the CPU only; without one the GPU runs it");
+  ElementType type{};
+  if (!element_type(x.dtype, type) || !unique_takes(type))
+    ctx.fail(fmt::format("Unique of {}: the GPU sorts fp32, fp64, int32 and int64", graph::dtype_name(x.dtype)));
+  const bool sorted_output = ctx.node.get_int("sorted", 1) != 0;
+  const int64_t n = x.numel();
+  const auto stream = ctx.gpu.stream();
+  if (n == 0) {
+    ctx.allocate_output(0, x.dtype, {0});
+    for (size_t i = 1; i < 4; ++i)
+      if (ctx.wants_output(i)) ctx.allocate_output(i, graph::DType::kInt64, {0});
+    return;
+  }
+  auto keys = ctx.scratch(x.dtype, {n});
+  auto sorted = ctx.scratch(x.dtype, {n});
+  auto positions = ctx.scratch(graph::DType::kInt64, {n});
+  auto run_end = ctx.scratch(graph::DType::kInt64, {n});
+  auto work = ctx.scratch(graph::DType::kInt64, {n});
+  const size_t bytes = unique_temp_bytes(type, n);
+  auto temp = ctx.scratch(graph::DType::kUInt8, {static_cast<int64_t>(std::max<size_t>(bytes, 1))});
+  unique_runs(type, x.data(), n, keys.data(), sorted.data(), positions.as<int64_t>(), run_end.as<int64_t>(),
+              work.as<int64_t>(), temp.data(), bytes, stream);
+  ctx.check_launch("Unique");
+  auto last = run_end;
+  last.offset_bytes += static_cast<size_t>(n - 1) * sizeof(int64_t);
+  last.dims = {1};
+  const int64_t runs = ctx.read_back(last, "Unique's output size");
+  // Outputs the node does not name are scratch: the scatter and the reorder write all four.
+  auto output = [&](size_t i, graph::DType dtype, int64_t size) {
+    return ctx.wants_output(i) ? ctx.allocate_output(i, dtype, {size}) : ctx.scratch(dtype, {size});
+  };
+  auto y = output(0, x.dtype, runs), y_first = output(1, graph::DType::kInt64, runs),
+       y_inverse = output(2, graph::DType::kInt64, n), y_counts = output(3, graph::DType::kInt64, runs);
+  auto start = ctx.scratch(graph::DType::kInt64, {runs});
+  if (sorted_output) {
+    unique_scatter(type, x.data(), positions.as<int64_t>(), run_end.as<int64_t>(), n, runs, y.data(),
+                   y_first.as<int64_t>(), start.as<int64_t>(), y_counts.as<int64_t>(), y_inverse.as<int64_t>(), stream);
+    ctx.check_launch("Unique");
+    return;
+  }
+  auto values = ctx.scratch(x.dtype, {runs});
+  auto first = ctx.scratch(graph::DType::kInt64, {runs});
+  auto counts = ctx.scratch(graph::DType::kInt64, {runs});
+  auto inverse = ctx.scratch(graph::DType::kInt64, {n});
+  unique_scatter(type, x.data(), positions.as<int64_t>(), run_end.as<int64_t>(), n, runs, values.data(),
+                 first.as<int64_t>(), start.as<int64_t>(), counts.as<int64_t>(), inverse.as<int64_t>(), stream);
+  auto order = ctx.scratch(graph::DType::kInt64, {runs});
+  auto rank = ctx.scratch(graph::DType::kInt64, {runs});
+  unique_first_order(type, first.as<int64_t>(), values.data(), counts.as<int64_t>(), inverse.as<int64_t>(), runs, n,
+                     y_first.as<int64_t>(), order.as<int64_t>(), rank.as<int64_t>(), y.data(), y_counts.as<int64_t>(),
+                     y_inverse.as<int64_t>(), temp.data(), bytes, stream);
+  ctx.check_launch("Unique");
+}
+
 }  // namespace
 
 void register_indexing_kernels(KernelRegistry& r) {
@@ -260,7 +321,8 @@ void register_indexing_kernels(KernelRegistry& r) {
                          {"OneHot", one_hot_op},
                          {"ReverseSequence", reverse_sequence_op},
                          {"NonZero", nonzero_op},
-                         {"Compress", compress_op}});
+                         {"Compress", compress_op},
+                         {"Unique", unique_op}});
   r.add("reduction", {{"CumSum", cumsum_op}, {"TopK", topk_op}, {"Hardmax", hardmax_op}});
 }
 

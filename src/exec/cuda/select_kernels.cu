@@ -1,11 +1,15 @@
 // Selection: CUB's DeviceSelect::Flagged over a counting iterator gives the flagged positions in order.
 #include <thrust/iterator/counting_iterator.h>
 
+#include <algorithm>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
 #include "exec/cuda/convert.cuh"
 #include "exec/cuda/grid.cuh"
 #include "exec/cuda/select_kernels.h"
+#include "exec/cuda/unique_cell.h"
 
 namespace ridge::exec::cuda {
 
@@ -35,7 +39,127 @@ __global__ void unravel_kernel(const int64_t* flat, int64_t count, Layout dims, 
   }
 }
 
+__global__ void iota_kernel(int64_t* out, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) { out[i] = i; }
+}
+
+template <class T>
+__global__ void unique_key_kernel(const T* x, int64_t n, T* keys) {
+  RIDGE_GRID_LOOP(i, n) { keys[i] = unique_key(x[i]); }
+}
+
+template <class T>
+__global__ void unique_starts_kernel(const T* sorted, int64_t n, int64_t* starts) {
+  RIDGE_GRID_LOOP(i, n) { starts[i] = unique_starts_run(sorted, i); }
+}
+
+template <class T>
+__global__ void unique_scatter_kernel(const T* x, const int64_t* positions, const int64_t* run_end, int64_t n,
+                                      T* values, int64_t* first, int64_t* start, int64_t* inverse) {
+  RIDGE_GRID_LOOP(i, n) { unique_scatter(i, x, positions, run_end, values, first, start, inverse); }
+}
+
+__global__ void unique_count_kernel(const int64_t* start, int64_t runs, int64_t n, int64_t* counts) {
+  RIDGE_GRID_LOOP(r, runs) { counts[r] = unique_count(r, runs, n, start); }
+}
+
+template <class T>
+__global__ void unique_reorder_kernel(const int64_t* order, const T* values, const int64_t* counts, int64_t runs,
+                                      T* out_values, int64_t* out_counts, int64_t* rank) {
+  RIDGE_GRID_LOOP(j, runs) { unique_reorder(j, order, values, counts, out_values, out_counts, rank); }
+}
+
+__global__ void unique_remap_kernel(const int64_t* inverse, const int64_t* rank, int64_t n, int64_t* out) {
+  RIDGE_GRID_LOOP(i, n) { out[i] = rank[inverse[i]]; }
+}
+
+// Calls f with a null pointer of the element type CUB sorts for `type` (radix sort orders floats as numbers, -0 just
+// before +0).
+template <class F>
+bool with_unique_type(ElementType type, F f) {
+  switch (type) {
+    case ElementType::kFloat32:
+      f(static_cast<float*>(nullptr));
+      return true;
+    case ElementType::kFloat64:
+      f(static_cast<double*>(nullptr));
+      return true;
+    case ElementType::kInt32:
+      f(static_cast<int32_t*>(nullptr));
+      return true;
+    case ElementType::kInt64:
+      f(static_cast<int64_t*>(nullptr));
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
+
+bool unique_takes(ElementType type) {
+  return with_unique_type(type, [](auto*) {});
+}
+
+size_t unique_temp_bytes(ElementType type, int64_t n) {
+  size_t most = 0;
+  with_unique_type(type, [&](auto* typed) {
+    using T = std::remove_pointer_t<decltype(typed)>;
+    size_t bytes = 0;
+    cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const T*>(nullptr), static_cast<T*>(nullptr),
+                                    static_cast<const int64_t*>(nullptr), static_cast<int64_t*>(nullptr), n);
+    most = std::max(most, bytes);
+  });
+  size_t bytes = 0;
+  cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<const int64_t*>(nullptr), static_cast<int64_t*>(nullptr),
+                                n);
+  most = std::max(most, bytes);
+  cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const int64_t*>(nullptr), static_cast<int64_t*>(nullptr),
+                                  static_cast<const int64_t*>(nullptr), static_cast<int64_t*>(nullptr), n);
+  return std::max(most, bytes);
+}
+
+void unique_runs(ElementType type, const void* x, int64_t n, void* keys, void* sorted, int64_t* positions,
+                 int64_t* run_end, int64_t* work, void* temp, size_t temp_bytes, cudaStream_t stream) {
+  // `work` holds the positions 0..n-1 to be sorted, then the run starts that the scan sums into run_end.
+  with_unique_type(type, [&](auto* typed) {
+    using T = std::remove_pointer_t<decltype(typed)>;
+    unique_key_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const T*>(x), n, static_cast<T*>(keys));
+    iota_kernel<<<blocks_for(n), kThreads, 0, stream>>>(work, n);
+    size_t bytes = temp_bytes;
+    cub::DeviceRadixSort::SortPairs(temp, bytes, static_cast<const T*>(keys), static_cast<T*>(sorted), work, positions,
+                                    n, 0, static_cast<int>(sizeof(T) * 8), stream);
+    unique_starts_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const T*>(sorted), n, work);
+    bytes = temp_bytes;
+    cub::DeviceScan::InclusiveSum(temp, bytes, work, run_end, n, stream);
+  });
+}
+
+void unique_scatter(ElementType type, const void* x, const int64_t* positions, const int64_t* run_end, int64_t n,
+                    int64_t runs, void* values, int64_t* first, int64_t* start, int64_t* counts, int64_t* inverse,
+                    cudaStream_t stream) {
+  with_unique_type(type, [&](auto* typed) {
+    using T = std::remove_pointer_t<decltype(typed)>;
+    unique_scatter_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const T*>(x), positions, run_end, n,
+                                                                  static_cast<T*>(values), first, start, inverse);
+    unique_count_kernel<<<blocks_for(runs), kThreads, 0, stream>>>(start, runs, n, counts);
+  });
+}
+
+void unique_first_order(ElementType type, const int64_t* first, const void* values, const int64_t* counts,
+                        const int64_t* inverse, int64_t runs, int64_t n, int64_t* first_sorted, int64_t* order,
+                        int64_t* rank, void* out_values, int64_t* out_counts, int64_t* out_inverse, void* temp,
+                        size_t temp_bytes, cudaStream_t stream) {
+  with_unique_type(type, [&](auto* typed) {
+    using T = std::remove_pointer_t<decltype(typed)>;
+    iota_kernel<<<blocks_for(runs), kThreads, 0, stream>>>(rank, runs);  // the runs' numbers, sorted by first position
+    size_t bytes = temp_bytes;
+    cub::DeviceRadixSort::SortPairs(temp, bytes, first, first_sorted, rank, order, runs, 0, 64, stream);
+    unique_reorder_kernel<<<blocks_for(runs), kThreads, 0, stream>>>(order, static_cast<const T*>(values), counts, runs,
+                                                                     static_cast<T*>(out_values), out_counts, rank);
+    unique_remap_kernel<<<blocks_for(n), kThreads, 0, stream>>>(inverse, rank, n, out_inverse);
+  });
+}
 
 size_t select_temp_bytes(int64_t n) {
   size_t bytes = 0;
