@@ -86,6 +86,36 @@ std::map<std::string, int> counts(const graph::Graph& g, const std::vector<size_
   return out;
 }
 
+// Every bundled model has a backward for each node a training step differentiates: DenseNet's Pads, YOLO's SiLU
+// (Sigmoid) and upsampling Resizes, ViT's class-token Expand, GPT-2's qkv Split and causal-mask Where among them.
+TEST(BackwardPlan, EveryBundledModelTrainsOnTheGpu) {
+  std::map<std::string, std::vector<std::string>> needs{{"densenet121", {"Pad"}},
+                                                        {"yolo_style", {"Sigmoid", "Resize"}},
+                                                        {"vit_b_16", {"Expand"}},
+                                                        {"gpt2_tiny", {"Split", "Where"}}};
+  for (const auto* name :
+       {"resnet50", "mobilenet_v2", "densenet121", "googlenet", "alexnet", "vgg16", "yolo_style", "bert_base",
+        "vit_b_16", "gpt2_tiny", "lstm_2layer", "resnet50_train", "vgg16_train", "mobilenet_v2_train"}) {
+    shape::Bindings bindings;
+    bindings.batch = 2;
+    if (std::string(name) == "bert_base" || std::string(name) == "gpt2_tiny" || std::string(name) == "lstm_2layer")
+      bindings.dims["seq"] = 16;
+    auto r = analyze_file(model_path(name), bindings);
+    const auto& g = r.model.graph;
+    auto plan = cuda::plan_backward(g, runs(g), has_backward);
+    EXPECT_TRUE(plan.missing.empty()) << name << ": " << plan.missing.front().first;
+    auto differentiated = counts(g, plan.nodes);
+    for (const auto& op : needs[name]) EXPECT_GT(differentiated[op], 0) << name << " " << op;
+  }
+  // And the training references the GPU tests check those backwards with (tests/data/training).
+  for (const auto* name : {"densenet", "yolo", "vit", "gpt2"}) {
+    auto r = training_reference(name);
+    const auto& g = r.model.graph;
+    auto plan = cuda::plan_backward(g, runs(g), has_backward);
+    EXPECT_TRUE(plan.missing.empty()) << name << ": " << plan.missing.front().first;
+  }
+}
+
 TEST(BackwardPlan, TheTrainingReferencesAreDifferentiatedWhole) {
   auto resnet = training_reference("resnet");
   const auto& g = resnet.model.graph;

@@ -16,7 +16,9 @@ TEST_P(TrainingReference, LossGradientsAndSgdUpdateMatchPyTorch) {
   check_training_step(exec::load_engine(), GetParam(), exec::ExecOptions{}, cost::Optimizer::kSgd, 1e-3);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, TrainingReference, ::testing::Values("resnet", "mobilenet_v2", "vgg", "bert", "lstm"),
+INSTANTIATE_TEST_SUITE_P(Models, TrainingReference,
+                         ::testing::Values("resnet", "mobilenet_v2", "vgg", "bert", "lstm", "densenet", "yolo", "vit",
+                                           "gpt2"),
                          [](const auto& info) { return std::string(info.param); });
 
 // Adam's first step from fresh state moves every weight by learning rate x g / (|g| + 1e-8).

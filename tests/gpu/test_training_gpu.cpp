@@ -39,7 +39,8 @@ TEST_P(GpuTrainingReference, Tf32AndMixedPrecisionStayWithinTwoPercent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, GpuTrainingReference,
-                         ::testing::Values("resnet", "mobilenet_v2", "vgg", "bert", "lstm"),
+                         ::testing::Values("resnet", "mobilenet_v2", "vgg", "bert", "lstm", "densenet", "yolo", "vit",
+                                           "gpt2"),
                          [](const auto& info) { return std::string(info.param); });
 
 TEST(GpuTraining, AdamsFirstStepMovesEachWeightByTheLearningRate) {

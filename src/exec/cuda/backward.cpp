@@ -18,6 +18,7 @@ const exec::cuda::BackwardRegistry& exec::cuda::BackwardRegistry::instance() {
     exec::cuda::register_pooling_backward(*r);
     exec::cuda::register_manipulation_backward(*r);
     exec::cuda::register_recurrent_backward(*r);
+    exec::cuda::register_resize_backward(*r);
     return r;
   }();
   return *registry;

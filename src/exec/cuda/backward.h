@@ -78,5 +78,6 @@ void register_normalization_backward(BackwardRegistry& registry);
 void register_pooling_backward(BackwardRegistry& registry);
 void register_manipulation_backward(BackwardRegistry& registry);
 void register_recurrent_backward(BackwardRegistry& registry);
+void register_resize_backward(BackwardRegistry& registry);
 
 }  // namespace ridge::exec::cuda

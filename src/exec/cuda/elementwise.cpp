@@ -164,8 +164,8 @@ void cast_op(KernelContext& ctx) {
 }
 
 // Backward rows. ReLU from its output (as PyTorch's threshold_backward), Clip from its input (hardtanh_backward:
-// no gradient at the bounds); Add, Sub and Mul with each operand's gradient summed over the dims it was
-// broadcast along.
+// no gradient at the bounds), Sigmoid and Tanh from their outputs; Add, Sub, Mul, Div and Where with each operand's
+// gradient summed over the dims it was broadcast along.
 void relu_backward_op(BackwardContext& b) {
   if (!b.wants(0)) return;
   const auto& y = b.forward.outputs.at(0);
@@ -227,6 +227,37 @@ void erf_backward_op(BackwardContext& b) {
   b.forward.check_launch("Erf backward");
 }
 
+void sigmoid_backward_op(BackwardContext& b) {
+  if (!b.wants(0)) return;
+  auto& dx = b.grad(0);
+  sigmoid_backward(b.forward.outputs.at(0).as<float>(), b.dy().as<float>(), dx.as<float>(), dx.numel(),
+                   b.forward.gpu.stream());
+  b.forward.check_launch("Sigmoid backward");
+}
+
+// Where(c, a, b): a's gradient dY where c holds, b's where it does not (0 elsewhere), each summed over the dims it
+// was broadcast along; the condition has none.
+void where_backward_op(BackwardContext& b) {
+  auto& ctx = b.forward;
+  const auto& cond = ctx.in(0);
+  if (cond.dtype != graph::DType::kBool) ctx.fail("Where's condition must be bool");
+  const auto& dy = b.dy();
+  auto zero = ctx.scratch(graph::DType::kFloat32, {1});
+  fill(zero.as<float>(), 1, 0.f, ctx.gpu.stream());
+  const auto out = dense_layout(dy.dims), cond_layout = broadcast_layout(cond.dims, dy.dims),
+             scalar = broadcast_layout({}, dy.dims);
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    if (!b.wants(i)) continue;
+    auto g = ctx.scratch(graph::DType::kFloat32, dy.dims);
+    if (i == 1)
+      where(cond.data(), cond_layout, dy.data(), out, zero.data(), scalar, g.data(), out, 4, ctx.gpu.stream());
+    else
+      where(cond.data(), cond_layout, zero.data(), scalar, dy.data(), out, g.data(), out, 4, ctx.gpu.stream());
+    ctx.check_launch("Where backward");
+    b.set_reduced_grad(i, g);
+  }
+}
+
 void tanh_backward_op(BackwardContext& b) {
   if (!b.wants(0)) return;
   auto& dx = b.grad(0);
@@ -245,7 +276,9 @@ void register_elementwise_backward(BackwardRegistry& registry) {
                                {"Mul", binary_backward<BinaryOp::kMul>},
                                {"Div", binary_backward<BinaryOp::kDiv>},
                                {"Erf", erf_backward_op},
-                               {"Tanh", tanh_backward_op}});
+                               {"Tanh", tanh_backward_op},
+                               {"Sigmoid", sigmoid_backward_op},
+                               {"Where", where_backward_op}});
 }
 
 void register_elementwise_kernels(KernelRegistry& registry) {

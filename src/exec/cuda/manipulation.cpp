@@ -260,11 +260,10 @@ void gather_op(KernelContext& ctx) {
   }
 }
 
-void pad(KernelContext& ctx) {
-  const auto& x = ctx.activation(0);
+// Where a constant Pad puts its input, per dim of `rank`: the pads' starts, over the axes they name (all by default).
+std::vector<int64_t> pad_begin(KernelContext& ctx, size_t rank) {
   if (ctx.node.get_string("mode", "constant") != "constant") ctx.fail("only constant padding runs on the GPU");
   std::vector<int64_t> pads = ctx.opset >= 11 ? ctx.constant_ints(1) : ctx.node.get_ints("pads");
-  size_t rank = x.dims.size();
   std::vector<int64_t> axes;
   if (ctx.opset >= 18 && ctx.has(3))
     for (auto a : ctx.constant_ints(3)) axes.push_back(static_cast<int64_t>(axis_of(ctx, a, rank)));
@@ -273,6 +272,12 @@ void pad(KernelContext& ctx) {
   if (pads.size() != 2 * axes.size()) ctx.fail("pads do not match the axes");
   std::vector<int64_t> begin(rank, 0);
   for (size_t i = 0; i < axes.size(); ++i) begin[static_cast<size_t>(axes[i])] = pads[i];
+  return begin;
+}
+
+void pad(KernelContext& ctx) {
+  const auto& x = ctx.activation(0);
+  auto begin = pad_begin(ctx, x.dims.size());
   float value = 0.f;
   if (ctx.opset >= 11 && ctx.has(2)) {
     const auto* c = ctx.graph.value(ctx.node.input(2)).constant.get();
@@ -377,6 +382,50 @@ void concat_backward(BackwardContext& b) {
   }
 }
 
+// Expand's gradient: dY summed over the dims the input was broadcast along.
+void expand_backward(BackwardContext& b) {
+  if (b.wants(0)) b.set_reduced_grad(0, b.dy());
+}
+
+// Split's gradient: each output's gradient in its rows of the input's along the axis; zeros where none reached an
+// output (a part the model does not use).
+void split_backward(BackwardContext& b) {
+  if (!b.wants(0)) return;
+  auto& ctx = b.forward;
+  const auto& x = ctx.in(0);
+  auto axis = axis_of(ctx, ctx.node.get_int("axis", 0), x.dims.size());
+  auto& dx = b.grad(0);
+  bool all = true;
+  for (size_t i = 0; i < ctx.outputs.size(); ++i) all = all && (!ctx.wants_output(i) || b.output_grads[i].defined());
+  if (!all) check(cudaMemsetAsync(dx.data(), 0, dx.bytes(), ctx.gpu.stream()), "zeroing Split's gradient");
+  int64_t outer = product(x.dims, 0, axis);
+  constexpr size_t kFloat = sizeof(float);
+  size_t in_row = static_cast<size_t>(product(x.dims, axis, x.dims.size())) * kFloat, offset = 0;
+  for (size_t i = 0; i < ctx.outputs.size(); ++i) {
+    if (!ctx.wants_output(i)) continue;
+    const auto& y = ctx.outputs[i];
+    size_t row = static_cast<size_t>(product(y.dims, axis, y.dims.size())) * kFloat;
+    if (b.output_grads[i].defined())
+      copy_rows(ctx, static_cast<char*>(dx.data()) + offset, in_row, b.output_grads[i].data(), row, row, outer);
+    offset += row;
+  }
+}
+
+// Pad's gradient (constant mode): dY cropped back to the input, at the pads' start (negative pads: a crop, whose
+// gradient pads with zeros).
+void pad_backward(BackwardContext& b) {
+  if (!b.wants(0)) return;
+  auto& ctx = b.forward;
+  const auto& x = ctx.in(0);
+  auto begin = pad_begin(ctx, x.dims.size());
+  for (auto& d : begin) d = -d;
+  const auto& dy = b.dy();
+  auto& dx = b.grad(0);
+  pad_constant(dy.as<float>(), dense_layout(dy.dims), begin.data(), dx.as<float>(), dense_layout(x.dims), 0.f,
+               ctx.gpu.stream());
+  ctx.check_launch("Pad backward");
+}
+
 void register_manipulation_backward(BackwardRegistry& registry) {
   registry.add("manipulation", {{"Reshape", view_backward},
                                 {"Flatten", view_backward},
@@ -387,7 +436,10 @@ void register_manipulation_backward(BackwardRegistry& registry) {
                                 {"Transpose", transpose_backward},
                                 {"Gather", gather_backward},
                                 {"Slice", slice_backward},
-                                {"Concat", concat_backward}});
+                                {"Concat", concat_backward},
+                                {"Expand", expand_backward},
+                                {"Split", split_backward},
+                                {"Pad", pad_backward}});
 }
 
 // Tile, DepthToSpace and SpaceToDepth: one strided read each (movement_plan.h), any element type.

@@ -1,12 +1,14 @@
-// Resize: nearest-neighbour on the GPU through per-dim index tables (resize_plan.h); linear and cubic
-// interpolation are refused by name. GridSample: linear, nearest and cubic sampling at a grid's points
-// (grid_sample_plan.h).
+// Resize: nearest-neighbour on the GPU through per-dim index tables (resize_plan.h), its backward a scatter-add through
+// the same tables; linear and cubic interpolation are refused by name. GridSample: linear, nearest and cubic sampling
+// at a grid's points (grid_sample_plan.h).
 #include <fmt/format.h>
 
+#include "exec/cuda/backward.h"
 #include "exec/cuda/grid_sample_kernels.h"
 #include "exec/cuda/grid_sample_plan.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/resize_plan.h"
+#include "exec/cuda/training_kernels.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -86,7 +88,25 @@ void grid_sample_op(KernelContext& ctx) {
   ctx.check_launch("GridSample");
 }
 
+// Nearest Resize's (and Upsample's) gradient: each output element's added into the input element the forward's index
+// tables read for it (a training step runs NCHW, so the tables' dims are the tensors').
+void resize_backward(BackwardContext& b) {
+  if (!b.wants(0)) return;
+  auto& ctx = b.forward;
+  const auto& s = b.forward_state<ResizeState>();
+  const auto& dy = b.dy();
+  auto& dx = b.grad(0);
+  check(cudaMemsetAsync(dx.data(), 0, dx.bytes(), ctx.gpu.stream()), "zeroing Resize's gradient");
+  table_scatter_add(dy.as<float>(), dense_layout(dy.dims), static_cast<const int64_t*>(s.tables.get()),
+                    s.offsets.data(), dx.as<float>(), dense_layout(dx.dims), ctx.gpu.stream());
+  ctx.check_launch("Resize backward");
+}
+
 }  // namespace
+
+void register_resize_backward(BackwardRegistry& registry) {
+  registry.add("resize", {{"Resize", resize_backward}, {"Upsample", resize_backward}});
+}
 
 void register_resize_kernels(KernelRegistry& registry) {
   // Nearest-neighbour resizing moves elements of any size: a run's 16-bit activations as they are, in either layout.

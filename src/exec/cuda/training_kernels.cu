@@ -77,6 +77,24 @@ __global__ void tanh_backward_kernel(const float* y, const float* dy, float* dx,
   RIDGE_GRID_LOOP(i, n) dx[i] = dy[i] * (1.f - y[i] * y[i]);
 }
 
+__global__ void sigmoid_backward_kernel(const float* y, const float* dy, float* dx, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) dx[i] = dy[i] * y[i] * (1.f - y[i]);
+}
+
+// Each output element's gradient added into the input element its tables read (atomically: a nearest-neighbour
+// upsampling reads each input element several times).
+__global__ void table_scatter_add_kernel(const float* dy, Layout ol, const int64_t* tables, Layout offsets, Layout il,
+                                         float* dx, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) {
+    int64_t rest = i, offset = 0;
+    for (int d = ol.rank - 1; d >= 0; --d) {
+      offset += tables[offsets.dims[d] + rest % ol.dims[d]] * il.strides[d];
+      rest /= ol.dims[d];
+    }
+    atomicAdd(dx + offset, dy[i]);
+  }
+}
+
 // One block per row: the row's mean and inverse standard deviation as the forward computes them, then the two
 // sums the input's gradient needs.
 __global__ void layer_norm_backward_kernel(const float* x, const float* scale, const float* dy, float* dx,
@@ -237,6 +255,21 @@ void erf_backward(const float* x, const float* dy, float* dx, int64_t n, cudaStr
 
 void tanh_backward(const float* y, const float* dy, float* dx, int64_t n, cudaStream_t stream) {
   if (n > 0) tanh_backward_kernel<<<blocks_for(n), kThreads, 0, stream>>>(y, dy, dx, n);
+}
+
+void sigmoid_backward(const float* y, const float* dy, float* dx, int64_t n, cudaStream_t stream) {
+  if (n > 0) sigmoid_backward_kernel<<<blocks_for(n), kThreads, 0, stream>>>(y, dy, dx, n);
+}
+
+void table_scatter_add(const float* dy, const Layout& out_dense, const int64_t* tables, const int64_t* offsets,
+                       float* dx, const Layout& in_dense, cudaStream_t stream) {
+  int64_t n = 1;
+  for (int d = 0; d < out_dense.rank; ++d) n *= out_dense.dims[d];
+  if (n == 0) return;
+  Layout o;
+  o.rank = out_dense.rank;
+  for (int d = 0; d < out_dense.rank; ++d) o.dims[d] = offsets[d];
+  table_scatter_add_kernel<<<blocks_for(n), kThreads, 0, stream>>>(dy, out_dense, tables, o, in_dense, dx, n);
 }
 
 void layer_norm_backward(const float* x, const float* scale, const float* dy, float* dx, float* dy_xhat, int64_t rows,

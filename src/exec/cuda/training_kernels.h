@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "exec/cuda/layout.h"
+
 namespace ridge::exec::cuda {
 
 // The loss ridge trains with (the CPU step's): the mean of the squared outputs. Adds sum(y^2) / n to
@@ -39,6 +41,12 @@ void scale(const float* x, float* y, int64_t n, float factor, cudaStream_t strea
 void erf_backward(const float* x, const float* dy, float* dx, int64_t n, cudaStream_t stream);
 // dx = dy * (1 - y^2) (Tanh's, from its output).
 void tanh_backward(const float* y, const float* dy, float* dx, int64_t n, cudaStream_t stream);
+// dx = dy * y * (1 - y) (Sigmoid's, from its output).
+void sigmoid_backward(const float* y, const float* dy, float* dx, int64_t n, cudaStream_t stream);
+// dx (zeroed by the caller, dense over in_dense.dims) += dy (dense over out_dense.dims) at the input element
+// table_gather (kernels.h) read for each output element: nearest-neighbour Resize's backward.
+void table_scatter_add(const float* dy, const Layout& out_dense, const int64_t* tables, const int64_t* offsets,
+                       float* dx, const Layout& in_dense, cudaStream_t stream);
 // LayerNormalization over the last `cols` of each of `rows` rows, backward: with x^ = (x - mean) / sqrt(var + eps)
 // (recomputed per row) and g = dy * scale, dx = (g - mean(g) - x^ mean(g x^)) / sqrt(var + eps); writes dy * x^ to
 // `dy_xhat` (rows x cols) for the scale's gradient, a sum over rows.

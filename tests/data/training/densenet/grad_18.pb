@@ -1,0 +1,1 @@
+B-features.denseblock2.denselayer1.norm1.weightJ@Ò‰Ã¼ß%”;3d:X7ó<"”:æÌ_:2n/»¾™¼‰ˆ½.gk;ôi;<rs¼ÿÀ<¸°¼wM½<­™¦;

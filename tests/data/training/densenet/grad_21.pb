@@ -1,0 +1,1 @@
+B-features.denseblock2.denselayer1.norm2.weightJ@[Ë¢»Ä’#<ÓK&;£rU¼w;öâ‡<GÍ³»óCºï†¼®†²<zÎ¼Ð­81rž¼ípŸ<D¨¡;0ÕD»

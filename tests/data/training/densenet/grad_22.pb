@@ -1,0 +1,1 @@
+B+features.denseblock2.denselayer1.norm2.biasJ@Dƒ¹»)6Ì;Ï'µ»@×ı»Æˆ;xêN<+WK<ö6`¼¾C¼–Js<?º¼N<H·ß¼„Íñ;ønê;Ãİ:

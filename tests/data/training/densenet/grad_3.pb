@@ -1,0 +1,1 @@
+B-features.denseblock1.denselayer1.norm1.weightJ@»¼úœR<SÈ »8œ¼ˆœt<È¹±¹vÖ‘»ræ‡¼Ò°»[<LÚ³»BEÌ»QO;Eèq<Š,<«åX;

@@ -1,0 +1,1 @@
+B-features.denseblock3.denselayer1.norm1.weightJ@ö¬º?¢1;«f;;:É™;OÓK»iôÑ»&sœ;b@¾;_¯ÅºÍ½†<€5Œ:X­»ùW§ºAQ¼¸Z?¹

@@ -1,0 +1,1 @@
+B-features.denseblock3.denselayer1.norm2.weightJ@µzH<™=»ÒÞ‡;#‚;ŠàÔ»©¾;Ãd;¡•¼/Þ;}Òº<s»¹-íe;h¼ÿá}ºkS0»?K»

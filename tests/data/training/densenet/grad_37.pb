@@ -1,0 +1,1 @@
+B+features.denseblock3.denselayer1.norm2.biasJ@¼¨ <Ûk»Ò»Ú;p•›»Htd9%ÆŸ;L×‘»HU,;x0ºî¼\:,ò»àç?9çUg»<=´»

@@ -1,0 +1,1 @@
+B-features.denseblock3.denselayer2.norm1.weightJ`÷Õ+¼.‚­»kß¼©,–;é°S¹¥-”;²—­:Hx;dÄ»Áù»@ÍE»Ô©É; 3Ñ¹Æk	<7Ÿ&»¹|<c»mËE;ÍúÙºb.<=of»L D;¶_s»nj²º

@@ -1,0 +1,1 @@
+B-features.denseblock4.denselayer1.norm1.weightJ@ÜÏ=»Í-<Î‹º”¹ğ:&c8×ºy»|j4ºÊ–„9ôœ‡»álì»æ»;/mr¸Ù>»5…¾;ÿŠ»

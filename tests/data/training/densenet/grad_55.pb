@@ -1,0 +1,1 @@
+B+features.denseblock4.denselayer2.norm1.biasJ`ÀÛ¸á„Õ».»Ù•…»©b;ˆ-¼º´Â;J‚â;ôEºÈT˜;~Âu:<§º†€£º(èL»^Có:!™";Ø³C:×Š»JS-9Ìqb:(œ»•Ş›º~&nºÀ¬›·

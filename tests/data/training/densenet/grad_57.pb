@@ -1,0 +1,1 @@
+B-features.denseblock4.denselayer2.norm2.weightJ@©f¢;Óû»»«Y-»²â»‚€;õôRºËïJ»VI«;BÚ:q©»Ü:³š;„ğºg®Ñ9~:²ÎPº

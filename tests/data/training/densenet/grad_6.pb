@@ -1,0 +1,1 @@
+B-features.denseblock1.denselayer1.norm2.weightJ@«¥¼›ÛO;UÈÝ9³´0¼†¬P¼}Ë=<<™í¼ 	;²“Ë;Ï—þ<•ä »Øãu< óá;E”»)6¼u•;

@@ -1,0 +1,1 @@
+B-features.denseblock1.denselayer2.norm1.weightJ`¯ÈÍ»	·;‘t>¼öªE<±þ;VAö»‡Ð¯;àÞ¼+ª.»*¾ :{7Á<¾÷À;Û·Z¼™¾"¼ïqz¼IjI;ë–M;àË×;8˜v<@À¼ßG;å9ó:8-¼oàˆ<

@@ -1,0 +1,1 @@
+Bstage2.1.out.1.weightJ P;‘’$;ÅÔÁº”&¸h»hmF¹¢i¹È„Ğ:
