@@ -227,12 +227,13 @@ void erf_backward_op(BackwardContext& b) {
   b.forward.check_launch("Erf backward");
 }
 
-void sigmoid_backward_op(BackwardContext& b) {
+// An activation whose gradient comes from its output (Sigmoid: dY y (1 - y); Tanh: dY (1 - y^2)).
+template <void (*launch)(const float*, const float*, float*, int64_t, cudaStream_t)>
+void from_output_backward(BackwardContext& b) {
   if (!b.wants(0)) return;
   auto& dx = b.grad(0);
-  sigmoid_backward(b.forward.outputs.at(0).as<float>(), b.dy().as<float>(), dx.as<float>(), dx.numel(),
-                   b.forward.gpu.stream());
-  b.forward.check_launch("Sigmoid backward");
+  launch(b.forward.outputs.at(0).as<float>(), b.dy().as<float>(), dx.as<float>(), dx.numel(), b.forward.gpu.stream());
+  b.forward.check_launch(b.forward.node.op_type + " backward");
 }
 
 // Where(c, a, b): a's gradient dY where c holds, b's where it does not (0 elsewhere), each summed over the dims it
@@ -258,14 +259,6 @@ void where_backward_op(BackwardContext& b) {
   }
 }
 
-void tanh_backward_op(BackwardContext& b) {
-  if (!b.wants(0)) return;
-  auto& dx = b.grad(0);
-  tanh_backward(b.forward.outputs.at(0).as<float>(), b.dy().as<float>(), dx.as<float>(), dx.numel(),
-                b.forward.gpu.stream());
-  b.forward.check_launch("Tanh backward");
-}
-
 }  // namespace
 
 void register_elementwise_backward(BackwardRegistry& registry) {
@@ -276,8 +269,8 @@ void register_elementwise_backward(BackwardRegistry& registry) {
                                {"Mul", binary_backward<BinaryOp::kMul>},
                                {"Div", binary_backward<BinaryOp::kDiv>},
                                {"Erf", erf_backward_op},
-                               {"Tanh", tanh_backward_op},
-                               {"Sigmoid", sigmoid_backward_op},
+                               {"Tanh", from_output_backward<tanh_backward>},
+                               {"Sigmoid", from_output_backward<sigmoid_backward>},
                                {"Where", where_backward_op}});
 }
 
