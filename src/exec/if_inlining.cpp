@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "util/error.h"
+
 namespace ridge::exec {
 
 using graph::kNoValue;
@@ -36,9 +38,15 @@ std::string obstacle(const graph::Graph& g, const graph::Node& node, const graph
   return "";
 }
 
-// Replaces node n of `g` by `branch`'s nodes, in its place.
-void inline_branch(graph::Graph& g, size_t n, const graph::Graph& branch) {
+// Replaces node n of `g` by `branch`'s nodes, in its place, each recorded in `result` as running for the If.
+void inline_branch(graph::Graph& g, size_t n, const graph::Graph& branch, IfInlining& result) {
   const graph::Node node = g.nodes[n];  // a copy: g.nodes is rebuilt below
+  std::string origin = result.inlined_from(node);
+  if (origin.empty()) origin = node.name.empty() ? node.op_type : node.name;
+  auto record = [&](const graph::Node& inlined) {
+    for (auto id : inlined.outputs)
+      if (id != kNoValue) result.if_of_output[id] = origin;
+  };
   std::vector<ValueId> map(branch.values.size(), kNoValue);
   // A branch output its own nodes compute becomes the If's output (each once); any other (a value of the graph, a
   // weight, one returned twice) is copied into it by an Identity.
@@ -80,6 +88,7 @@ void inline_branch(graph::Graph& g, size_t n, const graph::Graph& branch) {
     graph::Node copy = inner;
     copy.inputs = mapped(inner.inputs);
     copy.outputs = mapped(inner.outputs);
+    record(copy);
     nodes.push_back(std::move(copy));
   }
   for (const auto& [b, out] : copies) {
@@ -88,6 +97,7 @@ void inline_branch(graph::Graph& g, size_t n, const graph::Graph& branch) {
     identity.op_type = "Identity";
     identity.inputs = {map[b]};
     identity.outputs = {out};
+    record(identity);
     nodes.push_back(std::move(identity));
   }
   for (size_t i = n + 1; i < g.nodes.size(); ++i) nodes.push_back(std::move(g.nodes[i]));
@@ -95,6 +105,40 @@ void inline_branch(graph::Graph& g, size_t n, const graph::Graph& branch) {
 }
 
 }  // namespace
+
+const std::string& IfInlining::inlined_from(const graph::Node& node) const {
+  static const std::string none;
+  for (auto id : node.outputs)
+    if (auto it = if_of_output.find(id); it != if_of_output.end()) return it->second;
+  return none;
+}
+
+void fold_inlined_rows(const std::vector<std::string>& if_of_row, std::vector<NodeTiming>& rows) {
+  if (if_of_row.size() != rows.size()) throw Error("fold_inlined_rows: one If name (or none) per row is needed");
+  std::vector<NodeTiming> folded;
+  std::map<std::string, size_t> row_of_if;  // If name -> its row in `folded`
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (if_of_row[i].empty()) {
+      folded.push_back(std::move(rows[i]));
+      continue;
+    }
+    auto [it, first] = row_of_if.try_emplace(if_of_row[i], folded.size());
+    if (first) {
+      NodeTiming t;
+      t.name = if_of_row[i];
+      t.op_type = "If";
+      t.forward_ms = rows[i].forward_ms < 0 ? -1 : 0;
+      t.backward_ms = rows[i].backward_ms < 0 ? -1 : 0;
+      folded.push_back(std::move(t));
+    }
+    // Means and a step's parts add up; a median of a sum is not the sum of medians, and an algorithm is one node's.
+    auto& t = folded[it->second];
+    t.mean_ms += rows[i].mean_ms;
+    if (t.forward_ms >= 0 && rows[i].forward_ms >= 0) t.forward_ms += rows[i].forward_ms;
+    if (t.backward_ms >= 0 && rows[i].backward_ms >= 0) t.backward_ms += rows[i].backward_ms;
+  }
+  rows = std::move(folded);
+}
 
 bool has_constant_if(const graph::Graph& g) {
   for (const auto& node : g.nodes)
@@ -116,7 +160,7 @@ IfInlining inline_constant_ifs(graph::Graph& g) {
       ++n;
       continue;
     }
-    inline_branch(g, n, *branch);  // its first node is now node n: an If among them is looked at next
+    inline_branch(g, n, *branch, result);  // its first node is now node n: an If among them is looked at next
     ++result.inlined;
   }
   if (result.inlined) g.link_and_sort();

@@ -5,9 +5,11 @@
 // values keep their names (ONNX forbids a subgraph's names to shadow its graph's, so none clash; an If whose branch
 // would clash, reads a value the graph lacks or takes inputs is left as it is), its weights become the graph's, after
 // the graph's own values, and its outputs are the If's. libtorch-free.
+#include <map>
 #include <string>
 #include <vector>
 
+#include "exec/measurement.h"
 #include "graph/graph.h"
 
 namespace ridge::exec {
@@ -15,11 +17,22 @@ namespace ridge::exec {
 struct IfInlining {
   int inlined = 0;                // If nodes replaced by their branch
   std::vector<std::string> kept;  // If nodes left, each "NAME: why"
+  // Per value an inlined node writes: the If of the graph as given that the node runs for (the outermost, for nested
+  // Ifs). Keyed by value id, which the rewrite and the graphs made from it (the optimized one) keep.
+  std::map<graph::ValueId, std::string> if_of_output;
+
+  // The If that `node` (of the rewritten graph, or one made from it) runs for; empty for the graph's own nodes.
+  const std::string& inlined_from(const graph::Node& node) const;
 };
 
 // Inlines every If of `g` (not of its subgraphs) whose condition is a known one-element constant, repeatedly (a
 // branch's own If with a known condition too), and relinks and sorts `g`. The values of `g` keep their ids.
 IfInlining inline_constant_ifs(graph::Graph& g);
+
+// Per-node timings of an inlined graph made the model's: the rows whose node ran for an If (if_of_row[i] names it,
+// "" for the graph's own nodes) become one row named as the If (op "If") at the place of the first, their times
+// summed, as the CPU executor times the If and the analysis costs it. Other rows stay as they are.
+void fold_inlined_rows(const std::vector<std::string>& if_of_row, std::vector<NodeTiming>& rows);
 
 // `g` holds an If (outside subgraphs) whose condition is a known constant.
 bool has_constant_if(const graph::Graph& g);

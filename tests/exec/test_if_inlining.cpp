@@ -11,6 +11,7 @@
 #include "exec/if_inlining.h"
 #include "support/model_builder.h"
 #include "support/tensor_compare.h"
+#include "util/error.h"
 
 namespace ridge::test {
 namespace {
@@ -170,6 +171,79 @@ TEST(IfInlining, AnIfItCannotReplaceStaysAndSaysWhy) {
   ASSERT_EQ(result.kept.size(), 1u);
   EXPECT_EQ(result.kept[0], "branch: its branch's value 'rows' has the name of one of the graph's");
   EXPECT_EQ(count_ops(r.model.graph, "If"), 1);
+}
+
+// Every node an If put in its place (a nested If's too) runs for the outermost If, and a profile of the inlined graph
+// becomes the model's: the branch's rows one row named as the If, its times summed (by hand), where its first was.
+TEST(IfInlining, TheBranchsNodesAreTimedAsTheIf) {
+  auto r = analyze_file(branching_model(2));
+  graph::Model inlined = r.model;
+  auto inlining = exec::inline_constant_ifs(inlined.graph);
+  const auto& g = inlined.graph;
+  std::vector<std::string> from_branch, outside;
+  for (const auto& node : g.nodes) {
+    const auto& from = inlining.inlined_from(node);
+    if (from.empty()) {
+      outside.push_back(node.name);
+    } else {
+      EXPECT_EQ(from, "branch") << node.name;
+      from_branch.push_back(node.name);
+    }
+  }
+  // Mul, Relu, the nested If's Add and the Identity that returns x.
+  std::sort(from_branch.begin(), from_branch.end());
+  EXPECT_EQ(from_branch, (std::vector<std::string>{"branch/second", "t_mul_node", "t_plus_node", "t_relu_node"}));
+  std::sort(outside.begin(), outside.end());
+  EXPECT_EQ(outside, (std::vector<std::string>{"add", "equal", "out", "rows", "shape"}));
+
+  // Every node timed but node 0 (a profile leaves out what does not execute): node n takes 2^n ms, forward 2^n and
+  // backward 0.
+  std::vector<std::string> if_of_row;
+  std::vector<exec::NodeTiming> rows;
+  for (size_t n = 1; n < g.nodes.size(); ++n) {
+    exec::NodeTiming t;
+    t.name = g.nodes[n].name;
+    t.op_type = g.nodes[n].op_type;
+    t.mean_ms = t.forward_ms = static_cast<double>(1 << n);
+    t.backward_ms = 0;
+    t.algorithm = "a" + std::to_string(n);
+    if_of_row.push_back(inlining.inlined_from(g.nodes[n]));
+    rows.push_back(t);
+  }
+  exec::fold_inlined_rows(if_of_row, rows);
+  double branch_ms = 0;
+  size_t first_branch = g.nodes.size(), branch_rows = 0;
+  for (size_t n = 1; n < g.nodes.size(); ++n)
+    if (!inlining.inlined_from(g.nodes[n]).empty()) {
+      branch_ms += static_cast<double>(1 << n);
+      first_branch = std::min(first_branch, n);
+      ++branch_rows;
+    }
+  ASSERT_EQ(branch_rows, 4u);
+  ASSERT_EQ(rows.size(), g.nodes.size() - 1 - branch_rows + 1);
+  size_t at = 0;
+  for (size_t n = 1; n < g.nodes.size(); ++n) {
+    if (!inlining.inlined_from(g.nodes[n]).empty() && n != first_branch) continue;
+    const auto& t = rows.at(at++);
+    if (n == first_branch) {
+      EXPECT_EQ(t.name, "branch");
+      EXPECT_EQ(t.op_type, "If");
+      EXPECT_EQ(t.mean_ms, branch_ms);
+      EXPECT_EQ(t.forward_ms, branch_ms);
+      EXPECT_EQ(t.backward_ms, 0);
+      EXPECT_EQ(t.median_ms, -1);
+      EXPECT_EQ(t.algorithm, "");
+    } else {
+      EXPECT_EQ(t.name, g.nodes[n].name);
+      EXPECT_EQ(t.mean_ms, static_cast<double>(1 << n));
+      EXPECT_EQ(t.algorithm, "a" + std::to_string(n));
+    }
+  }
+  EXPECT_EQ(at, rows.size());
+  // The row is the one the analysis costs: a node of that name, an If.
+  EXPECT_EQ(node_named(r, "branch").op_type, "If");
+  // Rows and their If names must pair up.
+  EXPECT_THROW(exec::fold_inlined_rows({"branch"}, rows), Error);
 }
 
 }  // namespace

@@ -66,6 +66,10 @@ class Interpreter {
   const std::string& optimization() const { return optimization_; }
   // The If nodes run as their taken branch (exec/if_inlining.h), for a run's notes; empty where there were none.
   const std::string& inlining() const { return inlining_; }
+  // Per node: the If it runs for, where it came from an inlined branch (empty otherwise); and its NVTX range's name
+  // (that If's, else the ONNX node's, else its op type).
+  const std::string& inlined_from(size_t node) const { return inlined_from_[node]; }
+  const std::string& range_name(size_t node) const { return range_names_[node]; }
   // Where the run keeps activations in 16 bits (storage_plan.h); its storage is fp32 otherwise.
   const StoragePlan& storage() const { return storage_; }
 
@@ -94,7 +98,8 @@ class Interpreter {
   std::vector<GpuTensor> inputs_;
   bool inputs_set_ = false;                // (a model whose inputs are all initializers has none)
   std::vector<const KernelRow*> kernels_;  // null: folded (or nothing to do)
-  std::vector<std::string> range_names_;   // per node: its NVTX range (the ONNX name, else its op type)
+  std::vector<std::string> range_names_;   // per node: its NVTX range (see range_name)
+  std::vector<std::string> inlined_from_;  // per node: the If it runs for, or empty
   NodePlan plan_;                          // which nodes run, what each releases
   std::vector<std::unique_ptr<NodeState>> states_;
   std::vector<AlgorithmChoice> algorithms_;

@@ -146,8 +146,8 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
     for (auto id : node.inputs)
       b.needs_grad.push_back(id != graph::kNoValue && plan_.needs_grad[static_cast<size_t>(id)]);
     b.input_grads.resize(node.inputs.size());
-    // The backward's kernels carry the node's name too, so a profile maps them to the layer.
-    auto range = fmt::format("{} backward", node.name.empty() ? node.op_type : node.name);
+    // The backward's kernels carry the forward's range name too, so a profile maps them to the layer.
+    auto range = interpreter_.range_name(n) + " backward";
     if (hook) hook(StepPhase::kBackward, n, false);
     nvtxRangePushA(range.c_str());
     try {
