@@ -7,7 +7,7 @@ namespace ridge::exec {
 void register_matmul_ops(OpRegistry& registry) {
   // clang-format off
   registry.add("matmul", {
-      {"MatMul", kLayer}, {"Gemm", kLayer}, {"MatMulInteger", kNoGpuKernel}, {"Einsum"}, {"Det"},
+      {"MatMul", kLayer}, {"Gemm", kLayer}, {"MatMulInteger"}, {"Einsum"}, {"Det"},
   });
   // clang-format on
 }

@@ -7,8 +7,8 @@ namespace ridge::exec {
 void register_quantization_ops(OpRegistry& registry) {
   // clang-format off
   registry.add("quantization", {
-      {"QuantizeLinear"}, {"DequantizeLinear"}, {"DynamicQuantizeLinear"}, {"ConvInteger", kNoGpuKernel},
-      {"QLinearConv", kNoGpuKernel}, {"QLinearMatMul", kNoGpuKernel},
+      {"QuantizeLinear"}, {"DequantizeLinear"}, {"DynamicQuantizeLinear"}, {"ConvInteger"},
+      {"QLinearConv"}, {"QLinearMatMul"},
   });
   // clang-format on
 }

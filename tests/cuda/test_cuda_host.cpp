@@ -290,13 +290,31 @@ TEST(CudaKernels, TheBundledModelsOpsHaveGpuKernelsOrAreNamed) {
     for (const auto& [op, count] : missing) list += op + " ";
     EXPECT_TRUE(missing.empty()) << name << ": " << list;
   }
-  // An op the GPU lacks is named with its count.
+  // An op the GPU lacks is named with its count: a Loop (its trip count an input) that doubles x.
   ModelBuilder b;
-  b.input("a", {2, 3}, ::onnx::TensorProto::UINT8).input("b", {3, 2}, ::onnx::TensorProto::UINT8).output("y");
-  b.node("MatMulInteger", {"a", "b"}, {"y"}, "product");
+  b.input("x", {2, 3}).input("trips", {}, ::onnx::TensorProto::INT64).output("y");
+  auto& loop = b.node("Loop", {"trips", "", "x"}, {"y"}, "loop");
+  ::onnx::GraphProto body;
+  body.set_name("body");
+  for (const char* name : {"i", "cond_in", "x_in"}) body.add_input()->set_name(name);
+  auto* twice = body.add_node();
+  twice->set_op_type("Add");
+  twice->add_input("x_in");
+  twice->add_input("x_in");
+  twice->add_output("x_out");
+  auto* keep = body.add_node();
+  keep->set_op_type("Identity");
+  keep->add_input("cond_in");
+  keep->add_output("cond_out");
+  body.add_output()->set_name("cond_out");
+  body.add_output()->set_name("x_out");
+  auto* attr = loop.add_attribute();
+  attr->set_name("body");
+  attr->set_type(::onnx::AttributeProto::GRAPH);
+  *attr->mutable_g() = body;
   auto missing = cuda::missing_kernels(analyze_file(b.save("cuda_missing")).model);
   ASSERT_EQ(missing.size(), 1u);
-  EXPECT_EQ(missing.front().first, "MatMulInteger");
+  EXPECT_EQ(missing.front().first, "Loop");
   EXPECT_EQ(missing.front().second, 1);
 }
 

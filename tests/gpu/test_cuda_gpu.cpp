@@ -19,6 +19,7 @@
 #include "support/backend_node_tests.h"
 #include "support/einsum_reference.h"
 #include "support/model_builder.h"
+#include "support/node_tests.h"
 #include "support/paths.h"
 #include "support/random_weights_fixtures.h"
 #include "support/tensor_compare.h"
@@ -340,6 +341,44 @@ TEST(GpuExecutor, QuantizationOneHotAndHardmaxMatchOnnxsNodeTests) {
   EXPECT_GE(check_node_tests({"quantizelinear", "test_onehot", "test_hardmax"}), 17);
 }
 
+// MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv (integer_products.cpp) on the node tests, exactly (their
+// inputs are 8-bit: check_node_tests leaves them out), and the CPU executor's bytes on a per-row and per-column case.
+TEST(GpuExecutor, IntegerProductsMatchOnnxsNodeTestsExactly) {
+  if (!node_testdata_installed()) GTEST_SKIP() << "libonnx-testdata is not installed";
+  int checked = 0;
+  for (const auto& t : node_tests({"test_matmulinteger", "test_qlinearmatmul", "test_basic_convinteger",
+                                   "test_convinteger", "test_qlinearconv"})) {
+    auto out = ridge_cuda_engine()->run(t.prepared.analysis.model, t.inputs(), gpu_options());
+    auto want = t.expected();
+    ASSERT_TRUE(want) << t.name;
+    EXPECT_EQ(compare_tensor(out.outputs.at(0), *want, 0, 0), "") << t.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 7);
+  ModelBuilder b(13);
+  b.input("a", {int64_t{5}, int64_t{7}}, ::onnx::TensorProto::UINT8)
+      .input("b", {int64_t{7}, int64_t{3}}, ::onnx::TensorProto::INT8)
+      .input("az", {int64_t{5}}, ::onnx::TensorProto::UINT8)
+      .input("bz", {int64_t{3}}, ::onnx::TensorProto::INT8)
+      .output("y");
+  b.node("MatMulInteger", {"a", "b", "az", "bz"}, {"y"}, "product");
+  auto r = analyze_file(b.save("gpu_matmul_integer"));
+  auto bytes = [](const std::string& name, graph::DType type, std::vector<int64_t> dims, int salt) {
+    int64_t n = 1;
+    for (auto d : dims) n *= d;
+    exec::HostTensor t{name, type, dims, std::vector<uint8_t>(static_cast<size_t>(n))};
+    for (int64_t i = 0; i < n; ++i) t.bytes[static_cast<size_t>(i)] = static_cast<uint8_t>((i * 37 + salt * 101) % 256);
+    return t;
+  };
+  std::vector<exec::HostTensor> inputs{
+      bytes("a", graph::DType::kUInt8, {5, 7}, 1), bytes("b", graph::DType::kInt8, {7, 3}, 2),
+      bytes("az", graph::DType::kUInt8, {5}, 3), bytes("bz", graph::DType::kInt8, {3}, 4)};
+  auto cpu = exec::load_engine().run(r.model, inputs, {});
+  auto gpu = ridge_cuda_engine()->run(r.model, inputs, gpu_options());
+  EXPECT_EQ(gpu.outputs.at(0).dtype, graph::DType::kInt32);
+  EXPECT_EQ(gpu.outputs.at(0).bytes, cpu.outputs.at(0).bytes);
+}
+
 // NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (loss.cpp) against their fp32 node tests (their function
 // bodies, `_expanded`, run other kernels: BackendNodeTestsMatchOnnxReference).
 TEST(GpuExecutor, LossesMatchOnnxsNodeTests) { EXPECT_EQ(check_node_tests({"test_nllloss_", "test_sce_"}, false), 52); }
@@ -543,6 +582,61 @@ TEST(GpuExecutor, LargeConstantsAreUploadedAndConstantOfShapeFills) {
     auto zeros = floats(out.outputs[3]);
     EXPECT_EQ(std::count(zeros.begin(), zeros.end(), 0.f), n);
   }
+}
+
+// An If whose condition shape inference knows runs as its taken branch, computing what the CPU executor's If does,
+// and its profile has the If's row (the branch's nodes summed into it), as the analysis costs it.
+TEST(GpuExecutor, AnInlinedIfComputesItsBranchAndIsTimedAsTheIf) {
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{3}}).output("y");
+  b.int64_constant("zero", {}, {0}).int64_constant("two", {}, {2});
+  b.node("Shape", {"x"}, {"s"}, "shape");
+  b.node("Gather", {"s", "zero"}, {"rows"}, "rows");
+  b.node("Equal", {"rows", "two"}, {"cond"}, "equal");
+  auto& node = b.node("If", {"cond"}, {"picked"}, "branch");
+  for (const char* name : {"then_branch", "else_branch"}) {
+    bool then = std::string(name) == "then_branch";
+    ::onnx::GraphProto g;
+    g.set_name(name);
+    auto* n = g.add_node();
+    n->set_op_type(then ? "Relu" : "Neg");
+    n->set_name(std::string(name) + "_op");
+    n->add_input("x");
+    n->add_output(std::string(name) + "_out");
+    auto* twice = g.add_node();
+    twice->set_op_type("Add");
+    twice->set_name(std::string(name) + "_twice");
+    twice->add_input(std::string(name) + "_out");
+    twice->add_input(std::string(name) + "_out");
+    twice->add_output(std::string(name) + "_sum");
+    g.add_output()->set_name(std::string(name) + "_sum");
+    auto* attr = node.add_attribute();
+    attr->set_name(name);
+    attr->set_type(::onnx::AttributeProto::GRAPH);
+    *attr->mutable_g() = g;
+  }
+  b.node("Sigmoid", {"picked"}, {"y"}, "after");
+  auto r = analyze_file(b.save("gpu_inlined_if"));
+  auto x = float_tensor("x", {2, 3}, {-1.5f, -0.5f, 0.f, 0.5f, 1.f, 2.5f});
+  auto cpu = exec::load_engine().run(r.model, {x}, {});
+  auto gpu = ridge_cuda_engine()->run(r.model, {x}, gpu_options());
+  ASSERT_EQ(gpu.outputs.size(), 1u);
+  auto want = floats(cpu.outputs[0]), got = floats(gpu.outputs[0]);
+  ASSERT_EQ(got.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+  EXPECT_NEAR(got[5], 1 / (1 + std::exp(-5.f)), 1e-6);  // sigmoid(relu(2.5) * 2)
+  exec::BenchOptions bench;
+  bench.exec = gpu_options();
+  bench.exec.profile_nodes = true;
+  bench.fixed_iterations = 5;
+  auto run = ridge_cuda_engine()->bench(r.model, {x}, bench);
+  std::vector<std::string> names;
+  for (const auto& t : run.nodes) names.push_back(t.name + ":" + t.op_type);
+  EXPECT_EQ(names, (std::vector<std::string>{"branch:If", "after:Sigmoid"}));
+  bool noted = false;
+  for (const auto& note : run.notes)
+    noted = noted || note.find("times the branch's nodes as the If") != std::string::npos;
+  EXPECT_TRUE(noted);
 }
 
 TEST(GpuExecutor, RandomWeightsAndInputsComeFromTheSharedRule) {

@@ -26,7 +26,8 @@ TEST(OpsReport, EveryOpIsARowOfTheDocumentAndThePage) {
   EXPECT_NE(page.find("| Conv | yes | yes | yes | yes |\n"), std::string::npos);
   EXPECT_NE(page.find("| Shape | yes | yes | yes | folds |\n"), std::string::npos);
   EXPECT_NE(page.find("| Unique | yes | no | yes | yes |\n"), std::string::npos);
-  EXPECT_NE(page.find("| QLinearConv | yes | yes | yes | no |\n"), std::string::npos);
+  EXPECT_NE(page.find("| QLinearConv | yes | yes | yes | yes |\n"), std::string::npos);
+  EXPECT_NE(page.find("| Loop | yes | yes | yes | no |\n"), std::string::npos);
   EXPECT_EQ(page.substr(page.size() - exec::coverage_summary(ops).size() - 1), exec::coverage_summary(ops) + "\n");
 }
 

@@ -10,6 +10,7 @@
 #include "exec/attention_fusion.h"
 #include "exec/cuda/attention_plan.h"
 #include "exec/cuda/epilogue.h"
+#include "exec/cuda/integer_products.h"
 #include "exec/cuda/product_plan.h"
 #include "exec/host_values.h"
 #include "exec/if_inlining.h"
@@ -35,6 +36,7 @@ const exec::cuda::KernelRegistry& exec::cuda::KernelRegistry::instance() {
     exec::cuda::register_indexing_kernels(*r);
     exec::cuda::register_attention_kernels(*r);
     exec::cuda::register_quantization_kernels(*r);
+    exec::cuda::register_integer_kernels(*r);
     exec::cuda::register_generator_kernels(*r);
     exec::cuda::register_loss_kernels(*r);
     exec::cuda::register_detection_kernels(*r);
@@ -138,9 +140,11 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
     inlined_ = std::make_unique<graph::Model>(model);
     inlining = inline_constant_ifs(inlined_->graph);
     if (inlining.inlined)
-      inlining_ =
-          fmt::format("{} If node{} ran as the branch {} condition selects (known before the run)", inlining.inlined,
-                      inlining.inlined == 1 ? "" : "s", inlining.inlined == 1 ? "its" : "their");
+      inlining_ = fmt::format(
+          "{} If node{} ran as the branch {} condition selects (known before the run); a per-node "
+          "profile times the branch's nodes as {}",
+          inlining.inlined, inlining.inlined == 1 ? "" : "s", inlining.inlined == 1 ? "its" : "their",
+          inlining.inlined == 1 ? "the If" : "their If");
     source = inlined_.get();
     graph_ = &inlined_->graph;
   }
@@ -170,7 +174,13 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
   plan_ = plan_nodes(g, true);
   kernels_.assign(g.nodes.size(), nullptr);
   range_names_.reserve(g.nodes.size());
-  for (const auto& node : g.nodes) range_names_.push_back(node.name.empty() ? node.op_type : node.name);
+  inlined_from_.reserve(g.nodes.size());
+  for (const auto& node : g.nodes) {
+    inlined_from_.push_back(inlining.inlined_from(node));
+    // An inlined branch's kernels carry its If's name: the node the analysis costs and `import ncu -m` maps to.
+    range_names_.push_back(!inlined_from_.back().empty() ? inlined_from_.back()
+                                                         : (node.name.empty() ? node.op_type : node.name));
+  }
   for (size_t n = 0; n < g.nodes.size(); ++n)
     if (plan_.executes(n)) kernels_[n] = KernelRegistry::instance().find(g.nodes[n].op_type);
   constants_.resize(g.values.size());

@@ -82,7 +82,8 @@ void gemm(C& c) {
 
 void matmul_integer(C& c) {
   auto a = c.in(0).to(at::kInt), b = c.in(1).to(at::kInt);
-  if (c.has(2)) a = a - c.in(2).to(at::kInt);
+  // A 1-D zero point of A is one per row ([M]; ONNX's), which broadcasting would read along K: made [M, 1].
+  if (c.has(2)) a = a - (c.in(2).dim() == 1 && a.dim() >= 2 ? c.in(2).reshape({-1, 1}) : c.in(2)).to(at::kInt);
   if (c.has(3)) b = b - c.in(3).to(at::kInt);
   // ATen has no integer GEMM on the CPU; int32 products of 8-bit values are exact in double.
   c.set(0, at::matmul(a.to(at::kDouble), b.to(at::kDouble)).to(at::kInt));

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "exec/aten/kernels/kernel.h"
+#include "shape/spatial.h"
+#include "util/error.h"
 
 namespace ridge::exec::aten {
 
@@ -66,23 +68,35 @@ void dynamic_quantize(C& c) {
   c.set(2, at::scalar_tensor(zp, at::kByte));
 }
 
-// The exact integer convolution of zero-point-shifted values (as doubles) with the node's
-// strides, dilations, pads and groups.
+// The exact integer convolution of zero-point-shifted values (as doubles) with the node's strides, dilations, pads
+// (auto_pad included: the window as shape inference resolves it, shape::resolve_window) and groups.
 at::Tensor shifted_conv(const C& c, const at::Tensor& x, const at::Tensor& w) {
   size_t rank = static_cast<size_t>(x.dim()) - 2;
-  auto strides = c.node.get_ints("strides", std::vector<int64_t>(rank, 1));
-  auto dilations = c.node.get_ints("dilations", std::vector<int64_t>(rank, 1));
-  auto pads = c.node.get_ints("pads", std::vector<int64_t>(2 * rank, 0));
-  std::vector<int64_t> p;
-  for (size_t i = rank; i-- > 0;) p.insert(p.end(), {pads[i], pads[i + rank]});
-  return at::convolution(at::constant_pad_nd(x, p, 0), w, {}, strides, std::vector<int64_t>(rank, 0), dilations, false,
-                         std::vector<int64_t>(rank, 0), c.node.get_int("group", 1));
+  shape::Window window;
+  try {
+    window = shape::resolve_window(c.node, std::vector<int64_t>(x.sizes().begin() + 2, x.sizes().end()),
+                                   std::vector<int64_t>(w.sizes().begin() + 2, w.sizes().end()));
+  } catch (const Error& e) {
+    c.fail(e.what());
+  }
+  std::vector<int64_t> p;  // constant_pad_nd takes the last axis first
+  for (size_t i = rank; i-- > 0;) p.insert(p.end(), {window.pads_begin[i], window.pads_end[i]});
+  return at::convolution(at::constant_pad_nd(x, p, 0), w, {}, window.strides, std::vector<int64_t>(rank, 0),
+                         window.dilations, false, std::vector<int64_t>(rank, 0), c.node.get_int("group", 1));
+}
+
+// A weight's zero point or scale: one value, or one per output channel ([M]), shaped to broadcast over w [M, C, k...].
+at::Tensor per_output_channel(const at::Tensor& p, const at::Tensor& w) {
+  if (p.numel() == 1) return p.reshape({});
+  std::vector<int64_t> shape(static_cast<size_t>(w.dim()), 1);
+  shape[0] = p.numel();
+  return p.reshape(shape);
 }
 
 void conv_integer(C& c) {
   auto x = c.in(0).to(at::kDouble), w = c.in(1).to(at::kDouble);
   if (c.has(2)) x = x - c.in(2).to(at::kDouble);
-  if (c.has(3)) w = w - per_axis(c, c.in(3), c.in(1)).to(at::kDouble);
+  if (c.has(3)) w = w - per_output_channel(c.in(3), c.in(1)).to(at::kDouble);
   c.set(0, shifted_conv(c, x, w).round().to(at::kInt));
 }
 
@@ -98,8 +112,8 @@ at::Tensor requantize(const C& c, const at::Tensor& acc, const at::Tensor& in_sc
 void qlinear_conv(C& c) {
   auto x = c.in(0).to(at::kDouble) - c.in(2).to(at::kDouble);
   const auto& w_raw = c.in(3);
-  auto w_scale = per_axis(c, c.in(4), w_raw).to(at::kDouble);
-  auto w = w_raw.to(at::kDouble) - per_axis(c, c.in(5), w_raw).to(at::kDouble);
+  auto w_scale = per_output_channel(c.in(4), w_raw).to(at::kDouble);
+  auto w = w_raw.to(at::kDouble) - per_output_channel(c.in(5), w_raw).to(at::kDouble);
   auto acc = shifted_conv(c, x, w);
   std::vector<int64_t> channel(static_cast<size_t>(acc.dim()), 1);
   channel[1] = -1;
@@ -109,10 +123,15 @@ void qlinear_conv(C& c) {
 }
 
 void qlinear_matmul(C& c) {
-  auto a = c.in(0).to(at::kDouble) - c.in(2).to(at::kDouble);
+  // a's 1-D scale and zero point are one per row ([M]; ONNX's), which broadcasting would read along K: made [M, 1].
+  auto per_row = [&](size_t i) {
+    auto p = c.in(i).to(at::kDouble);
+    return p.dim() == 1 && c.in(0).dim() >= 2 ? p.reshape({-1, 1}) : p;
+  };
+  auto a = c.in(0).to(at::kDouble) - per_row(2);
   auto b = c.in(3).to(at::kDouble) - c.in(5).to(at::kDouble);
   auto acc = at::matmul(a, b);
-  c.set(0, requantize(c, acc, c.in(1).to(at::kDouble) * c.in(4).to(at::kDouble), 6, 7));
+  c.set(0, requantize(c, acc, per_row(1) * c.in(4).to(at::kDouble), 6, 7));
 }
 
 }  // namespace
