@@ -180,6 +180,9 @@ std::shared_ptr<ConstantData> decode_constant(const graph::TensorRef& tensor, co
     }
     case Kind::kNone:
       if (declared_elements(tensor) == 0) return from_raw(tensor, nullptr, 0);
+      // A string tensor's values (string_data) are not decoded: no shape is computed from text, and the executors
+      // refuse it by name (read_tensor_bytes), so a tokenizer's constants do not stop the analysis.
+      if (tensor.dtype == DType::kString) return nullptr;
       throw Error(fmt::format("tensor '{}' has a shape but no data", tensor.name));
     case Kind::kExternal: {
       auto path = std::filesystem::path(model_directory) / loc.external_path;
@@ -252,6 +255,9 @@ std::vector<uint8_t> encode_typed(const graph::TensorRef& tensor, const Constant
 std::vector<uint8_t> read_tensor_bytes(const graph::TensorRef& tensor, const std::string& model_directory) {
   using Kind = graph::TensorLocation::Kind;
   const auto& loc = tensor.location;
+  if (tensor.dtype == DType::kString)
+    throw Error(fmt::format("{} holds strings: ridge's executors run numeric tensors only",
+                            tensor.name.empty() ? std::string("the tensor") : "tensor '" + tensor.name + "'"));
   int64_t expected = graph::dtype_bytes(tensor.dtype, declared_elements(tensor));
   std::vector<uint8_t> bytes;
   switch (loc.kind) {

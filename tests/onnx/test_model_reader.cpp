@@ -3,9 +3,13 @@
 
 #include <filesystem>
 
+#include "exec/engine.h"
+#include "graph/shape.h"
 #include "onnx/model_reader.h"
+#include "support/error_text.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
+#include "support/tensor_compare.h"
 
 namespace ridge::test {
 namespace {
@@ -27,6 +31,33 @@ TEST(Loader, WeightsAreNotCopied) {
   EXPECT_GT(loc.offset, 0);
   EXPECT_LE(loc.offset + loc.size, file_size);
   EXPECT_EQ(w.constant, nullptr);  // never decoded: analysis does not need its values
+}
+
+// A string Constant (a tokenizer's vocabulary, labels) is analyzed as a tensor of known shape without values; an
+// executor that needs its values refuses it in one line, naming it.
+TEST(Loader, AStringConstantAnalyzesAndIsRefusedByName) {
+  ModelBuilder b;
+  b.input("x", {int64_t{3}}).output("y").output("labels");
+  auto& node = b.node("Constant", {}, {"labels"}, "labels");
+  auto* attr = node.add_attribute();
+  attr->set_name("value");
+  attr->set_type(::onnx::AttributeProto::TENSOR);
+  auto* t = attr->mutable_t();
+  t->set_data_type(::onnx::TensorProto::STRING);
+  t->add_dims(2);
+  t->add_string_data("cat");
+  t->add_string_data("dog");
+  b.node("Relu", {"x"}, {"y"}, "relu");
+  auto r = analyze_file(b.save("string_constant"));
+  const auto& labels = r.model.graph.value(*r.model.graph.find("labels"));
+  EXPECT_EQ(labels.dtype, graph::DType::kString);
+  ASSERT_TRUE(labels.has_shape);
+  EXPECT_EQ(graph::known_dims(labels.shape), (std::vector<int64_t>{2}));
+  EXPECT_EQ(node_named(r, "relu").flops, 3);
+  auto text = error_text([&] { exec::load_engine().run(r.model, {float_tensor("x", {3}, {-1.f, 0.f, 2.f})}, {}); });
+  EXPECT_NE(text.find("'labels'"), std::string::npos) << text;
+  EXPECT_NE(text.find("holds strings"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\n'), std::string::npos) << text;
 }
 
 TEST(Loader, MissingExternalWeightsStillAnalyze) {

@@ -45,7 +45,11 @@ at::Tensor KernelContext::attribute_tensor(std::string_view name) const {
     host.name = attr->tensor->name;
     host.dtype = attr->tensor->dtype;
     host.dims = attr->tensor->dims;
-    host.bytes = onnx::read_tensor_bytes(*attr->tensor, interpreter.model().directory);
+    try {
+      host.bytes = onnx::read_tensor_bytes(*attr->tensor, interpreter.model().directory);
+    } catch (const Error& e) {
+      fail(fmt::format("attribute '{}': {}", name, e.what()));  // the tensor of an attribute often has no name
+    }
     return from_host(host);
   });
 }
