@@ -1,10 +1,12 @@
 #include "exec/cuda/integer_plan.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <string>
 
+#include "shape/constant_eval.h"
 #include "shape/spatial.h"
 #include "util/error.h"
 
@@ -19,17 +21,9 @@ const IntegerInput& input(const std::vector<IntegerInput>& inputs, size_t i) {
   return i < inputs.size() ? inputs[i] : none;
 }
 
-int64_t elements(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (auto d : dims) n *= d;
-  return n;
-}
+using shape::product;
 
-std::string dims_text(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + "]";
-}
+std::string dims_text(const std::vector<int64_t>& dims) { return fmt::format("[{}]", fmt::join(dims, ", ")); }
 
 bool eight_bit(DType t) { return t == DType::kUInt8 || t == DType::kInt8; }
 
@@ -58,7 +52,7 @@ void fp32_scale(const graph::Node& node, const std::vector<IntegerInput>& inputs
 
 void one_element(const graph::Node& node, const std::vector<IntegerInput>& inputs, size_t i, const char* what) {
   const auto& t = input(inputs, i);
-  if (t.present && elements(t.dims) != 1)
+  if (t.present && product(t.dims) != 1)
     throw Error(
         fmt::format("{}'s {} has shape {}: it must be one value (per tensor)", node.op_type, what, dims_text(t.dims)));
 }
@@ -68,7 +62,7 @@ void one_element(const graph::Node& node, const std::vector<IntegerInput>& input
 ParamIndex param_index(const graph::Node& node, const char* what, const std::vector<int64_t>& p, bool of_a,
                        const std::vector<int64_t>& batch, int64_t along) {
   ParamIndex index;
-  if (elements(p) == 1) return index;
+  if (product(p) == 1) return index;
   auto refuse = [&] {
     return Error(fmt::format("{}'s {} has shape {}: per tensor, per {} ([{}] or [..., {}]) are what ONNX defines",
                              node.op_type, what, dims_text(p), of_a ? "row" : "column", along,
@@ -115,7 +109,7 @@ Promoted promoted(const graph::Node& node, const std::vector<int64_t>& a, const 
 
 IntegerMatMulPlan integer_matmul_plan(const graph::Node& node, const std::vector<IntegerInput>& inputs) {
   const bool q = node.op_type == "QLinearMatMul";
-  const size_t ia = 0, ib = q ? 3 : 1, ia_zero = 2, ib_zero = q ? 5 : 3;
+  const auto [ia, ib, ia_zero, ib_zero] = integer_slots(q);
   IntegerMatMulPlan p;
   p.quantized = q;
   p.a_signed = required_8bit(node, inputs, ia, "A");
@@ -179,7 +173,7 @@ std::vector<int64_t> integer_matmul_dims(const IntegerMatMulPlan& plan, const st
 
 IntegerConvPlan integer_conv_plan(const graph::Node& node, const std::vector<IntegerInput>& inputs) {
   const bool q = node.op_type == "QLinearConv";
-  const size_t ix = 0, iw = q ? 3 : 1, ix_zero = 2, iw_zero = q ? 5 : 3;
+  const auto [ix, iw, ix_zero, iw_zero] = integer_slots(q);
   IntegerConvPlan p;
   p.quantized = q;
   p.x_signed = required_8bit(node, inputs, ix, "x");
@@ -209,7 +203,7 @@ IntegerConvPlan integer_conv_plan(const graph::Node& node, const std::vector<Int
   // Per output channel: [M] (ONNX's); one value per tensor.
   auto per_channel = [&](size_t i, const char* what) {
     const auto& t = input(inputs, i);
-    if (!t.present || elements(t.dims) == 1) return false;
+    if (!t.present || product(t.dims) == 1) return false;
     if (t.dims.size() != 1 || t.dims[0] != p.out_channels)
       throw Error(fmt::format("{}'s {} has shape {}: one value, or one per output channel ([{}])", node.op_type, what,
                               dims_text(t.dims), p.out_channels));

@@ -19,6 +19,15 @@ struct IntegerInput {
   std::vector<int64_t> dims;
 };
 
+// Where the four ops' operands are: the integer forms take [a, b, a_zero_point, b_zero_point], the QLinear ones
+// [a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point] (and QLinearConv's bias, 8).
+struct IntegerSlots {
+  size_t a, b, a_zero, b_zero;
+};
+constexpr IntegerSlots integer_slots(bool quantized) {
+  return quantized ? IntegerSlots{0, 3, 2, 5} : IntegerSlots{0, 1, 2, 3};
+}
+
 // MatMulInteger ([A, B, a_zero_point, b_zero_point]) or QLinearMatMul ([a, a_scale, a_zero_point, b, b_scale,
 // b_zero_point, y_scale, y_zero_point]), as `node.op_type` says; `inputs` as the node's. Throws ridge::Error (one
 // line) for a type other than int8/uint8 (fp32 scales), a zero point or scale of another shape, or more than

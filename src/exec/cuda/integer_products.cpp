@@ -25,14 +25,14 @@ std::vector<IntegerInput> described(const KernelContext& ctx) {
 
 const void* optional_data(const KernelContext& ctx, size_t i) { return ctx.has(i) ? ctx.inputs[i].data() : nullptr; }
 
-// The device pointers a cell reads. The four ops share one input order: the integer forms [a, b, a_zero, b_zero],
-// the QLinear ones [a, a_scale, a_zero, b, b_scale, b_zero, y_scale, y_zero, bias].
+// The device pointers a cell reads, from the inputs integer_slots places.
 IntegerOperands operands(const KernelContext& ctx, bool quantized) {
+  const auto slots = integer_slots(quantized);
   IntegerOperands o;
-  o.a = ctx.in(0).data();
-  o.b = ctx.in(quantized ? 3 : 1).data();
-  o.a_zero = optional_data(ctx, 2);
-  o.b_zero = optional_data(ctx, quantized ? 5 : 3);
+  o.a = ctx.in(slots.a).data();
+  o.b = ctx.in(slots.b).data();
+  o.a_zero = optional_data(ctx, slots.a_zero);
+  o.b_zero = optional_data(ctx, slots.b_zero);
   if (quantized) {
     o.a_scale = ctx.in(1).as<float>();
     o.b_scale = ctx.in(4).as<float>();
@@ -56,8 +56,8 @@ graph::DType output_type(const KernelContext& ctx, bool quantized, bool y_signed
 void matmul_op(KernelContext& ctx) {
   auto inputs = described(ctx);
   auto plan = ctx.planned([&] { return integer_matmul_plan(ctx.node, inputs); });
-  const size_t ib = plan.quantized ? 3 : 1;
-  auto dims = integer_matmul_dims(plan, ctx.in(0).dims, ctx.in(ib).dims);
+  const auto slots = integer_slots(plan.quantized);
+  auto dims = integer_matmul_dims(plan, ctx.in(slots.a).dims, ctx.in(slots.b).dims);
   auto& y = ctx.allocate_output(0, output_type(ctx, plan.quantized, plan.y_signed), dims);
   integer_matmul(plan, operands(ctx, plan.quantized), y.data(), ctx.gpu.stream());
   ctx.check_launch(ctx.node.op_type);
