@@ -35,7 +35,8 @@
 #   ridge-train-MODEL.json, torch-train.jsonl, training.md
 #                                         training steps of the training exports (ResNet-50, VGG-16, MobileNetV2) at
 #                                         batch 32, fp32 (eager and CUDA graph), tf32 and fp16 (mixed precision),
-#                                         PyTorch's (fp32, tf32, AMP) beside them, the table
+#                                         fp16 channels-last, PyTorch's (fp32, tf32, AMP, AMP channels_last) beside
+#                                         them, the table
 # A step that would start after BUDGET_S (default 420) is skipped and named in skipped.txt.
 set -uo pipefail
 out=${1:?usage: bench/gpu_checks.sh OUT_DIR [BUDGET_S]}
@@ -120,7 +121,9 @@ for m in resnet50 vgg16 mobilenet_v2; do
     $ridge bench models/${m}_train.onnx --device cuda --batch 32 --training --iters 10 --precision tf32 --no-store \
     -f json >$out/ridge-train-$m-tf32.json 2>>$out/ridge-train-$m.log; \
     $ridge bench models/${m}_train.onnx --device cuda --batch 32 --training --iters 10 --precision fp16 --no-store \
-    -f json >$out/ridge-train-$m-fp16.json 2>>$out/ridge-train-$m.log"
+    -f json >$out/ridge-train-$m-fp16.json 2>>$out/ridge-train-$m.log; \
+    $ridge bench models/${m}_train.onnx --device cuda --batch 32 --training --iters 10 --precision fp16 \
+    --memory-format channels-last --no-store -f json >$out/ridge-train-$m-fp16-nhwc.json 2>>$out/ridge-train-$m.log"
 done
 step 120 "PyTorch training steps" python3 bench/torch_gpu_train_peer.py "$out/torch-train.jsonl" resnet50:32 vgg16:32 \
   mobilenet_v2:32

@@ -3,7 +3,8 @@
 in one call. Reads DIR/ridge-train-MODEL.json (`ridge bench models/MODEL_train.onnx --device cuda --training -f
 json`) and DIR/torch-train.jsonl (bench/torch_gpu_train_peer.py) and prints, per model, batch and precision, the
 median step time of both (ridge eager and as a CUDA graph, PyTorch eager) and ridge's as a multiple of PyTorch's
-(below 1: ridge is faster), ridge's fp16 rows (mixed precision) against PyTorch's AMP step, and each side's peak
+(below 1: ridge is faster), ridge's fp16 rows (mixed precision) against PyTorch's AMP step (channels-last rows,
+fp16-nhwc, against AMP in torch.channels_last), and each side's peak
 device memory; then where ridge's eager step goes (its per-node profile: the nodes' forwards and backwards summed
 apart, the loss and the optimizer update), with the backward as a multiple of the forward.
 Usage: gpu_train_table.py DIR > training.md"""
@@ -25,7 +26,8 @@ def main():
             continue
         model = os.path.basename(path)[len("ridge-train-"):-len(".json")].split("-")[0]  # "resnet50-tf32"
         for run in doc.get("runs", []):
-            ridge[(model, run["batch"], run["precision"], run.get("mode", "eager"))] = run
+            precision = run["precision"] + ("-nhwc" if run.get("memory_format") == "channels-last" else "")
+            ridge[(model, run["batch"], precision, run.get("mode", "eager"))] = run
     torch, device = {}, ""
     peer = os.path.join(d, "torch-train.jsonl")
     for line in open(peer) if os.path.exists(peer) else []:
@@ -41,7 +43,10 @@ def main():
     print("| model | batch | precision | ridge eager | ridge graph | PyTorch | ratio eager | ratio graph | PyTorch AMP "
           "| ridge peak MB | PyTorch peak MB |")
     print("|" + "---|" * 11)
-    points = sorted({k[:3] for k in ridge} | {(k[0], k[1], "fp16" if k[2] == "amp" else k[2]) for k in torch})
+    # PyTorch's configuration for each of ridge's precisions.
+    peer_config = {"fp16": "amp", "fp16-nhwc": "amp-channels-last"}
+    ridge_precision = {v: k for k, v in peer_config.items()}
+    points = sorted({k[:3] for k in ridge} | {(k[0], k[1], ridge_precision.get(k[2], k[2])) for k in torch})
 
     def median(run):
         return run["latency_ms"]["median"] if run else None
@@ -52,7 +57,7 @@ def main():
     for model, batch, precision in points:
         eager = ridge.get((model, batch, precision, "eager"))
         graph = ridge.get((model, batch, precision, "cuda-graph"))
-        peer = torch.get((model, batch, "amp" if precision == "fp16" else precision))
+        peer = torch.get((model, batch, peer_config.get(precision, precision)))
         amp = torch.get((model, batch, "amp"))
         p = peer["median_ms"] if peer else None
         r_mb = (eager or graph or {}).get("device_memory", {}).get("peak_bytes")

@@ -4,7 +4,8 @@ training exports hold (torchvision's ResNet-50, VGG-16 and MobileNetV2 in train 
 statistics, Dropout kept), random weights, the loss ridge trains with (the mean of the squared outputs), backward,
 and an optimizer step (SGD, or SGD with momentum 0.9, or Adam, as ridge's), timed with CUDA events: 3 warm-up
 steps, then the median of at least 10. One JSON line per model, batch and configuration:
-  fp32 (TF32 off), tf32, amp (torch.autocast fp16 with a GradScaler: fp32 master weights, dynamic loss scaling).
+  fp32 (TF32 off), tf32, amp (torch.autocast fp16 with a GradScaler: fp32 master weights, dynamic loss scaling), and
+  amp-channels-last (the same with the model and its input in torch.channels_last).
 Usage: torch_gpu_train_peer.py OUT.jsonl MODEL:BATCH[,BATCH...] ...
 PEER_CONFIGS=fp32,amp (comma-separated) measures only those; PEER_OPTIMIZER=sgd|momentum|adam (default sgd)."""
 import json
@@ -16,7 +17,7 @@ import time
 import torch
 import torchvision
 
-CONFIGS = ["fp32", "tf32", "amp"]
+CONFIGS = ["fp32", "tf32", "amp", "amp-channels-last"]
 
 
 def optimizer_for(name, params, lr=1e-3):
@@ -29,14 +30,18 @@ def measure(name, batch, config, optimizer_name, min_runs=10, seconds=1.0):
     torch.manual_seed(0)
     torch.backends.cuda.matmul.allow_tf32 = config == "tf32"
     torch.backends.cudnn.allow_tf32 = config == "tf32"
+    amp = config.startswith("amp")
     model = getattr(torchvision.models, name)(weights=None).cuda().train()
     x = torch.randn(batch, 3, 224, 224, device="cuda")
+    if config.endswith("channels-last"):
+        model = model.to(memory_format=torch.channels_last)
+        x = x.to(memory_format=torch.channels_last)
     opt = optimizer_for(optimizer_name, model.parameters())
-    scaler = torch.amp.GradScaler("cuda") if config == "amp" else None
+    scaler = torch.amp.GradScaler("cuda") if amp else None
 
     def step():
         opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.float16, enabled=config == "amp"):
+        with torch.autocast("cuda", dtype=torch.float16, enabled=amp):
             loss = model(x).float().pow(2).mean()
         if scaler:
             scaler.scale(loss).backward()

@@ -46,7 +46,6 @@ const std::vector<BackendRow>& backends() {
        .set_conv_algo = [](ExecOptions& o, std::string_view algorithm) { o.conv_algo = parse_conv_algo(algorithm); },
        .threads = true,
        .channels_last = true,
-       .trains_channels_last = true,
        .checks_before_loading = true,
        .load = load_aten},
       {.backend = Backend::kCuda,

@@ -23,10 +23,9 @@ struct BackendRow {
   // The names --conv-algo takes, and where a parsed one goes in ExecOptions.
   std::vector<std::string> (*conv_algorithms)() = nullptr;
   void (*set_conv_algo)(ExecOptions& options, std::string_view name) = nullptr;
-  bool threads = false;               // --threads sets its intra-op threads
-  bool picks_gpu = false;             // --gpu N chooses which device
-  bool channels_last = false;         // --memory-format channels-last runs
-  bool trains_channels_last = false;  // and a --training step in it
+  bool threads = false;        // --threads sets its intra-op threads
+  bool picks_gpu = false;      // --gpu N chooses which device
+  bool channels_last = false;  // --memory-format channels-last runs
   // Its op coverage and memory are known before its module loads (the CPU's: exec/op_table and host memory), so a
   // model it cannot run is refused first; false: the engine checks once loaded.
   bool checks_before_loading = false;

@@ -123,13 +123,8 @@ BenchOutcome bench(const BenchRequest& r, const BenchHooks& hooks) {
   bool metered = static_cast<bool>(hooks.open_meter);
   // Refuses what the device cannot honour before any work.
   auto options = bench_options(r, modes.front(), algorithms.front(), metered);
-  if (options.training.enabled) {
+  if (options.training.enabled)
     for (const auto& mode : modes) check_training_options(parse_mode(mode));
-    const auto& row = backend_row(device);
-    if (options.exec.memory_format == MemoryFormat::kChannelsLast && !row.trains_channels_last)
-      throw Error(fmt::format("--memory-format channels-last: {} trains NCHW only (inference runs channels-last)",
-                              row.executor));
-  }
   // Every point is bound, inferred and checked (ops, memory) before libtorch is loaded.
   auto points = plan_points(r);
   std::unique_ptr<EnergyMeter> meter;

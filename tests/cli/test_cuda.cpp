@@ -23,8 +23,6 @@ TEST(CudaCli, OptionsTheDeviceCannotHonourAreRefusedBeforeAnythingRuns) {
   expect_one_line_error(run_ridge("bench " + model + " --device cuda --threads 2"), "--threads");
   // The GPU's optimized mode is for inference too.
   expect_one_line_error(run_ridge("bench " + model + " --device cuda --training --mode optimized"), "--mode optimized");
-  expect_one_line_error(run_ridge("bench " + model + " --device cuda --training --memory-format channels-last"),
-                        "--memory-format channels-last: the GPU executor trains NCHW only");
   // A training step runs unrewritten.
   expect_one_line_error(run_ridge("bench " + model + " --training --mode optimized"), "--mode optimized");
   auto list = run_ridge("bench --list-algorithms -f json");

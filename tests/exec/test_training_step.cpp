@@ -21,6 +21,17 @@ INSTANTIATE_TEST_SUITE_P(Models, TrainingReference,
                                            "gpt2"),
                          [](const auto& info) { return std::string(info.param); });
 
+// --memory-format channels-last through the whole step (the CPU executor's NHWC convolutions, forward and backward)
+// gives PyTorch's step as NCHW does, on every reference with 4-D activations.
+TEST(TrainingReference, ChannelsLastMatchesPyTorch) {
+  exec::ExecOptions options;
+  options.memory_format = exec::MemoryFormat::kChannelsLast;
+  for (const auto* name : {"resnet", "mobilenet_v2", "vgg", "densenet", "yolo", "vit"}) {
+    SCOPED_TRACE(name);
+    check_training_step(exec::load_engine(), name, options, cost::Optimizer::kSgd, 1e-3);
+  }
+}
+
 // Adam's first step from fresh state moves every weight by learning rate x g / (|g| + 1e-8).
 TEST(TrainingReference, AdamsFirstStepMovesEachWeightByTheLearningRate) {
   check_training_step(exec::load_engine(), "resnet", exec::ExecOptions{}, cost::Optimizer::kAdam, 1e-3);

@@ -1,11 +1,12 @@
 // The GPU training step on a GPU (scripts/gpu-check.sh): the same PyTorch references as the CPU step
 // (support/training_reference.h) for the CNNs, BERT and the 2-layer LSTM: fp32 within 1e-3 of each gradient tensor's
-// largest value, tf32 and mixed precision (fp16 with loss scaling, bf16) within 2e-2; Adam's first step; and the
-// bench's training steps, eager and replayed as a CUDA graph, lowering the loss with a per-node profile. The recurrent
-// backward's order and arithmetic are checked without a GPU in tests/cuda/test_recurrent_host.cpp.
+// largest value, tf32 and mixed precision (fp16 with loss scaling, bf16) within 2e-2, channels-last too; Adam's first
+// step; and the bench's training steps, eager and replayed as a CUDA graph, lowering the loss with a per-node profile.
+// The recurrent backward's order and arithmetic are checked without a GPU in tests/cuda/test_recurrent_host.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "exec/engine.h"
 #include "exec/prepare.h"
@@ -38,6 +39,19 @@ TEST_P(GpuTrainingReference, Tf32AndMixedPrecisionStayWithinTwoPercent) {
   }
 }
 
+// --memory-format channels-last: the forward holds 4-D activations NHWC, the convolutions', BatchNorms', poolings',
+// activations' and arithmetic's backwards take them so (exec/cuda/backward_layout.h), the rest NCHW copies; the step is
+// PyTorch's, as NCHW's is (the sequence models have no 4-D activations: the same step).
+TEST_P(GpuTrainingReference, ChannelsLastMatchesPyTorch) {
+  for (auto precision : {exec::Precision::kFp32, exec::Precision::kFp16}) {
+    SCOPED_TRACE(exec::name(precision));
+    auto options = gpu(precision);
+    options.memory_format = exec::MemoryFormat::kChannelsLast;
+    check_training_step(*ridge_cuda_engine(), GetParam(), options, cost::Optimizer::kSgd,
+                        precision == exec::Precision::kFp32 ? 1e-3 : 2e-2);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, GpuTrainingReference,
                          ::testing::Values("resnet", "mobilenet_v2", "vgg", "bert", "lstm", "densenet", "yolo", "vit",
                                            "gpt2"),
@@ -56,10 +70,15 @@ TEST(GpuTraining, BenchStepsLowerTheLossEagerAndAsACudaGraph) {
   request.model_path = dir + "/model.onnx";
   request.max_typed_elements = int64_t{1} << 40;
   auto p = exec::prepare(request, dir);
-  for (auto mode : {exec::Mode::kEager, exec::Mode::kCudaGraph}) {
+  // Eager, replayed, and replayed channels-last (its backward's layout copies captured with the step).
+  for (auto [mode, format] : {std::pair{exec::Mode::kEager, exec::MemoryFormat::kNchw},
+                              std::pair{exec::Mode::kCudaGraph, exec::MemoryFormat::kNchw},
+                              std::pair{exec::Mode::kCudaGraph, exec::MemoryFormat::kChannelsLast}}) {
+    SCOPED_TRACE(exec::name(format));
     exec::BenchOptions options;
     options.exec = gpu();
     options.exec.mode = mode;
+    options.exec.memory_format = format;
     options.exec.profile_nodes = true;
     options.training.enabled = true;
     options.training.learning_rate = 1e-3;
@@ -83,6 +102,10 @@ TEST(GpuTraining, BenchStepsLowerTheLossEagerAndAsACudaGraph) {
     }
     EXPECT_TRUE(optimizer_row) << exec::name(mode);
     EXPECT_EQ(convolutions, 29) << exec::name(mode);
+    bool layout_note = false;
+    for (const auto& note : result.notes)
+      layout_note = layout_note || note.rfind("channels-last training: 93 backward node(s) take NHWC", 0) == 0;
+    EXPECT_EQ(layout_note, format == exec::MemoryFormat::kChannelsLast);
   }
 }
 

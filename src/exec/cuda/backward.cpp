@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exec/cuda/descriptors.h"
+#include "exec/cuda/kernels.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -44,6 +45,7 @@ const GpuTensor& BackwardContext::dy(size_t i) const {
 GpuTensor& BackwardContext::grad(size_t i) {
   auto& g = input_grads.at(i);
   g = forward.scratch(graph::DType::kFloat32, forward.in(i).dims);
+  g.channels_last = forward.in(i).channels_last;
   return g;
 }
 
@@ -52,7 +54,7 @@ void BackwardContext::set_grad(size_t i, const GpuTensor& g) {
   if (g.numel() != x.numel())
     forward.fail(fmt::format("a gradient of {} elements for input {} of {}", g.numel(), i, x.numel()));
   auto& out = input_grads.at(i);
-  out = g;
+  out = g.dims == x.dims ? g : nchw_copy(forward, g);  // a view of other dims reads the elements in NCHW order
   out.dims = x.dims;
 }
 
@@ -60,8 +62,19 @@ void BackwardContext::set_reduced_grad(size_t i, const GpuTensor& g) {
   set_grad(i, reduce_to(forward, g, forward.in(i).dims));
 }
 
-GpuTensor reduce_to(KernelContext& ctx, const GpuTensor& g, const std::vector<int64_t>& dims) {
-  if (dims == g.dims) return g;
+GpuTensor nchw_copy(KernelContext& ctx, const GpuTensor& t) {
+  if (!t.channels_last) return t;
+  auto out = ctx.scratch(t.dtype, t.dims);
+  strided_copy(t.data(), logical_layout(t, t.dims), 0, out.data(), t.numel(),
+               static_cast<int>(graph::dtype_bytes(t.dtype, 1)), ctx.gpu.stream());
+  ctx.check_launch("a gradient's copy from channels-last");
+  return out;
+}
+
+GpuTensor reduce_to(KernelContext& ctx, const GpuTensor& g_held, const std::vector<int64_t>& dims) {
+  if (dims == g_held.dims) return g_held;
+  // cuDNN's reduction below reads NCHW, and a result of other dims is NCHW.
+  const auto g = nchw_copy(ctx, g_held);
   if (dims.size() > g.dims.size()) ctx.fail("a gradient cannot be reduced to a higher rank");
   std::vector<int64_t> aligned(g.dims.size() - dims.size(), 1);
   aligned.insert(aligned.end(), dims.begin(), dims.end());

@@ -25,9 +25,10 @@ struct BackwardContext {
   bool wants(size_t i) const { return i < needs_grad.size() && needs_grad[i]; }
   // The gradient of output i; fails naming the node when none reached it.
   const GpuTensor& dy(size_t i = 0) const;
-  // A fresh fp32 gradient for input i, with the input's dims.
+  // A fresh fp32 gradient for input i, with the input's dims and layout (channels-last where the input is held so).
   GpuTensor& grad(size_t i);
-  // Input i's gradient is `g` viewed with the input's dims (same element count).
+  // Input i's gradient is `g` viewed with the input's dims (same element count): as it is where the dims are the
+  // same, else from an NCHW copy of a channels-last `g`.
   void set_grad(size_t i, const GpuTensor& g);
   // `g` summed over the dims it was broadcast along to reach input i's dims (numpy rules), set as its gradient.
   void set_reduced_grad(size_t i, const GpuTensor& g);
@@ -50,17 +51,27 @@ using Backward = void (*)(BackwardContext&);
 // line; "" when it can. Checked for every node of the backward plan before the first step.
 using BackwardRefusal = std::string (*)(const graph::Graph& g, const graph::Node& node);
 
+// In a channels-last training step (--memory-format channels-last), a row with `channels_last` is given its node's
+// tensors as the forward kernel read and wrote them (4-D activations NHWC where the forward row reads them so) and
+// its output gradients in its outputs' layouts, and writes each input's gradient in that input's layout (every
+// gradient's GpuTensor::channels_last says which). Any other row is given NCHW copies and writes NCHW. Gradients
+// are fp32 in either case.
 struct BackwardRow {
   std::string_view op_type;
   Backward backward;
   std::string_view family = {};
   BackwardRefusal refusal = nullptr;
+  bool channels_last = false;
 };
 
 using BackwardRegistry = Registry<BackwardRow>;
 
-// `g` (fp32, dense over g.dims) summed down to `dims` (numpy broadcasting: right-aligned, 1 or equal).
+// `g` (fp32, dense over g.dims in its layout) summed down to `dims` (numpy broadcasting: right-aligned, 1 or equal);
+// NCHW where anything is summed or the dims change.
 GpuTensor reduce_to(KernelContext& ctx, const GpuTensor& g, const std::vector<int64_t>& dims);
+
+// `t` in NCHW order: itself where it is not held channels-last, else a dense copy.
+GpuTensor nchw_copy(KernelContext& ctx, const GpuTensor& t);
 
 }  // namespace ridge::exec::cuda
 

@@ -264,13 +264,14 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
   result.executed_nodes = interp.executed_nodes();
   if (!interp.optimization().empty()) result.notes.push_back(interp.optimization());
   if (!interp.inlining().empty()) result.notes.push_back(interp.inlining());
-  if (auto line = interp.storage().summary(); !line.empty()) result.notes.push_back(line);
-  if (auto line = interp.storage().layout_summary(); !line.empty()) result.notes.push_back(line);
   if (interp.folded_nodes() > 0)
     result.notes.push_back(
         fmt::format("{} node(s) of shape arithmetic folded into constants before the run", interp.folded_nodes()));
 
   Runner runner(interp, gpu, options.exec.mode, options.training);
+  // After the runner: a training step plans the run's storage again (its values stay fp32; exec/cuda/interpreter.h).
+  if (auto line = interp.storage().summary(); !line.empty()) result.notes.push_back(line);
+  if (auto line = interp.storage().layout_summary(); !line.empty()) result.notes.push_back(line);
   if (runner.training() && is_fixed(options.exec.cudnn_conv_algo))
     result.notes.push_back(
         "the convolutions' backward runs cuDNN's heuristic algorithms (a named --conv-algo is a forward algorithm)");
@@ -309,6 +310,8 @@ BenchResult bench_model(Gpu& gpu, const graph::Model& model, const std::vector<H
     auto samples = std::min<size_t>(static_cast<size_t>(result.latency_ms.samples), losses.size());
     result.training_losses.assign(losses.end() - static_cast<std::ptrdiff_t>(samples), losses.end());
   }
+  if (auto* step = runner.training_step())
+    if (auto line = step->layout_summary(); !line.empty()) result.notes.push_back(line);
   note_algorithms(interp, result);
   if (options.exec.profile_nodes) {
     if (auto* step = runner.training_step())

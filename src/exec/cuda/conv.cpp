@@ -461,9 +461,11 @@ void conv_backward(BackwardContext& b) {
   if (!state.ready) prepare_backward(ctx, s, state);
   // Mixed precision as autocast runs it: the backward's convolutions in the forward's 16-bit type (fp32
   // accumulation), their gradients converted back to fp32, the weights' master copies staying fp32.
+  // Channels-last (the training step gives this row x and dY held NHWC, and dX is written so): the descriptors are the
+  // forward's, NHWC, and the filter's gradient comes out KRSC, as the weight goes in.
   auto type = compute_type(ctx.options.precision);
   auto x = converted(ctx, ctx.float_input(0), type);
-  auto w = converted(ctx, ctx.float_input(1), type);
+  auto w = layer_weight(ctx, s, ctx.float_input(1), type);
   auto dy = converted(ctx, b.dy(0), type);
   auto in_fp32 = [&](GpuTensor& grad, const GpuTensor& computed) {
     if (computed.data() == grad.data()) return;
@@ -473,14 +475,27 @@ void conv_backward(BackwardContext& b) {
   float one = 1.f, zero = 0.f;
   auto handle = ctx.gpu.cudnn();
   if (b.wants(1)) {
-    auto& grad = b.grad(1);
-    auto dw = type == graph::DType::kFloat32 ? grad : ctx.scratch(type, grad.dims);
+    auto& grad = b.grad(1);  // KCRS, as the weight is held
+    bool direct = type == graph::DType::kFloat32 && !s.channels_last;
+    auto dw = direct ? grad : ctx.scratch(type, grad.dims);
     run_backward(ctx, state.filter, "cudnnConvolutionBackwardFilter",
                  [&](cudnnConvolutionBwdFilterAlgo_t algorithm, void* workspace, size_t bytes) {
                    return cudnnConvolutionBackwardFilter(handle, &one, s.x, x.data(), s.y, dy.data(), state.conv,
                                                          algorithm, workspace, bytes, &zero, s.w, dw.data());
                  });
-    in_fp32(grad, dw);
+    if (!s.channels_last) {
+      in_fp32(grad, dw);
+    } else {
+      GpuTensor wide = dw;
+      if (type != graph::DType::kFloat32) {
+        wide = ctx.scratch(graph::DType::kFloat32, grad.dims);
+        in_fp32(wide, dw);
+      }
+      wide.channels_last = true;  // KRSC: read back in KCRS order
+      strided_copy(wide.data(), logical_layout(wide, wide.dims), 0, grad.data(), grad.numel(),
+                   static_cast<int>(sizeof(float)), ctx.gpu.stream());
+      ctx.check_launch("the filter's gradient from KRSC order");
+    }
   }
   if (b.wants(0)) {
     auto& grad = b.grad(0);
@@ -509,6 +524,8 @@ void register_conv_kernels(KernelRegistry& registry) {
   registry.add("conv", {{"Conv", conv, kXZ, kXZ}, {"ConvTranspose", conv_transpose}});
 }
 
-void register_conv_backward(BackwardRegistry& registry) { registry.add("conv", {{"Conv", conv_backward}}); }
+void register_conv_backward(BackwardRegistry& registry) {
+  registry.add("conv", {{"Conv", conv_backward, {}, nullptr, /*channels_last=*/true}});
+}
 
 }  // namespace ridge::exec::cuda

@@ -184,17 +184,25 @@ void clip_backward_op(BackwardContext& b) {
   b.forward.check_launch("Clip backward");
 }
 
-// `dense` (dY's dims) op `other` (broadcast over them).
+// `dense` (dY's dims) op `other` (broadcast over them), in `dense`'s layout: walked in NHWC order where `dense` is
+// held so, each operand read by its own strides (as the forward's binary_node walks a channels-last output).
 GpuTensor apply(BackwardContext& b, BinaryOp op, const GpuTensor& dense, const GpuTensor& other) {
   auto out = b.forward.scratch(graph::DType::kFloat32, dense.dims);
-  binary(op, false, dense.data(), dense_layout(dense.dims), other.data(), broadcast_layout(other.dims, dense.dims),
-         out.data(), dense_layout(dense.dims), b.forward.gpu.stream());
+  out.channels_last = dense.channels_last;
+  auto al = logical_layout(dense, dense.dims), bl = logical_layout(other, dense.dims), ol = dense_layout(dense.dims);
+  if (out.channels_last) {
+    al = nhwc_order(al);
+    bl = nhwc_order(bl);
+    ol = dense_layout(nhwc_dims(dense.dims));
+  }
+  binary(op, false, dense.data(), al, other.data(), bl, out.data(), ol, b.forward.gpu.stream());
   b.forward.check_launch("a binary op's backward");
   return out;
 }
 
 GpuTensor negated(BackwardContext& b, const GpuTensor& t) {
   auto out = b.forward.scratch(graph::DType::kFloat32, t.dims);
+  out.channels_last = t.channels_last;  // element for element: the same order
   scale(t.as<float>(), out.as<float>(), t.numel(), -1.f, b.forward.gpu.stream());
   b.forward.check_launch("negating a gradient");
   return out;
@@ -262,15 +270,18 @@ void where_backward_op(BackwardContext& b) {
 }  // namespace
 
 void register_elementwise_backward(BackwardRegistry& registry) {
-  registry.add("elementwise", {{"Relu", relu_backward_op},
-                               {"Clip", clip_backward_op},
-                               {"Add", binary_backward<BinaryOp::kAdd>},
-                               {"Sub", binary_backward<BinaryOp::kSub>},
-                               {"Mul", binary_backward<BinaryOp::kMul>},
-                               {"Div", binary_backward<BinaryOp::kDiv>},
-                               {"Erf", erf_backward_op},
-                               {"Tanh", from_output_backward<tanh_backward>},
-                               {"Sigmoid", from_output_backward<sigmoid_backward>},
+  // Channels-last: the activations' backwards are element for element over x (or y), dY and dX, which the step gives
+  // in one layout; the arithmetic's walk each operand by its strides (apply); Where's reads NCHW.
+  constexpr bool kNhwc = true;
+  registry.add("elementwise", {{"Relu", relu_backward_op, {}, nullptr, kNhwc},
+                               {"Clip", clip_backward_op, {}, nullptr, kNhwc},
+                               {"Add", binary_backward<BinaryOp::kAdd>, {}, nullptr, kNhwc},
+                               {"Sub", binary_backward<BinaryOp::kSub>, {}, nullptr, kNhwc},
+                               {"Mul", binary_backward<BinaryOp::kMul>, {}, nullptr, kNhwc},
+                               {"Div", binary_backward<BinaryOp::kDiv>, {}, nullptr, kNhwc},
+                               {"Erf", erf_backward_op, {}, nullptr, kNhwc},
+                               {"Tanh", from_output_backward<tanh_backward>, {}, nullptr, kNhwc},
+                               {"Sigmoid", from_output_backward<sigmoid_backward>, {}, nullptr, kNhwc},
                                {"Where", where_backward_op}});
 }
 

@@ -239,8 +239,6 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
 void Interpreter::set_weights_change() {
   weights_change_ = true;
   const auto& g = *graph_;
-  // A training step keeps fp32 values (its backward reads them) and converts per layer, as autocast does.
-  storage_ = plan_storage(g, kernels_, activation_storage(options_, true));
   converted_constants_.assign(g.values.size(), {});
   plan_ = plan_nodes(g, true, true);
   for (size_t n = 0; n < g.nodes.size(); ++n) {
@@ -253,6 +251,10 @@ void Interpreter::set_weights_change() {
           fmt::format("training: node '{}' ({}) computes from a weight and the GPU executor has no kernel for it",
                       node.name, node.op_type));
   }
+  // A training step keeps fp32 values (its backward reads them) and converts per layer, as autocast does; channels-last
+  // holds its 4-D activations NHWC as inference does. Planned over the nodes that now run.
+  storage_ = plan_storage(g, kernels_, activation_storage(options_, true),
+                          options_.memory_format == MemoryFormat::kChannelsLast);
 }
 
 GpuTensor Interpreter::upload(const HostTensor& host) {

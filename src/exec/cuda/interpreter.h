@@ -72,14 +72,17 @@ class Interpreter {
   const std::string& range_name(size_t node) const { return range_names_[node]; }
   // Where the run keeps activations in 16 bits (storage_plan.h); its storage is fp32 otherwise.
   const StoragePlan& storage() const { return storage_; }
+  // Per node: the forward row its kernel ran (null: folded, or nothing to do).
+  const std::vector<const KernelRow*>& kernels() const { return kernels_; }
+  // `t` copied into channels-last (NHWC) or back to NCHW (the training step's backward takes copies in its rows'
+  // layouts).
+  GpuTensor relaid(const GpuTensor& t, bool channels_last);
 
  private:
   GpuTensor upload(const HostTensor& host);
   std::vector<GpuTensor> execute(const NodeHook& hook, bool keep_values);
   // `t` (value `id`) in `to`: a constant's copy kept from its first conversion, any other value's made now.
   GpuTensor stored_as(const GpuTensor& t, graph::ValueId id, graph::DType to);
-  // `t` copied into channels-last (NHWC) or back to NCHW.
-  GpuTensor relaid(const GpuTensor& t, bool channels_last);
 
   std::unique_ptr<graph::Model> inlined_;    // the model with its Ifs of known condition inlined, where it has one
   std::unique_ptr<graph::Graph> optimized_;  // optimized mode: the rewritten graph graph_ points to

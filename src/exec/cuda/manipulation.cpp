@@ -186,13 +186,14 @@ void copy_rows(KernelContext& ctx, void* dst, size_t dst_pitch, const void* src,
         "cudaMemcpy2DAsync");
 }
 
+constexpr size_t kNhwcAxis[] = {0, 3, 1, 2};  // where each NCHW axis lies in NHWC's memory order
+
 void concat(KernelContext& ctx) {
   auto& y = ctx.allocate_output(0);
   auto axis = axis_of(ctx, ctx.node.get_int("axis", 0), y.dims.size());
   auto es = static_cast<size_t>(graph::dtype_bytes(y.dtype, 1));
   // Channels-last: the same row copies over NHWC's memory order, along the axis where it lies there.
   auto held = [&](const std::vector<int64_t>& dims) { return y.channels_last ? nhwc_dims(dims) : dims; };
-  constexpr size_t kNhwcAxis[] = {0, 3, 1, 2};  // where each NCHW axis lies in NHWC's memory order
   if (y.channels_last) axis = kNhwcAxis[axis];
   auto y_dims = held(y.dims);
   int64_t outer = product(y_dims, 0, axis);
@@ -368,14 +369,20 @@ void concat_backward(BackwardContext& b) {
   auto& ctx = b.forward;
   const auto& dy = b.dy();
   auto axis = axis_of(ctx, ctx.node.get_int("axis", 0), dy.dims.size());
-  int64_t outer = product(dy.dims, 0, axis);
+  // Channels-last: the forward's row copies over NHWC's memory order, back (concat above).
+  auto held = [&](const std::vector<int64_t>& dims) { return dy.channels_last ? nhwc_dims(dims) : dims; };
+  if (dy.channels_last) axis = kNhwcAxis[axis];
+  auto dy_dims = held(dy.dims);
+  int64_t outer = product(dy_dims, 0, axis);
   constexpr size_t kFloat = sizeof(float);
-  size_t out_row = static_cast<size_t>(product(dy.dims, axis, dy.dims.size())) * kFloat, offset = 0;
+  size_t out_row = static_cast<size_t>(product(dy_dims, axis, dy_dims.size())) * kFloat, offset = 0;
   for (size_t i = 0; i < ctx.inputs.size(); ++i) {
     const auto& x = ctx.in(i);
-    size_t row = static_cast<size_t>(product(x.dims, axis, x.dims.size())) * kFloat;
+    auto x_dims = held(x.dims);
+    size_t row = static_cast<size_t>(product(x_dims, axis, x_dims.size())) * kFloat;
     if (b.wants(i)) {
       auto& dx = b.grad(i);
+      if (dx.channels_last != dy.channels_last && layout_differs(x.dims)) ctx.fail("inputs of different layouts");
       copy_rows(ctx, dx.data(), row, static_cast<const char*>(dy.data()) + offset, out_row, row, outer);
     }
     offset += row;
@@ -421,8 +428,15 @@ void pad_backward(BackwardContext& b) {
   for (auto& d : begin) d = -d;
   const auto& dy = b.dy();
   auto& dx = b.grad(0);
-  pad_constant(dy.as<float>(), dense_layout(dy.dims), begin.data(), dx.as<float>(), dense_layout(x.dims), 0.f,
-               ctx.gpu.stream());
+  if (x.dims.size() == 4 && (dy.channels_last || dx.channels_last)) {
+    // The crop over NHWC's memory order (a side whose order does not differ is the same bytes either way).
+    auto held_begin = nhwc_dims(begin);
+    pad_constant(dy.as<float>(), dense_layout(nhwc_dims(dy.dims)), held_begin.data(), dx.as<float>(),
+                 dense_layout(nhwc_dims(x.dims)), 0.f, ctx.gpu.stream());
+  } else {
+    pad_constant(dy.as<float>(), dense_layout(dy.dims), begin.data(), dx.as<float>(), dense_layout(x.dims), 0.f,
+                 ctx.gpu.stream());
+  }
   ctx.check_launch("Pad backward");
 }
 
@@ -436,10 +450,10 @@ void register_manipulation_backward(BackwardRegistry& registry) {
                                 {"Transpose", transpose_backward},
                                 {"Gather", gather_backward},
                                 {"Slice", slice_backward},
-                                {"Concat", concat_backward},
+                                {"Concat", concat_backward, {}, nullptr, /*channels_last=*/true},
                                 {"Expand", expand_backward},
                                 {"Split", split_backward},
-                                {"Pad", pad_backward}});
+                                {"Pad", pad_backward, {}, nullptr, /*channels_last=*/true}});
 }
 
 // Tile, DepthToSpace and SpaceToDepth: one strided read each (movement_plan.h), any element type.

@@ -86,8 +86,7 @@ void batch_norm(KernelContext& ctx) {
   auto& y = ctx.allocate_output(0, x.dtype, x.dims);
   double epsilon = batch_norm_epsilon(ctx);
   if (ctx.node.get_int("training_mode", 0) != 0) {
-    if (x.dtype != graph::DType::kFloat32 || x.channels_last)
-      ctx.fail("a training-mode BatchNormalization on the GPU takes fp32 NCHW");
+    if (x.dtype != graph::DType::kFloat32) ctx.fail("a training-mode BatchNormalization on the GPU takes fp32");
     return batch_norm_training(ctx, s, x, y, epsilon);
   }
   float one = 1.f, zero = 0.f;
@@ -262,7 +261,8 @@ void register_normalization_kernels(KernelRegistry& registry) {
 }
 
 void register_normalization_backward(BackwardRegistry& registry) {
-  registry.add("normalization", {{"BatchNormalization", batch_norm_backward},
+  // cuDNN's BatchNorm backward takes x, dY and dX as the forward described x: NHWC in a channels-last step.
+  registry.add("normalization", {{"BatchNormalization", batch_norm_backward, {}, nullptr, /*channels_last=*/true},
                                  {"LayerNormalization", layer_norm_backward_op},
                                  {"Softmax", softmax_backward},
                                  {"LogSoftmax", log_softmax_backward}});

@@ -156,10 +156,12 @@ void lp_pool_op(KernelContext& ctx, bool global) {
 }  // namespace
 
 void register_pooling_backward(BackwardRegistry& registry) {
-  registry.add("pooling", {{"MaxPool", pool_backward},
-                           {"AveragePool", pool_backward},
-                           {"GlobalAveragePool", pool_backward},
-                           {"GlobalMaxPool", pool_backward}});
+  // cuDNN's pooling backward reads and writes in the forward's descriptors: NHWC in a channels-last step.
+  constexpr bool kNhwc = true;
+  registry.add("pooling", {{"MaxPool", pool_backward, {}, nullptr, kNhwc},
+                           {"AveragePool", pool_backward, {}, nullptr, kNhwc},
+                           {"GlobalAveragePool", pool_backward, {}, nullptr, kNhwc},
+                           {"GlobalMaxPool", pool_backward, {}, nullptr, kNhwc}});
 }
 
 void register_pooling_kernels(KernelRegistry& registry) {

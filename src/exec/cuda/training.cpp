@@ -8,6 +8,7 @@
 #include <set>
 
 #include "exec/cuda/backward.h"
+#include "exec/cuda/backward_layout.h"
 #include "exec/cuda/training_kernels.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
@@ -44,9 +45,6 @@ GpuTensor zeros(Gpu& gpu, const std::vector<int64_t>& dims) {
 TrainingStep::TrainingStep(Interpreter& interpreter, Gpu& gpu, const TrainingOptions& options)
     : interpreter_(interpreter), gpu_(gpu), options_(options) {
   check_training_options(interpreter.options().mode);
-  if (interpreter.options().memory_format == MemoryFormat::kChannelsLast)
-    throw Error(
-        "--memory-format channels-last: the GPU training step runs NCHW (its backward kernels); train without it");
   // First: values computed from a weight run from now on instead of being folded (exec/node_plan.h), which the plan
   // below must see.
   interpreter.set_weights_change();
@@ -72,6 +70,7 @@ TrainingStep::TrainingStep(Interpreter& interpreter, Gpu& gpu, const TrainingOpt
     }
     if (!why.empty()) throw Error(fmt::format("node '{}' ({}): {}", node.name, node.op_type, why));
   }
+  layout_ = plan_backward_layout(g, interpreter.kernels(), plan_, interpreter.storage());
   backward_states_.resize(g.nodes.size());
   loss_ = GpuTensor{graph::DType::kFloat64, {1}, gpu.allocator().allocate(8), 0};
   steps_ = GpuTensor{graph::DType::kInt64, {1}, gpu.allocator().allocate(8), 0};
@@ -126,13 +125,22 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
   for (auto id : plan_.losses) {
     const auto& y = values[static_cast<size_t>(id)];
     auto& dy = grads[static_cast<size_t>(id)];
-    dy = GpuTensor{graph::DType::kFloat32, y.dims, gpu_.allocator().allocate(y.bytes()), 0};
+    // Element for element: in y's layout.
+    dy = GpuTensor{graph::DType::kFloat32, y.dims, gpu_.allocator().allocate(y.bytes()), 0, y.channels_last};
     squared_mean_loss(y.as<float>(), dy.as<float>(), y.numel(), loss_.as<double>(),
                       loss_scale_.defined() ? loss_scale_.as<float>() : nullptr, stream);
   }
   check(cudaGetLastError(), "the loss");
   nvtxRangePop();
   if (hook) hook(StepPhase::kLoss, 0, true);
+  relayouts_ = 0;
+  // `t` in the layout asked for, copied where it is not (backward_layout.h).
+  auto in_layout = [&](GpuTensor& t, bool channels_last) {
+    if (!t.defined() || t.channels_last == channels_last) return;
+    t = interpreter_.relaid(t, channels_last);
+    ++relayouts_;
+  };
+  const bool channels_last = interpreter_.storage().channels_last;
   for (auto n : plan_.nodes) {
     const auto& node = g.nodes[n];
     auto ctx = interpreter_.node_context(n, values);
@@ -143,6 +151,21 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
       any = any || b.output_grads.back().defined();
     }
     if (!any) continue;  // its outputs' consumers passed no gradient back (an untrained branch)
+    if (channels_last) {
+      // An NHWC backward takes the node's inputs in the layouts its forward kernel read them in (the values as held,
+      // or the copies the forward made), its outputs as written and each output's gradient in that output's layout;
+      // any other takes all of them NCHW.
+      const bool nhwc = layout_.nhwc[n];
+      const auto& row = *interpreter_.kernels()[n];
+      for (size_t i = 0; i < ctx.inputs.size(); ++i)
+        if (ctx.inputs[i].defined())
+          in_layout(ctx.inputs[i], nhwc && reads_channels_last(row, i, ctx.inputs[i].dims, true));
+      if (!nhwc)
+        for (auto& t : ctx.outputs) in_layout(t, false);
+      for (size_t i = 0; i < b.output_grads.size(); ++i)
+        in_layout(b.output_grads[i], ctx.outputs[i].defined() && ctx.outputs[i].channels_last);
+      ctx.channels_last = nhwc;
+    }
     for (auto id : node.inputs)
       b.needs_grad.push_back(id != graph::kNoValue && plan_.needs_grad[static_cast<size_t>(id)]);
     b.input_grads.resize(node.inputs.size());
@@ -168,8 +191,10 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
         continue;
       }
       // A value read by several nodes sums their gradients, into a new tensor: a gradient may share its block
-      // with another value's (a view's, or an Add's operands).
-      GpuTensor sum{graph::DType::kFloat32, total.dims, gpu_.allocator().allocate(total.bytes()), 0};
+      // with another value's (a view's, or an Add's operands). Element for element, in the first one's layout.
+      in_layout(b.input_grads[i], total.channels_last);
+      GpuTensor sum{graph::DType::kFloat32, total.dims, gpu_.allocator().allocate(total.bytes()), 0,
+                    total.channels_last};
       auto layout = dense_layout(total.dims);
       binary(BinaryOp::kAdd, false, total.data(), layout, b.input_grads[i].data(), layout, sum.data(), layout, stream);
       check(cudaGetLastError(), "summing gradients");
@@ -177,6 +202,9 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
     }
   }
   trained_ = 0;
+  // The optimizer updates the weights as they are held, NCHW (a 4-D weight's gradient may come from an NHWC backward).
+  for (size_t i = 0; i < g.values.size(); ++i)
+    if (g.values[i].initializer) in_layout(grads[i], false);
   if (hook) hook(StepPhase::kOptimizer, 0, false);
   nvtxRangePushA("optimizer");
   // fp16: the weights' gradients unscaled (each block once: two weights' gradients may share one), and the step

@@ -8,9 +8,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "exec/cuda/backward_layout.h"
 #include "exec/cuda/backward_plan.h"
 #include "exec/cuda/interpreter.h"
 #include "exec/options.h"
@@ -46,6 +48,9 @@ class TrainingStep {
   // constants left out), and the optimizer's state (momentum buffers, Adam's moments).
   int64_t saved_bytes() const { return saved_bytes_; }
   int64_t optimizer_state_bytes() const;
+  // --memory-format channels-last: which backwards take NHWC, and the layout conversions the last step's backward
+  // made, for a run's notes ("" where the step is NCHW).
+  std::string layout_summary() const { return layout_.summary(relayouts_); }
 
  private:
   void update(graph::ValueId id, const GpuTensor& weight, const GpuTensor& gradient, const int* skip);
@@ -54,6 +59,7 @@ class TrainingStep {
   Gpu& gpu_;
   TrainingOptions options_;
   BackwardPlan plan_;
+  BackwardLayout layout_;
   std::vector<std::unique_ptr<NodeState>> backward_states_;
   std::map<graph::ValueId, std::pair<GpuTensor, GpuTensor>> optimizer_state_;  // momentum, or Adam's m and v
   GpuTensor loss_;                                                             // one device double
@@ -63,6 +69,7 @@ class TrainingStep {
   std::shared_ptr<double> loss_host_;  // pinned: the loss is copied there inside the step
   size_t trained_ = 0;
   int64_t saved_bytes_ = 0;
+  int64_t relayouts_ = 0;  // layout conversions in the last step's backward
 };
 
 }  // namespace ridge::exec::cuda
