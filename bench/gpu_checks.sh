@@ -54,7 +54,7 @@ device=h100-sxm  # ridge's database entry for the card: ceilings and the calibra
 grep -q H200 "$out/nvidia-smi.csv" && device=h200
 step 60 "GPU tests: kernels and the models against PyTorch" sh -c "$build/tests/ridge_gpu_tests \
   --gtest_filter='GpuKernels.*:GpuExecutor.Fp32MatchesPyTorch' >$out/tests-kernels.txt 2>&1"
-step 60 "GPU tests: training" sh -c "$build/tests/ridge_gpu_tests --gtest_filter='*Training*' \
+step 90 "GPU tests: training" sh -c "$build/tests/ridge_gpu_tests --gtest_filter='*Training*' \
   >$out/tests-training.txt 2>&1"
 step 60 "ridge ert" sh -c "$ridge ert --device cuda --profile $out/gpu.yaml -f json >$out/ert.json 2>$out/ert.log"
 step 30 "fp16 probe" sh -c ".gpu/gpu_fp16_probe >$out/fp16-probe.txt 2>&1; (command -v cuobjdump >/dev/null && \

@@ -36,23 +36,26 @@ TEST(OpTables, TraitsLiveInTheRows) {
 
 TEST(OpTables, SummaryCountsTheRows) {
   auto ops = exec::op_coverage();
-  size_t shape = 0, cost = 0, exec = 0, gpu = 0, folds = 0;
+  size_t shape = 0, cost = 0, exec = 0, gpu = 0, folds = 0, rewrites = 0;
   for (const auto& op : ops) {
     shape += op.shape;
     cost += op.cost;
     exec += op.exec;
     gpu += op.gpu;
     folds += op.gpu_folds;
-    EXPECT_FALSE(op.gpu && op.gpu_folds) << op.op_type;  // an op folded on the GPU has no kernel there
-    EXPECT_TRUE(op.exec || !op.gpu) << op.op_type;       // nor one the CPU lacks
+    rewrites += op.gpu_rewrites;
+    EXPECT_FALSE(op.gpu && op.gpu_folds) << op.op_type;     // an op folded on the GPU has no kernel there
+    EXPECT_FALSE(op.gpu && op.gpu_rewrites) << op.op_type;  // nor one rewritten there
+    EXPECT_TRUE(op.exec || !op.gpu) << op.op_type;          // nor one the CPU lacks
   }
   EXPECT_EQ(shape, shape::ShapeRegistry::instance().size());
   EXPECT_EQ(cost, cost::CostRegistry::instance().size());
   EXPECT_EQ(exec, exec::OpRegistry::instance().size());
-  EXPECT_EQ(exec::coverage_summary(ops), std::to_string(ops.size()) + " ops: " + std::to_string(shape) +
-                                             " with shape rules, " + std::to_string(cost) + " with cost rules, " +
-                                             std::to_string(exec) + " executable, " + std::to_string(gpu) +
-                                             " on the GPU (" + std::to_string(folds) + " more fold there).");
+  EXPECT_EQ(exec::coverage_summary(ops),
+            std::to_string(ops.size()) + " ops: " + std::to_string(shape) + " with shape rules, " +
+                std::to_string(cost) + " with cost rules, " + std::to_string(exec) + " executable, " +
+                std::to_string(gpu) + " on the GPU (" + std::to_string(folds) + " more fold there, " +
+                std::to_string(rewrites) + " are rewritten there where known before the run).");
   for (const auto& op : ops) {
     if (op.op_type == "Compress" || op.op_type == "NonMaxSuppression" || op.op_type == "Unique") {
       EXPECT_FALSE(op.cost) << op.op_type;

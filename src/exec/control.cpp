@@ -7,7 +7,7 @@ namespace ridge::exec {
 void register_control_ops(OpRegistry& registry) {
   // clang-format off
   registry.add("control", {
-      {"If", kNoGpuKernel}, {"Loop", kNoGpuKernel}, {"Scan", kNoGpuKernel},
+      {"If", kNoGpuKernel | kGpuRewrites}, {"Loop", kNoGpuKernel | kGpuRewrites}, {"Scan", kNoGpuKernel | kGpuRewrites},
   });
   // clang-format on
 }

@@ -27,6 +27,7 @@ std::vector<OpCoverage> op_coverage() {
     if (!exec_row) continue;
     row.gpu = !exec_row->has(kNoGpuKernel);
     row.gpu_folds = exec_row->has(kGpuFolds);
+    row.gpu_rewrites = exec_row->has(kGpuRewrites);
   }
   std::vector<OpCoverage> rows;
   for (const auto& [op, row] : ops) rows.push_back(row);
@@ -34,17 +35,19 @@ std::vector<OpCoverage> op_coverage() {
 }
 
 std::string coverage_summary(const std::vector<OpCoverage>& ops) {
-  size_t shape = 0, cost = 0, exec = 0, gpu = 0, folds = 0;
+  size_t shape = 0, cost = 0, exec = 0, gpu = 0, folds = 0, rewrites = 0;
   for (const auto& op : ops) {
     shape += op.shape;
     cost += op.cost;
     exec += op.exec;
     gpu += op.gpu;
     folds += !op.gpu && op.gpu_folds;
+    rewrites += !op.gpu && op.gpu_rewrites;
   }
   return fmt::format(
-      "{} ops: {} with shape rules, {} with cost rules, {} executable, {} on the GPU ({} more fold there).", ops.size(),
-      shape, cost, exec, gpu, folds);
+      "{} ops: {} with shape rules, {} with cost rules, {} executable, {} on the GPU ({} more fold there, {} are "
+      "rewritten there where known before the run).",
+      ops.size(), shape, cost, exec, gpu, folds, rewrites);
 }
 
 }  // namespace ridge::exec

@@ -113,33 +113,6 @@ const std::string& IfInlining::inlined_from(const graph::Node& node) const {
   return none;
 }
 
-void fold_inlined_rows(const std::vector<std::string>& if_of_row, std::vector<NodeTiming>& rows) {
-  if (if_of_row.size() != rows.size()) throw Error("fold_inlined_rows: one If name (or none) per row is needed");
-  std::vector<NodeTiming> folded;
-  std::map<std::string, size_t> row_of_if;  // If name -> its row in `folded`
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (if_of_row[i].empty()) {
-      folded.push_back(std::move(rows[i]));
-      continue;
-    }
-    auto [it, first] = row_of_if.try_emplace(if_of_row[i], folded.size());
-    if (first) {
-      NodeTiming t;
-      t.name = if_of_row[i];
-      t.op_type = "If";
-      t.forward_ms = rows[i].forward_ms < 0 ? -1 : 0;
-      t.backward_ms = rows[i].backward_ms < 0 ? -1 : 0;
-      folded.push_back(std::move(t));
-    }
-    // Means and a step's parts add up; a median of a sum is not the sum of medians, and an algorithm is one node's.
-    auto& t = folded[it->second];
-    t.mean_ms += rows[i].mean_ms;
-    if (t.forward_ms >= 0 && rows[i].forward_ms >= 0) t.forward_ms += rows[i].forward_ms;
-    if (t.backward_ms >= 0 && rows[i].backward_ms >= 0) t.backward_ms += rows[i].backward_ms;
-  }
-  rows = std::move(folded);
-}
-
 bool has_constant_if(const graph::Graph& g) {
   for (const auto& node : g.nodes)
     if (taken_branch(g, node)) return true;

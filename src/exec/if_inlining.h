@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/measurement.h"
+#include "exec/inlined_rows.h"
 #include "graph/graph.h"
 
 namespace ridge::exec {
@@ -28,11 +28,6 @@ struct IfInlining {
 // Inlines every If of `g` (not of its subgraphs) whose condition is a known one-element constant, repeatedly (a
 // branch's own If with a known condition too), and relinks and sorts `g`. The values of `g` keep their ids.
 IfInlining inline_constant_ifs(graph::Graph& g);
-
-// Per-node timings of an inlined graph made the model's: the rows whose node ran for an If (if_of_row[i] names it,
-// "" for the graph's own nodes) become one row named as the If (op "If") at the place of the first, their times
-// summed, as the CPU executor times the If and the analysis costs it. Other rows stay as they are.
-void fold_inlined_rows(const std::vector<std::string>& if_of_row, std::vector<NodeTiming>& rows);
 
 // `g` holds an If (outside subgraphs) whose condition is a known constant.
 bool has_constant_if(const graph::Graph& g);

@@ -18,6 +18,9 @@ enum OpTrait : unsigned {
   // With kNoGpuKernel: it never needs one, its value a constant the GPU folds or uploads once (Constant; Shape and
   // Size, whose input's dims are known but after an op whose output size depends on the data).
   kGpuFolds = 1u << 3,
+  // With kNoGpuKernel: control flow the GPU runs as straight-line nodes where what it does is known before the run (an
+  // If as its taken branch, a Loop or Scan as its iterations: exec/if_inlining.h, exec/loop_unrolling.h).
+  kGpuRewrites = 1u << 4,
 };
 
 struct OpRow {

@@ -25,6 +25,7 @@
 #include "exec/options.h"
 #include "report/bench_report.h"
 #include "report/printer.h"
+#include "support/loop_models.h"
 #include "support/model_builder.h"
 #include "support/paths.h"
 #include "sys/cuda_module.h"
@@ -316,6 +317,11 @@ TEST(CudaKernels, TheBundledModelsOpsHaveGpuKernelsOrAreNamed) {
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing.front().first, "Loop");
   EXPECT_EQ(missing.front().second, 1);
+  // A Loop of a known trip count and a Scan run unrolled (exec/loop_unrolling.h): nothing is missing.
+  for (const auto& path : {recurrent_loop(4), reversed_scan()}) {
+    auto unrollable = cuda::missing_kernels(analyze_file(path).model);
+    EXPECT_TRUE(unrollable.empty()) << path << ": " << unrollable.front().first;
+  }
 }
 
 // Past shape/context.h's 65536 elements shape inference keeps no value: ConstantOfShape then runs (GPT-2's causal mask
@@ -426,6 +432,7 @@ TEST(CudaKernels, TheOpTablesGpuBitsAreTheGpusKernels) {
     const auto* row = exec::find_op(op);
     EXPECT_EQ(gpu.find(op) != nullptr, !row->has(exec::kNoGpuKernel)) << op;
     EXPECT_TRUE(!row->has(exec::kGpuFolds) || row->has(exec::kNoGpuKernel)) << op;
+    EXPECT_TRUE(!row->has(exec::kGpuRewrites) || row->has(exec::kNoGpuKernel)) << op;
   }
   for (auto op : gpu.op_types()) EXPECT_NE(exec::find_op(op), nullptr) << op << ": a GPU kernel the CPU lacks";
 }

@@ -16,23 +16,6 @@
 namespace ridge::test {
 namespace {
 
-::onnx::NodeProto& add_node(::onnx::GraphProto& g, const std::string& op, std::vector<std::string> inputs,
-                            std::vector<std::string> outputs) {
-  auto* n = g.add_node();
-  n->set_op_type(op);
-  n->set_name(outputs.front() + "_node");
-  for (const auto& i : inputs) n->add_input(i);
-  for (const auto& o : outputs) n->add_output(o);
-  return *n;
-}
-
-void set_branch(::onnx::NodeProto& node, const char* name, const ::onnx::GraphProto& branch) {
-  auto* attr = node.add_attribute();
-  attr->set_name(name);
-  attr->set_type(::onnx::AttributeProto::GRAPH);
-  *attr->mutable_g() = branch;
-}
-
 void add_weight(::onnx::GraphProto& g, const std::string& name, const std::vector<float>& values) {
   auto* t = g.add_initializer();
   t->set_name(name);
@@ -54,27 +37,27 @@ std::string branching_model(int64_t rows, const std::string& then_name = "t_mul"
   ::onnx::GraphProto then_branch, else_branch, inner_then, inner_else;
   then_branch.set_name("then");
   add_weight(then_branch, "t_w", {0.5f, -2.f, 3.f});
-  add_node(then_branch, "Mul", {"x", "t_w"}, {then_name});
-  add_node(then_branch, "Relu", {then_name}, {"t_relu"});
+  add_graph_node(then_branch, "Mul", {"x", "t_w"}, {then_name});
+  add_graph_node(then_branch, "Relu", {then_name}, {"t_relu"});
   inner_then.set_name("inner_then");
   add_weight(inner_then, "t_one", {1.f});
-  add_node(inner_then, "Add", {"t_relu", "t_one"}, {"t_plus"});
+  add_graph_node(inner_then, "Add", {"t_relu", "t_one"}, {"t_plus"});
   inner_then.add_output()->set_name("t_plus");
   inner_else.set_name("inner_else");
-  add_node(inner_else, "Neg", {"t_relu"}, {"t_negated"});
+  add_graph_node(inner_else, "Neg", {"t_relu"}, {"t_negated"});
   inner_else.add_output()->set_name("t_negated");
-  auto& inner = add_node(then_branch, "If", {"cond"}, {"t_inner"});
-  set_branch(inner, "then_branch", inner_then);
-  set_branch(inner, "else_branch", inner_else);
+  auto& inner = add_graph_node(then_branch, "If", {"cond"}, {"t_inner"});
+  set_graph(inner, "then_branch", inner_then);
+  set_graph(inner, "else_branch", inner_else);
   then_branch.add_output()->set_name("t_inner");
   then_branch.add_output()->set_name("x");  // a value of the graph, returned as it is
   else_branch.set_name("else");
-  add_node(else_branch, "Neg", {"x"}, {"e_neg"});
-  add_node(else_branch, "Add", {"x", "x"}, {"e_twice"});
+  add_graph_node(else_branch, "Neg", {"x"}, {"e_neg"});
+  add_graph_node(else_branch, "Add", {"x", "x"}, {"e_twice"});
   else_branch.add_output()->set_name("e_neg");
   else_branch.add_output()->set_name("e_twice");
-  set_branch(node, "then_branch", then_branch);
-  set_branch(node, "else_branch", else_branch);
+  set_graph(node, "then_branch", then_branch);
+  set_graph(node, "else_branch", else_branch);
   b.node("Add", {"first", "x"}, {"y"}, "add");
   b.node("Identity", {"second"}, {"z"}, "out");
   return b.save("if_inlining");
@@ -154,9 +137,9 @@ TEST(IfInlining, AnIfItCannotReplaceStaysAndSaysWhy) {
     for (const char* name : {"then_branch", "else_branch"}) {
       ::onnx::GraphProto g;
       g.set_name(name);
-      add_node(g, "Neg", {"x"}, {std::string(name) + "_neg"});
+      add_graph_node(g, "Neg", {"x"}, {std::string(name) + "_neg"});
       g.add_output()->set_name(std::string(name) + "_neg");
-      set_branch(node, name, g);
+      set_graph(node, name, g);
     }
     auto r = analyze_file(b.save("if_inlining_data"));
     EXPECT_FALSE(exec::has_constant_if(r.model.graph));
@@ -198,7 +181,7 @@ TEST(IfInlining, TheBranchsNodesAreTimedAsTheIf) {
 
   // Every node timed but node 0 (a profile leaves out what does not execute): node n takes 2^n ms, forward 2^n and
   // backward 0.
-  std::vector<std::string> if_of_row;
+  std::vector<exec::Origin> if_of_row;
   std::vector<exec::NodeTiming> rows;
   for (size_t n = 1; n < g.nodes.size(); ++n) {
     exec::NodeTiming t;
@@ -207,7 +190,8 @@ TEST(IfInlining, TheBranchsNodesAreTimedAsTheIf) {
     t.mean_ms = t.forward_ms = static_cast<double>(1 << n);
     t.backward_ms = 0;
     t.algorithm = "a" + std::to_string(n);
-    if_of_row.push_back(inlining.inlined_from(g.nodes[n]));
+    const auto& from = inlining.inlined_from(g.nodes[n]);
+    if_of_row.push_back({from, from.empty() ? "" : "If"});
     rows.push_back(t);
   }
   exec::fold_inlined_rows(if_of_row, rows);
@@ -243,7 +227,7 @@ TEST(IfInlining, TheBranchsNodesAreTimedAsTheIf) {
   // The row is the one the analysis costs: a node of that name, an If.
   EXPECT_EQ(node_named(r, "branch").op_type, "If");
   // Rows and their If names must pair up.
-  EXPECT_THROW(exec::fold_inlined_rows({"branch"}, rows), Error);
+  EXPECT_THROW(exec::fold_inlined_rows({exec::Origin{"branch", "If"}}, rows), Error);
 }
 
 }  // namespace

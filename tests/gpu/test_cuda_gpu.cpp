@@ -18,6 +18,7 @@
 #include "support/attention_reference.h"
 #include "support/backend_node_tests.h"
 #include "support/einsum_reference.h"
+#include "support/loop_models.h"
 #include "support/model_builder.h"
 #include "support/node_tests.h"
 #include "support/paths.h"
@@ -637,6 +638,50 @@ TEST(GpuExecutor, AnInlinedIfComputesItsBranchAndIsTimedAsTheIf) {
   for (const auto& note : run.notes)
     noted = noted || note.find("times the branch's nodes as the If") != std::string::npos;
   EXPECT_TRUE(noted);
+}
+
+// A Loop of a known trip count and a Scan run as their iterations (exec/loop_unrolling.h): the CPU executor's Loop and
+// Scan results (a product per iteration, a Slice at the iteration number; a scan input read from its end, an output
+// stacked in reverse), eager and as a CUDA graph, and a profile's one row per loop.
+TEST(GpuExecutor, UnrolledLoopsComputeWhatTheCpusLoopsDo) {
+  auto loop = analyze_file(recurrent_loop(5));
+  auto x = float_tensor("x", {2, 3}, {-1.5f, -0.5f, 0.f, 0.5f, 1.f, 2.5f});
+  auto scan = analyze_file(reversed_scan());
+  auto s0 = float_tensor("s0", {2}, {1.f, -1.f});
+  auto xs = float_tensor("xs", {4, 2}, {0.5f, -1.f, 2.f, 0.25f, -0.75f, 1.5f, 3.f, -2.f});
+  auto ys = float_tensor("ys", {2, 4}, {0.5f, 1.5f, -2.f, 3.f, 0.25f, -0.75f, 1.f, 2.f});
+  struct Case {
+    const analysis::Result* model;
+    std::vector<exec::HostTensor> inputs;
+    const char* row;
+  };
+  for (const auto& [model, inputs, row] : {Case{&loop, {x}, "loop:Loop"}, Case{&scan, {s0, xs, ys}, "scan:Scan"}}) {
+    SCOPED_TRACE(row);
+    auto cpu = exec::load_engine().run(model->model, inputs, {});
+    for (auto mode : {exec::Mode::kEager, exec::Mode::kCudaGraph}) {
+      auto options = gpu_options();
+      options.mode = mode;
+      auto gpu = ridge_cuda_engine()->run(model->model, inputs, options);
+      ASSERT_EQ(gpu.outputs.size(), cpu.outputs.size());
+      for (size_t i = 0; i < cpu.outputs.size(); ++i) {
+        EXPECT_EQ(gpu.outputs[i].dims, cpu.outputs[i].dims) << i;
+        auto want = floats(cpu.outputs[i]), got = floats(gpu.outputs[i]);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-5 + 1e-5 * std::abs(want[k])) << i;
+      }
+    }
+    exec::BenchOptions bench;
+    bench.exec = gpu_options();
+    bench.exec.profile_nodes = true;
+    bench.fixed_iterations = 5;
+    auto run = ridge_cuda_engine()->bench(model->model, inputs, bench);
+    std::vector<std::string> names;
+    for (const auto& t : run.nodes) names.push_back(t.name + ":" + t.op_type);
+    EXPECT_EQ(names, (std::vector<std::string>{row}));
+    bool noted = false;
+    for (const auto& note : run.notes) noted = noted || note.find("ran as its iterations' nodes") != std::string::npos;
+    EXPECT_TRUE(noted);
+  }
 }
 
 TEST(GpuExecutor, RandomWeightsAndInputsComeFromTheSharedRule) {

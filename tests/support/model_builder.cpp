@@ -111,6 +111,23 @@ std::string ModelBuilder::save(const std::string& stem) const {
   return path;
 }
 
+::onnx::NodeProto& add_graph_node(::onnx::GraphProto& g, const std::string& op, std::vector<std::string> inputs,
+                                  std::vector<std::string> outputs) {
+  auto* n = g.add_node();
+  n->set_op_type(op);
+  n->set_name(outputs.front() + "_node");
+  for (const auto& i : inputs) n->add_input(i);
+  for (const auto& o : outputs) n->add_output(o);
+  return *n;
+}
+
+void set_graph(::onnx::NodeProto& node, const std::string& name, const ::onnx::GraphProto& g) {
+  auto* attr = node.add_attribute();
+  attr->set_name(name);
+  attr->set_type(::onnx::AttributeProto::GRAPH);
+  *attr->mutable_g() = g;
+}
+
 void set_int(::onnx::NodeProto& node, const std::string& name, int64_t value) {
   auto* a = node.add_attribute();
   a->set_name(name);

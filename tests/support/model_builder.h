@@ -39,6 +39,11 @@ class ModelBuilder {
   ::onnx::ModelProto model_;
 };
 
+// A node of a subgraph (a branch, a loop's body), named after its first output.
+::onnx::NodeProto& add_graph_node(::onnx::GraphProto& g, const std::string& op, std::vector<std::string> inputs,
+                                  std::vector<std::string> outputs);
+// Sets a subgraph attribute (an If's branch, a Loop's or Scan's body).
+void set_graph(::onnx::NodeProto& node, const std::string& name, const ::onnx::GraphProto& g);
 void set_int(::onnx::NodeProto& node, const std::string& name, int64_t value);
 void set_ints(::onnx::NodeProto& node, const std::string& name, std::vector<int64_t> values);
 void set_float(::onnx::NodeProto& node, const std::string& name, float value);

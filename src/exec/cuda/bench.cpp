@@ -11,7 +11,7 @@
 #include "exec/cuda/conv_plan.h"
 #include "exec/cuda/interpreter.h"
 #include "exec/cuda/training.h"
-#include "exec/if_inlining.h"
+#include "exec/inlined_rows.h"
 #include "sys/cuda/check.h"
 #include "sys/cuda/event.h"
 #include "sys/statistics.h"
@@ -123,10 +123,10 @@ void profile_nodes(Interpreter& interp, Gpu& gpu, const BenchOptions& options, B
     if (done >= 3 && std::chrono::duration<double>(Clock::now() - start).count() > options.stopping.max_seconds) break;
   }
   const auto& algorithms = interp.algorithms();
-  std::vector<std::string> if_of_row;
+  std::vector<Origin> origin_of_row;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     if (!interp.executes(n)) continue;
-    if_of_row.push_back(interp.inlined_from(n));
+    origin_of_row.push_back(interp.origin(n));
     NodeTiming t;
     t.name = g.nodes[n].name;
     t.op_type = g.nodes[n].op_type;
@@ -136,7 +136,7 @@ void profile_nodes(Interpreter& interp, Gpu& gpu, const BenchOptions& options, B
     describe_layer(g, g.nodes[n], t);
     result.nodes.push_back(std::move(t));
   }
-  fold_inlined_rows(if_of_row, result.nodes);
+  fold_inlined_rows(origin_of_row, result.nodes);
   summarize_profile(result, total_ms / 1e3, done);
 }
 
@@ -188,10 +188,10 @@ void profile_training(TrainingStep& step, Interpreter& interp, Gpu& gpu, const B
     ++done;
     if (done >= 3 && std::chrono::duration<double>(Clock::now() - start).count() > options.stopping.max_seconds) break;
   }
-  std::vector<std::string> if_of_row;
+  std::vector<Origin> origin_of_row;
   for (size_t n = 0; n < count; ++n) {
     if (!interp.executes(n)) continue;
-    if_of_row.push_back(interp.inlined_from(n));
+    origin_of_row.push_back(interp.origin(n));
     NodeTiming t;
     t.name = g.nodes[n].name;
     t.op_type = g.nodes[n].op_type;
@@ -203,7 +203,7 @@ void profile_training(TrainingStep& step, Interpreter& interp, Gpu& gpu, const B
     describe_layer(g, g.nodes[n], t);
     result.nodes.push_back(std::move(t));
   }
-  fold_inlined_rows(if_of_row, result.nodes);
+  fold_inlined_rows(origin_of_row, result.nodes);
   for (const auto& [name, op, ms] :
        {std::tuple{"(loss)", "Loss", loss_ms}, {"(optimizer step)", "Optimizer", optimizer_ms}}) {
     NodeTiming t;

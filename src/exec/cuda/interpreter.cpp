@@ -14,6 +14,7 @@
 #include "exec/cuda/product_plan.h"
 #include "exec/host_values.h"
 #include "exec/if_inlining.h"
+#include "exec/loop_unrolling.h"
 #include "exec/node_plan.h"
 #include "exec/optimized_graph.h"
 #include "sys/cuda/check.h"
@@ -65,12 +66,14 @@ const graph::TensorRef* uploaded_constant(const graph::Node& node) {
 }  // namespace
 
 std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& model) {
-  std::unique_ptr<graph::Graph> inlined;
-  if (has_constant_if(model.graph)) {
-    inlined = std::make_unique<graph::Graph>(model.graph);
-    inline_constant_ifs(*inlined);
+  // What the interpreter runs: Ifs of known condition inlined, loops of known iterations unrolled.
+  std::unique_ptr<graph::Model> rewritten;
+  if (has_constant_if(model.graph) || has_loop(model.graph)) {
+    rewritten = std::make_unique<graph::Model>(model);
+    inline_constant_ifs(rewritten->graph);
+    unroll_loops(*rewritten);
   }
-  const auto& g = inlined ? *inlined : model.graph;
+  const auto& g = rewritten ? rewritten->graph : model.graph;
   std::map<std::string, int> missing;
   for (const auto& node : g.nodes) {
     if (is_folded_arithmetic(g, node) || uploaded_constant(node)) continue;
@@ -133,10 +136,12 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
       options_(options),
       opset_(model.default_opset()),
       rng_(options.seed) {
-  // An If whose condition shape inference knows runs as the branch it takes: its nodes are the model's from here on.
+  // An If whose condition shape inference knows runs as the branch it takes, and a Loop or Scan whose iterations are
+  // known runs as them: their nodes are the model's from here on.
   const graph::Model* source = &model;
   IfInlining inlining;
-  if (has_constant_if(model.graph)) {
+  LoopUnrolling unrolling;
+  if (has_constant_if(model.graph) || has_loop(model.graph)) {
     inlined_ = std::make_unique<graph::Model>(model);
     inlining = inline_constant_ifs(inlined_->graph);
     if (inlining.inlined)
@@ -145,6 +150,8 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
           "profile times the branch's nodes as {}",
           inlining.inlined, inlining.inlined == 1 ? "" : "s", inlining.inlined == 1 ? "its" : "their",
           inlining.inlined == 1 ? "the If" : "their If");
+    unrolling = unroll_loops(*inlined_);
+    if (unrolling.unrolled) inlining_ += (inlining_.empty() ? "" : "; ") + unrolling.summary();
     source = inlined_.get();
     graph_ = &inlined_->graph;
   }
@@ -153,13 +160,17 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
   if (!missing.empty()) {
     std::string list;
     for (const auto& [op, count] : missing) list += fmt::format("{}{} ({})", list.empty() ? "" : ", ", op, count);
-    // An If left as it is says why: its condition depends on the data (known only during the run), or its branch.
-    std::string ifs;
-    for (const auto& [op, count] : missing)
+    // An If, Loop or Scan left as it is says why: its condition or trip count depends on the data (known only during
+    // the run), or its body.
+    std::string why;
+    for (const auto& [op, count] : missing) {
       if (op == "If")
-        ifs = inlining.kept.empty() ? " (the GPU runs an If whose condition is known before the run, as its branch)"
-                                    : " (If " + inlining.kept.front() + ")";
-    throw Error("the GPU executor has no kernel for " + list + ifs + "; docs/gpu.md lists the ops the GPU runs");
+        why += inlining.kept.empty() ? " (the GPU runs an If whose condition is known before the run, as its branch)"
+                                     : " (If " + inlining.kept.front() + ")";
+      if ((op == "Loop" || op == "Scan") && !unrolling.kept.empty())
+        why += fmt::format(" ({} {})", op, unrolling.kept.front());
+    }
+    throw Error("the GPU executor has no kernel for " + list + why + "; docs/gpu.md lists the ops the GPU runs");
   }
   std::vector<BatchNormFold> folds;
   if (options.mode == Mode::kOptimized) {
@@ -174,12 +185,14 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
   plan_ = plan_nodes(g, true);
   kernels_.assign(g.nodes.size(), nullptr);
   range_names_.reserve(g.nodes.size());
-  inlined_from_.reserve(g.nodes.size());
+  origins_.reserve(g.nodes.size());
   for (const auto& node : g.nodes) {
-    inlined_from_.push_back(inlining.inlined_from(node));
-    // An inlined branch's kernels carry its If's name: the node the analysis costs and `import ncu -m` maps to.
-    range_names_.push_back(!inlined_from_.back().empty() ? inlined_from_.back()
-                                                         : (node.name.empty() ? node.op_type : node.name));
+    const auto& from_if = inlining.inlined_from(node);
+    origins_.push_back(from_if.empty() ? unrolling.unrolled_from(node) : Origin{from_if, "If"});
+    // An inlined branch's kernels carry its If's name (an unrolled loop's its loop's): the node the analysis costs and
+    // `import ncu -m` maps to.
+    range_names_.push_back(!origins_.back().empty() ? origins_.back().name
+                                                    : (node.name.empty() ? node.op_type : node.name));
   }
   for (size_t n = 0; n < g.nodes.size(); ++n)
     if (plan_.executes(n)) kernels_[n] = KernelRegistry::instance().find(g.nodes[n].op_type);

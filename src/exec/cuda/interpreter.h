@@ -12,6 +12,7 @@
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/storage_plan.h"
 #include "exec/host_tensor.h"
+#include "exec/inlined_rows.h"
 #include "exec/measurement.h"
 #include "exec/node_plan.h"
 #include "exec/optimized_graph.h"
@@ -23,7 +24,8 @@ using NodeHook = std::function<void(size_t node, bool after)>;
 
 // The ops of `model` (with counts) that have no GPU kernel and are not folded into constants by
 // shape inference or uploaded as constants (a Constant's tensor too large for shape inference to hold), once its Ifs of
-// known condition are replaced by their taken branch (exec/if_inlining.h); the model must be bound and inferred.
+// known condition are replaced by their taken branch (exec/if_inlining.h) and its loops of known iterations by them
+// (exec/loop_unrolling.h); the model must be bound and inferred.
 std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& model);
 
 // The graph optimized mode runs on the GPU: the shared optimization plan, with the epilogues the GPU takes, the
@@ -64,11 +66,12 @@ class Interpreter {
   int64_t weight_bytes() const { return weight_bytes_; }
   // Optimized mode: what the rewrite did (exec/optimized_graph.h), for a run's notes; empty in the other modes.
   const std::string& optimization() const { return optimization_; }
-  // The If nodes run as their taken branch (exec/if_inlining.h), for a run's notes; empty where there were none.
+  // The If nodes run as their taken branch (exec/if_inlining.h) and the loops run as their iterations
+  // (exec/loop_unrolling.h), for a run's notes; empty where there were none.
   const std::string& inlining() const { return inlining_; }
-  // Per node: the If it runs for, where it came from an inlined branch (empty otherwise); and its NVTX range's name
-  // (that If's, else the ONNX node's, else its op type).
-  const std::string& inlined_from(size_t node) const { return inlined_from_[node]; }
+  // Per node: the If, Loop or Scan of the model it runs for, where it came from an inlined branch or an unrolled loop
+  // (empty otherwise); and its NVTX range's name (that node's, else the ONNX node's, else its op type).
+  const Origin& origin(size_t node) const { return origins_[node]; }
   const std::string& range_name(size_t node) const { return range_names_[node]; }
   // Where the run keeps activations in 16 bits (storage_plan.h); its storage is fp32 otherwise.
   const StoragePlan& storage() const { return storage_; }
@@ -102,7 +105,7 @@ class Interpreter {
   bool inputs_set_ = false;                // (a model whose inputs are all initializers has none)
   std::vector<const KernelRow*> kernels_;  // null: folded (or nothing to do)
   std::vector<std::string> range_names_;   // per node: its NVTX range (see range_name)
-  std::vector<std::string> inlined_from_;  // per node: the If it runs for, or empty
+  std::vector<Origin> origins_;            // per node: the If, Loop or Scan it runs for, or empty
   NodePlan plan_;                          // which nodes run, what each releases
   std::vector<std::unique_ptr<NodeState>> states_;
   std::vector<AlgorithmChoice> algorithms_;
