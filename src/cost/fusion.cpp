@@ -1,3 +1,6 @@
+#include <string>
+#include <unordered_set>
+
 #include "cost/memory_views.h"
 
 namespace ridge::cost {
@@ -36,11 +39,28 @@ void apply_fusion(const graph::Graph& g, std::vector<NodeEvaluation>& evals) {
   }
 }
 
+namespace {
+
+// The names subgraphs (their own subgraphs too) read from the graphs around them.
+void outer_reads(const graph::Graph& g, std::unordered_set<std::string>& names) {
+  for (const auto& node : g.nodes)
+    for (const auto* sub : node.subgraphs()) {
+      for (const auto& v : sub->values)
+        if (v.from_outer_scope) names.insert(v.name);
+      outer_reads(*sub, names);
+    }
+}
+
+}  // namespace
+
 int64_t minimum_bytes(const graph::Graph& g, const CostOptions& options, int64_t* weight_bytes) {
   int64_t weights = 0, io = 0;
+  // A weight only a subgraph reads (an RNN's W, scripted as a Loop's body) is the model's too.
+  std::unordered_set<std::string> read_inside;
+  outer_reads(g, read_inside);
   for (graph::ValueId id = 0; id < static_cast<graph::ValueId>(g.values.size()); ++id) {
     const auto& v = g.value(id);
-    if (v.initializer && !v.consumers.empty())
+    if (v.initializer && (!v.consumers.empty() || read_inside.count(v.name)))
       weights += value_bytes(g, id, options);
     else if (v.is_graph_input || v.is_graph_output)
       io += value_bytes(g, id, options);

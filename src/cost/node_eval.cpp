@@ -22,36 +22,69 @@ bool all_outputs_constant(const graph::Graph& g, const graph::Node& node) {
 
 // Sum of a subgraph's node costs (If: one branch; Loop: body x trips; Scan: body x length).
 struct SubgraphCost {
-  int64_t flops = 0, macs = 0, bytes_read = 0, bytes_written = 0;
+  int64_t flops = 0, macs = 0, activation_bytes_read = 0, weight_bytes_read = 0, bytes_written = 0;
+  int64_t params = 0;  // the subgraph's own weights and the enclosing graph's it reads, each once
   bool exact = true;
 };
 
-SubgraphCost cost_subgraph(const graph::Graph& g, const CostOptions& options, ModelCost& model_cost) {
+// `g` a subgraph of `parent`: a value it reads from `parent` that is a weight there (an RNN's W, scripted as a Loop's
+// body) is read as a weight, and is one of the model's parameters, counted once with `parent_params`.
+SubgraphCost cost_subgraph(const graph::Graph& parent, const graph::Graph& g, const CostOptions& options,
+                           std::unordered_set<graph::ValueId>& parent_params, ModelCost& model_cost) {
   SubgraphCost total;
   std::unordered_set<graph::ValueId> params;
   for (const auto& node : g.nodes) {
     auto eval = evaluate_node(g, node, options, params, model_cost);
     total.flops += eval.cost.flops;
     total.macs += eval.cost.macs;
-    total.bytes_read += eval.cost.activation_bytes_read + eval.cost.weight_bytes_read;
+    total.activation_bytes_read += eval.cost.activation_bytes_read;
+    total.weight_bytes_read += eval.cost.weight_bytes_read;
     total.bytes_written += eval.cost.bytes_written;
+    total.params += eval.cost.params;
     total.exact = total.exact && (eval.cost.status == NodeStatus::kCosted || eval.cost.status == NodeStatus::kFolded);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      auto id = node.inputs[i];
+      if (id == graph::kNoValue || !g.value(id).from_outer_scope) continue;
+      auto outer = parent.find(g.value(id).name);
+      if (!outer || !is_weight_value(parent, *outer)) continue;
+      total.activation_bytes_read -= eval.input_read_bytes[i];
+      total.weight_bytes_read += eval.input_read_bytes[i];
+      const auto& w = parent.value(*outer);
+      if (w.initializer && graph::is_floating(w.dtype) && parent_params.insert(*outer).second)
+        total.params += graph::element_count(w.shape);
+    }
   }
   return total;
 }
 
+// A Loop body's condition output is true on every iteration: its condition input (directly or through an Identity),
+// or a known true.
+bool body_always_goes_on(const graph::Graph& body) {
+  if (body.outputs.empty() || body.inputs.size() < 2) return false;
+  auto out = body.outputs[0];
+  if (const auto& c = body.value(out).constant; c && c->size() == 1) return c->as_real(0) != 0;
+  if (out == body.inputs[1]) return true;
+  auto producer = body.value(out).producer;
+  if (producer < 0) return false;
+  const auto& n = body.nodes[static_cast<size_t>(producer)];
+  return n.op_type == "Identity" && n.input(0) == body.inputs[1];
+}
+
 void cost_control_flow(const graph::Graph& g, const graph::Node& node, const CostOptions& options, NodeEvaluation& eval,
-                       ModelCost& model_cost) {
+                       std::unordered_set<graph::ValueId>& counted_params, ModelCost& model_cost) {
   auto& c = eval.cost;
   std::vector<SubgraphCost> parts;
-  for (const auto* sub : node.subgraphs()) parts.push_back(cost_subgraph(*sub, options, model_cost));
+  for (const auto* sub : node.subgraphs()) parts.push_back(cost_subgraph(g, *sub, options, counted_params, model_cost));
+  // Reads and writes happen on every iteration; a weight is one parameter however often it is read.
   auto add = [&](const SubgraphCost& s, int64_t times) {
     c.flops += s.flops * times;
     c.macs += s.macs * times;
-    c.activation_bytes_read += s.bytes_read * times;
+    c.activation_bytes_read += s.activation_bytes_read * times;
+    c.weight_bytes_read += s.weight_bytes_read * times;
     c.bytes_written += s.bytes_written * times;
     if (!s.exact) c.status = NodeStatus::kEstimate;
   };
+  for (const auto& part : parts) c.params += part.params;
   if (node.op_type == "If") {
     const auto* cond = g.value(node.inputs.at(0)).constant.get();
     if (cond && cond->size() == 1 && parts.size() == 2) {
@@ -64,7 +97,12 @@ void cost_control_flow(const graph::Graph& g, const graph::Node& node, const Cos
     }
   } else if (node.op_type == "Loop") {
     const auto* trips = node.input(0) != graph::kNoValue ? g.value(node.input(0)).constant.get() : nullptr;
-    if (trips && trips->size() == 1 && node.input(1) == graph::kNoValue) {
+    // Exact where it runs its trip count: a condition input absent or a known true, and a body that keeps it true (a
+    // body's condition output stops the loop where it turns false, as the executors and ONNX Runtime read it).
+    const auto* cond = node.input(1) != graph::kNoValue ? g.value(node.input(1)).constant.get() : nullptr;
+    bool runs_its_trips = (node.input(1) == graph::kNoValue || (cond && cond->size() == 1 && cond->as_real(0) != 0)) &&
+                          body_always_goes_on(*node.subgraphs().at(0));
+    if (trips && trips->size() == 1 && runs_its_trips) {
       add(parts.at(0), trips->as_int(0));
     } else {
       add(parts.at(0), trips && trips->size() == 1 ? trips->as_int(0) : 1);
@@ -137,7 +175,7 @@ NodeEvaluation evaluate_node(const graph::Graph& g, const graph::Node& node, con
   const auto* row = CostRegistry::instance().find(node.op_type);
   if (row && (row->traits & kControlFlow)) {
     c.family = row->family;
-    cost_control_flow(g, node, options, eval, model_cost);
+    cost_control_flow(g, node, options, eval, counted_params, model_cost);
     if (c.status == NodeStatus::kEstimate) ++model_cost.estimated_nodes;
     eval.differentiable = false;
     return eval;

@@ -226,6 +226,9 @@ std::string unroll_loop(graph::Graph& g, const graph::Node& node, const graph::G
     if (!cond) return "its condition is known only during the run";
     if (*cond == 0) return "its condition is false before the first iteration";
   }
+  // A body's condition output stops the loop where it turns false, with or without a condition input (ONNX Runtime and
+  // ONNX's reference implementation read it so, and the CPU executor does; the operator's text calls it ignored in the
+  // `for` form).
   if (!always_goes_on(body)) return "its body computes whether to go on";
   auto m = static_cast<int64_t>(*trips);
   if (m * static_cast<int64_t>(body.nodes.size()) > kMaxUnrolledNodes)

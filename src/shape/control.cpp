@@ -66,6 +66,12 @@ void if_op(InferenceContext& ctx) {
 // Loop(M, cond, v_initial...) with body(iter, cond, v...) -> (cond, v..., scan...).
 void loop(InferenceContext& ctx) {
   auto& body = subgraph(ctx, "body");
+  // The trip count and the condition, where known, are the graph's constants from here on (the cost model and the GPU's
+  // unrolling read them), whether or not the body can be inferred.
+  std::optional<int64_t> trips;
+  if (ctx.has_input(0))
+    if (auto m = ctx.in_ints_if_known(0)) trips = m->at(0);
+  if (ctx.has_input(1)) (void)ctx.in_const(1);
   size_t carried = ctx.input_count() >= 2 ? ctx.input_count() - 2 : 0;
   if (body.inputs.size() != carried + 2) ctx.fail("body inputs do not match the loop-carried values");
   set_body_input(body, 0, graph::DType::kInt64, {});
@@ -73,9 +79,6 @@ void loop(InferenceContext& ctx) {
   for (size_t i = 0; i < carried; ++i)
     set_body_input(body, i + 2, ctx.in_dtype(i + 2), graph::make_shape(ctx.in_dims(i + 2)));
   infer_sub(ctx, body);
-  std::optional<int64_t> trips;
-  if (ctx.has_input(0))
-    if (auto m = ctx.in_ints_if_known(0)) trips = m->at(0);
   for (size_t i = 0; i < ctx.output_count(); ++i) {
     if (i + 1 >= body.outputs.size()) ctx.fail("body has too few outputs");
     const auto& v = body.value(body.outputs[i + 1]);

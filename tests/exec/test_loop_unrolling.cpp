@@ -54,8 +54,16 @@ void expect_same_outputs(const graph::Model& model, const graph::Model& unrolled
 }
 
 TEST(LoopUnrolling, TheIterationsComputeWhatTheLoopDid) {
-  for (int64_t trips : {1, 4}) {
-    auto r = analyze_file(recurrent_loop(trips));
+  // No condition input, and a true one, the body passing either through.
+  struct Case {
+    int64_t trips;
+    LoopCondition condition;
+  };
+  for (auto [trips, condition] :
+       {Case{1, LoopCondition::kNone}, Case{4, LoopCondition::kNone}, Case{4, LoopCondition::kTrue}}) {
+    SCOPED_TRACE(trips);
+    SCOPED_TRACE(static_cast<int>(condition));
+    auto r = analyze_file(recurrent_loop(trips, condition));
     ASSERT_TRUE(exec::has_loop(r.model.graph));
     graph::Model unrolled = r.model;
     auto result = exec::unroll_loops(unrolled);
@@ -157,8 +165,9 @@ TEST(LoopUnrolling, ALoopItCannotReplaceStaysAndSaysWhy) {
     std::string path, why;
   };
   for (const auto& [path, why] :
-       {Case{recurrent_loop(3, true), "loop: its trip count is known only during the run"},
-        Case{recurrent_loop(3, false, true), "loop: its body computes whether to go on"},
+       {Case{recurrent_loop(3, LoopCondition::kNone, true), "loop: its trip count is known only during the run"},
+        Case{recurrent_loop(3, LoopCondition::kComputed), "loop: its body computes whether to go on"},
+        Case{recurrent_loop(3, LoopCondition::kComputedWithoutInput), "loop: its body computes whether to go on"},
         Case{recurrent_loop(8000), "loop: 8000 iterations of 9 nodes exceed the 65536 nodes a loop may become"}}) {
     auto r = analyze_file(path);
     auto result = exec::unroll_loops(r.model);

@@ -18,7 +18,7 @@ void add_int64s(::onnx::GraphProto& g, const std::string& name, std::vector<int6
 
 }  // namespace
 
-std::string recurrent_loop(int64_t trips, bool trips_as_input, bool computed_condition) {
+std::string recurrent_loop(int64_t trips, LoopCondition condition, bool trips_as_input) {
   ModelBuilder b;
   b.input("x", {int64_t{2}, int64_t{3}}).output("h_final").output("negated");
   b.weight_values("W", {3, 3}, {0.5f, -0.25f, 0.1f, 0.2f, 0.3f, -0.4f, -0.1f, 0.6f, 0.05f});
@@ -29,7 +29,14 @@ std::string recurrent_loop(int64_t trips, bool trips_as_input, bool computed_con
     b.input("trips", {}, ::onnx::TensorProto::INT64);
   else
     b.int64_constant("trips", {}, {trips});
-  auto& loop = b.node("Loop", {"trips", "", "x"}, {"h_final", "negated"}, "loop");
+  bool has_condition = condition == LoopCondition::kTrue || condition == LoopCondition::kComputed;
+  if (has_condition) {
+    auto* go = b.proto().mutable_graph()->add_initializer();
+    go->set_name("go");
+    go->set_data_type(::onnx::TensorProto::BOOL);
+    go->add_int32_data(1);
+  }
+  auto& loop = b.node("Loop", {"trips", has_condition ? "go" : "", "x"}, {"h_final", "negated"}, "loop");
   ::onnx::GraphProto body;
   body.set_name("body");
   for (const char* name : {"i", "cond_in", "h_in"}) body.add_input()->set_name(name);
@@ -44,7 +51,7 @@ std::string recurrent_loop(int64_t trips, bool trips_as_input, bool computed_con
   add_graph_node(body, "Add", {"product", "piece"}, {"sum"});
   add_graph_node(body, "Tanh", {"sum"}, {"h_out"});
   add_graph_node(body, "Neg", {"h_out"}, {"neg_out"});
-  if (computed_condition)
+  if (condition == LoopCondition::kComputed || condition == LoopCondition::kComputedWithoutInput)
     add_graph_node(body, "Less", {"i", "two"}, {"cond_out"});
   else
     add_graph_node(body, "Identity", {"cond_in"}, {"cond_out"});

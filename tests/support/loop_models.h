@@ -6,11 +6,16 @@
 
 namespace ridge::test {
 
+// The Loop's condition input and its body's condition output: kNone, no condition input and a body passing its
+// condition input through an Identity; kTrue, a constant true passed through so; kComputed, a constant true and a body
+// computing i < 2; kComputedWithoutInput, no condition input and the same body. A computed condition stops the loop
+// after 3 iterations (as the executors and ONNX Runtime read it).
+enum class LoopCondition { kNone, kTrue, kComputed, kComputedWithoutInput };
+
 // x [2, 3] -> h = x; for i in 0..trips-1: h = tanh(h W + table[i:i+1]) (W 3 x 3, table one value per iteration, both
 // weights of the graph), -h collected each iteration -> outputs h_final [2, 3] and negated [trips, 2, 3]. `trips` is a
-// constant of the graph (or, with `trips_as_input`, an input known only during the run); the body's condition output
-// is its condition input through an Identity, unless `computed_condition` (i < 2). The node is named "loop".
-std::string recurrent_loop(int64_t trips, bool trips_as_input = false, bool computed_condition = false);
+// constant of the graph (or, with `trips_as_input`, an input known only during the run). The node is named "loop".
+std::string recurrent_loop(int64_t trips, LoopCondition condition = LoopCondition::kNone, bool trips_as_input = false);
 
 // Scan "scan" over xs [4, 2] (axis 0, forward) and ys [2, 4] (axis 1, from its end) with state s0 [2]:
 // s += x_t * y_t; outputs s, the states stacked along axis 0 (sums [4, 2]) and each y_t stacked along axis 1 in

@@ -1,0 +1,66 @@
+// Control flow's costs by hand (cost/node_eval.cpp): a Loop costs its body times its trip count, exactly where it runs
+// them (no condition input or a known true one, and a body that keeps it true), and a weight of the graph its body
+// reads (an RNN's W, scripted as a Loop) is a weight read on every iteration and one of the model's parameters once.
+#include <gtest/gtest.h>
+
+#include "support/model_builder.h"
+
+namespace ridge::test {
+namespace {
+
+enum class Condition { kAbsent, kTrue, kComputed };
+
+// x [8, 64] -> 16 times h = tanh(h W) (W 64 x 64, a weight of the graph), each h also stacked.
+std::string scripted_rnn(Condition condition) {
+  ModelBuilder b;
+  b.input("x", {int64_t{8}, int64_t{64}}).output("h").output("hs");
+  b.weight("W", {64, 64}, 0.01f);
+  b.int64_constant("trips", {}, {16});
+  b.int64_constant("limit", {}, {3});
+  if (condition != Condition::kAbsent) {
+    auto* go = b.proto().mutable_graph()->add_initializer();
+    go->set_name("go");
+    go->set_data_type(::onnx::TensorProto::BOOL);
+    go->add_int32_data(1);
+  }
+  auto& loop = b.node("Loop", {"trips", condition == Condition::kAbsent ? "" : "go", "x"}, {"h", "hs"}, "rnn");
+  ::onnx::GraphProto body;
+  body.set_name("body");
+  for (const char* name : {"i", "cond_in", "h_in"}) body.add_input()->set_name(name);
+  add_graph_node(body, "MatMul", {"h_in", "W"}, {"product"});
+  add_graph_node(body, "Tanh", {"product"}, {"h_out"});
+  add_graph_node(body, "Identity", {"h_out"}, {"h_scan"});
+  if (condition == Condition::kComputed)
+    add_graph_node(body, "Less", {"i", "limit"}, {"cond_out"});
+  else
+    add_graph_node(body, "Identity", {"cond_in"}, {"cond_out"});
+  for (const char* name : {"cond_out", "h_out", "h_scan"}) body.add_output()->set_name(name);
+  set_graph(loop, "body", body);
+  return b.save("scripted_rnn");
+}
+
+TEST(ControlFlowCost, ALoopReadsTheGraphsWeightsOnEveryIterationAndCountsThemOnce) {
+  for (auto condition : {Condition::kAbsent, Condition::kTrue}) {
+    auto r = analyze_file(scripted_rnn(condition));
+    const auto& loop = node_named(r, "rnn");
+    EXPECT_EQ(loop.status, cost::NodeStatus::kCosted) << loop.note;
+    EXPECT_EQ(loop.macs, 16 * 8 * 64 * 64);
+    EXPECT_EQ(loop.params, 64 * 64);                      // W, once
+    EXPECT_EQ(loop.weight_bytes_read, 16 * 64 * 64 * 4);  // W on every iteration
+    // h into the product and into the Tanh (the Identity is a view): activations, on every iteration.
+    EXPECT_EQ(loop.activation_bytes_read, 16 * 2 * 8 * 64 * 4);
+    EXPECT_EQ(r.cost.totals.params, 64 * 64);
+    // The weight memory: W, which no node of the graph reads, with the trip count (int64) and the condition (bool).
+    EXPECT_EQ(r.cost.totals.weight_bytes, 64 * 64 * 4 + 8 + (condition == Condition::kTrue ? 1 : 0));
+    EXPECT_EQ(r.cost.estimated_nodes, 0);
+  }
+  // A body that computes its condition may stop early: the trip count is then a maximum, and the cost an estimate.
+  auto computed = analyze_file(scripted_rnn(Condition::kComputed));
+  const auto& loop = node_named(computed, "rnn");
+  EXPECT_EQ(loop.status, cost::NodeStatus::kEstimate);
+  EXPECT_EQ(loop.macs, 16 * 8 * 64 * 64);
+  EXPECT_EQ(computed.cost.estimated_nodes, 1);
+}
+
+}  // namespace
+}  // namespace ridge::test
