@@ -1,6 +1,6 @@
 // Which backwards of a channels-last GPU training step take NHWC tensors (exec/cuda/backward_layout.h), checked without
 // a GPU: by hand on a small graph whose answer is read off its drawing, and on the training references (ResNet's
-// backward NHWC but for its classifier, YOLO's upsampling Resizes the only backwards given NCHW copies), with the
+// backward NHWC but for its classifier, YOLO's head Reshapes the only backwards given NCHW copies), with the
 // forward and backward tables the executor uses. The step's arithmetic in NHWC is checked on a GPU
 // (tests/gpu/test_training_gpu.cpp: GpuTrainingReference.ChannelsLastMatchesPyTorch).
 #include <gtest/gtest.h>
@@ -104,15 +104,15 @@ TEST(BackwardLayout, TheReferenceCnnsTrainNhwcButWhereABackwardReadsNchw) {
     const auto& op = resnet.model.graph.nodes[n].op_type;
     EXPECT_EQ(p.layout.nhwc[n], op != "Flatten" && op != "Gemm") << op;
   }
-  // MobileNetV2's ReLU6 is Clip, DenseNet's blocks Concat and its transitions AveragePool and a constant Pad: all
-  // NHWC. YOLO's two upsampling Resizes (their backward scatters through index tables in NCHW order) and the three
-  // Reshapes of its heads' convolution outputs ([2, 24, H, W] into anchors x outputs: a view of NCHW order) are the
-  // only backwards given NCHW copies; the Reshapes of the Sigmoids after them read 5-D values, never NHWC.
+  // MobileNetV2's ReLU6 is Clip, DenseNet's blocks Concat and its transitions AveragePool and a constant Pad, YOLO's
+  // upsampling Resizes (their index tables walked in NHWC order): all NHWC. The three Reshapes of YOLO's heads'
+  // convolution outputs ([2, 24, H, W] into anchors x outputs: a view of NCHW order) are the only backwards given NCHW
+  // copies; the Reshapes of the Sigmoids after them read 5-D values, never NHWC.
   for (const auto* name : {"mobilenet_v2", "densenet", "yolo"}) {
     auto model = training_reference(name);
     auto q = plan(model.model.graph, true);
     std::map<std::string, int> nchw;
-    if (std::string(name) == "yolo") nchw = {{"Reshape", 3}, {"Resize", 2}};
+    if (std::string(name) == "yolo") nchw = {{"Reshape", 3}};
     EXPECT_EQ(q.layout.nchw_backwards, nchw) << name;
     EXPECT_GT(q.layout.nhwc_nodes, 0) << name;
   }

@@ -89,7 +89,8 @@ void grid_sample_op(KernelContext& ctx) {
 }
 
 // Nearest Resize's (and Upsample's) gradient: each output element's added into the input element the forward's index
-// tables read for it (a training step runs NCHW, so the tables' dims are the tensors').
+// tables read for it, in the forward's memory order (NHWC in a channels-last step: the tables permuted as the gather
+// permutes them).
 void resize_backward(BackwardContext& b) {
   if (!b.wants(0)) return;
   auto& ctx = b.forward;
@@ -97,15 +98,24 @@ void resize_backward(BackwardContext& b) {
   const auto& dy = b.dy();
   auto& dx = b.grad(0);
   check(cudaMemsetAsync(dx.data(), 0, dx.bytes(), ctx.gpu.stream()), "zeroing Resize's gradient");
-  table_scatter_add(dy.as<float>(), dense_layout(dy.dims), static_cast<const int64_t*>(s.tables.get()),
-                    s.offsets.data(), dx.as<float>(), dense_layout(dx.dims), ctx.gpu.stream());
+  const auto* tables = static_cast<const int64_t*>(s.tables.get());
+  if (dy.channels_last || dx.channels_last) {
+    auto offsets = nhwc_dims(s.offsets);
+    table_scatter_add(dy.as<float>(), dense_layout(nhwc_dims(dy.dims)), tables, offsets.data(), dx.as<float>(),
+                      dense_layout(nhwc_dims(dx.dims)), ctx.gpu.stream());
+  } else {
+    table_scatter_add(dy.as<float>(), dense_layout(dy.dims), tables, s.offsets.data(), dx.as<float>(),
+                      dense_layout(dx.dims), ctx.gpu.stream());
+  }
   ctx.check_launch("Resize backward");
 }
 
 }  // namespace
 
 void register_resize_backward(BackwardRegistry& registry) {
-  registry.add("resize", {{"Resize", resize_backward}, {"Upsample", resize_backward}});
+  constexpr bool kNhwc = true;
+  registry.add("resize",
+               {{"Resize", resize_backward, {}, nullptr, kNhwc}, {"Upsample", resize_backward, {}, nullptr, kNhwc}});
 }
 
 void register_resize_kernels(KernelRegistry& registry) {
