@@ -145,12 +145,17 @@ class Unroller {
 
   // A new value named after `name`, typed as `like` (shape inference runs again on the unrolled graph).
   ValueId fresh(const std::string& name, const graph::Value& like) {
+    // Copied first: `like` may be a value of g_, whose storage interning the new value may move.
+    auto dtype = like.dtype;
+    auto shape = like.shape;
+    auto has_shape = like.has_shape;
+    auto constant = like.constant;
     auto id = g_.intern(unique(name));
     auto& v = g_.value(id);
-    v.dtype = like.dtype;
-    v.shape = like.shape;
-    v.has_shape = like.has_shape;
-    v.constant = like.constant;
+    v.dtype = dtype;
+    v.shape = std::move(shape);
+    v.has_shape = has_shape;
+    v.constant = std::move(constant);
     return id;
   }
 
