@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cost/registry.h"
+#include "graph/loop_condition.h"
 #include "graph/shape.h"
 
 namespace ridge::cost {
@@ -57,19 +58,6 @@ SubgraphCost cost_subgraph(const graph::Graph& parent, const graph::Graph& g, co
   return total;
 }
 
-// A Loop body's condition output is true on every iteration: its condition input (directly or through an Identity),
-// or a known true.
-bool body_always_goes_on(const graph::Graph& body) {
-  if (body.outputs.empty() || body.inputs.size() < 2) return false;
-  auto out = body.outputs[0];
-  if (const auto& c = body.value(out).constant; c && c->size() == 1) return c->as_real(0) != 0;
-  if (out == body.inputs[1]) return true;
-  auto producer = body.value(out).producer;
-  if (producer < 0) return false;
-  const auto& n = body.nodes[static_cast<size_t>(producer)];
-  return n.op_type == "Identity" && n.input(0) == body.inputs[1];
-}
-
 void cost_control_flow(const graph::Graph& g, const graph::Node& node, const CostOptions& options, NodeEvaluation& eval,
                        std::unordered_set<graph::ValueId>& counted_params, ModelCost& model_cost) {
   auto& c = eval.cost;
@@ -101,7 +89,7 @@ void cost_control_flow(const graph::Graph& g, const graph::Node& node, const Cos
     // body's condition output stops the loop where it turns false, as the executors and ONNX Runtime read it).
     const auto* cond = node.input(1) != graph::kNoValue ? g.value(node.input(1)).constant.get() : nullptr;
     bool runs_its_trips = (node.input(1) == graph::kNoValue || (cond && cond->size() == 1 && cond->as_real(0) != 0)) &&
-                          body_always_goes_on(*node.subgraphs().at(0));
+                          graph::body_keeps_going(*node.subgraphs().at(0));
     if (trips && trips->size() == 1 && runs_its_trips) {
       add(parts.at(0), trips->as_int(0));
     } else {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "graph/loop_condition.h"
 #include "onnx/tensor_decode.h"
 #include "shape/infer.h"
 
@@ -27,26 +28,13 @@ bool is_loop(const graph::Node& node) {
 
 // A one-element value known before the run: a constant shape inference evaluated, or an initializer (decoded here
 // where inference did not read it: a Loop whose body it could not infer never read its trip count).
-std::optional<double> known_scalar(const graph::Graph& g, ValueId id, const std::string& directory = {}) {
+std::optional<double> known_scalar(const graph::Graph& g, ValueId id, const std::string& directory) {
   if (id == kNoValue) return std::nullopt;
   const auto& v = g.value(id);
   auto c = v.constant;
   if (!c && v.initializer) c = onnx::decode_constant(*v.initializer, directory, 1);
   if (!c || c->size() != 1) return std::nullopt;
   return c->as_real(0);
-}
-
-// A Loop body's condition output is true on every iteration: it is its condition input (directly, or through an
-// Identity), or a known true. Anything else may stop the loop early, which only the run knows.
-bool always_goes_on(const graph::Graph& body) {
-  if (body.outputs.empty() || body.inputs.size() < 2) return false;
-  auto out = body.outputs[0];
-  if (auto v = known_scalar(body, out)) return *v != 0;
-  if (out == body.inputs[1]) return true;
-  auto producer = body.value(out).producer;
-  if (producer < 0) return false;
-  const auto& n = body.nodes[static_cast<size_t>(producer)];
-  return n.op_type == "Identity" && n.input(0) == body.inputs[1];
 }
 
 // Why `body` cannot be copied into `g` iteration by iteration; empty when it can.
@@ -231,10 +219,9 @@ std::string unroll_loop(graph::Graph& g, const graph::Node& node, const graph::G
     if (!cond) return "its condition is known only during the run";
     if (*cond == 0) return "its condition is false before the first iteration";
   }
-  // A body's condition output stops the loop where it turns false, with or without a condition input (ONNX Runtime and
-  // ONNX's reference implementation read it so, and the CPU executor does; the operator's text calls it ignored in the
-  // `for` form).
-  if (!always_goes_on(body)) return "its body computes whether to go on";
+  // Anything else may stop the loop early, which only the run knows (the operator's text calls the body's condition
+  // ignored in the `for` form, without a condition input; graph/loop_condition.h reads it as the implementations do).
+  if (!graph::body_keeps_going(body)) return "its body computes whether to go on";
   auto m = static_cast<int64_t>(*trips);
   if (m * static_cast<int64_t>(body.nodes.size()) > kMaxUnrolledNodes)
     return fmt::format("{} iterations of {} nodes exceed the {} nodes a loop may become", m, body.nodes.size(),

@@ -3,6 +3,10 @@
 // reads (an RNN's W, scripted as a Loop) is a weight read on every iteration and one of the model's parameters once.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
+#include "graph/loop_condition.h"
 #include "support/model_builder.h"
 
 namespace ridge::test {
@@ -60,6 +64,45 @@ TEST(ControlFlowCost, ALoopReadsTheGraphsWeightsOnEveryIterationAndCountsThemOnc
   EXPECT_EQ(loop.status, cost::NodeStatus::kEstimate);
   EXPECT_EQ(loop.macs, 16 * 8 * 64 * 64);
   EXPECT_EQ(computed.cost.estimated_nodes, 1);
+}
+
+// The rule the cost above and the GPU's unrolling share (graph/loop_condition.h): a body keeps its Loop going where its
+// condition output is its condition input, directly or through an Identity, or a known true; a known false or a
+// computed one may stop it.
+TEST(LoopCondition, ABodyKeepsGoingWhereItsConditionStaysTrue) {
+  enum class Out { kInput, kIdentity, kTrue, kFalse, kComputed };
+  for (auto [out, keeps] : {std::pair{Out::kInput, true}, std::pair{Out::kIdentity, true}, std::pair{Out::kTrue, true},
+                            std::pair{Out::kFalse, false}, std::pair{Out::kComputed, false}}) {
+    ModelBuilder b;
+    b.input("x", {int64_t{2}}).output("y");
+    b.int64_constant("trips", {}, {3}).int64_constant("limit", {}, {1});
+    auto& loop = b.node("Loop", {"trips", "", "x"}, {"y"}, "loop");
+    ::onnx::GraphProto body;
+    body.set_name("body");
+    for (const char* name : {"i", "cond_in", "x_in"}) body.add_input()->set_name(name);
+    add_graph_node(body, "Neg", {"x_in"}, {"x_out"});
+    std::string condition = "cond_out";
+    if (out == Out::kInput) {
+      condition = "cond_in";
+    } else if (out == Out::kIdentity) {
+      add_graph_node(body, "Identity", {"cond_in"}, {"cond_out"});
+    } else if (out == Out::kComputed) {
+      add_graph_node(body, "Less", {"i", "limit"}, {"cond_out"});
+    } else {
+      auto& constant = add_graph_node(body, "Constant", {}, {"cond_out"});
+      set_tensor(constant, "value", ::onnx::TensorProto::BOOL, {},
+                 out == Out::kTrue ? std::string("\x01", 1) : std::string("\x00", 1));
+    }
+    body.add_output()->set_name(condition);
+    body.add_output()->set_name("x_out");
+    set_graph(loop, "body", body);
+    auto r = analyze_file(b.save("loop_condition"));
+    const auto& node = r.model.graph.nodes.back();
+    ASSERT_EQ(node.op_type, "Loop");
+    EXPECT_EQ(graph::body_keeps_going(*node.subgraphs().at(0)), keeps) << static_cast<int>(out);
+    EXPECT_EQ(node_named(r, "loop").status, keeps ? cost::NodeStatus::kCosted : cost::NodeStatus::kEstimate)
+        << static_cast<int>(out);
+  }
 }
 
 }  // namespace
