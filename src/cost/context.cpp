@@ -14,7 +14,9 @@ bool is_weight_value(const graph::Graph& g, graph::ValueId id) {
 int64_t value_bytes(const graph::Graph& g, graph::ValueId id, const CostOptions& options) {
   if (id == graph::kNoValue) return 0;
   const auto& v = g.value(id);
-  if (!v.has_shape) return 0;
+  // Unknown, or declared with a dim nothing bound (an exporter's name for an output that inference could not reach
+  // past an unresolved node, which the analysis names): no bytes are counted for it.
+  if (!v.has_shape || !graph::is_fully_known(v.shape)) return 0;
   auto type = v.dtype;
   if (graph::is_floating(type)) {
     const auto& chosen = is_weight_value(g, id) ? options.weight_dtype : options.activation_dtype;

@@ -24,18 +24,42 @@ bool all_outputs_constant(const graph::Graph& g, const graph::Node& node) {
 // Sum of a subgraph's node costs (If: one branch; Loop: body x trips; Scan: body x length).
 struct SubgraphCost {
   int64_t flops = 0, macs = 0, activation_bytes_read = 0, weight_bytes_read = 0, bytes_written = 0;
-  int64_t params = 0;  // the subgraph's own weights and the enclosing graph's it reads, each once
+  int64_t params = 0;  // the subgraph's own weights and the enclosing graphs' it reads, each once
   bool exact = true;
 };
 
-// `g` a subgraph of `parent`: a value it reads from `parent` that is a weight there (an RNN's W, scripted as a Loop's
-// body) is read as a weight, and is one of the model's parameters, counted once with `parent_params`.
-SubgraphCost cost_subgraph(const graph::Graph& parent, const graph::Graph& g, const CostOptions& options,
-                           std::unordered_set<graph::ValueId>& parent_params, ModelCost& model_cost) {
+// A graph around a subgraph being costed, and the graphs around it (null at the model's graph): where a value the
+// subgraph reads from outside is defined, and the set that graph counts its parameters in.
+struct Enclosing {
+  const graph::Graph& g;
+  std::unordered_set<graph::ValueId>& params;
+  const Enclosing* outer;
+};
+
+// The nearest enclosing graph that defines `name` as a value of its own (a graph in between may read it from further
+// out, as a body nested in a body reads the model's weight), with its id there; null where none does.
+const Enclosing* defining(const Enclosing* e, const std::string& name, graph::ValueId& id) {
+  for (; e; e = e->outer)
+    if (auto found = e->g.find(name); found && !e->g.value(*found).from_outer_scope) {
+      id = *found;
+      return e;
+    }
+  return nullptr;
+}
+
+NodeEvaluation evaluate_in(const graph::Graph& g, const graph::Node& node, const CostOptions& options,
+                           std::unordered_set<graph::ValueId>& counted_params, ModelCost& model_cost,
+                           const Enclosing* outer);
+
+// `g` a subgraph of `parent`: a value it reads from an enclosing graph that is a weight there (an RNN's W, scripted as
+// a Loop's body, or read by a loop nested in that body) is read as a weight, and is one of the model's parameters,
+// counted once in the set of the graph that holds it.
+SubgraphCost cost_subgraph(const Enclosing& parent, const graph::Graph& g, const CostOptions& options,
+                           ModelCost& model_cost) {
   SubgraphCost total;
   std::unordered_set<graph::ValueId> params;
   for (const auto& node : g.nodes) {
-    auto eval = evaluate_node(g, node, options, params, model_cost);
+    auto eval = evaluate_in(g, node, options, params, model_cost, &parent);
     total.flops += eval.cost.flops;
     total.macs += eval.cost.macs;
     total.activation_bytes_read += eval.cost.activation_bytes_read;
@@ -46,12 +70,13 @@ SubgraphCost cost_subgraph(const graph::Graph& parent, const graph::Graph& g, co
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       auto id = node.inputs[i];
       if (id == graph::kNoValue || !g.value(id).from_outer_scope) continue;
-      auto outer = parent.find(g.value(id).name);
-      if (!outer || !is_weight_value(parent, *outer)) continue;
+      graph::ValueId outer = graph::kNoValue;
+      const auto* holder = defining(&parent, g.value(id).name, outer);
+      if (!holder || !is_weight_value(holder->g, outer)) continue;
       total.activation_bytes_read -= eval.input_read_bytes[i];
       total.weight_bytes_read += eval.input_read_bytes[i];
-      const auto& w = parent.value(*outer);
-      if (w.initializer && graph::is_floating(w.dtype) && parent_params.insert(*outer).second)
+      const auto& w = holder->g.value(outer);
+      if (w.initializer && graph::is_floating(w.dtype) && holder->params.insert(outer).second)
         total.params += graph::element_count(w.shape);
     }
   }
@@ -59,10 +84,12 @@ SubgraphCost cost_subgraph(const graph::Graph& parent, const graph::Graph& g, co
 }
 
 void cost_control_flow(const graph::Graph& g, const graph::Node& node, const CostOptions& options, NodeEvaluation& eval,
-                       std::unordered_set<graph::ValueId>& counted_params, ModelCost& model_cost) {
+                       std::unordered_set<graph::ValueId>& counted_params, ModelCost& model_cost,
+                       const Enclosing* outer) {
   auto& c = eval.cost;
+  const Enclosing here{g, counted_params, outer};
   std::vector<SubgraphCost> parts;
-  for (const auto* sub : node.subgraphs()) parts.push_back(cost_subgraph(g, *sub, options, counted_params, model_cost));
+  for (const auto* sub : node.subgraphs()) parts.push_back(cost_subgraph(here, *sub, options, model_cost));
   // Reads and writes happen on every iteration; a weight is one parameter however often it is read.
   auto add = [&](const SubgraphCost& s, int64_t times) {
     c.flops += s.flops * times;
@@ -133,6 +160,15 @@ const char* status_name(NodeStatus status) {
 
 NodeEvaluation evaluate_node(const graph::Graph& g, const graph::Node& node, const CostOptions& options,
                              std::unordered_set<graph::ValueId>& counted_params, ModelCost& model_cost) {
+  return evaluate_in(g, node, options, counted_params, model_cost, nullptr);
+}
+
+namespace {
+
+// evaluate_node for a node of `g`, which `outer` encloses (null: `g` is the model's graph).
+NodeEvaluation evaluate_in(const graph::Graph& g, const graph::Node& node, const CostOptions& options,
+                           std::unordered_set<graph::ValueId>& counted_params, ModelCost& model_cost,
+                           const Enclosing* outer) {
   NodeEvaluation eval;
   auto& c = eval.cost;
   c.name = node.name;
@@ -163,7 +199,7 @@ NodeEvaluation evaluate_node(const graph::Graph& g, const graph::Node& node, con
   const auto* row = CostRegistry::instance().find(node.op_type);
   if (row && (row->traits & kControlFlow)) {
     c.family = row->family;
-    cost_control_flow(g, node, options, eval, counted_params, model_cost);
+    cost_control_flow(g, node, options, eval, counted_params, model_cost, outer);
     if (c.status == NodeStatus::kEstimate) ++model_cost.estimated_nodes;
     eval.differentiable = false;
     return eval;
@@ -210,5 +246,7 @@ NodeEvaluation evaluate_node(const graph::Graph& g, const graph::Node& node, con
   }
   return eval;
 }
+
+}  // namespace
 
 }  // namespace ridge::cost

@@ -39,13 +39,15 @@ std::string obstacle(const graph::Graph& g, const graph::Node& node, const graph
 }
 
 // Replaces node n of `g` by `branch`'s nodes, in its place, each recorded in `result` as running for the If.
-void inline_branch(graph::Graph& g, size_t n, const graph::Graph& branch, IfInlining& result) {
+void inline_branch(graph::Graph& g, size_t n, const graph::Graph& branch, const std::map<ValueId, Origin>* outer,
+                   IfInlining& result) {
   const graph::Node node = g.nodes[n];  // a copy: g.nodes is rebuilt below
-  std::string origin = result.inlined_from(node);
-  if (origin.empty()) origin = node.name.empty() ? node.op_type : node.name;
+  Origin origin = result.inlined_from(node);
+  if (origin.empty() && outer) origin = origin_in(*outer, node);
+  if (origin.empty()) origin = {node.name.empty() ? node.op_type : node.name, "If"};
   auto record = [&](const graph::Node& inlined) {
     for (auto id : inlined.outputs)
-      if (id != kNoValue) result.if_of_output[id] = origin;
+      if (id != kNoValue) result.origin_of_output[id] = origin;
   };
   std::vector<ValueId> map(branch.values.size(), kNoValue);
   // A branch output its own nodes compute becomes the If's output (each once); any other (a value of the graph, a
@@ -106,12 +108,7 @@ void inline_branch(graph::Graph& g, size_t n, const graph::Graph& branch, IfInli
 
 }  // namespace
 
-const std::string& IfInlining::inlined_from(const graph::Node& node) const {
-  static const std::string none;
-  for (auto id : node.outputs)
-    if (auto it = if_of_output.find(id); it != if_of_output.end()) return it->second;
-  return none;
-}
+const Origin& IfInlining::inlined_from(const graph::Node& node) const { return origin_in(origin_of_output, node); }
 
 bool has_constant_if(const graph::Graph& g) {
   for (const auto& node : g.nodes)
@@ -119,7 +116,7 @@ bool has_constant_if(const graph::Graph& g) {
   return false;
 }
 
-IfInlining inline_constant_ifs(graph::Graph& g) {
+IfInlining inline_constant_ifs(graph::Graph& g, const std::map<ValueId, Origin>* outer) {
   IfInlining result;
   size_t n = 0;
   while (n < g.nodes.size()) {
@@ -133,7 +130,7 @@ IfInlining inline_constant_ifs(graph::Graph& g) {
       ++n;
       continue;
     }
-    inline_branch(g, n, *branch, result);  // its first node is now node n: an If among them is looked at next
+    inline_branch(g, n, *branch, outer, result);  // its first node is now node n: an If among them is looked at next
     ++result.inlined;
   }
   if (result.inlined) g.link_and_sort();

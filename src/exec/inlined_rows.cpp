@@ -7,6 +7,13 @@
 
 namespace ridge::exec {
 
+const Origin& origin_in(const std::map<graph::ValueId, Origin>& origin_of_output, const graph::Node& node) {
+  static const Origin none;
+  for (auto id : node.outputs)
+    if (auto it = origin_of_output.find(id); it != origin_of_output.end()) return it->second;
+  return none;
+}
+
 void fold_inlined_rows(const std::vector<Origin>& origin_of_row, std::vector<NodeTiming>& rows) {
   if (origin_of_row.size() != rows.size()) throw Error("fold_inlined_rows: one origin (or none) per row is needed");
   std::vector<NodeTiming> folded;

@@ -3,10 +3,12 @@
 // exec/loop_unrolling.h: a Loop or Scan as its iterations) is timed node by node; its profile is made the model's
 // again here, so the analysis (which costs the If, Loop or Scan as one node), `compare` and `import ncu -m` see the
 // model's nodes. libtorch-free.
+#include <map>
 #include <string>
 #include <vector>
 
 #include "exec/measurement.h"
+#include "graph/graph.h"
 
 namespace ridge::exec {
 
@@ -15,6 +17,10 @@ struct Origin {
   std::string name, op_type;
   bool empty() const { return name.empty(); }
 };
+
+// What `node` runs for by `origin_of_output` (keyed by the values rewritten nodes write); empty where none of its
+// outputs is there.
+const Origin& origin_in(const std::map<graph::ValueId, Origin>& origin_of_output, const graph::Node& node);
 
 // The rows whose node ran for a control-flow node (origin_of_row[i], empty for the graph's own nodes) become one row
 // named as it (its op type) at the place of the first, their times summed, as the CPU executor times it and the

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "graph/loop_condition.h"
@@ -37,17 +39,55 @@ std::optional<double> known_scalar(const graph::Graph& g, ValueId id, const std:
   return c->as_real(0);
 }
 
-// Why `body` cannot be copied into `g` iteration by iteration; empty when it can.
-std::string body_obstacle(const graph::Graph& g, const graph::Graph& body) {
-  for (const auto& n : body.nodes)
-    if (!n.subgraphs().empty())
-      return fmt::format("its body holds control flow of its own ({} '{}')", n.op_type, n.name);
-  for (const auto& v : body.values) {
+// Why `sub` (a loop's body, or a graph nested in it) cannot be copied into `g` iteration by iteration; empty when it
+// can. `enclosing`: the names of the values the graphs between `g` and `sub` define, which `sub` may read too.
+std::string body_obstacle(const graph::Graph& g, const graph::Graph& sub, std::set<std::string> enclosing = {}) {
+  for (const auto& v : sub.values) {
     if (v.name.empty()) return "its body has a value without a name";
-    if (v.from_outer_scope && !g.find(v.name))
+    if (v.from_outer_scope && !enclosing.count(v.name) && !g.find(v.name))
       return fmt::format("its body reads '{}', which the graph does not hold", v.name);
   }
+  for (const auto& v : sub.values)
+    if (!v.from_outer_scope) enclosing.insert(v.name);
+  for (const auto& n : sub.nodes)
+    for (const auto* nested : n.subgraphs())
+      if (auto why = body_obstacle(g, *nested, enclosing); !why.empty()) return why;
   return "";
+}
+
+// The nodes `body` holds, those of the graphs nested in it included: what one iteration adds at most before its own
+// control flow is rewritten too.
+int64_t nodes_within(const graph::Graph& body) {
+  auto count = static_cast<int64_t>(body.nodes.size());
+  for (const auto& n : body.nodes)
+    for (const auto* nested : n.subgraphs()) count += nodes_within(*nested);
+  return count;
+}
+
+// `sub` (a graph attribute of a body node: an If's branch, a nested loop's body) copied for one iteration: its own
+// values and nodes named with `prefix`, so that each iteration's copy has names of its own (an If inlined or a loop
+// unrolled later moves them into the graph, where no two may share one), and its reads of enclosing values named as
+// `renamed` says (a body value as this iteration's copy of it), in the graphs nested in it too.
+std::shared_ptr<graph::Graph> renamed_copy(const graph::Graph& sub, const std::string& prefix,
+                                           std::map<std::string, std::string> renamed) {
+  auto copy = std::make_shared<graph::Graph>(sub);
+  for (auto& v : copy->values) {
+    if (v.from_outer_scope) {
+      if (auto it = renamed.find(v.name); it != renamed.end()) v.name = it->second;
+      continue;
+    }
+    auto name = prefix + v.name;
+    renamed[v.name] = name;  // for the graphs nested in this one
+    v.name = std::move(name);
+  }
+  copy->value_by_name.clear();
+  for (size_t i = 0; i < copy->values.size(); ++i) copy->value_by_name[copy->values[i].name] = static_cast<ValueId>(i);
+  for (auto& node : copy->nodes) {
+    node.name = prefix + (node.name.empty() ? node.op_type : node.name);
+    for (auto& attr : node.attributes)
+      for (auto& nested : attr.graphs) nested = renamed_copy(*nested, prefix, renamed);
+  }
+  return copy;
 }
 
 std::optional<int64_t> known_dim(const graph::Value& v, size_t axis) {
@@ -58,8 +98,13 @@ std::optional<int64_t> known_dim(const graph::Value& v, size_t axis) {
 // Copies of a loop's body into the graph, one per iteration, and the nodes around them.
 class Unroller {
  public:
-  Unroller(graph::Graph& g, const graph::Node& node, const graph::Graph& body, LoopUnrolling& result)
-      : g_(g), body_(body), result_(result), origin_{node.name.empty() ? node.op_type : node.name, node.op_type} {}
+  // `origin`: what the loop runs for (itself, or what an earlier rewrite made it run for).
+  Unroller(graph::Graph& g, const graph::Node& node, const graph::Graph& body, Origin origin, LoopUnrolling& result)
+      : g_(g),
+        body_(body),
+        result_(result),
+        name_(node.name.empty() ? node.op_type : node.name),
+        origin_(std::move(origin)) {}
 
   // Iteration `i` of the body with its inputs `inputs` (graph values, one per body input): its nodes appended, its
   // outputs returned as graph values.
@@ -74,7 +119,7 @@ class Unroller {
       } else if (value.initializer && value.producer < 0) {
         map[v] = shared(v);
       } else {
-        map[v] = fresh(fmt::format("{}/{}/{}", origin_.name, i, value.name), value);
+        map[v] = fresh(fmt::format("{}/{}/{}", name_, i, value.name), value);
       }
     }
     auto mapped = [&](std::vector<ValueId> ids) {
@@ -82,11 +127,18 @@ class Unroller {
         if (id != kNoValue) id = map[static_cast<size_t>(id)];
       return ids;
     };
+    // A body value read by a graph nested in the body (an If's branch, a loop's body) is read as this iteration's copy.
+    std::map<std::string, std::string> renamed;
+    for (size_t v = 0; v < body_.values.size(); ++v)
+      if (!body_.values[v].from_outer_scope) renamed[body_.values[v].name] = g_.value(map[v]).name;
+    const auto prefix = fmt::format("{}/{}/", name_, i);
     for (const auto& inner : body_.nodes) {
       graph::Node copy = inner;
-      copy.name = fmt::format("{}/{}/{}", origin_.name, i, inner.name.empty() ? inner.op_type : inner.name);
+      copy.name = prefix + (inner.name.empty() ? inner.op_type : inner.name);
       copy.inputs = mapped(inner.inputs);
       copy.outputs = mapped(inner.outputs);
+      for (auto& attr : copy.attributes)
+        for (auto& nested : attr.graphs) nested = renamed_copy(*nested, prefix, renamed);
       add(std::move(copy));
     }
     return mapped(body_.outputs);
@@ -101,7 +153,7 @@ class Unroller {
     data->dtype = dtype;
     data->dims = std::move(dims);
     data->ints = std::move(ints);
-    auto id = g_.intern(unique(fmt::format("{}/{}_{}", origin_.name, label, fmt::join(data->ints, "_"))));
+    auto id = g_.intern(unique(fmt::format("{}/{}_{}", name_, label, fmt::join(data->ints, "_"))));
     auto& v = g_.value(id);
     auto ref = std::make_shared<graph::TensorRef>();
     ref->name = v.name;
@@ -122,7 +174,7 @@ class Unroller {
   ValueId emit(const std::string& op, std::vector<ValueId> inputs, const std::string& name, ValueId output,
                std::vector<graph::Attribute> attributes = {}) {
     graph::Node n;
-    n.name = fmt::format("{}/{}", origin_.name, name);
+    n.name = fmt::format("{}/{}", name_, name);
     n.op_type = op;
     n.inputs = std::move(inputs);
     n.outputs = {output};
@@ -153,7 +205,7 @@ class Unroller {
     std::vector<ValueId> unsqueezed;
     for (size_t i = 0; i < parts.size(); ++i) {
       const auto& part = g_.value(parts[i]);
-      auto id = fresh(fmt::format("{}/{}/stacked/{}", origin_.name, i, name), part);
+      auto id = fresh(fmt::format("{}/{}/stacked/{}", name_, i, name), part);
       if (opset >= 13) {
         emit("Unsqueeze", {parts[i], constant("axes", graph::DType::kInt64, {1}, {axis})},
              fmt::format("{}/unsqueeze/{}", name, i), id);
@@ -174,7 +226,7 @@ class Unroller {
   }
 
   std::vector<graph::Node> take_nodes() { return std::move(nodes_); }
-  const Origin& origin() const { return origin_; }
+  const std::string& name() const { return name_; }
 
  private:
   void add(graph::Node n) {
@@ -187,7 +239,7 @@ class Unroller {
   ValueId shared(size_t body_value) {
     if (auto it = weights_.find(body_value); it != weights_.end()) return it->second;
     const auto& w = body_.values[body_value];
-    auto id = fresh(fmt::format("{}/{}", origin_.name, w.name), w);
+    auto id = fresh(fmt::format("{}/{}", name_, w.name), w);
     g_.value(id).initializer = w.initializer;
     weights_[body_value] = id;
     return id;
@@ -202,6 +254,7 @@ class Unroller {
   graph::Graph& g_;
   const graph::Graph& body_;
   LoopUnrolling& result_;
+  std::string name_;  // the loop's, which its values' and nodes' names start with
   Origin origin_;
   std::vector<graph::Node> nodes_;
   std::map<std::string, ValueId> constants_;
@@ -209,8 +262,25 @@ class Unroller {
 };
 
 // Loop: why it stays, or its iterations.
+// What a loop may still become: the nodes the loop it runs for (an enclosing loop unrolled before it) may become, less
+// those it already is.
+struct Budget {
+  Origin origin;
+  int64_t taken = 0;  // nodes of the graph that run for `origin`, other than this loop
+
+  std::string exceeded(int64_t iterations, int64_t nodes) const {
+    if (taken + iterations * nodes <= kMaxUnrolledNodes) return "";
+    return fmt::format("{} iterations of {} nodes exceed the {} nodes a loop may become{}", iterations, nodes,
+                       kMaxUnrolledNodes,
+                       taken ? fmt::format(" (with the {} nodes its enclosing {} '{}' already became)", taken,
+                                           origin.op_type, origin.name)
+                             : "");
+  }
+};
+
 std::string unroll_loop(graph::Graph& g, const graph::Node& node, const graph::Graph& body, int64_t opset,
-                        const std::string& directory, LoopUnrolling& result, std::vector<graph::Node>& out) {
+                        const std::string& directory, const Budget& budget, LoopUnrolling& result,
+                        std::vector<graph::Node>& out) {
   auto trips = known_scalar(g, node.input(0), directory);
   if (!trips) return "its trip count is known only during the run";
   if (*trips < 1) return fmt::format("its trip count is {}", static_cast<int64_t>(*trips));
@@ -223,16 +293,14 @@ std::string unroll_loop(graph::Graph& g, const graph::Node& node, const graph::G
   // ignored in the `for` form, without a condition input; graph/loop_condition.h reads it as the implementations do).
   if (!graph::body_keeps_going(body)) return "its body computes whether to go on";
   auto m = static_cast<int64_t>(*trips);
-  if (m * static_cast<int64_t>(body.nodes.size()) > kMaxUnrolledNodes)
-    return fmt::format("{} iterations of {} nodes exceed the {} nodes a loop may become", m, body.nodes.size(),
-                       kMaxUnrolledNodes);
+  if (auto why = budget.exceeded(m, nodes_within(body)); !why.empty()) return why;
   if (auto why = body_obstacle(g, body); !why.empty()) return why;
   size_t carried = node.inputs.size() >= 2 ? node.inputs.size() - 2 : 0;
   if (body.inputs.size() != carried + 2 || body.outputs.size() < carried + 1)
     return "its body's inputs and outputs do not match its loop-carried values";
   size_t scans = body.outputs.size() - 1 - carried;
   if (node.outputs.size() > carried + scans) return "it has more outputs than its body";
-  Unroller u(g, node, body, result);
+  Unroller u(g, node, body, budget.origin, result);
   std::vector<ValueId> state(node.inputs.begin() + 2, node.inputs.end());
   std::vector<std::vector<ValueId>> scanned(scans);
   auto truth = u.constant("condition", graph::DType::kBool, {}, {1});
@@ -254,7 +322,7 @@ std::string unroll_loop(graph::Graph& g, const graph::Node& node, const graph::G
 
 // Scan (opset 9+): why it stays, or its iterations.
 std::string unroll_scan(graph::Graph& g, const graph::Node& node, const graph::Graph& body, int64_t opset,
-                        LoopUnrolling& result, std::vector<graph::Node>& out) {
+                        const Budget& budget, LoopUnrolling& result, std::vector<graph::Node>& out) {
   if (opset < 9) return "Scan before opset 9 (a batch dim and sequence lengths) is not unrolled";
   auto scan_inputs = static_cast<size_t>(node.get_int("num_scan_inputs", 0));
   if (scan_inputs == 0 || scan_inputs > node.inputs.size()) return "its num_scan_inputs does not match its inputs";
@@ -285,11 +353,9 @@ std::string unroll_scan(graph::Graph& g, const graph::Node& node, const graph::G
     length = dim;
   }
   if (*length < 1) return "its scan inputs are empty";
-  if (*length * static_cast<int64_t>(body.nodes.size()) > kMaxUnrolledNodes)
-    return fmt::format("{} iterations of {} nodes exceed the {} nodes a loop may become", *length, body.nodes.size(),
-                       kMaxUnrolledNodes);
+  if (auto why = budget.exceeded(*length, nodes_within(body)); !why.empty()) return why;
   if (auto why = body_obstacle(g, body); !why.empty()) return why;
-  Unroller u(g, node, body, result);
+  Unroller u(g, node, body, budget.origin, result);
   std::vector<ValueId> state(node.inputs.begin(), node.inputs.begin() + static_cast<std::ptrdiff_t>(states));
   std::vector<std::vector<ValueId>> scanned(scan_outputs);
   for (int64_t t = 0; t < *length; ++t) {
@@ -300,8 +366,7 @@ std::string unroll_scan(graph::Graph& g, const graph::Node& node, const graph::G
       axis.name = "axis";
       axis.kind = graph::Attribute::Kind::kInt;
       axis.i = in_axes[k];
-      auto element =
-          u.fresh(fmt::format("{}/{}/element/{}", u.origin().name, t, k), body.value(body.inputs[states + k]));
+      auto element = u.fresh(fmt::format("{}/{}/element/{}", u.name(), t, k), body.value(body.inputs[states + k]));
       u.emit("Gather", {node.inputs[states + k], u.constant("index", graph::DType::kInt64, {}, {index})},
              fmt::format("{}/element/{}", t, k), element, {axis});
       inputs.push_back(element);
@@ -328,11 +393,7 @@ std::string unroll_scan(graph::Graph& g, const graph::Node& node, const graph::G
 
 }  // namespace
 
-Origin LoopUnrolling::unrolled_from(const graph::Node& node) const {
-  for (auto id : node.outputs)
-    if (auto it = origin_of_output.find(id); it != origin_of_output.end()) return it->second;
-  return {};
-}
+Origin LoopUnrolling::unrolled_from(const graph::Node& node) const { return origin_in(origin_of_output, node); }
 
 std::string LoopUnrolling::summary() const {
   if (!unrolled) return "";
@@ -348,10 +409,16 @@ bool has_loop(const graph::Graph& g) {
   return false;
 }
 
-LoopUnrolling unroll_loops(graph::Model& model) {
+LoopUnrolling unroll_loops(graph::Model& model, const std::map<ValueId, Origin>* outer) {
   LoopUnrolling result;
   auto& g = model.graph;
   const auto opset = model.default_opset();
+  // The nodes that already run for each control-flow node of the model as given (loops nested in an unrolled loop
+  // share its budget).
+  std::map<std::string, int64_t> taken;
+  if (outer)
+    for (const auto& node : g.nodes)
+      if (const auto& o = origin_in(*outer, node); !o.empty()) ++taken[o.name];
   std::vector<graph::Node> nodes;
   bool changed = false;
   // g.nodes is rebuilt as it is read: each node moved on, or replaced by its iterations' nodes.
@@ -363,9 +430,16 @@ LoopUnrolling unroll_loops(graph::Model& model) {
       nodes.push_back(std::move(node));
       continue;
     }
+    Budget budget;
+    if (outer) budget.origin = origin_in(*outer, node);
+    const bool inherited = !budget.origin.empty();  // the loop is itself one of the nodes counted for its origin
+    if (inherited)
+      budget.taken = taken[budget.origin.name] - 1;
+    else
+      budget.origin = {node.name.empty() ? node.op_type : node.name, node.op_type};
     std::vector<graph::Node> unrolled;
-    auto why = node.op_type == "Loop" ? unroll_loop(g, node, *body, opset, model.directory, result, unrolled)
-                                      : unroll_scan(g, node, *body, opset, result, unrolled);
+    auto why = node.op_type == "Loop" ? unroll_loop(g, node, *body, opset, model.directory, budget, result, unrolled)
+                                      : unroll_scan(g, node, *body, opset, budget, result, unrolled);
     if (!why.empty()) {
       result.kept.push_back(fmt::format("{}: {}", node.name, why));
       nodes.push_back(std::move(node));
@@ -373,6 +447,7 @@ LoopUnrolling unroll_loops(graph::Model& model) {
     }
     ++result.unrolled;
     changed = true;
+    taken[budget.origin.name] += static_cast<int64_t>(unrolled.size()) - (inherited ? 1 : 0);
     for (auto& n : unrolled) nodes.push_back(std::move(n));
   }
   g.nodes = std::move(nodes);

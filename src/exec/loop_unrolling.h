@@ -11,8 +11,10 @@
 //   output stacks its iterations' values along its axis, in reverse where its direction is 1.
 // The body's values get names of their own per iteration ("LOOP/ITERATION/NAME"; its weights are the graph's, once),
 // and the model's shapes are inferred again, so a value computed from the iteration number (a Slice at it) has its
-// iteration's shape. A loop whose body holds control flow of its own, runs more than kMaxUnrolledNodes nodes
-// unrolled, or whose trip count or condition is computed during the run, stays as it is, saying why. libtorch-free.
+// iteration's shape. Control flow in the body (an If, a nested loop) is copied with it, each iteration's copy with
+// names of its own, for the next rewrite to take (exec/control_flow_rewrite.h: an If on the iteration number is known
+// once the number is a constant). A loop that would become more than kMaxUnrolledNodes nodes (its nested graphs' nodes
+// counted), or whose trip count or condition is computed during the run, stays as it is, saying why. libtorch-free.
 #include <map>
 #include <string>
 #include <vector>
@@ -22,8 +24,8 @@
 
 namespace ridge::exec {
 
-// The most nodes one loop may become (iterations x body nodes): beyond it a loop stays (an executor's per-node cost
-// would then dominate what it measures).
+// The most nodes one loop may become (iterations x body nodes, loops nested in it included): beyond it a loop stays (an
+// executor's per-node cost would then dominate what it measures).
 inline constexpr int64_t kMaxUnrolledNodes = 65536;
 
 struct LoopUnrolling {
@@ -43,7 +45,9 @@ struct LoopUnrolling {
 bool has_loop(const graph::Graph& g);
 
 // Unrolls every Loop and Scan of `model`'s graph (not of its subgraphs) that the rules above allow, relinks and sorts
-// the graph and infers its shapes again. The model must be bound and inferred; its values keep their ids.
-LoopUnrolling unroll_loops(graph::Model& model);
+// the graph and infers its shapes again. The model must be bound and inferred; its values keep their ids. `outer`:
+// what an earlier rewrite made the graph's nodes run for (a loop copied out of an unrolled one runs for that one, and
+// shares its kMaxUnrolledNodes).
+LoopUnrolling unroll_loops(graph::Model& model, const std::map<graph::ValueId, Origin>* outer = nullptr);
 
 }  // namespace ridge::exec

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <set>
 
+#include "onnx/tensor_decode.h"
+#include "shape/context.h"
 #include "shape/registry.h"
 #include "shape/scope.h"
 #include "util/error.h"
@@ -167,6 +169,10 @@ void copy_outer_values(Scope& scope) {
       v.shape = outer->shape;
       v.has_shape = outer->has_shape;
       v.constant = outer->constant;
+      // A small initializer of an enclosing graph that no node there read yet (a nested Loop's trip count kept as a
+      // weight of the model) is known here as it is there: decoded on demand, as InferenceContext::in_const does.
+      if (!v.constant && outer->initializer)
+        v.constant = onnx::decode_constant(*outer->initializer, scope.directory(), kMaxPropagatedElements);
     }
   }
 }

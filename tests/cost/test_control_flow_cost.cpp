@@ -7,7 +7,9 @@
 #include <utility>
 
 #include "graph/loop_condition.h"
+#include "support/loop_models.h"
 #include "support/model_builder.h"
+#include "support/paths.h"
 
 namespace ridge::test {
 namespace {
@@ -22,10 +24,7 @@ std::string scripted_rnn(Condition condition) {
   b.int64_constant("trips", {}, {16});
   b.int64_constant("limit", {}, {3});
   if (condition != Condition::kAbsent) {
-    auto* go = b.proto().mutable_graph()->add_initializer();
-    go->set_name("go");
-    go->set_data_type(::onnx::TensorProto::BOOL);
-    go->add_int32_data(1);
+    b.bool_constant("go", {}, {true});
   }
   auto& loop = b.node("Loop", {"trips", condition == Condition::kAbsent ? "" : "go", "x"}, {"h", "hs"}, "rnn");
   ::onnx::GraphProto body;
@@ -64,6 +63,39 @@ TEST(ControlFlowCost, ALoopReadsTheGraphsWeightsOnEveryIterationAndCountsThemOnc
   EXPECT_EQ(loop.status, cost::NodeStatus::kEstimate);
   EXPECT_EQ(loop.macs, 16 * 8 * 64 * 64);
   EXPECT_EQ(computed.cost.estimated_nodes, 1);
+}
+
+// A loop nested in a loop's body: its trip count, a constant of the model's graph, is known inside the body (shape
+// inference reads an enclosing graph's initializer as the graph's own nodes do), so both loops and their outputs are
+// inferred; and the inner body's reads of the model's W and bias are weight reads on every iteration of both loops, and
+// parameters once. By hand (support/loop_models.h): 3 outer x 2 inner iterations of a 2x3 by 3x3 product, 18 MACs
+// each; parameters W (9), bias (3) and the then branch's 2.0 (1); weights read per inner iteration W and bias (36 + 12
+// bytes), per outer iteration the body's int64 0 and 1 (8 + 8) and the then branch's 2.0 (4): the If's condition is
+// the iteration's, so its costlier branch is counted (the first of two equal ones) and the Loop is an estimate.
+TEST(ControlFlowCost, ALoopInABodyKnowsItsTripsAndReadsTheModelsWeights) {
+  auto r = analyze_file(nested_control_loop());
+  const auto& g = r.model.graph;
+  EXPECT_EQ(graph::known_dims(g.value(*g.find("h_final")).shape), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(graph::known_dims(g.value(*g.find("collected")).shape), (std::vector<int64_t>{3, 2, 2, 3}));
+  const auto& loop = node_named(r, "outer");
+  EXPECT_EQ(loop.status, cost::NodeStatus::kEstimate) << loop.note;
+  EXPECT_EQ(loop.macs, 3 * 2 * 18);
+  EXPECT_EQ(loop.params, 9 + 3 + 1);
+  EXPECT_EQ(r.cost.totals.params, 9 + 3 + 1);
+  EXPECT_EQ(loop.weight_bytes_read, 3 * 2 * (36 + 12) + 3 * (8 + 8 + 4));
+}
+
+// A TorchScript loop that collects a Python list (tools/export_scripted_references.py: the exporter writes ONNX's
+// sequence ops, which ridge has no rules for, and declares the stacked output with a dim of its own naming): the
+// analysis names the ops and the Loop it cannot size, counts no bytes for the output it cannot size, and does not
+// fail; before, the lower bound's byte count threw on that declared dim.
+TEST(ControlFlowCost, AScriptedListIsNamedNotAnError) {
+  auto r =
+      analyze_file(source_path("tests/data/executor/scripted_list/model.onnx"), {.dims = {{"outer", 3}, {"inner", 2}}});
+  EXPECT_EQ(r.cost.unknown_ops, (std::map<std::string, int>{{"ConcatFromSequence", 1}, {"SequenceConstruct", 1}}));
+  EXPECT_EQ(r.cost.unresolved_ops, (std::map<std::string, int>{{"Loop", 1}}));
+  // The lower bound: the inputs x (2x3) and steps (3x2) and the linear layer's weights (9 + 3), all fp32.
+  EXPECT_EQ(r.cost.totals.bytes_min, (6 + 6 + 12) * 4);
 }
 
 // The rule the cost above and the GPU's unrolling share (graph/loop_condition.h): a body keeps its Loop going where its

@@ -77,8 +77,9 @@ TEST(BackwardLayout, NhwcBackwardsAreThoseWhoseForwardAndBackwardTakeNhwc) {
   // Where touches r and c, Flatten c2: both are given NCHW copies. The Gemm touches nothing held NHWC.
   EXPECT_EQ(nhwc.layout.nchw_backwards, (std::map<std::string, int>{{"Flatten", 1}, {"Where", 1}}));
   EXPECT_EQ(nhwc.layout.summary(10),
-            "channels-last training: 3 backward node(s) take NHWC tensors; the last step's backward made 10 layout "
-            "conversion(s); backwards given NCHW copies: Flatten (1), Where (1)");
+            "channels-last training: 3 backward node(s) take NHWC tensors; the last step made 10 layout conversion(s) "
+            "(in its backward, and of weights' gradients to NCHW); backwards given NCHW copies: Flatten (1), Where "
+            "(1)");
 
   auto nchw = plan(g, false);
   EXPECT_FALSE(nchw.layout.channels_last);

@@ -318,10 +318,18 @@ TEST(CudaKernels, TheBundledModelsOpsHaveGpuKernelsOrAreNamed) {
   EXPECT_EQ(missing.front().first, "Loop");
   EXPECT_EQ(missing.front().second, 1);
   // A Loop of a known trip count and a Scan run unrolled (exec/loop_unrolling.h): nothing is missing.
-  for (const auto& path : {recurrent_loop(4), reversed_scan()}) {
+  // So does control flow nested in a loop where unrolling makes its If's condition known; where the condition is the
+  // run's, each iteration's If stays.
+  for (const auto& path : {recurrent_loop(4), reversed_scan(), nested_control_loop()}) {
     auto unrollable = cuda::missing_kernels(analyze_file(path).model);
     EXPECT_TRUE(unrollable.empty()) << path << ": " << unrollable.front().first;
   }
+  EXPECT_EQ(cuda::missing_kernels(analyze_file(nested_control_loop(true)).model),
+            (std::vector<std::pair<std::string, int>>{{"If", 3}}));
+  // PyTorch's own export of such a loop (TorchScript, tools/export_scripted_references.py), its trip counts bound.
+  auto scripted =
+      analyze_file(source_path("tests/data/executor/scripted_loop/model.onnx"), {.dims = {{"outer", 3}, {"inner", 2}}});
+  EXPECT_TRUE(cuda::missing_kernels(scripted.model).empty());
 }
 
 // Past shape/context.h's 65536 elements shape inference keeps no value: ConstantOfShape then runs (GPT-2's causal mask

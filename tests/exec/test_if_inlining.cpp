@@ -169,7 +169,8 @@ TEST(IfInlining, TheBranchsNodesAreTimedAsTheIf) {
     if (from.empty()) {
       outside.push_back(node.name);
     } else {
-      EXPECT_EQ(from, "branch") << node.name;
+      EXPECT_EQ(from.name, "branch") << node.name;
+      EXPECT_EQ(from.op_type, "If") << node.name;
       from_branch.push_back(node.name);
     }
   }
@@ -190,8 +191,7 @@ TEST(IfInlining, TheBranchsNodesAreTimedAsTheIf) {
     t.mean_ms = t.forward_ms = static_cast<double>(1 << n);
     t.backward_ms = 0;
     t.algorithm = "a" + std::to_string(n);
-    const auto& from = inlining.inlined_from(g.nodes[n]);
-    if_of_row.push_back({from, from.empty() ? "" : "If"});
+    if_of_row.push_back(inlining.inlined_from(g.nodes[n]));
     rows.push_back(t);
   }
   exec::fold_inlined_rows(if_of_row, rows);

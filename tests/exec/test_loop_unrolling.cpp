@@ -2,18 +2,23 @@
 // graph computes what the loop did (the CPU executor runs both forms: its Loop and Scan kernels, and the unrolled
 // graph's plain ops, to the same bytes; ONNX's own Scan node test's expected outputs; a doubling loop by hand), a
 // value computed from the iteration number gets its iteration's shape, the timings fold back into the loop's row, and a
-// loop the rewrite cannot replace stays, saying why.
+// loop the rewrite cannot replace stays, saying why; control flow nested in a loop is rewritten too
+// (exec/control_flow_rewrite.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "exec/control_flow_rewrite.h"
 #include "exec/engine.h"
 #include "exec/loop_unrolling.h"
+#include "exec/prepare.h"
 #include "support/loop_models.h"
 #include "support/model_builder.h"
 #include "support/node_tests.h"
+#include "support/paths.h"
 #include "support/tensor_compare.h"
 #include "util/error.h"
 
@@ -215,6 +220,130 @@ TEST(LoopUnrolling, TheIterationsAreTimedAsTheLoop) {
   EXPECT_EQ(result.summary(),
             "1 loop (Loop, Scan) ran as its iterations' nodes (their count known before the run); a per-node profile "
             "times them as the loop");
+}
+
+// Control flow in a loop's body is copied with each iteration and rewritten in the next turn
+// (exec/control_flow_rewrite.h): the If on the iteration number becomes the branch each iteration takes, the inner
+// loop its iterations, and the graph computes what the nested loops did (the CPU executor's Loops and If against its
+// run of the rewritten graph, and the recurrence by hand). Every node runs for the outer loop.
+TEST(ControlFlowRewrite, ControlFlowNestedInALoopIsRewrittenToo) {
+  auto r = analyze_file(nested_control_loop());
+  ASSERT_TRUE(exec::has_rewritable_control_flow(r.model.graph));
+  graph::Model rewritten = r.model;
+  auto result = exec::rewrite_control_flow(rewritten);
+  EXPECT_TRUE(result.kept_ifs.empty() && result.kept_loops.empty());
+  EXPECT_EQ(result.loops, 1);
+  EXPECT_EQ(result.ifs, 0);  // the If is the loop's
+  const auto& g = rewritten.graph;
+  EXPECT_FALSE(exec::has_rewritable_control_flow(g));
+  EXPECT_EQ(count_ops(g, "If"), 0);
+  EXPECT_EQ(count_ops(g, "Loop"), 0);
+  EXPECT_EQ(count_ops(g, "Tanh"), 2);         // iterations 1 and 2 take the else branch
+  EXPECT_EQ(count_ops(g, "MatMul"), 3 * 2);   // the inner loop's, every iteration of both
+  EXPECT_EQ(count_ops(g, "Mul"), 1 + 3 * 2);  // iteration 0's then branch and the inner loop's
+  std::set<std::string> names;
+  for (const auto& node : g.nodes) {
+    EXPECT_TRUE(node.unresolved_reason.empty()) << node.name << ": " << node.unresolved_reason;
+    EXPECT_TRUE(node.subgraphs().empty()) << node.name;
+    EXPECT_TRUE(names.insert(node.name).second) << "two nodes named " << node.name;
+    const auto& origin = result.origin(node);
+    EXPECT_EQ(origin.name, "outer") << node.name;
+    EXPECT_EQ(origin.op_type, "Loop") << node.name;
+  }
+  EXPECT_EQ(graph::known_dims(g.value(*g.find("collected")).shape), (std::vector<int64_t>{3, 2, 2, 3}));
+  auto x = float_tensor("x", {2, 3}, ramp(6));
+  expect_same_outputs(r.model, rewritten, {x}, 1e-6);
+
+  // By hand, in doubles: b = i == 0 ? 2h : tanh(h); twice g = (g W)(i + 1) + bias, collecting -g; h = g.
+  const double w[3][3] = {{0.5, -0.25, 0.1}, {0.2, 0.3, -0.4}, {-0.1, 0.6, 0.05}};
+  const double bias[3] = {0.05, -0.1, 0.2};
+  auto xs = ramp(6);
+  std::vector<double> h(xs.begin(), xs.end()), collected;
+  for (int i = 0; i < 3; ++i) {
+    for (auto& v : h) v = i == 0 ? 2 * v : std::tanh(v);
+    for (int j = 0; j < 2; ++j) {
+      std::vector<double> next(6);
+      for (int row = 0; row < 2; ++row)
+        for (int col = 0; col < 3; ++col) {
+          double s = 0;
+          for (int k = 0; k < 3; ++k) s += h[static_cast<size_t>(row * 3 + k)] * w[k][col];
+          next[static_cast<size_t>(row * 3 + col)] = s * (i + 1) + bias[col];
+        }
+      h = next;
+      for (auto v : h) collected.push_back(-v);
+    }
+  }
+  auto got = exec::load_engine().run(rewritten, {x}, {});
+  auto final_h = floats(got.outputs[0]), got_collected = floats(got.outputs[1]);
+  ASSERT_EQ(final_h.size(), 6u);
+  ASSERT_EQ(got_collected.size(), collected.size());
+  for (size_t k = 0; k < 6; ++k) EXPECT_NEAR(final_h[k], h[k], 1e-5 * (1 + std::abs(h[k]))) << k;
+  for (size_t k = 0; k < collected.size(); ++k)
+    EXPECT_NEAR(got_collected[k], collected[k], 1e-5 * (1 + std::abs(collected[k]))) << k;
+  EXPECT_EQ(result.summary(),
+            "1 loop (Loop, Scan) ran as its iterations' nodes (their count known before the run); a per-node profile "
+            "times them as the loop");
+}
+
+// An If whose condition is the run's stays, one per iteration, each running for the loop and computing what the
+// loop's did with either flag; and loops nested in an unrolled one share its budget of nodes.
+TEST(ControlFlowRewrite, WhatCannotBeRewrittenStaysAndRunsForItsLoop) {
+  auto r = analyze_file(nested_control_loop(true));
+  graph::Model rewritten = r.model;
+  auto result = exec::rewrite_control_flow(rewritten);
+  const auto& g = rewritten.graph;
+  EXPECT_EQ(count_ops(g, "Loop"), 0);
+  std::vector<std::string> ifs;
+  for (const auto& node : g.nodes)
+    if (node.op_type == "If") {
+      ifs.push_back(node.name);
+      EXPECT_EQ(result.origin(node).name, "outer");
+    }
+  EXPECT_EQ(ifs, (std::vector<std::string>{"outer/0/first", "outer/1/first", "outer/2/first"}));
+  auto x = float_tensor("x", {2, 3}, ramp(6));
+  for (bool flag : {true, false}) {
+    SCOPED_TRACE(flag);
+    exec::HostTensor f;
+    f.name = "flag";
+    f.dtype = graph::DType::kBool;
+    f.bytes = {static_cast<uint8_t>(flag)};
+    expect_same_outputs(r.model, rewritten, {x, f}, 1e-6);
+  }
+
+  // 20000 iterations of the inner body's 5 nodes, where the outer loop already became 22 nodes besides it (each of 3
+  // iterations 6 nodes, an If among them now its branch's one node; 3 Unsqueezes and a Concat for the collected values,
+  // an Identity for h; less the inner loop itself).
+  auto big = analyze_file(nested_control_loop(false, 20000));
+  auto refused = exec::rewrite_control_flow(big.model);
+  ASSERT_EQ(refused.kept_loops.size(), 3u);
+  EXPECT_EQ(refused.kept_loops[0],
+            "outer/0/inner: 20000 iterations of 5 nodes exceed the 65536 nodes a loop may become (with the 22 nodes "
+            "its enclosing Loop 'outer' already became)");
+  EXPECT_EQ(count_ops(big.model.graph, "Loop"), 3);
+}
+
+// A real export (tools/export_scripted_references.py: TorchScript's `for i in range(steps.size(0))` holding
+// `if i == 0` and a `for` of its own, their trip counts read from an input's shape): once the input binds them the
+// whole model becomes straight-line nodes, each running for the outer Loop, and computes PyTorch's output.
+TEST(ControlFlowRewrite, APyTorchScriptedLoopRunsAsItsIterations) {
+  const auto dir = source_path("tests/data/executor/scripted_loop");
+  analysis::Request request;
+  request.model_path = dir + "/model.onnx";
+  auto prepared = exec::prepare(request, dir + "/test_data_set_0");
+  graph::Model rewritten = prepared.analysis.model;
+  auto result = exec::rewrite_control_flow(rewritten);
+  EXPECT_EQ(result.loops, 1);
+  EXPECT_TRUE(result.kept_ifs.empty() && result.kept_loops.empty());
+  const auto& g = rewritten.graph;
+  EXPECT_EQ(count_ops(g, "Loop") + count_ops(g, "If"), 0);
+  EXPECT_EQ(count_ops(g, "Gemm"), 3 * 2);
+  EXPECT_EQ(count_ops(g, "Tanh"), 2);
+  for (const auto& node : g.nodes) {
+    if (g.value(node.outputs.at(0)).constant) continue;  // the shape arithmetic before the loop folds
+    EXPECT_EQ(result.origin(node).name, "/Loop_1") << node.name;
+  }
+  auto out = exec::load_engine().run(rewritten, prepared.inputs, {});
+  EXPECT_EQ(compare_outputs(out.outputs, dir + "/test_data_set_0", 1e-5, 1e-6), "");
 }
 
 }  // namespace

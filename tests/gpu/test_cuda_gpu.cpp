@@ -31,8 +31,10 @@ extern "C" ridge::exec::Engine* ridge_cuda_engine();
 namespace ridge::test {
 namespace {
 
-const std::vector<std::string> kModels{"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet",
-                                       "vgg",    "yolo",         "vit",      "bert",      "gpt2"};
+// scripted_loop: a TorchScript Loop holding an If and a Loop, which the GPU runs rewritten
+// (exec/control_flow_rewrite.h).
+const std::vector<std::string> kModels{"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet",      "vgg",
+                                       "yolo",   "vit",          "bert",     "gpt2",      "scripted_loop"};
 const std::vector<std::string> kConvModels{"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet", "vgg", "yolo"};
 
 std::string data_dir(const std::string& name) { return source_path("tests/data/executor/" + name); }
@@ -650,12 +652,14 @@ TEST(GpuExecutor, UnrolledLoopsComputeWhatTheCpusLoopsDo) {
   auto s0 = float_tensor("s0", {2}, {1.f, -1.f});
   auto xs = float_tensor("xs", {4, 2}, {0.5f, -1.f, 2.f, 0.25f, -0.75f, 1.5f, 3.f, -2.f});
   auto ys = float_tensor("ys", {2, 4}, {0.5f, 1.5f, -2.f, 3.f, 0.25f, -0.75f, 1.f, 2.f});
+  auto nested = analyze_file(nested_control_loop());  // an If on the iteration number and a loop in the body
   struct Case {
     const analysis::Result* model;
     std::vector<exec::HostTensor> inputs;
     const char* row;
   };
-  for (const auto& [model, inputs, row] : {Case{&loop, {x}, "loop:Loop"}, Case{&scan, {s0, xs, ys}, "scan:Scan"}}) {
+  for (const auto& [model, inputs, row] :
+       {Case{&loop, {x}, "loop:Loop"}, Case{&scan, {s0, xs, ys}, "scan:Scan"}, Case{&nested, {x}, "outer:Loop"}}) {
     SCOPED_TRACE(row);
     auto cpu = exec::load_engine().run(model->model, inputs, {});
     for (auto mode : {exec::Mode::kEager, exec::Mode::kCudaGraph}) {

@@ -31,10 +31,7 @@ std::string recurrent_loop(int64_t trips, LoopCondition condition, bool trips_as
     b.int64_constant("trips", {}, {trips});
   bool has_condition = condition == LoopCondition::kTrue || condition == LoopCondition::kComputed;
   if (has_condition) {
-    auto* go = b.proto().mutable_graph()->add_initializer();
-    go->set_name("go");
-    go->set_data_type(::onnx::TensorProto::BOOL);
-    go->add_int32_data(1);
+    b.bool_constant("go", {}, {true});
   }
   auto& loop = b.node("Loop", {"trips", has_condition ? "go" : "", "x"}, {"h_final", "negated"}, "loop");
   ::onnx::GraphProto body;
@@ -58,6 +55,60 @@ std::string recurrent_loop(int64_t trips, LoopCondition condition, bool trips_as
   for (const char* name : {"cond_out", "h_out", "neg_out"}) body.add_output()->set_name(name);
   set_graph(loop, "body", body);
   return b.save("loop_unrolling");
+}
+
+std::string nested_control_loop(bool flag_input, int64_t inner_trips) {
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{3}});
+  if (flag_input) b.input("flag", {}, ::onnx::TensorProto::BOOL);
+  b.output("h_final").output("collected");
+  b.weight_values("W", {3, 3}, {0.5f, -0.25f, 0.1f, 0.2f, 0.3f, -0.4f, -0.1f, 0.6f, 0.05f});
+  b.weight_values("bias", {3}, {0.05f, -0.1f, 0.2f});
+  b.int64_constant("trips", {}, {3});
+  b.int64_constant("inner_trips", {}, {inner_trips});
+  auto& outer = b.node("Loop", {"trips", "", "x"}, {"h_final", "collected"}, "outer");
+
+  ::onnx::GraphProto then_branch, else_branch;
+  then_branch.set_name("then");
+  auto* two = then_branch.add_initializer();
+  two->set_name("two_f");
+  two->set_data_type(::onnx::TensorProto::FLOAT);
+  two->add_float_data(2.0f);
+  add_graph_node(then_branch, "Mul", {"h_in", "two_f"}, {"doubled"});
+  then_branch.add_output()->set_name("doubled");
+  else_branch.set_name("else");
+  add_graph_node(else_branch, "Tanh", {"h_in"}, {"squashed"});
+  else_branch.add_output()->set_name("squashed");
+
+  ::onnx::GraphProto inner_body;
+  inner_body.set_name("inner_body");
+  for (const char* name : {"j", "inner_cond_in", "g_in"}) inner_body.add_input()->set_name(name);
+  add_graph_node(inner_body, "MatMul", {"g_in", "W"}, {"gw"});
+  add_graph_node(inner_body, "Mul", {"gw", "scale"}, {"scaled"});  // `scale`: the outer body's
+  add_graph_node(inner_body, "Add", {"scaled", "bias"}, {"g_out"});
+  add_graph_node(inner_body, "Neg", {"g_out"}, {"g_neg"});
+  add_graph_node(inner_body, "Identity", {"inner_cond_in"}, {"inner_cond_out"});
+  for (const char* name : {"inner_cond_out", "g_out", "g_neg"}) inner_body.add_output()->set_name(name);
+
+  ::onnx::GraphProto body;
+  body.set_name("body");
+  for (const char* name : {"i", "cond_in", "h_in"}) body.add_input()->set_name(name);
+  add_int64s(body, "zero", {}, {0});
+  add_int64s(body, "one", {}, {1});
+  if (!flag_input) add_graph_node(body, "Equal", {"i", "zero"}, {"first"});
+  auto& branch = add_graph_node(body, "If", {flag_input ? "flag" : "first"}, {"b"});
+  branch.set_name("first");
+  set_graph(branch, "then_branch", then_branch);
+  set_graph(branch, "else_branch", else_branch);
+  add_graph_node(body, "Add", {"i", "one"}, {"i_plus_one"});
+  set_int(add_graph_node(body, "Cast", {"i_plus_one"}, {"scale"}), "to", ::onnx::TensorProto::FLOAT);
+  auto& inner = add_graph_node(body, "Loop", {"inner_trips", "", "b"}, {"h_out", "inner_collected"});
+  inner.set_name("inner");
+  set_graph(inner, "body", inner_body);
+  add_graph_node(body, "Identity", {"cond_in"}, {"cond_out"});
+  for (const char* name : {"cond_out", "h_out", "inner_collected"}) body.add_output()->set_name(name);
+  set_graph(outer, "body", body);
+  return b.save("nested_control_loop");
 }
 
 std::string reversed_scan() {

@@ -78,6 +78,13 @@ ModelBuilder& ModelBuilder::int64_constant(const std::string& name, std::vector<
   return *this;
 }
 
+ModelBuilder& ModelBuilder::bool_constant(const std::string& name, std::vector<int64_t> dims,
+                                          const std::vector<bool>& values) {
+  auto* t = add_initializer(model_, name, ::onnx::TensorProto::BOOL, dims).first;
+  for (bool v : values) t->add_int32_data(v ? 1 : 0);
+  return *this;
+}
+
 ModelBuilder& ModelBuilder::external_weight(const std::string& name, std::vector<int64_t> dims,
                                             const std::string& location) {
   auto [t, n] = add_initializer(model_, name, ::onnx::TensorProto::FLOAT, dims);

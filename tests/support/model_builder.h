@@ -25,6 +25,8 @@ class ModelBuilder {
   // A float initializer holding exactly `values` (raw_data).
   ModelBuilder& weight_values(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& values);
   ModelBuilder& int64_constant(const std::string& name, std::vector<int64_t> dims, std::vector<int64_t> values);
+  // A bool initializer holding `values` (int32_data, as ONNX stores bools).
+  ModelBuilder& bool_constant(const std::string& name, std::vector<int64_t> dims, const std::vector<bool>& values);
   // A weight whose bytes live in an external file `location` (which is not created).
   ModelBuilder& external_weight(const std::string& name, std::vector<int64_t> dims, const std::string& location);
   ::onnx::NodeProto& node(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,

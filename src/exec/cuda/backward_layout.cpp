@@ -6,12 +6,12 @@
 
 namespace ridge::exec::cuda {
 
-std::string BackwardLayout::summary(int64_t backward_relayouts) const {
+std::string BackwardLayout::summary(int64_t relayouts) const {
   if (!channels_last) return "";
   auto line = fmt::format(
-      "channels-last training: {} backward node(s) take NHWC tensors; the last step's backward made {} layout "
-      "conversion(s)",
-      nhwc_nodes, backward_relayouts);
+      "channels-last training: {} backward node(s) take NHWC tensors; the last step made {} layout conversion(s) (in "
+      "its backward, and of weights' gradients to NCHW)",
+      nhwc_nodes, relayouts);
   if (!nchw_backwards.empty()) {
     std::string list;
     for (const auto& [op, count] : nchw_backwards)

@@ -24,9 +24,9 @@ struct BackwardLayout {
   // The op types (with counts) of the plan's nodes whose backward is given NCHW copies of channels-last values.
   std::map<std::string, int> nchw_backwards;
 
-  // One line for the run's notes, with the layout conversions the last step made in its backward ("" where the step
-  // is NCHW).
-  std::string summary(int64_t backward_relayouts) const;
+  // One line for the run's notes, with the layout conversions the last step made (in its backward, and of the
+  // weights' gradients before the update; "" where the step is NCHW).
+  std::string summary(int64_t relayouts) const;
 };
 
 // `kernels`: each node's forward row (null: not run); `storage`: the forward's plan (which values it holds NHWC).

@@ -8,13 +8,12 @@
 #include <map>
 
 #include "exec/attention_fusion.h"
+#include "exec/control_flow_rewrite.h"
 #include "exec/cuda/attention_plan.h"
 #include "exec/cuda/epilogue.h"
 #include "exec/cuda/integer_products.h"
 #include "exec/cuda/product_plan.h"
 #include "exec/host_values.h"
-#include "exec/if_inlining.h"
-#include "exec/loop_unrolling.h"
 #include "exec/node_plan.h"
 #include "exec/optimized_graph.h"
 #include "sys/cuda/check.h"
@@ -68,10 +67,9 @@ const graph::TensorRef* uploaded_constant(const graph::Node& node) {
 std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& model) {
   // What the interpreter runs: Ifs of known condition inlined, loops of known iterations unrolled.
   std::unique_ptr<graph::Model> rewritten;
-  if (has_constant_if(model.graph) || has_loop(model.graph)) {
+  if (has_rewritable_control_flow(model.graph)) {
     rewritten = std::make_unique<graph::Model>(model);
-    inline_constant_ifs(rewritten->graph);
-    unroll_loops(*rewritten);
+    rewrite_control_flow(*rewritten);
   }
   const auto& g = rewritten ? rewritten->graph : model.graph;
   std::map<std::string, int> missing;
@@ -137,21 +135,13 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
       opset_(model.default_opset()),
       rng_(options.seed) {
   // An If whose condition shape inference knows runs as the branch it takes, and a Loop or Scan whose iterations are
-  // known runs as them: their nodes are the model's from here on.
+  // known runs as them (nested ones too): their nodes are the model's from here on.
   const graph::Model* source = &model;
-  IfInlining inlining;
-  LoopUnrolling unrolling;
-  if (has_constant_if(model.graph) || has_loop(model.graph)) {
+  ControlFlowRewrite rewrite;
+  if (has_rewritable_control_flow(model.graph)) {
     inlined_ = std::make_unique<graph::Model>(model);
-    inlining = inline_constant_ifs(inlined_->graph);
-    if (inlining.inlined)
-      inlining_ = fmt::format(
-          "{} If node{} ran as the branch {} condition selects (known before the run); a per-node "
-          "profile times the branch's nodes as {}",
-          inlining.inlined, inlining.inlined == 1 ? "" : "s", inlining.inlined == 1 ? "its" : "their",
-          inlining.inlined == 1 ? "the If" : "their If");
-    unrolling = unroll_loops(*inlined_);
-    if (unrolling.unrolled) inlining_ += (inlining_.empty() ? "" : "; ") + unrolling.summary();
+    rewrite = rewrite_control_flow(*inlined_);
+    inlining_ = rewrite.summary();
     source = inlined_.get();
     graph_ = &inlined_->graph;
   }
@@ -165,10 +155,10 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
     std::string why;
     for (const auto& [op, count] : missing) {
       if (op == "If")
-        why += inlining.kept.empty() ? " (the GPU runs an If whose condition is known before the run, as its branch)"
-                                     : " (If " + inlining.kept.front() + ")";
-      if ((op == "Loop" || op == "Scan") && !unrolling.kept.empty())
-        why += fmt::format(" ({} {})", op, unrolling.kept.front());
+        why += rewrite.kept_ifs.empty() ? " (the GPU runs an If whose condition is known before the run, as its branch)"
+                                        : " (If " + rewrite.kept_ifs.front() + ")";
+      if ((op == "Loop" || op == "Scan") && !rewrite.kept_loops.empty())
+        why += fmt::format(" ({} {})", op, rewrite.kept_loops.front());
     }
     throw Error("the GPU executor has no kernel for " + list + why + "; docs/gpu.md lists the ops the GPU runs");
   }
@@ -187,8 +177,7 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
   range_names_.reserve(g.nodes.size());
   origins_.reserve(g.nodes.size());
   for (const auto& node : g.nodes) {
-    const auto& from_if = inlining.inlined_from(node);
-    origins_.push_back(from_if.empty() ? unrolling.unrolled_from(node) : Origin{from_if, "If"});
+    origins_.push_back(rewrite.origin(node));
     // An inlined branch's kernels carry its If's name (an unrolled loop's its loop's): the node the analysis costs and
     // `import ncu -m` maps to.
     range_names_.push_back(!origins_.back().empty() ? origins_.back().name

@@ -24,8 +24,8 @@ using NodeHook = std::function<void(size_t node, bool after)>;
 
 // The ops of `model` (with counts) that have no GPU kernel and are not folded into constants by
 // shape inference or uploaded as constants (a Constant's tensor too large for shape inference to hold), once its Ifs of
-// known condition are replaced by their taken branch (exec/if_inlining.h) and its loops of known iterations by them
-// (exec/loop_unrolling.h); the model must be bound and inferred.
+// known condition are replaced by their taken branch and its loops of known iterations by them, nested ones too
+// (exec/control_flow_rewrite.h); the model must be bound and inferred.
 std::vector<std::pair<std::string, int>> missing_kernels(const graph::Model& model);
 
 // The graph optimized mode runs on the GPU: the shared optimization plan, with the epilogues the GPU takes, the
@@ -66,8 +66,8 @@ class Interpreter {
   int64_t weight_bytes() const { return weight_bytes_; }
   // Optimized mode: what the rewrite did (exec/optimized_graph.h), for a run's notes; empty in the other modes.
   const std::string& optimization() const { return optimization_; }
-  // The If nodes run as their taken branch (exec/if_inlining.h) and the loops run as their iterations
-  // (exec/loop_unrolling.h), for a run's notes; empty where there were none.
+  // The If nodes run as their taken branch and the loops run as their iterations (exec/control_flow_rewrite.h), for a
+  // run's notes; empty where there were none.
   const std::string& inlining() const { return inlining_; }
   // Per node: the If, Loop or Scan of the model it runs for, where it came from an inlined branch or an unrolled loop
   // (empty otherwise); and its NVTX range's name (that node's, else the ONNX node's, else its op type).

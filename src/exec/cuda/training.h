@@ -48,8 +48,8 @@ class TrainingStep {
   // constants left out), and the optimizer's state (momentum buffers, Adam's moments).
   int64_t saved_bytes() const { return saved_bytes_; }
   int64_t optimizer_state_bytes() const;
-  // --memory-format channels-last: which backwards take NHWC, and the layout conversions the last step's backward
-  // made, for a run's notes ("" where the step is NCHW).
+  // --memory-format channels-last: which backwards take NHWC, and the layout conversions the last step made (its
+  // backward's and its weights' gradients'), for a run's notes ("" where the step is NCHW).
   std::string layout_summary() const { return layout_.summary(relayouts_); }
 
  private:
@@ -69,7 +69,7 @@ class TrainingStep {
   std::shared_ptr<double> loss_host_;  // pinned: the loss is copied there inside the step
   size_t trained_ = 0;
   int64_t saved_bytes_ = 0;
-  int64_t relayouts_ = 0;  // layout conversions in the last step's backward
+  int64_t relayouts_ = 0;  // layout conversions in the last step (backward, and weights' gradients to NCHW)
 };
 
 }  // namespace ridge::exec::cuda
