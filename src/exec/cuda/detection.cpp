@@ -54,8 +54,9 @@ void nms_op(KernelContext& ctx) {
   auto offsets = ctx.scratch(graph::DType::kInt32, {plan.segments() + 1});
   const size_t bytes = nms_sort_temp_bytes(plan);
   auto temp = ctx.scratch(graph::DType::kUInt8, {static_cast<int64_t>(std::max<size_t>(bytes, 1))});
-  nms_sort(plan, scores.as<float>(), sorted.as<float>(), indices.as<int32_t>(), order.as<int32_t>(),
-           offsets.as<int32_t>(), temp.data(), bytes, stream);
+  check(nms_sort(plan, scores.as<float>(), sorted.as<float>(), indices.as<int32_t>(), order.as<int32_t>(),
+                 offsets.as<int32_t>(), temp.data(), bytes, stream),
+        "NonMaxSuppression's sort (CUB)");
   auto kept = ctx.scratch(graph::DType::kInt32, {plan.segments() * cap});
   auto counts = ctx.scratch(graph::DType::kInt64, {plan.segments()});
   nms_select(plan, boxes.as<float>(), sorted.as<float>(), order.as<int32_t>(), kept.as<int32_t>(), cap,

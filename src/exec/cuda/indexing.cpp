@@ -210,8 +210,9 @@ std::pair<GpuTensor, int64_t> selected(KernelContext& ctx, const GpuTensor& flag
   auto count = ctx.scratch(graph::DType::kInt64, {1});
   const size_t bytes = select_temp_bytes(n);
   auto temp = ctx.scratch(graph::DType::kUInt8, {static_cast<int64_t>(std::max<size_t>(bytes, 1))});
-  select_flagged(static_cast<const uint8_t*>(flags.data()), n, indices.as<int64_t>(), count.as<int64_t>(), temp.data(),
-                 bytes, ctx.gpu.stream());
+  check(select_flagged(static_cast<const uint8_t*>(flags.data()), n, indices.as<int64_t>(), count.as<int64_t>(),
+                       temp.data(), bytes, ctx.gpu.stream()),
+        "selecting (CUB)");
   ctx.check_launch("selecting");
   return {indices, ctx.read_back(count, ctx.node.op_type + "'s output size")};
 }
@@ -276,8 +277,9 @@ void unique_op(KernelContext& ctx) {
   auto work = ctx.scratch(graph::DType::kInt64, {n});
   const size_t bytes = unique_temp_bytes(type, n);
   auto temp = ctx.scratch(graph::DType::kUInt8, {static_cast<int64_t>(std::max<size_t>(bytes, 1))});
-  unique_runs(type, x.data(), n, keys.data(), sorted.data(), positions.as<int64_t>(), run_end.as<int64_t>(),
-              work.as<int64_t>(), temp.data(), bytes, stream);
+  check(unique_runs(type, x.data(), n, keys.data(), sorted.data(), positions.as<int64_t>(), run_end.as<int64_t>(),
+                    work.as<int64_t>(), temp.data(), bytes, stream),
+        "Unique's sort (CUB)");
   ctx.check_launch("Unique");
   auto last = run_end;
   last.offset_bytes += static_cast<size_t>(n - 1) * sizeof(int64_t);
@@ -304,9 +306,10 @@ void unique_op(KernelContext& ctx) {
                  first.as<int64_t>(), start.as<int64_t>(), counts.as<int64_t>(), inverse.as<int64_t>(), stream);
   auto order = ctx.scratch(graph::DType::kInt64, {runs});
   auto rank = ctx.scratch(graph::DType::kInt64, {runs});
-  unique_first_order(type, first.as<int64_t>(), values.data(), counts.as<int64_t>(), inverse.as<int64_t>(), runs, n,
-                     y_first.as<int64_t>(), order.as<int64_t>(), rank.as<int64_t>(), y.data(), y_counts.as<int64_t>(),
-                     y_inverse.as<int64_t>(), temp.data(), bytes, stream);
+  check(unique_first_order(type, first.as<int64_t>(), values.data(), counts.as<int64_t>(), inverse.as<int64_t>(), runs,
+                           n, y_first.as<int64_t>(), order.as<int64_t>(), rank.as<int64_t>(), y.data(),
+                           y_counts.as<int64_t>(), y_inverse.as<int64_t>(), temp.data(), bytes, stream),
+        "Unique's order (CUB)");
   ctx.check_launch("Unique");
 }
 

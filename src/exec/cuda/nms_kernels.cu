@@ -68,12 +68,12 @@ size_t nms_sort_temp_bytes(const NmsPlan& plan) {
   return bytes;
 }
 
-void nms_sort(const NmsPlan& plan, const float* scores, float* sorted_scores, int32_t* indices, int32_t* order,
-              int32_t* offsets, void* temp, size_t temp_bytes, cudaStream_t stream) {
+cudaError_t nms_sort(const NmsPlan& plan, const float* scores, float* sorted_scores, int32_t* indices, int32_t* order,
+                     int32_t* offsets, void* temp, size_t temp_bytes, cudaStream_t stream) {
   const int64_t segments = plan.segments();
   nms_prepare_kernel<<<blocks_for(segments * plan.boxes + 1), kThreads, 0, stream>>>(indices, offsets, segments,
                                                                                      plan.boxes);
-  cub::DeviceSegmentedRadixSort::SortPairsDescending(
+  return cub::DeviceSegmentedRadixSort::SortPairsDescending(
       temp, temp_bytes, scores, sorted_scores, indices, order, static_cast<int>(segments * plan.boxes),
       static_cast<int>(segments), offsets, offsets + 1, 0, static_cast<int>(8 * sizeof(float)), stream);
 }

@@ -119,20 +119,23 @@ size_t unique_temp_bytes(ElementType type, int64_t n) {
   return std::max(most, bytes);
 }
 
-void unique_runs(ElementType type, const void* x, int64_t n, void* keys, void* sorted, int64_t* positions,
-                 int64_t* run_end, int64_t* work, void* temp, size_t temp_bytes, cudaStream_t stream) {
+cudaError_t unique_runs(ElementType type, const void* x, int64_t n, void* keys, void* sorted, int64_t* positions,
+                        int64_t* run_end, int64_t* work, void* temp, size_t temp_bytes, cudaStream_t stream) {
   // `work` holds the positions 0..n-1 to be sorted, then the run starts that the scan sums into run_end.
+  cudaError_t status = cudaSuccess;
   with_unique_type(type, [&](auto* typed) {
     using T = std::remove_pointer_t<decltype(typed)>;
     unique_key_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const T*>(x), n, static_cast<T*>(keys));
     iota_kernel<<<blocks_for(n), kThreads, 0, stream>>>(work, n);
     size_t bytes = temp_bytes;
-    cub::DeviceRadixSort::SortPairs(temp, bytes, static_cast<const T*>(keys), static_cast<T*>(sorted), work, positions,
-                                    n, 0, static_cast<int>(sizeof(T) * 8), stream);
+    status = cub::DeviceRadixSort::SortPairs(temp, bytes, static_cast<const T*>(keys), static_cast<T*>(sorted), work,
+                                             positions, n, 0, static_cast<int>(sizeof(T) * 8), stream);
+    if (status != cudaSuccess) return;
     unique_starts_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const T*>(sorted), n, work);
     bytes = temp_bytes;
-    cub::DeviceScan::InclusiveSum(temp, bytes, work, run_end, n, stream);
+    status = cub::DeviceScan::InclusiveSum(temp, bytes, work, run_end, n, stream);
   });
+  return status;
 }
 
 void unique_scatter(ElementType type, const void* x, const int64_t* positions, const int64_t* run_end, int64_t n,
@@ -146,19 +149,22 @@ void unique_scatter(ElementType type, const void* x, const int64_t* positions, c
   });
 }
 
-void unique_first_order(ElementType type, const int64_t* first, const void* values, const int64_t* counts,
-                        const int64_t* inverse, int64_t runs, int64_t n, int64_t* first_sorted, int64_t* order,
-                        int64_t* rank, void* out_values, int64_t* out_counts, int64_t* out_inverse, void* temp,
-                        size_t temp_bytes, cudaStream_t stream) {
+cudaError_t unique_first_order(ElementType type, const int64_t* first, const void* values, const int64_t* counts,
+                               const int64_t* inverse, int64_t runs, int64_t n, int64_t* first_sorted, int64_t* order,
+                               int64_t* rank, void* out_values, int64_t* out_counts, int64_t* out_inverse, void* temp,
+                               size_t temp_bytes, cudaStream_t stream) {
+  cudaError_t status = cudaSuccess;
   with_unique_type(type, [&](auto* typed) {
     using T = std::remove_pointer_t<decltype(typed)>;
     iota_kernel<<<blocks_for(runs), kThreads, 0, stream>>>(rank, runs);  // the runs' numbers, sorted by first position
     size_t bytes = temp_bytes;
-    cub::DeviceRadixSort::SortPairs(temp, bytes, first, first_sorted, rank, order, runs, 0, 64, stream);
+    status = cub::DeviceRadixSort::SortPairs(temp, bytes, first, first_sorted, rank, order, runs, 0, 64, stream);
+    if (status != cudaSuccess) return;
     unique_reorder_kernel<<<blocks_for(runs), kThreads, 0, stream>>>(order, static_cast<const T*>(values), counts, runs,
                                                                      static_cast<T*>(out_values), out_counts, rank);
     unique_remap_kernel<<<blocks_for(n), kThreads, 0, stream>>>(inverse, rank, n, out_inverse);
   });
+  return status;
 }
 
 size_t select_temp_bytes(int64_t n) {
@@ -169,10 +175,10 @@ size_t select_temp_bytes(int64_t n) {
   return bytes;
 }
 
-void select_flagged(const uint8_t* flags, int64_t n, int64_t* indices, int64_t* count, void* temp, size_t temp_bytes,
-                    cudaStream_t stream) {
+cudaError_t select_flagged(const uint8_t* flags, int64_t n, int64_t* indices, int64_t* count, void* temp,
+                           size_t temp_bytes, cudaStream_t stream) {
   thrust::counting_iterator<int64_t> positions(0);
-  cub::DeviceSelect::Flagged(temp, temp_bytes, positions, flags, indices, count, n, stream);
+  return cub::DeviceSelect::Flagged(temp, temp_bytes, positions, flags, indices, count, n, stream);
 }
 
 void nonzero_flags(const void* x, ElementType type, bool is_float, int element_bytes, int64_t n, uint8_t* flags,
