@@ -11,9 +11,12 @@ writes the bundled architectures:
 - scripted_list: the same loop collecting each iteration's h in a Python list and stacking it, which the exporter
   writes with ONNX's sequence ops (SequenceConstruct, SequenceInsert, ConcatFromSequence); the model alone, no
   outputs.
+And a training step of scripted_loop in tools/export_training_references.py's layout (tests/data/training/
+scripted_loop/: model.onnx, input_N.pb, loss.pb as the sum of mean(output^2), grad_K.pb per parameter, named as its
+initializer), which the training steps run through the loops (the CPU's) and their rewrite (the GPU's).
 
 Uses only Debian's python3-torch and python3-onnx.
-Usage: tools/export_scripted_references.py [--out tests/data/executor]
+Usage: tools/export_scripted_references.py [--out tests/data/executor] [--training-out tests/data/training]
 """
 import argparse
 import os
@@ -25,6 +28,7 @@ from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from export_executor_references import save_tensor  # noqa: E402  (the test-data layout, written one way)
+import export_training_references as training  # noqa: E402
 
 OPSET = 17
 
@@ -54,7 +58,9 @@ class ScriptedLoop(nn.Module):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tests", "data", "executor"))
+    here = os.path.dirname(__file__)
+    parser.add_argument("--out", default=os.path.join(here, "..", "tests", "data", "executor"))
+    parser.add_argument("--training-out", default=os.path.join(here, "..", "tests", "data", "training"))
     args = parser.parse_args()
     torch.manual_seed(0)
     inputs = (torch.randn(2, 3), torch.zeros(3, 2))
@@ -75,6 +81,24 @@ def main():
                 save_tensor(t.numpy(), os.path.join(data, f"input_{i}.pb"))
             save_tensor(output.numpy(), os.path.join(data, "output_0.pb"))
         print(f"{name}: {os.path.getsize(path)} bytes", flush=True)
+
+    # The training step: the same module, exported without folding so each initializer is a parameter by its name.
+    module = ScriptedLoop(False)
+    directory = os.path.join(args.training_out, "scripted_loop")
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, "model.onnx")
+    torch.onnx.export(torch.jit.script(module), inputs, path, opset_version=OPSET, input_names=["x", "steps"],
+                      output_names=["y"], dynamic_axes={"steps": {0: "outer", 1: "inner"}}, do_constant_folding=False)
+    onnx.checker.check_model(onnx.load(path))
+    loss = module(*inputs).pow(2).mean()
+    module.zero_grad()
+    loss.backward()
+    for i, t in enumerate(inputs):
+        training.save_tensor(t, os.path.join(directory, f"input_{i}.pb"))
+    training.save_tensor(loss.detach().reshape(()), os.path.join(directory, "loss.pb"), "loss")
+    for k, (n, p) in enumerate(module.named_parameters()):
+        training.save_tensor(p.grad, os.path.join(directory, f"grad_{k}.pb"), n)
+    print(f"scripted_loop training: loss {loss.item():.6g}, {os.path.getsize(path)} bytes", flush=True)
 
 
 if __name__ == "__main__":

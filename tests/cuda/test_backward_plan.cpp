@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 
+#include "exec/control_flow_rewrite.h"
 #include "exec/cuda/backward.h"
 #include "exec/cuda/backward_plan.h"
 #include "exec/node_plan.h"
@@ -114,6 +115,23 @@ TEST(BackwardPlan, EveryBundledModelTrainsOnTheGpu) {
     auto plan = cuda::plan_backward(g, runs(g), has_backward);
     EXPECT_TRUE(plan.missing.empty()) << name << ": " << plan.missing.front().first;
   }
+}
+
+// A TorchScript loop (tests/data/executor/scripted_loop: a Loop holding an If on its iteration number and a Loop of its
+// own) trains on the GPU as the straight-line graph it runs (exec/control_flow_rewrite.h): every iteration's product,
+// scaling and Tanh after the first product is differentiated, none missing.
+TEST(BackwardPlan, ARewrittenLoopTrainsOnTheGpu) {
+  auto r =
+      analyze_file(source_path("tests/data/executor/scripted_loop/model.onnx"), {.dims = {{"outer", 3}, {"inner", 2}}});
+  exec::rewrite_control_flow(r.model);
+  const auto& g = r.model.graph;
+  auto plan = cuda::plan_backward(g, runs(g), has_backward);
+  EXPECT_TRUE(plan.missing.empty()) << plan.missing.front().first;
+  auto differentiated = counts(g, plan.nodes);
+  EXPECT_EQ(differentiated["Gemm"], 3 * 2);
+  EXPECT_EQ(differentiated["Tanh"], 2);
+  // Every product's scaling; the first iteration's doubling reads the input alone, before any weight.
+  EXPECT_EQ(differentiated["Mul"], 3 * 2);
 }
 
 TEST(BackwardPlan, TheTrainingReferencesAreDifferentiatedWhole) {

@@ -1,0 +1,2 @@
+Blinear.biasJy–Áz°0BSù
+B
