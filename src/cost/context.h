@@ -1,6 +1,7 @@
 #pragma once
 // What a cost rule sees of one node: shapes, element counts, byte sizes under the chosen dtypes,
 // and the fields it fills (FLOPs, MACs, backward FLOPs, what the backward pass must keep).
+#include <string>
 #include <vector>
 
 #include "cost/cost.h"
@@ -40,6 +41,9 @@ class CostContext {
   bool saves_output = false;          // backward reads the forward outputs
   int saves_only_output = -1;         // ... only this one, when set (Dropout's mask, not its scaled output)
   int gradient_outputs = -1;          // outputs that carry a gradient, from the first; -1: every floating one
+  // Set where the work depends on input values the analysis does not know (RoiAlign's adaptive sampling grid, sized by
+  // the regions): the node is then an estimate, and this says what was counted.
+  std::string estimate;
 
   void override_read(size_t i, int64_t bytes);
   void mark_not_parameter(size_t i);

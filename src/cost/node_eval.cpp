@@ -215,6 +215,11 @@ NodeEvaluation evaluate_in(const graph::Graph& g, const graph::Node& node, const
   c.family = row->family;
   c.flops = ctx.flops;
   c.macs = ctx.macs;
+  if (!ctx.estimate.empty()) {
+    c.status = NodeStatus::kEstimate;
+    c.note = ctx.estimate;
+    ++model_cost.estimated_nodes;
+  }
   eval.fusible = (row->traits & kFusible) != 0;
   eval.differentiable = (row->traits & kNotDifferentiable) == 0;
   eval.is_view = ctx.moves_no_data;

@@ -7,7 +7,7 @@ namespace ridge::exec {
 void register_detection_ops(OpRegistry& registry) {
   // clang-format off
   registry.add("detection", {
-      {"NonMaxSuppression"},
+      {"NonMaxSuppression"}, {"RoiAlign"},
   });
   // clang-format on
 }

@@ -1,4 +1,4 @@
-// Shape rules of pooling: windowed (MaxPool, AveragePool, LpPool) and global.
+// Shape rules of pooling: windowed (MaxPool, AveragePool, LpPool), global, and RoiAlign's pooling of regions.
 #include <fmt/format.h>
 
 #include "shape/registry.h"
@@ -28,13 +28,36 @@ void global_pool(InferenceContext& ctx) {
   ctx.set_output(0, ctx.in_dtype(0), x);
 }
 
+// RoiAlign: X [N, C, H, W], rois [R, 4], batch_indices [R] -> [R, C, output_height, output_width].
+void roi_align(InferenceContext& ctx) {
+  ctx.require_inputs(3);
+  auto x = ctx.in_dims(0), rois = ctx.in_dims(1), batch = ctx.in_dims(2);
+  if (x.size() != 4) ctx.fail(fmt::format("X must be [N, C, H, W], has rank {}", x.size()));
+  if (rois.size() != 2 || rois[1] != 4) ctx.fail("rois must be [num_rois, 4]");
+  if (batch.size() != 1 || batch[0] != rois[0]) ctx.fail("batch_indices must be [num_rois], one per roi");
+  const auto& node = ctx.node();
+  auto height = node.get_int("output_height", 1), width = node.get_int("output_width", 1);
+  if (height < 1 || width < 1)
+    ctx.fail(fmt::format("output_height and output_width must be >= 1, are {} and {}", height, width));
+  if (node.get_int("sampling_ratio", 0) < 0) ctx.fail("sampling_ratio must be >= 0");
+  auto mode = node.get_string("mode", "avg");
+  if (mode != "avg" && mode != "max") ctx.fail(fmt::format("mode '{}' is not avg or max", mode));
+  auto transform = node.get_string("coordinate_transformation_mode", "half_pixel");
+  if (transform != "half_pixel" && transform != "output_half_pixel")
+    ctx.fail(fmt::format("coordinate_transformation_mode '{}' is not half_pixel or output_half_pixel", transform));
+  // Constant regions decoded (where small), so the cost's adaptive sampling grid is exact for them.
+  ctx.in_const(1);
+  ctx.set_output(0, ctx.in_dtype(0), {rois[0], x[1], height, width});
+}
+
 }  // namespace
 
 void register_pooling_shapes(ShapeRegistry& registry) {
   // One table row per op.
   // clang-format off
   registry.add("pooling", {{"MaxPool", windowed_pool}, {"AveragePool", windowed_pool}, {"LpPool", windowed_pool},
-                {"GlobalAveragePool", global_pool}, {"GlobalMaxPool", global_pool}, {"GlobalLpPool", global_pool}});
+                {"GlobalAveragePool", global_pool}, {"GlobalMaxPool", global_pool}, {"GlobalLpPool", global_pool},
+                {"RoiAlign", roi_align}});
   // clang-format on
 }
 

@@ -150,6 +150,48 @@ TEST(SamplingCost, GridSampleBilinear) {
   EXPECT_EQ(node_named(r, "gs").flops, (2 * 2 + 2 * 4) * 90);
 }
 
+// RoiAlign by hand (cost/pooling.cpp): X 1x8x16x16, 7x7 bins per region. A sample costs 8 FLOPs per channel (four
+// weighted pixels summed) and 12 shared by the channels (its coordinates and weights); an average divides once per
+// output. X is read where sampled, at most whole (8 x 16 x 16 x 4 = 8192 bytes).
+TEST(SamplingCost, RoiAlignSamplesEachBin) {
+  auto model = [](int64_t ratio, bool constant_rois) {
+    ModelBuilder b(16);
+    b.input("x", {int64_t{1}, int64_t{8}, int64_t{16}, int64_t{16}}).output("y");
+    int64_t regions = constant_rois ? 2 : 3;
+    if (constant_rois)
+      b.weight_values("rois", {2, 4}, {0, 0, 14, 7, 2, 2, 9, 9});
+    else
+      b.input("rois", {regions, int64_t{4}});
+    b.int64_constant("batch", {regions}, std::vector<int64_t>(static_cast<size_t>(regions), 0));
+    auto& n = b.node("RoiAlign", {"x", "rois", "batch"}, {"y"}, "roi");
+    set_int(n, "output_height", 7);
+    set_int(n, "output_width", 7);
+    set_int(n, "sampling_ratio", ratio);
+    return analyze_file(b.save("roialign"));
+  };
+  // sampling_ratio 2: 3 regions x 49 bins x 4 samples = 588.
+  auto fixed = model(2, false);
+  const auto& a = node_named(fixed, "roi");
+  EXPECT_EQ(a.output_shape, "3x8x7x7");
+  EXPECT_EQ(a.status, cost::NodeStatus::kCosted);
+  EXPECT_EQ(a.flops, 588 * (8 * 8 + 12) + 3 * 8 * 49);
+  EXPECT_EQ(a.activation_bytes_read, 8192 + 3 * 4 * 4);  // X whole, the rois
+  EXPECT_EQ(a.weight_bytes_read, 3 * 8);                 // the batch indices, a constant
+  // sampling_ratio 0 and regions known only at run time: one sample per bin counted, and said to be an estimate.
+  auto adaptive = model(0, false);
+  const auto& e = node_named(adaptive, "roi");
+  EXPECT_EQ(e.status, cost::NodeStatus::kEstimate);
+  EXPECT_EQ(e.flops, 3 * 49 * (8 * 8 + 12) + 3 * 8 * 49);
+  EXPECT_NE(e.note.find("one sample per bin"), std::string::npos) << e.note;
+  EXPECT_EQ(adaptive.cost.estimated_nodes, 1);
+  // sampling_ratio 0 with constant regions: 14 x 7 pixels gives ceil(7/7) x ceil(14/7) = 1 x 2 samples a bin, 7 x 7
+  // gives 1 x 1: 49 x 3 in all, exact.
+  auto known = model(0, true);
+  const auto& k = node_named(known, "roi");
+  EXPECT_EQ(k.status, cost::NodeStatus::kCosted);
+  EXPECT_EQ(k.flops, 49 * 3 * (8 * 8 + 12) + 2 * 8 * 49);
+}
+
 // A Constant node holding one scalar, as PyTorch's exporter writes Dropout's ratio and training_mode.
 void scalar_constant(ModelBuilder& b, const std::string& name, int32_t type, double value) {
   auto& node = b.node("Constant", {}, {name}, name);

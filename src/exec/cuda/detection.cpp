@@ -1,6 +1,7 @@
 // NonMaxSuppression on the GPU (nms_kernels.h): per (batch, class) the scores sorted by CUB, the greedy pass a block
 // per segment, then the selected rows. How many boxes a segment keeps depends on the data: the counts are read back
 // (one synchronization) to size the output, so a run with NonMaxSuppression cannot be a CUDA graph, and says so.
+// RoiAlign (roi_align_plan.h): a thread per output element, nothing read back.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -9,6 +10,8 @@
 
 #include "exec/cuda/nms_kernels.h"
 #include "exec/cuda/op_kernel.h"
+#include "exec/cuda/roi_align_kernels.h"
+#include "exec/cuda/roi_align_plan.h"
 #include "sys/cuda/check.h"
 
 namespace ridge::exec::cuda {
@@ -80,8 +83,23 @@ void nms_op(KernelContext& ctx) {
   ctx.check_launch("NonMaxSuppression");
 }
 
+// RoiAlign: fp32 X and regions, int64 batch indices.
+void roi_align_op(KernelContext& ctx) {
+  const auto& x = ctx.float_input(0);
+  const auto& rois = ctx.float_input(1);
+  const auto& batch = ctx.in(2);
+  if (batch.dtype != graph::DType::kInt64) ctx.fail("batch_indices must be int64");
+  auto plan = ctx.planned([&] { return roi_align_plan(ctx.node, ctx.opset, x.dims, rois.dims, batch.dims); });
+  auto& y =
+      ctx.allocate_output(0, graph::DType::kFloat32, {plan.regions, plan.channels, plan.out_height, plan.out_width});
+  roi_align(plan, x.as<float>(), rois.as<float>(), batch.as<int64_t>(), y.as<float>(), ctx.gpu.stream());
+  ctx.check_launch("RoiAlign");
+}
+
 }  // namespace
 
-void register_detection_kernels(KernelRegistry& r) { r.add("detection", {{"NonMaxSuppression", nms_op}}); }
+void register_detection_kernels(KernelRegistry& r) {
+  r.add("detection", {{"NonMaxSuppression", nms_op}, {"RoiAlign", roi_align_op}});
+}
 
 }  // namespace ridge::exec::cuda

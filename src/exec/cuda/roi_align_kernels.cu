@@ -1,0 +1,20 @@
+// RoiAlign: roi_align_cell.h's roi_align_at a thread per output element.
+#include "exec/cuda/grid.cuh"
+#include "exec/cuda/roi_align_kernels.h"
+
+namespace ridge::exec::cuda {
+
+namespace {
+
+__global__ void roi_align_kernel(RoiAlignPlan p, const float* x, const float* rois, const int64_t* batch, float* y) {
+  RIDGE_GRID_LOOP(e, p.count()) { y[e] = roi_align_at(p, x, rois, batch, e); }
+}
+
+}  // namespace
+
+void roi_align(const RoiAlignPlan& plan, const float* x, const float* rois, const int64_t* batch, float* y,
+               cudaStream_t stream) {
+  if (plan.count() > 0) roi_align_kernel<<<blocks_for(plan.count()), kThreads, 0, stream>>>(plan, x, rois, batch, y);
+}
+
+}  // namespace ridge::exec::cuda
