@@ -17,8 +17,15 @@ using graph::ValueId;
 using Role = OptimizationPlan::Role;
 
 // A new constant of the rewritten graph: an initializer without bytes (the backend supplies its values), so every
-// rule that keeps constants alive (release plans, cached weight conversions) keeps it.
-ValueId new_constant(graph::Graph& g, const std::string& name, std::vector<int64_t> dims) {
+// rule that keeps constants alive (release plans, cached weight conversions) keeps it. Named after `name`, made unique
+// ("NAME#2", ...): ONNX does not require node names to be unique, and two layers named alike must not share one.
+ValueId new_constant(graph::Graph& g, std::string name, std::vector<int64_t> dims) {
+  if (g.find(name))
+    for (int k = 2;; ++k)
+      if (auto candidate = fmt::format("{}#{}", name, k); !g.find(candidate)) {
+        name = std::move(candidate);
+        break;
+      }
   auto id = g.intern(name);
   auto& v = g.value(id);
   v.dtype = graph::DType::kFloat32;

@@ -4,6 +4,7 @@
 // launches and their fast paths (tests/gpu/test_cuda_kernels_gpu.cpp).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -151,6 +152,18 @@ TEST(CudaElementwise, TheKernelsArithmeticReproducesOnnxsNodeTests) {
 }
 
 // IsNaN and IsInf (classify_kernel) against their node tests: NaN, both infinities, each infinity alone.
+// A 16-bit run holds a model's constants saturated to fp16's range: an exporter's float32-min mask fill (Hugging Face's
+// BERT multiplies (1 - mask) by -3.4028e38) stays finite, so 0 x fill is 0, not NaN; infinities and NaN stay.
+TEST(CudaElementwise, ConstantsHeldInFp16SaturateToItsRange) {
+  EXPECT_EQ(cuda::fp16_saturate(-3.4028235e38f), -65504.f);
+  EXPECT_EQ(cuda::fp16_saturate(1e5f), 65504.f);
+  EXPECT_EQ(cuda::fp16_saturate(65504.f), 65504.f);
+  EXPECT_EQ(cuda::fp16_saturate(-1234.5f), -1234.5f);
+  EXPECT_EQ(cuda::fp16_saturate(0.f) * cuda::fp16_saturate(-3.4028235e38f), 0.f);
+  EXPECT_EQ(cuda::fp16_saturate(-INFINITY), -INFINITY);
+  EXPECT_TRUE(std::isnan(cuda::fp16_saturate(NAN)));
+}
+
 TEST(CudaElementwise, IsNanAndIsInfReproduceOnnxsNodeTests) {
   fs::path root = fs::path(onnx_testdata()) / "node";
   if (!fs::exists(root)) GTEST_SKIP() << "libonnx-testdata is not installed";

@@ -119,6 +119,33 @@ TEST(CudaStorage, AKernelWithoutASixteenBitFormReadsFp32AndEveryOtherValueStaysI
   EXPECT_EQ(fp32.value_types[static_cast<size_t>(value_named(g, "c"))], DType::kFloat32);
 }
 
+// A Concat of 33 inputs (DenseNet-169's last dense block ends in one, DenseNet-201's in more) reads every one in 16
+// bits and channels-last, past the 32 bits of its kernel row's input masks.
+TEST(CudaStorage, AConcatOfMoreThan32InputsReadsThemAllAsItsRowSays) {
+  ModelBuilder b;
+  b.input("x", {1, 2, 4, 4});
+  b.node("Relu", {"x"}, {"r"}, "first");
+  std::vector<std::string> parts;
+  for (int i = 0; i < 33; ++i) {
+    parts.push_back("p" + std::to_string(i));
+    b.node("Relu", {"r"}, {parts.back()}, "relu" + std::to_string(i));
+  }
+  set_int(b.node("Concat", parts, {"y"}, "concat"), "axis", 1);
+  b.output("y");
+  auto result = analyze_file(b.save("concat33"));
+  const auto& g = result.model.graph;
+  auto kernels = kernels_of(g);
+  const auto* concat = cuda::KernelRegistry::instance().find("Concat");
+  ASSERT_NE(concat, nullptr);
+  for (size_t i : {size_t{0}, size_t{31}, size_t{32}}) {
+    EXPECT_EQ(cuda::input_type(*concat, i, DType::kFloat32, DType::kFloat16), DType::kFloat16) << i;
+    EXPECT_TRUE(cuda::reads_channels_last(*concat, i, {1, 2, 4, 4}, true)) << i;
+  }
+  auto plan = cuda::plan_storage(g, kernels, DType::kFloat16);
+  for (const auto& c : plan.conversions) EXPECT_NE(g.nodes[c.node].name, "concat") << "input " << c.input;
+  EXPECT_EQ(plan.value_types[static_cast<size_t>(value_named(g, "y"))], DType::kFloat16);
+}
+
 // The bundled models optimized as the GPU runs them: in fp16 and bf16 every CNN's activations stay 16-bit from its
 // input's conversion to its output's, and the transformers convert only around the ops named here.
 TEST(CudaStorage, TheBundledModelsRunInSixteenBitsEndToEnd) {

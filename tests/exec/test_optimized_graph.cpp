@@ -210,15 +210,16 @@ TEST(OptimizedGraph, FoldBatchNormScalesEachOutputChannel) {
                Error);
 }
 
-// The BatchNorm folded by the rewrite and fold_batchnorm computes what the model did: both graphs on the CPU
-// executor, eager, give the same outputs.
-TEST(OptimizedGraph, AFoldedBatchNormGivesTheModelsOutputs) {
+// The BatchNorms folded by the rewrite and fold_batchnorm compute what the model did: both graphs on the CPU executor,
+// eager, give the same outputs for `inputs`. `rewritten`: the rewrite.
+void expect_folds_keep_the_outputs(const std::string& path, const std::vector<exec::HostTensor>& inputs,
+                                   exec::OptimizedGraph& rewritten) {
   analysis::Request request;
-  request.model_path = residual_block();
+  request.model_path = path;
   auto prepared = exec::prepare(request, "");
   const auto& g = prepared.analysis.model.graph;
   auto plan = exec::plan_optimization(g);
-  auto rewritten = exec::optimized_graph(g, plan, [](const graph::Node&, const exec::OptimizationPlan::Epilogue&) {
+  rewritten = exec::optimized_graph(g, plan, [](const graph::Node&, const exec::OptimizationPlan::Epilogue&) {
     return exec::EpilogueChoice{true, false, false};
   });
   auto model = prepared.analysis.model;
@@ -227,9 +228,10 @@ TEST(OptimizedGraph, AFoldedBatchNormGivesTheModelsOutputs) {
   bool random = false;
   auto load = [&](graph::ValueId id) { return exec::load_initializer(g, id, model.directory, rng, random); };
   for (const auto& f : rewritten.folds) {
-    auto bias = load(f.conv_bias);
-    auto [w, b] = exec::fold_batchnorm(load(f.conv_weight), &bias, load(f.scale), load(f.shift), load(f.mean),
-                                       load(f.var), f.epsilon);
+    exec::HostTensor bias;
+    if (f.conv_bias != graph::kNoValue) bias = load(f.conv_bias);
+    auto [w, b] = exec::fold_batchnorm(load(f.conv_weight), f.conv_bias != graph::kNoValue ? &bias : nullptr,
+                                       load(f.scale), load(f.shift), load(f.mean), load(f.var), f.epsilon);
     for (const auto& [id, t] : {std::pair{f.weight, w}, std::pair{f.bias, b}}) {
       auto& ref = *model.graph.value(id).initializer;
       ref.location.kind = graph::TensorLocation::Kind::kTypedFields;
@@ -242,8 +244,6 @@ TEST(OptimizedGraph, AFoldedBatchNormGivesTheModelsOutputs) {
   }
   EXPECT_FALSE(random);
   EXPECT_EQ(node_named(model.graph, "bn"), nullptr);
-  std::vector<exec::HostTensor> inputs{host("x", {1, 3, 5, 5}, wave(75, 1.0f, 0.3f)),
-                                       host("skip", {1, 4, 5, 5}, wave(100, 0.5f, 1.1f))};
   auto& engine = exec::load_engine();
   auto before = engine.run(prepared.analysis.model, inputs, {});
   auto after = engine.run(model, inputs, {});
@@ -258,6 +258,40 @@ TEST(OptimizedGraph, AFoldedBatchNormGivesTheModelsOutputs) {
     }
     EXPECT_GT(largest, 0.1) << "output " << o;  // not a comparison of zeros
   }
+}
+
+TEST(OptimizedGraph, AFoldedBatchNormGivesTheModelsOutputs) {
+  exec::OptimizedGraph rewritten;
+  expect_folds_keep_the_outputs(
+      residual_block(),
+      {host("x", {1, 3, 5, 5}, wave(75, 1.0f, 0.3f)), host("skip", {1, 4, 5, 5}, wave(100, 0.5f, 1.1f))}, rewritten);
+}
+
+// Two Conv + BatchNorm layers named alike (ONNX does not require node names to be unique): each folds into constants
+// of its own. (Named by the layer alone, the second fold's weights had taken the first's value and replaced them.)
+TEST(OptimizedGraph, LayersNamedAlikeFoldIntoConstantsOfTheirOwn) {
+  ModelBuilder b;
+  b.input("x", {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{4}}).output("y");
+  for (const char* k : {"1", "2"}) {
+    const std::string s(k);
+    b.weight_values("w" + s, {2, 2, 1, 1}, wave(4, s == "1" ? 0.5f : -0.7f, 0.4f))
+        .weight_values("scale" + s, {2}, {1.5f, s == "1" ? 0.5f : 2.5f})
+        .weight_values("shift" + s, {2}, {0.2f, -0.1f})
+        .weight_values("mean" + s, {2}, {0.05f, -0.3f})
+        .weight_values("var" + s, {2}, {0.8f, s == "1" ? 1.2f : 0.3f});
+  }
+  b.node("Conv", {"x", "w1"}, {"c1"}, "conv");
+  b.node("BatchNormalization", {"c1", "scale1", "shift1", "mean1", "var1"}, {"n1"}, "bn");
+  b.node("Conv", {"n1", "w2"}, {"c2"}, "conv");
+  b.node("BatchNormalization", {"c2", "scale2", "shift2", "mean2", "var2"}, {"y"}, "bn");
+  exec::OptimizedGraph rewritten;
+  expect_folds_keep_the_outputs(b.save("same_names"), {host("x", {1, 2, 4, 4}, wave(32, 1.0f, 0.3f))}, rewritten);
+  ASSERT_EQ(rewritten.folds.size(), 2u);
+  const auto& og = rewritten.graph;
+  EXPECT_NE(rewritten.folds[0].weight, rewritten.folds[1].weight);
+  EXPECT_NE(rewritten.folds[0].bias, rewritten.folds[1].bias);
+  EXPECT_EQ(og.value(rewritten.folds[0].weight).name, "conv/folded_weight");
+  EXPECT_EQ(og.value(rewritten.folds[1].weight).name, "conv/folded_weight#2");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "exec/cuda/attention_kernels.h"
 #include "exec/cuda/attention_plan.h"
 #include "exec/cuda/op_kernel.h"
+#include "sys/cuda/check.h"
 #include "util/error.h"
 
 namespace ridge::exec::cuda {
@@ -49,6 +50,12 @@ void launch(KernelContext& ctx, const AttentionPlan& plan, const GpuTensor& mask
   const auto& q = ctx.in(0);
   auto& y = ctx.allocate_output(0, q.dtype, y_dims);
   if (y.numel() == 0) return;
+  // No keys: each query's weights sum over nothing, its context is zeros, as the CPU executor gives (ONNX's reference
+  // has no answer: its softmax of an empty row fails); the kernel would divide 0 by 0.
+  if (plan.keys == 0) {
+    sys::cuda::check(cudaMemsetAsync(y.data(), 0, y.bytes(), ctx.gpu.stream()), "attention over no keys");
+    return;
+  }
   if (!attention(plan, q.data(), ctx.in(1).data(), ctx.in(2).data(), mask.defined() ? mask.data() : nullptr, y.data(),
                  type, ctx.gpu.stream()))
     ctx.fail("the attention kernel takes no launch of this size");

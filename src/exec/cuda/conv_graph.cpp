@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "exec/cuda/descriptors.h"
 #include "exec/cuda/tensor.h"
@@ -70,13 +71,15 @@ BackendDescriptor tensor(const std::vector<int64_t>& dims, graph::DType dtype, i
   return t;
 }
 
-// The engine's notes of one kind (numerical or behaviour), as cuDNN lists them.
+// The engine's notes of one kind (numerical or behaviour), as cuDNN lists them; none where cuDNN does not give them
+// (not an empty list: an engine whose numerics are unknown is not taken, so fp32 never runs on a TF32 engine unseen).
 template <class Note>
-std::vector<Note> notes(cudnnBackendDescriptor_t engine, cudnnBackendAttributeName_t name,
-                        cudnnBackendAttributeType_t type, int capacity) {
+std::optional<std::vector<Note>> notes(cudnnBackendDescriptor_t engine, cudnnBackendAttributeName_t name,
+                                       cudnnBackendAttributeType_t type, int capacity) {
   std::vector<Note> out(static_cast<size_t>(capacity));
   int64_t count = 0;
-  if (cudnnBackendGetAttribute(engine, name, type, capacity, &count, out.data()) != CUDNN_STATUS_SUCCESS) return {};
+  if (cudnnBackendGetAttribute(engine, name, type, capacity, &count, out.data()) != CUDNN_STATUS_SUCCESS)
+    return std::nullopt;
   out.resize(static_cast<size_t>(std::clamp<int64_t>(count, 0, capacity)));
   return out;
 }
@@ -209,11 +212,15 @@ std::unique_ptr<ConvGraphPlan> ConvGraphPlan::build(cudnnHandle_t handle, const 
                                                           CUDNN_TYPE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT);
       auto behaviour = notes<cudnnBackendBehaviorNote_t>(engine_handle, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
                                                          CUDNN_TYPE_BEHAVIOR_NOTE, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT);
+      if (!numerical || !behaviour) {
+        ++refused;
+        continue;
+      }
       // An engine compiled at run time costs seconds at preparation (NVIDIA/cudnn-frontend#1066) for kernels the
       // precompiled engines match on plain convolutions.
       bool compiled =
-          std::find(behaviour.begin(), behaviour.end(), CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) != behaviour.end();
-      if (!engine_allowed(numerical, precision) || compiled) {
+          std::find(behaviour->begin(), behaviour->end(), CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) != behaviour->end();
+      if (!engine_allowed(*numerical, precision) || compiled) {
         ++excluded;
         continue;
       }
@@ -236,7 +243,7 @@ std::unique_ptr<ConvGraphPlan> ConvGraphPlan::build(cudnnHandle_t handle, const 
       cudnnBackendGetAttribute(engine_handle, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &got, &index);
       plan->plan_ = std::move(candidate);
       plan->workspace_bytes_ = static_cast<size_t>(bytes);
-      plan->name_ = engine_name(index, numerical);
+      plan->name_ = engine_name(index, *numerical);
       return plan;
     }
     why = fmt::format(

@@ -12,6 +12,14 @@
 
 namespace ridge::exec::cuda {
 
+// A finite fp32 value beyond fp16's range as fp16's largest of its sign (+-65504); infinities and NaN as they are.
+// ridge's own 16-bit storage of a model's constants (not the Cast op, which rounds to infinity as IEEE does): an
+// exporter's -3.4e38 mask fill must stay a large negative, not become -inf (0 x -inf is NaN).
+RIDGE_HOST_DEVICE inline float fp16_saturate(float v) {
+  constexpr float kLargest = 65504.f;
+  return isfinite(v) && fabsf(v) > kLargest ? copysignf(kLargest, v) : v;
+}
+
 // y = op(x); a and b are the op's parameters (kernels.h).
 RIDGE_HOST_DEVICE inline float apply_unary(UnaryOp op, float x, float a, float b) {
   switch (op) {

@@ -235,6 +235,7 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
   storage_ = plan_storage(g, kernels_, activation_storage(options_, false),
                           options_.memory_format == MemoryFormat::kChannelsLast);
   converted_constants_.resize(g.values.size());
+  relaid_constants_.resize(g.values.size());
   check(cudaStreamSynchronize(gpu_.stream()), "uploading the weights");
 }
 
@@ -242,6 +243,7 @@ void Interpreter::set_weights_change() {
   weights_change_ = true;
   const auto& g = *graph_;
   converted_constants_.assign(g.values.size(), {});
+  relaid_constants_.assign(g.values.size(), {});
   plan_ = plan_nodes(g, true, true);
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     if (!plan_.executes(n) || kernels_[n]) continue;
@@ -326,12 +328,23 @@ GpuTensor Interpreter::stored_as(const GpuTensor& t, ValueId id, graph::DType to
     return converted_constants_[index];
   GpuTensor out{to, t.dims, gpu_.allocator().allocate(static_cast<size_t>(graph::dtype_bytes(to, t.numel()))), 0,
                 t.channels_last};
-  if (!cast(t.dtype, t.data(), to, out.data(), t.numel(), gpu_.stream()))
+  // A constant beyond fp16's range (an exporter's -3.4e38 mask fill) saturates rather than becoming an infinity.
+  if (constants_[index].defined() && t.dtype == graph::DType::kFloat32 && to == graph::DType::kFloat16)
+    cast_fp32_to_fp16_saturated(t.as<float>(), out.data(), t.numel(), gpu_.stream());
+  else if (!cast(t.dtype, t.data(), to, out.data(), t.numel(), gpu_.stream()))
     throw Error(fmt::format("value '{}': no GPU conversion from {} to {}", graph_->value(id).name,
                             graph::dtype_name(t.dtype), graph::dtype_name(to)));
   check(cudaGetLastError(), "converting '" + graph_->value(id).name + "'");
   if (constant) converted_constants_[index] = out;
   return out;
+}
+
+GpuTensor Interpreter::relaid_input(const GpuTensor& t, ValueId id, bool channels_last) {
+  auto index = static_cast<size_t>(id);
+  if (!constants_[index].defined() || weights_change_) return relaid(t, channels_last);
+  auto& kept = relaid_constants_[index];
+  if (!kept.defined() || kept.dtype != t.dtype || kept.channels_last != channels_last) kept = relaid(t, channels_last);
+  return kept;
 }
 
 std::vector<GpuTensor> Interpreter::run_keeping_values(const NodeHook& hook) { return execute(hook, true); }
@@ -373,7 +386,7 @@ std::vector<GpuTensor> Interpreter::execute(const NodeHook& hook, bool keep_valu
       auto want = input_type(row, ctx.inputs.size(), g.value(id).dtype, storage_.storage);
       auto input = t.dtype == want || storage_.storage == graph::DType::kFloat32 ? t : stored_as(t, id, want);
       bool channels_last = reads_channels_last(row, ctx.inputs.size(), t.dims, storage_.channels_last);
-      ctx.inputs.push_back(input.channels_last == channels_last ? input : relaid(input, channels_last));
+      ctx.inputs.push_back(input.channels_last == channels_last ? input : relaid_input(input, id, channels_last));
     }
     if (kernels_[n]->storage != kNoStorage) ctx.storage = storage_.storage;
     ctx.channels_last = storage_.channels_last && kernels_[n]->channels_last != kNoStorage;

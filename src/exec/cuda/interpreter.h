@@ -86,6 +86,9 @@ class Interpreter {
   std::vector<GpuTensor> execute(const NodeHook& hook, bool keep_values);
   // `t` (value `id`) in `to`: a constant's copy kept from its first conversion, any other value's made now.
   GpuTensor stored_as(const GpuTensor& t, graph::ValueId id, graph::DType to);
+  // `t` (value `id`, in the type a kernel reads) relaid for a kernel reading it channels-last or not: a constant's copy
+  // kept from its first relayout (storage_plan.h counts none per run for constants), any other value's made now.
+  GpuTensor relaid_input(const GpuTensor& t, graph::ValueId id, bool channels_last);
 
   std::unique_ptr<graph::Model> inlined_;    // the model with its Ifs of known condition inlined, where it has one
   std::unique_ptr<graph::Graph> optimized_;  // optimized mode: the rewritten graph graph_ points to
@@ -111,6 +114,7 @@ class Interpreter {
   std::vector<AlgorithmChoice> algorithms_;
   StoragePlan storage_;                         // fp32 storage: nothing converted
   std::vector<GpuTensor> converted_constants_;  // per value: a constant in the 16-bit storage type
+  std::vector<GpuTensor> relaid_constants_;     // per value: a constant in the other layout (channels-last runs)
 };
 
 }  // namespace ridge::exec::cuda

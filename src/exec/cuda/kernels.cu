@@ -681,6 +681,18 @@ void strided_copy(const void* in, const Layout& il, int64_t base, void* out, int
 #undef RIDGE_STRIDED
 }
 
+namespace {
+
+__global__ void saturated_half_kernel(const float* in, __half* out, int64_t n) {
+  RIDGE_GRID_LOOP(i, n) { out[i] = __float2half_rn(fp16_saturate(in[i])); }
+}
+
+}  // namespace
+
+void cast_fp32_to_fp16_saturated(const float* in, void* out, int64_t n, cudaStream_t stream) {
+  if (n > 0) saturated_half_kernel<<<blocks_for(n), kThreads, 0, stream>>>(in, static_cast<__half*>(out), n);
+}
+
 bool cast(ElementType from, const void* in, ElementType to, void* out, int64_t n, cudaStream_t stream) {
   using DType = ElementType;
   if (n == 0) return true;

@@ -122,6 +122,9 @@ void strided_copy(const void* in, const Layout& in_layout, int64_t base, void* o
 // Element type conversion between fp32, fp16, bf16, fp64, int64, int32, int8, uint8 and bool.
 // Returns false (nothing launched) for another pair.
 bool cast(ElementType from, const void* in, ElementType to, void* out, int64_t n, cudaStream_t stream);
+// fp32 to fp16 with finite values beyond fp16's range saturated (fp16_saturate, elementwise_math.h): how a model's
+// constants are held in a 16-bit run.
+void cast_fp32_to_fp16_saturated(const float* in, void* out, int64_t n, cudaStream_t stream);
 // Constant padding: out dims = in dims + begin + end (fp32, fp16 or bf16 elements of `type`; `value` where out of
 // bounds; negative begin/end crop).
 void pad_constant(const void* in, const Layout& in_dense, const int64_t* begin, void* out, const Layout& out_dense,

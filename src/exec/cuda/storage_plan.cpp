@@ -8,7 +8,10 @@ using graph::DType;
 
 namespace {
 
-bool has_bit(StorageInputs mask, size_t i) { return i < 32 && (mask & storage_input(static_cast<int>(i))) != 0; }
+// kAllStorage is every input, past the mask's 32 bits too (DenseNet-169's last Concat joins 33).
+bool has_bit(StorageInputs mask, size_t i) {
+  return mask == kAllStorage || (i < 32 && (mask & storage_input(static_cast<int>(i))) != 0);
+}
 
 std::string counted(const std::map<std::string, int>& ops) {
   std::string list;
