@@ -117,8 +117,8 @@ TEST(CudaRoiAlign, EveryModeGridAndShiftComputesWhatTheCpuExecutorDoes) {
   EXPECT_EQ(compared, 12);
 }
 
-// A batch index outside X: the CPU executor refuses it in one line; the GPU, which cannot read the indices back without
-// breaking a CUDA graph, gives NaN for that region, not a plausible number.
+// A batch index outside X: the CPU executor refuses it in one line; the GPU's cell gives NaN for that region, not a
+// plausible number, and its kernel counts it for the node to refuse after its first run (index_check.h).
 TEST(CudaRoiAlign, ABatchIndexOutsideXIsRefusedOrNaN) {
   analysis::Request request;
   request.model_path = roi_align_model(16, "avg", 2, nullptr);

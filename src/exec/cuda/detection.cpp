@@ -1,13 +1,15 @@
 // NonMaxSuppression on the GPU (nms_kernels.h): per (batch, class) the scores sorted by CUB, the greedy pass a block
 // per segment, then the selected rows. How many boxes a segment keeps depends on the data: the counts are read back
 // (one synchronization) to size the output, so a run with NonMaxSuppression cannot be a CUDA graph, and says so.
-// RoiAlign (roi_align_plan.h): a thread per output element, nothing read back.
+// RoiAlign (roi_align_plan.h): a thread per output element; batch indices outside X counted on the first run and
+// refused by name (index_check.h), as the CPU executor refuses them.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <numeric>
 
+#include "exec/cuda/index_check.h"
 #include "exec/cuda/nms_kernels.h"
 #include "exec/cuda/op_kernel.h"
 #include "exec/cuda/roi_align_kernels.h"
@@ -92,8 +94,10 @@ void roi_align_op(KernelContext& ctx) {
   auto plan = ctx.planned([&] { return roi_align_plan(ctx.node, ctx.opset, x.dims, rois.dims, batch.dims); });
   auto& y =
       ctx.allocate_output(0, graph::DType::kFloat32, {plan.regions, plan.channels, plan.out_height, plan.out_width});
-  roi_align(plan, x.as<float>(), rois.as<float>(), batch.as<int64_t>(), y.as<float>(), ctx.gpu.stream());
+  BadIndices bad(ctx);
+  roi_align(plan, x.as<float>(), rois.as<float>(), batch.as<int64_t>(), y.as<float>(), bad.counter(), ctx.gpu.stream());
   ctx.check_launch("RoiAlign");
+  bad.verify(fmt::format("[0, {}), X's images (batch_indices)", plan.images));
 }
 
 }  // namespace

@@ -5,9 +5,10 @@
 // ceil(bin size) per axis with 0) at the centres of its cells, each bilinear between its four pixels (a point beyond a
 // pixel outside the map counts 0; within it, clamped to the edge); avg takes the samples' mean, max the largest of
 // every sample's four weighted pixels (ONNX's reference and ONNX Runtime). fp32. A batch index outside X gives NaN
-// for its region (the kernel cannot refuse it without reading the indices back). The plan is worked out on the host
-// (roi_align_plan.h); the kernel (roi_align_kernels.cu) applies roi_align_at a thread per output element, and the
-// host-side tests apply it to ONNX's node tests and against the CPU executor (tests/cuda/test_roi_align_host.cpp).
+// for its region here; the kernel also counts it, and the node refuses it after its first run. The plan is worked out
+// on the host (roi_align_plan.h); the kernel (roi_align_kernels.cu) applies roi_align_at a thread per output element,
+// and the host-side tests apply it to ONNX's node tests and against the CPU executor
+// (tests/cuda/test_roi_align_host.cpp).
 // C++17 for nvcc.
 #include <math.h>
 
