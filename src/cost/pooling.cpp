@@ -83,12 +83,16 @@ void roi_align(CostContext& ctx) {
 
 }  // namespace
 
+// MaxUnpool: data movement, no FLOPs: the output zeroed and each input element written at its index; its backward
+// gathers the output gradient at the indices.
+void max_unpool(CostContext& ctx) { ctx.backward_flops_data = 0; }
+
 void register_pooling_costs(CostRegistry& r) {
   // One table row per op.
   // clang-format off
   r.add("pooling", {{"MaxPool", windowed<false>}, {"AveragePool", windowed<true>}, {"LpPool", lp_pool},
          {"GlobalAveragePool", global<true>}, {"GlobalMaxPool", global<false>}, {"GlobalLpPool", global<true>},
-         {"RoiAlign", roi_align}});
+         {"MaxUnpool", max_unpool}, {"RoiAlign", roi_align}});
   // clang-format on
 }
 

@@ -8,7 +8,7 @@ void register_pooling_ops(OpRegistry& registry) {
   // clang-format off
   registry.add("pooling", {
       {"MaxPool"}, {"AveragePool"}, {"LpPool"}, {"GlobalAveragePool"}, {"GlobalMaxPool"},
-      {"GlobalLpPool"},
+      {"GlobalLpPool"}, {"MaxUnpool"},
   });
   // clang-format on
 }

@@ -1,8 +1,10 @@
-// Shape rules of pooling: windowed (MaxPool, AveragePool, LpPool), global, and RoiAlign's pooling of regions.
+// Shape rules of pooling: windowed (MaxPool, AveragePool, LpPool), global, MaxUnpool's inverse of MaxPool, and
+// RoiAlign's pooling of regions.
 #include <fmt/format.h>
 
 #include "shape/registry.h"
 #include "shape/spatial.h"
+#include "util/error.h"
 
 namespace ridge::shape {
 namespace {
@@ -26,6 +28,29 @@ void global_pool(InferenceContext& ctx) {
   if (x.size() < 2) ctx.fail("input must have rank >= 2");
   std::fill(x.begin() + 2, x.end(), 1);
   ctx.set_output(0, ctx.in_dtype(0), x);
+}
+
+// MaxUnpool: X and its MaxPool indices I [N, C, D...] -> [N, C, (D - 1) x stride + kernel - pads...], or the constant
+// output_shape where given (at least that large: the unpooled values land in its leading corner).
+void max_unpool(InferenceContext& ctx) {
+  ctx.require_inputs(2);
+  auto x = ctx.in_dims(0);
+  if (ctx.in_dims(1) != x) ctx.fail("the indices I must have X's dims");
+  std::vector<int64_t> out;
+  try {
+    out = unpooled_dims(ctx.node(), x);
+  } catch (const Error& e) {
+    ctx.fail(e.what());
+  }
+  if (ctx.has_input(2)) {
+    auto given = ctx.in_ints(2, "output_shape");
+    if (given.size() != out.size()) ctx.fail(fmt::format("output_shape must have {} entries", out.size()));
+    for (size_t d = 0; d < out.size(); ++d)
+      if (given[d] < out[d])
+        ctx.fail(fmt::format("output_shape[{}] = {} is smaller than the unpooled {}", d, given[d], out[d]));
+    out = given;
+  }
+  ctx.set_output(0, ctx.in_dtype(0), out);
 }
 
 // RoiAlign: X [N, C, H, W], rois [R, 4], batch_indices [R] -> [R, C, output_height, output_width].
@@ -57,7 +82,7 @@ void register_pooling_shapes(ShapeRegistry& registry) {
   // clang-format off
   registry.add("pooling", {{"MaxPool", windowed_pool}, {"AveragePool", windowed_pool}, {"LpPool", windowed_pool},
                 {"GlobalAveragePool", global_pool}, {"GlobalMaxPool", global_pool}, {"GlobalLpPool", global_pool},
-                {"RoiAlign", roi_align}});
+                {"MaxUnpool", max_unpool}, {"RoiAlign", roi_align}});
   // clang-format on
 }
 

@@ -83,4 +83,22 @@ std::vector<int64_t> window_output(const InferenceContext& ctx, const std::vecto
   }
 }
 
+std::vector<int64_t> unpooled_dims(const graph::Node& node, const std::vector<int64_t>& x_dims) {
+  if (x_dims.size() < 3) throw Error(fmt::format("X must have rank >= 3, has {}", x_dims.size()));
+  const auto spatial = x_dims.size() - 2;
+  auto kernel = node.get_ints("kernel_shape");
+  auto strides = node.get_ints("strides", std::vector<int64_t>(spatial, 1));
+  auto pads = node.get_ints("pads", std::vector<int64_t>(2 * spatial, 0));
+  if (kernel.size() != spatial || strides.size() != spatial || pads.size() != 2 * spatial)
+    throw Error(fmt::format("kernel_shape, strides and pads must have {0}, {0} and {1} entries for X of rank {2}",
+                            spatial, 2 * spatial, x_dims.size()));
+  std::vector<int64_t> out{x_dims[0], x_dims[1]};
+  for (size_t d = 0; d < spatial; ++d) {
+    auto size = (x_dims[d + 2] - 1) * strides[d] + kernel[d] - pads[d] - pads[spatial + d];
+    if (size < 1) throw Error(fmt::format("spatial dim {} would unpool to {}", d, size));
+    out.push_back(size);
+  }
+  return out;
+}
+
 }  // namespace ridge::shape

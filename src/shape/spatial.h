@@ -32,4 +32,10 @@ Window read_window(const InferenceContext& ctx, const std::vector<int64_t>& spat
 std::vector<int64_t> window_output(const InferenceContext& ctx, const std::vector<int64_t>& spatial_in,
                                    const Window& window, bool ceil_mode = false);
 
+// MaxUnpool's unpooled dims for X of `x_dims` [N, C, D...]: each spatial (D - 1) x stride + kernel - both pads, from
+// the node's kernel_shape, strides and pads; the space its indices address (an output_shape only adds room after
+// it). Throws ridge::Error (one line) where the attributes do not fit X's rank. One rule for shape inference and
+// every executor.
+std::vector<int64_t> unpooled_dims(const graph::Node& node, const std::vector<int64_t>& x_dims);
+
 }  // namespace ridge::shape

@@ -192,6 +192,23 @@ TEST(SamplingCost, RoiAlignSamplesEachBin) {
   EXPECT_EQ(k.flops, 49 * 3 * (8 * 8 + 12) + 2 * 8 * 49);
 }
 
+// MaxUnpool moves data: X (2 x 2 x 2 floats) and its int64 indices read, the 2 x 4 x 4 output written, no FLOPs.
+TEST(SamplingCost, MaxUnpoolMovesDataOnly) {
+  ModelBuilder b(11);
+  b.input("x", {int64_t{1}, int64_t{2}, int64_t{2}, int64_t{2}})
+      .input("i", {int64_t{1}, int64_t{2}, int64_t{2}, int64_t{2}}, TensorProto::INT64)
+      .output("y");
+  auto& n = b.node("MaxUnpool", {"x", "i"}, {"y"}, "unpool");
+  set_ints(n, "kernel_shape", {2, 2});
+  set_ints(n, "strides", {2, 2});
+  auto r = analyze_file(b.save("maxunpool"));
+  const auto& u = node_named(r, "unpool");
+  EXPECT_EQ(u.output_shape, "1x2x4x4");
+  EXPECT_EQ(u.flops, 0);
+  EXPECT_EQ(u.activation_bytes_read, 8 * 4 + 8 * 8);
+  EXPECT_EQ(u.bytes_written, 32 * 4);
+}
+
 // A Constant node holding one scalar, as PyTorch's exporter writes Dropout's ratio and training_mode.
 void scalar_constant(ModelBuilder& b, const std::string& name, int32_t type, double value) {
   auto& node = b.node("Constant", {}, {name}, name);

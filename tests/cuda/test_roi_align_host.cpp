@@ -22,12 +22,6 @@ namespace {
 
 namespace cuda = exec::cuda;
 
-std::vector<int64_t> int64s(const exec::HostTensor& t) {
-  std::vector<int64_t> v(t.bytes.size() / sizeof(int64_t));
-  std::memcpy(v.data(), t.bytes.data(), v.size() * sizeof(int64_t));
-  return v;
-}
-
 exec::HostTensor int64_tensor(const std::string& name, const std::vector<int64_t>& values) {
   exec::HostTensor t{name, graph::DType::kInt64, {static_cast<int64_t>(values.size())}, {}};
   t.bytes.resize(values.size() * sizeof(int64_t));

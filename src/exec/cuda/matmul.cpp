@@ -133,7 +133,7 @@ void gemm(KernelContext& ctx) {
     return;
   }
   const auto& c = ctx.float_input(2);  // fp32, as the weights
-  if (y.dtype != graph::DType::kFloat32 && beta == 1.f && c.numel() == p.n && c.dims.back() == p.n) {
+  if (y.dtype != graph::DType::kFloat32 && beta == 1.f && c.numel() == p.n && !c.dims.empty() && c.dims.back() == p.n) {
     // A 16-bit output with a bias per column (a classifier's): the product, then the bias in the epilogue's pass.
     multiply(ctx, p, a, b, y.data(), y.dtype, alpha, 0.f);
     apply_epilogue(ctx, y, p.n, &c);
@@ -281,8 +281,9 @@ void row_major_product(KernelContext& ctx, bool trans_a, bool trans_b, int64_t m
   }
   // Mixed precision: the operands in the forward's 16-bit type (per call: weights change between steps), fp32
   // accumulation and an fp32 result, as autocast's backward products.
-  GpuTensor unused;
-  auto a = as_compute(ctx, a_fp32, 0, unused), b = as_compute(ctx, b_fp32, 0, unused);
+  // Converted per call, each operand into its own buffer: kept under input 0's index, B would be handed A's copy.
+  GpuTensor kept_a, kept_b;
+  auto a = as_compute(ctx, a_fp32, 0, kept_a), b = as_compute(ctx, b_fp32, 1, kept_b);
   launch(ctx, row_major_call(trans_a, trans_b, m, n, k, batch, stride_a, stride_b, stride_c), b.data(), a.data(),
          cuda_type(a.dtype), c, CUDA_R_32F, alpha, beta, "cublasGemmStridedBatchedEx (backward)");
 }
@@ -372,6 +373,14 @@ void matmul_backward(BackwardContext& bc) {
   std::vector<int64_t> batch(dy.dims.begin(), dy.dims.end() - 2);
   int64_t items = 1;
   for (auto d : batch) items *= d;
+  if (m * k == 0 || k * n == 0) {  // an empty product: nothing flowed through it
+    for (size_t i : {size_t{0}, size_t{1}})
+      if (bc.wants(i)) {
+        auto& g = bc.grad(i);
+        check(cudaMemsetAsync(g.data(), 0, g.bytes(), ctx.gpu.stream()), "an empty product's gradient");
+      }
+    return;
+  }
   int64_t count_a = a.numel() / (m * k), count_b = b.numel() / (k * n);
   auto stream = ctx.gpu.stream();
   // An operand as a dense tensor over the full batch: itself where it already is, else an expanded copy.

@@ -1,14 +1,18 @@
 // Pooling on cuDNN. cuDNN pools with one pad per dim and floor rounding; ONNX's asymmetric pads and
 // ceil_mode are applied to MaxPool by padding a copy of the input with -inf (which no window can pick),
-// and refused for AveragePool, whose divisor they would change. Lp pooling, which cuDNN lacks, on ridge's kernel.
+// and refused for AveragePool, whose divisor they would change. Lp pooling, which cuDNN lacks, on ridge's kernel, and
+// MaxUnpool (max_unpool_plan.h).
 #include <fmt/format.h>
 
 #include <limits>
 
 #include "exec/cuda/backward.h"
 #include "exec/cuda/descriptors.h"
+#include "exec/cuda/index_check.h"
 #include "exec/cuda/lp_pool_kernels.h"
 #include "exec/cuda/lp_pool_plan.h"
+#include "exec/cuda/max_unpool_kernels.h"
+#include "exec/cuda/max_unpool_plan.h"
 #include "exec/cuda/op_kernel.h"
 #include "shape/spatial.h"
 #include "sys/cuda/check.h"
@@ -164,6 +168,23 @@ void register_pooling_backward(BackwardRegistry& registry) {
                            {"GlobalMaxPool", pool_backward, {}, nullptr, kNhwc}});
 }
 
+namespace {
+
+// MaxUnpool: fp32 X, its indices as int64 (int32 ones widened), Y of the dims shape inference gave (output_shape
+// included); indices outside the unpooled tensor counted on the first run and refused by name.
+void max_unpool_op(KernelContext& ctx) {
+  const auto& x = ctx.float_input(0);
+  auto indices = int64_indices(ctx, 1);
+  auto plan = ctx.planned([&] { return max_unpool_plan(ctx.node, x.dims, ctx.output_dims(0)); });
+  auto& y = ctx.allocate_output(0, graph::DType::kFloat32, ctx.output_dims(0));
+  BadIndices bad(ctx);
+  max_unpool(plan, x.as<float>(), indices.as<int64_t>(), y.as<float>(), bad.counter(), ctx.gpu.stream());
+  ctx.check_launch("MaxUnpool");
+  bad.verify(fmt::format("[0, {}), the unpooled tensor's elements", plan.unpooled_count));
+}
+
+}  // namespace
+
 void register_pooling_kernels(KernelRegistry& registry) {
   // cuDNN pools 16-bit activations in their own type, and channels-last ones (storage_plan.h).
   constexpr auto kX = storage_input(0);
@@ -172,7 +193,8 @@ void register_pooling_kernels(KernelRegistry& registry) {
                            {"GlobalAveragePool", global_average_pool, kX, kX},
                            {"GlobalMaxPool", global_max_pool, kX, kX},
                            {"LpPool", [](KernelContext& c) { lp_pool_op(c, false); }},
-                           {"GlobalLpPool", [](KernelContext& c) { lp_pool_op(c, true); }}});
+                           {"GlobalLpPool", [](KernelContext& c) { lp_pool_op(c, true); }},
+                           {"MaxUnpool", max_unpool_op}});
 }
 
 }  // namespace ridge::exec::cuda

@@ -260,9 +260,8 @@ void TrainingStep::update(graph::ValueId id, const GpuTensor& weight, const GpuT
       break;
     case cost::Optimizer::kMomentum: {
       auto& state = optimizer_state_[id];
-      bool first = !state.first.defined();
-      if (first) state.first = zeros(gpu_, weight.dims);
-      momentum_update(weight.as<float>(), gradient.as<float>(), state.first.as<float>(), n, lr, kMomentum, first, skip,
+      if (!state.first.defined()) state.first = zeros(gpu_, weight.dims);
+      momentum_update(weight.as<float>(), gradient.as<float>(), state.first.as<float>(), n, lr, kMomentum, skip,
                       stream);
       break;
     }

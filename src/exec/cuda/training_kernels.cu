@@ -174,10 +174,10 @@ __global__ void sgd_kernel(float* w, const float* g, int64_t n, float lr, const 
 }
 
 __global__ void momentum_kernel(float* w, const float* g, float* buffer, int64_t n, float lr, float momentum,
-                                bool first, const int* skip) {
+                                const int* skip) {
   if (skip && *skip) return;
   RIDGE_GRID_LOOP(i, n) {
-    float b = first ? g[i] : momentum * buffer[i] + g[i];
+    float b = momentum * buffer[i] + g[i];
     buffer[i] = b;
     w[i] -= lr * b;
   }
@@ -290,9 +290,9 @@ void sgd_update(float* w, const float* g, int64_t n, float lr, const int* skip, 
   if (n > 0) sgd_kernel<<<blocks_for(n), kThreads, 0, stream>>>(w, g, n, lr, skip);
 }
 
-void momentum_update(float* w, const float* g, float* buffer, int64_t n, float lr, float momentum, bool first,
-                     const int* skip, cudaStream_t stream) {
-  if (n > 0) momentum_kernel<<<blocks_for(n), kThreads, 0, stream>>>(w, g, buffer, n, lr, momentum, first, skip);
+void momentum_update(float* w, const float* g, float* buffer, int64_t n, float lr, float momentum, const int* skip,
+                     cudaStream_t stream) {
+  if (n > 0) momentum_kernel<<<blocks_for(n), kThreads, 0, stream>>>(w, g, buffer, n, lr, momentum, skip);
 }
 
 void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1, float beta2,

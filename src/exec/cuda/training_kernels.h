@@ -61,9 +61,10 @@ void scatter_add(const float* dy, int64_t outer, int64_t axis_size, int64_t inne
 // nothing where `skip` (a device int, may be null) is set: a step whose scaled gradients overflowed.
 // SGD: w -= lr * g.
 void sgd_update(float* w, const float* g, int64_t n, float lr, const int* skip, cudaStream_t stream);
-// SGD with momentum: buffer = first ? g : momentum * buffer + g; w -= lr * buffer.
-void momentum_update(float* w, const float* g, float* buffer, int64_t n, float lr, float momentum, bool first,
-                     const int* skip, cudaStream_t stream);
+// SGD with momentum: buffer = momentum * buffer + g; w -= lr * buffer. The buffer starts at zeros, so the first step's
+// is g, as PyTorch's: nothing a CUDA graph would capture differs between the first step and the rest.
+void momentum_update(float* w, const float* g, float* buffer, int64_t n, float lr, float momentum, const int* skip,
+                     cudaStream_t stream);
 // Adam at step t = *step (from 1, in device memory: a CUDA-graph replay reads the current one): m = b1 m + (1 - b1)
 // g; v = b2 v + (1 - b2) g^2; w -= lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps).
 void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1, float beta2,

@@ -1,4 +1,4 @@
-// Pooling: max and average (padding, ceil mode, dilations), global pools, Lp pools.
+// Pooling: max and average (padding, ceil mode, dilations), global pools, Lp pools, MaxUnpool.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -164,6 +164,42 @@ std::vector<int64_t> spatial_axes(const at::Tensor& x) {
   return axes;
 }
 
+// MaxUnpool as ONNX's reference computes it: X's elements written at their indices into the unpooled dims (the flat
+// index over the whole tensor, as MaxPool's indices are), zeros elsewhere, that block in the leading corner of
+// output_shape where it is larger. An index outside the unpooled tensor is refused by name.
+void max_unpool(C& c) {
+  const auto& x = c.in(0);
+  auto indices = c.in(1).to(at::kLong).contiguous();
+  std::vector<int64_t> dims;
+  try {
+    dims = shape::unpooled_dims(c.node, std::vector<int64_t>(x.sizes().begin(), x.sizes().end()));
+  } catch (const Error& e) {
+    c.fail(e.what());
+  }
+  int64_t count = 1;
+  for (auto d : dims) count *= d;
+  if (indices.numel() != x.numel()) c.fail("the indices I must have X's dims");
+  if (indices.numel() > 0) {
+    auto low = indices.min().item<int64_t>(), high = indices.max().item<int64_t>();
+    if (low < 0 || high >= count)
+      c.fail(fmt::format("indices from {} to {}: outside [0, {}), the unpooled tensor's elements", low, high, count));
+  }
+  auto y =
+      at::zeros({count}, x.options()).scatter_(0, indices.reshape({-1}), x.contiguous().reshape({-1})).reshape(dims);
+  if (c.has(2)) {
+    auto shape = c.ints(2);
+    if (shape.size() != dims.size()) c.fail("output_shape must have X's rank");
+    std::vector<int64_t> pad;  // constant_pad_nd's (begin, end) pairs from the last dim
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (shape[d] < dims[d])
+        c.fail(fmt::format("output_shape[{}] = {} is smaller than the unpooled {}", d, shape[d], dims[d]));
+      pad.insert(pad.end(), {0, shape[d] - dims[d]});
+    }
+    y = at::constant_pad_nd(y, pad, 0);
+  }
+  c.set(0, y);
+}
+
 }  // namespace
 
 void register_pooling_kernels(KernelRegistry& r) {
@@ -172,6 +208,7 @@ void register_pooling_kernels(KernelRegistry& r) {
     {"MaxPool", max_pool_kernel},
     {"AveragePool", average_pool},
     {"LpPool", lp_pool},
+    {"MaxUnpool", max_unpool},
     {"GlobalAveragePool", [](C& c) { c.set(0, c.in(0).mean(spatial_axes(c.in(0)), true)); }},
     {"GlobalMaxPool", [](C& c) { c.set(0, c.in(0).amax(spatial_axes(c.in(0)), true)); }},
     {"GlobalLpPool", [](C& c) {
