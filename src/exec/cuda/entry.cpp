@@ -86,10 +86,19 @@ class CudaEngine : public Engine {
   BenchResult bench(const graph::Model& model, const std::vector<HostTensor>& inputs,
                     const BenchOptions& options) override {
     auto& gpu = device(options.exec.gpu);
+    // Released however the point ends: a sweep's next point on the same device reads its memory figures afresh.
+    struct Release {
+      Gpu& gpu;
+      ~Release() {
+        try {
+          gpu.release_workspace();
+          gpu.allocator().release_cached();
+        } catch (...) {  // a failing device: the point's own error is the one to report
+        }
+      }
+    } release{gpu};
     auto result = bench_model(gpu, model, inputs, options);
     result.environment = environment(options.exec);
-    gpu.release_workspace();
-    gpu.allocator().release_cached();
     return result;
   }
 

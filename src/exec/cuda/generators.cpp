@@ -96,7 +96,8 @@ void range_op(KernelContext& ctx) {
   if (delta == 0) ctx.fail("Range's delta is 0");
   const auto n = range_count(start, limit, delta);
   auto& y = ctx.allocate_output(0, ctx.in(0).dtype, {n});
-  if (!range_fill(y.data(), element_type_of(y.dtype), n, start, delta, ctx.gpu.stream()))
+  ElementType type{};
+  if (!element_type(y.dtype, type) || !range_fill(y.data(), type, n, start, delta, ctx.gpu.stream()))
     ctx.fail(fmt::format("Range of {}: the GPU fills fp32, fp64, int32 and int64", graph::dtype_name(y.dtype)));
   ctx.check_launch("Range");
 }

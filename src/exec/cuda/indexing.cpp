@@ -221,6 +221,9 @@ std::pair<GpuTensor, int64_t> selected(KernelContext& ctx, const GpuTensor& flag
 void nonzero_op(KernelContext& ctx) {
   const auto& x = ctx.in(0);
   if (x.dims.empty()) ctx.fail("NonZero of a scalar: the GPU takes rank 1 or more");
+  ElementType known{};
+  if (graph::is_floating(x.dtype) && !element_type(x.dtype, known))  // float8 and float4: not read as fp32
+    ctx.fail(fmt::format("NonZero of {}: the GPU compares fp32, fp64, fp16 and bf16", graph::dtype_name(x.dtype)));
   auto flags = ctx.scratch(graph::DType::kUInt8, x.dims);
   nonzero_flags(x.data(), element_type_or_fp32(x.dtype), graph::is_floating(x.dtype), element_bytes(x), x.numel(),
                 static_cast<uint8_t*>(flags.data()), ctx.gpu.stream());

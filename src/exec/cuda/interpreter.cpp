@@ -369,6 +369,8 @@ std::vector<GpuTensor> Interpreter::execute(const NodeHook& hook, bool keep_valu
     if (!g.value(id).initializer) values[static_cast<size_t>(id)] = inputs_[next++];
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     if (!kernels_[n]) continue;
+    // Before its inputs' conversions: they are the node's work, and its timing (a profile's events) takes them in.
+    if (hook) hook(n, false);
     const auto& node = g.nodes[n];
     KernelContext ctx{node, g, gpu_, options_, opset_, {}, {}, states_[n], &algorithms_[n], weights_change_};
     ctx.model_directory = directory_;
@@ -391,7 +393,6 @@ std::vector<GpuTensor> Interpreter::execute(const NodeHook& hook, bool keep_valu
     if (kernels_[n]->storage != kNoStorage) ctx.storage = storage_.storage;
     ctx.channels_last = storage_.channels_last && kernels_[n]->channels_last != kNoStorage;
     ctx.outputs.resize(node.outputs.size());
-    if (hook) hook(n, false);
     // The range carries the ONNX node's name, so `ridge import ncu -m MODEL` maps the kernels inside it to
     // that layer (profile/layer_map). A CUDA-graph replay launches no host code, hence has no ranges.
     nvtxRangePushA(range_names_[n].c_str());

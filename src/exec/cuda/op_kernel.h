@@ -149,7 +149,8 @@ void pad_held(const GpuTensor& x, const std::vector<int64_t>& begin, void* out, 
               float value, bool channels_last, cudaStream_t stream);
 // The kernels' element type of a dtype; false for a type they do not convert.
 bool element_type(graph::DType dtype, ElementType& type);
-// The same for a float type (fp32, fp16, bf16); fp32 for any other.
+// The same for a float type (fp32, fp16, bf16); fp32 for any other (an integer type too: only for values known to be
+// float, such as a kernel's own output; element_type where the type is the model's).
 ElementType element_type_of(graph::DType dtype);
 // Converts `n` elements; false (nothing launched) for a pair the kernels do not convert.
 bool cast(graph::DType from, const void* in, graph::DType to, void* out, int64_t n, cudaStream_t stream);

@@ -31,7 +31,8 @@ GpuTensor converted(KernelContext& ctx, size_t i, graph::DType type, GpuTensor& 
   if (t.dtype == type) return t;
   if (kept.defined()) return kept;
   auto out = ctx.scratch(type, t.dims);
-  if (!cast(element_type_of(t.dtype), t.data(), element_type_of(type), out.data(), t.numel(), ctx.gpu.stream()))
+  // By each type's own element kind: an int8 or uint8 zero point widened to int32, not copied as floats.
+  if (!cast(t.dtype, t.data(), type, out.data(), t.numel(), ctx.gpu.stream()))
     ctx.fail(fmt::format("input {} of {}: no GPU cast to {}", i, graph::dtype_name(t.dtype), graph::dtype_name(type)));
   ctx.check_launch("converting a scale or zero point");
   if (ctx.input_is_unchanging(i)) kept = out;
@@ -62,9 +63,12 @@ const int32_t* zero_point_of(const Quantization& q) {
 void quantize_op(KernelContext& ctx) {
   const auto& x = ctx.in(0);
   auto& y = ctx.allocate_output(0);
+  ElementType type{};
+  if (!element_type(x.dtype, type) ||
+      (type != ElementType::kFloat32 && type != ElementType::kFloat16 && type != ElementType::kBFloat16))
+    ctx.fail(fmt::format("QuantizeLinear of {}: the GPU quantizes fp32, fp16 and bf16", graph::dtype_name(x.dtype)));
   auto q = quantization(ctx, x, y.dtype, true);
-  if (!quantize(q.plan, x.data(), element_type_of(x.dtype), q.scale.as<float>(), zero_point_of(q), y.data(),
-                ctx.gpu.stream()))
+  if (!quantize(q.plan, x.data(), type, q.scale.as<float>(), zero_point_of(q), y.data(), ctx.gpu.stream()))
     ctx.fail(fmt::format("QuantizeLinear of {}: the GPU quantizes fp32, fp16 and bf16", graph::dtype_name(x.dtype)));
   ctx.check_launch("QuantizeLinear");
 }

@@ -25,6 +25,11 @@ struct ResizeState : NodeState {
 
 std::vector<double> scales_of(KernelContext& ctx, size_t input) {
   std::vector<double> scales;
+  // Upsample-7 carries its scales as an attribute, as shape inference and the CPU executor read them.
+  if (const auto* attr = ctx.node.attribute("scales"); attr && !ctx.has(input)) {
+    for (auto s : attr->floats) scales.push_back(s);
+    return scales;
+  }
   if (!ctx.has(input)) return scales;
   const auto* c = ctx.graph.value(ctx.node.input(input)).constant.get();
   if (!c) ctx.fail("scales must be a constant known before the run");

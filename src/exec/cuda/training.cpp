@@ -151,6 +151,8 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
       any = any || b.output_grads.back().defined();
     }
     if (!any) continue;  // its outputs' consumers passed no gradient back (an untrained branch)
+    // The node's backward is timed from its layout conversions to the sums of the gradients it gives.
+    if (hook) hook(StepPhase::kBackward, n, false);
     if (channels_last) {
       // An NHWC backward takes the node's inputs in the layouts its forward kernel read them in (the values as held,
       // or the copies the forward made), its outputs as written and each output's gradient in that output's layout;
@@ -171,7 +173,6 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
     b.input_grads.resize(node.inputs.size());
     // The backward's kernels carry the forward's range name too, so a profile maps them to the layer.
     auto range = interpreter_.range_name(n) + " backward";
-    if (hook) hook(StepPhase::kBackward, n, false);
     nvtxRangePushA(range.c_str());
     try {
       BackwardRegistry::instance().find(node.op_type)->backward(b);
@@ -180,7 +181,6 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
       throw Error(fmt::format("node '{}' ({}) backward: {}", node.name, node.op_type, e.what()));
     }
     nvtxRangePop();
-    if (hook) hook(StepPhase::kBackward, n, true);
     for (auto id : node.outputs)
       if (id != graph::kNoValue) grads[static_cast<size_t>(id)] = {};
     for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -200,12 +200,13 @@ void TrainingStep::enqueue(Trace* trace, const StepHook& hook) {
       check(cudaGetLastError(), "summing gradients");
       total = std::move(sum);
     }
+    if (hook) hook(StepPhase::kBackward, n, true);
   }
   trained_ = 0;
+  if (hook) hook(StepPhase::kOptimizer, 0, false);
   // The optimizer updates the weights as they are held, NCHW (a 4-D weight's gradient may come from an NHWC backward).
   for (size_t i = 0; i < g.values.size(); ++i)
     if (g.values[i].initializer) in_layout(grads[i], false);
-  if (hook) hook(StepPhase::kOptimizer, 0, false);
   nvtxRangePushA("optimizer");
   // fp16: the weights' gradients unscaled (each block once: two weights' gradients may share one), and the step
   // skipped on the device where one is not finite.
