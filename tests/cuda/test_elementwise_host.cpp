@@ -154,6 +154,19 @@ TEST(CudaElementwise, TheKernelsArithmeticReproducesOnnxsNodeTests) {
 // IsNaN and IsInf (classify_kernel) against their node tests: NaN, both infinities, each infinity alone.
 // A 16-bit run holds a model's constants saturated to fp16's range: an exporter's float32-min mask fill (Hugging Face's
 // BERT multiplies (1 - mask) by -3.4028e38) stays finite, so 0 x fill is 0, not NaN; infinities and NaN stay.
+// Integer Pow exactly, by squaring: through fp32 it was off past 2^24; a negative exponent gives the quotient's integer
+// part.
+TEST(CudaElementwise, IntegerPowIsExact) {
+  using cuda::BinaryOp;
+  EXPECT_EQ(cuda::apply_binary<int64_t>(BinaryOp::kPow, 4097, 2), int64_t{16785409});
+  EXPECT_EQ(cuda::apply_binary<int64_t>(BinaryOp::kPow, 3, 20), int64_t{3486784401});
+  EXPECT_EQ(cuda::apply_binary<int64_t>(BinaryOp::kPow, -2, 3), int64_t{-8});
+  EXPECT_EQ(cuda::apply_binary<int64_t>(BinaryOp::kPow, 7, 0), int64_t{1});
+  EXPECT_EQ(cuda::apply_binary<int64_t>(BinaryOp::kPow, 5, -1), int64_t{0});
+  EXPECT_EQ(cuda::apply_binary<int64_t>(BinaryOp::kPow, -1, -3), int64_t{-1});
+  EXPECT_FLOAT_EQ(cuda::apply_binary<float>(BinaryOp::kPow, 2.f, 0.5f), std::sqrt(2.f));
+}
+
 TEST(CudaElementwise, ConstantsHeldInFp16SaturateToItsRange) {
   EXPECT_EQ(cuda::fp16_saturate(-3.4028235e38f), -65504.f);
   EXPECT_EQ(cuda::fp16_saturate(1e5f), 65504.f);

@@ -109,6 +109,22 @@ RIDGE_HOST_DEVICE inline float apply_unary(UnaryOp op, float x, float a, float b
   return x;
 }
 
+// a^b exactly for integers (by squaring, wrapping on overflow as integer products do): through fp32 it was off past
+// 2^24 (4097^2 gave 16785408). A negative exponent gives the integer part of the quotient: 0, or +-1 for a base of
+// +-1 (the CPU executor refuses it, as PyTorch does).
+template <class T>
+RIDGE_HOST_DEVICE inline T integer_power(T a, T b) {
+  if (b < 0) return a == 1 ? T(1) : (a == -1 ? (b % 2 == 0 ? T(1) : T(-1)) : T(0));
+  using U = std::make_unsigned_t<T>;  // products wrap, without signed overflow's undefined behaviour
+  U result = 1, base = static_cast<U>(a);
+  while (b > 0) {
+    if (b & 1) result *= base;
+    base *= base;
+    b >>= 1;
+  }
+  return static_cast<T>(result);
+}
+
 // out = op(a, b) for an arithmetic op on fp32 or int64 (0 for another).
 template <class T>
 RIDGE_HOST_DEVICE inline T apply_binary(BinaryOp op, T a, T b) {
@@ -122,7 +138,10 @@ RIDGE_HOST_DEVICE inline T apply_binary(BinaryOp op, T a, T b) {
     case BinaryOp::kDiv:
       return b == T(0) && !std::is_floating_point_v<T> ? T(0) : a / b;
     case BinaryOp::kPow:
-      return static_cast<T>(powf(static_cast<float>(a), static_cast<float>(b)));
+      if constexpr (std::is_integral_v<T>)
+        return integer_power(a, b);
+      else
+        return static_cast<T>(powf(static_cast<float>(a), static_cast<float>(b)));
     case BinaryOp::kMax:
       return a > b ? a : b;
     case BinaryOp::kMin:

@@ -162,6 +162,12 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
     }
     throw Error("the GPU executor has no kernel for " + list + why + "; docs/gpu.md lists the ops the GPU runs");
   }
+  // Its kernels move whole bytes per element: a packed 4-bit tensor (int4, uint4, float4) would be read and written
+  // past its end.
+  for (const auto& v : source->graph.values)
+    if (v.dtype != graph::DType::kUndefined && graph::dtype_bits(v.dtype) % 8 != 0)
+      throw Error(fmt::format("value '{}' is {}: the GPU executor does not hold packed sub-byte types", v.name,
+                              graph::dtype_name(v.dtype)));
   std::vector<BatchNormFold> folds;
   if (options.mode == Mode::kOptimized) {
     auto rewritten = gpu_optimized_graph(*source, options.precision);
