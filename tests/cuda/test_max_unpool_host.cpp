@@ -3,8 +3,6 @@
 // executor on a 3-D case whose output_shape adds room after the unpooled block; an index outside it; the refusals.
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "exec/cuda/max_unpool_plan.h"
 #include "exec/engine.h"
 #include "exec/prepare.h"
@@ -71,8 +69,7 @@ TEST(CudaMaxUnpool, ALargerOutputShapeKeepsEachIndexsCoordinatesAsTheCpuExecutor
     x[k] = 0.5f * static_cast<float>(k) - 3.f;
     indices[k] = static_cast<int64_t>((k * 37 + 11) % 192);  // distinct places among the 2 x 6 x 4 x 4 unpooled
   }
-  exec::HostTensor it{"i", graph::DType::kInt64, {1, 2, 3, 2, 2}, std::vector<uint8_t>(24 * sizeof(int64_t))};
-  std::memcpy(it.bytes.data(), indices.data(), it.bytes.size());
+  auto it = int64_tensor("i", {1, 2, 3, 2, 2}, indices);
   auto want = floats(exec::load_engine().run(model, {float_tensor("x", {1, 2, 3, 2, 2}, x), it}, {}).outputs.at(0));
   auto plan = cuda::max_unpool_plan(model.graph.nodes.front(), {1, 2, 3, 2, 2}, {1, 2, 7, 5, 6});
   EXPECT_EQ(plan.unpooled_count, 192);
@@ -83,7 +80,7 @@ TEST(CudaMaxUnpool, ALargerOutputShapeKeepsEachIndexsCoordinatesAsTheCpuExecutor
   EXPECT_EQ(got, want);
   // An index past the unpooled elements: the CPU executor refuses it, the kernel counts it (and skips its write).
   indices[5] = 192;
-  std::memcpy(it.bytes.data(), indices.data(), it.bytes.size());
+  it = int64_tensor("i", {1, 2, 3, 2, 2}, indices);
   EXPECT_EQ(one_line_refusal(
                 [&] {
                   exec::load_engine().run(model, {float_tensor("x", {1, 2, 3, 2, 2}, x), it}, {});

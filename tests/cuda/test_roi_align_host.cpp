@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 
 #include "exec/cuda/roi_align_plan.h"
 #include "exec/engine.h"
@@ -21,13 +20,6 @@ namespace ridge::test {
 namespace {
 
 namespace cuda = exec::cuda;
-
-exec::HostTensor int64_tensor(const std::string& name, const std::vector<int64_t>& values) {
-  exec::HostTensor t{name, graph::DType::kInt64, {static_cast<int64_t>(values.size())}, {}};
-  t.bytes.resize(values.size() * sizeof(int64_t));
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-  return t;
-}
 
 std::vector<float> pooled(const cuda::RoiAlignPlan& p, const std::vector<float>& x, const std::vector<float>& rois,
                           const std::vector<int64_t>& batch) {
@@ -95,12 +87,12 @@ TEST(CudaRoiAlign, EveryModeGridAndShiftComputesWhatTheCpuExecutorDoes) {
         analysis::Request request;
         request.model_path = roi_align_model(opset, mode, ratio, transform);
         auto model = exec::prepare(request, "").analysis.model;
-        auto want = floats(
-            exec::load_engine()
-                .run(model,
-                     {float_tensor("x", x_dims, x), float_tensor("rois", {6, 4}, rois), int64_tensor("batch", batch)},
-                     {})
-                .outputs.at(0));
+        auto want = floats(exec::load_engine()
+                               .run(model,
+                                    {float_tensor("x", x_dims, x), float_tensor("rois", {6, 4}, rois),
+                                     int64_tensor("batch", {6}, batch)},
+                                    {})
+                               .outputs.at(0));
         auto plan = cuda::roi_align_plan(model.graph.nodes.front(), opset, x_dims, {6, 4}, {6});
         EXPECT_EQ(plan.half_pixel, opset >= 16 && !transform);
         auto got = pooled(plan, x, rois, batch);
@@ -123,7 +115,7 @@ TEST(CudaRoiAlign, ABatchIndexOutsideXIsRefusedOrNaN) {
                 [&] {
                   exec::load_engine().run(model,
                                           {float_tensor("x", {2, 3, 9, 11}, x), float_tensor("rois", {6, 4}, rois),
-                                           int64_tensor("batch", batch)},
+                                           int64_tensor("batch", {6}, batch)},
                                           {});
                 },
                 "batch_indices[2] is 2, outside the 2 images of X"),

@@ -526,8 +526,7 @@ TEST(GpuExecutor, UniqueMatchesOnnxAndTheCpuExecutor) {
   const int64_t n = 1 << 20;
   std::vector<int64_t> ids(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = (i * 7919) % 100003 - 5000;
-  exec::HostTensor x{"x", graph::DType::kInt64, {n}, {}};
-  x.bytes.assign(reinterpret_cast<const uint8_t*>(ids.data()), reinterpret_cast<const uint8_t*>(ids.data() + n));
+  auto x = int64_tensor("x", {n}, ids);
   for (bool sorted : {true, false}) {
     ModelBuilder b;
     b.input("x", {n}, ::onnx::TensorProto::INT64).output("y").output("first").output("inverse").output("counts");

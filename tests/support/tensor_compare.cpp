@@ -142,14 +142,28 @@ std::string compare_tensor(const exec::HostTensor& got, const Expected& want, do
   return "";
 }
 
-exec::HostTensor float_tensor(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& values) {
+namespace {
+
+template <class T>
+exec::HostTensor typed_tensor(const std::string& name, graph::DType dtype, std::vector<int64_t> dims,
+                              const std::vector<T>& values) {
   exec::HostTensor t;
   t.name = name;
-  t.dtype = graph::DType::kFloat32;
+  t.dtype = dtype;
   t.dims = std::move(dims);
-  t.bytes.resize(values.size() * sizeof(float));
+  t.bytes.resize(values.size() * sizeof(T));
   std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
   return t;
+}
+
+}  // namespace
+
+exec::HostTensor float_tensor(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& values) {
+  return typed_tensor(name, graph::DType::kFloat32, std::move(dims), values);
+}
+
+exec::HostTensor int64_tensor(const std::string& name, std::vector<int64_t> dims, const std::vector<int64_t>& values) {
+  return typed_tensor(name, graph::DType::kInt64, std::move(dims), values);
 }
 
 std::vector<float> floats(const exec::HostTensor& tensor) {

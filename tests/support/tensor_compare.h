@@ -21,6 +21,7 @@ std::optional<Expected> read_expected(const std::string& path);
 std::vector<double> host_values(const exec::HostTensor& tensor);
 // An fp32 input tensor, and an fp32 output's values.
 exec::HostTensor float_tensor(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& values);
+exec::HostTensor int64_tensor(const std::string& name, std::vector<int64_t> dims, const std::vector<int64_t>& values);
 std::vector<float> floats(const exec::HostTensor& tensor);
 // An int64 tensor's values (axes, repeats, shapes).
 std::vector<int64_t> int64s(const exec::HostTensor& tensor);
