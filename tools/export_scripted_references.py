@@ -9,11 +9,12 @@ writes the bundled architectures:
   h = linear(h) * (i + 1). A Loop whose body holds an If on its iteration number and a Loop of its own, both trip
   counts read from `steps`' shape.
 - scripted_list: the same loop collecting each iteration's h in a Python list and stacking it, which the exporter
-  writes with ONNX's sequence ops (SequenceConstruct, SequenceInsert, ConcatFromSequence); the model alone, no
-  outputs.
-And a training step of scripted_loop in tools/export_training_references.py's layout (tests/data/training/
-scripted_loop/: model.onnx, input_N.pb, loss.pb as the sum of mean(output^2), grad_K.pb per parameter, named as its
-initializer), which the training steps run through the loops (the CPU's) and their rewrite (the GPU's).
+  writes with ONNX's sequence ops (SequenceConstruct, then a SequenceInsert per iteration into a sequence the Loop
+  carries, and ConcatFromSequence after it).
+And a training step of each in tools/export_training_references.py's layout (tests/data/training/scripted_loop/ and
+scripted_list/: model.onnx, input_N.pb, loss.pb as the sum of mean(output^2), grad_K.pb per parameter, named as its
+initializer), which the training steps run through the loops and the sequences (the CPU's) and their rewrite (the
+GPU's).
 
 Uses only Debian's python3-torch and python3-onnx.
 Usage: tools/export_scripted_references.py [--out tests/data/executor] [--training-out tests/data/training]
@@ -72,33 +73,34 @@ def main():
         torch.onnx.export(model, inputs, path, opset_version=OPSET, input_names=["x", "steps"],
                           output_names=["y"], dynamic_axes={"steps": {0: "outer", 1: "inner"}})
         onnx.checker.check_model(onnx.load(path))
-        if not collect:
-            data = os.path.join(directory, "test_data_set_0")
-            os.makedirs(data, exist_ok=True)
-            with torch.no_grad():
-                output = model(*inputs)
-            for i, t in enumerate(inputs):
-                save_tensor(t.numpy(), os.path.join(data, f"input_{i}.pb"))
-            save_tensor(output.numpy(), os.path.join(data, "output_0.pb"))
+        data = os.path.join(directory, "test_data_set_0")
+        os.makedirs(data, exist_ok=True)
+        with torch.no_grad():
+            output = model(*inputs)
+        for i, t in enumerate(inputs):
+            save_tensor(t.numpy(), os.path.join(data, f"input_{i}.pb"))
+        save_tensor(output.numpy(), os.path.join(data, "output_0.pb"))
         print(f"{name}: {os.path.getsize(path)} bytes", flush=True)
 
-    # The training step: the same module, exported without folding so each initializer is a parameter by its name.
-    module = ScriptedLoop(False)
-    directory = os.path.join(args.training_out, "scripted_loop")
-    os.makedirs(directory, exist_ok=True)
-    path = os.path.join(directory, "model.onnx")
-    torch.onnx.export(torch.jit.script(module), inputs, path, opset_version=OPSET, input_names=["x", "steps"],
-                      output_names=["y"], dynamic_axes={"steps": {0: "outer", 1: "inner"}}, do_constant_folding=False)
-    onnx.checker.check_model(onnx.load(path))
-    loss = module(*inputs).pow(2).mean()
-    module.zero_grad()
-    loss.backward()
-    for i, t in enumerate(inputs):
-        training.save_tensor(t, os.path.join(directory, f"input_{i}.pb"))
-    training.save_tensor(loss.detach().reshape(()), os.path.join(directory, "loss.pb"), "loss")
-    for k, (n, p) in enumerate(module.named_parameters()):
-        training.save_tensor(p.grad, os.path.join(directory, f"grad_{k}.pb"), n)
-    print(f"scripted_loop training: loss {loss.item():.6g}, {os.path.getsize(path)} bytes", flush=True)
+    # The training steps: the same modules, exported without folding so each initializer is a parameter by its name.
+    for name, collect in (("scripted_loop", False), ("scripted_list", True)):
+        module = ScriptedLoop(collect)
+        directory = os.path.join(args.training_out, name)
+        os.makedirs(directory, exist_ok=True)
+        path = os.path.join(directory, "model.onnx")
+        torch.onnx.export(torch.jit.script(module), inputs, path, opset_version=OPSET, input_names=["x", "steps"],
+                          output_names=["y"], dynamic_axes={"steps": {0: "outer", 1: "inner"}},
+                          do_constant_folding=False)
+        onnx.checker.check_model(onnx.load(path))
+        loss = module(*inputs).pow(2).mean()
+        module.zero_grad()
+        loss.backward()
+        for i, t in enumerate(inputs):
+            training.save_tensor(t, os.path.join(directory, f"input_{i}.pb"))
+        training.save_tensor(loss.detach().reshape(()), os.path.join(directory, "loss.pb"), "loss")
+        for k, (n, p) in enumerate(module.named_parameters()):
+            training.save_tensor(p.grad, os.path.join(directory, f"grad_{k}.pb"), n)
+        print(f"{name} training: loss {loss.item():.6g}, {os.path.getsize(path)} bytes", flush=True)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,18 @@ bool is_weight_value(const graph::Graph& g, graph::ValueId id) {
 int64_t value_bytes(const graph::Graph& g, graph::ValueId id, const CostOptions& options) {
   if (id == graph::kNoValue) return 0;
   const auto& v = g.value(id);
+  if (v.is_sequence) {
+    // A sequence: its elements', where each is known; none counted otherwise (its length is known only at run time).
+    if (!v.has_shape || !v.elements) return 0;
+    int64_t bytes = 0;
+    for (const auto& e : *v.elements) {
+      if (!graph::is_fully_known(e)) return 0;
+      auto type = v.dtype;
+      if (graph::is_floating(type) && options.activation_dtype) type = *options.activation_dtype;
+      bytes = graph::checked_add(bytes, graph::dtype_bytes(type, graph::element_count(e)), "sequence bytes");
+    }
+    return bytes;
+  }
   // Unknown, or declared with a dim nothing bound (an exporter's name for an output that inference could not reach
   // past an unresolved node, which the analysis names): no bytes are counted for it.
   if (!v.has_shape || !graph::is_fully_known(v.shape)) return 0;
@@ -33,13 +45,27 @@ std::vector<int64_t> CostContext::out_dims(size_t i) const {
   return graph::known_dims(graph_.value(node_.outputs.at(i)).shape);
 }
 
+namespace {
+
+// A tensor's elements, or a sequence's (all its tensors', where known; none counted where its length is not).
+int64_t elements_of(const graph::Value& v) {
+  if (!v.is_sequence) return graph::element_count(v.shape);
+  int64_t count = 0;
+  if (v.elements)
+    for (const auto& e : *v.elements)
+      if (graph::is_fully_known(e)) count = graph::checked_add(count, graph::element_count(e), "sequence elements");
+  return count;
+}
+
+}  // namespace
+
 int64_t CostContext::in_elements(size_t i) const {
-  return has_input(i) ? graph::element_count(graph_.value(node_.input(i)).shape) : 0;
+  return has_input(i) ? elements_of(graph_.value(node_.input(i))) : 0;
 }
 
 int64_t CostContext::out_elements(size_t i) const {
   if (i >= node_.outputs.size() || node_.outputs[i] == graph::kNoValue) return 0;
-  return graph::element_count(graph_.value(node_.outputs[i]).shape);
+  return elements_of(graph_.value(node_.outputs[i]));
 }
 
 bool CostContext::is_weight(size_t i) const { return has_input(i) && is_weight_value(graph_, node_.input(i)); }

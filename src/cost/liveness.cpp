@@ -11,10 +11,17 @@ int64_t peak_activation_bytes(const graph::Graph& g, const std::vector<NodeEvalu
   std::vector<graph::ValueId> base(n_values);
   for (size_t v = 0; v < n_values; ++v) base[v] = static_cast<graph::ValueId>(v);
   std::vector<int64_t> last_use(n_values, -1);
+  // A sequence built by reference (SequenceConstruct, SequenceInsert: views) is a value of its own that holds every
+  // input it was built from: they live as long as it does; its bytes are theirs (counted once, as themselves).
+  auto holds_inputs = [&](size_t n) {
+    const auto& node = g.nodes[n];
+    return evals[n].is_view && !node.outputs.empty() && node.outputs[0] != graph::kNoValue &&
+           g.value(node.outputs[0]).is_sequence;
+  };
   // Views alias their input's storage: the base buffer lives as long as any alias is used.
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const auto& node = g.nodes[n];
-    if (evals[n].is_view && node.input(0) != graph::kNoValue)
+    if (evals[n].is_view && node.input(0) != graph::kNoValue && !holds_inputs(n))
       for (auto out : node.outputs)
         if (out != graph::kNoValue) base[static_cast<size_t>(out)] = base[static_cast<size_t>(node.input(0))];
     for (auto in : node.inputs)
@@ -24,9 +31,20 @@ int64_t peak_activation_bytes(const graph::Graph& g, const std::vector<NodeEvalu
       }
   }
   for (auto out : g.outputs) last_use[static_cast<size_t>(base[static_cast<size_t>(out)])] = kNever;
+  // Backwards, so that a sequence built from another passes its own last use on down the chain.
+  for (size_t n = g.nodes.size(); n-- > 0;) {
+    if (!holds_inputs(n)) continue;
+    auto held_until = last_use[static_cast<size_t>(base[static_cast<size_t>(g.nodes[n].outputs[0])])];
+    for (auto in : g.nodes[n].inputs)
+      if (in != graph::kNoValue) {
+        auto& last = last_use[static_cast<size_t>(base[static_cast<size_t>(in)])];
+        last = std::max(last, held_until);
+      }
+  }
   auto bytes_of = [&](graph::ValueId id) {
     const auto& v = g.value(id);
     if (v.initializer || v.constant || !v.has_shape) return int64_t{0};  // weights and folded constants
+    if (v.is_sequence && v.producer >= 0 && holds_inputs(static_cast<size_t>(v.producer))) return int64_t{0};
     return value_bytes(g, id, options);
   };
   int64_t live = 0;

@@ -174,7 +174,7 @@ NodeEvaluation evaluate_in(const graph::Graph& g, const graph::Node& node, const
   c.name = node.name;
   c.op_type = node.is_default_domain() ? node.op_type : node.domain + "::" + node.op_type;
   if (!node.outputs.empty() && node.outputs[0] != graph::kNoValue && g.value(node.outputs[0]).has_shape)
-    c.output_shape = graph::to_string(g.value(node.outputs[0]).shape);
+    c.output_shape = graph::shape_text(g.value(node.outputs[0]));
   eval.input_read_bytes.assign(node.inputs.size(), 0);
   eval.output_bytes.assign(node.outputs.size(), 0);
   eval.input_is_parameter.assign(node.inputs.size(), false);

@@ -19,6 +19,7 @@ const CostRegistry& CostRegistry::instance() {
     register_attention_costs(r);
     register_loss_costs(r);
     register_control_costs(r);
+    register_sequence_costs(r);
     return r;
   }();
   return registry;

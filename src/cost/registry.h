@@ -45,5 +45,6 @@ void register_recurrent_costs(CostRegistry& registry);
 void register_loss_costs(CostRegistry& registry);
 void register_attention_costs(CostRegistry& registry);
 void register_control_costs(CostRegistry& registry);
+void register_sequence_costs(CostRegistry& registry);
 
 }  // namespace ridge::cost

@@ -6,6 +6,7 @@
 
 #include "exec/if_inlining.h"
 #include "exec/loop_unrolling.h"
+#include "exec/sequence_elimination.h"
 
 namespace ridge::exec {
 
@@ -34,10 +35,16 @@ std::string ControlFlowRewrite::summary() const {
         "times them as {}",
         line.empty() ? "" : "; ", loops, loops == 1 ? "" : "s", loops == 1 ? "its" : "their",
         loops == 1 ? "the loop" : "their loop");
+  if (sequences)
+    line +=
+        fmt::format("{}{} sequence op{} ran as the tensor ops that read {} known elements (Concat, Split, Identity)",
+                    line.empty() ? "" : "; ", sequences, sequences == 1 ? "" : "s", sequences == 1 ? "its" : "their");
   return line;
 }
 
-bool has_rewritable_control_flow(const graph::Graph& g) { return has_constant_if(g) || has_loop(g); }
+bool has_rewritable_control_flow(const graph::Graph& g) {
+  return has_constant_if(g) || has_loop(g) || has_sequence_ops(g);
+}
 
 ControlFlowRewrite rewrite_control_flow(graph::Model& model) {
   ControlFlowRewrite result;
@@ -50,9 +57,16 @@ ControlFlowRewrite rewrite_control_flow(graph::Model& model) {
     result.kept_loops = std::move(loops.kept);
     if (!ifs.inlined && !loops.unrolled) break;
   }
+  auto sequences = eliminate_sequences(model, &result.origin_of_output);
+  merge(result.origin_of_output, sequences.origin_of_output);
+  result.sequences = sequences.rewritten;
+  result.kept_sequences = std::move(sequences.kept);
   // Counted by what the model as given held: nodes nested in a rewritten one run for it and are not counted again.
   std::set<std::string> ifs, loops;
-  for (const auto& [id, origin] : result.origin_of_output) (origin.op_type == "If" ? ifs : loops).insert(origin.name);
+  for (const auto& [id, origin] : result.origin_of_output) {
+    if (origin.op_type == "If") ifs.insert(origin.name);
+    if (origin.op_type == "Loop" || origin.op_type == "Scan") loops.insert(origin.name);
+  }
   result.ifs = static_cast<int>(ifs.size());
   result.loops = static_cast<int>(loops.size());
   return result;

@@ -15,10 +15,12 @@
 namespace ridge::exec {
 
 struct ControlFlowRewrite {
-  int ifs = 0;    // If nodes of the model as given that ran as their branch
-  int loops = 0;  // Loop and Scan nodes of the model as given that ran as their iterations
-  // Control-flow nodes left in the rewritten graph, each "NAME: why" (where a rule refused it).
-  std::vector<std::string> kept_ifs, kept_loops;
+  int ifs = 0;        // If nodes of the model as given that ran as their branch
+  int loops = 0;      // Loop and Scan nodes of the model as given that ran as their iterations
+  int sequences = 0;  // sequence ops rewritten into tensor ops or removed (exec/sequence_elimination.h)
+  // Control-flow nodes left in the rewritten graph, each "NAME: why" (where a rule refused it); sequence ops left, each
+  // "NAME (OP): why".
+  std::vector<std::string> kept_ifs, kept_loops, kept_sequences;
   // Per value a rewritten node writes: the control-flow node of the model as given that the node runs for. Keyed by
   // value id, which the rewrite keeps for the model's own values.
   std::map<graph::ValueId, Origin> origin_of_output;
@@ -29,12 +31,14 @@ struct ControlFlowRewrite {
   std::string summary() const;
 };
 
-// `g` holds (outside subgraphs) an If whose condition is known, or a Loop or Scan: what rewrite_control_flow may take.
+// `g` holds (outside subgraphs) an If whose condition is known, a Loop or Scan, or a sequence op: what
+// rewrite_control_flow may take.
 bool has_rewritable_control_flow(const graph::Graph& g);
 
 // Rewrites `model`'s control flow as above, in turns (each turn inlines the Ifs it can, then unrolls the loops it can
-// and infers the shapes again) until a turn changes nothing. The model must be bound and inferred; its values keep
-// their ids.
+// and infers the shapes again) until a turn changes nothing; then the sequences the straight-line graph builds of known
+// values become the tensor ops that read them (exec/sequence_elimination.h: a loop collecting a list). The model must
+// be bound and inferred; its values keep their ids.
 ControlFlowRewrite rewrite_control_flow(graph::Model& model);
 
 }  // namespace ridge::exec

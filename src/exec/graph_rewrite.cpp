@@ -1,5 +1,7 @@
 #include "exec/graph_rewrite.h"
 
+#include <fmt/format.h>
+
 #include "exec/node_plan.h"
 #include "onnx/tensor_decode.h"
 #include "util/error.h"
@@ -35,6 +37,42 @@ std::optional<double> RewriteQueries::scalar(graph::ValueId id) const {
   }
   if (!c || c->size() != 1) return std::nullopt;
   return c->as_real(0);
+}
+
+std::string unique_name(const graph::Graph& g, const std::string& name) {
+  if (!g.find(name)) return name;
+  for (int k = 2;; ++k)
+    if (auto candidate = fmt::format("{}#{}", name, k); !g.find(candidate)) return candidate;
+}
+
+void add_int(graph::Node& node, const std::string& name, int64_t value) {
+  graph::Attribute a;
+  a.name = name;
+  a.kind = graph::Attribute::Kind::kInt;
+  a.i = value;
+  node.attributes.push_back(std::move(a));
+}
+
+graph::ValueId add_int_constant(graph::Graph& g, const std::string& name, graph::DType dtype, std::vector<int64_t> dims,
+                                std::vector<int64_t> ints) {
+  auto data = std::make_shared<graph::ConstantData>();
+  data->dtype = dtype;
+  data->dims = std::move(dims);
+  data->ints = std::move(ints);
+  auto id = g.intern(name);
+  auto& v = g.value(id);
+  auto ref = std::make_shared<graph::TensorRef>();
+  ref->name = v.name;
+  ref->dtype = dtype;
+  ref->dims = data->dims;
+  ref->location.kind = graph::TensorLocation::Kind::kTypedFields;
+  ref->typed_values = data;
+  v.dtype = dtype;
+  v.shape = graph::make_shape(data->dims);
+  v.has_shape = true;
+  v.initializer = ref;
+  v.constant = data;
+  return id;
 }
 
 void add_ints(graph::Node& node, const std::string& name, std::vector<int64_t> ints) {

@@ -32,10 +32,19 @@ class RewriteQueries {
   std::set<std::string> outer_;
 };
 
-// An attribute added to a node a rewrite makes or changes: ints, a float, a string.
+// An attribute added to a node a rewrite makes or changes: an int, ints, a float, a string.
+void add_int(graph::Node& node, const std::string& name, int64_t value);
 void add_ints(graph::Node& node, const std::string& name, std::vector<int64_t> ints);
 void add_float(graph::Node& node, const std::string& name, double value);
 void add_string(graph::Node& node, const std::string& name, std::string value);
+
+// `name`, or where `g` holds a value of that name already, `name#2`, `name#3`, ...: a name for a value a rewrite adds.
+std::string unique_name(const graph::Graph& g, const std::string& name);
+
+// A constant of the graph (an initializer holding its values, known to shape inference too) of an integer or bool type,
+// named `name` (which must be new to `g`): an axis, a split, an iteration number a rewrite gives a node.
+graph::ValueId add_int_constant(graph::Graph& g, const std::string& name, graph::DType dtype, std::vector<int64_t> dims,
+                                std::vector<int64_t> ints);
 
 // Removes the nodes of `g` at these indices and relinks and sorts what is left.
 void erase_nodes(graph::Graph& g, const std::set<size_t>& removed);

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "exec/graph_rewrite.h"
 #include "graph/loop_condition.h"
 #include "onnx/tensor_decode.h"
 #include "shape/infer.h"
@@ -149,23 +150,8 @@ class Unroller {
   ValueId constant(const std::string& label, graph::DType dtype, std::vector<int64_t> dims, std::vector<int64_t> ints) {
     auto key = fmt::format("{}:{}:{}", static_cast<int>(dtype), fmt::join(dims, "x"), fmt::join(ints, ","));
     if (auto it = constants_.find(key); it != constants_.end()) return it->second;
-    auto data = std::make_shared<graph::ConstantData>();
-    data->dtype = dtype;
-    data->dims = std::move(dims);
-    data->ints = std::move(ints);
-    auto id = g_.intern(unique(fmt::format("{}/{}_{}", name_, label, fmt::join(data->ints, "_"))));
-    auto& v = g_.value(id);
-    auto ref = std::make_shared<graph::TensorRef>();
-    ref->name = v.name;
-    ref->dtype = dtype;
-    ref->dims = data->dims;
-    ref->location.kind = graph::TensorLocation::Kind::kTypedFields;
-    ref->typed_values = data;
-    v.dtype = dtype;
-    v.shape = graph::make_shape(data->dims);
-    v.has_shape = true;
-    v.initializer = ref;
-    v.constant = data;
+    auto name = unique(fmt::format("{}/{}_{}", name_, label, fmt::join(ints, "_")));
+    auto id = add_int_constant(g_, name, dtype, std::move(dims), std::move(ints));
     constants_[key] = id;
     return id;
   }
@@ -245,11 +231,7 @@ class Unroller {
     return id;
   }
 
-  std::string unique(const std::string& name) {
-    if (!g_.find(name)) return name;
-    for (int k = 2;; ++k)
-      if (auto candidate = fmt::format("{}#{}", name, k); !g_.find(candidate)) return candidate;
-  }
+  std::string unique(const std::string& name) { return unique_name(g_, name); }
 
   graph::Graph& g_;
   const graph::Graph& body_;

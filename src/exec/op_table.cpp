@@ -23,6 +23,7 @@ const OpRegistry& OpRegistry::instance() {
     register_recurrent_ops(r);
     register_loss_ops(r);
     register_control_ops(r);
+    register_sequence_ops(r);
     return r;
   }();
   return registry;

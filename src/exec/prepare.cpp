@@ -79,13 +79,27 @@ void refuse_missing(const std::vector<std::pair<std::string, int>>& missing) {
   throw Error("the executor cannot run these ops: " + list + " (see `ridge ops`)");
 }
 
+// Sequences live inside a model (a loop's list, a split's pieces): what goes in and comes out is tensors.
+void refuse_sequence_io(const graph::Model& model) {
+  const auto& g = model.graph;
+  for (const auto* ids : {&g.inputs, &g.outputs})
+    for (auto id : *ids)
+      if (g.value(id).is_sequence)
+        throw Error(
+            fmt::format("the model's {} '{}' is a sequence: ridge runs models whose inputs and outputs are "
+                        "tensors (sequences inside a model run)",
+                        ids == &g.inputs ? "input" : "output", g.value(id).name));
+}
+
 }  // namespace
 
 void check_runnable(const graph::Model& model, const Engine& engine) {
+  refuse_sequence_io(model);
   refuse_missing(missing_ops(model, engine.op_types()));
 }
 
 void check_runnable(const graph::Model& model) {
+  refuse_sequence_io(model);
   auto table = OpRegistry::instance().op_types();
   refuse_missing(missing_ops(model, std::vector<std::string>(table.begin(), table.end())));
 }

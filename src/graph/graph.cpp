@@ -8,6 +8,18 @@
 
 namespace ridge::graph {
 
+std::string shape_text(const Value& v) {
+  if (!v.has_shape) return "?";
+  if (!v.is_sequence) return to_string(v.shape);
+  if (!v.elements) return v.element_shape ? "sequence of " + to_string(*v.element_shape) : "sequence";
+  if (v.elements->empty()) return "sequence[0]";
+  std::string text = fmt::format("sequence[{}] of ", v.elements->size());
+  if (auto common = common_shape(*v.elements); common && *common == v.elements->front() && is_fully_known(*common))
+    return text + to_string(*common);
+  for (size_t i = 0; i < v.elements->size(); ++i) text += (i ? "," : "") + to_string((*v.elements)[i]);
+  return text;
+}
+
 const Attribute* Node::attribute(std::string_view attr_name) const {
   for (const auto& attr : attributes)
     if (attr.name == attr_name) return &attr;

@@ -49,6 +49,23 @@ Shape make_shape(const std::vector<int64_t>& dims) {
   return shape;
 }
 
+std::optional<Shape> common_shape(const std::vector<Shape>& shapes) {
+  if (shapes.empty()) return std::nullopt;
+  Shape common = shapes.front();
+  for (const auto& s : shapes) {
+    if (s.size() != common.size()) return std::nullopt;
+    for (size_t d = 0; d < s.size(); ++d)
+      if (!(s[d] == common[d])) common[d] = Dim{};
+  }
+  return common;
+}
+
+std::optional<Shape> merge_shapes(const std::optional<Shape>& a, const std::optional<Shape>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return common_shape({*a, *b});
+}
+
 std::string to_string(const Shape& shape) {
   if (shape.empty()) return "scalar";
   std::string text;

@@ -31,6 +31,12 @@ std::vector<int64_t> parse_dims(const std::string& text);
 // Parses integers separated by any of `separators`; `what` names the text in errors.
 std::vector<int64_t> parse_integer_list(const std::string& text, const char* separators, const std::string& what);
 
+// What every shape of `shapes` shares: their dims where all agree, unknown dims where they differ; none where the list
+// is empty or their ranks differ (an ONNX sequence's element shape).
+std::optional<Shape> common_shape(const std::vector<Shape>& shapes);
+// `a` and `b` as one shape (common_shape of the two), where either may be none (nothing known yet).
+std::optional<Shape> merge_shapes(const std::optional<Shape>& a, const std::optional<Shape>& b);
+
 // a*b with a 64-bit overflow check; throws ridge::Error naming `what`.
 int64_t checked_mul(int64_t a, int64_t b, const char* what = "tensor size");
 int64_t checked_add(int64_t a, int64_t b, const char* what = "sum");

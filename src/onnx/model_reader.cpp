@@ -343,9 +343,15 @@ class Reader {
       fail(fmt::format("tensor '{}' has a negative external_data offset or length", tensor.name));
   }
 
-  // TypeProto -> dtype and shape (tensor types only; sequences/maps/optionals keep no shape).
-  void read_type(graph::Value& value) {
+  // TypeProto -> dtype and shape: of a tensor, or of a sequence's elements (maps and optionals keep no shape).
+  void read_type(graph::Value& value, int depth = 0) {
+    // Sequences of sequences nest without bound in the format: a bound keeps a hostile file from the stack's end.
+    if (depth > 8) fail(fmt::format("value '{}' has a type nested too deeply", value.name));
     while (uint32_t tag = in_.ReadTag()) {
+      if (WireFormatLite::GetTagFieldNumber(tag) == 4 && WireFormatLite::GetTagWireType(tag) == kBytes) {
+        read_sequence_type(value, depth);
+        continue;
+      }
       if (WireFormatLite::GetTagFieldNumber(tag) != 1 || WireFormatLite::GetTagWireType(tag) != kBytes) {
         skip(tag);
         continue;
@@ -391,6 +397,32 @@ class Reader {
     }
   }
 
+  // TypeProto.Sequence: its elem_type (field 1) is the elements' TypeProto. A sequence of sequences keeps no element
+  // type (ridge's sequence ops take tensors).
+  void read_sequence_type(graph::Value& value, int depth) {
+    auto limit = push_message();
+    graph::Value element;
+    element.name = value.name;
+    while (uint32_t t = in_.ReadTag()) {
+      if (WireFormatLite::GetTagFieldNumber(t) == 1 && WireFormatLite::GetTagWireType(t) == kBytes) {
+        auto elem_limit = push_message();
+        read_type(element, depth + 1);
+        pop(elem_limit);
+      } else {
+        skip(t);
+      }
+    }
+    pop(limit);
+    value.is_sequence = true;
+    value.elements.reset();
+    value.element_shape.reset();
+    value.shape.clear();
+    value.has_shape = true;  // a sequence's type is known; its elements' shape where declared
+    if (element.is_sequence) return;
+    value.dtype = element.dtype;
+    if (element.has_shape) value.element_shape = std::move(element.shape);
+  }
+
   // ValueInfoProto: declares a value's type and shape.
   graph::ValueId read_value_info(Graph& g) {
     graph::Value info;
@@ -415,6 +447,8 @@ class Reader {
       v.dtype = info.dtype;
       v.shape = std::move(info.shape);
       v.has_shape = info.has_shape;
+      v.is_sequence = info.is_sequence;
+      v.element_shape = std::move(info.element_shape);
     }
     return id;
   }

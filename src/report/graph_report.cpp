@@ -9,7 +9,7 @@ namespace ridge::report {
 namespace {
 
 std::string describe(const graph::Value& v) {
-  std::string shape = v.has_shape ? graph::to_string(v.shape) : "?";
+  std::string shape = graph::shape_text(v);
   return fmt::format("{}:{}[{}]", v.name, graph::dtype_name(v.dtype), shape);
 }
 
@@ -70,8 +70,7 @@ void write_graph_dot(std::ostream& out, const analysis::Result& result) {
       if (v.initializer) continue;
       std::string from = v.producer >= 0 ? fmt::format("n{}", v.producer) : fmt::format("v{}", in);
       if (v.producer < 0 && !v.is_graph_input) continue;  // outer-scope values
-      fmt::print(out, "  {} -> n{} [label=\"{}\", fontsize=8];\n", from, n,
-                 v.has_shape ? graph::to_string(v.shape) : "?");
+      fmt::print(out, "  {} -> n{} [label=\"{}\", fontsize=8];\n", from, n, graph::shape_text(v));
     }
   }
   for (auto id : g.outputs) {

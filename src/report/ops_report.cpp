@@ -28,7 +28,8 @@ std::string ops_markdown(const std::vector<exec::OpCoverage>& ops) {
       "on the CPU (limits per op in docs/executor.md); `gpu`: the GPU executor (`--device cuda`) has a\n"
       "kernel for it, or it `folds` there: it never runs, its value a constant folded or uploaded once,\n"
       "or it `rewrites` there: control flow run as straight-line nodes where what it does is known\n"
-      "before the run (an If as its taken branch, a Loop or Scan as its iterations; docs/gpu.md).\n"
+      "before the run (an If as its taken branch, a Loop or Scan as its iterations, a sequence of\n"
+      "known tensors as the tensor ops that read it; docs/gpu.md).\n"
       "Any other op is reported by name and count.\n\n"
       "| op | shape | cost | exec | gpu |\n|---|---|---|---|---|\n";
   for (const auto& op : ops)

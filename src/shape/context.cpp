@@ -58,6 +58,58 @@ void InferenceContext::set_output(size_t i, graph::DType dtype, const std::vecto
   v.shape = graph::make_shape(dims);
   v.has_shape = true;
   v.constant.reset();
+  v.is_sequence = false;
+  v.elements.reset();
+  v.element_shape.reset();
+}
+
+const graph::Value& InferenceContext::in_sequence(size_t i) const {
+  const auto& v = input(i);
+  if (!v.is_sequence) fail(fmt::format("input {} ('{}') must be a sequence, not a tensor", i, v.name));
+  return v;
+}
+
+void InferenceContext::set_sequence_output(size_t i, graph::DType dtype,
+                                           std::optional<std::vector<std::vector<int64_t>>> elements,
+                                           std::optional<graph::Shape> common) {
+  if (!has_output(i)) return;
+  auto& v = graph_.value(node_.outputs[i]);
+  v.dtype = dtype;
+  v.shape.clear();
+  v.has_shape = true;
+  v.constant.reset();
+  v.is_sequence = true;
+  v.elements.reset();
+  if (elements) {
+    v.elements.emplace();
+    for (const auto& dims : *elements) {
+      for (auto d : dims)
+        if (d < 0) fail(fmt::format("element of '{}' would have a negative dimension {}", v.name, d));
+      v.elements->push_back(graph::make_shape(dims));
+    }
+    common = graph::common_shape(*v.elements);
+  }
+  v.element_shape = std::move(common);
+}
+
+void InferenceContext::set_like(size_t out, const graph::Value& v) {
+  if (!v.has_shape) throw Unresolved{fmt::format("'{}' has no known shape", v.name)};
+  if (v.is_sequence) {
+    std::optional<std::vector<std::vector<int64_t>>> elements;
+    if (v.elements) {
+      elements.emplace();
+      for (const auto& e : *v.elements) {
+        if (!graph::is_fully_known(e)) throw Unresolved{fmt::format("an element of '{}' has an unbound dim", v.name)};
+        elements->push_back(graph::known_dims(e));
+      }
+    }
+    return set_sequence_output(out, v.dtype, std::move(elements), v.element_shape);
+  }
+  if (!graph::is_fully_known(v.shape)) throw Unresolved{fmt::format("'{}' has an unbound dimension", v.name)};
+  if (v.constant)
+    set_output_const(out, *v.constant);
+  else
+    set_output(out, v.dtype, graph::known_dims(v.shape));
 }
 
 void InferenceContext::set_output_const(size_t i, graph::ConstantData data) {
@@ -66,7 +118,10 @@ void InferenceContext::set_output_const(size_t i, graph::ConstantData data) {
   graph_.value(node_.outputs[i]).constant = std::make_shared<graph::ConstantData>(std::move(data));
 }
 
-void InferenceContext::pass_through(size_t out, size_t from) { set_output(out, in_dtype(from), in_dims(from)); }
+void InferenceContext::pass_through(size_t out, size_t from) {
+  if (in_is_sequence(from)) return set_like(out, input(from));
+  set_output(out, in_dtype(from), in_dims(from));
+}
 
 void InferenceContext::fail(const std::string& message) const {
   throw Error(fmt::format("node '{}' ({}): {}", node_.name, node_.op_type, message));

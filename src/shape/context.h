@@ -45,10 +45,20 @@ class InferenceContext {
   std::vector<int64_t> in_ints(size_t i, const char* what);
   std::optional<std::vector<int64_t>> in_ints_if_known(size_t i);
 
+  bool in_is_sequence(size_t i) const { return input(i).is_sequence; }
+  // A sequence input; fails (as a model error) where input i is a tensor.
+  const graph::Value& in_sequence(size_t i) const;
+
   void set_output(size_t i, graph::DType dtype, const std::vector<int64_t>& dims);
   void set_output_const(size_t i, graph::ConstantData data);
-  // Same type and shape as input `from` (and its constant values, when `keep_values`).
+  // A sequence output: its elements' dtype and, where its length is known, each one's dims; `common` what every
+  // element's shape shares where the elements are not known one by one (graph::Value::element_shape).
+  void set_sequence_output(size_t i, graph::DType dtype, std::optional<std::vector<std::vector<int64_t>>> elements,
+                           std::optional<graph::Shape> common = std::nullopt);
+  // Same type and shape as input `from` (a tensor's or a sequence's).
   void pass_through(size_t out, size_t from);
+  // Output `out` takes the type, shape and known values of `v` (a subgraph's output, an enclosing graph's value).
+  void set_like(size_t out, const graph::Value& v);
 
   [[noreturn]] void fail(const std::string& message) const;
   // Normalizes a possibly negative axis into [0, rank); fails when out of range.

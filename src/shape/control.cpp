@@ -1,6 +1,7 @@
 // Shape rules of control flow: If, Loop and Scan infer their subgraphs in a child scope.
 #include <fmt/format.h>
 
+#include "graph/loop_condition.h"
 #include "shape/infer.h"
 #include "shape/registry.h"
 #include "shape/scope.h"
@@ -32,10 +33,73 @@ void set_body_input(graph::Graph& body, size_t i, graph::DType dtype, graph::Sha
 
 void set_from(InferenceContext& ctx, size_t out, const graph::Value& v) {
   if (!v.has_shape) throw Unresolved{fmt::format("subgraph output '{}' has no known shape", v.name)};
-  if (v.constant)
-    ctx.set_output_const(out, *v.constant);
-  else
-    ctx.set_output(out, v.dtype, graph::known_dims(v.shape));
+  ctx.set_like(out, v);
+}
+
+// Declares a subgraph's i-th input a sequence like `like` (a Loop's initial value) whose length and elements the body
+// does not know: they change between iterations.
+void set_body_sequence_input(graph::Graph& body, size_t i, const graph::Value& like) {
+  auto& v = body.value(body.inputs[i]);
+  v.dtype = like.dtype;
+  v.shape.clear();
+  v.has_shape = true;
+  v.is_sequence = true;
+  v.elements.reset();
+  v.element_shape = like.elements ? graph::common_shape(*like.elements) : like.element_shape;
+}
+
+// What one iteration of a body does to the carried sequence `in` to give its output `out`: how many elements it adds
+// (SequenceInsert adds one, SequenceErase takes one, Identity passes it on) and whether only at the back; none where
+// anything else built it.
+struct Growth {
+  int64_t count = 0;
+  bool appends_only = true;
+};
+
+std::optional<Growth> sequence_growth(const graph::Graph& body, graph::ValueId out, graph::ValueId in) {
+  Growth growth;
+  for (size_t steps = 0; out != in; ++steps) {
+    const auto& v = body.value(out);
+    if (v.producer < 0 || steps > body.nodes.size()) return std::nullopt;
+    const auto& node = body.nodes[static_cast<size_t>(v.producer)];
+    if (node.op_type == "SequenceInsert") {
+      ++growth.count;
+      growth.appends_only = growth.appends_only && node.input(2) == graph::kNoValue;
+    } else if (node.op_type == "SequenceErase") {
+      --growth.count;
+      growth.appends_only = false;
+    } else if (node.op_type != "Identity") {
+      return std::nullopt;
+    }
+    out = node.input(0);
+    if (out == graph::kNoValue) return std::nullopt;
+  }
+  return growth;
+}
+
+// A Loop's carried sequence after the loop. Its elements are known where the trip count, the initial elements and
+// what each iteration adds are, and the inserted elements have one known shape: then either every element has it
+// (wherever each went) or the body only appends (the initial elements first). Otherwise what its elements share.
+void set_carried_sequence(InferenceContext& ctx, size_t out, const graph::Value& initial, const graph::Graph& body,
+                          size_t carried_index, std::optional<int64_t> trips) {
+  const auto& v = body.value(body.outputs[carried_index + 1]);
+  if (!v.is_sequence) ctx.fail(fmt::format("loop-carried value {} enters as a sequence and leaves as a tensor", out));
+  auto common = graph::merge_shapes(initial.elements ? graph::common_shape(*initial.elements) : initial.element_shape,
+                                    v.element_shape);
+  auto growth = sequence_growth(body, body.outputs[carried_index + 1], body.inputs[carried_index + 2]);
+  if (trips && growth && initial.elements && v.element_shape && graph::is_fully_known(*v.element_shape)) {
+    bool uniform = common && graph::is_fully_known(*common);
+    for (const auto& e : *initial.elements) uniform = uniform && e == *common;
+    if (uniform || growth->appends_only) {
+      int64_t length = static_cast<int64_t>(initial.elements->size()) + *trips * growth->count;
+      if (length < 0) ctx.fail(fmt::format("the loop erases more elements than sequence {} holds", out));
+      std::vector<std::vector<int64_t>> elements;
+      for (const auto& e : *initial.elements) elements.push_back(graph::known_dims(e));
+      elements.resize(static_cast<size_t>(length), graph::known_dims(*v.element_shape));
+      return ctx.set_sequence_output(out, v.dtype, std::move(elements));
+    }
+  }
+  ctx.set_sequence_output(out, v.dtype, std::nullopt, common);
 }
 
 void if_op(InferenceContext& ctx) {
@@ -56,6 +120,18 @@ void if_op(InferenceContext& ctx) {
     if (i >= then_branch.outputs.size() || i >= else_branch.outputs.size()) ctx.fail("branches have too few outputs");
     const auto& a = then_branch.value(then_branch.outputs[i]);
     const auto& b = else_branch.value(else_branch.outputs[i]);
+    if (a.is_sequence || b.is_sequence) {
+      if (!a.is_sequence || !b.is_sequence) ctx.fail(fmt::format("output {} is a sequence in one branch only", i));
+      if (a.elements && b.elements && *a.elements == *b.elements) {
+        ctx.set_like(i, a);
+        continue;
+      }
+      auto shared = [](const graph::Value& v) {
+        return v.elements ? graph::common_shape(*v.elements) : v.element_shape;
+      };
+      ctx.set_sequence_output(i, a.dtype, std::nullopt, graph::merge_shapes(shared(a), shared(b)));
+      continue;
+    }
     if (a.shape != b.shape)
       throw Unresolved{fmt::format("If output {} has shape {} or {} depending on the data", i,
                                    graph::to_string(a.shape), graph::to_string(b.shape))};
@@ -77,15 +153,30 @@ void loop(InferenceContext& ctx) {
   set_body_input(body, 0, graph::DType::kInt64, {});
   set_body_input(body, 1, graph::DType::kBool, {});
   for (size_t i = 0; i < carried; ++i)
-    set_body_input(body, i + 2, ctx.in_dtype(i + 2), graph::make_shape(ctx.in_dims(i + 2)));
+    if (ctx.in_is_sequence(i + 2))
+      set_body_sequence_input(body, i + 2, ctx.input(i + 2));
+    else
+      set_body_input(body, i + 2, ctx.in_dtype(i + 2), graph::make_shape(ctx.in_dims(i + 2)));
   infer_sub(ctx, body);
+  // How many times the body runs, where known: the trip count where nothing stops the loop sooner (a sequence's length
+  // after it follows; a scan output's is the trip count as before).
+  std::optional<int64_t> runs;
+  const auto* condition = ctx.has_input(1) ? ctx.in_const(1) : nullptr;
+  if (condition && condition->size() == 1 && condition->as_int(0) == 0)
+    runs = 0;
+  else if (trips && (!ctx.has_input(1) || condition) && graph::body_keeps_going(body))
+    runs = std::max<int64_t>(*trips, 0);
   for (size_t i = 0; i < ctx.output_count(); ++i) {
     if (i + 1 >= body.outputs.size()) ctx.fail("body has too few outputs");
     const auto& v = body.value(body.outputs[i + 1]);
-    if (i < carried) {
+    if (i < carried && ctx.in_is_sequence(i + 2)) {
+      set_carried_sequence(ctx, i, ctx.input(i + 2), body, i, runs);
+    } else if (i < carried) {
       if (!v.has_shape) throw Unresolved{"loop-carried value has no known shape"};
+      if (v.is_sequence) ctx.fail(fmt::format("loop-carried value {} enters as a tensor and leaves as a sequence", i));
       ctx.set_output(i, v.dtype, graph::known_dims(v.shape));
     } else {
+      if (v.is_sequence) ctx.fail(fmt::format("scan output {} is a sequence (scan outputs are tensors)", i));
       if (!trips) throw Unresolved{"Loop's scan output length depends on a trip count known only at run time"};
       auto dims = graph::known_dims(v.shape);
       dims.insert(dims.begin(), *trips);

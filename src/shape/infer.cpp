@@ -59,6 +59,8 @@ void forget_declared_shapes(graph::Graph& g) {
       v.has_shape = false;
       v.shape.clear();
       v.constant.reset();
+      v.elements.reset();
+      v.element_shape.reset();
     }
 }
 
@@ -109,6 +111,8 @@ std::vector<std::string> bind_inputs(graph::Model& model, const Bindings& bindin
   std::vector<std::string> defaulted;  // dims bound from the file's defaults, in order of appearance
   for (auto id : g.inputs) {
     auto& v = g.value(id);
+    // A sequence input has no dims to bind: its elements are known only to the run (the executors refuse it).
+    if (v.is_sequence) continue;
     if (!v.has_shape)
       throw Error(fmt::format("input '{}' has no declared shape: give it with --input {}=DIMS", v.name, v.name));
     for (size_t i = 0; i < v.shape.size(); ++i) {
@@ -169,6 +173,9 @@ void copy_outer_values(Scope& scope) {
       v.shape = outer->shape;
       v.has_shape = outer->has_shape;
       v.constant = outer->constant;
+      v.is_sequence = outer->is_sequence;
+      v.elements = outer->elements;
+      v.element_shape = outer->element_shape;
       // A small initializer of an enclosing graph that no node there read yet (a nested Loop's trip count kept as a
       // weight of the model) is known here as it is there: decoded on demand, as InferenceContext::in_const does.
       if (!v.constant && outer->initializer)

@@ -18,6 +18,7 @@ const ShapeRegistry& ShapeRegistry::instance() {
     register_recurrent_shapes(r);
     register_attention_shapes(r);
     register_control_shapes(r);
+    register_sequence_shapes(r);
     register_loss_shapes(r);
     return r;
   }();

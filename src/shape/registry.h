@@ -38,5 +38,6 @@ void register_recurrent_shapes(ShapeRegistry& registry);
 void register_loss_shapes(ShapeRegistry& registry);
 void register_attention_shapes(ShapeRegistry& registry);
 void register_control_shapes(ShapeRegistry& registry);
+void register_sequence_shapes(ShapeRegistry& registry);
 
 }  // namespace ridge::shape

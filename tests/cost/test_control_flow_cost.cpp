@@ -86,16 +86,21 @@ TEST(ControlFlowCost, ALoopInABodyKnowsItsTripsAndReadsTheModelsWeights) {
 }
 
 // A TorchScript loop that collects a Python list (tools/export_scripted_references.py: the exporter writes ONNX's
-// sequence ops, which ridge has no rules for, and declares the stacked output with a dim of its own naming): the
-// analysis names the ops and the Loop it cannot size, counts no bytes for the output it cannot size, and does not
-// fail; before, the lower bound's byte count threw on that declared dim.
-TEST(ControlFlowCost, AScriptedListIsNamedNotAnError) {
+// sequence ops, SequenceConstruct([x]), a SequenceInsert per iteration into the sequence the Loop carries, and
+// ConcatFromSequence(new_axis) after it, and declares the stacked output with a dim of its own naming): the loop's
+// appends are counted, so the stacked output is 1 + outer tensors of 2x3 and everything is costed.
+TEST(ControlFlowCost, AScriptedListIsCostedThroughItsSequence) {
   auto r =
       analyze_file(source_path("tests/data/executor/scripted_list/model.onnx"), {.dims = {{"outer", 3}, {"inner", 2}}});
-  EXPECT_EQ(r.cost.unknown_ops, (std::map<std::string, int>{{"ConcatFromSequence", 1}, {"SequenceConstruct", 1}}));
-  EXPECT_EQ(r.cost.unresolved_ops, (std::map<std::string, int>{{"Loop", 1}}));
-  // The lower bound: the inputs x (2x3) and steps (3x2) and the linear layer's weights (9 + 3), all fp32.
-  EXPECT_EQ(r.cost.totals.bytes_min, (6 + 6 + 12) * 4);
+  EXPECT_TRUE(r.cost.unknown_ops.empty());
+  EXPECT_TRUE(r.cost.unresolved_ops.empty());
+  const auto& stack = node_named(r, "/ConcatFromSequence");
+  EXPECT_EQ(stack.output_shape, "4x2x3");
+  EXPECT_EQ(stack.activation_bytes_read, 4 * 6 * 4);
+  EXPECT_EQ(stack.bytes_written, 4 * 6 * 4);
+  EXPECT_EQ(node_named(r, "/SequenceConstruct").output_shape, "sequence[1] of 2x3");
+  // The lower bound: the inputs x (2x3) and steps (3x2), the linear layer's weights (9 + 3) and the output, all fp32.
+  EXPECT_EQ(r.cost.totals.bytes_min, (6 + 6 + 12 + 24) * 4);
 }
 
 // The rule the cost above and the GPU's unrolling share (graph/loop_condition.h): a body keeps its Loop going where its

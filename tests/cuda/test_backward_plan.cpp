@@ -132,6 +132,19 @@ TEST(BackwardPlan, ARewrittenLoopTrainsOnTheGpu) {
   EXPECT_EQ(differentiated["Tanh"], 2);
   // Every product's scaling; the first iteration's doubling reads the input alone, before any weight.
   EXPECT_EQ(differentiated["Mul"], 3 * 2);
+
+  // The same loop collecting each iteration's value in a list (ONNX's sequence ops): its stack is a Concat of
+  // unsqueezed values once rewritten (exec/sequence_elimination.h), differentiated with the rest.
+  auto list =
+      analyze_file(source_path("tests/data/executor/scripted_list/model.onnx"), {.dims = {{"outer", 3}, {"inner", 2}}});
+  exec::rewrite_control_flow(list.model);
+  const auto& lg = list.model.graph;
+  auto list_plan = cuda::plan_backward(lg, runs(lg), has_backward);
+  EXPECT_TRUE(list_plan.missing.empty()) << list_plan.missing.front().first;
+  auto list_differentiated = counts(lg, list_plan.nodes);
+  EXPECT_EQ(list_differentiated["Gemm"], 3 * 2);
+  EXPECT_EQ(list_differentiated["Concat"], 1);
+  EXPECT_EQ(list_differentiated["Unsqueeze"], 3);  // the iterations' values; the input's, before any weight, needs none
 }
 
 TEST(BackwardPlan, TheTrainingReferencesAreDifferentiatedWhole) {

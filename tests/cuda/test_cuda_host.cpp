@@ -330,6 +330,11 @@ TEST(CudaKernels, TheBundledModelsOpsHaveGpuKernelsOrAreNamed) {
   auto scripted =
       analyze_file(source_path("tests/data/executor/scripted_loop/model.onnx"), {.dims = {{"outer", 3}, {"inner", 2}}});
   EXPECT_TRUE(cuda::missing_kernels(scripted.model).empty());
+  // And one collecting a Python list: once unrolled, its sequence is a list of known values
+  // (exec/sequence_elimination.h).
+  auto list =
+      analyze_file(source_path("tests/data/executor/scripted_list/model.onnx"), {.dims = {{"outer", 3}, {"inner", 2}}});
+  EXPECT_TRUE(cuda::missing_kernels(list.model).empty());
 }
 
 // Past shape/context.h's 65536 elements shape inference keeps no value: ConstantOfShape then runs (GPT-2's causal mask

@@ -17,9 +17,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// scripted_loop: a TorchScript Loop holding an If and a Loop (tools/export_scripted_references.py).
-const std::vector<std::string> kModels{"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet", "vgg",
-                                       "vit",    "bert",         "gpt2",     "lstm",      "yolo",    "scripted_loop"};
+// scripted_loop: a TorchScript Loop holding an If and a Loop; scripted_list: the same loop collecting a Python list,
+// which the exporter writes with ONNX's sequence ops (tools/export_scripted_references.py).
+const std::vector<std::string> kModels{"resnet", "mobilenet_v2",  "densenet",     "googlenet", "alexnet",
+                                       "vgg",    "vit",           "bert",         "gpt2",      "lstm",
+                                       "yolo",   "scripted_loop", "scripted_list"};
 const std::vector<std::string> kConvModels{"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet", "vgg", "yolo"};
 
 std::string data_dir(const std::string& name) { return source_path("tests/data/executor/" + name); }

@@ -18,7 +18,7 @@ TEST_P(TrainingReference, LossGradientsAndSgdUpdateMatchPyTorch) {
 
 INSTANTIATE_TEST_SUITE_P(Models, TrainingReference,
                          ::testing::Values("resnet", "mobilenet_v2", "vgg", "bert", "lstm", "densenet", "yolo", "vit",
-                                           "gpt2", "scripted_loop"),
+                                           "gpt2", "scripted_loop", "scripted_list"),
                          [](const auto& info) { return std::string(info.param); });
 
 // --memory-format channels-last through the whole step (the CPU executor's NHWC convolutions, forward and backward)

@@ -32,9 +32,11 @@ namespace ridge::test {
 namespace {
 
 // scripted_loop: a TorchScript Loop holding an If and a Loop, which the GPU runs rewritten
-// (exec/control_flow_rewrite.h).
-const std::vector<std::string> kModels{"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet",      "vgg",
-                                       "yolo",   "vit",          "bert",     "gpt2",      "scripted_loop"};
+// (exec/control_flow_rewrite.h); scripted_list: the same loop collecting a Python list (ONNX's sequence ops, rewritten
+// into a Concat once the loop is unrolled).
+const std::vector<std::string> kModels{"resnet",  "mobilenet_v2", "densenet",      "googlenet",
+                                       "alexnet", "vgg",          "yolo",          "vit",
+                                       "bert",    "gpt2",         "scripted_loop", "scripted_list"};
 const std::vector<std::string> kConvModels{"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet", "vgg", "yolo"};
 
 std::string data_dir(const std::string& name) { return source_path("tests/data/executor/" + name); }

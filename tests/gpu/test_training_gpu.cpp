@@ -54,7 +54,7 @@ TEST_P(GpuTrainingReference, ChannelsLastMatchesPyTorch) {
 
 INSTANTIATE_TEST_SUITE_P(Models, GpuTrainingReference,
                          ::testing::Values("resnet", "mobilenet_v2", "vgg", "bert", "lstm", "densenet", "yolo", "vit",
-                                           "gpt2", "scripted_loop"),
+                                           "gpt2", "scripted_loop", "scripted_list"),
                          [](const auto& info) { return std::string(info.param); });
 
 TEST(GpuTraining, AdamsFirstStepMovesEachWeightByTheLearningRate) {

@@ -37,6 +37,10 @@ Outcome check_case(const fs::path& dir, exec::Engine& engine, const exec::ExecOp
   }
   const auto& model = prepared.analysis.model;
   if (!exec::missing_ops(model, engine.op_types()).empty()) return Outcome::kSkip;
+  // Sequences as a model's inputs or outputs: ridge runs models whose inputs and outputs are tensors (exec/prepare.h).
+  for (const auto* ids : {&model.graph.inputs, &model.graph.outputs})
+    for (auto id : *ids)
+      if (model.graph.value(id).is_sequence) return Outcome::kSkip;
   for (const auto& node : model.graph.nodes) {
     if (kRandomOps.count(node.op_type)) return Outcome::kSkip;
     if (node.op_type == "Dropout" && node.input(2) != graph::kNoValue) return Outcome::kSkip;  // training: random

@@ -160,6 +160,8 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
       if ((op == "Loop" || op == "Scan") && !rewrite.kept_loops.empty())
         why += fmt::format(" ({} {})", op, rewrite.kept_loops.front());
     }
+    // A sequence op left says why once: its sequence or position is known only during the run.
+    if (!rewrite.kept_sequences.empty()) why += " (" + rewrite.kept_sequences.front() + ")";
     throw Error("the GPU executor has no kernel for " + list + why + "; docs/gpu.md lists the ops the GPU runs");
   }
   // Its kernels move whole bytes per element: a packed 4-bit tensor (int4, uint4, float4) would be read and written

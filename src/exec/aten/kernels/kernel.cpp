@@ -157,6 +157,7 @@ const KernelRegistry& KernelRegistry::instance() {
     register_recurrent_kernels(r);
     register_loss_kernels(r);
     register_control_kernels(r);
+    register_sequence_kernels(r);
     return r;
   }();
   return registry;
