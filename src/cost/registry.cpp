@@ -20,6 +20,7 @@ const CostRegistry& CostRegistry::instance() {
     register_loss_costs(r);
     register_control_costs(r);
     register_sequence_costs(r);
+    register_signal_costs(r);
     return r;
   }();
   return registry;

@@ -46,5 +46,6 @@ void register_loss_costs(CostRegistry& registry);
 void register_attention_costs(CostRegistry& registry);
 void register_control_costs(CostRegistry& registry);
 void register_sequence_costs(CostRegistry& registry);
+void register_signal_costs(CostRegistry& registry);
 
 }  // namespace ridge::cost

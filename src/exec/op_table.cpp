@@ -24,6 +24,7 @@ const OpRegistry& OpRegistry::instance() {
     register_loss_ops(r);
     register_control_ops(r);
     register_sequence_ops(r);
+    register_signal_ops(r);
     return r;
   }();
   return registry;

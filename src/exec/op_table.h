@@ -63,5 +63,6 @@ void register_recurrent_ops(OpRegistry& registry);
 void register_loss_ops(OpRegistry& registry);
 void register_control_ops(OpRegistry& registry);
 void register_sequence_ops(OpRegistry& registry);
+void register_signal_ops(OpRegistry& registry);
 
 }  // namespace ridge::exec

@@ -19,6 +19,7 @@ const ShapeRegistry& ShapeRegistry::instance() {
     register_attention_shapes(r);
     register_control_shapes(r);
     register_sequence_shapes(r);
+    register_signal_shapes(r);
     register_loss_shapes(r);
     return r;
   }();

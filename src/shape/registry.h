@@ -39,5 +39,6 @@ void register_loss_shapes(ShapeRegistry& registry);
 void register_attention_shapes(ShapeRegistry& registry);
 void register_control_shapes(ShapeRegistry& registry);
 void register_sequence_shapes(ShapeRegistry& registry);
+void register_signal_shapes(ShapeRegistry& registry);
 
 }  // namespace ridge::shape

@@ -158,6 +158,7 @@ const KernelRegistry& KernelRegistry::instance() {
     register_loss_kernels(r);
     register_control_kernels(r);
     register_sequence_kernels(r);
+    register_signal_kernels(r);
     return r;
   }();
   return registry;

@@ -74,6 +74,7 @@ void register_recurrent_kernels(KernelRegistry& registry);
 void register_loss_kernels(KernelRegistry& registry);
 void register_control_kernels(KernelRegistry& registry);
 void register_sequence_kernels(KernelRegistry& registry);
+void register_signal_kernels(KernelRegistry& registry);
 
 // Helpers shared by the families.
 int64_t normalize_axis(int64_t axis, int64_t rank, const KernelContext& ctx);
