@@ -11,6 +11,13 @@
 
 namespace ridge::shape {
 
+int64_t stft_frame_length(std::optional<int64_t> window_length, std::optional<int64_t> frame_length) {
+  if (window_length && frame_length && *window_length != *frame_length)
+    throw Error(fmt::format("frame_length {} differs from the window's {} samples", *frame_length, *window_length));
+  if (!window_length && !frame_length) throw Error("needs a window or a frame_length");
+  return frame_length ? *frame_length : *window_length;
+}
+
 StftGeometry stft_geometry(int64_t signal_length, int64_t frame_step, int64_t frame_length, bool onesided) {
   if (frame_length < 1) throw Error(fmt::format("STFT frame length {} must be at least 1", frame_length));
   if (frame_step < 1) throw Error(fmt::format("STFT frame step {} must be at least 1", frame_step));
@@ -95,24 +102,18 @@ void stft(InferenceContext& ctx) {
   auto dims = ctx.in_dims(0);
   if (dims.size() != 3 || (dims[2] != 1 && dims[2] != 2)) ctx.fail("signal must be [batch, length, 1 or 2]");
   int64_t step = scalar_int(ctx, 1, "frame_step");
-  int64_t length = -1;
+  std::optional<int64_t> window, frame_length;
   if (ctx.has_input(2)) {
-    auto window = ctx.in_dims(2);
-    if (window.size() != 1) ctx.fail("window must be 1-D");
-    length = window[0];
+    auto window_dims = ctx.in_dims(2);
+    if (window_dims.size() != 1) ctx.fail("window must be 1-D");
+    window = window_dims[0];
   }
-  if (ctx.has_input(3)) {
-    int64_t given = scalar_int(ctx, 3, "frame_length");
-    if (length >= 0 && given != length)
-      ctx.fail(fmt::format("frame_length {} differs from the window's {} samples", given, length));
-    length = given;
-  }
-  if (length < 0) ctx.fail("needs a window or a frame_length");
+  if (ctx.has_input(3)) frame_length = scalar_int(ctx, 3, "frame_length");
   bool onesided = ctx.node().get_int("onesided", 1) != 0;
   if (onesided && dims[2] == 2) ctx.fail("onesided takes a real signal");
   StftGeometry geometry;
   try {
-    geometry = stft_geometry(dims[1], step, length, onesided);
+    geometry = stft_geometry(dims[1], step, stft_frame_length(window, frame_length), onesided);
   } catch (const Error& e) {
     ctx.fail(e.what());
   }

@@ -2,12 +2,17 @@
 // The geometry of ONNX's signal ops (opset 17), which shape inference and the executor share: a DFT's output length,
 // an STFT's frames and bins, and MelWeightMatrix's filter bank (computed as ONNX's reference does).
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace ridge::shape {
 
 // The bins a DFT of n points keeps: n, or n / 2 + 1 where `onesided` (a real input's conjugate symmetry).
 inline int64_t dft_bins(int64_t n, bool onesided) { return onesided ? n / 2 + 1 : n; }
+
+// The frame length an STFT's window (its length) and frame_length input give: either, or both where they agree. Throws
+// ridge::Error where they differ or neither is given.
+int64_t stft_frame_length(std::optional<int64_t> window_length, std::optional<int64_t> frame_length);
 
 struct StftGeometry {
   int64_t frame_length = 0;  // the DFT's size

@@ -58,29 +58,24 @@ void stft(C& c) {
   bool complex_input = false;
   auto signal = as_signal(c, x, complex_input);  // [batch, length]
   int64_t step = scalar(c, 1, "frame_step");
-  int64_t length = -1;
   at::Tensor window;
+  std::optional<int64_t> window_length, frame_length;
   if (c.has(2)) {
     if (c.in(2).dim() != 1) c.fail("window must be 1-D");
     window = c.in(2).to(signal.is_complex() ? at::kFloat : signal.scalar_type());
-    length = window.size(0);
+    window_length = window.size(0);
   }
-  if (c.has(3)) {
-    int64_t given = scalar(c, 3, "frame_length");
-    if (length >= 0 && given != length)
-      c.fail(fmt::format("frame_length {} differs from the window's {} samples", given, length));
-    length = given;
-  }
-  if (length < 0) c.fail("needs a window or a frame_length");
+  if (c.has(3)) frame_length = scalar(c, 3, "frame_length");
   bool onesided = c.node.get_int("onesided", 1) != 0;
   if (onesided && complex_input) c.fail("onesided takes a real signal");
   shape::StftGeometry geometry;
   try {
-    geometry = shape::stft_geometry(signal.size(1), step, length, onesided);
+    geometry =
+        shape::stft_geometry(signal.size(1), step, shape::stft_frame_length(window_length, frame_length), onesided);
   } catch (const Error& e) {
     c.fail(e.what());
   }
-  auto frames = signal.unfold(1, length, step);  // [batch, frames, length]
+  auto frames = signal.unfold(1, geometry.frame_length, step);  // [batch, frames, length]
   if (window.defined()) frames = frames * window;
   auto spectrum = onesided ? at::fft_rfft(frames, c10::nullopt, -1) : at::fft_fft(frames, c10::nullopt, -1);
   c.set(0, as_onnx(spectrum, x.scalar_type()));
