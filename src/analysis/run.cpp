@@ -23,7 +23,7 @@ Result rerun(graph::Model model, const Request& request) {
   }
   for (auto id : model.graph.inputs) {
     const auto& v = model.graph.value(id);
-    result.inputs.emplace_back(v.name, graph::to_string(v.shape));
+    result.inputs.emplace_back(v.name, graph::shape_text(v));
   }
   result.cost = cost::analyze(model, request.options);
   if (request.strict) {

@@ -87,7 +87,7 @@ struct ModelCost {
   std::optional<TrainingTotals> training;
   std::map<std::string, int> unknown_ops;     // op type -> count
   std::map<std::string, int> unresolved_ops;  // op type -> count of nodes with unknown shapes
-  int estimated_nodes = 0;
+  int estimated_nodes = 0;  // of the model's own nodes (an estimate inside a body makes its If or Loop one)
   std::vector<OpTypeSummary> by_op_type() const;  // sorted by FLOPs, descending
 };
 

@@ -200,7 +200,7 @@ NodeEvaluation evaluate_in(const graph::Graph& g, const graph::Node& node, const
   if (row && (row->traits & kControlFlow)) {
     c.family = row->family;
     cost_control_flow(g, node, options, eval, counted_params, model_cost, outer);
-    if (c.status == NodeStatus::kEstimate) ++model_cost.estimated_nodes;
+    if (c.status == NodeStatus::kEstimate && !outer) ++model_cost.estimated_nodes;
     eval.differentiable = false;
     return eval;
   }
@@ -218,7 +218,8 @@ NodeEvaluation evaluate_in(const graph::Graph& g, const graph::Node& node, const
   if (!ctx.estimate.empty()) {
     c.status = NodeStatus::kEstimate;
     c.note = ctx.estimate;
-    ++model_cost.estimated_nodes;
+    // The model's own nodes, as its table lists them: an estimate inside a body makes its control-flow node one.
+    if (!outer) ++model_cost.estimated_nodes;
   }
   eval.fusible = (row->traits & kFusible) != 0;
   eval.differentiable = (row->traits & kNotDifferentiable) == 0;

@@ -53,6 +53,7 @@ Prepared prepare(analysis::Request request, const std::string& inputs_dir) {
     onnx::LoadOptions options;
     options.max_typed_elements = request.max_typed_elements;
     auto model = onnx::load_model(request.model_path, options);
+    check_tensor_io(model);  // before the input files are read as tensors
     bind_from_tensors(model, request, p.inputs);
     p.analysis = analysis::rerun(std::move(model), request);
   } else {
@@ -79,8 +80,9 @@ void refuse_missing(const std::vector<std::pair<std::string, int>>& missing) {
   throw Error("the executor cannot run these ops: " + list + " (see `ridge ops`)");
 }
 
-// Sequences live inside a model (a loop's list, a split's pieces): what goes in and comes out is tensors.
-void refuse_sequence_io(const graph::Model& model) {
+}  // namespace
+
+void check_tensor_io(const graph::Model& model) {
   const auto& g = model.graph;
   for (const auto* ids : {&g.inputs, &g.outputs})
     for (auto id : *ids)
@@ -91,15 +93,13 @@ void refuse_sequence_io(const graph::Model& model) {
                         ids == &g.inputs ? "input" : "output", g.value(id).name));
 }
 
-}  // namespace
-
 void check_runnable(const graph::Model& model, const Engine& engine) {
-  refuse_sequence_io(model);
+  check_tensor_io(model);
   refuse_missing(missing_ops(model, engine.op_types()));
 }
 
 void check_runnable(const graph::Model& model) {
-  refuse_sequence_io(model);
+  check_tensor_io(model);
   auto table = OpRegistry::instance().op_types();
   refuse_missing(missing_ops(model, std::vector<std::string>(table.begin(), table.end())));
 }

@@ -20,7 +20,10 @@ Prepared prepare(analysis::Request request, const std::string& inputs_dir);
 // Re-binds an already loaded model (sweeps), keeping the given inputs.
 Prepared prepare_again(const graph::Model& pristine, const analysis::Request& request, std::vector<HostTensor> inputs);
 
-// Names every op the executor cannot run (with counts), before anything runs.
+// Refuses, naming it, a model input or output that is a sequence: the executors take and give tensors (sequences run
+// inside a model).
+void check_tensor_io(const graph::Model& model);
+// Names every op the executor cannot run (with counts), before anything runs; check_tensor_io first.
 void check_runnable(const graph::Model& model, const Engine& engine);
 // The same from ridge's own table of executable ops, before the executor module is loaded.
 void check_runnable(const graph::Model& model);

@@ -41,15 +41,22 @@ class Eliminator {
         nodes.push_back(std::move(node));
         continue;
       }
-      ++result_.rewritten;
       changed = true;
       for (auto& n : replacement) nodes.push_back(std::move(n));
+      // A split's Split gives its pieces to what reads them; the SplitToSequence itself goes, as a builder does, once
+      // nothing reads its sequence (a reader that stays keeps it, and the GPU names that reader).
+      if (node.op_type == "SplitToSequence")
+        nodes.push_back(std::move(node));
+      else
+        ++result_.rewritten;
     }
     g_.nodes = std::move(nodes);
     g_.link_and_sort();
     changed = remove_dead_builders() || changed;
+    auto outer_reads = subgraph_outer_reads(g_);
     for (const auto& node : g_.nodes)
-      if (is_sequence_op(node)) result_.kept.push_back(fmt::format("{} ({}): {}", node.name, node.op_type, why(node)));
+      if (is_sequence_op(node))
+        result_.kept.push_back(fmt::format("{} ({}): {}", node.name, node.op_type, why(node, outer_reads)));
     if (changed) shape::infer_shapes(model_);
   }
 
@@ -112,10 +119,15 @@ class Eliminator {
         known_[out] = std::move(e);
       }
     } else if (op == "SplitToSequence") {
-      // Shape inference knows each piece where the split is known: each becomes a value of its own.
+      // Shape inference knows each piece where the split is known: each becomes a value of its own (none of an empty
+      // axis: the sequence is empty).
       if (!g_.value(out).elements) return;
       // Copied: interning a value may move the graph's values.
       auto count = g_.value(out).elements->size();
+      if (count == 0) {
+        known_[out] = {};
+        return;
+      }
       auto name = g_.value(out).name;
       auto dtype = g_.value(out).dtype;
       Elements pieces;
@@ -233,10 +245,16 @@ class Eliminator {
     return out;
   }
 
+  // An op that only builds a sequence: a builder, an Identity of a known sequence, a split whose pieces are values.
+  bool is_builder(const graph::Node& node) const {
+    if (!node.is_default_domain()) return false;
+    if (kBuilders.count(node.op_type)) return true;
+    if (node.op_type == "Identity") return known(node.input(0)) != nullptr;
+    return node.op_type == "SplitToSequence" && !node.outputs.empty() && known(node.outputs[0]);
+  }
+
   bool is_dead_builder(const graph::Node& node, const std::set<std::string>& outer_reads) const {
-    bool builder = node.is_default_domain() &&
-                   (kBuilders.count(node.op_type) || (node.op_type == "Identity" && known(node.input(0))));
-    if (!builder) return false;
+    if (!is_builder(node)) return false;
     for (auto id : node.outputs) {
       if (id == kNoValue) continue;
       const auto& v = g_.value(id);
@@ -260,16 +278,24 @@ class Eliminator {
     }
   }
 
-  std::string why(const graph::Node& node) const {
+  // Why a sequence op stays: what reads the sequence it builds, or what is known only during the run.
+  std::string why(const graph::Node& node, const std::set<std::string>& outer_reads) const {
     if (node.outputs.empty() || node.outputs[0] == kNoValue) return "it writes nothing";
-    if (kBuilders.count(node.op_type) && g_.value(node.outputs[0]).is_graph_output)
-      return "the sequence it builds is an output of the graph";
-    if (kBuilders.count(node.op_type) && known(node.outputs[0]))
-      return "a sequence op that stays reads the sequence it builds";
+    const auto& out = g_.value(node.outputs[0]);
+    if (is_builder(node) && known(node.outputs[0])) {
+      if (out.is_graph_output) return "the sequence it builds is an output of the graph";
+      if (outer_reads.count(out.name)) return "a subgraph (a branch, a loop's body) reads the sequence it builds";
+      for (auto reader : out.consumers) {
+        const auto& r = g_.nodes[static_cast<size_t>(reader)];
+        return fmt::format("{} ({}) reads the sequence it builds and stays", r.name, r.op_type);
+      }
+    }
+    if (kBuilders.count(node.op_type))
+      return "its sequence or position is known only during the run (a loop that stays, a position computed from data)";
     if (node.op_type == "SplitToSequence") return "its pieces' sizes are known only during the run";
-    if (node.op_type == "SequenceEmpty" || node.op_type == "SequenceConstruct") return "a subgraph reads its sequence";
-    if (!known(node.input(0)))
+    if (!node.inputs.empty() && !known(node.input(0)))
       return "its sequence is built during the run (a loop that stays, or a position computed from data)";
+    if (node.op_type == "ConcatFromSequence") return "it concatenates an empty sequence";
     return "its position is computed during the run";
   }
 

@@ -11,7 +11,7 @@ namespace ridge::graph {
 std::string shape_text(const Value& v) {
   if (!v.has_shape) return "?";
   if (!v.is_sequence) return to_string(v.shape);
-  if (!v.elements) return v.element_shape ? "sequence of " + to_string(*v.element_shape) : "sequence";
+  if (!v.elements) return v.element_shape.shape ? "sequence of " + to_string(*v.element_shape.shape) : "sequence";
   if (v.elements->empty()) return "sequence[0]";
   std::string text = fmt::format("sequence[{}] of ", v.elements->size());
   if (auto common = common_shape(*v.elements); common && *common == v.elements->front() && is_fully_known(*common))

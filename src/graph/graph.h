@@ -33,15 +33,14 @@ struct Value {
   bool from_outer_scope = false;  // a subgraph's reference to a value of an enclosing graph
   // An ONNX sequence (a list of tensors: SequenceConstruct, SplitToSequence, a Loop collecting a Python list). dtype is
   // its elements'; has_shape says its type is known (shape stays empty); `elements`, where its length is known, each
-  // element's shape in order; `element_shape` what every element's shape shares where they have one rank (a dim on
-  // which they differ, or that none binds, unknown), none where that is not known (no element yet).
+  // element's shape in order; `element_shape` what every element's shape shares (graph::SharedShape).
   bool is_sequence = false;
   std::optional<std::vector<Shape>> elements;
-  std::optional<Shape> element_shape;
+  SharedShape element_shape;
 };
 
-// A value's shape as text: a tensor's ("1x3x224x224"), or a sequence's ("sequence[3] of 2x3", "sequence[2] of 2x3,
-// 4x3", "sequence of 2x3" where the length is known only at run time); "?" where not known.
+// A value's shape as text: a tensor's ("1x3x224x224"), or a sequence's ("sequence[3] of 2x3", "sequence[2] of 2x3,4x3",
+// "sequence of 2x3" where the length is known only at run time); "?" where not known.
 std::string shape_text(const Value& v);
 
 struct Node {

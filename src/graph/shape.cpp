@@ -60,10 +60,17 @@ std::optional<Shape> common_shape(const std::vector<Shape>& shapes) {
   return common;
 }
 
-std::optional<Shape> merge_shapes(const std::optional<Shape>& a, const std::optional<Shape>& b) {
-  if (!a) return b;
-  if (!b) return a;
-  return common_shape({*a, *b});
+SharedShape shared_by(const std::vector<Shape>& shapes) {
+  if (shapes.empty()) return {};
+  auto common = common_shape(shapes);
+  return {common, !common.has_value()};
+}
+
+SharedShape share(const SharedShape& a, const SharedShape& b) {
+  if (a.ranks_differ || b.ranks_differ) return {std::nullopt, true};
+  if (!a.shape) return b;
+  if (!b.shape) return a;
+  return shared_by({*a.shape, *b.shape});
 }
 
 std::string to_string(const Shape& shape) {

@@ -32,10 +32,19 @@ std::vector<int64_t> parse_dims(const std::string& text);
 std::vector<int64_t> parse_integer_list(const std::string& text, const char* separators, const std::string& what);
 
 // What every shape of `shapes` shares: their dims where all agree, unknown dims where they differ; none where the list
-// is empty or their ranks differ (an ONNX sequence's element shape).
+// is empty or their ranks differ.
 std::optional<Shape> common_shape(const std::vector<Shape>& shapes);
-// `a` and `b` as one shape (common_shape of the two), where either may be none (nothing known yet).
-std::optional<Shape> merge_shapes(const std::optional<Shape>& a, const std::optional<Shape>& b);
+
+// What the tensors of an ONNX sequence share: nothing known yet (no tensor: `shape` none, `ranks_differ` false), one
+// shape (a dim on which they differ, or that none binds, unknown), or not even a rank (`ranks_differ`).
+struct SharedShape {
+  std::optional<Shape> shape;
+  bool ranks_differ = false;
+  bool operator==(const SharedShape&) const = default;
+};
+SharedShape shared_by(const std::vector<Shape>& shapes);
+// What the tensors of two sequences (or a sequence and a tensor inserted into it) share together.
+SharedShape share(const SharedShape& a, const SharedShape& b);
 
 // a*b with a 64-bit overflow check; throws ridge::Error naming `what`.
 int64_t checked_mul(int64_t a, int64_t b, const char* what = "tensor size");

@@ -415,12 +415,12 @@ class Reader {
     pop(limit);
     value.is_sequence = true;
     value.elements.reset();
-    value.element_shape.reset();
+    value.element_shape = {};
     value.shape.clear();
     value.has_shape = true;  // a sequence's type is known; its elements' shape where declared
     if (element.is_sequence) return;
     value.dtype = element.dtype;
-    if (element.has_shape) value.element_shape = std::move(element.shape);
+    if (element.has_shape) value.element_shape.shape = std::move(element.shape);
   }
 
   // ValueInfoProto: declares a value's type and shape.

@@ -199,7 +199,7 @@ void add_uncosted(Document& doc, const cost::ModelCost& c) {
                                op_counts(c.unresolved_ops), op_count_json(c.unresolved_ops));
   unresolved.at_end = true;
   if (c.unresolved_ops.empty()) unresolved.audience = kJson;
-  auto& estimated = doc.field("estimated_nodes", "estimated nodes (control flow decided at run time)",
+  auto& estimated = doc.field("estimated_nodes", "estimated nodes (each note says why)",
                               std::to_string(c.estimated_nodes), c.estimated_nodes);
   estimated.at_end = true;
   if (!c.estimated_nodes) estimated.audience = kJson;

@@ -53,7 +53,7 @@ void write_graph_dot(std::ostream& out, const analysis::Result& result) {
   fmt::print(out, "digraph model {{\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n");
   for (auto id : g.inputs)
     fmt::print(out, "  v{} [shape=ellipse, label=\"{}\\n{}\"];\n", id, dot_escape(g.value(id).name),
-               graph::to_string(g.value(id).shape));
+               graph::shape_text(g.value(id)));
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const auto& node = g.nodes[n];
     const auto& c = result.cost.nodes[n];
@@ -75,7 +75,7 @@ void write_graph_dot(std::ostream& out, const analysis::Result& result) {
   }
   for (auto id : g.outputs) {
     const auto& v = g.value(id);
-    fmt::print(out, "  o{} [shape=ellipse, label=\"{}\\n{}\"];\n", id, dot_escape(v.name), graph::to_string(v.shape));
+    fmt::print(out, "  o{} [shape=ellipse, label=\"{}\\n{}\"];\n", id, dot_escape(v.name), graph::shape_text(v));
     if (v.producer >= 0) fmt::print(out, "  n{} -> o{};\n", v.producer, id);
   }
   fmt::print(out, "}}\n");

@@ -289,7 +289,7 @@ std::vector<std::string> study_warnings(const Study& study, const std::vector<fi
     if (!c.unresolved_ops.empty())
       add(fmt::format("{}: nodes with unresolved shapes, not costed: {}", model, op_counts(c.unresolved_ops)));
     if (c.estimated_nodes > 0)
-      add(fmt::format("{}: {} node(s) are estimated (control flow decided at run time)", model, c.estimated_nodes));
+      add(fmt::format("{}: {} node(s) are estimated (each node's note says why)", model, c.estimated_nodes));
     for (const auto& n : study.analysis->notes) add("analysis: " + n);
   }
   for (const auto& r : study.records) {

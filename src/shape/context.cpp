@@ -16,6 +16,7 @@ const graph::Value& InferenceContext::input(size_t i) const {
 
 std::vector<int64_t> InferenceContext::in_dims(size_t i) const {
   const auto& v = input(i);
+  if (v.is_sequence) fail(fmt::format("input {} ('{}') is a sequence, not a tensor", i, v.name));
   if (!v.has_shape) throw Unresolved{fmt::format("input '{}' has no known shape", v.name)};
   for (const auto& d : v.shape)
     if (!d.is_known()) throw Unresolved{fmt::format("input '{}' has an unbound dimension", v.name)};
@@ -60,7 +61,7 @@ void InferenceContext::set_output(size_t i, graph::DType dtype, const std::vecto
   v.constant.reset();
   v.is_sequence = false;
   v.elements.reset();
-  v.element_shape.reset();
+  v.element_shape = {};
 }
 
 const graph::Value& InferenceContext::in_sequence(size_t i) const {
@@ -71,7 +72,7 @@ const graph::Value& InferenceContext::in_sequence(size_t i) const {
 
 void InferenceContext::set_sequence_output(size_t i, graph::DType dtype,
                                            std::optional<std::vector<std::vector<int64_t>>> elements,
-                                           std::optional<graph::Shape> common) {
+                                           graph::SharedShape common) {
   if (!has_output(i)) return;
   auto& v = graph_.value(node_.outputs[i]);
   v.dtype = dtype;
@@ -87,7 +88,7 @@ void InferenceContext::set_sequence_output(size_t i, graph::DType dtype,
         if (d < 0) fail(fmt::format("element of '{}' would have a negative dimension {}", v.name, d));
       v.elements->push_back(graph::make_shape(dims));
     }
-    common = graph::common_shape(*v.elements);
+    common = graph::shared_by(*v.elements);
   }
   v.element_shape = std::move(common);
 }

@@ -54,7 +54,7 @@ class InferenceContext {
   // A sequence output: its elements' dtype and, where its length is known, each one's dims; `common` what every
   // element's shape shares where the elements are not known one by one (graph::Value::element_shape).
   void set_sequence_output(size_t i, graph::DType dtype, std::optional<std::vector<std::vector<int64_t>>> elements,
-                           std::optional<graph::Shape> common = std::nullopt);
+                           graph::SharedShape common = {});
   // Same type and shape as input `from` (a tensor's or a sequence's).
   void pass_through(size_t out, size_t from);
   // Output `out` takes the type, shape and known values of `v` (a subgraph's output, an enclosing graph's value).

@@ -45,7 +45,7 @@ void set_body_sequence_input(graph::Graph& body, size_t i, const graph::Value& l
   v.has_shape = true;
   v.is_sequence = true;
   v.elements.reset();
-  v.element_shape = like.elements ? graph::common_shape(*like.elements) : like.element_shape;
+  v.element_shape = like.elements ? graph::shared_by(*like.elements) : like.element_shape;
 }
 
 // What one iteration of a body does to the carried sequence `in` to give its output `out`: how many elements it adds
@@ -84,18 +84,19 @@ void set_carried_sequence(InferenceContext& ctx, size_t out, const graph::Value&
                           size_t carried_index, std::optional<int64_t> trips) {
   const auto& v = body.value(body.outputs[carried_index + 1]);
   if (!v.is_sequence) ctx.fail(fmt::format("loop-carried value {} enters as a sequence and leaves as a tensor", out));
-  auto common = graph::merge_shapes(initial.elements ? graph::common_shape(*initial.elements) : initial.element_shape,
-                                    v.element_shape);
+  auto common =
+      graph::share(initial.elements ? graph::shared_by(*initial.elements) : initial.element_shape, v.element_shape);
   auto growth = sequence_growth(body, body.outputs[carried_index + 1], body.inputs[carried_index + 2]);
-  if (trips && growth && initial.elements && v.element_shape && graph::is_fully_known(*v.element_shape)) {
-    bool uniform = common && graph::is_fully_known(*common);
-    for (const auto& e : *initial.elements) uniform = uniform && e == *common;
+  const auto& inserted = v.element_shape.shape;
+  if (trips && growth && initial.elements && inserted && graph::is_fully_known(*inserted)) {
+    bool uniform = common.shape && graph::is_fully_known(*common.shape);
+    for (const auto& e : *initial.elements) uniform = uniform && e == *common.shape;
     if (uniform || growth->appends_only) {
       int64_t length = static_cast<int64_t>(initial.elements->size()) + *trips * growth->count;
       if (length < 0) ctx.fail(fmt::format("the loop erases more elements than sequence {} holds", out));
       std::vector<std::vector<int64_t>> elements;
       for (const auto& e : *initial.elements) elements.push_back(graph::known_dims(e));
-      elements.resize(static_cast<size_t>(length), graph::known_dims(*v.element_shape));
+      elements.resize(static_cast<size_t>(length), graph::known_dims(*inserted));
       return ctx.set_sequence_output(out, v.dtype, std::move(elements));
     }
   }
@@ -126,10 +127,8 @@ void if_op(InferenceContext& ctx) {
         ctx.set_like(i, a);
         continue;
       }
-      auto shared = [](const graph::Value& v) {
-        return v.elements ? graph::common_shape(*v.elements) : v.element_shape;
-      };
-      ctx.set_sequence_output(i, a.dtype, std::nullopt, graph::merge_shapes(shared(a), shared(b)));
+      auto shared = [](const graph::Value& v) { return v.elements ? graph::shared_by(*v.elements) : v.element_shape; };
+      ctx.set_sequence_output(i, a.dtype, std::nullopt, graph::share(shared(a), shared(b)));
       continue;
     }
     if (a.shape != b.shape)
@@ -158,6 +157,22 @@ void loop(InferenceContext& ctx) {
     else
       set_body_input(body, i + 2, ctx.in_dtype(i + 2), graph::make_shape(ctx.in_dims(i + 2)));
   infer_sub(ctx, body);
+  // A carried sequence's tensors may differ between iterations (a body appending what it read, grown): the body is
+  // inferred again with what its output shares with its input until every iteration holds to it. Each round only
+  // forgets dims (or the rank), so a few rounds settle it.
+  for (int round = 0; round < 16; ++round) {
+    bool widened = false;
+    for (size_t i = 0; i < carried && i + 1 < body.outputs.size(); ++i) {
+      if (!ctx.in_is_sequence(i + 2) || !body.value(body.outputs[i + 1]).is_sequence) continue;
+      auto& in = body.value(body.inputs[i + 2]);
+      auto both = graph::share(in.element_shape, body.value(body.outputs[i + 1]).element_shape);
+      if (both == in.element_shape) continue;
+      in.element_shape = std::move(both);
+      widened = true;
+    }
+    if (!widened) break;
+    infer_sub(ctx, body);
+  }
   // How many times the body runs, where known: the trip count where nothing stops the loop sooner (a sequence's length
   // after it follows; a scan output's is the trip count as before).
   std::optional<int64_t> runs;

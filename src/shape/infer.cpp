@@ -60,7 +60,7 @@ void forget_declared_shapes(graph::Graph& g) {
       v.shape.clear();
       v.constant.reset();
       v.elements.reset();
-      v.element_shape.reset();
+      v.element_shape = {};
     }
 }
 
@@ -205,6 +205,12 @@ void infer_graph(Scope& scope, InferenceSummary& summary) {
           declared = declared && g.value(out).has_shape && graph::is_fully_known(g.value(out).shape);
       if (!declared) node.unresolved_reason = "no shape rule for op " + key;
     } else {
+      // Sequences go only to the sequence ops, Identity and control flow (a Loop's carried value, a branch's output).
+      if (row->family != "sequence" && row->family != "control" && node.op_type != "Identity")
+        for (auto in : node.inputs)
+          if (in != graph::kNoValue && g.value(in).is_sequence)
+            throw Error(fmt::format("node '{}' ({}): input '{}' is a sequence; {} takes tensors", node.name,
+                                    node.op_type, g.value(in).name, node.op_type));
       for (auto in : node.inputs)
         if (in != graph::kNoValue && !g.value(in).has_shape) {
           node.unresolved_reason = fmt::format("input '{}' has no known shape", g.value(in).name);

@@ -85,7 +85,7 @@ void sequence_insert(InferenceContext& ctx) {
     elements->insert(elements->begin() + static_cast<long>(at), dims);
     return ctx.set_sequence_output(0, ctx.in_dtype(1), std::move(elements));
   }
-  auto common = graph::merge_shapes(ctx.in_sequence(0).element_shape, graph::make_shape(dims));
+  auto common = graph::share(ctx.in_sequence(0).element_shape, {graph::make_shape(dims)});
   ctx.set_sequence_output(0, ctx.in_dtype(1), std::nullopt, std::move(common));
 }
 
@@ -107,9 +107,10 @@ void sequence_at(InferenceContext& ctx) {
   const auto& seq = ctx.in_sequence(0);
   if (elements && pos)
     return ctx.set_output(0, seq.dtype, elements->at(normalized(ctx, *pos, elements->size(), false)));
-  if (!seq.element_shape || !graph::is_fully_known(*seq.element_shape))
+  const auto& shared = seq.element_shape.shape;
+  if (!shared || !graph::is_fully_known(*shared))
     throw Unresolved{fmt::format("the element SequenceAt reads of '{}' is known only at run time", seq.name)};
-  ctx.set_output(0, seq.dtype, graph::known_dims(*seq.element_shape));
+  ctx.set_output(0, seq.dtype, graph::known_dims(*shared));
 }
 
 void sequence_length(InferenceContext& ctx) {

@@ -99,6 +99,9 @@ TEST(ControlFlowCost, AScriptedListIsCostedThroughItsSequence) {
   EXPECT_EQ(stack.activation_bytes_read, 4 * 6 * 4);
   EXPECT_EQ(stack.bytes_written, 4 * 6 * 4);
   EXPECT_EQ(node_named(r, "/SequenceConstruct").output_shape, "sequence[1] of 2x3");
+  // The If on the iteration number inside makes the Loop an estimate: one of the model's nodes, counted once.
+  EXPECT_EQ(node_named(r, "/Loop_1").status, cost::NodeStatus::kEstimate);
+  EXPECT_EQ(r.cost.estimated_nodes, 1);
   // The lower bound: the inputs x (2x3) and steps (3x2), the linear layer's weights (9 + 3) and the output, all fp32.
   EXPECT_EQ(r.cost.totals.bytes_min, (6 + 6 + 12 + 24) * 4);
 }

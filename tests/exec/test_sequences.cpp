@@ -78,10 +78,7 @@ TEST(Sequences, TheCpuComputesEachOpAsDefined) {
   EXPECT_EQ(floats(out.outputs[4]), a);  // rows 4 and 5 of the concat
   EXPECT_EQ(out.outputs[5].dims, (std::vector<int64_t>{3, 2}));
   EXPECT_EQ(floats(out.outputs[5]), (std::vector<float>{0, 3, 1, 4, 2, 5}));  // a's columns stacked: a^T
-  ASSERT_EQ(out.outputs[1].bytes.size(), 8u);
-  int64_t length = 0;
-  std::memcpy(&length, out.outputs[1].bytes.data(), 8);
-  EXPECT_EQ(length, 2);
+  EXPECT_EQ(int64s(out.outputs[1]), std::vector<int64_t>{2});
 }
 
 // The GPU's rewrite leaves no sequence op, and its tensor ops compute what the CPU's sequences did, value for value.
@@ -145,12 +142,32 @@ TEST(Sequences, AnUnrolledLoopsListBecomesAStack) {
   graph::Model kept = early.model;
   auto kept_result = exec::rewrite_control_flow(kept);
   EXPECT_EQ(count_ops(kept.graph, "Loop"), 1);
-  ASSERT_FALSE(kept_result.kept_sequences.empty());
+  ASSERT_EQ(kept_result.kept_sequences.size(), 2u);
+  EXPECT_EQ(kept_result.kept_sequences.front(),
+            "empty (SequenceEmpty): loop (Loop) reads the sequence it builds and stays");
   EXPECT_EQ(kept_result.kept_sequences.back(),
             "stack (ConcatFromSequence): its sequence is built during the run (a loop that stays, or a position "
             "computed from data)");
   auto stopped = engine.run(early.model, inputs, {});
   EXPECT_EQ(stopped.outputs[0].dims, (std::vector<int64_t>{2, 2, 3}));  // i = 0 and 1 ran; 1 < 1 stopped it
+}
+
+// An empty axis splits into no pieces (ONNX's chunking; ATen's split would give one empty piece): its length is 0 on
+// the CPU and to shape inference, and the rewrite leaves no sequence op.
+TEST(Sequences, AnEmptyAxisSplitsIntoNothing) {
+  ModelBuilder b;
+  b.input("x", {int64_t{0}, int64_t{3}}).output("n");
+  b.node("SplitToSequence", {"x"}, {"pieces"}, "split");
+  b.node("SequenceLength", {"pieces"}, {"n"}, "length");
+  auto r = analyze_file(b.save("sequence_empty_split"));
+  EXPECT_EQ(graph::shape_text(r.model.graph.value(*r.model.graph.find("pieces"))), "sequence[0]");
+  auto out = exec::load_engine().run(r.model, {float_tensor("x", {0, 3}, {})}, {});
+  EXPECT_EQ(int64s(out.outputs[0]), std::vector<int64_t>{0});
+  graph::Model rewritten = r.model;
+  exec::rewrite_control_flow(rewritten);
+  EXPECT_EQ(sequence_ops(rewritten.graph), 0);
+  EXPECT_EQ(exec::load_engine().run(rewritten, {float_tensor("x", {0, 3}, {})}, {}).outputs[0].bytes,
+            out.outputs[0].bytes);
 }
 
 // PyTorch's own export of a loop collecting a Python list (tools/export_scripted_references.py): the CPU runs its

@@ -698,5 +698,19 @@ TEST(GpuExecutor, RandomWeightsAndInputsComeFromTheSharedRule) {
   random_weights::expect_product(floats(out.outputs.at(0)), random_weights::expected_product(p, 7));
 }
 
+// A sequence as a model's input is refused by name on the GPU as on the CPU (the GPU would otherwise draw a scalar for
+// it: a sequence has no dims).
+TEST(GpuExecutor, ASequenceAsAModelsInputIsRefused) {
+  auto model = std::filesystem::path(onnx_testdata()) / "node" / "test_sequence_insert_at_back" / "model.onnx";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  auto r = analyze_file(model.string());
+  try {
+    ridge_cuda_engine()->run(r.model, {}, {});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the model's input 'sequence' is a sequence"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace ridge::test

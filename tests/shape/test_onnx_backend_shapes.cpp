@@ -86,7 +86,7 @@ Outcome check_case(const fs::path& dir, std::string& why) {
       if (!elements) return Outcome::kSkip;
       v.elements.emplace();
       for (const auto& dims : *elements) v.elements->push_back(graph::make_shape(dims));
-      v.element_shape = graph::common_shape(*v.elements);
+      v.element_shape = graph::shared_by(*v.elements);
       continue;
     }
     auto t = read_tensor(path);

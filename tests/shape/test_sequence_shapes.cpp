@@ -3,8 +3,10 @@
 // sequence holds (cost/liveness.cpp). Values by hand from the models' definitions (support/sequence_models.h).
 #include <gtest/gtest.h>
 
+#include "exec/engine.h"
 #include "support/model_builder.h"
 #include "support/sequence_models.h"
+#include "support/tensor_compare.h"
 #include "util/error.h"
 
 namespace ridge::test {
@@ -71,6 +73,59 @@ TEST(SequenceShapes, ALoopsAppendsAreCounted) {
       << node_named(early, "stack").note;
 }
 
+// Tensors of two ranks share no shape: what is read from their sequence at a run-time place is the run's, not either
+// rank's (before, "nothing in common" read as "nothing yet", and the inserted tensor's shape was claimed).
+TEST(SequenceShapes, TensorsOfTwoRanksShareNoShape) {
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{3}}).input("r", {int64_t{6}}).input("p", {}, ::onnx::TensorProto::INT64);
+  b.output("y");
+  b.int64_constant("zero", {}, {0});
+  b.node("SequenceConstruct", {"x", "r"}, {"s"});
+  b.node("SequenceInsert", {"s", "x", "p"}, {"s2"});  // at a run-time position: the elements are the run's
+  b.node("SequenceAt", {"s2", "zero"}, {"y"}, "at");
+  auto r = analyze_file(b.save("sequence_ranks"));
+  EXPECT_EQ(graph::shape_text(value_named(r, "s")), "sequence[2] of 2x3,6");
+  EXPECT_TRUE(value_named(r, "s2").element_shape.ranks_differ);
+  EXPECT_EQ(r.cost.unresolved_ops, (std::map<std::string, int>{{"SequenceAt", 1}}));
+}
+
+// A body appending what it read, doubled: the first iteration's shapes do not hold for the next (2x3, then 4x3, 8x3),
+// so what the body reads of its sequence is the run's and the Loop is named, not costed at the first shapes.
+TEST(SequenceShapes, ABodyWhoseAppendsGrowIsNotGivenTheFirstIterationsShapes) {
+  ModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{3}}).output("y");
+  b.int64_constant("trips", {}, {3}).int64_constant("last", {}, {-1});
+  b.node("SequenceConstruct", {"x"}, {"s"});
+  auto& loop = b.node("Loop", {"trips", "", "s"}, {"grown"}, "loop");
+  ::onnx::GraphProto body;
+  body.set_name("body");
+  for (const char* name : {"i", "cond_in", "s_in"}) body.add_input()->set_name(name);
+  add_graph_node(body, "SequenceAt", {"s_in", "last"}, {"e"});
+  set_int(add_graph_node(body, "Concat", {"e", "e"}, {"doubled"}), "axis", 0);
+  add_graph_node(body, "SequenceInsert", {"s_in", "doubled"}, {"s_out"});
+  add_graph_node(body, "Identity", {"cond_in"}, {"cond_out"});
+  for (const char* name : {"cond_out", "s_out"}) body.add_output()->set_name(name);
+  set_graph(loop, "body", body);
+  set_int(b.node("ConcatFromSequence", {"grown"}, {"y"}, "cat"), "axis", 0);
+  auto r = analyze_file(b.save("sequence_growing"));
+  EXPECT_EQ(r.cost.unresolved_ops.count("Loop"), 1u);
+  auto out = exec::load_engine().run(r.model, {float_tensor("x", {2, 3}, std::vector<float>(6, 1.0f))}, {});
+  EXPECT_EQ(out.outputs[0].dims, (std::vector<int64_t>{2 + 4 + 8 + 16, 3}));
+}
+
+TEST(SequenceShapes, ATensorOpGivenASequenceIsAModelError) {
+  ModelBuilder b;
+  b.input("x", {int64_t{2}}).output("y");
+  b.node("SequenceConstruct", {"x"}, {"s"});
+  b.node("Relu", {"s"}, {"y"}, "relu");
+  try {
+    analyze_file(b.save("sequence_relu"));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "node 'relu' (Relu): input 's' is a sequence; Relu takes tensors");
+  }
+}
+
 // A sequence built by reference holds its tensors: they stay live until what reads it has run. x (256 fp32, 1 KiB)
 // -> a = Relu(x), b = Neg(x), s = [a, b], y = concat(s) (2 KiB): at the concat, a, b and y are live (4 KiB); were b
 // released after the SequenceConstruct (its last direct reader), the peak would be 3 KiB.
@@ -83,6 +138,17 @@ TEST(SequenceShapes, ASequenceKeepsItsTensorsLive) {
   b.node("ConcatFromSequence", {"s"}, {"y"});
   auto r = analyze_file(b.save("sequence_liveness"));
   EXPECT_EQ(r.cost.totals.peak_activation_bytes, 4 * 1024);
+
+  // Its length is a scalar of its own (here a constant shape inference knows, counted as no memory): it keeps nothing
+  // live. x -> a = Relu(x), n = len([a]) (an output), b = Neg(x): a goes after the SequenceLength, so at b only x and b
+  // are live (2 KiB; 3 KiB were a kept to the end, as an alias of the output).
+  ModelBuilder c;
+  c.input("x", {int64_t{256}}).output("n").output("b");
+  c.node("Relu", {"x"}, {"a"});
+  c.node("SequenceConstruct", {"a"}, {"s"});
+  c.node("SequenceLength", {"s"}, {"n"});
+  c.node("Neg", {"x"}, {"b"});
+  EXPECT_EQ(analyze_file(c.save("sequence_length_liveness")).cost.totals.peak_activation_bytes, 2 * 1024);
 }
 
 }  // namespace

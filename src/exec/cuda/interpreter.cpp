@@ -16,6 +16,7 @@
 #include "exec/host_values.h"
 #include "exec/node_plan.h"
 #include "exec/optimized_graph.h"
+#include "exec/prepare.h"
 #include "sys/cuda/check.h"
 #include "util/error.h"
 
@@ -134,6 +135,7 @@ Interpreter::Interpreter(const graph::Model& model, Gpu& gpu, const ExecOptions&
       options_(options),
       opset_(model.default_opset()),
       rng_(options.seed) {
+  check_tensor_io(model);  // a sequence input or output: refused by name, as on the CPU
   // An If whose condition shape inference knows runs as the branch it takes, and a Loop or Scan whose iterations are
   // known runs as them (nested ones too): their nodes are the model's from here on.
   const graph::Model* source = &model;

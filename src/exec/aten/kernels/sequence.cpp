@@ -91,7 +91,9 @@ void split_to_sequence(C& c) {
   const auto& x = c.in(0);
   int64_t axis = normalize_axis(c.node.get_int("axis", 0), x.dim(), c);
   std::vector<at::Tensor> pieces;
-  if (!c.has(1)) {
+  if (x.size(axis) == 0 && (!c.has(1) || c.in(1).dim() == 0)) {
+    // No pieces of an empty axis (ONNX's chunking and shape inference; ATen's split would give one empty piece).
+  } else if (!c.has(1)) {
     pieces = x.split(1, axis);
     if (c.node.get_int("keepdims", 1) == 0)
       for (auto& p : pieces) p = p.squeeze(axis);
