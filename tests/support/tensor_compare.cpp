@@ -152,7 +152,8 @@ exec::HostTensor typed_tensor(const std::string& name, graph::DType dtype, std::
   t.dtype = dtype;
   t.dims = std::move(dims);
   t.bytes.resize(values.size() * sizeof(T));
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  // An empty vector's data() may be null, which memcpy may not be given.
+  if (!values.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
   return t;
 }
 
