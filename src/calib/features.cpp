@@ -172,9 +172,9 @@ double lg(double x) { return std::log2(1 + std::max(0.0, x)); }
 // at a fraction of a copy's rate on a CPU, where an Add or a Relu runs at the memory's. ridge counts one FLOP per
 // element for both, so the kind's features alone cannot tell them apart: a GELU's `+ 1` (4.8 M elements) was
 // predicted at the Erf before it (6.0 ms against 0.37 measured).
-constexpr std::string_view kTranscendental[] = {"Acos", "Acosh",   "Asin", "Asinh", "Atan",     "Atanh", "Celu", "Cos",
-                                                "Cosh", "Elu",     "Erf",  "Exp",   "Gelu",     "Log",   "Mish", "Pow",
-                                                "Selu", "Sigmoid", "Sin",  "Sinh",  "Softplus", "Tan",   "Tanh"};
+constexpr std::string_view kTranscendental[] = {
+    "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh",   "Celu", "Cos",  "Cosh",     "Elu",   "Erf", "Exp",
+    "Gelu", "Log",   "Mish", "Pow",   "Selu", "Sigmoid", "Sin",  "Sinh", "Softplus", "Swish", "Tan", "Tanh"};
 bool transcendental(std::string_view op) {
   return std::find(std::begin(kTranscendental), std::end(kTranscendental), op) != std::end(kTranscendental);
 }

@@ -75,6 +75,11 @@ void CostContext::override_read(size_t i, int64_t bytes) {
   read_override[i] = bytes;
 }
 
+void CostContext::override_write(size_t i, int64_t bytes) {
+  if (write_override.size() <= i) write_override.resize(i + 1);
+  write_override[i] = bytes;
+}
+
 void CostContext::mark_not_parameter(size_t i) {
   if (not_parameter.size() <= i) not_parameter.resize(i + 1, false);
   not_parameter[i] = true;

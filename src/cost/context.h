@@ -32,8 +32,10 @@ class CostContext {
   // Bytes: by default every input is read whole and every output written whole. Rules of ops
   // that touch only part of an input (Gather rows, Slice) or alias it (Reshape) override here.
   std::vector<std::optional<int64_t>> read_override;  // per input
-  bool moves_no_data = false;                         // views: no reads, no writes
-  std::vector<bool> not_parameter;                    // per input: a float initializer that is not trained (BN stats)
+  // ... and outputs that are written only in part (a cache updated in place: TensorScatter)
+  std::vector<std::optional<int64_t>> write_override;  // per output
+  bool moves_no_data = false;                          // views: no reads, no writes
+  std::vector<bool> not_parameter;                     // per input: a float initializer that is not trained (BN stats)
   // Backward pass, per input that needs a gradient, and for the whole node.
   int64_t backward_flops_data = 0;    // to produce gradients of activation inputs
   int64_t backward_flops_weight = 0;  // to produce gradients of weight inputs
@@ -46,6 +48,7 @@ class CostContext {
   std::string estimate;
 
   void override_read(size_t i, int64_t bytes);
+  void override_write(size_t i, int64_t bytes);
   void mark_not_parameter(size_t i);
   int64_t value_bytes(graph::ValueId id) const;
   int64_t in_bytes(size_t i) const { return value_bytes(node_.input(i)); }

@@ -66,6 +66,7 @@ void register_elementwise_costs(CostRegistry& r) {
       {"Softplus", unary<3, 4, false>, F},       // log(1 + exp(x))
       {"Softsign", unary<3, 4, false>, F},
       {"Mish", unary<5, 8, false>, F},
+      {"Swish", unary<6, 6, false>, F},          // x * sigmoid(a*x); grad: g*(s + a*x*s*(1-s))
       {"ThresholdedRelu", unary<1, 1, false>, F},
       {"Shrink", unary<2, 1, false>, F},
       {"Clip", unary<2, 2, false>, F},           // min, max

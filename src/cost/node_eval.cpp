@@ -248,6 +248,7 @@ NodeEvaluation evaluate_in(const graph::Graph& g, const graph::Node& node, const
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (node.outputs[i] == graph::kNoValue || ctx.moves_no_data) continue;
     eval.output_bytes[i] = ctx.value_bytes(node.outputs[i]);
+    if (i < ctx.write_override.size() && ctx.write_override[i]) eval.output_bytes[i] = *ctx.write_override[i];
     c.bytes_written += eval.output_bytes[i];
   }
   return eval;

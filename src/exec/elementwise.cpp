@@ -11,7 +11,7 @@ void register_elementwise_ops(OpRegistry& registry) {
       {"Cosh"}, {"Erf"}, {"Exp"}, {"Floor"}, {"Log"}, {"Neg"}, {"Reciprocal"}, {"Round"},
       {"Sigmoid"}, {"Sign"}, {"Sin"}, {"Sinh"}, {"Sqrt"}, {"Tan"}, {"Tanh"}, {"Relu"}, {"Not"},
       {"BitwiseNot"}, {"IsNaN"}, {"IsInf"}, {"Softplus"}, {"Softsign"}, {"Elu"}, {"Selu"}, {"Celu"},
-      {"LeakyRelu"}, {"ThresholdedRelu"}, {"HardSigmoid"}, {"HardSwish"}, {"Mish"}, {"Gelu"},
+      {"LeakyRelu"}, {"ThresholdedRelu"}, {"HardSigmoid"}, {"HardSwish"}, {"Mish"}, {"Swish"}, {"Gelu"},
       {"Shrink"}, {"Identity"}, {"Dropout"}, {"Clip"}, {"PRelu"}, {"Add"}, {"Sub"}, {"Mul"},
       {"Div"}, {"Pow"}, {"Mod"}, {"And"}, {"Or"}, {"Xor"}, {"BitwiseAnd"}, {"BitwiseOr"},
       {"BitwiseXor"}, {"BitShift"}, {"Equal"}, {"Greater"}, {"GreaterOrEqual"}, {"Less"},

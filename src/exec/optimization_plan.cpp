@@ -23,9 +23,9 @@ using Role = OptimizationPlan::Role;
 // Elementwise ops an activation chain may be made of, evaluated here in double precision on probe values (see
 // Planner::identify): nothing but scalars beside the chain's own values, so no broadcasting.
 const std::set<std::string>& pointwise_ops() {
-  static const std::set<std::string> ops{"Add",  "Sub",     "Mul",  "Div",  "Pow",         "Tanh",
-                                         "Erf",  "Sigmoid", "Relu", "Clip", "Neg",         "Exp",
-                                         "Sqrt", "Max",     "Min",  "Abs",  "HardSigmoid", "HardSwish"};
+  static const std::set<std::string> ops{"Add",     "Sub",  "Mul",         "Div",       "Pow",  "Tanh", "Erf",
+                                         "Sigmoid", "Relu", "Clip",        "Neg",       "Exp",  "Sqrt", "Max",
+                                         "Min",     "Abs",  "HardSigmoid", "HardSwish", "Swish"};
   return ops;
 }
 
@@ -416,6 +416,10 @@ class Planner {
     if (op == "Sqrt") return unary([](double a) { return std::sqrt(a); });
     if (op == "Abs") return unary([](double a) { return std::fabs(a); });
     if (op == "HardSwish") return unary([](double a) { return a * std::clamp(a / 6 + 0.5, 0.0, 1.0); });
+    if (op == "Swish") {
+      double alpha = node.get_float("alpha", 1.0);
+      return unary([=](double a) { return a / (1 + std::exp(-alpha * a)); });
+    }
     if (op == "HardSigmoid") {
       double alpha = node.get_float("alpha", 0.2), beta = node.get_float("beta", 0.5);
       return unary([=](double a) { return std::clamp(alpha * a + beta, 0.0, 1.0); });

@@ -292,7 +292,7 @@ void register_elementwise_shapes(ShapeRegistry& registry) {
       {"Sigmoid", same_as_input}, {"Tanh", same_as_input}, {"Erf", same_as_input}, {"Gelu", same_as_input},
       {"Clip", same_as_input}, {"LeakyRelu", same_as_input}, {"Elu", same_as_input}, {"Selu", same_as_input},
       {"Celu", same_as_input}, {"HardSigmoid", same_as_input}, {"HardSwish", same_as_input},
-      {"Softplus", same_as_input}, {"Softsign", same_as_input}, {"Mish", same_as_input},
+      {"Softplus", same_as_input}, {"Softsign", same_as_input}, {"Mish", same_as_input}, {"Swish", same_as_input},
       {"ThresholdedRelu", same_as_input}, {"Shrink", same_as_input}, {"Sin", same_as_input},
       {"Cos", same_as_input}, {"Tan", same_as_input}, {"Asin", same_as_input}, {"Acos", same_as_input},
       {"Atan", same_as_input}, {"Sinh", same_as_input}, {"Cosh", same_as_input}, {"Asinh", same_as_input},

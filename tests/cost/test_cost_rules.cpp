@@ -194,6 +194,32 @@ TEST(AttentionCost, FourDimensional) {
   EXPECT_EQ(node_named(r, "attn").flops, 2 * 768 + 6 * 48);
 }
 
+// A decode step of grouped-query attention over a key/value cache: one new token attends to its 10 cached keys and
+// itself, and the present caches (the past ones with the new keys joined) are written whole.
+TEST(AttentionCost, ADecodeStepAttendsToItsCache) {
+  ModelBuilder b(23);
+  b.input("q", {int64_t{2}, int64_t{1}, int64_t{64}})  // 8 query heads of 8
+      .input("k", {int64_t{2}, int64_t{1}, int64_t{16}})
+      .input("v", {int64_t{2}, int64_t{1}, int64_t{16}})  // 2 key/value heads
+      .input("past_k", {int64_t{2}, int64_t{2}, int64_t{10}, int64_t{8}})
+      .input("past_v", {int64_t{2}, int64_t{2}, int64_t{10}, int64_t{8}})
+      .output("y")
+      .output("present_k")
+      .output("present_v");
+  auto& node = b.node("Attention", {"q", "k", "v", "", "past_k", "past_v"}, {"y", "present_k", "present_v"}, "attn");
+  set_int(node, "q_num_heads", 8);
+  set_int(node, "kv_num_heads", 2);
+  set_int(node, "is_causal", 1);
+  auto r = analyze_file(b.save("attention_cache"));
+  const auto& a = node_named(r, "attn");
+  EXPECT_EQ(graph::shape_text(r.model.graph.value(*r.model.graph.find("present_k"))), "2x2x11x8");
+  const int64_t scores = 2 * 8 * 1 * 11;
+  EXPECT_EQ(a.macs, scores * 8 + scores * 8);
+  EXPECT_EQ(a.flops, 2 * a.macs + 6 * scores);
+  EXPECT_EQ(a.activation_bytes_read, 4 * (128 + 32 + 32 + 320 + 320));  // Q, K, V and both caches
+  EXPECT_EQ(a.bytes_written, 4 * (128 + 352 + 352));                    // Y and both present caches
+}
+
 TEST(ManipulationCost, GatherReadsRowsAndViewsMoveNothing) {
   ModelBuilder b;
   b.input("ids", {int64_t{2}, int64_t{3}}, TensorProto::INT64).weight("table", {100, 16}).output("flat");

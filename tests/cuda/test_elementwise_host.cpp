@@ -232,6 +232,9 @@ TEST(CudaElementwise, ParametersComeFromTheNodesAttributesWithOnnxsDefaults) {
   EXPECT_NEAR(cuda::apply_unary(cuda::UnaryOp::kGeluErf, 1.f, 0, 0), 0.8413447f, 1e-6);
   EXPECT_NEAR(cuda::apply_unary(cuda::UnaryOp::kGeluTanh, 1.f, 0, 0), 0.8411920f, 1e-6);
   EXPECT_NEAR(cuda::apply_unary(cuda::UnaryOp::kMish, 1.f, 0, 0), 0.8650984f, 1e-6);
+  // Swish(2) with alpha 0.5 = 2 sigmoid(1) = 1.4621172; far out on the negative side it is 0, not NaN.
+  EXPECT_NEAR(cuda::apply_unary(cuda::UnaryOp::kSwish, 2.f, 0.5f, 0), 1.4621172f, 1e-6);
+  EXPECT_EQ(cuda::apply_unary(cuda::UnaryOp::kSwish, -200.f, 1.f, 0), 0.f);
 }
 
 }  // namespace

@@ -18,10 +18,12 @@ namespace {
 namespace fs = std::filesystem;
 
 // scripted_loop: a TorchScript Loop holding an If and a Loop; scripted_list: the same loop collecting a Python list,
-// which the exporter writes with ONNX's sequence ops (tools/export_scripted_references.py).
-const std::vector<std::string> kModels{"resnet", "mobilenet_v2",  "densenet",     "googlenet", "alexnet",
-                                       "vgg",    "vit",           "bert",         "gpt2",      "lstm",
-                                       "yolo",   "scripted_loop", "scripted_list"};
+// which the exporter writes with ONNX's sequence ops (tools/export_scripted_references.py). decoder_step: a Llama-style
+// layer's decode step in opset 24 (RMSNormalization, RotaryEmbedding, TensorScatter into key/value caches, Attention
+// over them, a SwiGLU MLP), written node by node, PyTorch computing its outputs (tools/export_decoder_reference.py).
+const std::vector<std::string> kModels{"resnet", "mobilenet_v2",  "densenet",      "googlenet",   "alexnet",
+                                       "vgg",    "vit",           "bert",          "gpt2",        "lstm",
+                                       "yolo",   "scripted_loop", "scripted_list", "decoder_step"};
 const std::vector<std::string> kConvModels{"resnet", "mobilenet_v2", "densenet", "googlenet", "alexnet", "vgg", "yolo"};
 
 std::string data_dir(const std::string& name) { return source_path("tests/data/executor/" + name); }
@@ -70,6 +72,9 @@ TEST(ExecutorModels, OptimizedMatchesPyTorchAndFoldsWork) {
   // shortcuts added after them.
   run_and_compare("yolo", options, 1e-4, 1e-5, &notes);
   EXPECT_NE(notes.front().find("8 residual adds and 53 activations fused"), std::string::npos) << notes.front();
+  // The decode step's Swish (opset 24) is its gate projection's SiLU, and both residuals join their products.
+  run_and_compare("decoder_step", options, 1e-4, 1e-5, &notes);
+  EXPECT_NE(notes.front().find("2 residual adds and 1 activations fused"), std::string::npos) << notes.front();
 }
 
 TEST(ExecutorModels, EveryConvolutionAlgorithmMatchesPyTorch) {

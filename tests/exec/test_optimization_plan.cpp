@@ -97,10 +97,11 @@ TEST(OptimizationPlan, AValueReadTwiceOrPinnedStaysAndAnUnreadNodeIsDead) {
 
 // Activations written as chains are recognised by what they compute: GELU as x * 0.5 * (1 + erf(x / sqrt 2)),
 // HardSwish as x * clip(x + 3, 0, 6) / 6, SiLU as x * Sigmoid(x), a Clip with its bounds; a Tanh alone (BERT's
-// pooler) and x * Tanh(x) are no activation a layer's epilogue computes, and run on their own.
+// pooler) and x * Tanh(x) are no activation a layer's epilogue computes, and run on their own. Opset 24's Swish is SiLU
+// where its alpha is 1, and no epilogue's activation with another.
 TEST(OptimizationPlan, ActivationChainsAreRecognisedByWhatTheyCompute) {
   auto plan_with = [](const std::string& form) {
-    ModelBuilder b;
+    ModelBuilder b(form.rfind("swish", 0) == 0 ? 24 : 17);
     b.input("x", {4, 8}).output("y").weight("w", {8, 8});
     b.weight_values("root2", {}, {1.4142135f}).weight_values("one", {}, {1.0f}).weight_values("half", {}, {0.5f});
     b.weight_values("three", {}, {3.0f}).weight_values("zero", {}, {0.0f}).weight_values("six", {}, {6.0f});
@@ -120,6 +121,10 @@ TEST(OptimizationPlan, ActivationChainsAreRecognisedByWhatTheyCompute) {
     } else if (form == "silu") {
       b.node("Sigmoid", {"h"}, {"s"}, "sigmoid");
       b.node("Mul", {"h", "s"}, {"y"}, "mul");
+    } else if (form == "swish") {
+      b.node("Swish", {"h"}, {"y"}, "swish");
+    } else if (form == "swish_half") {
+      set_float(b.node("Swish", {"h"}, {"y"}, "swish"), "alpha", 0.5f);
     } else if (form == "clip") {
       b.node("Clip", {"h", "lo", "hi"}, {"y"}, "clip");
     } else if (form == "tanh") {
@@ -131,8 +136,11 @@ TEST(OptimizationPlan, ActivationChainsAreRecognisedByWhatTheyCompute) {
     return plan_of(b, "plan-" + form);
   };
   using A = exec::FusedActivation;
-  for (const auto& [form, kind] : std::map<std::string, A>{
-           {"gelu", A::kGeluErf}, {"hardswish", A::kHardSwish}, {"silu", A::kSilu}, {"clip", A::kClip}}) {
+  for (const auto& [form, kind] : std::map<std::string, A>{{"gelu", A::kGeluErf},
+                                                           {"hardswish", A::kHardSwish},
+                                                           {"silu", A::kSilu},
+                                                           {"swish", A::kSilu},
+                                                           {"clip", A::kClip}}) {
     auto p = plan_with(form);
     EXPECT_EQ(p.plan.executed(), 1) << form;
     EXPECT_EQ(p.epilogue("fc").activation, kind) << form;
@@ -146,6 +154,9 @@ TEST(OptimizationPlan, ActivationChainsAreRecognisedByWhatTheyCompute) {
     EXPECT_EQ(p.plan.epilogues.count(p.index("fc")), 0u) << form;
     EXPECT_EQ(p.role("tanh"), Role::kLayer) << form;
   }
+  auto half = plan_with("swish_half");
+  EXPECT_EQ(half.plan.epilogues.count(half.index("fc")), 0u);
+  EXPECT_EQ(half.role("swish"), Role::kLayer);
 }
 
 }  // namespace

@@ -23,9 +23,17 @@ struct AttentionCase {
   bool causal = false;
   std::optional<float> scale;
   float softcap = 0.f;
+  // A key/value cache: past_key and past_value of this many tokens (4-D [batch, kv heads, past, head size]) and the
+  // present caches as outputs 1 and 2; 0: neither.
+  int64_t past = 0;
+  std::vector<int64_t> nonpad;  // nonpad_kv_seqlen, a count of valid keys per batch (opset 24); empty: none
+  int64_t qk_mode = -1;         // qk_matmul_output_mode where output 3 is asked for; -1: it is not
 };
 
 std::vector<AttentionCase> attention_cases();
+// Decoding with caches: a prefill and decode steps over past keys, grouped-query and 3-D, causal with a cache, a
+// static cache's padding with and without the causal frontier, and the QK output (the product, the softmax).
+std::vector<AttentionCase> attention_cache_cases();
 // The case as a one-node model (opset 23), saved to a temporary file; its path.
 std::string attention_model(const AttentionCase& c);
 // Q, K, V and the mask (where the case has one) with fixed values of the case's dims.
@@ -33,5 +41,9 @@ std::vector<exec::HostTensor> attention_inputs(const AttentionCase& c);
 std::vector<int64_t> attention_output_dims(const AttentionCase& c);
 // Y, row-major over attention_output_dims(c).
 std::vector<double> attention_reference(const AttentionCase& c, const std::vector<exec::HostTensor>& inputs);
+// Every output the case asks for, row-major: Y, then (with a cache) the present key and value caches
+// [batch, kv heads, past + keys, head size], then (with qk_mode) the QK output [batch, q heads, rows, past + keys].
+std::vector<std::vector<double>> attention_reference_outputs(const AttentionCase& c,
+                                                             const std::vector<exec::HostTensor>& inputs);
 
 }  // namespace ridge::test

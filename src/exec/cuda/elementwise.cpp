@@ -304,7 +304,8 @@ void register_elementwise_kernels(KernelRegistry& registry) {
       {"Asinh", unary_node, kX, kX}, {"Acosh", unary_node, kX, kX}, {"Atanh", unary_node, kX, kX},
       {"LeakyRelu", unary_node, kX, kX}, {"Elu", unary_node, kX, kX}, {"HardSigmoid", unary_node, kX, kX},
       {"Selu", unary_node, kX, kX}, {"Celu", unary_node, kX, kX}, {"Gelu", unary_node, kX, kX},
-      {"Shrink", unary_node, kX, kX}, {"ThresholdedRelu", unary_node, kX, kX}, {"Clip", clip, kX, kX},
+      {"Shrink", unary_node, kX, kX}, {"ThresholdedRelu", unary_node, kX, kX}, {"Swish", unary_node, kX, kX},
+      {"Clip", clip, kX, kX},
       // binary_call's ops
       {"Add", binary_node, kXY, kXY}, {"Sub", binary_node, kXY, kXY}, {"Mul", binary_node, kXY, kXY},
       {"Div", binary_node, kXY, kXY}, {"Pow", binary_node, kXY, kXY}, {"PRelu", binary_node, kXY, kXY},

@@ -103,6 +103,8 @@ RIDGE_HOST_DEVICE inline float apply_unary(UnaryOp op, float x, float a, float b
       return 0.5f * x * (1.f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
     case UnaryOp::kShrink:  // a = lambd, b = bias
       return x < -a ? x + b : (x > a ? x - b : 0.f);
+    case UnaryOp::kSwish:  // a = alpha: x * sigmoid(a x), 0 where exp(-a x) overflows
+      return x / (1.f + expf(-a * x));
     case UnaryOp::kNot:
       return x;  // bool: handled by its own kernel
   }

@@ -43,8 +43,8 @@ constexpr std::pair<std::string_view, UnaryOp> kPlainUnary[] = {
 };
 
 // Ops whose parameters are attributes, with ONNX's defaults.
-constexpr std::string_view kParameterUnary[] = {"LeakyRelu", "Elu",  "HardSigmoid", "Selu",
-                                                "Celu",      "Gelu", "Shrink",      "ThresholdedRelu"};
+constexpr std::string_view kParameterUnary[] = {"LeakyRelu", "Elu",    "HardSigmoid",     "Selu", "Celu",
+                                                "Gelu",      "Shrink", "ThresholdedRelu", "Swish"};
 
 constexpr std::pair<std::string_view, BinaryOp> kBinary[] = {
     {"Add", BinaryOp::kAdd},
@@ -83,6 +83,7 @@ std::optional<UnaryCall> unary_call(const graph::Node& node) {
   if (op == "Celu") return UnaryCall{UnaryOp::kCelu, attr(node, "alpha", 1.0)};
   if (op == "ThresholdedRelu") return UnaryCall{UnaryOp::kThresholdedRelu, attr(node, "alpha", 1.0)};
   if (op == "Shrink") return UnaryCall{UnaryOp::kShrink, attr(node, "lambd", 0.5), attr(node, "bias", 0.0)};
+  if (op == "Swish") return UnaryCall{UnaryOp::kSwish, attr(node, "alpha", 1.0)};
   if (op == "Gelu") {
     auto approximate = node.get_string("approximate", "none");
     if (approximate != "none" && approximate != "tanh")

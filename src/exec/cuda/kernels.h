@@ -57,6 +57,7 @@ enum class UnaryOp {
   kGeluErf,
   kGeluTanh,
   kShrink,  // a = lambd, b = bias
+  kSwish,   // a = alpha
 };
 
 // The activation of a layer's epilogue (epilogue()): exact GELU (erf) and its tanh form as ONNX and PyTorch define

@@ -1,6 +1,11 @@
-// ONNX's Attention op (opset 23): scaled dot-product attention over 4-D [B, heads, S, head_size]
+// ONNX's Attention op (opset 23, 24): scaled dot-product attention over 4-D [B, heads, S, head_size]
 // inputs, or 3-D [B, S, hidden] ones split into q_num_heads / kv_num_heads heads; grouped-query
-// (fewer key/value heads) repeats each key/value head; causal and explicit masks, softcap.
+// (fewer key/value heads) repeats each key/value head; causal and explicit masks, softcap; a key/value
+// cache (past_key and past_value joined before the new keys, the present caches its outputs), the
+// padding of a static cache (nonpad_kv_seqlen, opset 24), and the QK output of the product or of the
+// softmax.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -27,7 +32,24 @@ void attention(C& c) {
     k = split_heads(k, kvh);
     v = split_heads(v, kvh);
   }
-  if (c.has(4) || c.has(5)) c.fail("past key/value caches are not supported");
+  // The cache: past keys and values come before the new ones on the token axis, and the causal frontier moves by
+  // their count (ONNX's bottom-right alignment: a query sees every cached key and the new ones up to its own).
+  if (c.has(4) != c.has(5)) c.fail("past_key and past_value come together");
+  int64_t past = 0;
+  if (c.has(4)) {
+    if (c.in(4).dim() != 4 || c.in(5).dim() != 4) c.fail("past_key and past_value must be 4-D");
+    past = c.in(4).size(2);
+    k = at::cat({c.in(4), k}, 2);
+    v = at::cat({c.in(5), v}, 2);
+  }
+  if (c.wants_output(1)) c.set(1, k.contiguous());
+  if (c.wants_output(2)) c.set(2, v.contiguous());
+  const int64_t qk_mode = c.node.get_int("qk_matmul_output_mode", 0);
+  if (c.wants_output(3) && qk_mode != 0 && qk_mode != 3)
+    c.fail(
+        fmt::format("qk_matmul_output_mode {}: ridge gives the product (0) or the softmax (3); ONNX's text and its "
+                    "reference order the mask and the softcap of 1 and 2 differently",
+                    qk_mode));
   if (q.size(1) != k.size(1)) {  // grouped-query attention
     int64_t repeat = q.size(1) / k.size(1);
     k = k.repeat_interleave(repeat, 1);
@@ -35,6 +57,7 @@ void attention(C& c) {
   }
   double scale = c.node.get_float("scale", 1.0 / std::sqrt(static_cast<double>(q.size(-1))));
   auto scores = at::matmul(q, k.transpose(-1, -2)) * scale;
+  if (c.wants_output(3) && qk_mode == 0) c.set(3, scores);
   // ONNX's function body: the softcap first, so that a masked score stays -inf; then the mask and the causal
   // frontier as a bias of -inf.
   double softcap = c.node.get_float("softcap", 0.0);
@@ -53,24 +76,104 @@ void attention(C& c) {
     }
     scores = mask.scalar_type() == at::kBool ? scores.masked_fill(mask.logical_not(), kMasked) : scores + mask;
   }
-  if (c.node.get_int("is_causal", 0)) {
-    // Without a cache the frontier starts at the first key: query i attends to keys 0..i (ONNX's reference and
-    // PyTorch's scaled_dot_product_attention).
-    auto allowed = at::ones({s, l}, at::kBool).tril(0);
-    scores = scores.masked_fill(allowed.logical_not(), kMasked);
+  // A static cache's padding (opset 24): batch b's keys from nonpad_kv_seqlen[b] on are masked out; without a past
+  // cache the causal frontier of batch b then ends its last query at its last valid key.
+  at::Tensor offset = at::full({1, 1, 1, 1}, past, at::kLong);
+  if (c.has(6)) {
+    auto valid = c.in(6).to(at::kLong).reshape({-1, 1, 1, 1});
+    if (valid.size(0) != scores.size(0)) c.fail("nonpad_kv_seqlen holds one count per batch");
+    auto keys = at::arange(l, at::kLong).reshape({1, 1, 1, l});
+    scores = scores.masked_fill(keys >= valid, kMasked);
+    if (past == 0) offset = valid - s;
   }
-  auto out = at::matmul(at::softmax(scores, -1), v);
+  if (c.node.get_int("is_causal", 0)) {
+    // Query i attends to keys 0..i + offset: with no cache the frontier starts at the first key (ONNX's reference and
+    // PyTorch's scaled_dot_product_attention).
+    auto rows = at::arange(s, at::kLong).reshape({1, 1, s, 1}), keys = at::arange(l, at::kLong).reshape({1, 1, 1, l});
+    scores = scores.masked_fill(keys > rows + offset, kMasked);
+  }
+  auto weights = at::softmax(scores, -1);
+  if (c.wants_output(3) && qk_mode == 3) c.set(3, weights);
+  auto out = at::matmul(weights, v);
   if (three_d) out = out.transpose(1, 2).reshape({out.size(0), out.size(2), -1});
   c.set(0, out);
-  for (size_t i = 1; i < c.node.outputs.size(); ++i)
-    if (c.wants_output(i)) c.fail("the cache and QK outputs are not supported");
+}
+
+// RotaryEmbedding (opset 23): X viewed as [B, S, heads, head], the first rotary_embedding_dim channels of each head
+// taken as pairs, halves (x1 the first half, x2 the second) or interleaved (x1 the even channels, x2 the odd), and each
+// pair turned by its token's angle: (cos x1 - sin x2, sin x1 + cos x2); the rest of the head passes through.
+void rotary_embedding(C& c) {
+  const at::Tensor& x = c.in(0);
+  at::Tensor heads_last;  // [B, S, heads, head]
+  if (x.dim() == 4) {
+    heads_last = x.transpose(1, 2);
+  } else {
+    int64_t heads = c.node.get_int("num_heads", 0);
+    if (heads <= 0 || x.size(2) % heads != 0) c.fail("a 3-D X needs num_heads that divides its hidden size");
+    heads_last = x.reshape({x.size(0), x.size(1), heads, x.size(2) / heads});
+  }
+  const int64_t batch = heads_last.size(0), tokens = heads_last.size(1), head = heads_last.size(3);
+  int64_t dim = c.node.get_int("rotary_embedding_dim", 0);
+  if (dim == 0) dim = head;
+  if (dim < 0 || dim > head || dim % 2 != 0)
+    c.fail(fmt::format("rotary_embedding_dim {} is not an even size of at most the head's {}", dim, head));
+  at::Tensor cos = c.in(1), sin = c.in(2);
+  if (c.has(3)) {
+    auto ids = c.in(3).to(at::kLong).reshape({-1});
+    if (ids.numel() > 0) {
+      int64_t low = ids.min().item<int64_t>(), high = ids.max().item<int64_t>();
+      if (low < 0 || high >= cos.size(0))
+        c.fail(fmt::format("position_ids holds {}: the caches have {} positions", low < 0 ? low : high, cos.size(0)));
+    }
+    cos = cos.index_select(0, ids);
+    sin = sin.index_select(0, ids);
+  }
+  cos = cos.reshape({batch, tokens, 1, dim / 2});  // one angle per pair, shared by the heads
+  sin = sin.reshape({batch, tokens, 1, dim / 2});
+  auto turned = heads_last.narrow(-1, 0, dim);
+  bool interleaved = c.node.get_int("interleaved", 0) != 0;
+  auto x1 = interleaved ? turned.slice(-1, 0, dim, 2) : turned.narrow(-1, 0, dim / 2);
+  auto x2 = interleaved ? turned.slice(-1, 1, dim, 2) : turned.narrow(-1, dim / 2, dim / 2);
+  auto real = cos * x1 - sin * x2, imag = sin * x1 + cos * x2;
+  auto rotated = interleaved ? at::stack({real, imag}, -1).reshape(turned.sizes()) : at::cat({real, imag}, -1);
+  auto out = dim < head ? at::cat({rotated, heads_last.narrow(-1, dim, head - dim)}, -1) : rotated;
+  c.set(0, x.dim() == 4 ? out.transpose(1, 2).contiguous() : out.reshape(x.sizes()));
+}
+
+// TensorScatter (opset 24): the update written into a copy of the cache along `axis`, batch b's tokens from
+// write_indices[b] on (0 without it); in circular mode the positions wrap around the cache's length, in linear mode one
+// past it is refused by name.
+void tensor_scatter(C& c) {
+  const at::Tensor& past = c.in(0);
+  const at::Tensor& update = c.in(1);
+  int64_t axis = c.node.get_int("axis", -2);
+  if (axis < 0) axis += past.dim();
+  const int64_t length = past.size(axis), tokens = update.size(axis), batch = past.size(0);
+  bool circular = c.node.get_string("mode", "linear") == "circular";
+  std::vector<int64_t> starts(static_cast<size_t>(batch), 0);
+  if (c.has(2)) {
+    auto indices = c.in(2).to(at::kLong).contiguous();
+    if (indices.numel() != batch) c.fail("write_indices holds one index per batch");
+    for (int64_t b = 0; b < batch; ++b) starts[static_cast<size_t>(b)] = indices[b].item<int64_t>();
+  }
+  auto present = past.clone();
+  for (int64_t b = 0; b < batch; ++b) {
+    const int64_t start = starts[static_cast<size_t>(b)];
+    if (start < 0 || (!circular && start + tokens > length))
+      c.fail(fmt::format("write_indices[{}] = {} writes {} tokens outside a cache of {}{}", b, start, tokens, length,
+                         circular ? "" : " (linear mode)"));
+    auto positions = (at::arange(tokens, at::kLong) + start).remainder(length);
+    present[b].index_copy_(axis - 1, positions, update[b]);
+  }
+  c.set(0, present);
 }
 
 }  // namespace
 
 void register_attention_kernels(KernelRegistry& r) {
   // clang-format off
-  r.add("attention", {{"Attention", attention}});
+  r.add("attention", {{"Attention", attention}, {"RotaryEmbedding", rotary_embedding},
+                      {"TensorScatter", tensor_scatter}});
   // clang-format on
 }
 

@@ -164,6 +164,10 @@ void register_elementwise_kernels(KernelRegistry& r) {
      }},
     {"HardSwish", [](C& c) { c.set(0, at::hardswish(c.in(0))); }},
     {"Mish", [](C& c) { c.set(0, at::mish(c.in(0))); }},
+    {"Swish", [](C& c) {  // opset 24: x * sigmoid(alpha x); SiLU where alpha is 1
+       double alpha = attr(c, "alpha", 1.0);
+       c.set(0, alpha == 1.0 ? at::silu(c.in(0)) : c.in(0) * at::sigmoid(c.in(0) * alpha));
+     }},
     {"Gelu", gelu},
     {"Shrink", shrink},
     {"Identity", [](C& c) { c.set(0, c.in(0)); }},
