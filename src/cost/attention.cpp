@@ -1,13 +1,16 @@
 // Cost rules of a decoder's ops. ONNX's Attention: Q.K^T and P.V products (MACs), the scaling (1 per
-// score) and the softmax (5 per score), over every key the node attends to: a key/value cache's past
-// keys (past_key, 4-D [B, kv_heads, P, head_size]) and the new ones. Bytes stay the default: every
+// score) and the softmax (5 per score), over every key the node is given: a key/value cache's past
+// keys (past_key, 4-D [B, kv_heads, P, head_size]) and the new ones, the keys the causal frontier or a
+// static cache's padding (nonpad_kv_seqlen) masks out included, as a kernel over a fixed-size cache
+// scores them. Bytes stay the default: every
 // input read whole (the caches included) and every output written whole (the present caches are the
 // past ones with the new keys joined, a copy), the scores kept on chip as a fused kernel keeps them.
 // RotaryEmbedding: each rotated pair (x1, x2) becomes (cos x1 - sin x2, sin x1 + cos x2), 4 products
 // and 2 sums, so 3 FLOPs per rotated channel; with position_ids it reads only the cache rows its
 // tokens pick. TensorScatter: ONNX defines it as the functional form of an in-place update of a
 // fixed-size cache (runtimes alias the past and present caches), so it moves the update alone: read
-// once, written once into the cache; the rest of the cache is neither read nor written.
+// once, written once into the cache; the rest of the cache is neither read nor written. Its backward,
+// in place too, moves the update's gradient alone (the written bytes are what training.cpp counts).
 #include <algorithm>
 
 #include "cost/registry.h"

@@ -24,6 +24,13 @@ void attention(InferenceContext& ctx) {
   } else {
     q_heads = ctx.node().get_int("q_num_heads", 0), kv_heads = ctx.node().get_int("kv_num_heads", 0);
     if (q_heads <= 0 || kv_heads <= 0) ctx.fail("3-D inputs need q_num_heads and kv_num_heads");
+    auto split = [&](int64_t size, int64_t heads, const char* what) {
+      if (size % heads != 0)
+        ctx.fail(fmt::format("{}'s hidden size {} does not split into {} heads", what, size, heads));
+    };
+    split(q[2], q_heads, "Q");
+    split(k[2], kv_heads, "K");
+    split(v[2], kv_heads, "V");
     out[2] = v[2] / kv_heads * q_heads;
     q_len = q[1], kv_len = k[1], head_k = k[2] / kv_heads, head_v = v[2] / kv_heads;
   }
@@ -40,6 +47,9 @@ void attention(InferenceContext& ctx) {
                            fmt::join(past_k, ", "), fmt::join(past_v, ", ")));
     past = past_k[2];
   }
+  if (ctx.has_input(6) && ctx.in_dims(6) != std::vector<int64_t>{q[0]})
+    ctx.fail(
+        fmt::format("nonpad_kv_seqlen [{}] is not one count per batch ({})", fmt::join(ctx.in_dims(6), ", "), q[0]));
   ctx.set_output(0, ctx.in_dtype(0), out);
   const int64_t total = past + kv_len;
   if (ctx.has_output(1)) ctx.set_output(1, ctx.in_dtype(1), {q[0], kv_heads, total, head_k});

@@ -200,6 +200,28 @@ TEST(DecoderOps, RotaryEmbeddingsShapeRuleNamesWhatDoesNotFit) {
             "node 'rope' (RotaryEmbedding): rotary_embedding_dim 5 is not an even size of at most the head's 8");
 }
 
+// Attention's shape rule names a hidden size that does not split into its heads and a static cache's counts that are
+// not one per batch (the cases themselves run against ONNX's reference in tests/exec/test_executor.cpp).
+TEST(DecoderOps, AttentionsShapeRuleNamesWhatDoesNotFit) {
+  auto message = [](int64_t q_hidden, const std::vector<int64_t>& nonpad) {
+    ModelBuilder b(24);
+    b.input("q", spec({2, 3, q_hidden})).input("k", spec({2, 3, 16})).input("v", spec({2, 3, 16}));
+    b.input("valid", spec(nonpad), ::onnx::TensorProto::INT64).output("y");
+    auto& node = b.node("Attention", {"q", "k", "v", "", "", "", "valid"}, {"y"}, "attn");
+    set_int(node, "q_num_heads", 4);
+    set_int(node, "kv_num_heads", 2);
+    try {
+      analyze_file(b.save("attention_bad"));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(30, {2}), "node 'attn' (Attention): Q's hidden size 30 does not split into 4 heads");
+  EXPECT_EQ(message(32, {1, 2}), "node 'attn' (Attention): nonpad_kv_seqlen [1, 2] is not one count per batch (2)");
+  EXPECT_EQ(message(32, {2}), "no error");
+}
+
 // TensorScatter by hand: a cache of 4 tokens per batch, two new tokens written at each batch's own index; circular
 // mode wraps batch 1's second token to position 0, linear mode refuses it. The cost is the update's: read once, written
 // once, the cache updated in place (ONNX's intent for the op).

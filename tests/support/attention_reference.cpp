@@ -1,5 +1,6 @@
 #include "support/attention_reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -155,10 +156,22 @@ std::vector<AttentionCase> attention_cache_cases() {
     cases.push_back(c);
   }
   {
+    // past_key given, if empty, sets the frontier's offset (0), not the static cache's counts.
+    AttentionCase c{
+        "an empty past cache beside a static cache's padding, causal", {2, 2, 2, 8}, {2, 2, 6, 8}, {2, 2, 6, 8}};
+    c.past = 0;
+    c.nonpad = {4, 6};
+    c.causal = true;
+    cases.push_back(c);
+  }
+  {
+    // Causal and softcapped, so that only the product before both gives what the reference's output 3 holds.
     AttentionCase c{"the QK output: the scaled product", {1, 2, 3, 8}, {1, 2, 4, 8}, {1, 2, 4, 8}};
     c.past = 2;
     c.qk_mode = 0;
     c.scale = 0.3f;
+    c.causal = true;
+    c.softcap = 0.5f;
     cases.push_back(c);
   }
   {
@@ -180,7 +193,7 @@ std::string attention_model(const AttentionCase& c) {
     b.input("mask", dims(c.mask), c.mask_bool ? ::onnx::TensorProto::BOOL : ::onnx::TensorProto::FLOAT);
     inputs.push_back("mask");
   }
-  if (c.past > 0) {
+  if (c.past >= 0) {
     inputs.resize(4);  // no mask: input 3 left empty
     const auto [past_k, past_v] = attention_cache_dims(c);
     b.input("past_key", dims(past_k)).input("past_value", dims(past_v));
@@ -194,7 +207,7 @@ std::string attention_model(const AttentionCase& c) {
   }
   std::vector<std::string> outputs{"y"};
   b.output("y");
-  if (c.past > 0) {
+  if (c.past >= 0) {
     b.output("present_key").output("present_value");
     outputs.push_back("present_key");
     outputs.push_back("present_value");
@@ -233,7 +246,7 @@ std::vector<exec::HostTensor> attention_inputs(const AttentionCase& c) {
       for (int64_t j = 0; j < c.mask.back(); ++j) m.bytes[static_cast<size_t>(c.mask.back() + j)] = 0;  // row 1
     in.push_back(m);
   }
-  if (c.past > 0) {
+  if (c.past >= 0) {
     const auto [past_k, past_v] = attention_cache_dims(c);
     in.push_back(float_tensor("past_key", past_k, values_for(past_k, 5)));
     in.push_back(float_tensor("past_value", past_v, values_for(past_v, 6)));
@@ -257,12 +270,12 @@ std::vector<std::vector<double>> attention_reference_outputs(const AttentionCase
   const int64_t q_heads = c.q.size() == 4 ? c.q[1] : c.q_heads, kv_heads = kv_heads_of(c);
   const auto qv = view4(c.q, q_heads), kv = view4(c.k, kv_heads), vv = view4(c.v, kv_heads);
   const int64_t batch = qv.dims[0], rows = qv.dims[2], depth = qv.dims[3], vdepth = vv.dims[3];
-  const int64_t past = c.past, keys = past + kv.dims[2];
+  const int64_t past = std::max<int64_t>(c.past, 0), keys = past + kv.dims[2];
   const double scale = c.scale ? *c.scale : 1.0 / std::sqrt(static_cast<double>(depth));
   const double inf = std::numeric_limits<double>::infinity();
   // The present caches, [batch, kv heads, past + new keys, head size]: the past tokens, then the new ones.
   std::vector<float> past_k, past_v;
-  if (past > 0) past_k = floats(named(inputs, "past_key")), past_v = floats(named(inputs, "past_value"));
+  if (c.past >= 0) past_k = floats(named(inputs, "past_key")), past_v = floats(named(inputs, "past_value"));
   std::vector<double> present_k(static_cast<size_t>(batch * kv_heads * keys * depth));
   std::vector<double> present_v(static_cast<size_t>(batch * kv_heads * keys * vdepth));
   for (int64_t b = 0; b < batch; ++b)
@@ -289,10 +302,11 @@ std::vector<std::vector<double>> attention_reference_outputs(const AttentionCase
     if (c.mask_bool) return mask.bytes[static_cast<size_t>(flat)] ? 0.0 : -inf;
     return floats(mask)[static_cast<size_t>(flat)];
   };
-  // Query i of batch b sees keys 0..i + offset: the cached count, or with a static cache's padding and no past cache,
-  // its valid keys less the queries (ONNX's bottom-right alignment); 0 without either.
+  // Query i of batch b sees keys 0..i + offset: the cached count wherever past_key is given (an empty one too), or
+  // with a static cache's padding and no past_key, its valid keys less the queries (ONNX's bottom-right alignment); 0
+  // without either.
   auto offset = [&](int64_t b) -> int64_t {
-    if (past > 0 || c.nonpad.empty()) return past;
+    if (c.past >= 0 || c.nonpad.empty()) return past;
     return c.nonpad[static_cast<size_t>(b)] - rows;
   };
   const auto ydims = attention_output_dims(c);
@@ -333,7 +347,7 @@ std::vector<std::vector<double>> attention_reference_outputs(const AttentionCase
         }
       }
   std::vector<std::vector<double>> out{std::move(y)};
-  if (past > 0) {
+  if (c.past >= 0) {
     out.push_back(std::move(present_k));
     out.push_back(std::move(present_v));
   }

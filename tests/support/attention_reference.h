@@ -23,9 +23,9 @@ struct AttentionCase {
   bool causal = false;
   std::optional<float> scale;
   float softcap = 0.f;
-  // A key/value cache: past_key and past_value of this many tokens (4-D [batch, kv heads, past, head size]) and the
-  // present caches as outputs 1 and 2; 0: neither.
-  int64_t past = 0;
+  // A key/value cache: past_key and past_value of this many tokens (4-D [batch, kv heads, past, head size]; 0, an empty
+  // one, as a prefill passes) and the present caches as outputs 1 and 2; -1: neither.
+  int64_t past = -1;
   std::vector<int64_t> nonpad;  // nonpad_kv_seqlen, a count of valid keys per batch (opset 24); empty: none
   int64_t qk_mode = -1;         // qk_matmul_output_mode where output 3 is asked for; -1: it is not
 };

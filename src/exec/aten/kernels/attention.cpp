@@ -76,15 +76,16 @@ void attention(C& c) {
     }
     scores = mask.scalar_type() == at::kBool ? scores.masked_fill(mask.logical_not(), kMasked) : scores + mask;
   }
-  // A static cache's padding (opset 24): batch b's keys from nonpad_kv_seqlen[b] on are masked out; without a past
-  // cache the causal frontier of batch b then ends its last query at its last valid key.
+  // A static cache's padding (opset 24): batch b's keys from nonpad_kv_seqlen[b] on are masked out; without past_key
+  // (given, if empty, it sets the offset) the causal frontier of batch b then ends its last query at its last valid
+  // key.
   at::Tensor offset = at::full({1, 1, 1, 1}, past, at::kLong);
   if (c.has(6)) {
     auto valid = c.in(6).to(at::kLong).reshape({-1, 1, 1, 1});
-    if (valid.size(0) != scores.size(0)) c.fail("nonpad_kv_seqlen holds one count per batch");
+    if (c.in(6).dim() != 1 || valid.size(0) != scores.size(0)) c.fail("nonpad_kv_seqlen holds one count per batch");
     auto keys = at::arange(l, at::kLong).reshape({1, 1, 1, l});
     scores = scores.masked_fill(keys >= valid, kMasked);
-    if (past == 0) offset = valid - s;
+    if (!c.has(4)) offset = valid - s;
   }
   if (c.node.get_int("is_causal", 0)) {
     // Query i attends to keys 0..i + offset: with no cache the frontier starts at the first key (ONNX's reference and
@@ -148,7 +149,11 @@ void tensor_scatter(C& c) {
   const at::Tensor& update = c.in(1);
   int64_t axis = c.node.get_int("axis", -2);
   if (axis < 0) axis += past.dim();
+  if (axis <= 0 || axis >= past.dim() || update.dim() != past.dim())
+    c.fail(fmt::format("axis {} is not a sequence axis of past_cache and update (rank {}, the batch first)",
+                       c.node.get_int("axis", -2), past.dim()));
   const int64_t length = past.size(axis), tokens = update.size(axis), batch = past.size(0);
+  if (length == 0 && tokens > 0) c.fail("the cache holds no tokens to write into");
   bool circular = c.node.get_string("mode", "linear") == "circular";
   std::vector<int64_t> starts(static_cast<size_t>(batch), 0);
   if (c.has(2)) {
