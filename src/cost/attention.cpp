@@ -2,9 +2,9 @@
 // score) and the softmax (5 per score), over every key the node is given: a key/value cache's past
 // keys (past_key, 4-D [B, kv_heads, P, head_size]) and the new ones, the keys the causal frontier or a
 // static cache's padding (nonpad_kv_seqlen) masks out included, as a kernel over a fixed-size cache
-// scores them. Bytes stay the default: every
-// input read whole (the caches included) and every output written whole (the present caches are the
-// past ones with the new keys joined, a copy), the scores kept on chip as a fused kernel keeps them.
+// scores them. Bytes stay the default: every input read whole (the caches included) and every output
+// written whole (the present caches are the past ones with the new keys joined, a copy), the scores
+// kept on chip as a fused kernel keeps them.
 // RotaryEmbedding: each rotated pair (x1, x2) becomes (cos x1 - sin x2, sin x1 + cos x2), 4 products
 // and 2 sums, so 3 FLOPs per rotated channel; with position_ids it reads only the cache rows its
 // tokens pick. TensorScatter: ONNX defines it as the functional form of an in-place update of a
@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "cost/registry.h"
+#include "shape/rotary.h"
 
 namespace ridge::cost {
 namespace {
@@ -44,17 +45,14 @@ int64_t element_bytes(const CostContext& ctx, size_t i) {
 }
 
 void rotary_embedding(CostContext& ctx) {
-  auto x = ctx.in_dims(0);
-  int64_t heads = x.size() == 4 ? x[1] : ctx.node().get_int("num_heads", 1);
-  int64_t tokens = x.size() == 4 ? x[2] : x[1], head = x.size() == 4 ? x[3] : x[2] / heads;
-  int64_t dim = ctx.node().get_int("rotary_embedding_dim", 0);
-  if (dim == 0) dim = head;
-  ctx.flops = 3 * x[0] * tokens * heads * dim;
+  auto g = shape::rotary_geometry(ctx.in_dims(0), ctx.node().get_int("num_heads", 0),
+                                  ctx.node().get_int("rotary_embedding_dim", 0));
+  ctx.flops = 3 * g.batch * g.tokens * g.heads * g.dim;
   ctx.backward_flops_data = ctx.flops;  // the rotation's transpose, by the same angles
   for (size_t i : {size_t{1}, size_t{2}}) {
     ctx.mark_not_parameter(i);  // the caches are the positions' angles, not trained
     if (ctx.has_input(3))
-      ctx.override_read(i, std::min(ctx.in_bytes(i), x[0] * tokens * (dim / 2) * element_bytes(ctx, i)));
+      ctx.override_read(i, std::min(ctx.in_bytes(i), g.batch * g.tokens * (g.dim / 2) * element_bytes(ctx, i)));
   }
 }
 

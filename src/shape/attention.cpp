@@ -7,6 +7,8 @@
 #include <fmt/ranges.h>
 
 #include "shape/registry.h"
+#include "shape/rotary.h"
+#include "util/error.h"
 
 namespace ridge::shape {
 namespace {
@@ -63,21 +65,13 @@ void attention(InferenceContext& ctx) {
 void rotary_embedding(InferenceContext& ctx) {
   ctx.require_inputs(3);
   auto x = ctx.in_dims(0);
-  if (x.size() != 3 && x.size() != 4)
-    ctx.fail("X must be 3-D [batch, tokens, hidden] or 4-D [batch, heads, tokens, head]");
-  int64_t tokens = 0, head = 0;
-  if (x.size() == 4) {
-    tokens = x[2], head = x[3];
-  } else {
-    int64_t heads = ctx.node().get_int("num_heads", 0);
-    if (heads <= 0) ctx.fail("a 3-D X needs num_heads");
-    if (x[2] % heads != 0) ctx.fail(fmt::format("a hidden size of {} does not split into {} heads", x[2], heads));
-    tokens = x[1], head = x[2] / heads;
+  RotaryGeometry g;
+  try {
+    g = rotary_geometry(x, ctx.node().get_int("num_heads", 0), ctx.node().get_int("rotary_embedding_dim", 0));
+  } catch (const Error& e) {
+    ctx.fail(e.what());
   }
-  int64_t dim = ctx.node().get_int("rotary_embedding_dim", 0);
-  if (dim == 0) dim = head;
-  if (dim < 0 || dim > head || dim % 2 != 0)
-    ctx.fail(fmt::format("rotary_embedding_dim {} is not an even size of at most the head's {}", dim, head));
+  const int64_t tokens = g.tokens, dim = g.dim;
   auto cos = ctx.in_dims(1), sin = ctx.in_dims(2);
   if (cos != sin)
     ctx.fail(fmt::format("cos_cache [{}] and sin_cache [{}] differ", fmt::join(cos, ", "), fmt::join(sin, ", ")));

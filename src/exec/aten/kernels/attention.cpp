@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "exec/aten/kernels/kernel.h"
+#include "shape/rotary.h"
+#include "util/error.h"
 
 namespace ridge::exec::aten {
 
@@ -105,19 +107,16 @@ void attention(C& c) {
 // pair turned by its token's angle: (cos x1 - sin x2, sin x1 + cos x2); the rest of the head passes through.
 void rotary_embedding(C& c) {
   const at::Tensor& x = c.in(0);
-  at::Tensor heads_last;  // [B, S, heads, head]
-  if (x.dim() == 4) {
-    heads_last = x.transpose(1, 2);
-  } else {
-    int64_t heads = c.node.get_int("num_heads", 0);
-    if (heads <= 0 || x.size(2) % heads != 0) c.fail("a 3-D X needs num_heads that divides its hidden size");
-    heads_last = x.reshape({x.size(0), x.size(1), heads, x.size(2) / heads});
+  shape::RotaryGeometry g;
+  try {
+    g = shape::rotary_geometry(x.sizes().vec(), c.node.get_int("num_heads", 0),
+                               c.node.get_int("rotary_embedding_dim", 0));
+  } catch (const Error& e) {
+    c.fail(e.what());
   }
-  const int64_t batch = heads_last.size(0), tokens = heads_last.size(1), head = heads_last.size(3);
-  int64_t dim = c.node.get_int("rotary_embedding_dim", 0);
-  if (dim == 0) dim = head;
-  if (dim < 0 || dim > head || dim % 2 != 0)
-    c.fail(fmt::format("rotary_embedding_dim {} is not an even size of at most the head's {}", dim, head));
+  const int64_t batch = g.batch, tokens = g.tokens, head = g.head, dim = g.dim;
+  // [B, S, heads, head]
+  at::Tensor heads_last = x.dim() == 4 ? x.transpose(1, 2) : x.reshape({batch, tokens, g.heads, head});
   at::Tensor cos = c.in(1), sin = c.in(2);
   if (c.has(3)) {
     auto ids = c.in(3).to(at::kLong).reshape({-1});
@@ -159,7 +158,7 @@ void tensor_scatter(C& c) {
   if (c.has(2)) {
     auto indices = c.in(2).to(at::kLong).contiguous();
     if (indices.numel() != batch) c.fail("write_indices holds one index per batch");
-    for (int64_t b = 0; b < batch; ++b) starts[static_cast<size_t>(b)] = indices[b].item<int64_t>();
+    starts.assign(indices.data_ptr<int64_t>(), indices.data_ptr<int64_t>() + batch);
   }
   auto present = past.clone();
   for (int64_t b = 0; b < batch; ++b) {
